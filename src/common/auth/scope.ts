@@ -1,0 +1,20 @@
+/** The scopes of the specification (Authentication section). D21: no wildcards. */
+export const SCOPES = [
+  'tasks:read',
+  'tasks:write',
+  'comments:read',
+  'comments:write',
+  'folders:read',
+  'folders:write',
+  'lists:write',
+  'workspaces:read',
+  'workspaces:write',
+  'users:read',
+] as const;
+
+export type Scope = (typeof SCOPES)[number];
+
+/** True when `value` names one of the specification's scopes. */
+export function isScope(value: unknown): value is Scope {
+  return typeof value === 'string' && (SCOPES as readonly string[]).includes(value);
+}

@@ -1,0 +1,37 @@
+import { types } from 'pg';
+import { DataSource, DataSourceOptions } from 'typeorm';
+import { ENTITIES } from './entities';
+import { InitialSchema1732250000000 } from './migrations/1732250000000-initial-schema';
+
+// bigint (COUNT(*), file sizes) as JS numbers: every value we keep fits in 2^53.
+types.setTypeParser(types.builtins.INT8, (value) => Number(value));
+
+/** Every migration, in order. `synchronize` is never used: the schema comes from these. */
+export const MIGRATIONS = [InitialSchema1732250000000];
+
+/**
+ * TypeORM options for PostgreSQL at `url` (default `DATABASE_URL`).
+ * Pool size from `DB_POOL_SIZE` (default 10).
+ */
+export function dataSourceOptions(url: string | undefined = process.env.DATABASE_URL): DataSourceOptions {
+  if (!url) throw new Error('DATABASE_URL is not set');
+  return {
+    type: 'postgres',
+    url,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'migrations',
+    synchronize: false,
+    migrationsRun: false,
+    logging: false,
+    extra: { max: Number(process.env.DB_POOL_SIZE ?? 10) },
+  };
+}
+
+/** Opens a DataSource on `url`, runs pending migrations, and returns it. */
+export async function openDatabase(url?: string, runMigrations = true): Promise<DataSource> {
+  const ds = new DataSource(dataSourceOptions(url));
+  await ds.initialize();
+  if (runMigrations) await ds.runMigrations({ transaction: 'all' });
+  return ds;
+}

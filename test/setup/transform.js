@@ -1,0 +1,34 @@
+/**
+ * Jest transformer: TypeScript sources and the ESM-only packages of NestJS 12
+ * become CommonJS for Jest's module registry (Jest on Node 20 cannot require
+ * ESM). Type checking is `npm run typecheck`'s job, not the test run's.
+ */
+const crypto = require('crypto');
+const ts = require('typescript');
+
+const compilerOptions = {
+  module: ts.ModuleKind.CommonJS,
+  target: ts.ScriptTarget.ES2022,
+  esModuleInterop: true,
+  experimentalDecorators: true,
+  emitDecoratorMetadata: true,
+  allowJs: true,
+  sourceMap: false,
+  inlineSourceMap: true,
+};
+
+module.exports = {
+  getCacheKey(source, filePath) {
+    return crypto.createHash('sha1').update('v1').update(filePath).update(source).digest('hex');
+  },
+  process(source, filePath) {
+    // CommonJS packages pass through untouched; only ESM syntax needs compiling.
+    if (filePath.endsWith('.js') && !/^\s*(import|export)\b/m.test(source)) return { code: source };
+    // import.meta does not exist in CommonJS; the file URL is all packages read from it.
+    const text = filePath.endsWith('.js')
+      ? source.replace(/import\.meta\.url/g, "require('url').pathToFileURL(__filename).href")
+      : source;
+    const out = ts.transpileModule(text, { compilerOptions, fileName: filePath });
+    return { code: out.outputText };
+  },
+};
