@@ -19,14 +19,18 @@ const compilerOptions = {
 
 module.exports = {
   getCacheKey(source, filePath) {
-    return crypto.createHash('sha1').update('v1').update(filePath).update(source).digest('hex');
+    return crypto.createHash('sha1').update('v2').update(filePath).update(source).digest('hex');
   },
   process(source, filePath) {
     // CommonJS packages pass through untouched; only ESM syntax needs compiling.
     if (filePath.endsWith('.js') && !/^\s*(import|export)\b/m.test(source)) return { code: source };
     // import.meta does not exist in CommonJS; the file URL is all packages read from it.
+    // An ESM file's own `const require = createRequire(import.meta.url)` would
+    // clash with the CommonJS wrapper's `require`, which does the same job.
     const text = filePath.endsWith('.js')
-      ? source.replace(/import\.meta\.url/g, "require('url').pathToFileURL(__filename).href")
+      ? source
+          .replace(/^\s*const require = (?:\w+\.)?createRequire\(import\.meta\.url\);?\s*$/m, '')
+          .replace(/import\.meta\.url/g, "require('url').pathToFileURL(__filename).href")
       : source;
     const out = ts.transpileModule(text, { compilerOptions, fileName: filePath });
     return { code: out.outputText };

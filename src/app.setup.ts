@@ -1,0 +1,55 @@
+import { BadRequestException, Logger, UnsupportedMediaTypeException } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { AppModule } from './app.module';
+import { sendError } from './common/errors/error.filter';
+
+/** D7: largest request body accepted, in bytes (1 MiB). */
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** Fastify adapter with the D7 body limit and no Fastify-level logging (Nest logs). */
+export function createAdapter(): FastifyAdapter {
+  return new FastifyAdapter({ bodyLimit: BODY_LIMIT_BYTES, logger: false, return503OnClosing: true });
+}
+
+/**
+ * Applies everything the app needs beyond its modules: the JSON body rules of
+ * D7, the `{ error }` shape for errors raised by Fastify itself (D31), and the
+ * 404 `Not found` of unknown routes (D3 step 1). Shared by main.ts, the tests
+ * and the OpenAPI script; call before `app.init()`.
+ */
+export async function configureApp(app: NestFastifyApplication): Promise<void> {
+  const fastify = app.getHttpAdapter().getInstance();
+  const logger = new Logger('Http');
+
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, undefined);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return done(new BadRequestException('Invalid JSON body'), undefined);
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      return done(new BadRequestException('Request body must be a JSON object'), undefined);
+    }
+    done(null, parsed);
+  });
+  // D7: any other content type with a body is 415.
+  fastify.addContentTypeParser('*', (_request, _payload, done) => {
+    done(new UnsupportedMediaTypeException('Content-Type must be application/json'), undefined);
+  });
+  fastify.setErrorHandler((error, _request, reply) => sendError(reply, error, logger));
+  app.enableShutdownHooks();
+}
+
+/** A fully configured, initialised app on `DATABASE_URL` (not listening). */
+export async function buildApp(): Promise<NestFastifyApplication> {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule, createAdapter(), { bodyParser: false });
+  await configureApp(app);
+  await app.init();
+  await app.getHttpAdapter().getInstance().ready();
+  return app;
+}

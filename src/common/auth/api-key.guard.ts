@@ -1,0 +1,39 @@
+import { CanActivate, ExecutionContext, ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { hashApiKey, readApiKey } from './api-key';
+import { CALLER_KEY, Caller } from './auth-context';
+import { AuthRepository } from './auth.repository';
+import { PUBLIC_KEY, SCOPE_KEY } from './authenticated.decorator';
+import { isScope, Scope } from './scope';
+
+/**
+ * Global guard, closed by default: authentication (D20) then scope (D21),
+ * steps 2 and 3 of D3. A route with neither `@Authenticated` nor `@Public`
+ * is refused (500), and a test fails on it.
+ */
+@Injectable()
+export class ApiKeyGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly keys: AuthRepository,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, targets)) return true;
+    const scope = this.reflector.getAllAndOverride<Scope | undefined>(SCOPE_KEY, targets);
+    if (!scope) throw new Error(`Route ${context.getClass().name}.${context.getHandler().name} declares no authentication`);
+
+    const request = context.switchToHttp().getRequest<{ headers: Record<string, string | string[] | undefined> } & Record<string, unknown>>();
+    const key = readApiKey(request.headers);
+    if (!key) throw new UnauthorizedException('API key required');
+    const stored = await this.keys.findByHash(hashApiKey(key));
+    if (!stored || stored.revoked) throw new UnauthorizedException('Invalid API key');
+    if (stored.expired) throw new UnauthorizedException('API key has expired');
+    if (!stored.scopes.includes(scope)) throw new ForbiddenException(`Scope '${scope}' is required for this endpoint`);
+
+    const caller: Caller = { userId: stored.user_id, keyId: stored.id, scopes: stored.scopes.filter(isScope) };
+    request[CALLER_KEY] = caller;
+    return true;
+  }
+}

@@ -1,0 +1,18 @@
+import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+import type { Scope } from './scope';
+
+/** Who is calling: the API key's owner and the key's scopes (spec: Authentication 4). */
+export interface Caller {
+  userId: number;
+  keyId: number;
+  scopes: readonly Scope[];
+}
+
+/** Request property the guard stores the caller under. */
+export const CALLER_KEY = 'caller';
+
+/** Route parameter decorator: the authenticated Caller the guard resolved. */
+export const CurrentCaller = createParamDecorator((_: unknown, ctx: ExecutionContext): Caller => {
+  const request = ctx.switchToHttp().getRequest<Record<string, unknown>>();
+  return request[CALLER_KEY] as Caller;
+});

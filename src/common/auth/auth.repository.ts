@@ -1,0 +1,40 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+
+/** A stored API key as the guard needs it. */
+export interface StoredApiKey {
+  id: number;
+  user_id: number;
+  scopes: string[];
+  expired: boolean;
+  revoked: boolean;
+}
+
+/** SQL for API keys. */
+@Injectable()
+export class AuthRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /**
+   * The key with this SHA-256 hash, or null. One round trip: the lookup uses
+   * the unique hash index, and `last_used_at` is refreshed in the same
+   * statement at most once a minute (no write per request).
+   */
+  async findByHash(hash: string): Promise<StoredApiKey | null> {
+    const rows: StoredApiKey[] = await this.db.query(
+      `WITH k AS (
+         SELECT id, user_id, scopes, last_used_at,
+                expires_at IS NOT NULL AND expires_at <= now() AS expired,
+                revoked_at IS NOT NULL AS revoked
+           FROM api_keys WHERE key_hash = $1
+       ), touch AS (
+         UPDATE api_keys SET last_used_at = now()
+          WHERE id = (SELECT id FROM k WHERE NOT k.expired AND NOT k.revoked)
+            AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')
+       )
+       SELECT id, user_id, scopes, expired, revoked FROM k`,
+      [hash],
+    );
+    return rows[0] ?? null;
+  }
+}

@@ -1,0 +1,20 @@
+import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { toHttpError } from './to-http-error';
+
+/** Writes `{ error }` with the status of toHttpError; 500s are logged with their stack (D31). */
+export function sendError(reply: FastifyReply, error: unknown, logger: Logger): void {
+  const { status, message } = toHttpError(error);
+  if (status >= 500) logger.error(error instanceof Error ? error.stack ?? error.message : String(error));
+  void reply.status(status).header('content-type', 'application/json; charset=utf-8').send({ error: message });
+}
+
+/** The one exception filter: every error a route throws leaves as `{ "error": "<message>" }`. */
+@Catch()
+export class ErrorFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Error');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    sendError(host.switchToHttp().getResponse<FastifyReply>(), exception, this.logger);
+  }
+}

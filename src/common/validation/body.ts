@@ -1,0 +1,67 @@
+import { BadRequestException } from '@nestjs/common';
+
+/** A parsed JSON request body: always an object (D7); unknown fields are ignored. */
+export type Body = Record<string, unknown>;
+
+/** D8: maximum lengths, in characters. */
+export const MAX_LENGTH = { title: 500, name: 255, description: 100_000, content: 100_000 } as const;
+
+/** The request body as an object; a request without a body reads as `{}` (D7 rejects non-objects earlier). */
+export function asBody(body: unknown): Body {
+  return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Body) : {};
+}
+
+/** True when the field was sent (even as null). */
+export function has(body: Body, field: string): boolean {
+  return Object.prototype.hasOwnProperty.call(body, field);
+}
+
+function checkLength(field: string, value: string, max: number): string {
+  if (value.length > max) throw new BadRequestException(`${field} must be at most ${max} characters`);
+  return value;
+}
+
+/**
+ * D8 on create: a trimmed, non-blank string of at most `max` characters.
+ * Missing, blank or not a string: 400 `<field> is required`; too long: 400 `<field> must be at most <max> characters`.
+ */
+export function requiredText(body: Body, field: string, max: number): string {
+  const value = body[field];
+  if (typeof value !== 'string' || value.trim() === '') throw new BadRequestException(`${field} is required`);
+  return checkLength(field, value.trim(), max);
+}
+
+/**
+ * D8 on update: undefined when not sent; else a trimmed, non-blank string.
+ * Not a string: 400 `<field> must be a string`; blank: 400 `<field> cannot be empty`; too long as above.
+ */
+export function patchText(body: Body, field: string, max: number): string | undefined {
+  if (!has(body, field)) return undefined;
+  const value = body[field];
+  if (typeof value !== 'string') throw new BadRequestException(`${field} must be a string`);
+  if (value.trim() === '') throw new BadRequestException(`${field} cannot be empty`);
+  return checkLength(field, value.trim(), max);
+}
+
+/**
+ * An optional plain string attribute (icon, color): undefined when not sent,
+ * null when sent as null, else the string (at most 255 characters).
+ * Another type: 400 `<field> must be a string`.
+ */
+export function optionalString(body: Body, field: string): string | null | undefined {
+  if (!has(body, field)) return undefined;
+  const value = body[field];
+  if (value === null) return null;
+  if (typeof value !== 'string') throw new BadRequestException(`${field} must be a string`);
+  return checkLength(field, value, MAX_LENGTH.name);
+}
+
+/** An optional integer (position): undefined when not sent; else an integer, or 400 `<field> must be an integer` (D25). */
+export function optionalInteger(body: Body, field: string): number | undefined {
+  if (!has(body, field)) return undefined;
+  const value = body[field];
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || Math.abs(value) > 2147483647) {
+    throw new BadRequestException(`${field} must be an integer`);
+  }
+  return value;
+}

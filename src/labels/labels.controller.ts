@@ -1,0 +1,44 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Caller, CurrentCaller } from '../common/auth/auth-context';
+import { Authenticated } from '../common/auth/authenticated.decorator';
+import { IdPipe } from '../common/validation/id.pipe';
+import { CreateLabelDto, LabelDto } from './labels.dto';
+import { LabelsService } from './labels.service';
+
+@ApiTags('Labels')
+@Controller('api/v1')
+export class LabelsController {
+  constructor(private readonly labels: LabelsService) {}
+
+  /** spec: List labels. */
+  @Get('workspaces/:id/labels')
+  @Authenticated('workspaces:read')
+  @ApiOperation({ summary: 'List labels', description: 'Ordered by name. Scope `workspaces:read`; any member.' })
+  @ApiParam({ name: 'id', type: 'string', example: '1' })
+  @ApiOkResponse({ type: [LabelDto] })
+  listLabels(@CurrentCaller() caller: Caller, @Param('id', new IdPipe('workspace')) id: number): Promise<LabelDto[]> {
+    return this.labels.listLabels(caller, id);
+  }
+
+  /** D1 (ext): create label. */
+  @Post('labels')
+  @Authenticated('workspaces:write')
+  @ApiOperation({ summary: 'Create label', description: 'Scope `workspaces:write`; owners and admins only.' })
+  @ApiBody({ type: CreateLabelDto })
+  @ApiCreatedResponse({ type: LabelDto })
+  createLabel(@CurrentCaller() caller: Caller, @Body() body: unknown): Promise<LabelDto> {
+    return this.labels.createLabel(caller, body);
+  }
+
+  /** spec: Delete label. */
+  @Delete('labels/:id')
+  @HttpCode(204)
+  @Authenticated('workspaces:write')
+  @ApiOperation({ summary: 'Delete label', description: 'Permanent; removes the label from tasks. Scope `workspaces:write`; owners and admins only.' })
+  @ApiParam({ name: 'id', type: 'string', example: '1' })
+  @ApiNoContentResponse()
+  async deleteLabel(@CurrentCaller() caller: Caller, @Param('id', new IdPipe('label')) id: number): Promise<void> {
+    await this.labels.deleteLabel(caller, id);
+  }
+}

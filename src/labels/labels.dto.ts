@@ -1,0 +1,17 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+
+/** spec: Label. */
+export class LabelDto {
+  @ApiProperty() id: number;
+  @ApiProperty() workspace_id: number;
+  @ApiProperty() name: string;
+  @ApiProperty({ type: 'string', nullable: true }) color: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+}
+
+/** D1 (ext): body of create label. */
+export class CreateLabelDto {
+  @ApiProperty({ type: 'string', description: 'Numeric id', example: '1' }) workspace_id: string;
+  @ApiProperty({ maxLength: 255, description: 'Unique in the workspace ignoring case (D28)' }) name: string;
+  @ApiPropertyOptional({ type: 'string', nullable: true, example: 'red' }) color?: string | null;
+}

@@ -1,0 +1,21 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Caller, CurrentCaller } from '../common/auth/auth-context';
+import { Authenticated } from '../common/auth/authenticated.decorator';
+import { CurrentUserDto } from './users.dto';
+import { UsersService } from './users.service';
+
+@ApiTags('Users')
+@Controller('api/v1')
+export class UsersController {
+  constructor(private readonly users: UsersService) {}
+
+  /** spec: Get current user. */
+  @Get('me')
+  @Authenticated('users:read')
+  @ApiOperation({ summary: 'Get current user', description: 'The user who owns the API key. Scope `users:read`; any key.' })
+  @ApiOkResponse({ type: CurrentUserDto })
+  getCurrentUser(@CurrentCaller() caller: Caller): Promise<CurrentUserDto> {
+    return this.users.getCurrentUser(caller);
+  }
+}

@@ -1,0 +1,10 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+/** spec: Current user. */
+export class CurrentUserDto {
+  @ApiProperty({ example: 1 }) id: number;
+  @ApiProperty({ example: 'alice@example.com' }) email: string;
+  @ApiProperty({ example: 'Alice' }) name: string;
+  @ApiProperty({ type: 'string', nullable: true, example: null }) avatar_url: string | null;
+  @ApiProperty({ format: 'date-time', example: '2025-01-01T00:00:00.000Z' }) created_at: string;
+}

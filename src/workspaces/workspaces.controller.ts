@@ -1,0 +1,42 @@
+import { Controller, Get, Param } from '@nestjs/common';
+import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Caller, CurrentCaller } from '../common/auth/auth-context';
+import { Authenticated } from '../common/auth/authenticated.decorator';
+import { IdPipe } from '../common/validation/id.pipe';
+import { MemberDto, WorkspaceDto } from './workspaces.dto';
+import { WorkspacesService } from './workspaces.service';
+
+@ApiTags('Workspaces')
+@Controller('api/v1/workspaces')
+export class WorkspacesController {
+  constructor(private readonly workspaces: WorkspacesService) {}
+
+  /** D1 (ext): my workspaces. */
+  @Get()
+  @Authenticated('workspaces:read')
+  @ApiOperation({ summary: 'List my workspaces', description: 'Workspaces the key user is a member of, oldest first. Scope `workspaces:read`.' })
+  @ApiOkResponse({ type: [WorkspaceDto] })
+  listWorkspaces(@CurrentCaller() caller: Caller): Promise<WorkspaceDto[]> {
+    return this.workspaces.listWorkspaces(caller);
+  }
+
+  /** spec: Get workspace. */
+  @Get(':id')
+  @Authenticated('workspaces:read')
+  @ApiOperation({ summary: 'Get workspace', description: 'Scope `workspaces:read`. The caller must be a member.' })
+  @ApiParam({ name: 'id', type: 'string', example: '1' })
+  @ApiOkResponse({ type: WorkspaceDto })
+  getWorkspace(@CurrentCaller() caller: Caller, @Param('id', new IdPipe('workspace')) id: number): Promise<WorkspaceDto> {
+    return this.workspaces.getWorkspace(caller, id);
+  }
+
+  /** spec: List workspace members. */
+  @Get(':id/members')
+  @Authenticated('workspaces:read')
+  @ApiOperation({ summary: 'List workspace members', description: 'Ordered by join date, oldest first. `email` is non-null only for the workspace owner. Scope `workspaces:read`.' })
+  @ApiParam({ name: 'id', type: 'string', example: '1' })
+  @ApiOkResponse({ type: [MemberDto] })
+  listMembers(@CurrentCaller() caller: Caller, @Param('id', new IdPipe('workspace')) id: number): Promise<MemberDto[]> {
+    return this.workspaces.listMembers(caller, id);
+  }
+}
