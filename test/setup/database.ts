@@ -3,8 +3,12 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { openDatabase } from '../../src/common/database/data-source';
 
-/** Name of the migrated template database every test file's database is cloned from. */
-export const TEMPLATE_DB = 'wt_test_template';
+/** Name of this run's migrated template database, which every test file's database is cloned from. */
+export function templateDb(): string {
+  const name = process.env.TEST_PG_TEMPLATE_DB;
+  if (!name) throw new Error('TEST_PG_TEMPLATE_DB is not set: run the tests through jest (global setup)');
+  return name;
+}
 
 /** Admin URL of the test PostgreSQL server, set by the global setup. */
 export function adminUrl(): string {
@@ -43,7 +47,7 @@ export interface TestDatabase {
 /** A fresh, migrated database of its own for one test file (a clone of the template). */
 export async function createTestDatabase(): Promise<TestDatabase> {
   const name = `wt_test_${randomBytes(6).toString('hex')}`;
-  await withAdmin((c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DB}`));
+  await withAdmin((c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${templateDb()}`));
   const url = withDatabase(adminUrl(), name);
   const ds = await openDatabase(url, false);
   return {

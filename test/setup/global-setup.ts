@@ -3,7 +3,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { Client } from 'pg';
 import { openDatabase } from '../../src/common/database/data-source';
-import { TEMPLATE_DB, withDatabase } from './database';
+import { withDatabase } from './database';
 
 /**
  * Jest global setup: the PostgreSQL server of the run is `DATABASE_URL` when
@@ -33,13 +33,16 @@ export default async function globalSetup(): Promise<void> {
     url = `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
   }
   process.env.TEST_PG_ADMIN_URL = url;
+  // One template per run, so concurrent runs on one server do not clobber each other.
+  const template = `wt_test_template_${process.pid}`;
+  process.env.TEST_PG_TEMPLATE_DB = template;
 
   const admin = new Client({ connectionString: url });
   await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${TEMPLATE_DB} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${TEMPLATE_DB}`);
+  await admin.query(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${template}`);
   await admin.end();
 
-  const ds = await openDatabase(withDatabase(url, TEMPLATE_DB), true);
+  const ds = await openDatabase(withDatabase(url, template), true);
   await ds.destroy();
 }
