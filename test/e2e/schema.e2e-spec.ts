@@ -26,3 +26,25 @@ describe('schema (migrations)', () => {
     expect(row.ts).toBe('2025-01-15T07:30:00.123Z');
   });
 });
+
+describe('entities (TypeORM metadata) and migrations agree', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await db.drop();
+  });
+
+  it('declares every table and column the migrations create, with the same nullability', async () => {
+    const rows: { table_name: string; column_name: string; is_nullable: 'YES' | 'NO' }[] = await db.ds.query(
+      `SELECT table_name, column_name, is_nullable FROM information_schema.columns
+        WHERE table_schema = 'public' AND table_name <> 'migrations' ORDER BY table_name, column_name`,
+    );
+    const fromSchema = rows.map((r) => `${r.table_name}.${r.column_name}${r.is_nullable === 'YES' ? '?' : ''}`);
+    const fromEntities = db.ds.entityMetadatas
+      .flatMap((m) => m.columns.map((c) => `${m.tableName}.${c.databaseName}${c.isNullable ? '?' : ''}`))
+      .sort();
+    expect(fromEntities).toEqual([...fromSchema].sort());
+  });
+});
