@@ -1,5 +1,8 @@
 import { Module } from '@nestjs/common';
+import { FoldersController } from './folders.controller';
+import { FoldersRepository } from './folders.repository';
+import { FoldersService } from './folders.service';
 
-/** Folders: routes and rules of this domain. */
-@Module({})
+/** Folders: list, create, update (ext), delete (spec: Folders; D26). FoldersRepository is shared with lists (D27). */
+@Module({ controllers: [FoldersController], providers: [FoldersService, FoldersRepository], exports: [FoldersRepository] })
 export class FoldersModule {}

@@ -1,5 +1,8 @@
 import { Module } from '@nestjs/common';
+import { StatusesController } from './statuses.controller';
+import { StatusesRepository } from './statuses.repository';
+import { StatusesService } from './statuses.service';
 
-/** Statuses: routes and rules of this domain. */
-@Module({})
+/** Statuses: list (ext), create, update (spec: Statuses; D25). */
+@Module({ controllers: [StatusesController], providers: [StatusesService, StatusesRepository], exports: [StatusesRepository] })
 export class StatusesModule {}

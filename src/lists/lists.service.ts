@@ -1,0 +1,108 @@
+import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { permitsFolder } from '../common/access/access.policy';
+import { AccessService } from '../common/access/access.service';
+import type { Caller } from '../common/auth/auth-context';
+import { asBody, Body, has, MAX_LENGTH, optionalInteger, optionalString, patchText, requiredText } from '../common/validation/body';
+import { parseId, requireId } from '../common/validation/ids';
+import { FoldersRepository } from '../folders/folders.repository';
+import type { ListDto } from './lists.dto';
+import { ListsRepository } from './lists.repository';
+
+/** Malformed `folder_id` of a list move (D6 names no message for it; this mirrors `list_id must be a valid numeric ID`). */
+export const INVALID_FOLDER_ID = 'folder_id must be a valid numeric ID';
+
+/** `folder_id` of a move: undefined when not sent; else a well-formed id or 400 (null included: a list moved via the API keeps a folder). */
+function patchFolderId(body: Body): number | undefined {
+  if (!has(body, 'folder_id')) return undefined;
+  const id = parseId(body.folder_id);
+  if (id === null) throw new BadRequestException(INVALID_FOLDER_ID);
+  return id;
+}
+
+/** Rules for lists: lists of a folder (ext), create, update (ext), delete (ext); checks in the order of D3. */
+@Injectable()
+export class ListsService {
+  constructor(
+    private readonly db: DataSource,
+    private readonly access: AccessService,
+    private readonly lists: ListsRepository,
+    private readonly folders: FoldersRepository,
+  ) {}
+
+  /**
+   * D1 (ext): the lists of a folder by position, name, id (D23); any member. A restricted
+   * member sees only permitted lists (D29): all of a granted folder, else the granted lists in it.
+   * 404 `Folder not found` (also non-members, D4).
+   */
+  async listFolderLists(caller: Caller, folderId: number): Promise<ListDto[]> {
+    const { membership } = await this.access.check(caller, 'folder', folderId, 'folder.read');
+    return this.lists.listByFolder(folderId, permitsFolder(membership, folderId) ? null : membership.listIds);
+  }
+
+  /**
+   * spec: Create list. 400 `workspace_id is required`, `folder_id is required`; 404 `Workspace not found` (D4),
+   * `Folder not found`, `List not found` (folder of another workspace, D27); 403 `Viewers cannot create lists`,
+   * `Access denied` (restricted, folder not granted: D30); 400 `name is required`.
+   */
+  async createList(caller: Caller, rawBody: unknown): Promise<ListDto> {
+    const body = asBody(rawBody);
+    // D3 step 4: the parent ids of a new list.
+    const workspaceId = requireId(body.workspace_id, 'workspace_id is required');
+    const folderId = requireId(body.folder_id, 'folder_id is required');
+    // D3 step 5: the workspace, then the folder in it.
+    await this.access.workspace(caller, workspaceId);
+    return this.db.transaction(async (em) => {
+      await this.requireFolderIn(em, folderId, workspaceId);
+      // D3 step 6: role and restriction, decided on the folder (now known to be in this workspace).
+      await this.access.check(caller, 'folder', folderId, 'list.create', undefined, em);
+      const name = requiredText(body, 'name', MAX_LENGTH.name);
+      const icon = optionalString(body, 'icon') ?? null;
+      const color = optionalString(body, 'color') ?? 'gray';
+      return this.lists.insert(em, workspaceId, folderId, name, icon, color);
+    });
+  }
+
+  /**
+   * D1 (ext): update list; only sent fields change; `folder_id` moves it to another folder of its workspace.
+   * 404 `List not found`; 403 `Access denied` (non-member D4, or restricted and the list not permitted
+   * or the target folder not granted: D30), `Viewers cannot edit lists`; 400 body errors;
+   * 404 `Folder not found` / `List not found` for the target folder (D27).
+   */
+  async updateList(caller: Caller, id: number, rawBody: unknown): Promise<ListDto> {
+    const access = await this.access.check(caller, 'list', id, 'list.edit');
+    const body = asBody(rawBody);
+    const patch = {
+      name: patchText(body, 'name', MAX_LENGTH.name),
+      icon: optionalString(body, 'icon'),
+      color: optionalString(body, 'color'),
+      position: optionalInteger(body, 'position'),
+      folder_id: patchFolderId(body),
+    };
+    const targetFolderId = patch.folder_id;
+    const list =
+      targetFolderId === undefined
+        ? await this.lists.update(id, patch)
+        : await this.db.transaction(async (em) => {
+            // D3 step 8: the target folder, locked so it stays until the move commits.
+            await this.requireFolderIn(em, targetFolderId, access.workspaceId);
+            this.access.requireFolderGranted(access.membership, targetFolderId);
+            return this.lists.update(id, patch, em);
+          });
+    if (!list) throw new NotFoundException('List not found');
+    return list;
+  }
+
+  /** D1 (ext): delete list, managers only; its tasks go with it (D26). 404 `List not found`; 403 `Access denied` (D4), `Only owners and admins can delete lists`. */
+  async deleteList(caller: Caller, id: number): Promise<void> {
+    await this.access.check(caller, 'list', id, 'list.delete');
+    await this.lists.delete(id);
+  }
+
+  /** D27: 404 `Folder not found` when no such folder, `List not found` when it lies in another workspace. Locks the folder (FOR KEY SHARE). */
+  private async requireFolderIn(em: EntityManager, folderId: number, workspaceId: number): Promise<void> {
+    const folderWorkspaceId = await this.folders.lockWorkspaceOf(em, folderId);
+    if (folderWorkspaceId === null) throw new NotFoundException('Folder not found');
+    if (folderWorkspaceId !== workspaceId) throw new NotFoundException('List not found');
+  }
+}

@@ -1,0 +1,73 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import type { StatusCategory, StatusDto } from './statuses.dto';
+
+const STATUS_COLUMNS = `id, workspace_id, name, icon, color, category, position, api_ts(created_at) AS created_at`;
+
+/** The columns an update may set; only the fields sent are present (spec: Update status). */
+export interface StatusPatch {
+  name?: string;
+  category?: StatusCategory;
+  icon?: string | null;
+  color?: string | null;
+  position?: number;
+}
+
+/** Fixed column order of an update's SET list (names never come from the request). */
+const PATCH_COLUMNS: ReadonlyArray<keyof StatusPatch> = ['name', 'category', 'icon', 'color', 'position'];
+
+/** SQL for statuses. Every method returns the API shape of spec: Status. */
+@Injectable()
+export class StatusesRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /** Statuses of a workspace by position then id (D23). */
+  listByWorkspace(workspaceId: number): Promise<StatusDto[]> {
+    return this.db.query(`SELECT ${STATUS_COLUMNS} FROM statuses WHERE workspace_id = $1 ORDER BY position, id`, [workspaceId]);
+  }
+
+  /**
+   * Inserts a status at position max + 1 of the workspace, from 1 (D24).
+   * A duplicate name raises the unique violation of `statuses_workspace_name_key`,
+   * which toHttpError answers 409 (D25), also when two creates race.
+   */
+  async insert(workspaceId: number, name: string, category: StatusCategory, icon: string | null, color: string | null): Promise<StatusDto> {
+    const rows: StatusDto[] = await this.db.query(
+      `INSERT INTO statuses (workspace_id, name, category, icon, color, position)
+       VALUES ($1, $2, $3, $4, $5, (SELECT COALESCE(MAX(position), 0) + 1 FROM statuses WHERE workspace_id = $1))
+       RETURNING ${STATUS_COLUMNS}`,
+      [workspaceId, name, category, icon, color],
+    );
+    return rows[0];
+  }
+
+  /**
+   * Locks the workspace's `completed` statuses until the transaction ends and
+   * returns their ids (rule 1). FOR NO KEY UPDATE serialises category changes
+   * without blocking tasks that reference these statuses (FOR KEY SHARE).
+   */
+  async lockCompleted(em: EntityManager, workspaceId: number): Promise<number[]> {
+    const rows: { id: number }[] = await em.query(
+      `SELECT id FROM statuses WHERE workspace_id = $1 AND category = 'completed' FOR NO KEY UPDATE`,
+      [workspaceId],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** Applies `patch` to status `id` and returns it; null when the status no longer exists. A duplicate name raises the 409 violation (D25). */
+  async update(em: EntityManager, id: number, patch: StatusPatch): Promise<StatusDto | null> {
+    const sets: string[] = [];
+    const params: unknown[] = [id];
+    for (const column of PATCH_COLUMNS) {
+      if (patch[column] === undefined) continue;
+      params.push(patch[column]);
+      sets.push(`${column} = $${params.length}`);
+    }
+    // Wrapped in a CTE so the driver returns plain rows (a bare UPDATE answers [rows, count]).
+    const sql = sets.length
+      ? `WITH s AS (UPDATE statuses SET ${sets.join(', ')} WHERE id = $1 RETURNING *) SELECT ${STATUS_COLUMNS} FROM s`
+      : `SELECT ${STATUS_COLUMNS} FROM statuses WHERE id = $1`;
+    const rows: StatusDto[] = await em.query(sql, params);
+    return rows[0] ?? null;
+  }
+}

@@ -1,0 +1,83 @@
+import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AccessService } from '../common/access/access.service';
+import type { Caller } from '../common/auth/auth-context';
+import { asBody, Body, has, MAX_LENGTH, optionalInteger, optionalString, patchText, requiredText } from '../common/validation/body';
+import { requireId } from '../common/validation/ids';
+import { STATUS_CATEGORIES, StatusCategory, StatusDto } from './statuses.dto';
+import { StatusesRepository, StatusPatch } from './statuses.repository';
+
+/** D25: the answer to a missing or unknown category. */
+export const INVALID_CATEGORY = `Invalid category. Must be one of: ${STATUS_CATEGORIES.join(', ')}`;
+/** spec: States and transitions, rule 1. */
+export const LAST_COMPLETED = 'At least one completed status must remain in the workspace';
+
+/** D25: `category` must be one of the four; anything else (missing, null, another type) is 400. */
+function parseCategory(value: unknown): StatusCategory {
+  if (typeof value === 'string' && (STATUS_CATEGORIES as readonly string[]).includes(value)) return value as StatusCategory;
+  throw new BadRequestException(INVALID_CATEGORY);
+}
+
+/** D3 step 7 of update status: only the fields sent, in the order of the spec's table. */
+function parsePatch(body: Body): StatusPatch {
+  return {
+    name: patchText(body, 'name', MAX_LENGTH.name),
+    category: has(body, 'category') ? parseCategory(body.category) : undefined,
+    icon: optionalString(body, 'icon'),
+    color: optionalString(body, 'color'),
+    position: optionalInteger(body, 'position'),
+  };
+}
+
+/** Rules for statuses: list (ext), create, update; the last-completed rule (spec rule 1) and unique names (D25). */
+@Injectable()
+export class StatusesService {
+  constructor(
+    private readonly db: DataSource,
+    private readonly access: AccessService,
+    private readonly statuses: StatusesRepository,
+  ) {}
+
+  /** D1 (ext): the workspace's statuses by position, id (D23); any member, not restricted (D30). 404 `Workspace not found`. */
+  async listStatuses(caller: Caller, workspaceId: number): Promise<StatusDto[]> {
+    await this.access.workspace(caller, workspaceId);
+    return this.statuses.listByWorkspace(workspaceId);
+  }
+
+  /**
+   * spec: Create status. 400 `workspace_id is required`; 404 `Workspace not found` (also non-members, D4);
+   * 403 `Only owners and admins can create statuses`; 400 `name is required`, invalid category;
+   * 409 `A status with this name already exists` (D25, from the unique index).
+   */
+  async createStatus(caller: Caller, rawBody: unknown): Promise<StatusDto> {
+    const body = asBody(rawBody);
+    const workspaceId = requireId(body.workspace_id, 'workspace_id is required');
+    await this.access.workspace(caller, workspaceId, 'status.create');
+    const name = requiredText(body, 'name', MAX_LENGTH.name);
+    const category = parseCategory(body.category);
+    const icon = optionalString(body, 'icon') ?? null;
+    const color = optionalString(body, 'color') ?? 'gray';
+    return this.statuses.insert(workspaceId, name, category, icon, color);
+  }
+
+  /**
+   * spec: Update status; only sent fields change. 404 `Status not found`; 403 `Access denied` (non-member, D4)
+   * or `Only owners and admins can edit statuses`; 400 body errors; 409 duplicate name (D25);
+   * 400 `At least one completed status must remain in the workspace` (rule 1).
+   */
+  async updateStatus(caller: Caller, id: number, rawBody: unknown): Promise<StatusDto> {
+    const access = await this.access.check(caller, 'status', id, 'status.edit');
+    const patch = parsePatch(asBody(rawBody));
+    // D25: setting `completed` again, or leaving the category alone, cannot break rule 1.
+    const leavesCompleted = patch.category !== undefined && patch.category !== 'completed';
+    return this.db.transaction(async (em) => {
+      // Rule 1 under concurrency: lock the completed statuses before deciding, so two
+      // updates of the last two completed statuses are serialised and the second sees the first.
+      const completed = leavesCompleted ? await this.statuses.lockCompleted(em, access.workspaceId) : [];
+      const status = await this.statuses.update(em, id, patch); // D3 step 9: the 409 first
+      if (!status) throw new NotFoundException('Status not found');
+      if (leavesCompleted && completed.length === 1 && completed[0] === id) throw new BadRequestException(LAST_COMPLETED);
+      return status;
+    });
+  }
+}
