@@ -1,5 +1,8 @@
 import { Module } from '@nestjs/common';
+import { CommentsController } from './comments.controller';
+import { CommentsRepository } from './comments.repository';
+import { CommentsService } from './comments.service';
 
-/** Comments: routes and rules of this domain. */
-@Module({})
+/** Comments: list and create (spec: Comments). */
+@Module({ controllers: [CommentsController], providers: [CommentsService, CommentsRepository] })
 export class CommentsModule {}

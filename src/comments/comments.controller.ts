@@ -1,0 +1,53 @@
+import { Body, Controller, Get, Param, Post } from '@nestjs/common';
+import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Caller, CurrentCaller } from '../common/auth/auth-context';
+import { Authenticated } from '../common/auth/authenticated.decorator';
+import { ApiErrors } from '../common/openapi/api-errors.decorator';
+import { IdPipe } from '../common/validation/id.pipe';
+import { CommentDto, CreateCommentDto } from './comments.dto';
+import { CommentsService } from './comments.service';
+
+@ApiTags('Comments')
+@Controller('api/v1/tasks')
+export class CommentsController {
+  constructor(private readonly comments: CommentsService) {}
+
+  /** spec: List comments (D1: GET /api/v1/tasks/:id/comments). */
+  @Get(':id/comments')
+  @Authenticated('comments:read')
+  @ApiOperation({
+    summary: 'List comments',
+    description: "Comments of a task, oldest first (created_at, then id). Scope `comments:read`; any member of the task's workspace. An access-restricted member gets 403 unless the task's list is permitted.",
+  })
+  @ApiParam({ name: 'id', type: 'string', example: '1', description: 'Task id' })
+  @ApiOkResponse({ type: [CommentDto] })
+  @ApiErrors({
+    400: ['Invalid task ID'],
+    403: ["Scope 'comments:read' is required for this endpoint", 'Access denied'],
+    404: ['Task not found'],
+  })
+  listComments(@CurrentCaller() caller: Caller, @Param('id', new IdPipe('task')) id: number): Promise<CommentDto[]> {
+    return this.comments.listComments(caller, id);
+  }
+
+  /** spec: Create comment (D1: POST /api/v1/tasks/:id/comments). */
+  @Post(':id/comments')
+  @Authenticated('comments:write')
+  @ApiOperation({
+    summary: 'Create comment',
+    description: 'Posts a top-level comment as the key owner: `parent_comment_id` is null and `resolved` false. `content` is HTML, sanitized (D9). Scope `comments:write`; owners, admins and members. An access-restricted member gets 403 unless the task\'s list is permitted.',
+  })
+  @ApiParam({ name: 'id', type: 'string', example: '1', description: 'Task id' })
+  @ApiBody({ type: CreateCommentDto })
+  @ApiCreatedResponse({ type: CommentDto })
+  @ApiErrors({
+    400: ['content is required', 'content must be at most 100000 characters', 'Invalid task ID', 'Invalid JSON body', 'Request body must be a JSON object'],
+    403: ["Scope 'comments:write' is required for this endpoint", 'Viewers cannot comment', 'Access denied'],
+    404: ['Task not found'],
+    413: ['Request body is too large'],
+    415: ['Content-Type must be application/json'],
+  })
+  createComment(@CurrentCaller() caller: Caller, @Param('id', new IdPipe('task')) id: number, @Body() body: unknown): Promise<CommentDto> {
+    return this.comments.createComment(caller, id, body);
+  }
+}

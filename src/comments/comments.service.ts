@@ -1,0 +1,39 @@
+import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
+import { AccessService } from '../common/access/access.service';
+import type { Caller } from '../common/auth/auth-context';
+import { asBody, MAX_LENGTH, requiredText } from '../common/validation/body';
+import { sanitizeHtml } from '../common/validation/html';
+import type { CommentDto } from './comments.dto';
+import { CommentsRepository } from './comments.repository';
+
+/** Rules for comments (spec: Comments; D1, D3, D8, D9, D30). */
+@Injectable()
+export class CommentsService {
+  constructor(
+    private readonly access: AccessService,
+    private readonly comments: CommentsRepository,
+  ) {}
+
+  /**
+   * spec: List comments. Any member; a restricted member only on tasks of
+   * permitted lists (D30). 404 `Task not found`; 403 `Access denied`.
+   */
+  async listComments(caller: Caller, taskId: number): Promise<CommentDto[]> {
+    await this.access.check(caller, 'task', taskId, 'comment.read');
+    return this.comments.listByTask(taskId);
+  }
+
+  /**
+   * spec: Create comment. Writers only (403 `Viewers cannot comment`), then the
+   * body (D3 step 7): `content` trimmed, at most 100,000 characters (D8),
+   * sanitized (D9); blank, not a string or empty after sanitizing: 400 `content is required`.
+   */
+  async createComment(caller: Caller, taskId: number, rawBody: unknown): Promise<CommentDto> {
+    await this.access.check(caller, 'task', taskId, 'comment.create');
+    const content = sanitizeHtml(requiredText(asBody(rawBody), 'content', MAX_LENGTH.content)).trim();
+    if (content === '') throw new BadRequestException('content is required');
+    const comment = await this.comments.insert(taskId, caller.userId, content);
+    if (!comment) throw new NotFoundException('Task not found');
+    return comment;
+  }
+}
