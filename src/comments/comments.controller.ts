@@ -23,7 +23,7 @@ export class CommentsController {
   @ApiOkResponse({ type: [CommentDto] })
   @ApiErrors({
     400: ['Invalid task ID'],
-    403: ["Scope 'comments:read' is required for this endpoint", 'Access denied'],
+    403: ['Access denied'],
     404: ['Task not found'],
   })
   listComments(@CurrentCaller() caller: Caller, @Param('id', new IdPipe('task')) id: number): Promise<CommentDto[]> {
@@ -41,11 +41,9 @@ export class CommentsController {
   @ApiBody({ type: CreateCommentDto })
   @ApiCreatedResponse({ type: CommentDto })
   @ApiErrors({
-    400: ['content is required', 'content must be at most 100000 characters', 'Invalid task ID', 'Invalid JSON body', 'Request body must be a JSON object'],
-    403: ["Scope 'comments:write' is required for this endpoint", 'Viewers cannot comment', 'Access denied'],
+    400: ['Invalid task ID', 'content is required', 'content must be at most 100000 characters'],
+    403: ['Viewers cannot comment', 'Access denied'],
     404: ['Task not found'],
-    413: ['Request body is too large'],
-    415: ['Content-Type must be application/json'],
   })
   createComment(@CurrentCaller() caller: Caller, @Param('id', new IdPipe('task')) id: number, @Body() body: unknown): Promise<CommentDto> {
     return this.comments.createComment(caller, id, body);

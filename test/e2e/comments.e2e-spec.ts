@@ -1,3 +1,4 @@
+import { DataSource } from 'typeorm';
 import { SCOPES } from '../../src/common/auth/scope';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import type { FixtureWorld } from '../../src/fixtures/fixture.types';
@@ -64,6 +65,7 @@ const world: FixtureWorld = {
         { ref: 't_nolist', title: 'Not in a list' },
         { ref: 't_empty', list: 'backlog', title: 'No comments yet' },
         { ref: 't_post', list: 'backlog', title: 'Posted on' },
+        { ref: 't_bulk', list: 'backlog', title: 'Many comments' },
       ],
     },
     {
@@ -364,6 +366,33 @@ describe('comments (issue 4)', () => {
       const text = await t.inject({ method: 'POST', url, headers: { ...auth('svc_cm_member'), 'content-type': 'text/plain' }, payload: 'hello' });
       expect(text.statusCode).toBe(415);
       expect(text.json()).toEqual({ error: 'Content-Type must be application/json' });
+    });
+  });
+
+  describe('SQL round trips (no N+1)', () => {
+    it('lists 3 or 40 comments with the same statements, and creates one in a single statement after the access check', async () => {
+      await t.db.ds.query(
+        `INSERT INTO comments (workspace_id, task_id, user_id, content)
+         SELECT $1, $2, $3, 'bulk ' || g FROM generate_series(1, 40) g`,
+        [ids.acme, ids.t_bulk, ids.carol],
+      );
+      // A pass-through spy on the app's DataSource counts the statements it sends (not a mock).
+      const spy = jest.spyOn(t.app.get(DataSource), 'query');
+      const statements = async (send: () => Promise<{ statusCode: number }>, status: number) => {
+        spy.mockClear();
+        expect((await send()).statusCode).toBe(status);
+        return spy.mock.calls.length;
+      };
+      try {
+        const few = await statements(() => get('svc_cm_owner', ids.t1), 200);
+        const lots = await statements(() => get('svc_cm_owner', ids.t_bulk), 200);
+        expect(lots).toBe(few);
+        // Key lookup, access check, then one statement: the listing, or the insert returning the comment with its author.
+        expect(few).toBe(3);
+        expect(await statements(() => post('svc_cm_owner', ids.t_bulk, { content: 'counted' }), 201)).toBe(3);
+      } finally {
+        spy.mockRestore();
+      }
     });
   });
 
