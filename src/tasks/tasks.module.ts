@@ -1,5 +1,8 @@
 import { Module } from '@nestjs/common';
+import { TasksController } from './tasks.controller';
+import { TasksRepository } from './tasks.repository';
+import { TasksService } from './tasks.service';
 
-/** Tasks: routes and rules of this domain. */
-@Module({})
+/** Tasks: create, get, update, delete, list (spec: Tasks), with custom-field values on tasks (D13, D18, D19). */
+@Module({ controllers: [TasksController], providers: [TasksService, TasksRepository], exports: [TasksRepository] })
 export class TasksModule {}

@@ -1,0 +1,157 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import {
+  ApiBody,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiQuery,
+  ApiTags,
+} from '@nestjs/swagger';
+import { Caller, CurrentCaller } from '../common/auth/auth-context';
+import { Authenticated } from '../common/auth/authenticated.decorator';
+import { ApiErrors } from '../common/openapi/api-errors.decorator';
+import { invalidDateMessage } from '../common/validation/dates';
+import { IdPipe } from '../common/validation/id.pipe';
+import { PRIORITIES } from './tasks.body';
+import { CreateTaskDto, TaskDto, TaskPageDto, TaskWriteDto, UpdateTaskDto } from './tasks.dto';
+import { ListTasksQuery, PAGE_LIMIT, TasksService } from './tasks.service';
+
+const PRIORITY_MESSAGE = `Invalid priority. Must be one of: ${PRIORITIES.join(', ')}`;
+
+/** 400 messages of the body fields shared by create and update (D8 to D14). */
+const BODY_400 = [
+  'title must be at most 500 characters',
+  'description must be a string',
+  'description must be at most 100000 characters',
+  PRIORITY_MESSAGE,
+  'status_id must be a valid numeric ID',
+  invalidDateMessage('due_date'),
+  invalidDateMessage('start_date'),
+  'assignee_ids must be an array',
+  'custom_fields must be an array',
+  'custom_fields value must be a string or null',
+  'label_ids must be an array',
+];
+
+@ApiTags('Tasks')
+@Controller('api/v1')
+export class TasksController {
+  constructor(private readonly tasks: TasksService) {}
+
+  /** spec: Create task. */
+  @Post('tasks')
+  @Authenticated('tasks:write')
+  @ApiOperation({
+    summary: 'Create task',
+    description:
+      'The workspace is derived from `list_id`. `identifier` is the next number of the workspace counter (D15). ' +
+      'Scope `tasks:write`; owners, admins and members; a restricted member only in a permitted list.',
+  })
+  @ApiBody({ type: CreateTaskDto })
+  @ApiCreatedResponse({ type: TaskWriteDto, description: 'All task fields except labels, subtasks, attachments' })
+  @ApiErrors({
+    400: [
+      'list_id is required',
+      'list_id must be a valid numeric ID',
+      'title is required',
+      ...BODY_400,
+      'parent_id must be a valid numeric ID',
+      'Subtasks cannot have subtasks',
+    ],
+    403: ['Access denied', 'Viewers cannot create tasks'],
+    404: ['List not found in this workspace', 'Status not found in this workspace', 'Parent task not found'],
+  })
+  createTask(@CurrentCaller() caller: Caller, @Body() body: unknown): Promise<TaskWriteDto> {
+    return this.tasks.createTask(caller, body);
+  }
+
+  /** spec: Get task. */
+  @Get('tasks/:id')
+  @Authenticated('tasks:read')
+  @ApiOperation({
+    summary: 'Get task',
+    description: 'The full task with labels, subtasks and attachments. Scope `tasks:read`; any member; a restricted member only in a permitted list.',
+  })
+  @ApiParam({ name: 'id', type: 'string', example: '41' })
+  @ApiOkResponse({ type: TaskDto })
+  @ApiErrors({
+    400: ['Invalid task ID'],
+    403: ['Access denied'],
+    404: ['Task not found'],
+  })
+  getTask(@CurrentCaller() caller: Caller, @Param('id', new IdPipe('task')) id: number): Promise<TaskDto> {
+    return this.tasks.getTask(caller, id);
+  }
+
+  /** spec: Update task. */
+  @Patch('tasks/:id')
+  @Authenticated('tasks:write')
+  @ApiOperation({
+    summary: 'Update task',
+    description:
+      'Only the fields sent change. Scope `tasks:write`; owners, admins and members; a restricted member only for a task in, ' +
+      'and a move to, a permitted list.',
+  })
+  @ApiParam({ name: 'id', type: 'string', example: '41' })
+  @ApiBody({ type: UpdateTaskDto })
+  @ApiOkResponse({ type: TaskWriteDto, description: 'All task fields except labels, subtasks, attachments' })
+  @ApiErrors({
+    400: ['Invalid task ID', 'title must be a string', 'title cannot be empty', ...BODY_400, 'list_id must be a valid numeric ID'],
+    403: ['Access denied', 'Viewers cannot edit tasks'],
+    404: ['Task not found', 'List not found in this workspace', 'Status not found in this workspace'],
+  })
+  updateTask(@CurrentCaller() caller: Caller, @Param('id', new IdPipe('task')) id: number, @Body() body: unknown): Promise<TaskWriteDto> {
+    return this.tasks.updateTask(caller, id, body);
+  }
+
+  /** spec: Delete task. */
+  @Delete('tasks/:id')
+  @HttpCode(204)
+  @Authenticated('tasks:write')
+  @ApiOperation({
+    summary: 'Delete task',
+    description:
+      'Permanent; subtasks, comments, attachments and custom-field values go with it. Scope `tasks:write`; owners, admins and members; ' +
+      'a restricted member only in a permitted list.',
+  })
+  @ApiParam({ name: 'id', type: 'string', example: '41' })
+  @ApiNoContentResponse()
+  @ApiErrors({
+    400: ['Invalid task ID'],
+    403: ['Access denied', 'Viewers cannot delete tasks'],
+    404: ['Task not found'],
+  })
+  async deleteTask(@CurrentCaller() caller: Caller, @Param('id', new IdPipe('task')) id: number): Promise<void> {
+    await this.tasks.deleteTask(caller, id);
+  }
+
+  /** spec: List tasks (D22). */
+  @Get('workspaces/:id/tasks')
+  @Authenticated('tasks:read')
+  @ApiOperation({
+    summary: 'List tasks',
+    description:
+      'Top-level tasks, newest first (created_at, then id), each with its direct subtasks. Scope `tasks:read`; any member; ' +
+      'a restricted member sees only tasks in permitted lists.',
+  })
+  @ApiParam({ name: 'id', type: 'string', example: '1', description: 'Workspace id' })
+  @ApiQuery({ name: 'list_id', required: false, type: 'string', description: 'Only tasks of this list (numeric id)' })
+  @ApiQuery({ name: 'page', required: false, schema: { type: 'integer', minimum: 1, default: 1 }, description: '1-based' })
+  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: PAGE_LIMIT.min, maximum: PAGE_LIMIT.max, default: PAGE_LIMIT.default } })
+  @ApiOkResponse({ type: TaskPageDto })
+  @ApiErrors({
+    400: [
+      'Invalid workspace ID',
+      'page must be a positive integer',
+      `limit must be an integer between ${PAGE_LIMIT.min} and ${PAGE_LIMIT.max}`,
+      'list_id must be a valid numeric ID',
+    ],
+    403: ['Access denied'],
+    404: ['Workspace not found', 'List not found in this workspace'],
+  })
+  listTasks(@CurrentCaller() caller: Caller, @Param('id', new IdPipe('workspace')) id: number, @Query() query: ListTasksQuery): Promise<TaskPageDto> {
+    return this.tasks.listTasks(caller, id, query);
+  }
+}

@@ -1,0 +1,165 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { MAX_LENGTH } from '../common/validation/body';
+import { DATE_EXAMPLE } from '../common/validation/dates';
+import { PRIORITIES } from './tasks.body';
+
+const STATUS_CATEGORIES = ['pending', 'in_progress', 'completed', 'cancelled'];
+const CUSTOM_FIELD_TYPES = ['text', 'number', 'date', 'checkbox', 'rating', 'dropdown', 'money', 'people'];
+const ID = { type: 'string', description: 'Numeric id (a JSON number is accepted too, D5)', example: '1' } as const;
+const DATE = {
+  type: 'string',
+  nullable: true,
+  description: 'ISO 8601 (D11): `YYYY-MM-DD`, `YYYY-MM-DDTHH:mm[:ss[.ffffff]]`, with `Z`, `±HH:MM` or nothing (UTC). `null` or `""`: no date.',
+  example: DATE_EXAMPLE,
+} as const;
+
+/** spec: Status embedded in a task. */
+export class StatusSummaryDto {
+  @ApiProperty({ example: 1 }) id: number;
+  @ApiProperty({ example: 'To Do' }) name: string;
+  @ApiProperty({ type: 'string', nullable: true }) icon: string | null;
+  @ApiProperty({ type: 'string', nullable: true, example: 'gray' }) color: string | null;
+  @ApiProperty({ enum: STATUS_CATEGORIES }) category: string;
+}
+
+/** spec: Label embedded in a task. */
+export class LabelSummaryDto {
+  @ApiProperty({ example: 1 }) id: number;
+  @ApiProperty({ example: 'Bug' }) name: string;
+  @ApiProperty({ type: 'string', nullable: true, example: 'red' }) color: string | null;
+}
+
+/** spec: Task assignee (also an attachment's uploader). */
+export class AssigneeDto {
+  @ApiProperty({ description: 'User id', example: 7 }) id: number;
+  @ApiProperty({ example: 'Alice' }) name: string;
+  @ApiProperty({ type: 'string', nullable: true }) avatar_url: string | null;
+}
+
+/** spec: Subtask element. */
+export class SubtaskDto {
+  @ApiProperty() id: number;
+  @ApiProperty() title: string;
+  @ApiProperty({ enum: PRIORITIES }) priority: string;
+  @ApiProperty({ description: 'Workspace-scoped sequential number' }) identifier: number;
+  @ApiProperty({ type: StatusSummaryDto, nullable: true }) status: StatusSummaryDto | null;
+  @ApiProperty({ type: [AssigneeDto], description: 'Ascending user id' }) assignees: AssigneeDto[];
+}
+
+/** spec: Attachment element (confirmed attachments only). */
+export class AttachmentDto {
+  @ApiProperty() id: number;
+  @ApiProperty({ description: 'Original file name' }) file_name: string;
+  @ApiProperty({ description: 'Bytes' }) file_size: number;
+  @ApiProperty({ example: 'application/pdf' }) mime_type: string;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+  @ApiProperty({ type: AssigneeDto }) uploader: AssigneeDto;
+}
+
+/** spec: Custom-field entry on a task (D18). */
+export class CustomFieldEntryDto {
+  @ApiProperty() id: number;
+  @ApiProperty() name: string;
+  @ApiProperty({ enum: CUSTOM_FIELD_TYPES }) type: string;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    description: 'rating `{icon, color}`; dropdown `{options}`; money `{currency, decimals}`; other types null',
+  })
+  config: Record<string, unknown> | null;
+  @ApiProperty({ description: 'Sort position within the workspace' }) position: number;
+  @ApiProperty({ type: 'string', nullable: true, description: "The task's value; null when unset" }) value: string | null;
+}
+
+/** spec: Task fields of every response kind. */
+class TaskBaseDto {
+  @ApiProperty({ example: 41 }) id: number;
+  @ApiProperty({ example: 1 }) workspace_id: number;
+  @ApiProperty({ type: 'number', nullable: true, description: 'null when the task is not in a list' }) list_id: number | null;
+  @ApiProperty({ example: 'Ship it' }) title: string;
+  @ApiProperty({ enum: PRIORITIES }) priority: string;
+  @ApiProperty({ description: 'Workspace-scoped sequential number, never reused (D15)', example: 1 }) identifier: number;
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true }) due_date: string | null;
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true }) start_date: string | null;
+  @ApiProperty({ description: 'User id of the creator' }) creator_id: number;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+  @ApiProperty({ type: StatusSummaryDto, nullable: true }) status: StatusSummaryDto | null;
+  @ApiProperty({ type: [AssigneeDto], description: 'Ascending user id' }) assignees: AssigneeDto[];
+  @ApiProperty({ type: [CustomFieldEntryDto], description: 'Fields applying to the list and visible to the caller, by position then id (D18, D19)' })
+  custom_fields: CustomFieldEntryDto[];
+}
+
+/** spec: Task in the create and update responses: all fields except labels, subtasks, attachments (D16). */
+export class TaskWriteDto extends TaskBaseDto {
+  @ApiProperty({ type: 'string', nullable: true, description: 'Sanitized HTML (D9)' }) description: string | null;
+}
+
+/** spec: Task in the get-task response: all fields (D16). */
+export class TaskDto extends TaskWriteDto {
+  @ApiProperty({ type: [LabelSummaryDto] }) labels: LabelSummaryDto[];
+  @ApiProperty({ type: [SubtaskDto], description: 'Direct subtasks, oldest first' }) subtasks: SubtaskDto[];
+  @ApiProperty({ type: [AttachmentDto], description: 'Confirmed attachments' }) attachments: AttachmentDto[];
+}
+
+/** spec: Task in the list-tasks response: all fields except description, labels, attachments (D16). */
+export class TaskListItemDto extends TaskBaseDto {
+  @ApiProperty({ type: [SubtaskDto], description: 'Direct subtasks, oldest first' }) subtasks: SubtaskDto[];
+}
+
+/** spec: List tasks response (D22). */
+export class TaskPageDto {
+  @ApiProperty({ type: [TaskListItemDto] }) data: TaskListItemDto[];
+  @ApiProperty({ example: 1 }) page: number;
+  @ApiProperty({ example: 50 }) limit: number;
+  @ApiProperty({ description: 'All matching tasks' }) total: number;
+  @ApiProperty({ description: 'ceil(total / limit); 0 when there are no tasks' }) total_pages: number;
+}
+
+/** spec: `custom_fields` element of create and update task (D13). */
+export class CustomFieldValueInputDto {
+  @ApiProperty(ID) id: string;
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: 'Stored as a string; a number or boolean is stored as its JSON text; null clears',
+    example: '4',
+  })
+  value: string | null;
+}
+
+/** spec: Create task body. */
+export class CreateTaskDto {
+  @ApiProperty({ ...ID, description: 'The list to place the task in; the workspace is derived from it' }) list_id: string;
+  @ApiProperty({ maxLength: MAX_LENGTH.title, description: 'Trimmed; blank is rejected (D8)', example: 'Ship it' }) title: string;
+  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: MAX_LENGTH.description, description: 'HTML, sanitized (D9)', example: '<p>Details</p>' })
+  description?: string | null;
+  @ApiPropertyOptional({ enum: PRIORITIES, default: 'none' }) priority?: string;
+  @ApiPropertyOptional({ ...ID, description: 'A status of the same workspace; default: its first `pending` status (D17)' }) status_id?: string;
+  @ApiPropertyOptional(DATE) due_date?: string | null;
+  @ApiPropertyOptional(DATE) start_date?: string | null;
+  @ApiPropertyOptional({ type: [String], description: 'User ids; non-members and malformed ids are ignored (D12)', example: ['7'] })
+  assignee_ids?: string[];
+  @ApiPropertyOptional({ type: [CustomFieldValueInputDto], description: 'Fields not applying to the list or not visible to the caller are ignored (D13)' })
+  custom_fields?: CustomFieldValueInputDto[];
+  @ApiPropertyOptional({ type: [String], description: 'Label ids (ext, D14); other workspaces\u2019 labels are ignored', example: ['3'] })
+  label_ids?: string[];
+  @ApiPropertyOptional({ ...ID, nullable: true, description: 'Parent task (ext, D14): same workspace, not itself a subtask' }) parent_id?: string | null;
+}
+
+/** spec: Update task body; only the fields sent change. */
+export class UpdateTaskDto {
+  @ApiPropertyOptional({ maxLength: MAX_LENGTH.title, description: 'Cannot be blank (D8)' }) title?: string;
+  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: MAX_LENGTH.description, description: 'HTML, sanitized (D9); null or "" removes' })
+  description?: string | null;
+  @ApiPropertyOptional({ enum: PRIORITIES }) priority?: string;
+  @ApiPropertyOptional({ ...ID, description: 'A status of the same workspace' }) status_id?: string;
+  @ApiPropertyOptional({ ...ID, description: 'Moves the task to a list of the same workspace' }) list_id?: string;
+  @ApiPropertyOptional({ ...DATE, description: `${DATE.description.replace('no date', 'removes the date')}` }) due_date?: string | null;
+  @ApiPropertyOptional({ ...DATE, description: `${DATE.description.replace('no date', 'removes the date')}` }) start_date?: string | null;
+  @ApiPropertyOptional({ type: [String], description: 'Replaces the assignees entirely; [] removes all; non-members ignored (D12)', example: ['7'] })
+  assignee_ids?: string[];
+  @ApiPropertyOptional({ type: [CustomFieldValueInputDto], description: 'Only the listed fields change; inapplicable or invisible fields ignored (D13)' })
+  custom_fields?: CustomFieldValueInputDto[];
+  @ApiPropertyOptional({ type: [String], description: 'Replaces the labels (ext, D14)', example: ['3'] }) label_ids?: string[];
+}

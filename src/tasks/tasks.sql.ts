@@ -1,0 +1,135 @@
+/**
+ * SQL fragments that build task response shapes inside PostgreSQL (json_build_object
+ * and json_agg subqueries), so a task or a whole page of tasks is one statement
+ * whatever it holds (performance rules; D16 field sets; D18, D19 custom fields).
+ * Only fixed identifiers are interpolated here; values always travel as parameters.
+ */
+
+/** Which response a task object is built for (spec: "Which fields appear in which response", D16). */
+export type TaskShape = 'write' | 'full' | 'listItem';
+
+/** spec: Status embedded in a task: id, name, icon, color, category; null when none. */
+export function statusSummarySql(statusIdExpr: string): string {
+  return `(SELECT json_build_object('id', s.id, 'name', s.name, 'icon', s.icon, 'color', s.color, 'category', s.category)
+             FROM statuses s WHERE s.id = ${statusIdExpr})`;
+}
+
+/** spec: assignees `{id, name, avatar_url}`, ascending user id (D12); `[]` when none. */
+export function assigneesSql(taskIdExpr: string): string {
+  return `COALESCE((SELECT json_agg(json_build_object('id', u.id, 'name', u.name, 'avatar_url', u.avatar_url) ORDER BY u.id)
+                      FROM task_assignees ta JOIN users u ON u.id = ta.user_id
+                     WHERE ta.task_id = ${taskIdExpr}), '[]'::json)`;
+}
+
+/** spec: labels embedded in a task `{id, name, color}`, in the label order of D23. */
+export function labelsSql(taskIdExpr: string): string {
+  return `COALESCE((SELECT json_agg(json_build_object('id', lb.id, 'name', lb.name, 'color', lb.color) ORDER BY lower(lb.name), lb.id)
+                      FROM task_labels tl JOIN labels lb ON lb.id = tl.label_id
+                     WHERE tl.task_id = ${taskIdExpr}), '[]'::json)`;
+}
+
+/** spec: subtask elements `{id, title, priority, identifier, status, assignees}`, oldest first (D16). */
+export function subtasksSql(taskIdExpr: string): string {
+  return `COALESCE((SELECT json_agg(json_build_object(
+                        'id', st.id, 'title', st.title, 'priority', st.priority, 'identifier', st.identifier,
+                        'status', ${statusSummarySql('st.status_id')},
+                        'assignees', ${assigneesSql('st.id')}) ORDER BY st.created_at, st.id)
+                      FROM tasks st WHERE st.parent_id = ${taskIdExpr}), '[]'::json)`;
+}
+
+/** spec: confirmed attachments with their uploader, oldest first. */
+export function attachmentsSql(taskIdExpr: string): string {
+  return `COALESCE((SELECT json_agg(json_build_object(
+                        'id', a.id, 'file_name', a.file_name, 'file_size', a.file_size, 'mime_type', a.mime_type,
+                        'created_at', api_ts(a.created_at),
+                        'uploader', json_build_object('id', au.id, 'name', au.name, 'avatar_url', au.avatar_url)) ORDER BY a.created_at, a.id)
+                      FROM attachments a JOIN users au ON au.id = a.uploader_id
+                     WHERE a.task_id = ${taskIdExpr} AND a.confirmed), '[]'::json)`;
+}
+
+/**
+ * D19: custom field `f` applies to the list `listExpr` whose folder is `folderExpr`:
+ * unrestricted fields everywhere; a restricted one when a `granted` override names
+ * the list, or when the list's folder is granted and no `denied` override names the
+ * list. A NULL list (task not in a list) matches only unrestricted fields (D18).
+ */
+export function fieldAppliesSql(f: string, listExpr: string, folderExpr: string): string {
+  return `(NOT ${f}.is_scope_restricted
+           OR EXISTS (SELECT 1 FROM custom_field_list_overrides o
+                       WHERE o.field_id = ${f}.id AND o.list_id = ${listExpr} AND o.access = 'granted')
+           OR (EXISTS (SELECT 1 FROM custom_field_folder_grants g
+                        WHERE g.field_id = ${f}.id AND g.folder_id = ${folderExpr})
+               AND NOT EXISTS (SELECT 1 FROM custom_field_list_overrides o
+                                WHERE o.field_id = ${f}.id AND o.list_id = ${listExpr} AND o.access = 'denied')))`;
+}
+
+/** D19: custom field `f` is visible to user `userExpr`: everyone, or only its allowed users (owners included). */
+export function fieldVisibleSql(f: string, userExpr: string): string {
+  return `(NOT ${f}.has_allowed_users
+           OR EXISTS (SELECT 1 FROM custom_field_allowed_users fu WHERE fu.field_id = ${f}.id AND fu.user_id = ${userExpr}))`;
+}
+
+/**
+ * spec: Custom-field config in task responses: rating `{icon, color}` (stored as
+ * the listing's `{iconName, color}`, D18), dropdown and money as stored, other types null.
+ */
+export function fieldConfigSql(f: string): string {
+  return `CASE
+            WHEN ${f}.type = 'rating' AND jsonb_typeof(${f}.config) = 'object'
+              THEN jsonb_build_object('icon', COALESCE(${f}.config -> 'iconName', ${f}.config -> 'icon'), 'color', ${f}.config -> 'color')
+            WHEN ${f}.type IN ('rating', 'dropdown', 'money') THEN ${f}.config
+          END`;
+}
+
+/** D18: the entries `{id, name, type, config, position, value}` of the fields applying to the task and visible to the caller, by position then id. */
+export function customFieldsSql(t: string, folderExpr: string, userExpr: string): string {
+  return `COALESCE((SELECT json_agg(json_build_object(
+                        'id', f.id, 'name', f.name, 'type', f.type, 'config', ${fieldConfigSql('f')},
+                        'position', f.position, 'value', v.value) ORDER BY f.position, f.id)
+                      FROM custom_fields f
+                      LEFT JOIN task_custom_field_values v ON v.task_id = ${t}.id AND v.field_id = f.id
+                     WHERE f.workspace_id = ${t}.workspace_id
+                       AND ${fieldAppliesSql('f', `${t}.list_id`, folderExpr)}
+                       AND ${fieldVisibleSql('f', userExpr)}), '[]'::json)`;
+}
+
+/**
+ * The task object of `shape` for task row `t` joined with its list row `l`
+ * (LEFT JOIN lists l ON l.id = t.list_id), as seen by user `userExpr`.
+ * Keys exactly as D16 requires for that response.
+ */
+export function taskJsonSql(shape: TaskShape, userExpr: string, t = 't', l = 'l'): string {
+  const parts: string[] = [
+    `'id', ${t}.id`,
+    `'workspace_id', ${t}.workspace_id`,
+    `'list_id', ${t}.list_id`,
+    `'title', ${t}.title`,
+  ];
+  if (shape !== 'listItem') parts.push(`'description', ${t}.description`);
+  parts.push(
+    `'priority', ${t}.priority`,
+    `'identifier', ${t}.identifier`,
+    `'due_date', api_ts(${t}.due_date)`,
+    `'start_date', api_ts(${t}.start_date)`,
+    `'creator_id', ${t}.creator_id`,
+    `'created_at', api_ts(${t}.created_at)`,
+    `'status', ${statusSummarySql(`${t}.status_id`)}`,
+    `'assignees', ${assigneesSql(`${t}.id`)}`,
+  );
+  if (shape === 'full') parts.push(`'labels', ${labelsSql(`${t}.id`)}`);
+  if (shape !== 'write') parts.push(`'subtasks', ${subtasksSql(`${t}.id`)}`);
+  if (shape === 'full') parts.push(`'attachments', ${attachmentsSql(`${t}.id`)}`);
+  parts.push(`'custom_fields', ${customFieldsSql(t, `${l}.folder_id`, userExpr)}`);
+  return `json_build_object(${parts.join(', ')})`;
+}
+
+/** Collects positional parameters for a statement assembled from fragments: `p.add(v)` gives `$n`. */
+export class SqlParams {
+  readonly values: unknown[] = [];
+
+  /** Adds a value and returns its placeholder, with `cast` when given (`$3::int[]`). */
+  add(value: unknown, cast?: string): string {
+    this.values.push(value);
+    return `$${this.values.length}${cast ? `::${cast}` : ''}`;
+  }
+}
