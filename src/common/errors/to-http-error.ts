@@ -41,6 +41,8 @@ function messageOf(exception: HttpException): string {
 export function toHttpError(error: unknown): HttpError {
   if (error instanceof HttpException) {
     const status = error.getStatus();
+    // D31: a server error never shows its own text (it may carry SQL, a URL or a key).
+    if (status >= 500) return { status, message: INTERNAL.message };
     // Nest's router answers unknown routes with "Cannot GET /x" (D3: 404 `Not found`).
     const message = status === 404 && /^Cannot [A-Z]+ /.test(messageOf(error)) ? 'Not found' : messageOf(error);
     return { status, message };
