@@ -1,0 +1,122 @@
+import {
+  BadRequestException,
+  ConflictException,
+  ForbiddenException,
+  HttpException,
+  InternalServerErrorException,
+  NotFoundException,
+  PayloadTooLargeException,
+  UnauthorizedException,
+  UnsupportedMediaTypeException,
+} from '@nestjs/common';
+import { errorCodes } from 'fastify';
+import { DatabaseError } from 'pg';
+import { QueryFailedError } from 'typeorm';
+import { toHttpError } from './to-http-error';
+
+const INTERNAL = { status: 500, message: 'Internal server error' };
+
+/** A PostgreSQL error as the pg driver raises it. */
+function pgError(code: string, constraint?: string): DatabaseError {
+  const error = new DatabaseError('duplicate key value violates unique constraint', 100, 'error');
+  error.code = code;
+  error.constraint = constraint;
+  error.detail = 'Key (workspace_id, lower(name))=(1, bug) already exists.';
+  return error;
+}
+
+describe('toHttpError (D31)', () => {
+  describe('Nest HTTP exceptions keep their status and message', () => {
+    it.each([
+      [new BadRequestException('title is required'), 400, 'title is required'],
+      [new UnauthorizedException('API key required'), 401, 'API key required'],
+      [new ForbiddenException("Scope 'tasks:read' is required for this endpoint"), 403, "Scope 'tasks:read' is required for this endpoint"],
+      [new NotFoundException('Task not found'), 404, 'Task not found'],
+      [new ConflictException('A status with this name already exists'), 409, 'A status with this name already exists'],
+      [new PayloadTooLargeException('Request body is too large'), 413, 'Request body is too large'],
+      [new UnsupportedMediaTypeException('Content-Type must be application/json'), 415, 'Content-Type must be application/json'],
+      [new HttpException('I am a teapot', 418), 418, 'I am a teapot'],
+      [new HttpException({ message: 'from an object' }, 400), 400, 'from an object'],
+      // class-validator style: the first message.
+      [new HttpException({ message: ['first', 'second'], error: 'Bad Request' }, 400), 400, 'first'],
+    ])('%p', (error, status, message) => {
+      expect(toHttpError(error)).toEqual({ status, message });
+    });
+
+    it.each([['GET', '/nope'], ['POST', '/api/v1/unknown?x=1'], ['DELETE', '/api/v1/tasks']])(
+      "turns the router's `Cannot %s %s` into 404 `Not found` (D3 step 1)",
+      (method, url) => {
+        expect(toHttpError(new NotFoundException(`Cannot ${method} ${url}`))).toEqual({ status: 404, message: 'Not found' });
+      },
+    );
+
+    it('keeps a 404 message that merely mentions "Cannot"', () => {
+      expect(toHttpError(new NotFoundException('Cannot find it'))).toEqual({ status: 404, message: 'Cannot find it' });
+    });
+
+    it('never shows the text of a 500 HttpException', () => {
+      expect(toHttpError(new InternalServerErrorException('connection to postgres://user:secret@db failed'))).toEqual(INTERNAL);
+      expect(toHttpError(new InternalServerErrorException())).toEqual(INTERNAL);
+    });
+  });
+
+  describe('Fastify errors get the answers of D7', () => {
+    it.each([
+      [new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY(), 400, 'Invalid JSON body'],
+      [new errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY(), 400, 'Invalid JSON body'],
+      [new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE(), 413, 'Request body is too large'],
+      [new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE('text/plain'), 415, 'Content-Type must be application/json'],
+      [new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH(), 400, 'Invalid Content-Length'],
+    ])('%p', (error, status, message) => {
+      expect(toHttpError(error)).toEqual({ status, message });
+    });
+
+    it('answers another Fastify client error with its status and a neutral message', () => {
+      expect(toHttpError(Object.assign(new Error('FST internals'), { code: 'FST_ERR_SOMETHING', statusCode: 400 }))).toEqual({
+        status: 400,
+        message: 'Bad request',
+      });
+    });
+
+    it('answers a Fastify server error as 500', () => {
+      expect(toHttpError(Object.assign(new Error('boom'), { code: 'FST_ERR_SOMETHING', statusCode: 500 }))).toEqual(INTERNAL);
+      expect(toHttpError(new errorCodes.FST_ERR_CTP_INVALID_HANDLER())).toEqual(INTERNAL);
+    });
+  });
+
+  describe('PostgreSQL unique violations map by constraint name (D25, D28)', () => {
+    it.each([
+      ['statuses_workspace_name_key', 'A status with this name already exists'],
+      ['labels_workspace_name_key', 'A label with this name already exists'],
+    ])('%s: from the pg driver and wrapped by TypeORM', (constraint, message) => {
+      expect(toHttpError(pgError('23505', constraint))).toEqual({ status: 409, message });
+      expect(toHttpError(new QueryFailedError('INSERT ...', [], pgError('23505', constraint)))).toEqual({ status: 409, message });
+    });
+
+    it.each([
+      ['another unique constraint', pgError('23505', 'users_email_key')],
+      ['a unique violation without constraint', pgError('23505')],
+      ['a foreign-key violation on a mapped name', pgError('23503', 'labels_workspace_name_key')],
+      ['a foreign-key violation', pgError('23503', 'comments_task_id_fkey')],
+      ['an undefined table', pgError('42P01')],
+      ['a TypeORM-wrapped undefined table', new QueryFailedError('SELECT * FROM nope', [], pgError('42P01'))],
+    ])('answers %s as 500', (_case, error) => {
+      expect(toHttpError(error)).toEqual(INTERNAL);
+    });
+  });
+
+  describe('anything else is 500 `Internal server error`, revealing nothing', () => {
+    it.each([
+      ['an Error', new Error('SELECT password FROM users')],
+      ['a TypeError', new TypeError("Cannot read properties of undefined (reading 'id')")],
+      ['a string', 'oops'],
+      ['a number', 42],
+      ['null', null],
+      ['undefined', undefined],
+      ['a plain object', { message: 'secret' }],
+      ['an object with a non-Fastify code', { code: 'ECONNREFUSED', statusCode: 400 }],
+    ])('%s', (_case, error) => {
+      expect(toHttpError(error)).toEqual(INTERNAL);
+    });
+  });
+});
