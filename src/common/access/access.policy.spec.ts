@@ -1,0 +1,157 @@
+import { decide, Membership, Operation, permitsFolder, permitsList, POLICY, Role, roleIn } from './access.policy';
+
+/**
+ * The policy table written out from the decisions, independently of POLICY:
+ * who may (D1), the message for the others (D2), and how access restriction
+ * applies (D30): 'none' workspace-level, 'list' the target list must be
+ * permitted, 'folder' the target folder must be granted, 'deny' never.
+ */
+const TABLE: Record<Operation, { who: 'member' | 'writer' | 'manager'; denial: string | null; restriction: 'none' | 'list' | 'folder' | 'deny' }> = {
+  'workspace.read': { who: 'member', denial: null, restriction: 'none' },
+  'label.create': { who: 'manager', denial: 'Only owners and admins can create labels', restriction: 'none' },
+  'label.delete': { who: 'manager', denial: 'Only owners and admins can delete labels', restriction: 'none' },
+  'status.create': { who: 'manager', denial: 'Only owners and admins can create statuses', restriction: 'none' },
+  'status.edit': { who: 'manager', denial: 'Only owners and admins can edit statuses', restriction: 'none' },
+  // D29: the folder listing filters to granted folders; it does not refuse.
+  'folder.read': { who: 'member', denial: null, restriction: 'none' },
+  'folder.create': { who: 'writer', denial: 'Viewers cannot create folders', restriction: 'deny' },
+  'folder.edit': { who: 'writer', denial: 'Viewers cannot edit folders', restriction: 'folder' },
+  'folder.delete': { who: 'manager', denial: 'Only owners and admins can delete folders', restriction: 'folder' },
+  'list.read': { who: 'member', denial: null, restriction: 'list' },
+  'list.create': { who: 'writer', denial: 'Viewers cannot create lists', restriction: 'folder' },
+  'list.edit': { who: 'writer', denial: 'Viewers cannot edit lists', restriction: 'list' },
+  'list.delete': { who: 'manager', denial: 'Only owners and admins can delete lists', restriction: 'list' },
+  'task.read': { who: 'member', denial: null, restriction: 'list' },
+  'task.create': { who: 'writer', denial: 'Viewers cannot create tasks', restriction: 'list' },
+  'task.edit': { who: 'writer', denial: 'Viewers cannot edit tasks', restriction: 'list' },
+  'task.delete': { who: 'writer', denial: 'Viewers cannot delete tasks', restriction: 'list' },
+  'comment.read': { who: 'member', denial: null, restriction: 'list' },
+  'comment.create': { who: 'writer', denial: 'Viewers cannot comment', restriction: 'list' },
+};
+
+const ALLOWED: Record<'member' | 'writer' | 'manager', Role[]> = {
+  member: ['owner', 'admin', 'member', 'viewer'],
+  writer: ['owner', 'admin', 'member'],
+  manager: ['owner', 'admin'],
+};
+
+/** Grants of the restricted memberships below: folder 10 and list 21 (whose folder 20 is not granted). */
+const GRANTS = { folderIds: [10], listIds: [21] };
+
+/** Targets as (folderId, listId), with whether D29 permits the list and grants the folder. */
+const TARGETS = [
+  { name: 'a list in a granted folder', folderId: 10, listId: 11, listPermitted: true, folderGranted: true },
+  { name: 'the granted folder itself', folderId: 10, listId: null, listPermitted: false, folderGranted: true },
+  { name: 'a granted list in a folder not granted', folderId: 20, listId: 21, listPermitted: true, folderGranted: false },
+  { name: 'a granted list without folder', folderId: null, listId: 21, listPermitted: true, folderGranted: false },
+  { name: 'a list in a folder not granted', folderId: 30, listId: 31, listPermitted: false, folderGranted: false },
+  { name: 'a list without folder, not granted', folderId: null, listId: 41, listPermitted: false, folderGranted: false },
+  { name: 'no list and no folder (a task not in a list)', folderId: null, listId: null, listPermitted: false, folderGranted: false },
+];
+
+const MEMBERSHIPS: Array<{ name: string; membership: Membership }> = [
+  { name: 'owner', membership: { role: 'owner', restricted: false, folderIds: [], listIds: [] } },
+  { name: 'admin', membership: { role: 'admin', restricted: false, folderIds: [], listIds: [] } },
+  { name: 'member', membership: { role: 'member', restricted: false, folderIds: [], listIds: [] } },
+  { name: 'viewer', membership: { role: 'viewer', restricted: false, folderIds: [], listIds: [] } },
+  // D29: only members and viewers can be restricted.
+  { name: 'restricted member', membership: { role: 'member', restricted: true, ...GRANTS } },
+  { name: 'restricted viewer', membership: { role: 'viewer', restricted: true, ...GRANTS } },
+];
+
+/** The expected decision, step 6 of D3: role first, then restriction. */
+function expected(operation: Operation, membership: Membership, target: (typeof TARGETS)[number]): string | null {
+  const rule = TABLE[operation];
+  if (!ALLOWED[rule.who].includes(membership.role)) return rule.denial;
+  if (!membership.restricted) return null;
+  switch (rule.restriction) {
+    case 'none':
+      return null;
+    case 'deny':
+      return 'Access denied';
+    case 'folder':
+      return target.folderGranted ? null : 'Access denied';
+    case 'list':
+      return target.listPermitted ? null : 'Access denied';
+  }
+}
+
+describe('access policy (D1, D2, D29, D30)', () => {
+  it('decides exactly the operations of the table', () => {
+    expect(Object.keys(POLICY).sort()).toEqual(Object.keys(TABLE).sort());
+  });
+
+  it('gives every role-limited operation its D2 message, and none to operations every member may do', () => {
+    for (const [operation, rule] of Object.entries(TABLE)) {
+      expect([operation, POLICY[operation as Operation].denial ?? null]).toEqual([operation, rule.denial]);
+    }
+  });
+
+  const cases = (Object.keys(TABLE) as Operation[]).flatMap((operation) =>
+    MEMBERSHIPS.flatMap(({ name, membership }) =>
+      TARGETS.map((target) => ({ operation, who: name, membership, target, answer: expected(operation, membership, target) })),
+    ),
+  );
+
+  it.each(cases)('$operation by the $who on $target.name: $answer', ({ operation, membership, target, answer }) => {
+    expect(decide(membership, operation, target.folderId, target.listId)).toBe(answer);
+  });
+
+  describe('spot checks, literally', () => {
+    const restrictedMember = MEMBERSHIPS[4].membership;
+    const restrictedViewer = MEMBERSHIPS[5].membership;
+    const viewer = MEMBERSHIPS[3].membership;
+
+    it('a viewer reads but cannot write tasks or comments', () => {
+      expect(decide(viewer, 'task.read', 30, 31)).toBeNull();
+      expect(decide(viewer, 'comment.read', null, null)).toBeNull();
+      expect(decide(viewer, 'task.create', 30, 31)).toBe('Viewers cannot create tasks');
+      expect(decide(viewer, 'comment.create', 30, 31)).toBe('Viewers cannot comment');
+      expect(decide(viewer, 'folder.delete', 30, null)).toBe('Only owners and admins can delete folders');
+    });
+
+    it('a restricted viewer gets the role message before the restriction (D3 step 6)', () => {
+      expect(decide(restrictedViewer, 'task.edit', 30, 31)).toBe('Viewers cannot edit tasks');
+      expect(decide(restrictedViewer, 'task.read', 30, 31)).toBe('Access denied');
+      expect(decide(restrictedViewer, 'task.read', 10, 11)).toBeNull();
+    });
+
+    it('a restricted member: lists permitted by folder or by grant; never creates folders; workspace-level reads stay open', () => {
+      expect(decide(restrictedMember, 'task.create', 10, 11)).toBeNull();
+      expect(decide(restrictedMember, 'task.create', 20, 21)).toBeNull();
+      expect(decide(restrictedMember, 'task.create', 30, 31)).toBe('Access denied');
+      expect(decide(restrictedMember, 'task.read', null, null)).toBe('Access denied');
+      expect(decide(restrictedMember, 'folder.create', null, null)).toBe('Access denied');
+      expect(decide(restrictedMember, 'list.create', 10, null)).toBeNull();
+      expect(decide(restrictedMember, 'list.create', 20, null)).toBe('Access denied');
+      expect(decide(restrictedMember, 'workspace.read', null, null)).toBeNull();
+      expect(decide(restrictedMember, 'folder.read', 30, null)).toBeNull();
+      expect(decide(restrictedMember, 'label.delete', null, null)).toBe('Only owners and admins can delete labels');
+    });
+  });
+});
+
+describe('roleIn, permitsList, permitsFolder', () => {
+  it.each([
+    ['owner', [true, true, true]],
+    ['admin', [true, true, true]],
+    ['member', [true, true, false]],
+    ['viewer', [true, false, false]],
+  ] as const)('%s is in member, writer, manager: %p', (role, [member, writer, manager]) => {
+    expect([roleIn(role, 'member'), roleIn(role, 'writer'), roleIn(role, 'manager')]).toEqual([member, writer, manager]);
+  });
+
+  it('lets unrestricted memberships see every list and folder, tasks without list included', () => {
+    const m: Membership = { role: 'member', restricted: false, folderIds: [], listIds: [] };
+    expect(permitsList(m, null, null)).toBe(true);
+    expect(permitsList(m, 5, 6)).toBe(true);
+    expect(permitsFolder(m, null)).toBe(true);
+    expect(permitsFolder(m, 6)).toBe(true);
+  });
+
+  it.each(TARGETS)('restricted, $name: list $listPermitted, folder $folderGranted', (target) => {
+    const m: Membership = { role: 'member', restricted: true, ...GRANTS };
+    expect(permitsList(m, target.listId, target.folderId)).toBe(target.listPermitted);
+    expect(permitsFolder(m, target.folderId)).toBe(target.folderGranted);
+  });
+});
