@@ -159,7 +159,8 @@ export class TasksRepository {
   async updateTask(em: EntityManager, id: number, place: TaskPlace, userId: number, patch: TaskPatch): Promise<void> {
     const p = new SqlParams();
     const taskId = p.add(id, 'int');
-    const ws = p.add(place.workspaceId, 'int');
+    let wsParam: string | undefined; // added only when used: PostgreSQL rejects untyped unused parameters
+    const ws = () => (wsParam ??= p.add(place.workspaceId, 'int'));
     const sets = ['updated_at = now()'];
     const column = (name: string, value: unknown, cast: string) => {
       if (value !== undefined) sets.push(`${name} = ${p.add(value, cast)}`);
@@ -173,17 +174,17 @@ export class TasksRepository {
     column('start_date', patch.startDate, 'timestamptz');
     const ctes = [`task AS (UPDATE tasks SET ${sets.join(', ')} WHERE id = ${taskId} RETURNING id)`];
     if (patch.assigneeIds) {
-      const members = `SELECT m.user_id FROM workspace_members m WHERE m.workspace_id = ${ws} AND m.user_id = ANY(${p.add(patch.assigneeIds, 'int[]')})`;
+      const members = `SELECT m.user_id FROM workspace_members m WHERE m.workspace_id = ${ws()} AND m.user_id = ANY(${p.add(patch.assigneeIds, 'int[]')})`;
       // Delete those not kept and insert the new ones: disjoint rows, so one statement is safe.
       ctes.push(`drop_assignees AS (DELETE FROM task_assignees WHERE task_id = ${taskId} AND user_id NOT IN (${members}))`);
       ctes.push(`add_assignees AS (INSERT INTO task_assignees (task_id, user_id, workspace_id)
-                   SELECT ${taskId}, k.user_id, ${ws} FROM (${members}) k ON CONFLICT DO NOTHING)`);
+                   SELECT ${taskId}, k.user_id, ${ws()} FROM (${members}) k ON CONFLICT DO NOTHING)`);
     }
     if (patch.labelIds) {
-      const labels = `SELECT lb.id FROM labels lb WHERE lb.workspace_id = ${ws} AND lb.id = ANY(${p.add(patch.labelIds, 'int[]')})`;
+      const labels = `SELECT lb.id FROM labels lb WHERE lb.workspace_id = ${ws()} AND lb.id = ANY(${p.add(patch.labelIds, 'int[]')})`;
       ctes.push(`drop_labels AS (DELETE FROM task_labels WHERE task_id = ${taskId} AND label_id NOT IN (${labels}))`);
       ctes.push(`add_labels AS (INSERT INTO task_labels (task_id, label_id, workspace_id)
-                   SELECT ${taskId}, k.id, ${ws} FROM (${labels}) k ON CONFLICT DO NOTHING)`);
+                   SELECT ${taskId}, k.id, ${ws()} FROM (${labels}) k ON CONFLICT DO NOTHING)`);
     }
     if (patch.customFields?.length) ctes.push(...writeCustomFieldsSql(p, 'task', place, userId, patch.customFields));
     await em.query(`WITH ${ctes.join(',\n')} SELECT 1`, p.values);
