@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
 import { sendError } from './common/errors/error.filter';
+import { mountOpenApi } from './openapi/openapi.mount';
 
 /** D7: largest request body accepted, in bytes (1 MiB). */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -42,6 +43,8 @@ export async function configureApp(app: NestFastifyApplication): Promise<void> {
     done(new UnsupportedMediaTypeException('Content-Type must be application/json'), undefined);
   });
   fastify.setErrorHandler((error, _request, reply) => sendError(reply, error, logger));
+  // D1: GET /api/v1/openapi.json and /docs, public.
+  mountOpenApi(app);
   app.enableShutdownHooks();
 }
 

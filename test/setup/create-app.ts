@@ -4,6 +4,7 @@ import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { AppModule } from '../../src/app.module';
 import { configureApp, createAdapter } from '../../src/app.setup';
 import { createTestDatabase, TestDatabase } from './database';
+import { responseChecker, validationEnabled } from './openapi-validator';
 
 /** One test file's world: its own database and the real app on it. */
 export interface TestApp {
@@ -17,9 +18,11 @@ export interface TestApp {
 
 /**
  * Boots AppModule with the Fastify adapter and configureApp (the real guard,
- * filter and body rules) on a fresh database of its own.
+ * filter and body rules) on a fresh database of its own. `inject` checks
+ * every answer against the served OpenAPI document (test/setup/openapi-validator.ts)
+ * unless `validateResponses` is false.
  */
-export async function createTestApp(): Promise<TestApp> {
+export async function createTestApp(options: { validateResponses?: boolean } = {}): Promise<TestApp> {
   const db = await createTestDatabase();
   process.env.DATABASE_URL = db.url;
   const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
@@ -27,10 +30,11 @@ export async function createTestApp(): Promise<TestApp> {
   await configureApp(app);
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
+  const check = await responseChecker(app, validationEnabled(options.validateResponses));
   return {
     app,
     db,
-    inject: (options) => app.inject(options) as unknown as Promise<LightMyRequestResponse>,
+    inject: async (request) => check(request, (await app.inject(request)) as unknown as LightMyRequestResponse),
     async close() {
       await app.close();
       await db.drop();

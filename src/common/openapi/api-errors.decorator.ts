@@ -1,33 +1,39 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiResponse } from '@nestjs/swagger';
 
-/** Every error body (spec: Errors; D31). */
+/** Every error body (spec: Errors; D31). Published as the `Error` schema. */
 export class ErrorDto {
   @ApiProperty({ example: 'Task not found' }) error: string;
 }
 
-const DESCRIPTIONS: Record<number, string> = {
-  400: 'Bad request',
-  401: 'API key missing, lacking the prefix, unrecognised, or expired',
-  403: 'Missing scope, or the workspace role or access restriction does not permit the action',
-  404: 'Not found',
-  409: 'Conflict',
-  413: 'Request body is too large',
-  415: 'Content-Type must be application/json',
-};
+/** Statuses a route may document with ApiErrors. */
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415;
+
+/**
+ * The named examples of an error response: one per message, keyed by the
+ * message itself, each `{ error: message }`. Several decorators on one status
+ * merge their examples (@nestjs/swagger merges `examples` maps), and the
+ * document's post-processing (src/openapi) rebuilds the description from them.
+ */
+export function errorExamples(messages: string[]): Record<string, { summary: string; value: { error: string } }> {
+  return Object.fromEntries(messages.map((m) => [m, { summary: m, value: { error: m } }]));
+}
 
 /**
  * Documents the error answers of a route: `ApiErrors({ 400: ['title is required', ...], 404: ['Task not found'] })`.
- * Each status gets the `{ error }` schema with the first message as its example and all listed messages in the description.
+ * Each status gets the `{ error }` schema and one named example per message;
+ * the description lists the messages. The generic answers (400 bad JSON, 413,
+ * 415 on routes with a body, 403 missing scope, 500) are added to every route
+ * by the document's post-processing: do not repeat them here.
  */
-export function ApiErrors(errors: Partial<Record<400 | 401 | 403 | 404 | 409 | 413 | 415, string[]>>) {
+export function ApiErrors(errors: Partial<Record<ErrorStatus, string[]>>) {
   return applyDecorators(
     ...Object.entries(errors).map(([status, messages]) =>
       ApiResponse({
         status: Number(status),
-        description: messages && messages.length ? messages.map((m) => '`' + m + '`').join(', ') : DESCRIPTIONS[Number(status)],
+        description: (messages ?? []).map((m) => '`' + m + '`').join(', '),
         type: ErrorDto,
-        example: messages && messages.length ? { error: messages[0] } : undefined,
+        examples: errorExamples(messages ?? []),
       }),
     ),
   );

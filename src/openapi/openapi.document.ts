@@ -1,0 +1,61 @@
+import type { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { finalizeDocument, JsonObject } from './openapi.finalize';
+
+/** Where the document and Swagger UI are served (D1: public, outside the API key). */
+export const OPENAPI_JSON_PATH = '/api/v1/openapi.json';
+export const SWAGGER_UI_PATH = 'docs';
+
+/** The document's `info.version`: the API version of the path prefix, with the package's version. */
+export const API_VERSION = '1.0.0';
+
+const DESCRIPTION = [
+  'JSON-over-HTTP API of a work-tracking product: workspaces contain folders, statuses, labels,',
+  'custom fields and members; folders contain lists; lists contain tasks; tasks have comments.',
+  '',
+  'Every `/api/v1` route needs an API key, sent as `Authorization: Bearer <key>` or `X-API-Key: <key>`,',
+  'carrying the scope the route names (`x-scope`). What the key user may do also depends on their role',
+  'in the workspace (`owner`, `admin`, `member`, `viewer`) and, for members and viewers, on access',
+  'restrictions to folders and lists.',
+  '',
+  'Identifiers are positive integers, sent as JSON numbers or strings of digits. Timestamps in responses',
+  'are UTC ISO-8601 with milliseconds (`2025-01-15T09:30:00.000Z`). Every error body is `{ "error": "<message>" }`;',
+  'each operation lists the messages it can answer. A successful delete answers 204 with no body.',
+].join('\n');
+
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  Users: 'The user who owns the API key',
+  Workspaces: 'Workspaces and their members',
+  Statuses: 'Task statuses of a workspace, each in one of four categories',
+  Labels: 'Labels of a workspace',
+  Folders: 'Folders of a workspace',
+  Lists: 'Lists of tasks, inside folders',
+  Tasks: 'Tasks, with status, assignees, labels, subtasks, attachments and custom-field values',
+  Comments: 'Comments on tasks',
+  'Custom fields': 'Custom-field definitions of a workspace',
+};
+
+/** The document's static part: info and the two security schemes `@Authenticated` refers to (D20). */
+export function documentConfig(): ReturnType<DocumentBuilder['build']> {
+  return new DocumentBuilder()
+    .setOpenAPIVersion('3.1.0')
+    .setTitle('Work-tracking API')
+    .setVersion(API_VERSION)
+    .setDescription(DESCRIPTION)
+    .addSecurity('bearer', { type: 'http', scheme: 'bearer', description: 'API key as a bearer token: `Authorization: Bearer svc_...`' })
+    .addSecurity('apiKey', { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API key in the `X-API-Key` header (used when there is no bearer token)' })
+    .build();
+}
+
+/**
+ * The OpenAPI 3.1 document of `app`, scanned from the controllers' decorators
+ * and post-processed by finalizeDocument. Needs the module graph only, not
+ * instantiated providers (the `npm run openapi` script uses a preview app).
+ * Operation ids are the handler names (STYLE: unique, verb + noun).
+ */
+export function buildOpenApiDocument(app: INestApplication): JsonObject {
+  const scanned = SwaggerModule.createDocument(app, documentConfig(), {
+    operationIdFactory: (_controller, method) => method,
+  });
+  return finalizeDocument(scanned as unknown as JsonObject, TAG_DESCRIPTIONS);
+}

@@ -1,0 +1,157 @@
+import {
+  errorMessages,
+  errorResponse,
+  finalizeDocument,
+  JsonObject,
+  schemaName,
+  serializeDocument,
+  TIMESTAMP_PATTERN,
+} from './openapi.finalize';
+
+const err = { $ref: '#/components/schemas/ErrorDto' };
+
+/** A scanned document as @nestjs/swagger 12 emits it for 3.1 (nullable already converted). */
+function scanned(): JsonObject {
+  return {
+    openapi: '3.1.0',
+    paths: {
+      '/api/v1/things/{id}': {
+        delete: {
+          operationId: 'deleteThing',
+          parameters: [],
+          responses: { '204': { description: '' } },
+          'x-scope': 'things:write',
+          summary: 'Delete thing',
+          tags: ['Things'],
+        },
+        patch: {
+          tags: ['Things'],
+          operationId: 'updateThing',
+          'x-scope': 'things:write',
+          requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/UpdateThingDto' } } } },
+          responses: {
+            '404': { description: '`Thing not found`', content: { 'application/json': { schema: err, examples: { 'Thing not found': { summary: 'Thing not found', value: { error: 'Thing not found' } } } } } },
+            '400': { description: '`name cannot be empty`', content: { 'application/json': { schema: err, examples: { 'name cannot be empty': { summary: 'x', value: { error: 'name cannot be empty' } } } } } },
+            '401': { description: '`API key required`, `Invalid API key`', content: { 'application/json': { schema: err, example: { error: 'API key required' } } } },
+            '200': { description: '', content: { 'application/json': { schema: { $ref: '#/components/schemas/ThingDto' } } } },
+          },
+        },
+      },
+      '/api/v1/a': { get: { operationId: 'listA', responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/ThingDto' } } } } } } } },
+    },
+    info: { title: 't', version: '1', contact: {} },
+    servers: [],
+    components: {
+      schemas: {
+        UpdateThingDto: { type: 'object', properties: { name: { type: 'string' } } },
+        ThingDto: {
+          type: 'object',
+          properties: {
+            id: { type: 'number' },
+            owner: { anyOf: [{ $ref: '#/components/schemas/OwnerDto' }, { type: 'null' }] },
+            created_at: { type: 'string', format: 'date-time' },
+          },
+          required: ['id'],
+        },
+        OwnerDto: { type: 'object', properties: { id: { type: 'number' }, at: { type: ['string', 'null'], format: 'date-time' } } },
+        ErrorDto: { type: 'object', properties: { error: { type: 'string' } }, required: ['error'] },
+      },
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+    },
+  };
+}
+
+describe('OpenAPI post-processing (src/openapi/openapi.finalize.ts)', () => {
+  const doc = finalizeDocument(scanned(), { Things: 'All the things' });
+  const patch = doc.paths['/api/v1/things/{id}'].patch;
+
+  it('names schemas without the Dto suffix and rewrites every $ref', () => {
+    expect(schemaName('TaskDto')).toBe('Task');
+    expect(schemaName('Task')).toBe('Task');
+    expect(Object.keys(doc.components.schemas)).toEqual(['Error', 'Owner', 'Thing', 'UpdateThing']);
+    expect(JSON.stringify(doc)).not.toMatch(/Dto"/);
+    expect(patch.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Thing' });
+  });
+
+  it('adds 400 bad-JSON messages (after the documented ones), 413 and 415 to operations with a body (D7)', () => {
+    expect(patch.responses['400']).toEqual(errorResponse(['name cannot be empty', 'Invalid JSON body', 'Request body must be a JSON object']));
+    expect(patch.responses['413']).toEqual({ $ref: '#/components/responses/PayloadTooLarge' });
+    expect(patch.responses['415']).toEqual({ $ref: '#/components/responses/UnsupportedMediaType' });
+    expect(doc.components.responses.PayloadTooLarge).toEqual(errorResponse(['Request body is too large']));
+    expect(doc.components.responses.UnsupportedMediaType).toEqual(errorResponse(['Content-Type must be application/json']));
+  });
+
+  it('adds no 400, 413 or 415 where there is no body', () => {
+    expect(Object.keys(doc.paths['/api/v1/things/{id}'].delete.responses)).toEqual(['204', '403', '500']);
+  });
+
+  it("adds the 403 of a missing scope from x-scope, and 500 everywhere (D31)", () => {
+    expect(patch.responses['403']).toEqual(errorResponse(["Scope 'things:write' is required for this endpoint"]));
+    expect(doc.paths['/api/v1/a'].get.responses['403']).toBeUndefined();
+    expect(doc.paths['/api/v1/a'].get.responses['500']).toEqual({ $ref: '#/components/responses/InternalServerError' });
+  });
+
+  it('normalises error answers: a single example and backticked messages become named examples', () => {
+    expect(patch.responses['401']).toEqual(errorResponse(['API key required', 'Invalid API key']));
+    expect(errorMessages({ description: '`a`, `b`', content: { 'application/json': { examples: { x: { value: { error: 'c' } } }, example: { error: 'a' } } } })).toEqual(['c', 'a', 'b']);
+    expect(errorResponse(['Task not found'])).toEqual({
+      description: '`Task not found`',
+      content: {
+        'application/json': {
+          schema: { $ref: '#/components/schemas/Error' },
+          examples: { 'Task not found': { summary: 'Task not found', value: { error: 'Task not found' } } },
+        },
+      },
+    });
+  });
+
+  it('makes every schema a response reaches strict (D16), with convention-2 timestamps; request schemas stay open', () => {
+    expect(doc.components.schemas.Thing).toEqual({
+      type: 'object',
+      properties: {
+        id: { type: 'number' },
+        owner: { anyOf: [{ $ref: '#/components/schemas/Owner' }, { type: 'null' }] },
+        created_at: { type: 'string', format: 'date-time', pattern: TIMESTAMP_PATTERN },
+      },
+      required: ['id', 'owner', 'created_at'],
+      additionalProperties: false,
+    });
+    expect(doc.components.schemas.Owner.required).toEqual(['id', 'at']);
+    expect(doc.components.schemas.Owner.properties.at.pattern).toBe(TIMESTAMP_PATTERN);
+    expect(doc.components.schemas.Error).toEqual({ type: 'object', properties: { error: { type: 'string' } }, required: ['error'], additionalProperties: false });
+    expect(doc.components.schemas.UpdateThing).toEqual({ type: 'object', properties: { name: { type: 'string' } } });
+    expect(new RegExp(TIMESTAMP_PATTERN).test('2025-01-15T09:30:00.000Z')).toBe(true);
+    expect(new RegExp(TIMESTAMP_PATTERN).test('2025-01-15T09:30:00Z')).toBe(false);
+  });
+
+  it('orders keys stably: paths and schemas by name, responses by status, operation keys in reading order', () => {
+    expect(Object.keys(doc)).toEqual(['openapi', 'info', 'tags', 'paths', 'components']);
+    expect(Object.keys(doc.paths)).toEqual(['/api/v1/a', '/api/v1/things/{id}']);
+    expect(Object.keys(doc.paths['/api/v1/things/{id}'])).toEqual(['patch', 'delete']);
+    expect(Object.keys(patch)).toEqual(['tags', 'operationId', 'x-scope', 'requestBody', 'responses']);
+    expect(Object.keys(patch.responses)).toEqual(['200', '400', '401', '403', '404', '413', '415', '500']);
+    expect(Object.keys(doc.components)).toEqual(['responses', 'schemas', 'securitySchemes']);
+  });
+
+  it('drops empty scanner leftovers, describes bare success answers and lists the tags used', () => {
+    expect(doc.info).toEqual({ title: 't', version: '1' });
+    expect(doc.paths['/api/v1/things/{id}'].delete.parameters).toBeUndefined();
+    expect(doc.paths['/api/v1/things/{id}'].delete.responses['204']).toEqual({ description: 'No content' });
+    expect(patch.responses['200'].description).toBe('OK');
+    expect(doc.tags).toEqual([{ name: 'Things', description: 'All the things' }]);
+  });
+
+  it('is deterministic and leaves its input alone', () => {
+    const input = scanned();
+    const before = JSON.stringify(input);
+    expect(serializeDocument(finalizeDocument(input))).toBe(serializeDocument(finalizeDocument(scanned())));
+    expect(JSON.stringify(input)).toBe(before);
+    expect(serializeDocument({ a: 1 })).toBe('{\n  "a": 1\n}\n');
+  });
+
+  it('refuses two classes that would get the same schema name', () => {
+    const input = scanned();
+    input.components.schemas.Thing = { type: 'object' };
+    expect(() => finalizeDocument(input)).toThrow('OpenAPI: schemas Thing and ThingDto would both be named Thing');
+  });
+});

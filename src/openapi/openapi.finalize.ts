@@ -1,0 +1,298 @@
+/**
+ * Post-processing of the document @nestjs/swagger scans from the controllers,
+ * so that it tells the truth about what the service answers:
+ * - component schemas get the contract's names (`TaskDto` -> `Task`);
+ * - the answers no decorator states are added to every operation that can
+ *   give them: 400 `Invalid JSON body` / `Request body must be a JSON object`,
+ *   413 and 415 where there is a request body (D7), 403 `Scope 'X' is required
+ *   for this endpoint` where there is an `x-scope` (spec: Authentication 5),
+ *   500 everywhere (D31);
+ * - error answers are normalised: the `Error` schema, one named example per
+ *   message, and a description listing the messages;
+ * - every schema a response reaches is strict (D16): all properties required,
+ *   no others allowed, timestamps in the form of convention 2;
+ * - keys are put in a stable order, so the serialised document is byte-stable.
+ * Pure functions of a plain JSON document; unit-tested in openapi.finalize.spec.ts.
+ */
+
+/** A node of the JSON document (loosely typed on purpose: this code walks it generically). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type JsonObject = Record<string, any>;
+
+/** The HTTP methods of a path item, in the order the document lists them. */
+export const METHODS = ['get', 'put', 'post', 'patch', 'delete', 'options', 'head', 'trace'] as const;
+
+/** Schema names the contract's readers know, for DTO classes whose name does not simply end in `Dto`. */
+export const SCHEMA_ALIASES: Record<string, string> = {};
+
+/** Convention 2: `YYYY-MM-DDTHH:mm:ss.sssZ`. */
+export const TIMESTAMP_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$';
+
+/** D7: the 400 messages of a body that is not a JSON object. */
+export const BODY_400_MESSAGES = ['Invalid JSON body', 'Request body must be a JSON object'];
+
+/** Messages of the shared error answers (D7, D31), published under components.responses. */
+export const SHARED_ERROR_RESPONSES: Record<string, { status: string; message: string }> = {
+  PayloadTooLarge: { status: '413', message: 'Request body is too large' },
+  UnsupportedMediaType: { status: '415', message: 'Content-Type must be application/json' },
+  InternalServerError: { status: '500', message: 'Internal server error' },
+};
+
+const ERROR_REF = '#/components/schemas/Error';
+
+/** The contract's name of a scanned schema: an alias, else the class name without its `Dto` suffix. */
+export function schemaName(className: string): string {
+  return SCHEMA_ALIASES[className] ?? className.replace(/Dto$/, '');
+}
+
+/** A deep copy of a JSON value. */
+function clone<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Calls `fn` on every object node under `node` (depth first, parents first). */
+function walk(node: unknown, fn: (obj: JsonObject) => void): void {
+  if (Array.isArray(node)) {
+    node.forEach((n) => walk(n, fn));
+  } else if (isObject(node)) {
+    fn(node);
+    Object.values(node).forEach((n) => walk(n, fn));
+  }
+}
+
+/** Renames component schemas per schemaName and rewrites every `$ref` to them. Throws on a name clash. */
+export function renameSchemas(doc: JsonObject): void {
+  const schemas: JsonObject = doc.components?.schemas ?? {};
+  const renamed: JsonObject = {};
+  const map = new Map<string, string>();
+  const from = new Map<string, string>();
+  for (const name of Object.keys(schemas).sort()) {
+    const next = schemaName(name);
+    if (from.has(next)) throw new Error(`OpenAPI: schemas ${from.get(next)} and ${name} would both be named ${next}`);
+    renamed[next] = schemas[name];
+    map.set(name, next);
+    from.set(next, name);
+  }
+  if (doc.components) doc.components.schemas = renamed;
+  walk(doc, (obj) => {
+    if (typeof obj.$ref === 'string' && obj.$ref.startsWith('#/components/schemas/')) {
+      const old = obj.$ref.slice('#/components/schemas/'.length);
+      obj.$ref = '#/components/schemas/' + (map.get(old) ?? old);
+    }
+  });
+}
+
+/** Every operation of the document with its path and method. */
+export function operations(doc: JsonObject): { path: string; method: string; op: JsonObject }[] {
+  const out: { path: string; method: string; op: JsonObject }[] = [];
+  for (const [path, item] of Object.entries<JsonObject>(doc.paths ?? {})) {
+    for (const method of METHODS) if (isObject(item[method])) out.push({ path, method, op: item[method] });
+  }
+  return out;
+}
+
+/** The messages an error response documents, in order: named examples, the single example, then backticked items of the description. */
+export function errorMessages(response: JsonObject): string[] {
+  const messages: string[] = [];
+  const add = (m: unknown) => {
+    if (typeof m === 'string' && m !== '' && !messages.includes(m)) messages.push(m);
+  };
+  const media: JsonObject | undefined = response.content?.['application/json'];
+  if (media) {
+    for (const example of Object.values<JsonObject>(media.examples ?? {})) add(example?.value?.error);
+    add(media.example?.error);
+  }
+  for (const match of String(response.description ?? '').matchAll(/`([^`]+)`/g)) add(match[1]);
+  return messages;
+}
+
+/** An error response documenting `messages`: the Error schema, one named example per message, the messages listed in the description. */
+export function errorResponse(messages: string[]): JsonObject {
+  return {
+    description: messages.map((m) => '`' + m + '`').join(', '),
+    content: {
+      'application/json': {
+        schema: { $ref: ERROR_REF },
+        examples: Object.fromEntries(messages.map((m) => [m, { summary: m, value: { error: m } }])),
+      },
+    },
+  };
+}
+
+/** Adds `extra` messages to the error response of `status` (creating it), keeping the documented ones first. */
+function mergeError(op: JsonObject, status: string, extra: string[]): void {
+  op.responses ??= {};
+  const existing: JsonObject | undefined = op.responses[status];
+  const messages = existing && !existing.$ref ? errorMessages(existing) : [];
+  for (const m of extra) if (!messages.includes(m)) messages.push(m);
+  op.responses[status] = errorResponse(messages);
+}
+
+/**
+ * Adds the answers the framework gives outside any decorator (see the file
+ * comment) and normalises every error response of every operation.
+ */
+export function addGenericResponses(doc: JsonObject): void {
+  doc.components ??= {};
+  doc.components.responses ??= {};
+  for (const [name, { message }] of Object.entries(SHARED_ERROR_RESPONSES)) doc.components.responses[name] = errorResponse([message]);
+  const refOf = (status: string) => {
+    const name = Object.keys(SHARED_ERROR_RESPONSES).find((n) => SHARED_ERROR_RESPONSES[n].status === status)!;
+    return { $ref: '#/components/responses/' + name };
+  };
+
+  for (const { op } of operations(doc)) {
+    op.responses ??= {};
+    for (const [status, response] of Object.entries<JsonObject>(op.responses)) {
+      if (Number(status) >= 400 && !response.$ref) op.responses[status] = errorResponse(errorMessages(response));
+    }
+    if (op.requestBody) {
+      mergeError(op, '400', BODY_400_MESSAGES);
+      op.responses['413'] = refOf('413');
+      op.responses['415'] = refOf('415');
+    }
+    if (typeof op['x-scope'] === 'string') mergeError(op, '403', [`Scope '${op['x-scope']}' is required for this endpoint`]);
+    op.responses['500'] = refOf('500');
+  }
+}
+
+/** Names of the component schemas reachable from `roots` (through `$ref`s, transitively). */
+export function reachableSchemas(doc: JsonObject, roots: unknown[]): Set<string> {
+  const schemas: JsonObject = doc.components?.schemas ?? {};
+  const seen = new Set<string>();
+  const visit = (node: unknown) =>
+    walk(node, (obj) => {
+      if (typeof obj.$ref !== 'string' || !obj.$ref.startsWith('#/components/schemas/')) return;
+      const name = obj.$ref.slice('#/components/schemas/'.length);
+      if (seen.has(name) || !(name in schemas)) return;
+      seen.add(name);
+      visit(schemas[name]);
+    });
+  roots.forEach(visit);
+  return seen;
+}
+
+/** The schemas of every response (inline ones and `$ref`s) and of every request body. */
+export function responseAndRequestRoots(doc: JsonObject): { responses: unknown[]; requests: unknown[] } {
+  const responses: unknown[] = [];
+  const requests: unknown[] = [];
+  for (const { op } of operations(doc)) {
+    for (const r of Object.values<JsonObject>(op.responses ?? {})) responses.push(...Object.values<JsonObject>(r.content ?? {}).map((m) => m.schema));
+    if (op.requestBody) requests.push(...Object.values<JsonObject>(op.requestBody.content ?? {}).map((m) => m.schema));
+    for (const p of op.parameters ?? []) requests.push(p.schema);
+  }
+  for (const r of Object.values<JsonObject>(doc.components?.responses ?? {})) responses.push(...Object.values<JsonObject>(r.content ?? {}).map((m) => m.schema));
+  return { responses, requests };
+}
+
+/**
+ * D16: an object schema of a response lists every property as required and
+ * allows no other; a `date-time` string has the form of convention 2. Applied
+ * in place to `schema` and everything under it (not across `$ref`s).
+ */
+export function strictify(schema: unknown): void {
+  walk(schema, (obj) => {
+    if (isObject(obj.properties) && !('additionalProperties' in obj) && !Array.isArray(obj.allOf)) {
+      obj.additionalProperties = false;
+      obj.required = Object.keys(obj.properties);
+    }
+    if (obj.format === 'date-time' && !obj.pattern) obj.pattern = TIMESTAMP_PATTERN;
+  });
+}
+
+/** Applies strictify to every schema a response reaches, inline or named. */
+export function strictResponses(doc: JsonObject): void {
+  const { responses } = responseAndRequestRoots(doc);
+  responses.forEach(strictify);
+  for (const name of reachableSchemas(doc, responses)) strictify(doc.components.schemas[name]);
+}
+
+/** Reading order of an operation's keys; others follow by name. */
+const OPERATION_KEYS = ['tags', 'summary', 'description', 'operationId', 'x-scope', 'security', 'parameters', 'requestBody', 'responses'];
+
+function sortedObject(obj: JsonObject, compare?: (a: string, b: string) => number): JsonObject {
+  return Object.fromEntries(Object.keys(obj).sort(compare).map((k) => [k, obj[k]]));
+}
+
+/**
+ * Stable key order: top-level keys in the usual reading order, paths and
+ * component maps by name, methods in METHODS order, responses by status.
+ * Everything else (properties of a schema, keys of an operation) keeps the
+ * order of the decorators, which the code fixes.
+ */
+export function orderDocument(doc: JsonObject): JsonObject {
+  const paths: JsonObject = {};
+  for (const path of Object.keys(doc.paths ?? {}).sort()) {
+    const item = doc.paths[path];
+    const ordered: JsonObject = {};
+    for (const key of Object.keys(item).filter((k) => !(METHODS as readonly string[]).includes(k)).sort()) ordered[key] = item[key];
+    for (const method of METHODS) {
+      if (!item[method]) continue;
+      const op: JsonObject = {};
+      for (const key of OPERATION_KEYS) if (item[method][key] !== undefined) op[key] = item[method][key];
+      for (const key of Object.keys(item[method]).sort()) if (!(key in op)) op[key] = item[method][key];
+      if (op.responses) op.responses = sortedObject(op.responses, (a, b) => a.localeCompare(b, 'en', { numeric: true }));
+      ordered[method] = op;
+    }
+    paths[path] = ordered;
+  }
+  const components: JsonObject = {};
+  for (const key of Object.keys(doc.components ?? {}).sort()) components[key] = sortedObject(doc.components[key]);
+  const head = ['openapi', 'info', 'jsonSchemaDialect', 'servers', 'security', 'tags', 'externalDocs'];
+  const out: JsonObject = {};
+  for (const key of head) if (doc[key] !== undefined) out[key] = doc[key];
+  if (Array.isArray(out.tags)) out.tags = [...out.tags].sort((a, b) => String(a.name).localeCompare(String(b.name)));
+  out.paths = paths;
+  for (const key of Object.keys(doc).sort()) if (!(key in out) && key !== 'components') out[key] = doc[key];
+  out.components = components;
+  return out;
+}
+
+/** Adds a top-level tag entry for every tag an operation uses and no entry describes yet. */
+export function collectTags(doc: JsonObject, descriptions: Record<string, string> = {}): void {
+  const tags: JsonObject[] = Array.isArray(doc.tags) ? doc.tags : [];
+  const names = new Set(tags.map((t) => t.name));
+  for (const { op } of operations(doc)) {
+    for (const tag of op.tags ?? []) {
+      if (names.has(tag)) continue;
+      names.add(tag);
+      tags.push(descriptions[tag] ? { name: tag, description: descriptions[tag] } : { name: tag });
+    }
+  }
+  doc.tags = tags;
+}
+
+/** Default descriptions of success answers a decorator left without one (a response object requires one). */
+export const SUCCESS_DESCRIPTIONS: Record<string, string> = { '200': 'OK', '201': 'Created', '204': 'No content' };
+
+/** Drops what the scanner emits empty (`servers: []`, `info.contact: {}`, `parameters: []`) and describes bare success answers. */
+export function tidy(doc: JsonObject): void {
+  if (Array.isArray(doc.servers) && doc.servers.length === 0) delete doc.servers;
+  if (isObject(doc.info?.contact) && Object.keys(doc.info.contact).length === 0) delete doc.info.contact;
+  for (const { op } of operations(doc)) {
+    if (Array.isArray(op.parameters) && op.parameters.length === 0) delete op.parameters;
+    for (const [status, response] of Object.entries<JsonObject>(op.responses ?? {})) {
+      if (!response.$ref && !response.description && SUCCESS_DESCRIPTIONS[status]) response.description = SUCCESS_DESCRIPTIONS[status];
+    }
+  }
+}
+
+/** All the steps above, on a copy of the scanned document. */
+export function finalizeDocument(scanned: JsonObject, tagDescriptions: Record<string, string> = {}): JsonObject {
+  const doc = clone(scanned);
+  tidy(doc);
+  renameSchemas(doc);
+  addGenericResponses(doc);
+  strictResponses(doc);
+  collectTags(doc, tagDescriptions);
+  return orderDocument(doc);
+}
+
+/** The document as committed and served: 2-space indent, trailing newline. */
+export function serializeDocument(doc: JsonObject): string {
+  return JSON.stringify(doc, null, 2) + '\n';
+}

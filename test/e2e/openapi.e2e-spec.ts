@@ -1,0 +1,384 @@
+import { execFileSync } from 'child_process';
+import { readFileSync } from 'fs';
+import { resolve } from 'path';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { SCOPES } from '../../src/common/auth/scope';
+import { loadFixture } from '../../src/fixtures/fixture-loader';
+import type { FixtureWorld } from '../../src/fixtures/fixture.types';
+import { operations, reachableSchemas, responseAndRequestRoots } from '../../src/openapi/openapi.finalize';
+import { auth, createTestApp, TestApp } from '../setup/create-app';
+import { Exchange, OpenApiResponseValidator } from '../setup/openapi-validator';
+
+/**
+ * Issue 5: the OpenAPI 3.1 document (D1: GET /api/v1/openapi.json and /docs,
+ * public), the committed openapi.json and the typed client kept in step with
+ * it, and the response validator of the e2e suite (test/setup/openapi-validator.ts).
+ */
+
+const ROOT = resolve(__dirname, '..', '..');
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Doc = Record<string, any>;
+
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+interface RouteCase {
+  method: Method;
+  path: string;
+  scope: string;
+  /** Response schema of the success answer: a component name, or [name] for an array of it; null for 204. */
+  returns: string | [string] | null;
+  /** Messages the route must document, per status (a subset: more may be listed). */
+  errors: Partial<Record<400 | 403 | 404 | 409, string[]>>;
+}
+
+const PRIORITY = 'Invalid priority. Must be one of: urgent, high, medium, low, none';
+const DUE = 'Invalid due_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z';
+const START = 'Invalid start_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z';
+
+/** D1, with the messages of the specification's catalog, D2, D4, D6 and D22 each route can answer. */
+const D1: RouteCase[] = [
+  { method: 'GET', path: '/api/v1/me', scope: 'users:read', returns: 'CurrentUser', errors: { 404: ['User not found'] } },
+  { method: 'GET', path: '/api/v1/workspaces', scope: 'workspaces:read', returns: ['Workspace'], errors: {} },
+  { method: 'GET', path: '/api/v1/workspaces/{id}', scope: 'workspaces:read', returns: 'Workspace', errors: { 400: ['Invalid workspace ID'], 404: ['Workspace not found'] } },
+  { method: 'GET', path: '/api/v1/workspaces/{id}/members', scope: 'workspaces:read', returns: ['Member'], errors: { 400: ['Invalid workspace ID'], 404: ['Workspace not found'] } },
+  { method: 'GET', path: '/api/v1/workspaces/{id}/labels', scope: 'workspaces:read', returns: ['Label'], errors: { 400: ['Invalid workspace ID'], 404: ['Workspace not found'] } },
+  {
+    method: 'POST', path: '/api/v1/labels', scope: 'workspaces:write', returns: 'Label',
+    errors: { 400: ['workspace_id is required', 'name is required'], 403: ['Only owners and admins can create labels'], 404: ['Workspace not found'], 409: ['A label with this name already exists'] },
+  },
+  {
+    method: 'DELETE', path: '/api/v1/labels/{id}', scope: 'workspaces:write', returns: null,
+    errors: { 400: ['Invalid label ID'], 403: ['Only owners and admins can delete labels', 'Access denied'], 404: ['Label not found'] },
+  },
+  { method: 'GET', path: '/api/v1/workspaces/{id}/statuses', scope: 'workspaces:read', returns: ['Status'], errors: { 400: ['Invalid workspace ID'], 404: ['Workspace not found'] } },
+  {
+    method: 'POST', path: '/api/v1/statuses', scope: 'workspaces:write', returns: 'Status',
+    errors: {
+      400: ['workspace_id is required', 'name is required', 'Invalid category. Must be one of: pending, in_progress, completed, cancelled'],
+      403: ['Only owners and admins can create statuses'], 404: ['Workspace not found'], 409: ['A status with this name already exists'],
+    },
+  },
+  {
+    method: 'PATCH', path: '/api/v1/statuses/{id}', scope: 'workspaces:write', returns: 'Status',
+    errors: {
+      400: ['Invalid status ID', 'At least one completed status must remain in the workspace'],
+      403: ['Only owners and admins can edit statuses', 'Access denied'], 404: ['Status not found'], 409: ['A status with this name already exists'],
+    },
+  },
+  { method: 'GET', path: '/api/v1/workspaces/{id}/folders', scope: 'folders:read', returns: ['Folder'], errors: { 400: ['Invalid workspace ID'], 404: ['Workspace not found'] } },
+  {
+    method: 'POST', path: '/api/v1/folders', scope: 'folders:write', returns: 'Folder',
+    errors: { 400: ['workspace_id is required', 'name is required'], 403: ['Viewers cannot create folders', 'Access denied'], 404: ['Workspace not found'] },
+  },
+  {
+    method: 'PATCH', path: '/api/v1/folders/{id}', scope: 'folders:write', returns: 'Folder',
+    errors: { 400: ['Invalid folder ID', 'name cannot be empty'], 403: ['Viewers cannot edit folders'], 404: ['Folder not found'] },
+  },
+  {
+    method: 'DELETE', path: '/api/v1/folders/{id}', scope: 'folders:write', returns: null,
+    errors: { 400: ['Invalid folder ID'], 403: ['Only owners and admins can delete folders'], 404: ['Folder not found'] },
+  },
+  { method: 'GET', path: '/api/v1/folders/{id}/lists', scope: 'folders:read', returns: ['List'], errors: { 400: ['Invalid folder ID'], 404: ['Folder not found'] } },
+  {
+    method: 'POST', path: '/api/v1/lists', scope: 'lists:write', returns: 'List',
+    errors: { 400: ['workspace_id is required', 'folder_id is required', 'name is required'], 403: ['Viewers cannot create lists'], 404: ['Folder not found', 'List not found'] },
+  },
+  {
+    method: 'PATCH', path: '/api/v1/lists/{id}', scope: 'lists:write', returns: 'List',
+    errors: { 400: ['Invalid list ID', 'name cannot be empty'], 403: ['Viewers cannot edit lists', 'Access denied'], 404: ['List not found'] },
+  },
+  {
+    method: 'DELETE', path: '/api/v1/lists/{id}', scope: 'lists:write', returns: null,
+    errors: { 400: ['Invalid list ID'], 403: ['Only owners and admins can delete lists', 'Access denied'], 404: ['List not found'] },
+  },
+  {
+    method: 'GET', path: '/api/v1/workspaces/{id}/tasks', scope: 'tasks:read', returns: 'TaskPage',
+    errors: {
+      400: ['Invalid workspace ID', 'page must be a positive integer', 'limit must be an integer between 1 and 100', 'list_id must be a valid numeric ID'],
+      403: ['Access denied'], 404: ['Workspace not found', 'List not found in this workspace'],
+    },
+  },
+  {
+    method: 'POST', path: '/api/v1/tasks', scope: 'tasks:write', returns: null,
+    errors: {
+      400: ['list_id is required', 'title is required', 'list_id must be a valid numeric ID', 'status_id must be a valid numeric ID', PRIORITY, DUE, START, 'assignee_ids must be an array', 'custom_fields must be an array'],
+      403: ['Viewers cannot create tasks', 'Access denied'], 404: ['List not found in this workspace', 'Status not found in this workspace'],
+    },
+  },
+  { method: 'GET', path: '/api/v1/tasks/{id}', scope: 'tasks:read', returns: 'Task', errors: { 400: ['Invalid task ID'], 403: ['Access denied'], 404: ['Task not found'] } },
+  {
+    method: 'PATCH', path: '/api/v1/tasks/{id}', scope: 'tasks:write', returns: null,
+    errors: {
+      400: ['Invalid task ID', 'title cannot be empty', PRIORITY, DUE, START, 'status_id must be a valid numeric ID', 'list_id must be a valid numeric ID'],
+      403: ['Viewers cannot edit tasks', 'Access denied'], 404: ['Task not found', 'Status not found in this workspace'],
+    },
+  },
+  { method: 'DELETE', path: '/api/v1/tasks/{id}', scope: 'tasks:write', returns: null, errors: { 400: ['Invalid task ID'], 403: ['Viewers cannot delete tasks', 'Access denied'], 404: ['Task not found'] } },
+  { method: 'GET', path: '/api/v1/tasks/{id}/comments', scope: 'comments:read', returns: ['Comment'], errors: { 400: ['Invalid task ID'], 403: ['Access denied'], 404: ['Task not found'] } },
+  {
+    method: 'POST', path: '/api/v1/tasks/{id}/comments', scope: 'comments:write', returns: 'Comment',
+    errors: { 400: ['Invalid task ID', 'content is required'], 403: ['Viewers cannot comment', 'Access denied'], 404: ['Task not found'] },
+  },
+  { method: 'GET', path: '/api/v1/workspaces/{id}/custom-fields', scope: 'tasks:read', returns: ['CustomFieldDefinition'], errors: { 400: ['Invalid workspace ID'], 404: ['Workspace not found'] } },
+];
+
+/** The component schemas the contract's readers (and the client) know by name. */
+const SCHEMA_NAMES = [
+  'Task', 'TaskListItem', 'Subtask', 'StatusSummary', 'LabelSummary', 'Assignee', 'Attachment', 'CustomFieldEntry',
+  'CustomFieldDefinition', 'Folder', 'List', 'Status', 'Label', 'Comment', 'Workspace', 'Member', 'CurrentUser', 'Error', 'TaskPage',
+];
+
+const hasBody = (c: RouteCase) => c.method === 'POST' || c.method === 'PATCH';
+const successStatus = (c: RouteCase) => (c.method === 'DELETE' ? '204' : c.method === 'POST' ? '201' : '200');
+
+function expectedStatuses(c: RouteCase): string[] {
+  const statuses = new Set([successStatus(c), '401', '403', '500', ...Object.keys(c.errors)]);
+  if (hasBody(c)) ['400', '413', '415'].forEach((s) => statuses.add(s));
+  return [...statuses].sort();
+}
+
+/** The messages a documented error response lists (its named examples). */
+function messagesOf(doc: Doc, response: Doc): string[] {
+  const r = response.$ref ? doc.components.responses[response.$ref.split('/').pop()] : response;
+  return Object.values<Doc>(r.content['application/json'].examples ?? {}).map((e) => e.value.error);
+}
+
+const world: FixtureWorld = {
+  users: [{ ref: 'alice', email: 'alice@openapi.test', name: 'Alice', created_at: '2025-01-01T00:00:00.000Z' }],
+  api_keys: [{ user: 'alice', key: 'svc_oa_owner', scopes: [...SCOPES] }],
+  workspaces: [{ ref: 'acme', name: 'Acme', slug: 'oa-acme', owner: 'alice', labels: [{ ref: 'bug', name: 'Bug', color: 'red' }] }],
+};
+
+describe('OpenAPI document (issue 5; D1)', () => {
+  let t: TestApp;
+  let served: string;
+  let doc: Doc;
+
+  beforeAll(async () => {
+    t = await createTestApp({ validateResponses: true });
+    await loadFixture(t.db.ds, world);
+    const response = await t.inject({ method: 'GET', url: '/api/v1/openapi.json' });
+    served = response.body;
+    doc = JSON.parse(served);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('is served without a key as JSON, byte for byte the committed openapi.json (regenerate with `npm run openapi`)', async () => {
+    const response = await t.inject({ method: 'GET', url: '/api/v1/openapi.json' });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+    const committed = readFileSync(resolve(ROOT, 'openapi.json'), 'utf8');
+    // On failure: the decorators changed; run `npm run openapi && npm run client` and commit both files.
+    expect(served === committed ? 'openapi.json is up to date' : 'openapi.json is stale: run `npm run openapi`').toBe('openapi.json is up to date');
+    expect(served).toMatch(/^\{\n {2}"openapi": "3\.1\.0",\n/);
+    expect(served.endsWith('}\n')).toBe(true);
+  });
+
+  it('is a valid OpenAPI 3.1 document', async () => {
+    await expect(SwaggerParser.validate(JSON.parse(served))).resolves.toMatchObject({ openapi: '3.1.0' });
+  });
+
+  it('has a title, version and description, and the two security schemes of D20', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info).toEqual({ title: 'Work-tracking API', version: '1.0.0', description: expect.stringContaining('X-API-Key') });
+    expect(doc.components.securitySchemes).toEqual({
+      bearer: { type: 'http', scheme: 'bearer', description: expect.any(String) },
+      apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: expect.any(String) },
+    });
+  });
+
+  it('has every route of D1 and no other', () => {
+    const documented = operations(doc).map(({ method, path }) => `${method.toUpperCase()} ${path}`).sort();
+    expect(documented).toEqual(D1.map((c) => `${c.method} ${c.path}`).sort());
+  });
+
+  describe.each(D1)('$method $path', (c) => {
+    const op = () => doc.paths[c.path]?.[c.method.toLowerCase()];
+
+    it(`needs ${c.scope} through either security scheme, and says so with its roles in the description`, () => {
+      expect(op()).toBeDefined();
+      expect(op()['x-scope']).toBe(c.scope);
+      expect(op().security).toEqual([{ bearer: [] }, { apiKey: [] }]);
+      expect(op().summary).toEqual(expect.any(String));
+      expect(op().description).toContain(c.scope);
+      expect(op().description).toMatch(/member|owner|admin|viewer|any key|writer|manager/i);
+      expect(op().operationId).toMatch(/^[a-z]+[A-Za-z]+$/);
+      expect(op().tags).toHaveLength(1);
+    });
+
+    it('documents exactly the statuses it can answer', () => {
+      expect(Object.keys(op()?.responses ?? {}).sort()).toEqual(expectedStatuses(c));
+    });
+
+    it('documents its success answer with the named schema', () => {
+      const success = op()?.responses?.[successStatus(c)];
+      if (c.returns === null) {
+        if (c.method === 'DELETE') expect(success).toEqual({ description: expect.any(String) });
+        else expect(success?.content?.['application/json']?.schema?.$ref).toEqual(expect.stringMatching(/^#\/components\/schemas\/\w+$/));
+      } else if (Array.isArray(c.returns)) {
+        expect(success?.content?.['application/json']?.schema).toEqual({ type: 'array', items: { $ref: `#/components/schemas/${c.returns[0]}` } });
+      } else {
+        expect(success?.content?.['application/json']?.schema).toEqual({ $ref: `#/components/schemas/${c.returns}` });
+      }
+    });
+
+    it('documents every error with the Error schema and its messages as named examples', () => {
+      const responses = op()?.responses ?? {};
+      const expected: Record<string, string[]> = {
+        401: ['API key required', 'Invalid API key', 'API key has expired'],
+        403: [`Scope '${c.scope}' is required for this endpoint`],
+        500: ['Internal server error'],
+        ...(hasBody(c) ? { 400: ['Invalid JSON body', 'Request body must be a JSON object'], 413: ['Request body is too large'], 415: ['Content-Type must be application/json'] } : {}),
+      };
+      for (const [status, messages] of Object.entries(c.errors)) expected[status] = [...(expected[status] ?? []), ...messages];
+      for (const [status, messages] of Object.entries(expected)) {
+        expect({ status, messages: messagesOf(doc, responses[status] ?? { content: { 'application/json': {} } }) }).toEqual({ status, messages: expect.arrayContaining(messages) });
+      }
+      for (const [status, response] of Object.entries<Doc>(responses)) {
+        if (Number(status) < 400 || response.$ref) continue;
+        expect(response.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+        expect(response.description).toBe(messagesOf(doc, response).map((m) => '`' + m + '`').join(', '));
+      }
+    });
+  });
+
+  it('has one operationId per handler, unique (the client names operations by them)', () => {
+    const ids = operations(doc).map(({ op }) => op.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('names the shared component schemas', () => {
+    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(SCHEMA_NAMES));
+    expect(Object.keys(doc.components.schemas).filter((n) => n.endsWith('Dto'))).toEqual([]);
+  });
+
+  it('makes every schema a response reaches strict: all properties required, no others (D16)', () => {
+    const { responses } = responseAndRequestRoots(doc);
+    for (const name of reachableSchemas(doc, responses)) {
+      const schema = doc.components.schemas[name];
+      if (!schema.properties) continue;
+      expect({ name, required: [...(schema.required ?? [])].sort(), additionalProperties: schema.additionalProperties }).toEqual({
+        name,
+        required: Object.keys(schema.properties).sort(),
+        additionalProperties: false,
+      });
+    }
+  });
+
+  it('uses no schema both in a request and in a response (a strict response schema would reject valid requests)', () => {
+    const { responses, requests } = responseAndRequestRoots(doc);
+    const out = reachableSchemas(doc, responses);
+    expect([...reachableSchemas(doc, requests)].filter((n) => out.has(n))).toEqual([]);
+  });
+
+  it('serves Swagger UI at /docs without a key, on the same document', async () => {
+    const page = await t.inject({ method: 'GET', url: '/docs' });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.body).toContain('swagger-ui');
+    const init = await t.inject({ method: 'GET', url: '/docs/swagger-ui-init.js' });
+    expect(init.statusCode).toBe(200);
+    expect(init.body).toContain('"operationId": "getCurrentUser"');
+  });
+
+  it('keeps the typed client in step with openapi.json (regenerate with `npm run client`)', () => {
+    const generated = execFileSync(process.execPath, [resolve(ROOT, 'node_modules/openapi-typescript/bin/cli.js'), resolve(ROOT, 'openapi.json')], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const committed = readFileSync(resolve(ROOT, 'clients/typescript/schema.d.ts'), 'utf8');
+    expect(generated === committed ? 'schema.d.ts is up to date' : 'schema.d.ts is stale: run `npm run client`').toBe('schema.d.ts is up to date');
+  });
+
+  it('validates real answers: this file runs with response validation on', async () => {
+    const me = await t.inject({ method: 'GET', url: '/api/v1/me', headers: auth('svc_oa_owner') });
+    expect(me.statusCode).toBe(200);
+    const denied = await t.inject({ method: 'GET', url: '/api/v1/me' });
+    expect(JSON.parse(denied.body)).toEqual({ error: 'API key required' });
+    const unknown = await t.inject({ method: 'GET', url: '/api/v1/nowhere', headers: auth('svc_oa_owner') });
+    expect(JSON.parse(unknown.body)).toEqual({ error: 'Not found' });
+  });
+});
+
+describe('response validator (test/setup/openapi-validator.ts)', () => {
+  const doc: Doc = {
+    openapi: '3.1.0',
+    paths: {
+      '/api/v1/things/{id}': {
+        get: {
+          responses: {
+            '200': { description: 'OK', content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } } },
+            '404': { description: '`Thing not found`', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples: { 'Thing not found': { value: { error: 'Thing not found' } } } } } },
+            '500': { $ref: '#/components/responses/InternalServerError' },
+          },
+        },
+        delete: { responses: { '204': { description: 'No content' } } },
+      },
+      '/api/v1/things/mine': {
+        get: { responses: { '200': { description: 'OK', content: { 'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/Thing' } } } } } } },
+      },
+    },
+    components: {
+      schemas: {
+        Thing: {
+          type: 'object',
+          properties: {
+            id: { type: 'number' },
+            owner: { anyOf: [{ $ref: '#/components/schemas/Owner' }, { type: 'null' }] },
+            created_at: { type: 'string', format: 'date-time', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$' },
+          },
+          required: ['id', 'owner', 'created_at'],
+          additionalProperties: false,
+        },
+        Owner: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: false },
+        Error: { type: 'object', properties: { error: { type: 'string' } }, required: ['error'], additionalProperties: false },
+      },
+      responses: {
+        InternalServerError: { description: 'x', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples: { e: { value: { error: 'Internal server error' } } } } } },
+      },
+    },
+  };
+  const validator = new OpenApiResponseValidator(doc);
+  const thing = { id: 1, owner: { name: 'A' }, created_at: '2025-01-15T09:30:00.000Z' };
+  const json = 'application/json; charset=utf-8';
+  const ex = (over: Partial<Exchange>): Exchange => ({ method: 'GET', url: '/api/v1/things/1', status: 200, contentType: json, body: JSON.stringify(thing), ...over });
+
+  it.each<[string, Partial<Exchange>]>([
+    ['a matching body', {}],
+    ['a nullable reference set to null', { body: JSON.stringify({ ...thing, owner: null }) }],
+    ['a literal path segment before a parameter, with a query string', { url: '/api/v1/things/mine?page=2', body: JSON.stringify([thing]) }],
+    ['a documented error message', { status: 404, body: '{"error":"Thing not found"}' }],
+    ['a $ref response', { status: 500, body: '{"error":"Internal server error"}' }],
+    ['an empty 204', { method: 'DELETE', status: 204, contentType: undefined, body: '' }],
+    ['the 404 of an unknown route', { url: '/api/v1/nowhere', status: 404, body: '{"error":"Not found"}' }],
+    ['an undocumented method on a documented path answered 404 Not found', { method: 'PUT', status: 404, body: '{"error":"Not found"}' }],
+    ['the routes outside the document', { url: '/health', body: '{"status":"ok"}' }],
+  ])('accepts %s', (_name, over) => {
+    expect(validator.problems(ex(over))).toEqual([]);
+  });
+
+  it.each<[string, Partial<Exchange>, unknown]>([
+    ['an extra key', { body: JSON.stringify({ ...thing, extra: 1 }) }, ["body must NOT have additional properties 'extra'"]],
+    ['a missing key', { body: JSON.stringify({ id: 1, owner: null }) }, ["body must have required property 'created_at'"]],
+    ['a wrong type', { body: JSON.stringify({ ...thing, id: '1' }) }, ['body/id must be number']],
+    ['a timestamp without milliseconds', { body: JSON.stringify({ ...thing, created_at: '2025-01-15T09:30:00Z' }) }, [expect.stringMatching(/^body\/created_at must match pattern/)]],
+    ['an extra key in a nested object', { body: JSON.stringify({ ...thing, owner: { name: 'A', email: 'x' } }) }, expect.arrayContaining(["body/owner must NOT have additional properties 'email'"])],
+    ['an undocumented status', { status: 403, body: '{"error":"Access denied"}' }, ['status 403 is not documented (documented: 200, 404, 500)']],
+    ['an undocumented error message', { status: 404, body: '{"error":"Task not found"}' }, ["error message 'Task not found' is not documented for 404 (documented: 'Thing not found')"]],
+    ['a body that is not JSON', { body: 'oops', contentType: 'text/plain' }, ['content-type is text/plain, expected application/json', 'the body is not JSON: oops']],
+    ['a body on a response documented without one', { method: 'DELETE', status: 204, body: '{}' }, ['status 204 is documented without a body, but the answer has one: {}']],
+    ['an unknown route answered other than 404 Not found', { url: '/api/v1/nowhere', status: 200, body: '{}' }, ["no documented route GET /api/v1/nowhere (and the answer is not the 404 'Not found' of an unknown route)"]],
+  ])('rejects %s', (_name, over, problems) => {
+    expect(validator.problems(ex(over))).toEqual(problems);
+  });
+
+  it('throws naming the method, URL, route, status and problems', () => {
+    expect(() => validator.assert(ex({ status: 403, body: '{"error":"Access denied"}' }))).toThrow(
+      'OpenAPI response validation failed: GET /api/v1/things/1 (route /api/v1/things/{id}) answered 403:\n' +
+        '  - status 403 is not documented (documented: 200, 404, 500)\n' +
+        '  body: {"error":"Access denied"}',
+    );
+  });
+});
