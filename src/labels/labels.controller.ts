@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/co
 import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
+import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { IdPipe } from '../common/validation/id.pipe';
 import { CreateLabelDto, LabelDto } from './labels.dto';
 import { LabelsService } from './labels.service';
@@ -17,6 +18,7 @@ export class LabelsController {
   @ApiOperation({ summary: 'List labels', description: 'Ordered by name. Scope `workspaces:read`; any member.' })
   @ApiParam({ name: 'id', type: 'string', example: '1' })
   @ApiOkResponse({ type: [LabelDto] })
+  @ApiErrors({ 400: ['Invalid workspace ID'], 404: ['Workspace not found'] })
   listLabels(@CurrentCaller() caller: Caller, @Param('id', new IdPipe('workspace')) id: number): Promise<LabelDto[]> {
     return this.labels.listLabels(caller, id);
   }
@@ -27,6 +29,12 @@ export class LabelsController {
   @ApiOperation({ summary: 'Create label', description: 'Scope `workspaces:write`; owners and admins only.' })
   @ApiBody({ type: CreateLabelDto })
   @ApiCreatedResponse({ type: LabelDto })
+  @ApiErrors({
+    400: ['workspace_id is required', 'name is required', 'name must be at most 255 characters', 'color must be a string', 'color must be at most 255 characters'],
+    403: ['Only owners and admins can create labels'],
+    404: ['Workspace not found'],
+    409: ['A label with this name already exists'],
+  })
   createLabel(@CurrentCaller() caller: Caller, @Body() body: unknown): Promise<LabelDto> {
     return this.labels.createLabel(caller, body);
   }
@@ -38,6 +46,7 @@ export class LabelsController {
   @ApiOperation({ summary: 'Delete label', description: 'Permanent; removes the label from tasks. Scope `workspaces:write`; owners and admins only.' })
   @ApiParam({ name: 'id', type: 'string', example: '1' })
   @ApiNoContentResponse()
+  @ApiErrors({ 400: ['Invalid label ID'], 403: ['Access denied', 'Only owners and admins can delete labels'], 404: ['Label not found'] })
   async deleteLabel(@CurrentCaller() caller: Caller, @Param('id', new IdPipe('label')) id: number): Promise<void> {
     await this.labels.deleteLabel(caller, id);
   }

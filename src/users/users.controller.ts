@@ -2,6 +2,7 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
+import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { CurrentUserDto } from './users.dto';
 import { UsersService } from './users.service';
 
@@ -15,6 +16,7 @@ export class UsersController {
   @Authenticated('users:read')
   @ApiOperation({ summary: 'Get current user', description: 'The user who owns the API key. Scope `users:read`; any key.' })
   @ApiOkResponse({ type: CurrentUserDto })
+  @ApiErrors({ 404: ['User not found'] })
   getCurrentUser(@CurrentCaller() caller: Caller): Promise<CurrentUserDto> {
     return this.users.getCurrentUser(caller);
   }

@@ -2,6 +2,7 @@ import { Controller, Get, Param } from '@nestjs/common';
 import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
+import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { IdPipe } from '../common/validation/id.pipe';
 import { MemberDto, WorkspaceDto } from './workspaces.dto';
 import { WorkspacesService } from './workspaces.service';
@@ -26,6 +27,7 @@ export class WorkspacesController {
   @ApiOperation({ summary: 'Get workspace', description: 'Scope `workspaces:read`. The caller must be a member.' })
   @ApiParam({ name: 'id', type: 'string', example: '1' })
   @ApiOkResponse({ type: WorkspaceDto })
+  @ApiErrors({ 400: ['Invalid workspace ID'], 404: ['Workspace not found'] })
   getWorkspace(@CurrentCaller() caller: Caller, @Param('id', new IdPipe('workspace')) id: number): Promise<WorkspaceDto> {
     return this.workspaces.getWorkspace(caller, id);
   }
@@ -36,6 +38,7 @@ export class WorkspacesController {
   @ApiOperation({ summary: 'List workspace members', description: 'Ordered by join date, oldest first. `email` is non-null only for the workspace owner. Scope `workspaces:read`.' })
   @ApiParam({ name: 'id', type: 'string', example: '1' })
   @ApiOkResponse({ type: [MemberDto] })
+  @ApiErrors({ 400: ['Invalid workspace ID'], 404: ['Workspace not found'] })
   listMembers(@CurrentCaller() caller: Caller, @Param('id', new IdPipe('workspace')) id: number): Promise<MemberDto[]> {
     return this.workspaces.listMembers(caller, id);
   }
