@@ -6,6 +6,8 @@ import { PRIORITIES } from './tasks.body';
 const STATUS_CATEGORIES = ['pending', 'in_progress', 'completed', 'cancelled'];
 const CUSTOM_FIELD_TYPES = ['text', 'number', 'date', 'checkbox', 'rating', 'dropdown', 'money', 'people'];
 const ID = { type: 'string', description: 'Numeric id (a JSON number is accepted too, D5)', example: '1' } as const;
+/** D5: an id element of an array, as a JSON number or a string of digits. */
+const ID_ITEM = { oneOf: [{ type: 'integer', minimum: 1 }, { type: 'string', pattern: '^[0-9]+$' }] };
 const DATE = {
   type: 'string',
   nullable: true,
@@ -118,7 +120,7 @@ export class TaskPageDto {
 
 /** spec: `custom_fields` element of create and update task (D13). */
 export class CustomFieldValueInputDto {
-  @ApiProperty(ID) id: string;
+  @ApiProperty({ ...ID_ITEM, description: 'Custom field id (number, or a string of digits: D5)', example: 3 }) id: number | string;
   @ApiProperty({
     type: 'string',
     nullable: true,
@@ -138,12 +140,12 @@ export class CreateTaskDto {
   @ApiPropertyOptional({ ...ID, description: 'A status of the same workspace; default: its first `pending` status (D17)' }) status_id?: string;
   @ApiPropertyOptional(DATE) due_date?: string | null;
   @ApiPropertyOptional(DATE) start_date?: string | null;
-  @ApiPropertyOptional({ type: [String], description: 'User ids; non-members and malformed ids are ignored (D12)', example: ['7'] })
-  assignee_ids?: string[];
+  @ApiPropertyOptional({ type: 'array', items: ID_ITEM, description: 'User ids; non-members and malformed ids are ignored (D12)', example: [7] })
+  assignee_ids?: Array<number | string>;
   @ApiPropertyOptional({ type: [CustomFieldValueInputDto], description: 'Fields not applying to the list or not visible to the caller are ignored (D13)' })
   custom_fields?: CustomFieldValueInputDto[];
-  @ApiPropertyOptional({ type: [String], description: 'Label ids (ext, D14); other workspaces\u2019 labels are ignored', example: ['3'] })
-  label_ids?: string[];
+  @ApiPropertyOptional({ type: 'array', items: ID_ITEM, description: 'Label ids (ext, D14); other workspaces\u2019 labels are ignored', example: [3] })
+  label_ids?: Array<number | string>;
   @ApiPropertyOptional({ ...ID, nullable: true, description: 'Parent task (ext, D14): same workspace, not itself a subtask' }) parent_id?: string | null;
 }
 
@@ -157,9 +159,9 @@ export class UpdateTaskDto {
   @ApiPropertyOptional({ ...ID, description: 'Moves the task to a list of the same workspace' }) list_id?: string;
   @ApiPropertyOptional({ ...DATE, description: `${DATE.description.replace('no date', 'removes the date')}` }) due_date?: string | null;
   @ApiPropertyOptional({ ...DATE, description: `${DATE.description.replace('no date', 'removes the date')}` }) start_date?: string | null;
-  @ApiPropertyOptional({ type: [String], description: 'Replaces the assignees entirely; [] removes all; non-members ignored (D12)', example: ['7'] })
-  assignee_ids?: string[];
+  @ApiPropertyOptional({ type: 'array', items: ID_ITEM, description: 'Replaces the assignees entirely; [] removes all; non-members ignored (D12)', example: [7] })
+  assignee_ids?: Array<number | string>;
   @ApiPropertyOptional({ type: [CustomFieldValueInputDto], description: 'Only the listed fields change; inapplicable or invisible fields ignored (D13)' })
   custom_fields?: CustomFieldValueInputDto[];
-  @ApiPropertyOptional({ type: [String], description: 'Replaces the labels (ext, D14)', example: ['3'] }) label_ids?: string[];
+  @ApiPropertyOptional({ type: 'array', items: ID_ITEM, description: 'Replaces the labels (ext, D14)', example: [3] }) label_ids?: Array<number | string>;
 }

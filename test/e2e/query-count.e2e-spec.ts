@@ -1,0 +1,165 @@
+import { SCOPES } from '../../src/common/auth/scope';
+import { loadFixture } from '../../src/fixtures/fixture-loader';
+import type { FixtureTask, FixtureWorld } from '../../src/fixtures/fixture.types';
+import { auth, createTestApp, TestApp } from '../setup/create-app';
+import { QueryCounter } from '../setup/query-counter';
+
+/**
+ * SQL round trips of the task routes (issue 4; performance rules of the
+ * preamble, D22): counted at the `pg` driver, guard and access check included.
+ * Get task: at most 3. List tasks: at most 5, the same for limit=1 and limit=100.
+ * Create and update: the same whatever the number of assignees, labels and values.
+ */
+
+const TOP_LEVEL = 120;
+const KEY = 'svc_qc_owner';
+const MEMBERS = Array.from({ length: 12 }, (_, i) => `m${i}`);
+
+function world(): FixtureWorld {
+  const tasks: FixtureTask[] = [];
+  for (let i = 0; i < TOP_LEVEL; i++) {
+    const day = String(1 + (i % 28)).padStart(2, '0');
+    tasks.push({
+      ref: `t${i}`,
+      list: i % 2 ? 'backlog' : 'sprint',
+      title: `Task ${i}`,
+      description: `<p>Task ${i}</p>`,
+      created_at: `2025-0${1 + (i % 9)}-${day}T10:00:00.000Z`,
+      assignees: [MEMBERS[i % 12], MEMBERS[(i + 1) % 12], MEMBERS[(i + 2) % 12]],
+      labels: ['l0', 'l1'],
+      custom_fields: [{ field: 'f_text', value: `v${i}` }, { field: 'f_num', value: i }, { field: 'f_stars', value: '3' }],
+      attachments: [{ file_name: `f${i}.txt`, file_size: i, mime_type: 'text/plain', uploader: 'owner' }],
+    });
+    for (let s = 0; s < 2; s++) {
+      tasks.push({ ref: `t${i}_s${s}`, parent: `t${i}`, list: 'backlog', title: `Sub ${i}.${s}`, assignees: [MEMBERS[s]] });
+    }
+  }
+  return {
+    users: [{ ref: 'owner', email: 'owner@qc.test', name: 'Owner' }, ...MEMBERS.map((m) => ({ ref: m, email: `${m}@qc.test`, name: m.toUpperCase() }))],
+    api_keys: [{ user: 'owner', key: KEY, scopes: [...SCOPES] }],
+    workspaces: [
+      {
+        ref: 'ws', name: 'Counted', slug: 'qc', owner: 'owner',
+        members: MEMBERS.map((user) => ({ user, role: 'member' as const })),
+        labels: Array.from({ length: 12 }, (_, i) => ({ ref: `l${i}`, name: `Label ${i}` })),
+        folders: [{ ref: 'eng', name: 'Eng', lists: [{ ref: 'backlog', name: 'Backlog' }, { ref: 'sprint', name: 'Sprint' }] }],
+        custom_fields: [
+          { ref: 'f_text', name: 'Text', type: 'text', position: 1 },
+          { ref: 'f_num', name: 'Num', type: 'number', position: 2, is_scope_restricted: true, granted_folders: ['eng'] },
+          { ref: 'f_stars', name: 'Stars', type: 'rating', position: 3, config: { iconName: 'star', color: 'red' } },
+          ...Array.from({ length: 9 }, (_, i) => ({ ref: `f_x${i}`, name: `Extra ${i}`, type: 'text' as const, position: 4 + i })),
+        ],
+        tasks,
+      },
+    ],
+  };
+}
+
+describe('SQL round trips of the task routes', () => {
+  let t: TestApp;
+  let ids: Record<string, number>;
+  const counter = new QueryCounter();
+  const measured: Record<string, number> = {};
+
+  /** Sends one request and returns its status, body and the number of statements it cost. */
+  const count = async (name: string, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object) => {
+    const { result, statements } = await counter.record(() => t.inject({ method, url, headers: auth(KEY), payload }));
+    measured[name] = statements.length;
+    return { status: result.statusCode, body: result.statusCode === 204 ? null : result.json(), trips: statements.length, statements };
+  };
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    ids = await loadFixture(t.db.ds, world());
+    counter.install();
+  });
+  afterAll(async () => {
+    counter.uninstall();
+    // The numbers, for the record (issue 4 report).
+    process.stdout.write(`round trips: ${JSON.stringify(measured)}\n`);
+    await t.close();
+  });
+
+  it('sees the app\u2019s statements (same pg instance as the app)', async () => {
+    const { trips, statements } = await count('probe', 'GET', `/api/v1/tasks/${ids.t0}`);
+    expect(trips).toBeGreaterThan(0);
+    expect(statements.some((s) => /FROM api_keys/.test(s))).toBe(true);
+  });
+
+  it('get task: at most 3 (key, access check, the whole task in one statement)', async () => {
+    const { status, body, trips } = await count('get task', 'GET', `/api/v1/tasks/${ids.t5}`);
+    expect(status).toBe(200);
+    expect(body.subtasks).toHaveLength(2);
+    expect(body.assignees).toHaveLength(3);
+    expect(body.labels).toHaveLength(2);
+    expect(body.attachments).toHaveLength(1);
+    expect(body.custom_fields).toHaveLength(12);
+    expect(trips).toBeLessThanOrEqual(3);
+  });
+
+  it('list tasks: at most 5, the same for limit=1 and limit=100', async () => {
+    const one = await count('list limit=1', 'GET', `/api/v1/workspaces/${ids.ws}/tasks?limit=1`);
+    const hundred = await count('list limit=100', 'GET', `/api/v1/workspaces/${ids.ws}/tasks?limit=100`);
+    expect(one.status).toBe(200);
+    expect(hundred.status).toBe(200);
+    expect(one.body.data).toHaveLength(1);
+    expect(hundred.body.data).toHaveLength(100);
+    expect(hundred.body.total).toBe(TOP_LEVEL);
+    for (const task of hundred.body.data) {
+      expect(task.subtasks).toHaveLength(2);
+      expect(task.assignees).toHaveLength(3);
+      expect(task.custom_fields.length).toBeGreaterThanOrEqual(11);
+    }
+    expect(hundred.trips).toBeLessThanOrEqual(5);
+    expect(one.trips).toBe(hundred.trips);
+  });
+
+  it('list tasks filtered on a list: at most 5, the same for limit=1 and limit=100', async () => {
+    const one = await count('list list_id limit=1', 'GET', `/api/v1/workspaces/${ids.ws}/tasks?limit=1&list_id=${ids.backlog}`);
+    const hundred = await count('list list_id limit=100', 'GET', `/api/v1/workspaces/${ids.ws}/tasks?limit=100&list_id=${ids.backlog}`);
+    expect(hundred.body.data).toHaveLength(TOP_LEVEL / 2);
+    expect(hundred.trips).toBeLessThanOrEqual(5);
+    expect(one.trips).toBe(hundred.trips);
+  });
+
+  it('create task: the same with 1 and with 10 assignees, labels and custom-field values', async () => {
+    const payload = (n: number) => ({
+      list_id: ids.backlog,
+      title: `Created with ${n}`,
+      status_id: undefined,
+      assignee_ids: MEMBERS.slice(0, n).map((m) => ids[m]),
+      label_ids: Array.from({ length: n }, (_, i) => ids[`l${i}`]),
+      custom_fields: [{ id: ids.f_text, value: 'x' }, ...Array.from({ length: n - 1 }, (_, i) => ({ id: ids[`f_x${i}`], value: String(i) }))],
+    });
+    const small = await count('create 1', 'POST', '/api/v1/tasks', payload(1));
+    const large = await count('create 10', 'POST', '/api/v1/tasks', payload(10));
+    expect(small.status).toBe(201);
+    expect(large.status).toBe(201);
+    expect(large.body.assignees).toHaveLength(10);
+    expect(large.body.custom_fields.filter((f: { value: unknown }) => f.value !== null)).toHaveLength(10);
+    expect(large.trips).toBe(small.trips);
+  });
+
+  it('update task: the same with 1 and with 10 assignees, labels and custom-field values', async () => {
+    const payload = (n: number) => ({
+      title: `Updated with ${n}`,
+      list_id: ids.sprint,
+      status_id: undefined,
+      assignee_ids: MEMBERS.slice(0, n).map((m) => ids[m]),
+      label_ids: Array.from({ length: n }, (_, i) => ids[`l${i}`]),
+      custom_fields: Array.from({ length: n }, (_, i) => ({ id: ids[`f_x${i}`], value: i % 2 ? null : 'v' })),
+    });
+    const small = await count('update 1', 'PATCH', `/api/v1/tasks/${ids.t10}`, payload(1));
+    const large = await count('update 10', 'PATCH', `/api/v1/tasks/${ids.t11}`, payload(10));
+    expect(small.status).toBe(200);
+    expect(large.status).toBe(200);
+    expect(large.body.assignees).toHaveLength(10);
+    expect(large.trips).toBe(small.trips);
+  });
+
+  it('delete task: the key, the access check and one delete', async () => {
+    const { status, trips } = await count('delete', 'DELETE', `/api/v1/tasks/${ids.t20}`);
+    expect(status).toBe(204);
+    expect(trips).toBeLessThanOrEqual(3);
+  });
+});
