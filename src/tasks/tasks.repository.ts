@@ -172,19 +172,20 @@ export class TasksRepository {
     column('list_id', patch.listId, 'int');
     column('due_date', patch.dueDate, 'timestamptz');
     column('start_date', patch.startDate, 'timestamptz');
+    // Inserts read the id from `task`: a task deleted meanwhile gets no rows (and the caller a 404), not an FK error.
     const ctes = [`task AS (UPDATE tasks SET ${sets.join(', ')} WHERE id = ${taskId} RETURNING id)`];
     if (patch.assigneeIds) {
       const members = `SELECT m.user_id FROM workspace_members m WHERE m.workspace_id = ${ws()} AND m.user_id = ANY(${p.add(patch.assigneeIds, 'int[]')})`;
       // Delete those not kept and insert the new ones: disjoint rows, so one statement is safe.
       ctes.push(`drop_assignees AS (DELETE FROM task_assignees WHERE task_id = ${taskId} AND user_id NOT IN (${members}))`);
       ctes.push(`add_assignees AS (INSERT INTO task_assignees (task_id, user_id, workspace_id)
-                   SELECT ${taskId}, k.user_id, ${ws()} FROM (${members}) k ON CONFLICT DO NOTHING)`);
+                   SELECT task.id, k.user_id, ${ws()} FROM task, (${members}) k ON CONFLICT DO NOTHING)`);
     }
     if (patch.labelIds) {
       const labels = `SELECT lb.id FROM labels lb WHERE lb.workspace_id = ${ws()} AND lb.id = ANY(${p.add(patch.labelIds, 'int[]')})`;
       ctes.push(`drop_labels AS (DELETE FROM task_labels WHERE task_id = ${taskId} AND label_id NOT IN (${labels}))`);
       ctes.push(`add_labels AS (INSERT INTO task_labels (task_id, label_id, workspace_id)
-                   SELECT ${taskId}, k.id, ${ws()} FROM (${labels}) k ON CONFLICT DO NOTHING)`);
+                   SELECT task.id, k.id, ${ws()} FROM task, (${labels}) k ON CONFLICT DO NOTHING)`);
     }
     if (patch.customFields?.length) ctes.push(...writeCustomFieldsSql(p, 'task', place, userId, patch.customFields));
     await em.query(`WITH ${ctes.join(',\n')} SELECT 1`, p.values);
