@@ -1,8 +1,8 @@
-import { DataSource } from 'typeorm';
 import { SCOPES } from '../../src/common/auth/scope';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import type { FixtureWorld } from '../../src/fixtures/fixture.types';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
+import { QueryCounter } from '../setup/query-counter';
 
 /**
  * Comments (issue 4): GET and POST /api/v1/tasks/:id/comments.
@@ -376,12 +376,12 @@ describe('comments (issue 4)', () => {
          SELECT $1, $2, $3, 'bulk ' || g FROM generate_series(1, 40) g`,
         [ids.acme, ids.t_bulk, ids.carol],
       );
-      // A pass-through spy on the app's DataSource counts the statements it sends (not a mock).
-      const spy = jest.spyOn(t.app.get(DataSource), 'query');
+      // Counted at the pg driver (test/setup/query-counter.ts, a pass-through spy).
+      const counter = new QueryCounter().install();
       const statements = async (send: () => Promise<{ statusCode: number }>, status: number) => {
-        spy.mockClear();
-        expect((await send()).statusCode).toBe(status);
-        return spy.mock.calls.length;
+        const { result, statements: sent } = await counter.record(send);
+        expect(result.statusCode).toBe(status);
+        return sent.length;
       };
       try {
         const few = await statements(() => get('svc_cm_owner', ids.t1), 200);
@@ -391,7 +391,7 @@ describe('comments (issue 4)', () => {
         expect(few).toBe(3);
         expect(await statements(() => post('svc_cm_owner', ids.t_bulk, { content: 'counted' }), 201)).toBe(3);
       } finally {
-        spy.mockRestore();
+        counter.uninstall();
       }
     });
   });

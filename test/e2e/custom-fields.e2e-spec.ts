@@ -1,8 +1,8 @@
-import { DataSource } from 'typeorm';
 import { SCOPES } from '../../src/common/auth/scope';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import type { FixtureWorld } from '../../src/fixtures/fixture.types';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
+import { QueryCounter } from '../setup/query-counter';
 
 /**
  * Custom-field listing: GET /api/v1/workspaces/:id/custom-fields.
@@ -197,14 +197,12 @@ describe('custom fields: GET /api/v1/workspaces/:id/custom-fields', () => {
         })),
       }],
     });
-    // Counts the statements the app sends (a pass-through spy on its DataSource, not a mock).
-    const appDb = t.app.get(DataSource);
-    const spy = jest.spyOn(appDb, 'query');
+    // Counted at the pg driver (test/setup/query-counter.ts, a pass-through spy).
+    const counter = new QueryCounter().install();
     const roundTrips = async (key: string, workspace: number) => {
-      spy.mockClear();
-      const res = await list(key, workspace);
-      expect(res.statusCode).toBe(200);
-      return { fields: res.json().length, statements: spy.mock.calls.length };
+      const { result, statements } = await counter.record(() => list(key, workspace));
+      expect(result.statusCode).toBe(200);
+      return { fields: result.json().length, statements: statements.length };
     };
     try {
       const small = await roundTrips('svc_cf_owner', ids.acme);
@@ -215,7 +213,7 @@ describe('custom fields: GET /api/v1/workspaces/:id/custom-fields', () => {
       // Key lookup, access check, listing: each one round trip.
       expect(large.statements).toBe(3);
     } finally {
-      spy.mockRestore();
+      counter.uninstall();
     }
   });
 });
