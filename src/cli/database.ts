@@ -1,0 +1,82 @@
+import { Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { join } from 'path';
+import { DataSource } from 'typeorm';
+import { openDatabase } from '../common/database/data-source';
+import { EmbeddedDatabase, startEmbeddedPostgres } from '../common/database/embedded';
+
+/** Writes a log line to stderr: stdout carries only results (D32). */
+export function logToStderr(line: string): void {
+  process.stderr.write(line.endsWith('\n') ? line : line + '\n');
+}
+
+/** True when LOG_LEVEL asks for debug output. */
+export function debugEnabled(): boolean {
+  return ['debug', 'verbose'].includes((process.env.LOG_LEVEL ?? '').toLowerCase());
+}
+
+/** File name of the plain demo key inside the data directory (only its hash is in the database). */
+export const DEMO_KEY_FILE = 'demo-key.txt';
+
+/**
+ * Runs pending migrations under a PostgreSQL advisory lock, so that several
+ * processes starting at once (servers, the CLI) migrate one at a time.
+ *
+ * @returns names of the migrations applied now
+ */
+export async function migrateLocked(ds: DataSource): Promise<string[]> {
+  const runner = ds.createQueryRunner();
+  await runner.connect();
+  try {
+    await runner.query(`SELECT pg_advisory_lock(hashtext('work-tracking-api:migrations'))`);
+    const applied = await ds.runMigrations({ transaction: 'all' });
+    return applied.map((m) => m.name);
+  } finally {
+    await runner.query(`SELECT pg_advisory_unlock(hashtext('work-tracking-api:migrations'))`).catch(() => undefined);
+    await runner.release();
+  }
+}
+
+/**
+ * The database a process works on (D32): `DATABASE_URL` when set, else the
+ * embedded PostgreSQL of the data directory, started here.
+ */
+export async function resolveDatabase(log: (line: string) => void): Promise<{ url: string; embedded?: EmbeddedDatabase }> {
+  const url = process.env.DATABASE_URL;
+  if (url && url.trim() !== '') return { url };
+  const embedded = await startEmbeddedPostgres({ log, postgresLog: debugEnabled() ? log : undefined });
+  return { url: embedded.url, embedded };
+}
+
+/**
+ * The CLI's database (D32): opened on first use, migrated unless
+ * MIGRATIONS_RUN=false, and closed (embedded PostgreSQL stopped) when the
+ * command's application context closes.
+ */
+@Injectable()
+export class CliDatabase implements OnApplicationShutdown {
+  private ds?: DataSource;
+  private embedded?: EmbeddedDatabase;
+
+  /** The open DataSource; `migrate: false` skips the automatic migration (the `migrate` command does its own). */
+  async open(options: { migrate?: boolean } = {}): Promise<DataSource> {
+    if (this.ds) return this.ds;
+    const { url, embedded } = await resolveDatabase(logToStderr);
+    this.embedded = embedded;
+    this.ds = await openDatabase(url, false);
+    if (options.migrate !== false && process.env.MIGRATIONS_RUN !== 'false') {
+      const applied = await migrateLocked(this.ds);
+      if (applied.length) logToStderr(`Applied migrations: ${applied.join(', ')}`);
+    }
+    return this.ds;
+  }
+
+  /** Path of the demo key file when the CLI runs on the embedded database, else undefined. */
+  demoKeyFile(): string | undefined {
+    return this.embedded ? join(this.embedded.dataDir, DEMO_KEY_FILE) : undefined;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.ds?.isInitialized) await this.ds.destroy();
+    await this.embedded?.stop();
+  }
+}

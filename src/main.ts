@@ -1,0 +1,114 @@
+import 'reflect-metadata';
+import { Logger, LogLevel } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { join } from 'path';
+import { buildApp } from './app.setup';
+import { DEMO_KEY_FILE, migrateLocked, resolveDatabase } from './cli/database';
+import { openDatabase } from './common/database/data-source';
+import type { EmbeddedDatabase } from './common/database/embedded';
+import { demoBanner, ensureDemo } from './fixtures/demo';
+
+/*
+ * Server entry (D32). `npm start` without DATABASE_URL: embedded PostgreSQL
+ * in DATA_DIR (default ./.data), migrations, the demo world on first start,
+ * the demo key and a curl line on stdout. `npm run start:prod`: DATABASE_URL,
+ * migrations unless MIGRATIONS_RUN=false. Serves on HOST:PORT. SIGTERM or
+ * SIGINT: stop accepting, finish requests in flight (up to 10 s), close the
+ * app and its pool, stop the embedded PostgreSQL, exit 0.
+ */
+
+const DRAIN_TIMEOUT_MS = 10_000;
+const SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
+const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
+
+/** Nest log levels for LOG_LEVEL (error, warn, log (default), debug, verbose; `silent` for none). */
+export function logLevels(level: string | undefined = process.env.LOG_LEVEL): LogLevel[] {
+  const wanted = (level ?? 'log').trim().toLowerCase();
+  if (wanted === 'silent') return [];
+  const index = LEVELS.indexOf((wanted === 'info' ? 'log' : wanted) as LogLevel);
+  return LEVELS.slice(0, index < 0 ? LEVELS.indexOf('log') + 1 : index + 1);
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | 'timeout'> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((done) => (timer = setTimeout(() => done('timeout'), ms)));
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+async function main(): Promise<void> {
+  Logger.overrideLogger(logLevels());
+  const logger = new Logger('Main');
+  const port = Number(process.env.PORT ?? 3000);
+  const host = process.env.HOST ?? '0.0.0.0';
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('PORT must be a port number');
+
+  let embedded: EmbeddedDatabase | undefined;
+  let app: NestFastifyApplication | undefined;
+  let shuttingDown = false;
+
+  const shutdown = async (signal: string): Promise<void> => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    logger.log(`${signal} received: finishing requests in flight, then stopping`);
+    let code = 0;
+    try {
+      if (app) {
+        // Fastify stops accepting and waits for requests in flight; the pool closes only after.
+        const drained = await withTimeout(app.getHttpAdapter().getInstance().close(), DRAIN_TIMEOUT_MS);
+        if (drained === 'timeout') logger.warn(`Requests still running after ${DRAIN_TIMEOUT_MS / 1000} s: closing anyway`);
+        await withTimeout(app.close(), 5_000);
+      }
+    } catch (error) {
+      logger.error(`Error while closing the app: ${(error as Error).message}`);
+      code = 1;
+    }
+    await embedded?.stop().catch((error: Error) => logger.error(`Error while stopping PostgreSQL: ${error.message}`));
+    process.exit(code);
+  };
+  for (const signal of SIGNALS) process.on(signal, (s) => void shutdown(s));
+
+  try {
+    const database = await resolveDatabase((line) => logger.log(line));
+    embedded = database.embedded;
+    // The app reads DATABASE_URL (app.setup.ts), so the embedded one is handed over here.
+    process.env.DATABASE_URL = database.url;
+
+    let banner: string | undefined;
+    const migrate = process.env.MIGRATIONS_RUN !== 'false';
+    if (migrate || embedded) {
+      const ds = await openDatabase(database.url, false);
+      try {
+        if (migrate) {
+          const applied = await migrateLocked(ds);
+          if (applied.length) logger.log(`Applied migrations: ${applied.join(', ')}`);
+        }
+        if (embedded) {
+          // D32: the demo world on first start (no users yet); later starts reprint its key.
+          const demo = await ensureDemo(ds, { keyFile: join(embedded.dataDir, DEMO_KEY_FILE), onlyIfEmpty: true });
+          if (demo?.seeded) logger.log('Seeded the demo workspace');
+          if (demo) banner = demoBanner(demo.key, port);
+        }
+      } finally {
+        await ds.destroy();
+      }
+    }
+    if (shuttingDown) return;
+
+    // This process owns SIGTERM and SIGINT (the drain above): handlers the app installs are removed.
+    const before = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
+    app = await buildApp();
+    for (const s of SIGNALS) {
+      for (const listener of process.listeners(s)) if (!before.get(s)!.has(listener)) process.removeListener(s, listener);
+    }
+    await app.listen(port, host);
+    logger.log(`Listening on http://${host}:${port}`);
+    if (banner) process.stdout.write(banner);
+  } catch (error) {
+    logger.error(`Startup failed: ${(error as Error).message}`);
+    if (app) await app.close().catch(() => undefined);
+    await embedded?.stop().catch(() => undefined);
+    process.exit(1);
+  }
+}
+
+void main();
