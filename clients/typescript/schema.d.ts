@@ -638,19 +638,19 @@ export interface components {
             /**
              * @description User ids; non-members and malformed ids are ignored (D12)
              * @example [
-             *       "7"
+             *       7
              *     ]
              */
-            assignee_ids?: string[];
+            assignee_ids?: (number | string)[];
             /** @description Fields not applying to the list or not visible to the caller are ignored (D13) */
             custom_fields?: components["schemas"]["CustomFieldValueInput"][];
             /**
              * @description Label ids (ext, D14); other workspaces’ labels are ignored
              * @example [
-             *       "3"
+             *       3
              *     ]
              */
-            label_ids?: string[];
+            label_ids?: (number | string)[];
             /**
              * @description Parent task (ext, D14): same workspace, not itself a subtask
              * @example 1
@@ -731,10 +731,10 @@ export interface components {
         };
         CustomFieldValueInput: {
             /**
-             * @description Numeric id (a JSON number is accepted too, D5)
-             * @example 1
+             * @description Custom field id (number, or a string of digits: D5)
+             * @example 3
              */
-            id: string;
+            id: number | string;
             /**
              * @description Stored as a string; a number or boolean is stored as its JSON text; null clears
              * @example 4
@@ -1086,19 +1086,19 @@ export interface components {
             /**
              * @description Replaces the assignees entirely; [] removes all; non-members ignored (D12)
              * @example [
-             *       "7"
+             *       7
              *     ]
              */
-            assignee_ids?: string[];
+            assignee_ids?: (number | string)[];
             /** @description Only the listed fields change; inapplicable or invisible fields ignored (D13) */
             custom_fields?: components["schemas"]["CustomFieldValueInput"][];
             /**
              * @description Replaces the labels (ext, D14)
              * @example [
-             *       "3"
+             *       3
              *     ]
              */
-            label_ids?: string[];
+            label_ids?: (number | string)[];
         };
         Workspace: {
             /** @example 1 */

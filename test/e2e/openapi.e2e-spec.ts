@@ -5,6 +5,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { SCOPES } from '../../src/common/auth/scope';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import type { FixtureWorld } from '../../src/fixtures/fixture.types';
+import { LabelDto } from '../../src/labels/labels.dto';
 import { operations, reachableSchemas, responseAndRequestRoots } from '../../src/openapi/openapi.finalize';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
 import { Exchange, OpenApiResponseValidator } from '../setup/openapi-validator';
@@ -142,6 +143,16 @@ function messagesOf(doc: Doc, response: Doc): string[] {
   return Object.values<Doc>(r.content['application/json'].examples ?? {}).map((e) => e.value.error);
 }
 
+/** `<name> is up to date`, or where the committed text first differs from the expected one and how to regenerate it. */
+function staleness(name: string, committed: string, expected: string, command: string): string {
+  if (committed === expected) return `${name} is up to date`;
+  const a = committed.split('\n');
+  const b = expected.split('\n');
+  let line = 0;
+  while (line < a.length && a[line] === b[line]) line++;
+  return `${name} is stale (run ${command}): line ${line + 1} is ${JSON.stringify(a[line] ?? '<end>')}, expected ${JSON.stringify(b[line] ?? '<end>')}`;
+}
+
 const world: FixtureWorld = {
   users: [{ ref: 'alice', email: 'alice@openapi.test', name: 'Alice', created_at: '2025-01-01T00:00:00.000Z' }],
   api_keys: [{ user: 'alice', key: 'svc_oa_owner', scopes: [...SCOPES] }],
@@ -170,7 +181,7 @@ describe('OpenAPI document (issue 5; D1)', () => {
     expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
     const committed = readFileSync(resolve(ROOT, 'openapi.json'), 'utf8');
     // On failure: the decorators changed; run `npm run openapi && npm run client` and commit both files.
-    expect(served === committed ? 'openapi.json is up to date' : 'openapi.json is stale: run `npm run openapi`').toBe('openapi.json is up to date');
+    expect(staleness('openapi.json', committed, served, '`npm run openapi`')).toBe('openapi.json is up to date');
     expect(served).toMatch(/^\{\n {2}"openapi": "3\.1\.0",\n/);
     expect(served.endsWith('}\n')).toBe(true);
   });
@@ -289,7 +300,7 @@ describe('OpenAPI document (issue 5; D1)', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const committed = readFileSync(resolve(ROOT, 'clients/typescript/schema.d.ts'), 'utf8');
-    expect(generated === committed ? 'schema.d.ts is up to date' : 'schema.d.ts is stale: run `npm run client`').toBe('schema.d.ts is up to date');
+    expect(staleness('schema.d.ts', committed, generated, '`npm run client`')).toBe('schema.d.ts is up to date');
   });
 
   it('validates real answers: this file runs with response validation on', async () => {
@@ -299,6 +310,32 @@ describe('OpenAPI document (issue 5; D1)', () => {
     expect(JSON.parse(denied.body)).toEqual({ error: 'API key required' });
     const unknown = await t.inject({ method: 'GET', url: '/api/v1/nowhere', headers: auth('svc_oa_owner') });
     expect(JSON.parse(unknown.body)).toEqual({ error: 'Not found' });
+  });
+});
+
+describe('createTestApp({ validateResponses: true }).inject', () => {
+  // A document that lies: LabelDto without created_at (its swagger metadata removed while this app builds its document).
+  const KEY = 'swagger/apiModelPropertiesArray';
+  let t: TestApp;
+  let saved: string[];
+  let acme: number;
+
+  beforeAll(async () => {
+    saved = Reflect.getMetadata(KEY, LabelDto.prototype);
+    Reflect.defineMetadata(KEY, saved.filter((p) => p !== ':created_at'), LabelDto.prototype);
+    t = await createTestApp({ validateResponses: true });
+    Reflect.defineMetadata(KEY, saved, LabelDto.prototype);
+    ({ acme } = await loadFixture(t.db.ds, world));
+  });
+  afterAll(async () => {
+    Reflect.defineMetadata(KEY, saved, LabelDto.prototype);
+    await t.close();
+  });
+
+  it('throws when an answer does not match the served document, naming method, route, status and the problem', async () => {
+    await expect(t.inject({ method: 'GET', url: `/api/v1/workspaces/${acme}/labels`, headers: auth('svc_oa_owner') })).rejects.toThrow(
+      new RegExp(`^OpenAPI response validation failed: GET /api/v1/workspaces/${acme}/labels \\(route /api/v1/workspaces/\\{id\\}/labels\\) answered 200:\n {2}- body/0 must NOT have additional properties 'created_at'\n`),
+    );
   });
 });
 

@@ -11,7 +11,7 @@ type JsonObject = Record<string, any>;
  * Whether createTestApp validates every response against the document when
  * the test does not say. `OPENAPI_VALIDATE=0|1` overrides it for a run.
  */
-export const VALIDATE_RESPONSES_DEFAULT = false;
+export const VALIDATE_RESPONSES_DEFAULT = true;
 
 /** Paths that answer outside the document (D1): not validated. */
 const UNDOCUMENTED = [/^\/health$/, /^\/api\/v1\/openapi\.json$/, /^\/docs(\/.*)?$/];
