@@ -14,17 +14,32 @@ import { createTestDatabase, TestDatabase } from '../setup/database';
 
 const ROOT = resolve(__dirname, '..', '..');
 
-// A require hook for .ts files, then the CLI entry with the arguments after `--`.
+// A require hook for .ts files (transpiled once, then cached across runs), then
+// the CLI entry with the arguments given after the script.
 const RUN_CLI = `
-const ts = require('typescript');
 const fs = require('fs');
+const path = require('path');
+const crypto = require('crypto');
+const cacheDir = path.join(require('os').tmpdir(), 'wt-cli-e2e-ts-cache');
+fs.mkdirSync(cacheDir, { recursive: true });
+let ts;
 require.extensions['.ts'] = (module, filename) => {
-  const out = ts.transpileModule(fs.readFileSync(filename, 'utf8'), {
-    fileName: filename,
-    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true,
-      experimentalDecorators: true, emitDecoratorMetadata: true },
-  });
-  module._compile(out.outputText, filename);
+  const source = fs.readFileSync(filename, 'utf8');
+  const cached = path.join(cacheDir, crypto.createHash('sha1').update(filename).update(source).digest('hex') + '.js');
+  let code;
+  try {
+    code = fs.readFileSync(cached, 'utf8');
+  } catch {
+    ts ??= require('typescript');
+    code = ts.transpileModule(source, {
+      fileName: filename,
+      compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true,
+        experimentalDecorators: true, emitDecoratorMetadata: true },
+    }).outputText;
+    fs.writeFileSync(cached + '.' + process.pid, code);
+    fs.renameSync(cached + '.' + process.pid, cached);
+  }
+  module._compile(code, filename);
 };
 process.argv = [process.argv[0], 'cli', ...process.argv.slice(1)];
 require('./src/cli.ts');
