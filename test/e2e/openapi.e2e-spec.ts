@@ -291,6 +291,9 @@ describe('OpenAPI document (issue 5; D1)', () => {
     const init = await t.inject({ method: 'GET', url: '/docs/swagger-ui-init.js' });
     expect(init.statusCode).toBe(200);
     expect(init.body).toContain('"operationId": "getCurrentUser"');
+    const bundle = await t.inject({ method: 'GET', url: '/docs/swagger-ui-bundle.js' });
+    expect(bundle.statusCode).toBe(200);
+    expect(bundle.headers['content-type']).toMatch(/javascript/);
   });
 
   it('keeps the typed client in step with openapi.json (regenerate with `npm run client`)', () => {

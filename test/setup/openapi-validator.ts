@@ -88,7 +88,7 @@ export class OpenApiResponseValidator {
     const body = parseJson(exchange.body);
     if (body === undefined) return [...problems, `the body is not JSON: ${snippet(exchange.body)}`];
     if (media.schema) {
-      const validate = this.validator(`${route.template} ${method} ${status}`, media.schema);
+      const validate = this.validator(media.schema);
       if (!validate(body)) {
         problems.push(...(validate.errors ?? []).map((e) => `body${e.instancePath || ''} ${e.message}${e.params && 'additionalProperty' in e.params ? ` '${e.params.additionalProperty}'` : ''}`));
       }
@@ -123,7 +123,9 @@ export class OpenApiResponseValidator {
     return r;
   }
 
-  private validator(key: string, schema: JsonObject): ValidateFunction {
+  /** One compiled function per distinct schema (every error answer shares the Error one). */
+  private validator(schema: JsonObject): ValidateFunction {
+    const key = JSON.stringify(schema);
     let fn = this.compiled.get(key);
     if (!fn) {
       fn = this.ajv.compile(rebase(schema));
