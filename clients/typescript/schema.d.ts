@@ -293,7 +293,7 @@ export interface paths {
         };
         /**
          * List my workspaces
-         * @description Workspaces the key user is a member of, oldest first. Scope `workspaces:read`.
+         * @description Workspaces the key user is a member of (any role), oldest first. Scope `workspaces:read`; any key.
          */
         get: operations["listWorkspaces"];
         put?: never;
@@ -313,7 +313,7 @@ export interface paths {
         };
         /**
          * Get workspace
-         * @description Scope `workspaces:read`. The caller must be a member.
+         * @description The workspace with the caller's role. Scope `workspaces:read`; any member.
          */
         get: operations["getWorkspace"];
         put?: never;
@@ -393,7 +393,7 @@ export interface paths {
         };
         /**
          * List workspace members
-         * @description Ordered by join date, oldest first. `email` is non-null only for the workspace owner. Scope `workspaces:read`.
+         * @description Ordered by join date, oldest first. `email` is non-null only when the caller is the workspace owner. Scope `workspaces:read`; any member.
          */
         get: operations["listMembers"];
         put?: never;

@@ -15,7 +15,7 @@ export class WorkspacesController {
   /** D1 (ext): my workspaces. */
   @Get()
   @Authenticated('workspaces:read')
-  @ApiOperation({ summary: 'List my workspaces', description: 'Workspaces the key user is a member of, oldest first. Scope `workspaces:read`.' })
+  @ApiOperation({ summary: 'List my workspaces', description: 'Workspaces the key user is a member of (any role), oldest first. Scope `workspaces:read`; any key.' })
   @ApiOkResponse({ type: [WorkspaceDto] })
   listWorkspaces(@CurrentCaller() caller: Caller): Promise<WorkspaceDto[]> {
     return this.workspaces.listWorkspaces(caller);
@@ -24,7 +24,7 @@ export class WorkspacesController {
   /** spec: Get workspace. */
   @Get(':id')
   @Authenticated('workspaces:read')
-  @ApiOperation({ summary: 'Get workspace', description: 'Scope `workspaces:read`. The caller must be a member.' })
+  @ApiOperation({ summary: 'Get workspace', description: 'The workspace with the caller\'s role. Scope `workspaces:read`; any member.' })
   @ApiParam({ name: 'id', type: 'string', example: '1' })
   @ApiOkResponse({ type: WorkspaceDto })
   @ApiErrors({ 400: ['Invalid workspace ID'], 404: ['Workspace not found'] })
@@ -35,7 +35,7 @@ export class WorkspacesController {
   /** spec: List workspace members. */
   @Get(':id/members')
   @Authenticated('workspaces:read')
-  @ApiOperation({ summary: 'List workspace members', description: 'Ordered by join date, oldest first. `email` is non-null only for the workspace owner. Scope `workspaces:read`.' })
+  @ApiOperation({ summary: 'List workspace members', description: 'Ordered by join date, oldest first. `email` is non-null only when the caller is the workspace owner. Scope `workspaces:read`; any member.' })
   @ApiParam({ name: 'id', type: 'string', example: '1' })
   @ApiOkResponse({ type: [MemberDto] })
   @ApiErrors({ 400: ['Invalid workspace ID'], 404: ['Workspace not found'] })
