@@ -1,8 +1,7 @@
-import { BadRequestException, Logger, UnsupportedMediaTypeException } from '@nestjs/common';
+import { BadRequestException, UnsupportedMediaTypeException } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
-import { sendError } from './common/errors/error.filter';
 import { mountOpenApi } from './openapi/openapi.mount';
 
 /** D7: largest request body accepted, in bytes (1 MiB). */
@@ -15,13 +14,13 @@ export function createAdapter(): FastifyAdapter {
 
 /**
  * Applies everything the app needs beyond its modules: the JSON body rules of
- * D7, the `{ error }` shape for errors raised by Fastify itself (D31), and the
- * 404 `Not found` of unknown routes (D3 step 1). Shared by main.ts, the tests
+ * D7 and the OpenAPI document. Errors raised by Fastify itself (bad JSON, too
+ * large, unsupported type) and unknown routes reach the ErrorFilter through
+ * Nest's own Fastify error and not-found handlers (D31). Shared by main.ts, the tests
  * and the OpenAPI script; call before `app.init()`.
  */
 export async function configureApp(app: NestFastifyApplication): Promise<void> {
   const fastify = app.getHttpAdapter().getInstance();
-  const logger = new Logger('Http');
 
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
@@ -42,10 +41,8 @@ export async function configureApp(app: NestFastifyApplication): Promise<void> {
   fastify.addContentTypeParser('*', (_request, _payload, done) => {
     done(new UnsupportedMediaTypeException('Content-Type must be application/json'), undefined);
   });
-  fastify.setErrorHandler((error, _request, reply) => sendError(reply, error, logger));
   // D1: GET /api/v1/openapi.json and /docs, public.
   mountOpenApi(app);
-  app.enableShutdownHooks();
 }
 
 /** A fully configured, initialised app on `DATABASE_URL` (not listening). */

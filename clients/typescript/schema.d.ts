@@ -520,7 +520,7 @@ export interface components {
              * @description Numeric id of the workspace
              * @example 1
              */
-            workspace_id: string;
+            workspace_id: number | string;
             /**
              * @description Trimmed; blank is rejected
              * @example Engineering
@@ -542,7 +542,7 @@ export interface components {
              * @description Numeric id
              * @example 1
              */
-            workspace_id: string;
+            workspace_id: number | string;
             /** @description Unique in the workspace ignoring case (D28) */
             name: string;
             /** @example red */
@@ -553,12 +553,12 @@ export interface components {
              * @description Numeric id of the workspace
              * @example 1
              */
-            workspace_id: string;
+            workspace_id: number | string;
             /**
              * @description Numeric id of a folder of the same workspace (D27)
              * @example 1
              */
-            folder_id: string;
+            folder_id: number | string;
             /**
              * @description Trimmed; blank is rejected
              * @example Backlog
@@ -580,7 +580,7 @@ export interface components {
              * @description Numeric id of the workspace
              * @example 1
              */
-            workspace_id: string;
+            workspace_id: number | string;
             /**
              * @description Trimmed; unique in the workspace ignoring case (D25)
              * @example In Review
@@ -604,7 +604,7 @@ export interface components {
              * @description The list to place the task in; the workspace is derived from it
              * @example 1
              */
-            list_id: string;
+            list_id: number | string;
             /**
              * @description Trimmed; blank is rejected (D8)
              * @example Ship it
@@ -624,7 +624,7 @@ export interface components {
              * @description A status of the same workspace; default: its first `pending` status (D17)
              * @example 1
              */
-            status_id?: string;
+            status_id?: number | string;
             /**
              * @description ISO 8601 (D11): `YYYY-MM-DD`, `YYYY-MM-DDTHH:mm[:ss[.ffffff]]`, with `Z`, `±HH:MM` or nothing (UTC). `null` or `""`: no date.
              * @example 2025-01-15T09:30:00.000Z
@@ -655,7 +655,7 @@ export interface components {
              * @description Parent task (ext, D14): same workspace, not itself a subtask
              * @example 1
              */
-            parent_id?: string | null;
+            parent_id?: (number | string) | null;
         };
         CurrentUser: {
             /** @example 1 */
@@ -1031,9 +1031,9 @@ export interface components {
             position?: number;
             /**
              * @description Numeric id of another folder of the same workspace: moves the list (D27)
-             * @example 2
+             * @example 1
              */
-            folder_id?: string;
+            folder_id?: number | string;
         };
         UpdateStatus: {
             /**
@@ -1067,12 +1067,12 @@ export interface components {
              * @description A status of the same workspace
              * @example 1
              */
-            status_id?: string;
+            status_id?: number | string;
             /**
              * @description Moves the task to a list of the same workspace
              * @example 1
              */
-            list_id?: string;
+            list_id?: number | string;
             /**
              * @description ISO 8601 (D11): `YYYY-MM-DD`, `YYYY-MM-DDTHH:mm[:ss[.ffffff]]`, with `Z`, `±HH:MM` or nothing (UTC). `null` or `""`: removes the date.
              * @example 2025-01-15T09:30:00.000Z

@@ -1,3 +1,4 @@
+import { BODY_ID } from '../common/openapi/ids';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 /** spec: Folder. */
@@ -13,7 +14,7 @@ export class FolderDto {
 
 /** spec: Create folder, request body. */
 export class CreateFolderDto {
-  @ApiProperty({ type: 'string', description: 'Numeric id of the workspace', example: '1' }) workspace_id: string;
+  @ApiProperty({ ...BODY_ID, description: 'Numeric id of the workspace' }) workspace_id: number | string;
   @ApiProperty({ maxLength: 255, description: 'Trimmed; blank is rejected', example: 'Engineering' }) name: string;
   @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 255, description: 'Icon slug; null when not provided', example: 'folder-1' }) icon?: string | null;
   @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 255, description: 'Defaults to `blue`', example: 'blue' }) color?: string | null;

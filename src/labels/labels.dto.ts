@@ -1,3 +1,4 @@
+import { BODY_ID } from '../common/openapi/ids';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 /** spec: Label. */
@@ -11,7 +12,7 @@ export class LabelDto {
 
 /** D1 (ext): body of create label. */
 export class CreateLabelDto {
-  @ApiProperty({ type: 'string', description: 'Numeric id', example: '1' }) workspace_id: string;
+  @ApiProperty({ ...BODY_ID, description: 'Numeric id' }) workspace_id: number | string;
   @ApiProperty({ maxLength: 255, description: 'Unique in the workspace ignoring case (D28)' }) name: string;
   @ApiPropertyOptional({ type: 'string', nullable: true, example: 'red' }) color?: string | null;
 }

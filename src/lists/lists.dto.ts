@@ -1,3 +1,4 @@
+import { BODY_ID } from '../common/openapi/ids';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 /** spec: List. */
@@ -14,8 +15,8 @@ export class ListDto {
 
 /** spec: Create list, request body. */
 export class CreateListDto {
-  @ApiProperty({ type: 'string', description: 'Numeric id of the workspace', example: '1' }) workspace_id: string;
-  @ApiProperty({ type: 'string', description: 'Numeric id of a folder of the same workspace (D27)', example: '1' }) folder_id: string;
+  @ApiProperty({ ...BODY_ID, description: 'Numeric id of the workspace' }) workspace_id: number | string;
+  @ApiProperty({ ...BODY_ID, description: 'Numeric id of a folder of the same workspace (D27)' }) folder_id: number | string;
   @ApiProperty({ maxLength: 255, description: 'Trimmed; blank is rejected', example: 'Backlog' }) name: string;
   @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 255, description: 'Icon slug; null when not provided', example: 'library' }) icon?: string | null;
   @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 255, description: 'Defaults to `gray`', example: 'gray' }) color?: string | null;
@@ -27,5 +28,5 @@ export class UpdateListDto {
   @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 255, example: 'chart' }) icon?: string | null;
   @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 255, example: 'orange' }) color?: string | null;
   @ApiPropertyOptional({ type: 'integer', description: 'Sort position', example: 2 }) position?: number;
-  @ApiPropertyOptional({ type: 'string', description: 'Numeric id of another folder of the same workspace: moves the list (D27)', example: '2' }) folder_id?: string;
+  @ApiPropertyOptional({ ...BODY_ID, description: 'Numeric id of another folder of the same workspace: moves the list (D27)' }) folder_id?: number | string;
 }

@@ -1,3 +1,4 @@
+import { BODY_ID } from '../common/openapi/ids';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 /** Status categories: the state set of a status (spec: States and transitions). */
@@ -18,7 +19,7 @@ export class StatusDto {
 
 /** spec: Create status, request body. */
 export class CreateStatusDto {
-  @ApiProperty({ type: 'string', description: 'Numeric id of the workspace', example: '1' }) workspace_id: string;
+  @ApiProperty({ ...BODY_ID, description: 'Numeric id of the workspace' }) workspace_id: number | string;
   @ApiProperty({ maxLength: 255, description: 'Trimmed; unique in the workspace ignoring case (D25)', example: 'In Review' }) name: string;
   @ApiProperty({ enum: STATUS_CATEGORIES }) category: StatusCategory;
   @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 255, description: 'Icon slug; null when not provided', example: 'chart' }) icon?: string | null;

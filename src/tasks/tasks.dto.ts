@@ -1,13 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { BODY_ID } from '../common/openapi/ids';
 import { MAX_LENGTH } from '../common/validation/body';
 import { DATE_EXAMPLE } from '../common/validation/dates';
 import { PRIORITIES } from './tasks.body';
 
 const STATUS_CATEGORIES = ['pending', 'in_progress', 'completed', 'cancelled'];
 const CUSTOM_FIELD_TYPES = ['text', 'number', 'date', 'checkbox', 'rating', 'dropdown', 'money', 'people'];
-const ID = { type: 'string', description: 'Numeric id (a JSON number is accepted too, D5)', example: '1' } as const;
+const ID = BODY_ID;
 /** D5: an id element of an array, as a JSON number or a string of digits. */
-const ID_ITEM = { oneOf: [{ type: 'integer', minimum: 1 }, { type: 'string', pattern: '^[0-9]+$' }] };
+const ID_ITEM = BODY_ID;
 const DATE = {
   type: 'string',
   nullable: true,

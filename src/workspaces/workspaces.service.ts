@@ -1,4 +1,5 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
+import { seesMemberEmails } from '../common/access/access.policy';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
 import type { MemberDto, WorkspaceDto } from './workspaces.dto';
@@ -28,6 +29,6 @@ export class WorkspacesService {
   /** spec: List workspace members; emails only for the owner. */
   async listMembers(caller: Caller, id: number): Promise<MemberDto[]> {
     const access = await this.access.workspace(caller, id);
-    return this.workspaces.listMembers(id, access.membership.role === 'owner');
+    return this.workspaces.listMembers(id, seesMemberEmails(access.membership));
   }
 }

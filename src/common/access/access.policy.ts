@@ -116,3 +116,8 @@ export function decide(membership: Membership, operation: Operation, folderId: n
       return permitsList(membership, listId, folderId) ? null : 'Access denied';
   }
 }
+
+/** spec: Workspace member: `email` is returned only when the caller is the workspace owner. */
+export function seesMemberEmails(membership: Membership): boolean {
+  return membership.role === 'owner';
+}
