@@ -1,3 +1,4 @@
+import { patchStatement } from '../common/database/patch';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { FolderDto } from './folders.dto';
@@ -43,17 +44,7 @@ export class FoldersRepository {
 
   /** Applies `patch` to folder `id` and returns the whole folder; null when it no longer exists. */
   async update(id: number, patch: FolderPatch): Promise<FolderDto | null> {
-    const sets: string[] = [];
-    const params: unknown[] = [id];
-    for (const column of PATCH_COLUMNS) {
-      if (patch[column] === undefined) continue;
-      params.push(patch[column]);
-      sets.push(`${column} = $${params.length}`);
-    }
-    // A CTE so the driver returns plain rows (a bare UPDATE answers [rows, count]).
-    const sql = sets.length
-      ? `WITH f AS (UPDATE folders SET ${sets.join(', ')} WHERE id = $1 RETURNING *) SELECT ${FOLDER_COLUMNS} FROM f`
-      : `SELECT ${FOLDER_COLUMNS} FROM folders WHERE id = $1`;
+    const { sql, params } = patchStatement('folders', PATCH_COLUMNS, id, patch, FOLDER_COLUMNS);
     const rows: FolderDto[] = await this.db.query(sql, params);
     return rows[0] ?? null;
   }

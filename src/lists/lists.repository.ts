@@ -1,3 +1,4 @@
+import { patchStatement } from '../common/database/patch';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { ListDto } from './lists.dto';
@@ -44,17 +45,7 @@ export class ListsRepository {
 
   /** Applies `patch` to list `id` and returns the whole list; null when it no longer exists. */
   async update(id: number, patch: ListPatch, em?: EntityManager): Promise<ListDto | null> {
-    const sets: string[] = [];
-    const params: unknown[] = [id];
-    for (const column of PATCH_COLUMNS) {
-      if (patch[column] === undefined) continue;
-      params.push(patch[column]);
-      sets.push(`${column} = $${params.length}`);
-    }
-    // A CTE so the driver returns plain rows (a bare UPDATE answers [rows, count]).
-    const sql = sets.length
-      ? `WITH l AS (UPDATE lists SET ${sets.join(', ')} WHERE id = $1 RETURNING *) SELECT ${LIST_COLUMNS} FROM l`
-      : `SELECT ${LIST_COLUMNS} FROM lists WHERE id = $1`;
+    const { sql, params } = patchStatement('lists', PATCH_COLUMNS, id, patch, LIST_COLUMNS);
     const rows: ListDto[] = await (em ?? this.db).query(sql, params);
     return rows[0] ?? null;
   }

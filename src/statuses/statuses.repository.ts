@@ -1,3 +1,4 @@
+import { patchStatement } from '../common/database/patch';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { StatusCategory, StatusDto } from './statuses.dto';
@@ -56,17 +57,7 @@ export class StatusesRepository {
 
   /** Applies `patch` to status `id` and returns it; null when the status no longer exists. A duplicate name raises the 409 violation (D25). */
   async update(em: EntityManager, id: number, patch: StatusPatch): Promise<StatusDto | null> {
-    const sets: string[] = [];
-    const params: unknown[] = [id];
-    for (const column of PATCH_COLUMNS) {
-      if (patch[column] === undefined) continue;
-      params.push(patch[column]);
-      sets.push(`${column} = $${params.length}`);
-    }
-    // Wrapped in a CTE so the driver returns plain rows (a bare UPDATE answers [rows, count]).
-    const sql = sets.length
-      ? `WITH s AS (UPDATE statuses SET ${sets.join(', ')} WHERE id = $1 RETURNING *) SELECT ${STATUS_COLUMNS} FROM s`
-      : `SELECT ${STATUS_COLUMNS} FROM statuses WHERE id = $1`;
+    const { sql, params } = patchStatement('statuses', PATCH_COLUMNS, id, patch, STATUS_COLUMNS);
     const rows: StatusDto[] = await em.query(sql, params);
     return rows[0] ?? null;
   }
