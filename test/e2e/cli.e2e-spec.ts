@@ -202,6 +202,21 @@ describe('seed', () => {
     expect(await q(`SELECT id FROM users WHERE email = 'bad@cli.example.com'`)).toEqual([]);
   });
 
+  it('loads the FIXTURES.md example as printed, one warning line per lenient ref on stderr', async () => {
+    const r = cli('seed', '--file', join(ROOT, 'test', 'fixtures', 'fixtures-md-example.json'));
+    expect(r.status).toBe(0);
+    const ids = JSON.parse(r.stdout);
+    expect(await q('SELECT id, email FROM users WHERE id = ANY($1) ORDER BY id', [[ids.bob, ids.carol]])).toEqual([
+      { id: ids.bob, email: 'bob@fixture.invalid' }, { id: ids.carol, email: 'carol@fixture.invalid' },
+    ]);
+    expect(r.stderr).toBe([
+      `Warning: user "bob" is not defined in users; created it as bob@fixture.invalid (id ${ids.bob}), first used by member "bob" (workspaces[0].members[0])`,
+      `Warning: user "carol" is not defined in users; created it as carol@fixture.invalid (id ${ids.carol}), first used by member "carol" (workspaces[0].members[1])`,
+      'Warning: list "ops_inbox" names nothing in the file; no grant of it is made, first granted to member "carol" (workspaces[0].members[1])',
+      '',
+    ].join('\n'));
+  });
+
   it('without --out prints the ref map to stdout', async () => {
     const file = join(tmp, 'small.json');
     writeFileSync(file, JSON.stringify({ users: [{ ref: 'sm_u', email: 'small@cli.example.com', name: 'Small' }] }));
