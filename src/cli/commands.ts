@@ -213,7 +213,7 @@ export class MembersAddCommand extends CliCommand {
 @Command({ name: 'members', description: 'Manage workspace members', subCommands: [MembersAddCommand] })
 export class MembersCommand extends CommandGroup {}
 
-@SubCommand({ name: 'create', description: 'Create an API key; prints it (with the plain key, shown once) as JSON' })
+@SubCommand({ name: 'create', description: 'Create an API key; prints the plain key (shown once) on stdout, its record on stderr; --json prints the whole record' })
 export class KeysCreateCommand extends CliCommand {
   @Option({ flags: '--user <id>', required: true })
   parseUser(value: string): string {
@@ -235,13 +235,22 @@ export class KeysCreateCommand extends CliCommand {
     return value;
   }
 
+  @Option({ flags: '--json', description: 'print the whole record (with the key) as JSON on stdout' })
+  parseJson(): boolean {
+    return true;
+  }
+
+  /** D32: "prints the new key once": the bare key on stdout, so `KEY=$(npm run cli -- keys create ...)` works. */
   protected async execute(options: Options): Promise<string> {
     const userId = cliId(options.user, '--user');
     const key = await createKey(await this.db.open(), {
       userId, scopes: String(options.scopes).split(','), name: (options.name as string | undefined) ?? null,
       expiresAt: (options.expiresAt as string | undefined) ?? null,
     });
-    return json(key);
+    if (options.json) return json(key);
+    const { key: plain, ...record } = key;
+    logToStderr(`Created API key ${JSON.stringify(record)}`);
+    return plain + '\n';
   }
 }
 

@@ -126,7 +126,7 @@ describe('keys', () => {
   });
 
   it('keys create prints a svc_ key once, stored only as its hash', async () => {
-    const r = cli('keys', 'create', '--user', String(user), '--scopes', 'tasks:read,users:read', '--name', 'ci', '--expires-at', '2030-01-15T09:30:00');
+    const r = cli('keys', 'create', '--user', String(user), '--scopes', 'tasks:read,users:read', '--name', 'ci', '--expires-at', '2030-01-15T09:30:00', '--json');
     expect(r.status).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out.key).toMatch(/^svc_[0-9a-f]{64}$/);
@@ -138,6 +138,18 @@ describe('keys', () => {
       key: out.key, id: out.id, user_id: user, name: 'ci', scopes: ['tasks:read', 'users:read'], expires_at: '2030-01-15T09:30:00.000Z',
       revoked_at: null, last_used_at: null, created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
+  });
+
+  it('keys create without --json prints only the bare key on stdout (D32), its record on stderr', async () => {
+    const r = cli('keys', 'create', '--user', String(user), '--scopes', 'users:read');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^svc_[0-9a-f]{64}\n$/);
+    const key = r.stdout.trim();
+    const rows = await q<{ id: number; scopes: string[] }>('SELECT id, scopes FROM api_keys WHERE key_hash = $1', [hashApiKey(key)]);
+    expect(rows).toEqual([{ id: expect.any(Number), scopes: ['users:read'] }]);
+    expect(r.stderr).toContain(`Created API key {"id":${rows[0].id},`);
+    expect(r.stderr).not.toContain(key);
+    await q('DELETE FROM api_keys WHERE id = $1', [rows[0].id]);
   });
 
   it('keys create refuses unknown scopes and unknown users', () => {
