@@ -2,6 +2,7 @@ import { BadRequestException, UnsupportedMediaTypeException } from '@nestjs/comm
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
+import { deferBodyError } from './common/validation/body-error';
 import { mountOpenApi } from './openapi/openapi.mount';
 
 /** D7: largest request body accepted, in bytes (1 MiB). */
@@ -23,23 +24,27 @@ export async function configureApp(app: NestFastifyApplication): Promise<void> {
   const fastify = app.getHttpAdapter().getInstance();
 
   fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+  // Body errors are kept on the request and thrown by the guard after authentication and scope (D3).
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
     } catch {
-      return done(new BadRequestException('Invalid JSON body'), undefined);
+      deferBodyError(request, new BadRequestException('Invalid JSON body'));
+      return done(null, undefined);
     }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      return done(new BadRequestException('Request body must be a JSON object'), undefined);
+      deferBodyError(request, new BadRequestException('Request body must be a JSON object'));
+      return done(null, undefined);
     }
     done(null, parsed);
   });
-  // D7: any other content type with a body is 415.
-  fastify.addContentTypeParser('*', (_request, _payload, done) => {
-    done(new UnsupportedMediaTypeException('Content-Type must be application/json'), undefined);
+  // D7: any other content type with a body is 415 (read whole, within the body limit, then discarded).
+  fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (request, _body, done) => {
+    deferBodyError(request, new UnsupportedMediaTypeException('Content-Type must be application/json'));
+    done(null, undefined);
   });
   // D1: GET /api/v1/openapi.json and /docs, public.
   mountOpenApi(app);

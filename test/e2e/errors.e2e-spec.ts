@@ -76,6 +76,14 @@ describe('errors and framework answers (D3, D7, D31)', () => {
       expectError(await postRaw(payload, type), 415, 'Content-Type must be application/json');
     });
 
+    it.each([
+      ['{"workspace_id": 1,', 'application/json'],
+      ['[1]', 'application/json'],
+      ['hello', 'text/plain'],
+    ])('checks the key before the body (D3): %p as %s without a key is 401', async (payload, type) => {
+      expectError(await postRaw(payload, type, {}), 401, 'API key required');
+    });
+
     it('answers 415 for a body sent without any content type', async () => {
       const res = await t.inject({ method: 'POST', url: '/api/v1/labels', headers: key, payload: Buffer.from('{"name":"x"}') });
       // light-my-request sets no content type for a Buffer payload.

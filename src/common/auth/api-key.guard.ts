@@ -1,5 +1,6 @@
 import { CanActivate, ExecutionContext, ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { deferredBodyError } from '../validation/body-error';
 import { hashApiKey, readApiKey } from './api-key';
 import { CALLER_KEY, Caller } from './auth-context';
 import { AuthRepository } from './auth.repository';
@@ -8,7 +9,7 @@ import { isScope, Scope } from './scope';
 
 /**
  * Global guard, closed by default: authentication (D20) then scope (D21),
- * steps 2 and 3 of D3. A route with neither `@Authenticated` nor `@Public`
+ * steps 2 and 3 of D3, then any body error the parser kept (D7). A route with neither `@Authenticated` nor `@Public`
  * is refused (500), and a test fails on it.
  */
 @Injectable()
@@ -20,7 +21,7 @@ export class ApiKeyGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, targets)) return true;
+    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, targets)) return this.bodyChecked(context);
     const scope = this.reflector.getAllAndOverride<Scope | undefined>(SCOPE_KEY, targets);
     if (!scope) throw new Error(`Route ${context.getClass().name}.${context.getHandler().name} declares no authentication`);
 
@@ -34,6 +35,13 @@ export class ApiKeyGuard implements CanActivate {
 
     const caller: Caller = { userId: stored.user_id, keyId: stored.id, scopes: stored.scopes.filter(isScope) };
     request[CALLER_KEY] = caller;
+    return this.bodyChecked(context);
+  }
+
+  /** D7 body errors found while parsing, answered only now: after authentication and scope (D3). */
+  private bodyChecked(context: ExecutionContext): true {
+    const error = deferredBodyError(context.switchToHttp().getRequest<object>());
+    if (error) throw error;
     return true;
   }
 }
