@@ -1,16 +1,23 @@
 import { BadRequestException, UnsupportedMediaTypeException } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
+import { configureHttp } from './common/http/http.setup';
+import { AppEnv, loadEnv } from './config/env';
 import { deferBodyError } from './common/validation/body-error';
 import { mountOpenApi } from './openapi/openapi.mount';
 
 /** D7: largest request body accepted, in bytes (1 MiB). */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
-/** Fastify adapter with the D7 body limit and no Fastify-level logging (Nest logs). */
-export function createAdapter(): FastifyAdapter {
-  return new FastifyAdapter({ bodyLimit: BODY_LIMIT_BYTES, logger: false, return503OnClosing: true });
+/**
+ * Fastify adapter with the D7 body limit and no Fastify-level logging (pino
+ * through nestjs-pino logs); TRUST_PROXY=true takes the client IP from
+ * X-Forwarded-For (behind a load balancer).
+ */
+export function createAdapter(env: AppEnv = loadEnv()): FastifyAdapter {
+  return new FastifyAdapter({ bodyLimit: BODY_LIMIT_BYTES, logger: false, return503OnClosing: true, trustProxy: env.trustProxy });
 }
 
 /**
@@ -46,13 +53,17 @@ export async function configureApp(app: NestFastifyApplication): Promise<void> {
     deferBodyError(request, new UnsupportedMediaTypeException('Content-Type must be application/json'));
     done(null, undefined);
   });
-  // D1: GET /api/v1/openapi.json and /docs, public.
-  mountOpenApi(app);
+  const env = loadEnv();
+  // Issue 12: helmet, CORS, request-log fields, /metrics.
+  await configureHttp(app, env);
+  // D1: GET /api/v1/openapi.json and /docs (unless DOCS_ENABLED=false), public.
+  mountOpenApi(app, { ui: env.docsEnabled });
 }
 
 /** A fully configured, initialised app on `DATABASE_URL` (not listening). */
 export async function buildApp(): Promise<NestFastifyApplication> {
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule, createAdapter(), { bodyParser: false });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule, createAdapter(), { bodyParser: false, bufferLogs: true });
+  app.useLogger(app.get(Logger));
   await configureApp(app);
   await app.init();
   await app.getHttpAdapter().getInstance().ready();

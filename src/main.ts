@@ -1,12 +1,15 @@
 import 'reflect-metadata';
-import { Logger, LogLevel } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { join } from 'path';
 import { buildApp } from './app.setup';
 import { DEMO_KEY_FILE, migrateLocked, resolveDatabase } from './cli/database';
 import { openDatabase } from './common/database/data-source';
+import { nestLogger, rootLogger } from './common/logging/logger';
+import { loadEnvOrExit } from './config/env';
 import type { EmbeddedDatabase } from './common/database/embedded';
 import { demoBanner, ensureDemo } from './fixtures/demo';
+import { markShuttingDown } from './health/shutdown-state';
 
 /*
  * Server entry (D32). `npm start` without DATABASE_URL: embedded PostgreSQL
@@ -19,15 +22,6 @@ import { demoBanner, ensureDemo } from './fixtures/demo';
 
 const DRAIN_TIMEOUT_MS = 10_000;
 const SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
-const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
-
-/** Nest log levels for LOG_LEVEL (error, warn, log (default), debug, verbose; `silent` for none). */
-export function logLevels(level: string | undefined = process.env.LOG_LEVEL): LogLevel[] {
-  const wanted = (level ?? 'log').trim().toLowerCase();
-  if (wanted === 'silent') return [];
-  const index = LEVELS.indexOf((wanted === 'info' ? 'log' : wanted) as LogLevel);
-  return LEVELS.slice(0, index < 0 ? LEVELS.indexOf('log') + 1 : index + 1);
-}
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | 'timeout'> {
   let timer: NodeJS.Timeout | undefined;
@@ -36,11 +30,11 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | 'timeout'>
 }
 
 async function main(): Promise<void> {
-  Logger.overrideLogger(logLevels());
+  // Issue 12: the configuration is checked first (one line and exit 1 when bad); logs are pino's from here on.
+  const env = loadEnvOrExit();
+  Logger.overrideLogger(nestLogger(rootLogger(env)));
   const logger = new Logger('Main');
-  const port = Number(process.env.PORT ?? 3000);
-  const host = process.env.HOST ?? '0.0.0.0';
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('PORT must be a port number');
+  const { port, host } = env;
 
   let embedded: EmbeddedDatabase | undefined;
   let app: NestFastifyApplication | undefined;
@@ -49,6 +43,7 @@ async function main(): Promise<void> {
   const shutdown = async (signal: string): Promise<void> => {
     if (shuttingDown) return;
     shuttingDown = true;
+    markShuttingDown();
     logger.log(`${signal} received: finishing requests in flight, then stopping`);
     let code = 0;
     try {
@@ -74,7 +69,7 @@ async function main(): Promise<void> {
     process.env.DATABASE_URL = database.url;
 
     let banner: string | undefined;
-    const migrate = process.env.MIGRATIONS_RUN !== 'false';
+    const migrate = env.migrationsRun;
     if (migrate || embedded) {
       const ds = await openDatabase(database.url, false);
       try {

@@ -2,6 +2,7 @@ import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { join } from 'path';
 import { DataSource } from 'typeorm';
 import { openDatabase } from '../common/database/data-source';
+import { loadEnv } from '../config/env';
 import { EmbeddedDatabase, startEmbeddedPostgres } from '../common/database/embedded';
 
 /** Writes a log line to stderr: stdout carries only results (D32). */
@@ -11,7 +12,7 @@ export function logToStderr(line: string): void {
 
 /** True when LOG_LEVEL asks for debug output. */
 export function debugEnabled(): boolean {
-  return ['debug', 'verbose'].includes((process.env.LOG_LEVEL ?? '').toLowerCase());
+  return ['debug', 'verbose', 'trace'].includes((process.env.LOG_LEVEL ?? '').trim().toLowerCase());
 }
 
 /** File name of the plain demo key inside the data directory (only its hash is in the database). */
@@ -63,7 +64,7 @@ export class CliDatabase implements OnApplicationShutdown {
     const { url, embedded } = await resolveDatabase(logToStderr);
     this.embedded = embedded;
     this.ds = await openDatabase(url, false);
-    if (options.migrate !== false && process.env.MIGRATIONS_RUN !== 'false') {
+    if (options.migrate !== false && loadEnv().migrationsRun) {
       const applied = await migrateLocked(this.ds);
       if (applied.length) logToStderr(`Applied migrations: ${applied.join(', ')}`);
     }

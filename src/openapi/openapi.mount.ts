@@ -5,12 +5,12 @@ import { JsonObject, serializeDocument } from './openapi.finalize';
 
 /**
  * D1: serves the OpenAPI 3.1 document at `GET /api/v1/openapi.json` and
- * Swagger UI at `/docs`, both without an API key (plain Fastify routes: the
+ * Swagger UI at `/docs` (unless `ui: false`), both without an API key (plain Fastify routes: the
  * Nest guard does not run on them). The document is built on first use and
  * kept; the JSON answer is byte-for-byte what `npm run openapi` writes to
  * openapi.json (a test compares them). Call before `app.init()`.
  */
-export function mountOpenApi(app: NestFastifyApplication): void {
+export function mountOpenApi(app: NestFastifyApplication, options: { ui?: boolean } = {}): void {
   let document: JsonObject | undefined;
   let text: string | undefined;
   const getDocument = (): JsonObject => (document ??= buildOpenApiDocument(app));
@@ -20,6 +20,7 @@ export function mountOpenApi(app: NestFastifyApplication): void {
     return reply.header('content-type', 'application/json; charset=utf-8').send(text);
   });
 
+  if (options.ui === false) return;
   SwaggerModule.setup(SWAGGER_UI_PATH, app, () => getDocument() as never, {
     raw: false,
     customSiteTitle: 'Work-tracking API',

@@ -19,7 +19,7 @@ const compilerOptions = {
 
 module.exports = {
   getCacheKey(source, filePath) {
-    return crypto.createHash('sha1').update('v2').update(filePath).update(source).digest('hex');
+    return crypto.createHash('sha1').update('v4').update(filePath).update(source).digest('hex');
   },
   process(source, filePath) {
     // CommonJS packages pass through untouched; only ESM syntax needs compiling.
@@ -31,6 +31,10 @@ module.exports = {
       ? source
           .replace(/^\s*const require = (?:\w+\.)?createRequire\(import\.meta\.url\);?\s*$/m, '')
           .replace(/import\.meta\.url/g, "require('url').pathToFileURL(__filename).href")
+          // Other import.meta uses (@nestjs/terminus: dirname, resolve): their CommonJS equivalents.
+          .replace(/import\.meta\.dirname/g, '__dirname')
+          .replace(/import\.meta\.filename/g, '__filename')
+          .replace(/import\.meta\.resolve\(/g, 'require.resolve(')
       : source;
     const out = ts.transpileModule(text, { compilerOptions, fileName: filePath });
     return { code: out.outputText };

@@ -1,6 +1,7 @@
 import { ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Caller } from '../auth/auth-context';
+import { annotateRequestLog } from '../logging/logger';
 import { decide, Membership, Operation, permitsFolder, permitsList } from './access.policy';
 import { AccessRepository, AccessRow, ResourceKind } from './access.repository';
 
@@ -49,6 +50,7 @@ export class AccessService {
   async check(caller: Caller, kind: ResourceKind, id: number, operation: Operation, notFoundMessage?: string, manager?: EntityManager): Promise<Access> {
     const row = await this.repo.resolve(kind, id, caller.userId, manager);
     if (!row) throw new NotFoundException(notFoundMessage ?? NOT_FOUND[kind]);
+    annotateRequestLog({ workspace_id: row.workspace_id });
     const access = toAccess(row);
     if (!access) throw NON_MEMBER[kind]();
     const denial = decide(access.membership, operation, access.folderId, access.listId);

@@ -1,5 +1,6 @@
 import { types } from 'pg';
 import { DataSource, DataSourceOptions } from 'typeorm';
+import { loadEnv } from '../../config/env';
 import { ENTITIES } from './entities';
 import { InitialSchema1732250000000 } from './migrations/1732250000000-initial-schema';
 
@@ -24,7 +25,7 @@ export function dataSourceOptions(url: string | undefined = process.env.DATABASE
     synchronize: false,
     migrationsRun: false,
     logging: false,
-    extra: { max: Number(process.env.DB_POOL_SIZE ?? 10) },
+    extra: { max: loadEnv().dbPoolSize },
   };
 }
 

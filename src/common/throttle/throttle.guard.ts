@@ -1,0 +1,55 @@
+import { ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { ConfigService } from '@nestjs/config';
+import { InjectThrottlerOptions, InjectThrottlerStorage, ThrottlerGuard, type ThrottlerModuleOptions, type ThrottlerStorage } from '@nestjs/throttler';
+import { readApiKey } from '../auth/api-key';
+import { AuthRepository } from '../auth/auth.repository';
+import { PUBLIC_KEY } from '../auth/authenticated.decorator';
+import { findRequestKey } from '../auth/key-lookup';
+import type { AppEnv } from '../../config/env';
+
+/**
+ * Rate limiting (issue 12), a global guard that runs before authentication:
+ * one budget of RATE_LIMIT_PER_MINUTE requests per minute per API key, for
+ * every route together; a request without a valid key counts against its
+ * client IP. Headers `RateLimit-Limit`, `RateLimit-Remaining`,
+ * `RateLimit-Reset`; over the limit, 429 `{"error": "Too many requests"}`
+ * with `Retry-After` (D31). Public routes (health probes) are not limited;
+ * RATE_LIMIT_PER_MINUTE=0 turns it off.
+ */
+@Injectable()
+export class RateLimitGuard extends ThrottlerGuard {
+  protected override headerPrefix = 'RateLimit';
+
+  constructor(
+    @InjectThrottlerOptions() options: ThrottlerModuleOptions,
+    @InjectThrottlerStorage() storage: ThrottlerStorage,
+    reflector: Reflector,
+    private readonly keys: AuthRepository,
+    config: ConfigService<AppEnv, true>,
+  ) {
+    super(options, storage, reflector);
+    this.enabled = config.get('rateLimitPerMinute', { infer: true }) > 0;
+  }
+
+  private readonly enabled: boolean;
+
+  protected override async shouldSkip(context: ExecutionContext): Promise<boolean> {
+    return !this.enabled || this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, [context.getHandler(), context.getClass()]) === true;
+  }
+
+  /** `key:<id>` for a request with a valid key, else `ip:<client ip>`. */
+  protected override async getTracker(request: Record<string, unknown>): Promise<string> {
+    const key = readApiKey(request.headers as Record<string, string | string[] | undefined>);
+    if (key) {
+      const stored = await findRequestKey(request, this.keys, key);
+      if (stored && !stored.revoked && !stored.expired) return `key:${stored.id}`;
+    }
+    return `ip:${await super.getTracker(request)}`;
+  }
+
+  /** One budget per tracker across all routes (the library's default is per route). */
+  protected override generateKey(_context: ExecutionContext, tracker: string, throttler: string): string {
+    return `ratelimit:${throttler}:${tracker}`;
+  }
+}

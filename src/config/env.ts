@@ -1,0 +1,142 @@
+import Joi from 'joi';
+
+/*
+ * The process configuration (issue 12): every environment variable the
+ * server and the CLI read, checked once at boot with Joi. A bad value stops
+ * the process with one line naming the variable and what it accepts. This
+ * table is the one source: the README configuration table is checked against
+ * it by a test (test/e2e/config.e2e-spec.ts).
+ */
+
+/** Log levels accepted by LOG_LEVEL: Nest's names and pino's. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'log', 'info', 'debug', 'verbose', 'trace', 'silent'] as const;
+export type LogLevelName = (typeof LOG_LEVELS)[number];
+
+/** LOG_FORMAT: `auto` is pretty on a terminal, JSON otherwise. */
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+
+const BOOLEAN = Joi.boolean().truthy('1', 'yes', 'on').falsy('0', 'no', 'off').sensitive(false);
+const PORT = Joi.number().integer().min(0).max(65535);
+
+/** One variable: its schema (with its default), what it accepts (for the error line) and what it means (README). */
+interface Variable {
+  schema: Joi.Schema;
+  accepts: string;
+  /** Default as the README shows it; undefined when unset means something (described in `meaning`). */
+  default?: string;
+}
+
+/** Every variable, in README order. */
+export const VARIABLES = {
+  DATABASE_URL: {
+    schema: Joi.string().trim().uri({ scheme: ['postgres', 'postgresql'] }).empty(''),
+    accepts: 'a postgres://user:pass@host:port/db URL',
+  },
+  PORT: { schema: PORT.default(3000), accepts: 'a port number from 0 to 65535', default: '3000' },
+  HOST: { schema: Joi.string().trim().hostname().default('0.0.0.0'), accepts: 'a host name or IP address', default: '0.0.0.0' },
+  DATA_DIR: { schema: Joi.string().trim().empty('').default('.data'), accepts: 'a directory path', default: './.data' },
+  EMBEDDED_PG_PORT: { schema: PORT.min(1).empty(''), accepts: 'a port number from 1 to 65535', default: '5433' },
+  MIGRATIONS_RUN: { schema: BOOLEAN.default(true), accepts: 'true or false', default: 'true' },
+  DB_POOL_SIZE: { schema: Joi.number().integer().min(1).max(1000).default(10), accepts: 'an integer from 1 to 1000', default: '10' },
+  LOG_LEVEL: {
+    schema: Joi.string().trim().lowercase().valid(...LOG_LEVELS).default('log'),
+    accepts: `one of ${LOG_LEVELS.join(', ')}`,
+    default: 'log',
+  },
+  LOG_FORMAT: {
+    schema: Joi.string().trim().lowercase().valid(...LOG_FORMATS).default('auto'),
+    accepts: `one of ${LOG_FORMATS.join(', ')}`,
+    default: 'auto',
+  },
+  RATE_LIMIT_PER_MINUTE: {
+    schema: Joi.number().integer().min(0).default(6000),
+    accepts: 'an integer, 0 or more (0 turns rate limiting off)',
+    default: '6000',
+  },
+  REDIS_URL: { schema: Joi.string().trim().uri({ scheme: ['redis', 'rediss'] }).empty(''), accepts: 'a redis://host:port URL' },
+  TRUST_PROXY: { schema: BOOLEAN.default(false), accepts: 'true or false', default: 'false' },
+  CORS_ORIGINS: {
+    schema: Joi.string().trim().empty('').pattern(/^(\*|https?:\/\/[^\s,/]+(\s*,\s*https?:\/\/[^\s,/]+)*)$/),
+    accepts: '* or a comma-separated list of origins such as https://app.example.com',
+  },
+  DOCS_ENABLED: { schema: BOOLEAN.default(true), accepts: 'true or false', default: 'true' },
+  METRICS_ENABLED: { schema: BOOLEAN.default(true), accepts: 'true or false', default: 'true' },
+  HEALTH_TIMEOUT_MS: { schema: Joi.number().integer().min(1).max(60_000).default(1000), accepts: 'milliseconds from 1 to 60000', default: '1000' },
+} satisfies Record<string, Variable>;
+
+export type VariableName = keyof typeof VARIABLES;
+
+/** The validated configuration. */
+export interface AppEnv {
+  databaseUrl?: string;
+  port: number;
+  host: string;
+  dataDir: string;
+  embeddedPgPort?: number;
+  migrationsRun: boolean;
+  dbPoolSize: number;
+  logLevel: LogLevelName;
+  logFormat: (typeof LOG_FORMATS)[number];
+  /** Requests per minute per API key (per client IP before authentication); 0: off. */
+  rateLimitPerMinute: number;
+  redisUrl?: string;
+  trustProxy: boolean;
+  /** Allowed CORS origins; empty: CORS off; `['*']`: any origin. */
+  corsOrigins: string[];
+  docsEnabled: boolean;
+  metricsEnabled: boolean;
+  healthTimeoutMs: number;
+}
+
+/** A configuration error: `message` is the one line to print. */
+export class ConfigError extends Error {}
+
+const SCHEMA = Joi.object(Object.fromEntries(Object.entries(VARIABLES).map(([name, v]) => [name, v.schema]))).unknown(true);
+
+/**
+ * Validates `env` (default `process.env`) and returns the typed configuration.
+ *
+ * @throws ConfigError `Invalid configuration: PORT="abc": expected a port number from 0 to 65535`
+ */
+export function loadEnv(env: NodeJS.ProcessEnv = process.env): AppEnv {
+  const { value, error } = SCHEMA.validate(env, { abortEarly: true, convert: true });
+  if (error) {
+    const name = String(error.details[0]?.context?.key ?? error.details[0]?.path[0] ?? '');
+    const accepts = (VARIABLES as Record<string, Variable>)[name]?.accepts ?? error.message;
+    throw new ConfigError(`Invalid configuration: ${name}=${JSON.stringify(env[name] ?? '')}: expected ${accepts}`);
+  }
+  const v = value as Record<VariableName, never>;
+  const cors = v.CORS_ORIGINS as string | undefined;
+  return {
+    databaseUrl: v.DATABASE_URL,
+    port: v.PORT,
+    host: v.HOST,
+    dataDir: v.DATA_DIR,
+    embeddedPgPort: v.EMBEDDED_PG_PORT,
+    migrationsRun: v.MIGRATIONS_RUN,
+    dbPoolSize: v.DB_POOL_SIZE,
+    logLevel: v.LOG_LEVEL,
+    logFormat: v.LOG_FORMAT,
+    rateLimitPerMinute: v.RATE_LIMIT_PER_MINUTE,
+    redisUrl: v.REDIS_URL,
+    trustProxy: v.TRUST_PROXY,
+    corsOrigins: cors ? cors.split(',').map((o) => o.trim()) : [],
+    docsEnabled: v.DOCS_ENABLED,
+    metricsEnabled: v.METRICS_ENABLED,
+    healthTimeoutMs: v.HEALTH_TIMEOUT_MS,
+  };
+}
+
+/**
+ * loadEnv for process entry points: on a bad value, prints the one line to
+ * stderr and exits 1 (no stack).
+ */
+export function loadEnvOrExit(env: NodeJS.ProcessEnv = process.env): AppEnv {
+  try {
+    return loadEnv(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(error.message + '\n');
+    process.exit(1);
+  }
+}

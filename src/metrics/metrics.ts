@@ -1,0 +1,69 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { DataSource } from 'typeorm';
+
+/** Path of the Prometheus text exposition (public, outside /api/v1). */
+export const METRICS_PATH = '/metrics';
+
+/** Route label of requests that matched no route (keeps label cardinality bounded). */
+const UNMATCHED = 'unmatched';
+
+interface PgPool {
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+}
+
+/**
+ * Prometheus metrics of one app (issue 12): requests by method, route
+ * pattern and status, their duration histogram, the database pool (in use,
+ * idle, waiting) and the process metrics of prom-client, on a registry of
+ * its own. Served at GET /metrics; the request hook is a Fastify onResponse hook,
+ * so unknown routes, the OpenAPI document and errors are counted too.
+ */
+export function mountMetrics(app: NestFastifyApplication): Registry {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const labelNames = ['method', 'route', 'status'] as const;
+  const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered', labelNames, registers: [registry] });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time to answer an HTTP request, in seconds',
+    labelNames,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const pool = (): PgPool | undefined => {
+    try {
+      return (app.get(DataSource, { strict: false }).driver as unknown as { master?: PgPool }).master;
+    } catch {
+      return undefined;
+    }
+  };
+  const poolGauge = (name: string, help: string, read: (p: PgPool) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        const p = pool();
+        this.set(p ? read(p) : 0);
+      },
+    });
+  poolGauge('db_pool_connections_in_use', 'Database connections checked out of the pool', (p) => p.totalCount - p.idleCount);
+  poolGauge('db_pool_connections_idle', 'Idle database connections in the pool', (p) => p.idleCount);
+  poolGauge('db_pool_requests_waiting', 'Queries waiting for a database connection', (p) => p.waitingCount);
+
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.addHook('onResponse', (request, reply, done) => {
+    const labels = { method: request.method, route: request.routeOptions.url ?? UNMATCHED, status: String(reply.statusCode) };
+    requests.inc(labels);
+    duration.observe(labels, reply.elapsedTime / 1000);
+    done();
+  });
+  fastify.get(METRICS_PATH, async (_request, reply) => {
+    const text = await registry.metrics();
+    return reply.header('content-type', registry.contentType).send(text);
+  });
+  return registry;
+}
