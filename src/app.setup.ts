@@ -4,6 +4,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { configureHttp } from './common/http/http.setup';
+import { requestId } from './common/logging/logger';
 import { AppEnv, loadEnv } from './config/env';
 import { deferBodyError } from './common/validation/body-error';
 import { mountOpenApi } from './openapi/openapi.mount';
@@ -17,7 +18,15 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
  * X-Forwarded-For (behind a load balancer).
  */
 export function createAdapter(env: AppEnv = loadEnv()): FastifyAdapter {
-  return new FastifyAdapter({ bodyLimit: BODY_LIMIT_BYTES, logger: false, return503OnClosing: true, trustProxy: env.trustProxy });
+  return new FastifyAdapter({
+    bodyLimit: BODY_LIMIT_BYTES,
+    logger: false,
+    return503OnClosing: true,
+    trustProxy: env.trustProxy,
+    // Issue 12: X-Request-Id accepted when sane, else generated; logs carry it.
+    requestIdHeader: false,
+    genReqId: requestId,
+  });
 }
 
 /**

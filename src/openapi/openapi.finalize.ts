@@ -6,6 +6,7 @@
  *   give them: 400 `Invalid JSON body` / `Request body must be a JSON object`,
  *   413 and 415 where there is a request body (D7), 403 `Scope 'X' is required
  *   for this endpoint` where there is an `x-scope` (spec: Authentication 5),
+ *   429 `Too many requests` where there is an `x-scope` (the rate limit counts authenticated routes),
  *   500 everywhere (D31);
  * - error answers are normalised: the `Error` schema, one named example per
  *   message, and a description listing the messages;
@@ -14,6 +15,8 @@
  * - keys are put in a stable order, so the serialised document is byte-stable.
  * Pure functions of a plain JSON document; unit-tested in openapi.finalize.spec.ts.
  */
+
+import { RATE_LIMIT_MESSAGE } from '../common/throttle/rate-limit.constants';
 
 /** A node of the JSON document (loosely typed on purpose: this code walks it generically). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -35,6 +38,7 @@ export const BODY_400_MESSAGES = ['Invalid JSON body', 'Request body must be a J
 export const SHARED_ERROR_RESPONSES: Record<string, { status: string; message: string }> = {
   PayloadTooLarge: { status: '413', message: 'Request body is too large' },
   UnsupportedMediaType: { status: '415', message: 'Content-Type must be application/json' },
+  TooManyRequests: { status: '429', message: RATE_LIMIT_MESSAGE },
   InternalServerError: { status: '500', message: 'Internal server error' },
 };
 
@@ -155,7 +159,10 @@ export function addGenericResponses(doc: JsonObject): void {
       op.responses['413'] = refOf('413');
       op.responses['415'] = refOf('415');
     }
-    if (typeof op['x-scope'] === 'string') mergeError(op, '403', [`Scope '${op['x-scope']}' is required for this endpoint`]);
+    if (typeof op['x-scope'] === 'string') {
+      mergeError(op, '403', [`Scope '${op['x-scope']}' is required for this endpoint`]);
+      op.responses['429'] = refOf('429');
+    }
     op.responses['500'] = refOf('500');
   }
 }

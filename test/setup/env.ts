@@ -5,4 +5,4 @@
  * apps); request lines stay quiet unless LOG_LEVEL asks for them.
  */
 process.env.RATE_LIMIT_PER_MINUTE ??= '0';
-process.env.LOG_LEVEL ??= 'warn';
+process.env.LOG_LEVEL ??= 'fatal';

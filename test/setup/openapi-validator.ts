@@ -14,7 +14,7 @@ type JsonObject = Record<string, any>;
 export const VALIDATE_RESPONSES_DEFAULT = true;
 
 /** Paths that answer outside the document (D1): not validated. */
-const UNDOCUMENTED = [/^\/health$/, /^\/api\/v1\/openapi\.json$/, /^\/docs(\/.*)?$/];
+const UNDOCUMENTED = [/^\/health(\/live|\/ready)?$/, /^\/metrics$/, /^\/api\/v1\/openapi\.json$/, /^\/docs(\/.*)?$/];
 
 const DOC_ID = 'https://openapi.local/openapi.json';
 

@@ -5,7 +5,8 @@ import { toHttpError } from './to-http-error';
 /** Writes `{ error }` with the status of toHttpError; 500s are logged with their stack (D31). */
 export function sendError(reply: FastifyReply, error: unknown, logger: Logger): void {
   const { status, message } = toHttpError(error);
-  if (status >= 500) logger.error(error instanceof Error ? error.stack ?? error.message : String(error));
+  // The Error itself: pino writes it (stack included) as `err` on one JSON line, with the request id.
+  if (status >= 500) logger.error(error instanceof Error ? error : String(error));
   void reply.status(status).header('content-type', 'application/json; charset=utf-8').send({ error: message });
 }
 

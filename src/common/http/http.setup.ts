@@ -13,8 +13,8 @@ const CORS_EXPOSED_HEADERS = ['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Rema
 /**
  * The operational layer of the HTTP app (issue 12), applied by configureApp:
  * helmet's security headers (a CSP Swagger UI can live with), CORS for the
- * origins of CORS_ORIGINS (off when unset), the route pattern and API key id
- * on each request's log line, and Prometheus metrics at /metrics unless
+ * origins of CORS_ORIGINS (off when unset), the `X-Request-Id` answer header,
+ * the route pattern and API key id on each request's log line, and Prometheus metrics at /metrics unless
  * METRICS_ENABLED=false.
  */
 export async function configureHttp(app: NestFastifyApplication, env: AppEnv): Promise<void> {
@@ -39,7 +39,8 @@ export async function configureHttp(app: NestFastifyApplication, env: AppEnv): P
   }
   const fastify = app.getHttpAdapter().getInstance();
   // onSend: before the response is written, so the request line (written on 'finish') sees these.
-  fastify.addHook('onSend', (request, _reply, payload, done) => {
+  fastify.addHook('onSend', (request, reply, payload, done) => {
+    void reply.header('X-Request-Id', request.id);
     const caller = (request as unknown as Record<string, Caller | undefined>)[CALLER_KEY];
     setRequestLogFields(request.raw, { route: request.routeOptions.url, key_id: caller?.keyId });
     done(null, payload);

@@ -1,6 +1,6 @@
-import type { LoggerService } from '@nestjs/common';
+import { RequestMethod, type LoggerService } from '@nestjs/common';
 import { randomUUID } from 'crypto';
-import type { IncomingMessage, ServerResponse } from 'http';
+import type { IncomingMessage } from 'http';
 import { PinoLogger, type Params } from 'nestjs-pino';
 import pino, { type DestinationStream, type Level, type Logger } from 'pino';
 import type { AppEnv, LogLevelName } from '../../config/env';
@@ -33,7 +33,9 @@ export function setRequestLogFields(raw: IncomingMessage, fields: RequestLogFiel
   target[FIELDS] = { ...target[FIELDS], ...fields };
 }
 
-const scoped = new PinoLogger({});
+// Not `new PinoLogger()`: its constructor would build nestjs-pino's process-wide
+// pino-http instance from empty parameters before LoggerModule passes ours.
+const assignToRequest = PinoLogger.prototype.assign;
 /**
  * Adds fields to every later line of the current request, its request line
  * included (e.g. `workspace_id` once the access check knows it). Outside a
@@ -41,7 +43,7 @@ const scoped = new PinoLogger({});
  */
 export function annotateRequestLog(fields: Record<string, unknown>): void {
   try {
-    scoped.assign(fields);
+    assignToRequest.call(undefined as unknown as PinoLogger, fields);
   } catch {
     // no request in scope
   }
@@ -87,26 +89,33 @@ export function createRootLogger(env: Pick<AppEnv, 'logLevel' | 'logFormat'>, de
   );
 }
 
-/** The request id: the client's `X-Request-Id` when acceptable, else a new UUID; echoed on the response. */
-export function requestId(req: IncomingMessage, res: ServerResponse): string {
+/**
+ * The request id (Fastify's `genReqId`): the client's `X-Request-Id` when
+ * acceptable, else a new UUID. configureHttp sends it back on every answer.
+ */
+export function requestId(req: IncomingMessage): string {
   const given = req.headers[REQUEST_ID_HEADER];
-  const id = typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
-  res.setHeader('X-Request-Id', id);
-  return id;
+  return typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
 }
 
 /** nestjs-pino's parameters: one line per request with method, route, status, duration, ids. */
 export function loggerModuleParams(logger: Logger): Params {
   return {
     assignResponse: true,
+    // nestjs-pino's default, `{/*splat}`, matches no request under @nestjs/platform-fastify 12.5: every path here.
+    forRoutes: [{ path: '*path', method: RequestMethod.ALL }],
     pinoHttp: {
       logger,
-      genReqId: requestId,
+      // Fastify's request id (createAdapter: genReqId), which the raw request carries as `id`.
+      genReqId: (req) => (req as WithFields).id as string,
       quietReqLogger: true,
       customAttributeKeys: { reqId: 'request_id', responseTime: 'duration_ms' },
       customProps: (req) => ({ ...(req as WithFields)[FIELDS] }),
       customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
       customSuccessMessage: (req, res) => `${req.method} ${(req as WithFields)[FIELDS]?.route ?? req.url} ${res.statusCode}`,
+      // A 5xx without an error object: pino-http makes one up with its own stack; the error filter logs the real one.
+      customErrorObject: (_req, _res, error, value: Record<string, unknown>) =>
+        error.message.startsWith('failed with status code') ? { ...value, err: undefined } : value,
       customErrorMessage: (req, res) => `${req.method} ${(req as WithFields)[FIELDS]?.route ?? req.url} ${res.statusCode}`,
       serializers: {
         req: (req: { method: string; url: string; headers: Record<string, unknown>; remoteAddress?: string }) => ({

@@ -2,7 +2,7 @@ import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ConfigService } from '@nestjs/config';
 import { InjectThrottlerOptions, InjectThrottlerStorage, ThrottlerGuard, type ThrottlerModuleOptions, type ThrottlerStorage } from '@nestjs/throttler';
-import { readApiKey } from '../auth/api-key';
+import { hashApiKey, readApiKey } from '../auth/api-key';
 import { AuthRepository } from '../auth/auth.repository';
 import { PUBLIC_KEY } from '../auth/authenticated.decorator';
 import { findRequestKey } from '../auth/key-lookup';
@@ -38,12 +38,15 @@ export class RateLimitGuard extends ThrottlerGuard {
     return !this.enabled || this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, [context.getHandler(), context.getClass()]) === true;
   }
 
-  /** `key:<id>` for a request with a valid key, else `ip:<client ip>`. */
+  /**
+   * `key:<hash prefix>` for a request with a valid key, else `ip:<client ip>`.
+   * The hash, not the row id, so that databases sharing one Redis (tests) never share a budget.
+   */
   protected override async getTracker(request: Record<string, unknown>): Promise<string> {
     const key = readApiKey(request.headers as Record<string, string | string[] | undefined>);
     if (key) {
       const stored = await findRequestKey(request, this.keys, key);
-      if (stored && !stored.revoked && !stored.expired) return `key:${stored.id}`;
+      if (stored && !stored.revoked && !stored.expired) return `key:${hashApiKey(key).slice(0, 32)}`;
     }
     return `ip:${await super.getTracker(request)}`;
   }

@@ -3,9 +3,8 @@ import { ConfigService } from '@nestjs/config';
 import { ThrottlerModule, type ThrottlerStorage } from '@nestjs/throttler';
 import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
 import type { AppEnv } from '../../config/env';
+import { RATE_LIMIT_MESSAGE } from './rate-limit.constants';
 
-/** The 429 message (D31: `{"error": "Too many requests"}`). */
-export const RATE_LIMIT_MESSAGE = 'Too many requests';
 /** The window of RATE_LIMIT_PER_MINUTE, in milliseconds. */
 const WINDOW_MS = 60_000;
 

@@ -1,0 +1,100 @@
+import { Logger } from 'nestjs-pino';
+import { generateApiKey } from '../../src/common/auth/api-key';
+import { SCOPES } from '../../src/common/auth/scope';
+import { createRootLogger, replaceRootLogger } from '../../src/common/logging/logger';
+import { loadFixture } from '../../src/fixtures/fixture-loader';
+import { auth, createTestApp, TestApp } from '../setup/create-app';
+
+/**
+ * Issue 12: structured request logs (nestjs-pino). The app of this file logs
+ * through a root logger whose lines the tests read. It must be the first app
+ * of the process: nestjs-pino keeps one pino-http instance per process.
+ */
+
+describe('request logs (nestjs-pino)', () => {
+  let t: TestApp;
+  const lines: Array<Record<string, unknown>> = [];
+  const key = generateApiKey();
+  let ids: Record<string, number>;
+  let previous: ReturnType<typeof replaceRootLogger>;
+
+  beforeAll(async () => {
+    previous = replaceRootLogger(createRootLogger({ logLevel: 'info', logFormat: 'json' }, { write: (s: string) => void lines.push(JSON.parse(s)) }));
+    t = await createTestApp();
+    // As buildApp does for the server: Nest's own logs (the error filter's) through pino.
+    t.app.useLogger(t.app.get(Logger));
+    ids = await loadFixture(t.db.ds, {
+      users: [{ ref: 'ann', email: 'ann@logs.test', name: 'Ann' }],
+      api_keys: [{ ref: 'k', user: 'ann', key, scopes: [...SCOPES] }],
+      workspaces: [{ ref: 'ws', name: 'Logs', slug: 'logs', owner: 'ann' }],
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+    replaceRootLogger(previous);
+  });
+
+  const requestLines = () => lines.filter((l) => 'duration_ms' in l);
+
+  it('one JSON line per request: method, route, status, duration, request id, workspace id, key id; the key never', async () => {
+    lines.length = 0;
+    const res = await t.inject({ method: 'GET', url: `/api/v1/workspaces/${ids.ws}/labels`, headers: { 'x-api-key': key } });
+    expect(res.statusCode).toBe(200);
+    const requestId = res.headers['x-request-id'];
+    expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
+    const [line] = requestLines();
+    expect(requestLines()).toHaveLength(1);
+    expect(line).toMatchObject({
+      level: 'info',
+      msg: 'GET /api/v1/workspaces/:id/labels 200',
+      request_id: requestId,
+      route: '/api/v1/workspaces/:id/labels',
+      workspace_id: ids.ws,
+      key_id: ids.k,
+      req: { method: 'GET', url: `/api/v1/workspaces/${ids.ws}/labels` },
+      res: { status: 200 },
+    });
+    expect(typeof line.duration_ms).toBe('number');
+    expect((line.req as { headers: Record<string, string> }).headers['x-api-key']).toBe('[redacted]');
+    expect(JSON.stringify(lines)).not.toContain(key);
+  });
+
+  it('a client X-Request-Id is kept and returned; Authorization is redacted', async () => {
+    lines.length = 0;
+    const res = await t.inject({ method: 'GET', url: '/api/v1/me', headers: { ...auth(key), 'x-request-id': 'lb-7f3a.42' } });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['x-request-id']).toBe('lb-7f3a.42');
+    const [line] = requestLines();
+    expect(line).toMatchObject({ request_id: 'lb-7f3a.42', route: '/api/v1/me', key_id: ids.k });
+    expect((line.req as { headers: Record<string, string> }).headers.authorization).toBe('[redacted]');
+    expect(JSON.stringify(lines)).not.toContain(key);
+  });
+
+  it('an unusable X-Request-Id is replaced; unknown routes are logged with their URL', async () => {
+    lines.length = 0;
+    const res = await t.inject({ method: 'GET', url: '/nowhere', headers: { 'x-request-id': 'has spaces and "quotes"' } });
+    expect(res.statusCode).toBe(404);
+    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(requestLines()).toEqual([expect.objectContaining({ msg: 'GET /nowhere 404', request_id: res.headers['x-request-id'] })]);
+  });
+
+  it('a 500 logs its error on one line with the request id and the path', async () => {
+    await t.db.ds.query('ALTER TABLE labels RENAME TO labels_gone');
+    lines.length = 0;
+    try {
+      const res = await t.inject({ method: 'GET', url: `/api/v1/workspaces/${ids.ws}/labels`, headers: auth(key) });
+      expect(res.statusCode).toBe(500);
+      expect(res.json()).toEqual({ error: 'Internal server error' });
+      const id = res.headers['x-request-id'];
+      const errors = lines.filter((l) => l.level === 'error');
+      expect(errors.length).toBeGreaterThanOrEqual(2);
+      // The filter's error line and the request line both carry the id; the stack is inside one JSON line.
+      for (const line of errors) expect(line.request_id).toBe(id);
+      expect(errors.some((l) => (l.err as { stack?: string } | undefined)?.stack?.includes('labels'))).toBe(true);
+      expect(errors.some((l) => l.msg === `GET /api/v1/workspaces/:id/labels 500`)).toBe(true);
+    } finally {
+      await t.db.ds.query('ALTER TABLE labels_gone RENAME TO labels');
+    }
+  });
+});
+

@@ -1,0 +1,293 @@
+import { readFileSync } from 'fs';
+import { join } from 'path';
+import { generateApiKey } from '../../src/common/auth/api-key';
+import { SCOPES } from '../../src/common/auth/scope';
+import { ConfigError, loadEnv, VARIABLES } from '../../src/config/env';
+import { loadFixture } from '../../src/fixtures/fixture-loader';
+import type { FixtureWorld } from '../../src/fixtures/fixture.types';
+import { markShuttingDown } from '../../src/health/shutdown-state';
+import { auth, createTestApp, TestApp } from '../setup/create-app';
+
+/**
+ * Issue 12, operations: the validated configuration (and the README table
+ * that documents it), request logs, health probes, rate limits, security
+ * headers, CORS, the docs switch and metrics, each on an app of its own
+ * configuration.
+ */
+
+const ROOT = join(__dirname, '..', '..');
+
+/** A world with one owner, their key (random: Redis budgets are shared between runs) and a workspace. */
+function world(key: string, slug: string): FixtureWorld {
+  return {
+    users: [{ ref: 'ann', email: `ann@${slug}.test`, name: 'Ann' }],
+    api_keys: [{ ref: 'k', user: 'ann', key, scopes: [...SCOPES] }],
+    workspaces: [{ ref: 'ws', name: 'Ops', slug, owner: 'ann', labels: [{ ref: 'bug', name: 'Bug' }] }],
+  };
+}
+
+/** createTestApp with environment variables set while the app is built (its configuration is read then). */
+async function appWith(env: Record<string, string>, options: { validateResponses?: boolean } = {}): Promise<TestApp> {
+  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, env);
+  try {
+    return await createTestApp(options);
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+}
+
+describe('configuration (validated at boot)', () => {
+  it.each([
+    [{ PORT: 'abc' }, 'Invalid configuration: PORT="abc": expected a port number from 0 to 65535'],
+    [{ DB_POOL_SIZE: 'abc' }, 'Invalid configuration: DB_POOL_SIZE="abc": expected an integer from 1 to 1000'],
+    [{ LOG_LEVEL: 'bogus' }, 'Invalid configuration: LOG_LEVEL="bogus": expected one of fatal, error, warn, log, info, debug, verbose, trace, silent'],
+    [{ MIGRATIONS_RUN: 'maybe' }, 'Invalid configuration: MIGRATIONS_RUN="maybe": expected true or false'],
+    [{ DATABASE_URL: 'garbage' }, 'Invalid configuration: DATABASE_URL="garbage": expected a postgres://user:pass@host:port/db URL'],
+    [{ REDIS_URL: 'localhost:6379' }, 'Invalid configuration: REDIS_URL="localhost:6379": expected a redis://host:port URL'],
+    [{ CORS_ORIGINS: 'app.example.com' }, 'Invalid configuration: CORS_ORIGINS="app.example.com": expected * or a comma-separated list of origins such as https://app.example.com'],
+    [{ RATE_LIMIT_PER_MINUTE: '-1' }, 'Invalid configuration: RATE_LIMIT_PER_MINUTE="-1": expected an integer, 0 or more (0 turns rate limiting off)'],
+  ])('%j stops with one line naming the variable and what it accepts', (env, message) => {
+    expect(() => loadEnv(env)).toThrow(new ConfigError(message));
+  });
+
+  it('defaults, and the accepted spellings of booleans', () => {
+    const env = loadEnv({});
+    expect(env).toEqual({
+      databaseUrl: undefined, port: 3000, host: '0.0.0.0', dataDir: '.data', embeddedPgPort: undefined, migrationsRun: true,
+      dbPoolSize: 10, logLevel: 'log', logFormat: 'auto', rateLimitPerMinute: 6000, redisUrl: undefined, trustProxy: false,
+      corsOrigins: [], docsEnabled: true, metricsEnabled: true, healthTimeoutMs: 1000,
+    });
+    expect(loadEnv({ MIGRATIONS_RUN: '0' }).migrationsRun).toBe(false);
+    expect(loadEnv({ MIGRATIONS_RUN: 'FALSE' }).migrationsRun).toBe(false);
+    expect(loadEnv({ DOCS_ENABLED: 'off', CORS_ORIGINS: 'https://a.example.com, http://localhost:5173' })).toMatchObject({
+      docsEnabled: false, corsOrigins: ['https://a.example.com', 'http://localhost:5173'],
+    });
+  });
+
+  it('the README configuration table lists exactly the validated variables, with their defaults', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Configuration'));
+    const rows = [...section.slice(0, section.indexOf('\n\n', section.indexOf('| Variable'))).matchAll(/^\| `([A-Z_]+)` \| ([^|]+) \|/gm)];
+    const table = Object.fromEntries(rows.map(([, name, def]) => [name, def.trim()]));
+    const expected = Object.fromEntries(
+      Object.entries(VARIABLES).map(([name, v]) => [name, 'default' in v ? '`' + v.default + '`' : 'unset']),
+    );
+    expect(table).toEqual(expected);
+  });
+});
+
+describe('health probes (@nestjs/terminus)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('/health keeps its D1 answer; /health/live answers without touching the database', async () => {
+    const health = await t.inject({ method: 'GET', url: '/health' });
+    expect([health.statusCode, health.json()]).toEqual([200, { status: 'ok' }]);
+    const live = await t.inject({ method: 'GET', url: '/health/live' });
+    expect([live.statusCode, live.json()]).toEqual([200, { status: 'ok', info: {}, error: {}, details: {} }]);
+  });
+
+  it('/health/ready: 200 with database and migrations up', async () => {
+    const ready = await t.inject({ method: 'GET', url: '/health/ready' });
+    expect(ready.statusCode).toBe(200);
+    const up = { status: 'up', responseTime: expect.any(Number) };
+    const checks = { shutdown: { status: 'up' }, database: up, migrations: up };
+    expect(ready.json()).toEqual({ status: 'ok', info: checks, error: {}, details: checks });
+  });
+
+  it('/health/ready: 503 while a migration is missing', async () => {
+    const [[applied]] = await t.db.ds.query('DELETE FROM migrations RETURNING *');
+    try {
+      const ready = await t.inject({ method: 'GET', url: '/health/ready' });
+      expect(ready.statusCode).toBe(503);
+      expect(ready.json()).toMatchObject({ status: 'error', error: { migrations: { status: 'down' } }, info: { database: { status: 'up' } } });
+    } finally {
+      await t.db.ds.query('INSERT INTO migrations (id, timestamp, name) VALUES ($1, $2, $3)', [applied.id, applied.timestamp, applied.name]);
+    }
+  });
+});
+
+describe('rate limits (@nestjs/throttler)', () => {
+  describe.each([
+    ['in memory', {}],
+    ['in Redis', { REDIS_URL: 'redis://127.0.0.1:6379' }],
+  ])('%s', (_storage, extra: Record<string, string>) => {
+    let t: TestApp;
+    const key = generateApiKey();
+    const other = generateApiKey();
+    let ids: Record<string, number>;
+    beforeAll(async () => {
+      t = await appWith({ RATE_LIMIT_PER_MINUTE: '5', ...extra });
+      ids = await loadFixture(t.db.ds, {
+        ...world(key, 'limits'),
+        api_keys: [{ ref: 'k', user: 'ann', key, scopes: [...SCOPES] }, { user: 'ann', key: other, scopes: [...SCOPES] }],
+      });
+    });
+    afterAll(() => t.close());
+
+    it('a key gets RATE_LIMIT_PER_MINUTE requests a minute across all routes, then 429 with Retry-After', async () => {
+      const urls = ['/api/v1/me', `/api/v1/workspaces/${ids.ws}`, '/api/v1/me', `/api/v1/workspaces/${ids.ws}/labels`, '/api/v1/me'];
+      for (const [i, url] of urls.entries()) {
+        const res = await t.inject({ method: 'GET', url, headers: auth(key) });
+        expect(res.statusCode).toBe(200);
+        expect([res.headers['ratelimit-limit'], res.headers['ratelimit-remaining']]).toEqual(['5', String(4 - i)]);
+        expect(Number(res.headers['ratelimit-reset'])).toBeGreaterThan(0);
+      }
+      const refused = await t.inject({ method: 'GET', url: '/api/v1/me', headers: auth(key) });
+      expect(refused.statusCode).toBe(429);
+      expect(refused.json()).toEqual({ error: 'Too many requests' });
+      expect(refused.headers['content-type']).toMatch(/^application\/json/);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      // Another key has a budget of its own; health probes are never limited.
+      expect((await t.inject({ method: 'GET', url: '/api/v1/me', headers: auth(other) })).statusCode).toBe(200);
+      expect((await t.inject({ method: 'GET', url: '/health/live' })).statusCode).toBe(200);
+    });
+  });
+
+  it('requests without a valid key count per client IP, before authentication answers', async () => {
+    const t = await appWith({ RATE_LIMIT_PER_MINUTE: '3' });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const res = await t.inject({ method: 'GET', url: '/api/v1/me', headers: auth(generateApiKey()) });
+        statuses.push(res.statusCode);
+      }
+      expect(statuses).toEqual([401, 401, 401, 429, 429]);
+      // Another client address has its own budget.
+      const res = await t.inject({ method: 'GET', url: '/api/v1/me', remoteAddress: '10.1.2.3' });
+      expect([res.statusCode, res.json()]).toEqual([401, { error: 'API key required' }]);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('RATE_LIMIT_PER_MINUTE=0 turns it off: no headers, never 429', async () => {
+    const t = await appWith({ RATE_LIMIT_PER_MINUTE: '0' });
+    try {
+      for (let i = 0; i < 20; i++) {
+        const res = await t.inject({ method: 'GET', url: '/api/v1/me' });
+        expect(res.statusCode).toBe(401);
+        expect(res.headers['ratelimit-limit']).toBeUndefined();
+      }
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('security headers, CORS, docs switch, metrics', () => {
+  it('helmet headers on every answer; CORS off by default (a preflight is an unknown route)', async () => {
+    const t = await createTestApp();
+    try {
+      const res = await t.inject({ method: 'GET', url: '/health' });
+      expect(res.headers).toMatchObject({
+        'x-content-type-options': 'nosniff',
+        'x-frame-options': 'SAMEORIGIN',
+        'strict-transport-security': expect.stringContaining('max-age='),
+        'content-security-policy': expect.stringContaining("default-src 'self'"),
+      });
+      const preflight = await t.inject({
+        method: 'OPTIONS', url: '/api/v1/me',
+        headers: { origin: 'https://app.example.com', 'access-control-request-method': 'GET' },
+      });
+      expect([preflight.statusCode, preflight.json()]).toEqual([404, { error: 'Not found' }]);
+      expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('CORS_ORIGINS: preflight answered for allowed origins only; answers carry the CORS headers', async () => {
+    const t = await appWith({ CORS_ORIGINS: 'https://app.example.com' }, { validateResponses: false });
+    try {
+      const preflight = await t.inject({
+        method: 'OPTIONS', url: '/api/v1/tasks/1',
+        headers: { origin: 'https://app.example.com', 'access-control-request-method': 'PATCH', 'access-control-request-headers': 'authorization,content-type' },
+      });
+      expect(preflight.statusCode).toBe(204);
+      expect(preflight.headers).toMatchObject({
+        'access-control-allow-origin': 'https://app.example.com',
+        'access-control-allow-methods': 'GET, POST, PATCH, DELETE, OPTIONS',
+        'access-control-allow-headers': 'Authorization, X-API-Key, Content-Type, X-Request-Id',
+      });
+      const get = await t.inject({ method: 'GET', url: '/api/v1/me', headers: { origin: 'https://app.example.com' } });
+      expect([get.statusCode, get.headers['access-control-allow-origin']]).toEqual([401, 'https://app.example.com']);
+      expect(get.headers['access-control-expose-headers']).toContain('X-Request-Id');
+      const elsewhere = await t.inject({ method: 'GET', url: '/api/v1/me', headers: { origin: 'https://evil.example.com' } });
+      expect(elsewhere.headers['access-control-allow-origin']).toBeUndefined();
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('DOCS_ENABLED=false: no Swagger UI, the OpenAPI document stays', async () => {
+    const t = await appWith({ DOCS_ENABLED: 'false' });
+    try {
+      const docs = await t.inject({ method: 'GET', url: '/docs' });
+      expect([docs.statusCode, docs.json()]).toEqual([404, { error: 'Not found' }]);
+      expect((await t.inject({ method: 'GET', url: '/api/v1/openapi.json' })).statusCode).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('/metrics: requests by route and status, durations, pool and process metrics', async () => {
+    const t = await createTestApp();
+    try {
+      const key = generateApiKey();
+      await loadFixture(t.db.ds, world(key, 'metrics'));
+      await t.inject({ method: 'GET', url: '/api/v1/me', headers: auth(key) });
+      await t.inject({ method: 'GET', url: '/api/v1/me', headers: auth(key) });
+      await t.inject({ method: 'GET', url: '/api/v1/me' });
+      await t.inject({ method: 'GET', url: '/api/v1/tasks/12345', headers: auth(key) });
+      const res = await t.inject({ method: 'GET', url: '/metrics' });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^text\/plain/);
+      const text = res.body;
+      expect(text).toContain('http_requests_total{method="GET",route="/api/v1/me",status="200"} 2');
+      expect(text).toContain('http_requests_total{method="GET",route="/api/v1/me",status="401"} 1');
+      expect(text).toContain('http_requests_total{method="GET",route="/api/v1/tasks/:id",status="404"} 1');
+      expect(text).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/me",status="200"\} 2/);
+      expect(text).toMatch(/^db_pool_connections_in_use \d+$/m);
+      expect(text).toMatch(/^db_pool_connections_idle [1-9]\d*$/m);
+      expect(text).toMatch(/^db_pool_requests_waiting 0$/m);
+      expect(text).toMatch(/^process_resident_memory_bytes \d+/m);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('METRICS_ENABLED=false: no /metrics', async () => {
+    const t = await appWith({ METRICS_ENABLED: 'false' });
+    try {
+      const res = await t.inject({ method: 'GET', url: '/metrics' });
+      expect([res.statusCode, res.json()]).toEqual([404, { error: 'Not found' }]);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+// Last in this file: the shutdown flag is process-wide (each test file has its own module registry).
+describe('readiness during shutdown', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('/health/ready: 503 as soon as shutdown begins, while /health/live still answers 200', async () => {
+    markShuttingDown();
+    const ready = await t.inject({ method: 'GET', url: '/health/ready' });
+    expect(ready.statusCode).toBe(503);
+    expect(ready.json()).toMatchObject({ status: 'error', error: { shutdown: { status: 'down', message: 'shutting down' } } });
+    expect((await t.inject({ method: 'GET', url: '/health/live' })).statusCode).toBe(200);
+  });
+});
