@@ -82,12 +82,15 @@ describe('OpenAPI post-processing (src/openapi/openapi.finalize.ts)', () => {
   });
 
   it('adds no 400, 413 or 415 where there is no body', () => {
-    expect(Object.keys(doc.paths['/api/v1/things/{id}'].delete.responses)).toEqual(['204', '403', '500']);
+    expect(Object.keys(doc.paths['/api/v1/things/{id}'].delete.responses)).toEqual(['204', '403', '429', '500']);
   });
 
   it("adds the 403 of a missing scope from x-scope, and 500 everywhere (D31)", () => {
     expect(patch.responses['403']).toEqual(errorResponse(["Scope 'things:write' is required for this endpoint"]));
     expect(doc.paths['/api/v1/a'].get.responses['403']).toBeUndefined();
+    // Issue 12: the rate limit's 429 where there is a scope (authenticated routes).
+    expect(patch.responses['429']).toEqual({ $ref: '#/components/responses/TooManyRequests' });
+    expect(doc.paths['/api/v1/a'].get.responses['429']).toBeUndefined();
     expect(doc.paths['/api/v1/a'].get.responses['500']).toEqual({ $ref: '#/components/responses/InternalServerError' });
   });
 
@@ -129,7 +132,7 @@ describe('OpenAPI post-processing (src/openapi/openapi.finalize.ts)', () => {
     expect(Object.keys(doc.paths)).toEqual(['/api/v1/a', '/api/v1/things/{id}']);
     expect(Object.keys(doc.paths['/api/v1/things/{id}'])).toEqual(['patch', 'delete']);
     expect(Object.keys(patch)).toEqual(['tags', 'operationId', 'x-scope', 'requestBody', 'responses']);
-    expect(Object.keys(patch.responses)).toEqual(['200', '400', '401', '403', '404', '413', '415', '500']);
+    expect(Object.keys(patch.responses)).toEqual(['200', '400', '401', '403', '404', '413', '415', '429', '500']);
     expect(Object.keys(doc.components)).toEqual(['responses', 'schemas', 'securitySchemes']);
   });
 
