@@ -1,9 +1,10 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { AddressInfo } from 'net';
 import { join } from 'path';
 import { buildApp } from './app.setup';
-import { DEMO_KEY_FILE, migrateLocked, resolveDatabase } from './cli/database';
+import { DEMO_KEY_FILE, migrateLocked, recordServerPort, resolveDatabase } from './cli/database';
 import { openDatabase } from './common/database/data-source';
 import { nestLogger, rootLogger } from './common/logging/logger';
 import { loadEnvOrExit } from './config/env';
@@ -68,7 +69,7 @@ async function main(): Promise<void> {
     // The app reads DATABASE_URL (app.setup.ts), so the embedded one is handed over here.
     process.env.DATABASE_URL = database.url;
 
-    let banner: string | undefined;
+    let demoKey: string | undefined;
     const migrate = env.migrationsRun;
     if (migrate || embedded) {
       const ds = await openDatabase(database.url, false);
@@ -81,7 +82,7 @@ async function main(): Promise<void> {
           // D32: the demo world on first start (no users yet); later starts reprint its key.
           const demo = await ensureDemo(ds, { keyFile: join(embedded.dataDir, DEMO_KEY_FILE), onlyIfEmpty: true });
           if (demo?.seeded) logger.log('Seeded the demo workspace');
-          if (demo) banner = demoBanner(demo.key, port);
+          if (demo) demoKey = demo.key;
         }
       } finally {
         await ds.destroy();
@@ -97,7 +98,10 @@ async function main(): Promise<void> {
     }
     await app.listen(port, host);
     logger.log(`Listening on http://${host}:${port}`);
-    if (banner) process.stdout.write(banner);
+    // The port actually bound (PORT=0 picks one): for the curl line, and for `cli demo` on the same data directory.
+    const bound = (app.getHttpServer().address() as AddressInfo).port;
+    if (embedded) process.once('exit', recordServerPort(embedded.dataDir, bound));
+    if (demoKey) process.stdout.write(demoBanner(demoKey, bound));
   } catch (error) {
     logger.error(`Startup failed: ${(error as Error).message}`);
     if (app) await app.close().catch(() => undefined);

@@ -107,7 +107,7 @@ export class DemoCommand extends CliCommand {
     const ds = await this.db.open();
     const demo = await ensureDemo(ds, { keyFile: this.db.demoKeyFile() });
     if (demo?.seeded) logToStderr('Seeded the demo workspace');
-    return demoBanner(demo!.key);
+    return demoBanner(demo!.key, this.db.serverPort());
   }
 }
 

@@ -1,4 +1,5 @@
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { readFileSync, rmSync, writeFileSync } from 'fs';
 import { join } from 'path';
 import { DataSource } from 'typeorm';
 import { openDatabase } from '../common/database/data-source';
@@ -17,6 +18,26 @@ export function debugEnabled(): boolean {
 
 /** File name of the plain demo key inside the data directory (only its hash is in the database). */
 export const DEMO_KEY_FILE = 'demo-key.txt';
+
+/** File inside the data directory holding the port a running `npm start` serves on (for `cli demo`'s curl line). */
+const SERVER_PORT_FILE = 'server-port';
+
+/** Records the port the server of `dataDir` listens on; returns a function that removes the record. */
+export function recordServerPort(dataDir: string, port: number): () => void {
+  const file = join(dataDir, SERVER_PORT_FILE);
+  writeFileSync(file, `${port}\n`);
+  return () => rmSync(file, { force: true });
+}
+
+/** The port a server on `dataDir` recorded, if any. */
+export function recordedServerPort(dataDir: string): number | undefined {
+  try {
+    const port = Number(readFileSync(join(dataDir, SERVER_PORT_FILE), 'utf8').trim());
+    return Number.isInteger(port) && port > 0 ? port : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * Runs pending migrations under a PostgreSQL advisory lock, so that several
@@ -69,6 +90,15 @@ export class CliDatabase implements OnApplicationShutdown {
       if (applied.length) logToStderr(`Applied migrations: ${applied.join(', ')}`);
     }
     return this.ds;
+  }
+
+  /**
+   * The port of the server the demo curl line should name: PORT when set, else
+   * the port a running `npm start` on this data directory recorded, else the default.
+   */
+  serverPort(): number {
+    if (process.env.PORT?.trim()) return loadEnv().port;
+    return (this.embedded && recordedServerPort(this.embedded.dataDir)) || loadEnv().port;
   }
 
   /** Path of the demo key file when the CLI runs on the embedded database, else undefined. */

@@ -1,0 +1,87 @@
+import { spawnSync } from 'child_process';
+import { readFileSync, rmSync } from 'fs';
+import { join } from 'path';
+import { createTestDatabase, TestDatabase } from '../setup/database';
+import { ensureBuilt, ROOT, ServerProcess, startServer } from '../setup/server-process';
+
+/**
+ * Issue 12: the README's shell blocks run as printed. On a fresh database
+ * with the demo data (`npm run cli -- demo`, as a first `npm start` loads it)
+ * and the built server listening, bash runs the "world from scratch" block and
+ * every block of "API by example", with only the placeholders a reader fills
+ * in replaced (the demo key, the port). Every curl must answer below 400.
+ */
+
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+
+/** The ```bash blocks of the README text between `from` and `to` (headings or phrases). */
+function bashBlocks(from: string, to: string): string[] {
+  const start = README.indexOf(from);
+  const end = README.indexOf(to, start);
+  expect(start).toBeGreaterThanOrEqual(0);
+  expect(end).toBeGreaterThan(start);
+  return [...README.slice(start, end).matchAll(/```bash\n([\s\S]*?)```/g)].map((m) => m[1]);
+}
+
+// curl that fails the script on a status of 400 or more (printing the answer), and an `open` that fetches.
+const PRELUDE = `set -euo pipefail
+curl() {
+  local out code
+  out=$(command curl -sS -w '\\n%{http_code}' "$@")
+  code=\${out##*$'\\n'}
+  if [ "$code" -ge 400 ]; then echo "curl $* answered $code: \${out%$'\\n'*}" >&2; return 1; fi
+  echo "\${out%$'\\n'*}"
+}
+open() { command curl -sSf -o /dev/null "$1"; }
+`;
+
+function bash(script: string, env: Record<string, string>): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync('bash', ['-c', PRELUDE + script], { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8', timeout: 120_000 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+let db: TestDatabase;
+let server: ServerProcess;
+let key: string;
+
+beforeAll(async () => {
+  ensureBuilt();
+  db = await createTestDatabase();
+  server = await startServer({ DATABASE_URL: db.url, MIGRATIONS_RUN: 'false' });
+  const demo = spawnSync('npm', ['run', 'cli', '--', 'demo'], {
+    cwd: ROOT, env: { ...process.env, DATABASE_URL: db.url, PORT: String(server.port), LOG_LEVEL: 'warn' }, encoding: 'utf8',
+  });
+  expect(demo.status).toBe(0);
+  // Only the two lines of the demo on stdout, with the server's real port (npm's banner goes to stderr).
+  const match = /^Demo API key: (svc_[0-9a-f]{64})\ncurl -H "Authorization: Bearer svc_[0-9a-f]{64}" http:\/\/localhost:(\d+)\/api\/v1\/me\n$/.exec(demo.stdout);
+  expect(match).not.toBeNull();
+  expect(Number(match![2])).toBe(server.port);
+  key = match![1];
+}, 180_000);
+
+afterAll(async () => {
+  expect(await server?.stop()).toBe(0);
+  rmSync(join(ROOT, 'ids.json'), { force: true });
+  await db?.drop();
+});
+
+const port = (script: string) => script.replaceAll('localhost:3000', `localhost:${server.port}`);
+
+it('every block of "API by example" runs as printed on the demo workspace', () => {
+  const [setup, ...blocks] = bashBlocks('## API by example', '## API documentation');
+  expect(setup).toContain('KEY=svc_...');
+  expect(blocks.length).toBeGreaterThanOrEqual(6);
+  const r = bash(port(setup.replace('KEY=svc_...', `KEY=${key}`)) + blocks.map(port).join('\n'), {});
+  expect(r.stderr).toBe('');
+  expect(r.status).toBe(0);
+}, 120_000);
+
+// After the examples: it adds rows, which would move the ids the examples name.
+it('"A world from scratch" runs as printed after the demo data', () => {
+  const [block] = bashBlocks('A world from scratch:', '## API by example');
+  const r = bash(port(block), { DATABASE_URL: db.url, LOG_LEVEL: 'warn' });
+  expect(r.stderr).not.toMatch(/answered|Error/);
+  expect(r.status).toBe(0);
+  expect(JSON.parse(r.stdout.slice(r.stdout.lastIndexOf('{"id"'))).email).toBe('ann@example.com');
+  expect(Object.keys(JSON.parse(readFileSync(join(ROOT, 'ids.json'), 'utf8')))).toContain('acme');
+}, 120_000);
