@@ -223,7 +223,7 @@ export interface paths {
         put?: never;
         /**
          * Create task
-         * @description The workspace is derived from `list_id`. `identifier` is the next number of the workspace counter (D15). Scope `tasks:write`; owners, admins and members; a restricted member only in a permitted list.
+         * @description The workspace is derived from `list_id`. `identifier` is the next number of the workspace task counter, never reused. Scope `tasks:write`; owners, admins and members; a restricted member only in a permitted list.
          */
         post: operations["createTask"];
         delete?: never;
@@ -275,7 +275,7 @@ export interface paths {
         put?: never;
         /**
          * Create comment
-         * @description Posts a top-level comment as the key owner: `parent_comment_id` is null and `resolved` false. `content` is HTML, sanitized (D9). Scope `comments:write`; owners, admins and members. An access-restricted member gets 403 unless the task's list is permitted.
+         * @description Posts a top-level comment as the key owner: `parent_comment_id` is null and `resolved` false. `content` is HTML, sanitized. Scope `comments:write`; owners, admins and members. An access-restricted member gets 403 unless the task's list is permitted.
          */
         post: operations["createComment"];
         delete?: never;
@@ -333,7 +333,7 @@ export interface paths {
         };
         /**
          * List custom fields
-         * @description Custom-field definitions of the workspace visible to the key user (a field with an allowed-users list only for those users), ordered by position, then id. Scope `tasks:read`; any member, access restriction does not apply (D30).
+         * @description Custom-field definitions of the workspace visible to the key user (a field with an allowed-users list only for those users), ordered by position, then id. Scope `tasks:read`; any member, access restriction does not apply.
          */
         get: operations["listCustomFields"];
         put?: never;
@@ -488,7 +488,7 @@ export interface components {
             /** @example null */
             avatar_url: string | null;
             /**
-             * @description HTML, sanitized on storage (D9)
+             * @description HTML, sanitized on storage
              * @example <p>On it</p>
              */
             content: string;
@@ -510,7 +510,7 @@ export interface components {
         };
         CreateComment: {
             /**
-             * @description HTML; trimmed, then sanitized with an allowlist (D8, D9). Blank, or nothing left after sanitizing: 400 `content is required`.
+             * @description HTML; trimmed, then sanitized with an allowlist. Blank, or nothing left after sanitizing: 400 `content is required`.
              * @example <p>On it</p>
              */
             content: string;
@@ -543,7 +543,7 @@ export interface components {
              * @example 1
              */
             workspace_id: number | string;
-            /** @description Unique in the workspace ignoring case (D28) */
+            /** @description Unique in the workspace ignoring case */
             name: string;
             /** @example red */
             color?: string | null;
@@ -555,7 +555,7 @@ export interface components {
              */
             workspace_id: number | string;
             /**
-             * @description Numeric id of a folder of the same workspace (D27)
+             * @description Numeric id of a folder of the same workspace
              * @example 1
              */
             folder_id: number | string;
@@ -582,7 +582,7 @@ export interface components {
              */
             workspace_id: number | string;
             /**
-             * @description Trimmed; unique in the workspace ignoring case (D25)
+             * @description Trimmed; unique in the workspace ignoring case
              * @example In Review
              */
             name: string;
@@ -606,12 +606,12 @@ export interface components {
              */
             list_id: number | string;
             /**
-             * @description Trimmed; blank is rejected (D8)
+             * @description Trimmed; blank is rejected
              * @example Ship it
              */
             title: string;
             /**
-             * @description HTML, sanitized (D9)
+             * @description HTML, sanitized
              * @example <p>Details</p>
              */
             description?: string | null;
@@ -621,38 +621,38 @@ export interface components {
              */
             priority: "urgent" | "high" | "medium" | "low" | "none";
             /**
-             * @description A status of the same workspace; default: its first `pending` status (D17)
+             * @description A status of the same workspace; default: its first `pending` status by position
              * @example 1
              */
             status_id?: number | string;
             /**
-             * @description ISO 8601 (D11): `YYYY-MM-DD`, `YYYY-MM-DDTHH:mm[:ss[.ffffff]]`, with `Z`, `±HH:MM` or nothing (UTC). `null` or `""`: no date.
+             * @description ISO 8601: `YYYY-MM-DD`, `YYYY-MM-DDTHH:mm[:ss[.ffffff]]`, with `Z`, `±HH:MM` or nothing (UTC). `null` or `""`: no date.
              * @example 2025-01-15T09:30:00.000Z
              */
             due_date?: string | null;
             /**
-             * @description ISO 8601 (D11): `YYYY-MM-DD`, `YYYY-MM-DDTHH:mm[:ss[.ffffff]]`, with `Z`, `±HH:MM` or nothing (UTC). `null` or `""`: no date.
+             * @description ISO 8601: `YYYY-MM-DD`, `YYYY-MM-DDTHH:mm[:ss[.ffffff]]`, with `Z`, `±HH:MM` or nothing (UTC). `null` or `""`: no date.
              * @example 2025-01-15T09:30:00.000Z
              */
             start_date?: string | null;
             /**
-             * @description User ids; non-members and malformed ids are ignored (D12)
+             * @description User ids; non-members and malformed ids are ignored
              * @example [
              *       7
              *     ]
              */
             assignee_ids?: (number | string)[];
-            /** @description Fields not applying to the list or not visible to the caller are ignored (D13) */
+            /** @description Fields not applying to the list or not visible to the caller are ignored */
             custom_fields?: components["schemas"]["CustomFieldValueInput"][];
             /**
-             * @description Label ids (ext, D14); other workspaces’ labels are ignored
+             * @description Label ids; replaces the labels; other workspaces’ labels are ignored
              * @example [
              *       3
              *     ]
              */
             label_ids?: (number | string)[];
             /**
-             * @description Parent task (ext, D14): same workspace, not itself a subtask
+             * @description Parent task: same workspace, not itself a subtask
              * @example 1
              */
             parent_id?: (number | string) | null;
@@ -694,7 +694,7 @@ export interface components {
              * @example 1
              */
             position: number;
-            /** @description `false`: available on every list; `true`: only on lists covered by granted_folder_ids and list_overrides (D19) */
+            /** @description `false`: available on every list; `true`: only on lists covered by granted_folder_ids and list_overrides */
             is_scope_restricted: boolean;
             /**
              * @description Folders whose lists inherit the field when restricted, ascending
@@ -731,7 +731,7 @@ export interface components {
         };
         CustomFieldValueInput: {
             /**
-             * @description Custom field id (number, or a string of digits: D5)
+             * @description Custom field id (a number, or a string of digits)
              * @example 3
              */
             id: number | string;
@@ -840,7 +840,7 @@ export interface components {
             /** @example 1 */
             workspace_id: number;
             /**
-             * @description Unique in the workspace ignoring case and surrounding spaces (D25)
+             * @description Unique in the workspace ignoring case and surrounding spaces
              * @example In Review
              */
             name: string;
@@ -898,7 +898,7 @@ export interface components {
             /** @enum {string} */
             priority: "urgent" | "high" | "medium" | "low" | "none";
             /**
-             * @description Workspace-scoped sequential number, never reused (D15)
+             * @description Workspace-scoped sequential number, never reused
              * @example 1
              */
             identifier: number;
@@ -913,9 +913,9 @@ export interface components {
             status: components["schemas"]["StatusSummary"] | null;
             /** @description Ascending user id */
             assignees: components["schemas"]["Assignee"][];
-            /** @description Fields applying to the list and visible to the caller, by position then id (D18, D19) */
+            /** @description Fields applying to the list and visible to the caller, by position then id */
             custom_fields: components["schemas"]["CustomFieldEntry"][];
-            /** @description Sanitized HTML (D9) */
+            /** @description Sanitized HTML */
             description: string | null;
             labels: components["schemas"]["LabelSummary"][];
             /** @description Direct subtasks, oldest first */
@@ -935,7 +935,7 @@ export interface components {
             /** @enum {string} */
             priority: "urgent" | "high" | "medium" | "low" | "none";
             /**
-             * @description Workspace-scoped sequential number, never reused (D15)
+             * @description Workspace-scoped sequential number, never reused
              * @example 1
              */
             identifier: number;
@@ -950,7 +950,7 @@ export interface components {
             status: components["schemas"]["StatusSummary"] | null;
             /** @description Ascending user id */
             assignees: components["schemas"]["Assignee"][];
-            /** @description Fields applying to the list and visible to the caller, by position then id (D18, D19) */
+            /** @description Fields applying to the list and visible to the caller, by position then id */
             custom_fields: components["schemas"]["CustomFieldEntry"][];
             /** @description Direct subtasks, oldest first */
             subtasks: components["schemas"]["Subtask"][];
@@ -978,7 +978,7 @@ export interface components {
             /** @enum {string} */
             priority: "urgent" | "high" | "medium" | "low" | "none";
             /**
-             * @description Workspace-scoped sequential number, never reused (D15)
+             * @description Workspace-scoped sequential number, never reused
              * @example 1
              */
             identifier: number;
@@ -993,9 +993,9 @@ export interface components {
             status: components["schemas"]["StatusSummary"] | null;
             /** @description Ascending user id */
             assignees: components["schemas"]["Assignee"][];
-            /** @description Fields applying to the list and visible to the caller, by position then id (D18, D19) */
+            /** @description Fields applying to the list and visible to the caller, by position then id */
             custom_fields: components["schemas"]["CustomFieldEntry"][];
-            /** @description Sanitized HTML (D9) */
+            /** @description Sanitized HTML */
             description: string | null;
         };
         UpdateFolder: {
@@ -1030,14 +1030,14 @@ export interface components {
              */
             position?: number;
             /**
-             * @description Numeric id of another folder of the same workspace: moves the list (D27)
+             * @description Numeric id of another folder of the same workspace: moves the list
              * @example 1
              */
             folder_id?: number | string;
         };
         UpdateStatus: {
             /**
-             * @description Cannot be blank; unique in the workspace ignoring case (D25)
+             * @description Cannot be blank; unique in the workspace ignoring case
              * @example Shipped
              */
             name?: string;
@@ -1057,9 +1057,9 @@ export interface components {
             position?: number;
         };
         UpdateTask: {
-            /** @description Cannot be blank (D8) */
+            /** @description Trimmed; cannot be blank */
             title?: string;
-            /** @description HTML, sanitized (D9); null or "" removes */
+            /** @description HTML, sanitized; null or "" removes */
             description?: string | null;
             /** @enum {string} */
             priority?: "urgent" | "high" | "medium" | "low" | "none";
@@ -1074,26 +1074,26 @@ export interface components {
              */
             list_id?: number | string;
             /**
-             * @description ISO 8601 (D11): `YYYY-MM-DD`, `YYYY-MM-DDTHH:mm[:ss[.ffffff]]`, with `Z`, `±HH:MM` or nothing (UTC). `null` or `""`: removes the date.
+             * @description ISO 8601: `YYYY-MM-DD`, `YYYY-MM-DDTHH:mm[:ss[.ffffff]]`, with `Z`, `±HH:MM` or nothing (UTC). `null` or `""`: removes the date.
              * @example 2025-01-15T09:30:00.000Z
              */
             due_date?: string | null;
             /**
-             * @description ISO 8601 (D11): `YYYY-MM-DD`, `YYYY-MM-DDTHH:mm[:ss[.ffffff]]`, with `Z`, `±HH:MM` or nothing (UTC). `null` or `""`: removes the date.
+             * @description ISO 8601: `YYYY-MM-DD`, `YYYY-MM-DDTHH:mm[:ss[.ffffff]]`, with `Z`, `±HH:MM` or nothing (UTC). `null` or `""`: removes the date.
              * @example 2025-01-15T09:30:00.000Z
              */
             start_date?: string | null;
             /**
-             * @description Replaces the assignees entirely; [] removes all; non-members ignored (D12)
+             * @description Replaces the assignees entirely; [] removes all; non-members ignored
              * @example [
              *       7
              *     ]
              */
             assignee_ids?: (number | string)[];
-            /** @description Only the listed fields change; inapplicable or invisible fields ignored (D13) */
+            /** @description Only the listed fields change; inapplicable or invisible fields ignored */
             custom_fields?: components["schemas"]["CustomFieldValueInput"][];
             /**
-             * @description Replaces the labels (ext, D14)
+             * @description Replaces the labels; other workspaces’ labels are ignored
              * @example [
              *       3
              *     ]

@@ -35,7 +35,7 @@ export class CommentsController {
   @Authenticated('comments:write')
   @ApiOperation({
     summary: 'Create comment',
-    description: 'Posts a top-level comment as the key owner: `parent_comment_id` is null and `resolved` false. `content` is HTML, sanitized (D9). Scope `comments:write`; owners, admins and members. An access-restricted member gets 403 unless the task\'s list is permitted.',
+    description: 'Posts a top-level comment as the key owner: `parent_comment_id` is null and `resolved` false. `content` is HTML, sanitized. Scope `comments:write`; owners, admins and members. An access-restricted member gets 403 unless the task\'s list is permitted.',
   })
   @ApiParam({ name: 'id', type: 'string', example: '1', description: 'Task id' })
   @ApiBody({ type: CreateCommentDto })

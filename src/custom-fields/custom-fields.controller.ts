@@ -18,7 +18,7 @@ export class CustomFieldsController {
   @ApiOperation({
     summary: 'List custom fields',
     description:
-      'Custom-field definitions of the workspace visible to the key user (a field with an allowed-users list only for those users), ordered by position, then id. Scope `tasks:read`; any member, access restriction does not apply (D30).',
+      'Custom-field definitions of the workspace visible to the key user (a field with an allowed-users list only for those users), ordered by position, then id. Scope `tasks:read`; any member, access restriction does not apply.',
   })
   @ApiParam({ name: 'id', type: 'string', example: '1', description: 'Workspace id' })
   @ApiOkResponse({ type: [CustomFieldDefinitionDto] })

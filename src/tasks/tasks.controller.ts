@@ -46,7 +46,7 @@ export class TasksController {
   @ApiOperation({
     summary: 'Create task',
     description:
-      'The workspace is derived from `list_id`. `identifier` is the next number of the workspace counter (D15). ' +
+      'The workspace is derived from `list_id`. `identifier` is the next number of the workspace task counter, never reused. ' +
       'Scope `tasks:write`; owners, admins and members; a restricted member only in a permitted list.',
   })
   @ApiBody({ type: CreateTaskDto })
