@@ -24,7 +24,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/folders/{id}": {
+    "/api/v1/folders/{folder_id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -48,7 +48,7 @@ export interface paths {
         patch: operations["updateFolder"];
         trace?: never;
     };
-    "/api/v1/folders/{id}/lists": {
+    "/api/v1/folders/{folder_id}/lists": {
         parameters: {
             query?: never;
             header?: never;
@@ -88,7 +88,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/labels/{id}": {
+    "/api/v1/labels/{label_id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -128,7 +128,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/lists/{id}": {
+    "/api/v1/lists/{list_id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -192,7 +192,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/statuses/{id}": {
+    "/api/v1/statuses/{status_id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -232,7 +232,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/tasks/{id}": {
+    "/api/v1/tasks/{task_id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -260,7 +260,7 @@ export interface paths {
         patch: operations["updateTask"];
         trace?: never;
     };
-    "/api/v1/tasks/{id}/comments": {
+    "/api/v1/tasks/{task_id}/comments": {
         parameters: {
             query?: never;
             header?: never;
@@ -304,7 +304,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/workspaces/{id}": {
+    "/api/v1/workspaces/{workspace_id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -324,7 +324,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/workspaces/{id}/custom-fields": {
+    "/api/v1/workspaces/{workspace_id}/custom-fields": {
         parameters: {
             query?: never;
             header?: never;
@@ -344,7 +344,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/workspaces/{id}/folders": {
+    "/api/v1/workspaces/{workspace_id}/folders": {
         parameters: {
             query?: never;
             header?: never;
@@ -364,7 +364,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/workspaces/{id}/labels": {
+    "/api/v1/workspaces/{workspace_id}/labels": {
         parameters: {
             query?: never;
             header?: never;
@@ -384,7 +384,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/workspaces/{id}/members": {
+    "/api/v1/workspaces/{workspace_id}/members": {
         parameters: {
             query?: never;
             header?: never;
@@ -404,7 +404,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/workspaces/{id}/statuses": {
+    "/api/v1/workspaces/{workspace_id}/statuses": {
         parameters: {
             query?: never;
             header?: never;
@@ -424,7 +424,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/workspaces/{id}/tasks": {
+    "/api/v1/workspaces/{workspace_id}/tasks": {
         parameters: {
             query?: never;
             header?: never;
@@ -459,10 +459,17 @@ export interface components {
             avatar_url: string | null;
         };
         Attachment: {
+            /** @example 9 */
             id: number;
-            /** @description Original file name */
+            /**
+             * @description Original file name
+             * @example spec.pdf
+             */
             file_name: string;
-            /** @description Bytes */
+            /**
+             * @description Bytes
+             * @example 1024
+             */
             file_size: number;
             /** @example application/pdf */
             mime_type: string;
@@ -707,9 +714,14 @@ export interface components {
             list_overrides: components["schemas"]["CustomFieldListOverride"][];
         };
         CustomFieldEntry: {
+            /** @example 3 */
             id: number;
+            /** @example Estimate */
             name: string;
-            /** @enum {string} */
+            /**
+             * @example number
+             * @enum {string}
+             */
             type: "text" | "number" | "date" | "checkbox" | "rating" | "dropdown" | "money" | "people";
             /** @description rating `{icon, color}`; dropdown `{options}`; money `{currency, decimals}`; other types null */
             config: {
@@ -717,7 +729,10 @@ export interface components {
             } | null;
             /** @description Sort position within the workspace */
             position: number;
-            /** @description The task's value; null when unset */
+            /**
+             * @description The task's value; null when unset
+             * @example 3
+             */
             value: string | null;
         };
         CustomFieldListOverride: {
@@ -876,11 +891,16 @@ export interface components {
             category: "pending" | "in_progress" | "completed" | "cancelled";
         };
         Subtask: {
+            /** @example 42 */
             id: number;
+            /** @example Write the changelog */
             title: string;
             /** @enum {string} */
             priority: "urgent" | "high" | "medium" | "low" | "none";
-            /** @description Workspace-scoped sequential number */
+            /**
+             * @description Workspace-scoped sequential number
+             * @example 2
+             */
             identifier: number;
             status: components["schemas"]["StatusSummary"] | null;
             /** @description Ascending user id */
@@ -891,7 +911,10 @@ export interface components {
             id: number;
             /** @example 1 */
             workspace_id: number;
-            /** @description null when the task is not in a list */
+            /**
+             * @description null when the task is not in a list
+             * @example 3
+             */
             list_id: number | null;
             /** @example Ship it */
             title: string;
@@ -906,7 +929,10 @@ export interface components {
             due_date: string | null;
             /** Format: date-time */
             start_date: string | null;
-            /** @description User id of the creator */
+            /**
+             * @description User id of the creator
+             * @example 7
+             */
             creator_id: number;
             /** Format: date-time */
             created_at: string;
@@ -915,7 +941,10 @@ export interface components {
             assignees: components["schemas"]["Assignee"][];
             /** @description Fields applying to the list and visible to the caller, by position then id */
             custom_fields: components["schemas"]["CustomFieldEntry"][];
-            /** @description Sanitized HTML */
+            /**
+             * @description Sanitized HTML
+             * @example <p>Details</p>
+             */
             description: string | null;
             labels: components["schemas"]["LabelSummary"][];
             /** @description Direct subtasks, oldest first */
@@ -928,7 +957,10 @@ export interface components {
             id: number;
             /** @example 1 */
             workspace_id: number;
-            /** @description null when the task is not in a list */
+            /**
+             * @description null when the task is not in a list
+             * @example 3
+             */
             list_id: number | null;
             /** @example Ship it */
             title: string;
@@ -943,7 +975,10 @@ export interface components {
             due_date: string | null;
             /** Format: date-time */
             start_date: string | null;
-            /** @description User id of the creator */
+            /**
+             * @description User id of the creator
+             * @example 7
+             */
             creator_id: number;
             /** Format: date-time */
             created_at: string;
@@ -971,7 +1006,10 @@ export interface components {
             id: number;
             /** @example 1 */
             workspace_id: number;
-            /** @description null when the task is not in a list */
+            /**
+             * @description null when the task is not in a list
+             * @example 3
+             */
             list_id: number | null;
             /** @example Ship it */
             title: string;
@@ -986,7 +1024,10 @@ export interface components {
             due_date: string | null;
             /** Format: date-time */
             start_date: string | null;
-            /** @description User id of the creator */
+            /**
+             * @description User id of the creator
+             * @example 7
+             */
             creator_id: number;
             /** Format: date-time */
             created_at: string;
@@ -995,7 +1036,10 @@ export interface components {
             assignees: components["schemas"]["Assignee"][];
             /** @description Fields applying to the list and visible to the caller, by position then id */
             custom_fields: components["schemas"]["CustomFieldEntry"][];
-            /** @description Sanitized HTML */
+            /**
+             * @description Sanitized HTML
+             * @example <p>Details</p>
+             */
             description: string | null;
         };
         UpdateFolder: {
@@ -1177,6 +1221,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "workspace_id": 1,
+                     *       "name": "Engineering",
+                     *       "icon": "folder-1",
+                     *       "color": "blue",
+                     *       "position": 1,
+                     *       "created_at": "2025-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Folder"];
                 };
             };
@@ -1192,6 +1247,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1227,7 +1284,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Folder id */
-                id: string;
+                folder_id: number;
             };
             cookie?: never;
         };
@@ -1252,6 +1309,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1285,7 +1344,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Folder id */
-                id: string;
+                folder_id: number;
             };
             cookie?: never;
         };
@@ -1301,6 +1360,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "workspace_id": 1,
+                     *       "name": "Engineering",
+                     *       "icon": "folder-1",
+                     *       "color": "blue",
+                     *       "position": 1,
+                     *       "created_at": "2025-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Folder"];
                 };
             };
@@ -1316,6 +1386,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1351,7 +1423,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Folder id */
-                id: string;
+                folder_id: number;
             };
             cookie?: never;
         };
@@ -1363,6 +1435,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": 1,
+                     *         "workspace_id": 1,
+                     *         "folder_id": 1,
+                     *         "name": "Backlog",
+                     *         "icon": "library",
+                     *         "color": "gray",
+                     *         "position": 1,
+                     *         "created_at": "2025-01-15T09:30:00.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["List"][];
                 };
             };
@@ -1378,6 +1464,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1424,6 +1512,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "workspace_id": 1,
+                     *       "name": "text",
+                     *       "color": null,
+                     *       "created_at": "2025-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Label"];
                 };
             };
@@ -1439,6 +1536,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1482,7 +1581,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: string;
+                /** @description Label id */
+                label_id: number;
             };
             cookie?: never;
         };
@@ -1507,6 +1607,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1553,6 +1655,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "workspace_id": 1,
+                     *       "folder_id": 1,
+                     *       "name": "Backlog",
+                     *       "icon": "library",
+                     *       "color": "gray",
+                     *       "position": 1,
+                     *       "created_at": "2025-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["List"];
                 };
             };
@@ -1568,6 +1682,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1603,7 +1719,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description List id */
-                id: string;
+                list_id: number;
             };
             cookie?: never;
         };
@@ -1628,6 +1744,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1661,7 +1779,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description List id */
-                id: string;
+                list_id: number;
             };
             cookie?: never;
         };
@@ -1677,6 +1795,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "workspace_id": 1,
+                     *       "folder_id": 1,
+                     *       "name": "Backlog",
+                     *       "icon": "library",
+                     *       "color": "gray",
+                     *       "position": 1,
+                     *       "created_at": "2025-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["List"];
                 };
             };
@@ -1692,6 +1822,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1736,12 +1868,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "email": "alice@example.com",
+                     *       "name": "Alice",
+                     *       "avatar_url": null,
+                     *       "created_at": "2025-01-01T00:00:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CurrentUser"];
                 };
             };
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1788,6 +1931,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "workspace_id": 1,
+                     *       "name": "In Review",
+                     *       "icon": "chart",
+                     *       "color": "gray",
+                     *       "category": "pending",
+                     *       "position": 1,
+                     *       "created_at": "2025-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Status"];
                 };
             };
@@ -1803,6 +1958,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1847,7 +2004,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Status id */
-                id: string;
+                status_id: number;
             };
             cookie?: never;
         };
@@ -1863,6 +2020,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "workspace_id": 1,
+                     *       "name": "In Review",
+                     *       "icon": "chart",
+                     *       "color": "gray",
+                     *       "category": "pending",
+                     *       "position": 1,
+                     *       "created_at": "2025-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Status"];
                 };
             };
@@ -1878,6 +2047,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1935,6 +2106,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 41,
+                     *       "workspace_id": 1,
+                     *       "list_id": 3,
+                     *       "title": "Ship it",
+                     *       "priority": "urgent",
+                     *       "identifier": 1,
+                     *       "due_date": null,
+                     *       "start_date": null,
+                     *       "creator_id": 7,
+                     *       "created_at": "2025-01-15T09:30:00.000Z",
+                     *       "status": {
+                     *         "id": 1,
+                     *         "name": "To Do",
+                     *         "icon": null,
+                     *         "color": "gray",
+                     *         "category": "pending"
+                     *       },
+                     *       "assignees": [
+                     *         {
+                     *           "id": 7,
+                     *           "name": "Alice",
+                     *           "avatar_url": null
+                     *         }
+                     *       ],
+                     *       "custom_fields": [
+                     *         {
+                     *           "id": 3,
+                     *           "name": "Estimate",
+                     *           "type": "number",
+                     *           "config": null,
+                     *           "position": 1,
+                     *           "value": "3"
+                     *         }
+                     *       ],
+                     *       "description": "<p>Details</p>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["TaskWrite"];
                 };
             };
@@ -1950,6 +2160,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1984,7 +2196,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: string;
+                /** @description Task id */
+                task_id: number;
             };
             cookie?: never;
         };
@@ -1996,6 +2209,88 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 41,
+                     *       "workspace_id": 1,
+                     *       "list_id": 3,
+                     *       "title": "Ship it",
+                     *       "priority": "urgent",
+                     *       "identifier": 1,
+                     *       "due_date": null,
+                     *       "start_date": null,
+                     *       "creator_id": 7,
+                     *       "created_at": "2025-01-15T09:30:00.000Z",
+                     *       "status": {
+                     *         "id": 1,
+                     *         "name": "To Do",
+                     *         "icon": null,
+                     *         "color": "gray",
+                     *         "category": "pending"
+                     *       },
+                     *       "assignees": [
+                     *         {
+                     *           "id": 7,
+                     *           "name": "Alice",
+                     *           "avatar_url": null
+                     *         }
+                     *       ],
+                     *       "custom_fields": [
+                     *         {
+                     *           "id": 3,
+                     *           "name": "Estimate",
+                     *           "type": "number",
+                     *           "config": null,
+                     *           "position": 1,
+                     *           "value": "3"
+                     *         }
+                     *       ],
+                     *       "description": "<p>Details</p>",
+                     *       "labels": [
+                     *         {
+                     *           "id": 1,
+                     *           "name": "Bug",
+                     *           "color": "red"
+                     *         }
+                     *       ],
+                     *       "subtasks": [
+                     *         {
+                     *           "id": 42,
+                     *           "title": "Write the changelog",
+                     *           "priority": "urgent",
+                     *           "identifier": 2,
+                     *           "status": {
+                     *             "id": 1,
+                     *             "name": "To Do",
+                     *             "icon": null,
+                     *             "color": "gray",
+                     *             "category": "pending"
+                     *           },
+                     *           "assignees": [
+                     *             {
+                     *               "id": 7,
+                     *               "name": "Alice",
+                     *               "avatar_url": null
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "attachments": [
+                     *         {
+                     *           "id": 9,
+                     *           "file_name": "spec.pdf",
+                     *           "file_size": 1024,
+                     *           "mime_type": "application/pdf",
+                     *           "created_at": "2025-01-15T09:30:00.000Z",
+                     *           "uploader": {
+                     *             "id": 7,
+                     *             "name": "Alice",
+                     *             "avatar_url": null
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Task"];
                 };
             };
@@ -2011,6 +2306,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2043,7 +2340,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: string;
+                /** @description Task id */
+                task_id: number;
             };
             cookie?: never;
         };
@@ -2068,6 +2366,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2100,7 +2400,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: string;
+                /** @description Task id */
+                task_id: number;
             };
             cookie?: never;
         };
@@ -2116,6 +2417,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 41,
+                     *       "workspace_id": 1,
+                     *       "list_id": 3,
+                     *       "title": "Ship it",
+                     *       "priority": "urgent",
+                     *       "identifier": 1,
+                     *       "due_date": null,
+                     *       "start_date": null,
+                     *       "creator_id": 7,
+                     *       "created_at": "2025-01-15T09:30:00.000Z",
+                     *       "status": {
+                     *         "id": 1,
+                     *         "name": "To Do",
+                     *         "icon": null,
+                     *         "color": "gray",
+                     *         "category": "pending"
+                     *       },
+                     *       "assignees": [
+                     *         {
+                     *           "id": 7,
+                     *           "name": "Alice",
+                     *           "avatar_url": null
+                     *         }
+                     *       ],
+                     *       "custom_fields": [
+                     *         {
+                     *           "id": 3,
+                     *           "name": "Estimate",
+                     *           "type": "number",
+                     *           "config": null,
+                     *           "position": 1,
+                     *           "value": "3"
+                     *         }
+                     *       ],
+                     *       "description": "<p>Details</p>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["TaskWrite"];
                 };
             };
@@ -2131,6 +2471,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2166,7 +2508,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Task id */
-                id: string;
+                task_id: number;
             };
             cookie?: never;
         };
@@ -2178,6 +2520,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": 1,
+                     *         "task_id": 41,
+                     *         "user_id": 7,
+                     *         "name": "Alice",
+                     *         "avatar_url": null,
+                     *         "content": "<p>On it</p>",
+                     *         "parent_comment_id": null,
+                     *         "resolved": false,
+                     *         "created_at": "2025-01-15T09:30:00.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Comment"][];
                 };
             };
@@ -2193,6 +2550,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2226,7 +2585,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Task id */
-                id: string;
+                task_id: number;
             };
             cookie?: never;
         };
@@ -2242,6 +2601,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "task_id": 41,
+                     *       "user_id": 7,
+                     *       "name": "Alice",
+                     *       "avatar_url": null,
+                     *       "content": "<p>On it</p>",
+                     *       "parent_comment_id": null,
+                     *       "resolved": false,
+                     *       "created_at": "2025-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Comment"];
                 };
             };
@@ -2257,6 +2629,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2301,12 +2675,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": 1,
+                     *         "name": "Acme",
+                     *         "slug": "acme",
+                     *         "description": null,
+                     *         "icon": null,
+                     *         "color": null,
+                     *         "image_url": null,
+                     *         "owner_id": 1,
+                     *         "role": "owner",
+                     *         "created_at": "2025-01-15T09:30:00.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Workspace"][];
                 };
             };
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2330,7 +2722,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: string;
+                /** @description Workspace id */
+                workspace_id: number;
             };
             cookie?: never;
         };
@@ -2342,6 +2735,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "name": "Acme",
+                     *       "slug": "acme",
+                     *       "description": null,
+                     *       "icon": null,
+                     *       "color": null,
+                     *       "image_url": null,
+                     *       "owner_id": 1,
+                     *       "role": "owner",
+                     *       "created_at": "2025-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Workspace"];
                 };
             };
@@ -2357,6 +2764,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2390,7 +2799,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Workspace id */
-                id: string;
+                workspace_id: number;
             };
             cookie?: never;
         };
@@ -2402,6 +2811,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": 1,
+                     *         "name": "Estimate",
+                     *         "type": "text",
+                     *         "config": {
+                     *           "iconName": "star",
+                     *           "color": "orange"
+                     *         },
+                     *         "position": 1,
+                     *         "is_scope_restricted": false,
+                     *         "granted_folder_ids": [
+                     *           2
+                     *         ],
+                     *         "list_overrides": [
+                     *           {
+                     *             "list_id": 3,
+                     *             "access": "granted"
+                     *           }
+                     *         ]
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["CustomFieldDefinition"][];
                 };
             };
@@ -2417,6 +2850,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2450,7 +2885,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Workspace id */
-                id: string;
+                workspace_id: number;
             };
             cookie?: never;
         };
@@ -2462,6 +2897,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": 1,
+                     *         "workspace_id": 1,
+                     *         "name": "Engineering",
+                     *         "icon": "folder-1",
+                     *         "color": "blue",
+                     *         "position": 1,
+                     *         "created_at": "2025-01-15T09:30:00.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Folder"][];
                 };
             };
@@ -2477,6 +2925,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2509,7 +2959,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: string;
+                /** @description Workspace id */
+                workspace_id: number;
             };
             cookie?: never;
         };
@@ -2521,6 +2972,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": 1,
+                     *         "workspace_id": 1,
+                     *         "name": "text",
+                     *         "color": null,
+                     *         "created_at": "2025-01-15T09:30:00.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Label"][];
                 };
             };
@@ -2536,6 +2998,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2568,7 +3032,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: string;
+                /** @description Workspace id */
+                workspace_id: number;
             };
             cookie?: never;
         };
@@ -2580,6 +3045,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": 1,
+                     *         "email": null,
+                     *         "name": "text",
+                     *         "avatar_url": null,
+                     *         "role": "owner",
+                     *         "joined_at": "2025-01-15T09:30:00.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Member"][];
                 };
             };
@@ -2595,6 +3072,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2628,7 +3107,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Workspace id */
-                id: string;
+                workspace_id: number;
             };
             cookie?: never;
         };
@@ -2640,6 +3119,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": 1,
+                     *         "workspace_id": 1,
+                     *         "name": "In Review",
+                     *         "icon": "chart",
+                     *         "color": "gray",
+                     *         "category": "pending",
+                     *         "position": 1,
+                     *         "created_at": "2025-01-15T09:30:00.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Status"][];
                 };
             };
@@ -2655,6 +3148,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2694,7 +3189,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Workspace id */
-                id: string;
+                workspace_id: number;
             };
             cookie?: never;
         };
@@ -2706,6 +3201,74 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": 41,
+                     *           "workspace_id": 1,
+                     *           "list_id": 3,
+                     *           "title": "Ship it",
+                     *           "priority": "urgent",
+                     *           "identifier": 1,
+                     *           "due_date": null,
+                     *           "start_date": null,
+                     *           "creator_id": 7,
+                     *           "created_at": "2025-01-15T09:30:00.000Z",
+                     *           "status": {
+                     *             "id": 1,
+                     *             "name": "To Do",
+                     *             "icon": null,
+                     *             "color": "gray",
+                     *             "category": "pending"
+                     *           },
+                     *           "assignees": [
+                     *             {
+                     *               "id": 7,
+                     *               "name": "Alice",
+                     *               "avatar_url": null
+                     *             }
+                     *           ],
+                     *           "custom_fields": [
+                     *             {
+                     *               "id": 3,
+                     *               "name": "Estimate",
+                     *               "type": "number",
+                     *               "config": null,
+                     *               "position": 1,
+                     *               "value": "3"
+                     *             }
+                     *           ],
+                     *           "subtasks": [
+                     *             {
+                     *               "id": 42,
+                     *               "title": "Write the changelog",
+                     *               "priority": "urgent",
+                     *               "identifier": 2,
+                     *               "status": {
+                     *                 "id": 1,
+                     *                 "name": "To Do",
+                     *                 "icon": null,
+                     *                 "color": "gray",
+                     *                 "category": "pending"
+                     *               },
+                     *               "assignees": [
+                     *                 {
+                     *                   "id": 7,
+                     *                   "name": "Alice",
+                     *                   "avatar_url": null
+                     *                 }
+                     *               ]
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "page": 1,
+                     *       "limit": 50,
+                     *       "total": 1,
+                     *       "total_pages": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["TaskPage"];
                 };
             };
@@ -2721,6 +3284,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {

@@ -41,19 +41,19 @@ export class AssigneeDto {
 
 /** spec: Subtask element. */
 export class SubtaskDto {
-  @ApiProperty() id: number;
-  @ApiProperty() title: string;
+  @ApiProperty({ example: 42 }) id: number;
+  @ApiProperty({ example: 'Write the changelog' }) title: string;
   @ApiProperty({ enum: PRIORITIES }) priority: string;
-  @ApiProperty({ description: 'Workspace-scoped sequential number' }) identifier: number;
+  @ApiProperty({ description: 'Workspace-scoped sequential number', example: 2 }) identifier: number;
   @ApiProperty({ type: StatusSummaryDto, nullable: true }) status: StatusSummaryDto | null;
   @ApiProperty({ type: [AssigneeDto], description: 'Ascending user id' }) assignees: AssigneeDto[];
 }
 
 /** spec: Attachment element (confirmed attachments only). */
 export class AttachmentDto {
-  @ApiProperty() id: number;
-  @ApiProperty({ description: 'Original file name' }) file_name: string;
-  @ApiProperty({ description: 'Bytes' }) file_size: number;
+  @ApiProperty({ example: 9 }) id: number;
+  @ApiProperty({ description: 'Original file name', example: 'spec.pdf' }) file_name: string;
+  @ApiProperty({ description: 'Bytes', example: 1024 }) file_size: number;
   @ApiProperty({ example: 'application/pdf' }) mime_type: string;
   @ApiProperty({ format: 'date-time' }) created_at: string;
   @ApiProperty({ type: AssigneeDto }) uploader: AssigneeDto;
@@ -61,9 +61,9 @@ export class AttachmentDto {
 
 /** spec: Custom-field entry on a task (D18). */
 export class CustomFieldEntryDto {
-  @ApiProperty() id: number;
-  @ApiProperty() name: string;
-  @ApiProperty({ enum: CUSTOM_FIELD_TYPES }) type: string;
+  @ApiProperty({ example: 3 }) id: number;
+  @ApiProperty({ example: 'Estimate' }) name: string;
+  @ApiProperty({ enum: CUSTOM_FIELD_TYPES, example: 'number' }) type: string;
   @ApiProperty({
     type: 'object',
     additionalProperties: true,
@@ -72,20 +72,20 @@ export class CustomFieldEntryDto {
   })
   config: Record<string, unknown> | null;
   @ApiProperty({ description: 'Sort position within the workspace' }) position: number;
-  @ApiProperty({ type: 'string', nullable: true, description: "The task's value; null when unset" }) value: string | null;
+  @ApiProperty({ type: 'string', nullable: true, description: "The task's value; null when unset", example: '3' }) value: string | null;
 }
 
 /** spec: Task fields of every response kind. */
 class TaskBaseDto {
   @ApiProperty({ example: 41 }) id: number;
   @ApiProperty({ example: 1 }) workspace_id: number;
-  @ApiProperty({ type: 'number', nullable: true, description: 'null when the task is not in a list' }) list_id: number | null;
+  @ApiProperty({ type: 'number', nullable: true, description: 'null when the task is not in a list', example: 3 }) list_id: number | null;
   @ApiProperty({ example: 'Ship it' }) title: string;
   @ApiProperty({ enum: PRIORITIES }) priority: string;
   @ApiProperty({ description: 'Workspace-scoped sequential number, never reused', example: 1 }) identifier: number;
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true }) due_date: string | null;
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true }) start_date: string | null;
-  @ApiProperty({ description: 'User id of the creator' }) creator_id: number;
+  @ApiProperty({ description: 'User id of the creator', example: 7 }) creator_id: number;
   @ApiProperty({ format: 'date-time' }) created_at: string;
   @ApiProperty({ type: StatusSummaryDto, nullable: true }) status: StatusSummaryDto | null;
   @ApiProperty({ type: [AssigneeDto], description: 'Ascending user id' }) assignees: AssigneeDto[];
@@ -95,7 +95,7 @@ class TaskBaseDto {
 
 /** spec: Task in the create and update responses: all fields except labels, subtasks, attachments (D16). */
 export class TaskWriteDto extends TaskBaseDto {
-  @ApiProperty({ type: 'string', nullable: true, description: 'Sanitized HTML' }) description: string | null;
+  @ApiProperty({ type: 'string', nullable: true, description: 'Sanitized HTML', example: '<p>Details</p>' }) description: string | null;
 }
 
 /** spec: Task in the get-task response: all fields (D16). */
