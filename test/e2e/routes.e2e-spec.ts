@@ -9,6 +9,7 @@ import type { Scope } from '../../src/common/auth/scope';
 import { AppModule } from '../../src/app.module';
 import { configureApp, createAdapter } from '../../src/app.setup';
 import { createTestApp, TestApp } from '../setup/create-app';
+import { ROUTES } from '../setup/routes';
 
 /**
  * Every route of the app, found by reflecting over every controller: closed by
@@ -16,35 +17,8 @@ import { createTestApp, TestApp } from '../setup/create-app';
  * place"), and exactly the routes of D1 with the scope D1 gives each.
  */
 
-/** D1, written out: method, path, scope. */
-const D1: Array<[string, string, Scope]> = [
-  ['GET', '/api/v1/me', 'users:read'],
-  ['GET', '/api/v1/workspaces', 'workspaces:read'],
-  ['GET', '/api/v1/workspaces/:workspace_id', 'workspaces:read'],
-  ['GET', '/api/v1/workspaces/:workspace_id/members', 'workspaces:read'],
-  ['GET', '/api/v1/workspaces/:workspace_id/labels', 'workspaces:read'],
-  ['POST', '/api/v1/labels', 'workspaces:write'],
-  ['DELETE', '/api/v1/labels/:label_id', 'workspaces:write'],
-  ['GET', '/api/v1/workspaces/:workspace_id/statuses', 'workspaces:read'],
-  ['POST', '/api/v1/statuses', 'workspaces:write'],
-  ['PATCH', '/api/v1/statuses/:status_id', 'workspaces:write'],
-  ['GET', '/api/v1/workspaces/:workspace_id/folders', 'folders:read'],
-  ['POST', '/api/v1/folders', 'folders:write'],
-  ['PATCH', '/api/v1/folders/:folder_id', 'folders:write'],
-  ['DELETE', '/api/v1/folders/:folder_id', 'folders:write'],
-  ['GET', '/api/v1/folders/:folder_id/lists', 'folders:read'],
-  ['POST', '/api/v1/lists', 'lists:write'],
-  ['PATCH', '/api/v1/lists/:list_id', 'lists:write'],
-  ['DELETE', '/api/v1/lists/:list_id', 'lists:write'],
-  ['GET', '/api/v1/workspaces/:workspace_id/tasks', 'tasks:read'],
-  ['POST', '/api/v1/tasks', 'tasks:write'],
-  ['GET', '/api/v1/tasks/:task_id', 'tasks:read'],
-  ['PATCH', '/api/v1/tasks/:task_id', 'tasks:write'],
-  ['DELETE', '/api/v1/tasks/:task_id', 'tasks:write'],
-  ['GET', '/api/v1/tasks/:task_id/comments', 'comments:read'],
-  ['POST', '/api/v1/tasks/:task_id/comments', 'comments:write'],
-  ['GET', '/api/v1/workspaces/:workspace_id/custom-fields', 'tasks:read'],
-];
+/** D1: method, path, scope (the shared table of test/setup/routes.ts). */
+const D1: Array<[string, string, Scope]> = ROUTES.map((r) => [r.method, r.path, r.scope]);
 
 /** D1: the controller routes served without a key. (The OpenAPI document and /docs are plain Fastify routes, not controllers.) */
 const PUBLIC_ROUTES = ['GET /health'];
