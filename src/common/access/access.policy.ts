@@ -1,3 +1,4 @@
+// The rules of this table as users read them: docs/api.md ("Roles and restricted members", "Order of checks").
 /** Workspace roles (spec: Authentication). */
 export type Role = 'owner' | 'admin' | 'member' | 'viewer';
 
