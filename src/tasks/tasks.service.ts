@@ -43,7 +43,7 @@ export class TasksService {
     if (!has(body, 'list_id') || body.list_id === null) throw new BadRequestException('list_id is required');
     const listId = requireId(body.list_id, 'list_id must be a valid numeric ID');
     const access = await this.access.check(caller, 'list', listId, 'task.create', 'List not found in this workspace');
-    const input = parseCreateBody(body);
+    const input = await parseCreateBody(body);
 
     return this.db.transaction(async (em) => {
       const checks = await this.tasks.createChecks(em, access.workspaceId, input.statusId ?? null, input.parentId);
@@ -73,7 +73,7 @@ export class TasksService {
    */
   async updateTask(caller: Caller, id: number, rawBody: unknown): Promise<TaskWriteDto> {
     const access = await this.access.check(caller, 'task', id, 'task.edit');
-    const patch = parseUpdateBody(asBody(rawBody));
+    const patch = await parseUpdateBody(asBody(rawBody));
 
     return this.db.transaction(async (em) => {
       let place = { workspaceId: access.workspaceId, listId: access.listId, folderId: access.folderId };
