@@ -6,6 +6,7 @@ import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { IdPipe } from '../common/validation/id.pipe';
 import { CommentDto, CreateCommentDto } from './comments.dto';
 import { CommentsService } from './comments.service';
+import { nulMessages } from '../common/validation/body';
 
 @ApiTags('Comments')
 @Controller('api/v1/tasks')
@@ -41,7 +42,7 @@ export class CommentsController {
   @ApiBody({ type: CreateCommentDto })
   @ApiCreatedResponse({ type: CommentDto })
   @ApiErrors({
-    400: ['Invalid task ID', 'content is required', 'content must be at most 100000 characters'],
+    400: ['Invalid task ID', 'content is required', 'content must be at most 100000 characters', ...nulMessages('content')],
     403: ['Viewers cannot comment', 'Access denied'],
     404: ['Task not found'],
   })

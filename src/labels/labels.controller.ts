@@ -6,6 +6,7 @@ import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { IdPipe } from '../common/validation/id.pipe';
 import { CreateLabelDto, LabelDto } from './labels.dto';
 import { LabelsService } from './labels.service';
+import { nulMessages } from '../common/validation/body';
 
 @ApiTags('Labels')
 @Controller('api/v1')
@@ -30,7 +31,7 @@ export class LabelsController {
   @ApiBody({ type: CreateLabelDto })
   @ApiCreatedResponse({ type: LabelDto })
   @ApiErrors({
-    400: ['workspace_id is required', 'name is required', 'name must be at most 255 characters', 'color must be a string', 'color must be at most 255 characters'],
+    400: ['workspace_id is required', 'name is required', 'name must be at most 255 characters', 'color must be a string', 'color must be at most 255 characters', ...nulMessages('name', 'color')],
     403: ['Only owners and admins can create labels'],
     404: ['Workspace not found'],
     409: ['A label with this name already exists'],

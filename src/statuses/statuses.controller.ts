@@ -6,6 +6,7 @@ import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { IdPipe } from '../common/validation/id.pipe';
 import { CreateStatusDto, StatusDto, UpdateStatusDto } from './statuses.dto';
 import { INVALID_CATEGORY, LAST_COMPLETED, StatusesService } from './statuses.service';
+import { nulMessages } from '../common/validation/body';
 
 const DUPLICATE = 'A status with this name already exists';
 /** D7: what any route with a JSON body can answer before the handler runs. */
@@ -48,7 +49,7 @@ export class StatusesController {
   @ApiBody({ type: CreateStatusDto })
   @ApiCreatedResponse({ type: StatusDto })
   @ApiErrors({
-    400: ['workspace_id is required', 'name is required', 'name must be at most 255 characters', INVALID_CATEGORY, 'icon must be a string', 'icon must be at most 255 characters', 'color must be a string', 'color must be at most 255 characters', ...BODY_400],
+    400: ['workspace_id is required', 'name is required', 'name must be at most 255 characters', INVALID_CATEGORY, 'icon must be a string', 'icon must be at most 255 characters', 'color must be a string', 'color must be at most 255 characters', ...nulMessages('name', 'icon', 'color'), ...BODY_400],
     403: ["Scope 'workspaces:write' is required for this endpoint", 'Only owners and admins can create statuses'],
     404: ['Workspace not found'],
     409: [DUPLICATE],
@@ -71,7 +72,7 @@ export class StatusesController {
   @ApiBody({ type: UpdateStatusDto })
   @ApiOkResponse({ type: StatusDto })
   @ApiErrors({
-    400: ['Invalid status ID', 'name must be a string', 'name cannot be empty', 'name must be at most 255 characters', INVALID_CATEGORY, 'icon must be a string', 'icon must be at most 255 characters', 'color must be a string', 'color must be at most 255 characters', 'position must be an integer', LAST_COMPLETED, ...BODY_400],
+    400: ['Invalid status ID', 'name must be a string', 'name cannot be empty', 'name must be at most 255 characters', INVALID_CATEGORY, 'icon must be a string', 'icon must be at most 255 characters', 'color must be a string', 'color must be at most 255 characters', ...nulMessages('name', 'icon', 'color'), 'position must be an integer', LAST_COMPLETED, ...BODY_400],
     403: ["Scope 'workspaces:write' is required for this endpoint", 'Access denied', 'Only owners and admins can edit statuses'],
     404: ['Status not found'],
     409: [DUPLICATE],

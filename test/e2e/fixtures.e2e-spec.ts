@@ -513,6 +513,22 @@ describe('bad fixtures write nothing and name the bad ref', () => {
       'Invalid fixture: api_key "b_k" (api_keys[0]): scope "tasks:*" is not one of: tasks:read, tasks:write, comments:read, comments:write, folders:read, folders:write, lists:write, workspaces:read, workspaces:write, users:read'],
     ['an impossible date', (w) => Object.assign(w.workspaces[0].tasks[1], { status: undefined, due_date: '2025-02-30' }),
       'Invalid fixture: task "b_t2" (workspaces[0].tasks[1]): due_date "2025-02-30" is not an ISO 8601 timestamp'],
+    // Issue 8: PostgreSQL text and jsonb reject U+0000; the API's text rule, naming the ref.
+    ['NUL in a title', (w) => Object.assign(w.workspaces[0].tasks[1], { status: undefined, title: 'T\u0000' }),
+      'Invalid fixture: task "b_t2" (workspaces[0].tasks[1]): title must not contain NUL characters'],
+    ['NUL in a description', (w) => Object.assign(w.workspaces[0].tasks[1], { status: undefined, description: '<p>\u0000</p>' }),
+      'Invalid fixture: task "b_t2" (workspaces[0].tasks[1]): description must not contain NUL characters'],
+    ['NUL in a user name', (w) => (w.users[1].name = 'B\u0000'),
+      'Invalid fixture: user "b_v" (users[1]): name must not contain NUL characters'],
+    ['NUL in a custom field config', (w) => Object.assign(w.workspaces[1], {
+      custom_fields: [{ ref: 'b_cf', name: 'Pick', type: 'dropdown', config: { options: ['a', 'b\u0000'] } }],
+    }), 'Invalid fixture: custom_field "b_cf" (workspaces[1].custom_fields[0]): config must not contain NUL characters'],
+    ['NUL in a custom field value', (w) => Object.assign(w.workspaces[1], {
+      custom_fields: [{ ref: 'b_cf', name: 'Note', type: 'text' }],
+      tasks: [{ ref: 'b_t3', title: 'T3', custom_fields: [{ field: 'b_cf', value: 'x\u0000' }] }],
+    }), 'Invalid fixture: task "b_t3" (workspaces[1].tasks[0]): custom_fields[0].value must not contain NUL characters'],
+    ['NUL in an implicit user ref', (w) => Object.assign(w.workspaces[0].tasks[1], { status: undefined, creator: 'x\u0000' }),
+      'Invalid fixture: task "b_t2" (workspaces[0].tasks[1]): creator "x\u0000" names nothing in the file'],
   ])('%s', async (_name, mutate, message) => {
     const before = await counts();
     const world = base();

@@ -32,6 +32,11 @@ export function nulMessage(field: string): string {
   return `${field} must not contain NUL characters`;
 }
 
+/** The checkText messages of `fields`, for the OpenAPI document. */
+export function nulMessages(...fields: string[]): string[] {
+  return fields.map(nulMessage);
+}
+
 /**
  * The one text rule every string a client sends goes through before it is used
  * or stored (body fields, custom-field values, text query parameters):
