@@ -169,14 +169,19 @@ describe('fuzz: every operation, hostile values (issue 8)', () => {
       );
     })();
     const key = fc.constantFrom(KEYS.owner, KEYS.owner, KEYS.admin, KEYS.member, KEYS.viewer, KEYS.restricted, KEYS.nonMember, KEYS.readOnly);
-    return fc.tuple(pathId, query, body, key).map(([id, q, b, k]) => {
+    // Mostly JSON; sometimes another or a decorated content type (D7: 415 for a non-JSON body).
+    const contentType = fc.oneof(
+      { weight: 8, arbitrary: fc.constant('application/json') },
+      { weight: 1, arbitrary: fc.constantFrom('application/json; charset=utf-8', 'APPLICATION/JSON', 'text/plain', 'application/x-www-form-urlencoded', 'application/jsonx', 'multipart/form-data; boundary=x') },
+    );
+    return fc.tuple(pathId, query, body, key, contentType).map(([id, q, b, k, type]) => {
       const search = new URLSearchParams();
       for (const [name, value] of Object.entries(q)) for (const v of Array.isArray(value) ? value : [value]) search.append(name, v);
       const qs = search.toString();
       const url = op.template.replace('{id}', encodeURIComponent(id)) + (qs ? `?${qs}` : '');
       const headers: Record<string, string> = { ...auth(k) };
       if (b.json === undefined && b.raw === undefined) return { method: op.method as InjectOptions['method'], url, headers };
-      headers['content-type'] = 'application/json';
+      headers['content-type'] = type;
       return { method: op.method as InjectOptions['method'], url, headers, payload: b.raw ?? JSON.stringify(b.json) };
     });
   }
@@ -207,6 +212,17 @@ describe('fuzz: every operation, hostile values (issue 8)', () => {
         }),
         { seed: SEED, numRuns: RUNS, endOnFailure: true, plugins: [fc.interruptAfterTimeLimit(TIME_MS)] },
       );
+    }
+  });
+
+  it('reached past authentication and scope on every operation, and succeeded on each kind of method (the fuzz is not vacuous)', () => {
+    expect(seen.size).toBe(operations.length);
+    for (const [op, counts] of seen) {
+      expect([op, [...counts.keys()].some((status) => status !== 401 && status !== 403)]).toEqual([op, true]);
+    }
+    for (const method of ['GET', 'POST', 'PATCH', 'DELETE']) {
+      const ok = [...seen].filter(([op]) => op.startsWith(method)).some(([, counts]) => [...counts.keys()].some((status) => status < 300));
+      expect([method, ok]).toEqual([method, true]);
     }
   });
 });
