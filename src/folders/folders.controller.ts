@@ -4,9 +4,9 @@ import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { IdPipe } from '../common/validation/id.pipe';
+import { nulMessages } from '../common/validation/body';
 import { CreateFolderDto, FolderDto, UpdateFolderDto } from './folders.dto';
 import { FoldersService } from './folders.service';
-import { nulMessages } from '../common/validation/body';
 
 /** D7: what any route with a JSON body can answer before the handler runs. */
 const BODY_400 = ['Invalid JSON body', 'Request body must be a JSON object'];

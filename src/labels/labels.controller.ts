@@ -4,9 +4,9 @@ import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { IdPipe } from '../common/validation/id.pipe';
+import { nulMessages } from '../common/validation/body';
 import { CreateLabelDto, LabelDto } from './labels.dto';
 import { LabelsService } from './labels.service';
-import { nulMessages } from '../common/validation/body';
 
 @ApiTags('Labels')
 @Controller('api/v1')

@@ -4,9 +4,9 @@ import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { IdPipe } from '../common/validation/id.pipe';
+import { nulMessages } from '../common/validation/body';
 import { CreateStatusDto, StatusDto, UpdateStatusDto } from './statuses.dto';
 import { INVALID_CATEGORY, LAST_COMPLETED, StatusesService } from './statuses.service';
-import { nulMessages } from '../common/validation/body';
 
 const DUPLICATE = 'A status with this name already exists';
 /** D7: what any route with a JSON body can answer before the handler runs. */
