@@ -4,6 +4,7 @@ import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { PathId } from '../common/validation/id.pipe';
+import { nulMessages } from '../common/validation/body';
 import { CommentDto, CreateCommentDto } from './comments.dto';
 import { CommentsService } from './comments.service';
 
@@ -39,7 +40,7 @@ export class CommentsController {
   @ApiBody({ type: CreateCommentDto })
   @ApiCreatedResponse({ type: CommentDto })
   @ApiErrors({
-    400: ['Invalid task ID', 'content is required', 'content must be at most 100000 characters'],
+    400: ['Invalid task ID', 'content is required', 'content must be at most 100000 characters', ...nulMessages('content')],
     403: ['Viewers cannot comment', 'Access denied'],
     404: ['Task not found'],
   })

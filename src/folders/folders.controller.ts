@@ -4,6 +4,7 @@ import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { PathId } from '../common/validation/id.pipe';
+import { nulMessages } from '../common/validation/body';
 import { CreateFolderDto, FolderDto, UpdateFolderDto } from './folders.dto';
 import { FoldersService } from './folders.service';
 
@@ -47,7 +48,7 @@ export class FoldersController {
   @ApiBody({ type: CreateFolderDto })
   @ApiCreatedResponse({ type: FolderDto })
   @ApiErrors({
-    400: ['workspace_id is required', 'name is required', 'name must be at most 255 characters', ...ATTRIBUTE_400, ...BODY_400],
+    400: ['workspace_id is required', 'name is required', 'name must be at most 255 characters', ...ATTRIBUTE_400, ...nulMessages('name', 'icon', 'color'), ...BODY_400],
     403: ["Scope 'folders:write' is required for this endpoint", 'Viewers cannot create folders', 'Access denied'],
     404: ['Workspace not found'],
     413: BODY_413,
@@ -68,7 +69,7 @@ export class FoldersController {
   @ApiBody({ type: UpdateFolderDto })
   @ApiOkResponse({ type: FolderDto })
   @ApiErrors({
-    400: ['Invalid folder ID', 'name must be a string', 'name cannot be empty', 'name must be at most 255 characters', ...ATTRIBUTE_400, 'position must be an integer', ...BODY_400],
+    400: ['Invalid folder ID', 'name must be a string', 'name cannot be empty', 'name must be at most 255 characters', ...ATTRIBUTE_400, ...nulMessages('name', 'icon', 'color'), 'position must be an integer', ...BODY_400],
     403: ["Scope 'folders:write' is required for this endpoint", 'Viewers cannot edit folders', 'Access denied'],
     404: ['Folder not found'],
     413: BODY_413,

@@ -4,6 +4,7 @@ import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { PathId } from '../common/validation/id.pipe';
+import { nulMessages } from '../common/validation/body';
 import { CreateLabelDto, LabelDto } from './labels.dto';
 import { LabelsService } from './labels.service';
 
@@ -29,7 +30,7 @@ export class LabelsController {
   @ApiBody({ type: CreateLabelDto })
   @ApiCreatedResponse({ type: LabelDto })
   @ApiErrors({
-    400: ['workspace_id is required', 'name is required', 'name must be at most 255 characters', 'color must be a string', 'color must be at most 255 characters'],
+    400: ['workspace_id is required', 'name is required', 'name must be at most 255 characters', 'color must be a string', 'color must be at most 255 characters', ...nulMessages('name', 'color')],
     403: ['Only owners and admins can create labels'],
     404: ['Workspace not found'],
     409: ['A label with this name already exists'],

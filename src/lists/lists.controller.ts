@@ -4,6 +4,7 @@ import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { PathId } from '../common/validation/id.pipe';
+import { nulMessages } from '../common/validation/body';
 import { CreateListDto, ListDto, UpdateListDto } from './lists.dto';
 import { INVALID_FOLDER_ID, ListsService } from './lists.service';
 
@@ -48,7 +49,7 @@ export class ListsController {
   @ApiBody({ type: CreateListDto })
   @ApiCreatedResponse({ type: ListDto })
   @ApiErrors({
-    400: ['workspace_id is required', 'folder_id is required', 'name is required', 'name must be at most 255 characters', ...ATTRIBUTE_400, ...BODY_400],
+    400: ['workspace_id is required', 'folder_id is required', 'name is required', 'name must be at most 255 characters', ...ATTRIBUTE_400, ...nulMessages('name', 'icon', 'color'), ...BODY_400],
     403: ["Scope 'lists:write' is required for this endpoint", 'Viewers cannot create lists', 'Access denied'],
     404: ['Workspace not found', 'Folder not found', 'List not found'],
     413: BODY_413,
@@ -69,7 +70,7 @@ export class ListsController {
   @ApiBody({ type: UpdateListDto })
   @ApiOkResponse({ type: ListDto })
   @ApiErrors({
-    400: ['Invalid list ID', 'name must be a string', 'name cannot be empty', 'name must be at most 255 characters', ...ATTRIBUTE_400, 'position must be an integer', INVALID_FOLDER_ID, ...BODY_400],
+    400: ['Invalid list ID', 'name must be a string', 'name cannot be empty', 'name must be at most 255 characters', ...ATTRIBUTE_400, ...nulMessages('name', 'icon', 'color'), 'position must be an integer', INVALID_FOLDER_ID, ...BODY_400],
     403: ["Scope 'lists:write' is required for this endpoint", 'Access denied', 'Viewers cannot edit lists'],
     404: ['List not found', 'Folder not found'],
     413: BODY_413,

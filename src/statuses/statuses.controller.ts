@@ -4,6 +4,7 @@ import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { PathId } from '../common/validation/id.pipe';
+import { nulMessages } from '../common/validation/body';
 import { CreateStatusDto, StatusDto, UpdateStatusDto } from './statuses.dto';
 import { INVALID_CATEGORY, LAST_COMPLETED, StatusesService } from './statuses.service';
 
@@ -47,7 +48,7 @@ export class StatusesController {
   @ApiBody({ type: CreateStatusDto })
   @ApiCreatedResponse({ type: StatusDto })
   @ApiErrors({
-    400: ['workspace_id is required', 'name is required', 'name must be at most 255 characters', INVALID_CATEGORY, 'icon must be a string', 'icon must be at most 255 characters', 'color must be a string', 'color must be at most 255 characters', ...BODY_400],
+    400: ['workspace_id is required', 'name is required', 'name must be at most 255 characters', INVALID_CATEGORY, 'icon must be a string', 'icon must be at most 255 characters', 'color must be a string', 'color must be at most 255 characters', ...nulMessages('name', 'icon', 'color'), ...BODY_400],
     403: ["Scope 'workspaces:write' is required for this endpoint", 'Only owners and admins can create statuses'],
     404: ['Workspace not found'],
     409: [DUPLICATE],
@@ -69,7 +70,7 @@ export class StatusesController {
   @ApiBody({ type: UpdateStatusDto })
   @ApiOkResponse({ type: StatusDto })
   @ApiErrors({
-    400: ['Invalid status ID', 'name must be a string', 'name cannot be empty', 'name must be at most 255 characters', INVALID_CATEGORY, 'icon must be a string', 'icon must be at most 255 characters', 'color must be a string', 'color must be at most 255 characters', 'position must be an integer', LAST_COMPLETED, ...BODY_400],
+    400: ['Invalid status ID', 'name must be a string', 'name cannot be empty', 'name must be at most 255 characters', INVALID_CATEGORY, 'icon must be a string', 'icon must be at most 255 characters', 'color must be a string', 'color must be at most 255 characters', ...nulMessages('name', 'icon', 'color'), 'position must be an integer', LAST_COMPLETED, ...BODY_400],
     403: ["Scope 'workspaces:write' is required for this endpoint", 'Access denied', 'Only owners and admins can edit statuses'],
     404: ['Status not found'],
     409: [DUPLICATE],

@@ -11,6 +11,7 @@ import {
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
+import { nulMessages } from '../common/validation/body';
 import { invalidDateMessage } from '../common/validation/dates';
 import { PathId } from '../common/validation/id.pipe';
 import { PRIORITIES } from './tasks.body';
@@ -32,6 +33,7 @@ const BODY_400 = [
   'custom_fields must be an array',
   'custom_fields value must be a string or null',
   'label_ids must be an array',
+  ...nulMessages('title', 'description', 'custom_fields value'),
 ];
 
 @ApiTags('Tasks')

@@ -410,6 +410,22 @@ describe('bad fixtures write nothing and name the bad ref', () => {
       'Invalid fixture: member "b_v" (workspaces[0].members[0]): lists[0] "ops_inbox" names nothing in the file'],
     ['a grant of another workspace', (w) => Object.assign(w.workspaces[0], { members: [{ user: 'b_v', role: 'viewer', restricted: true, lists: ['b_l2'] }] }),
       'Invalid fixture: member "b_v" (workspaces[0].members[0]): lists[0] "b_l2" is a list of another workspace'],
+    // Issue 8: PostgreSQL text and jsonb reject U+0000; the API's text rule, naming the ref.
+    ['NUL in a title', (w) => Object.assign(w.workspaces[0].tasks[1], { status: undefined, title: 'T\u0000' }),
+      'Invalid fixture: task "b_t2" (workspaces[0].tasks[1]): title must not contain NUL characters'],
+    ['NUL in a description', (w) => Object.assign(w.workspaces[0].tasks[1], { status: undefined, description: '<p>\u0000</p>' }),
+      'Invalid fixture: task "b_t2" (workspaces[0].tasks[1]): description must not contain NUL characters'],
+    ['NUL in a user name', (w) => (w.users[1].name = 'B\u0000'),
+      'Invalid fixture: user "b_v" (users[1]): name must not contain NUL characters'],
+    ['NUL in a custom field config', (w) => Object.assign(w.workspaces[1], {
+      custom_fields: [{ ref: 'b_cf', name: 'Pick', type: 'dropdown', config: { options: ['a', 'b\u0000'] } }],
+    }), 'Invalid fixture: custom_field "b_cf" (workspaces[1].custom_fields[0]): config must not contain NUL characters'],
+    ['NUL in a custom field value', (w) => Object.assign(w.workspaces[1], {
+      custom_fields: [{ ref: 'b_cf', name: 'Note', type: 'text' }],
+      tasks: [{ ref: 'b_t3', title: 'T3', custom_fields: [{ field: 'b_cf', value: 'x\u0000' }] }],
+    }), 'Invalid fixture: task "b_t3" (workspaces[1].tasks[0]): custom_fields[0].value must not contain NUL characters'],
+    ['NUL in an unknown ref', (w) => Object.assign(w.workspaces[0].tasks[1], { status: undefined, creator: 'x\u0000' }),
+      'Invalid fixture: task "b_t2" (workspaces[0].tasks[1]): creator "x\u0000" names nothing in the file'],
   ])('%s', async (_name, mutate, message) => {
     const before = await counts();
     const world = base();

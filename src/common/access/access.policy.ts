@@ -99,6 +99,15 @@ export function permitsFolder(membership: Membership, folderId: number | null): 
 }
 
 /**
+ * D30, D33: a restricted member may move a list from folder `fromFolderId` to
+ * `toFolderId` only when both folders are granted (a list granted on its own
+ * cannot be taken out of a folder the member may not edit); unrestricted members always.
+ */
+export function permitsListMove(membership: Membership, fromFolderId: number | null, toFolderId: number | null): boolean {
+  return permitsFolder(membership, fromFolderId) && permitsFolder(membership, toFolderId);
+}
+
+/**
  * The policy decision for `operation` on a target at (folderId, listId):
  * null when allowed, else the 403 message (role message first, then `Access denied`; D3 step 6).
  */
