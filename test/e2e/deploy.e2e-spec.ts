@@ -146,7 +146,7 @@ describe('Dockerfile', () => {
     }, 60_000);
 
     it('without DATABASE_URL the image says so in one line and exits 1', () => {
-      const env = { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'log', LOG_FORMAT: 'json', PORT: '0' };
+      const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'log', LOG_FORMAT: 'json', PORT: '0' };
       delete env.DATABASE_URL;
       const r = spawnSync('node', ['dist/main.js'], { cwd: dir, env, encoding: 'utf8', timeout: 30_000 });
       expect(r.status).toBe(1);
