@@ -1,6 +1,8 @@
 import { ChildProcess, spawn } from 'child_process';
-import { createServer } from 'net';
 import { join } from 'path';
+import { freePort } from '../../src/common/database/embedded';
+
+export { freePort };
 
 /*
  * The built server (`node dist/main.js`, as `npm run start:prod` runs it) as
@@ -17,18 +19,6 @@ const { buildIfStale } = require(join(ROOT, 'scripts', 'build-if-stale.js')) as 
 /** Builds dist/ when stale; throws when the build fails. */
 export function ensureBuilt(): void {
   if (buildIfStale() !== 0) throw new Error('npm run build failed');
-}
-
-/** A free TCP port on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? done(address.port) : fail(new Error('no port'))));
-    });
-  });
 }
 
 export interface ServerProcess {

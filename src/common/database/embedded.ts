@@ -217,7 +217,8 @@ function portIsFree(port: number): Promise<boolean> {
   });
 }
 
-function freePort(): Promise<number> {
+/** A free TCP port on 127.0.0.1 (the OS picks it). */
+export function freePort(): Promise<number> {
   return new Promise((done, fail) => {
     const server = createServer();
     server.once('error', fail);
