@@ -46,9 +46,9 @@ describe('request logs (nestjs-pino)', () => {
     expect(requestLines()).toHaveLength(1);
     expect(line).toMatchObject({
       level: 'info',
-      msg: 'GET /api/v1/workspaces/:id/labels 200',
+      msg: 'GET /api/v1/workspaces/:workspace_id/labels 200',
       request_id: requestId,
-      route: '/api/v1/workspaces/:id/labels',
+      route: '/api/v1/workspaces/:workspace_id/labels',
       workspace_id: ids.ws,
       key_id: ids.k,
       req: { method: 'GET', url: `/api/v1/workspaces/${ids.ws}/labels` },
@@ -91,7 +91,7 @@ describe('request logs (nestjs-pino)', () => {
       // The filter's error line and the request line both carry the id; the stack is inside one JSON line.
       for (const line of errors) expect(line.request_id).toBe(id);
       expect(errors.some((l) => (l.err as { stack?: string } | undefined)?.stack?.includes('labels'))).toBe(true);
-      expect(errors.some((l) => l.msg === `GET /api/v1/workspaces/:id/labels 500`)).toBe(true);
+      expect(errors.some((l) => l.msg === `GET /api/v1/workspaces/:workspace_id/labels 500`)).toBe(true);
     } finally {
       await t.db.ds.query('ALTER TABLE labels_gone RENAME TO labels');
     }

@@ -253,7 +253,7 @@ describe('security headers, CORS, docs switch, metrics', () => {
       const text = res.body;
       expect(text).toContain('http_requests_total{method="GET",route="/api/v1/me",status="200"} 2');
       expect(text).toContain('http_requests_total{method="GET",route="/api/v1/me",status="401"} 1');
-      expect(text).toContain('http_requests_total{method="GET",route="/api/v1/tasks/:id",status="404"} 1');
+      expect(text).toContain('http_requests_total{method="GET",route="/api/v1/tasks/:task_id",status="404"} 1');
       expect(text).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/me",status="200"\} 2/);
       expect(text).toMatch(/^db_pool_connections_in_use \d+$/m);
       expect(text).toMatch(/^db_pool_connections_idle [1-9]\d*$/m);

@@ -20,8 +20,11 @@ import { ROUTES } from '../setup/routes';
 /** D1: method, path, scope (the shared table of test/setup/routes.ts). */
 const D1: Array<[string, string, Scope]> = ROUTES.map((r) => [r.method, r.path, r.scope]);
 
-/** D1: the controller routes served without a key. (The OpenAPI document and /docs are plain Fastify routes, not controllers.) */
-const PUBLIC_ROUTES = ['GET /health'];
+/**
+ * D1: the controller routes served without a key, and the health probes of
+ * issue 12. (The OpenAPI document, /docs and /metrics are plain Fastify routes, not controllers.)
+ */
+const PUBLIC_ROUTES = ['GET /health', 'GET /health/live', 'GET /health/ready'];
 
 interface Route {
   method: string;
