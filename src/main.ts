@@ -97,9 +97,9 @@ async function main(): Promise<void> {
       for (const listener of process.listeners(s)) if (!before.get(s)!.has(listener)) process.removeListener(s, listener);
     }
     await app.listen(port, host);
-    logger.log(`Listening on http://${host}:${port}`);
-    // The port actually bound (PORT=0 picks one): for the curl line, and for `cli demo` on the same data directory.
+    // The port actually bound (PORT=0 picks one): for the log, the curl line, and `cli demo` on the same data directory.
     const bound = (app.getHttpServer().address() as AddressInfo).port;
+    logger.log(`Listening on http://${host}:${bound}`);
     if (embedded) process.once('exit', recordServerPort(embedded.dataDir, bound));
     if (demoKey) process.stdout.write(demoBanner(demoKey, bound));
   } catch (error) {
