@@ -1,0 +1,47 @@
+import { Client } from 'pg';
+import type { DataSourceOptions } from 'typeorm';
+import { readTimeouts, Timeouts } from '../timeouts';
+
+/** What pg answers when a statement gets no reply within `query_timeout`. */
+const READ_TIMEOUT_MESSAGE = 'Query read timeout';
+
+/**
+ * A pg client that drops its connection when a statement times out on the
+ * client side (issue 8: a database behind a silent network). pg only stops
+ * waiting: the connection stays busy with the lost statement, and the pool
+ * would hand it out again, so every later statement on it would wait too.
+ * Destroying the socket makes the pool discard it and open a fresh one.
+ */
+export class TimeoutSafeClient extends Client {
+  override query(...args: unknown[]): never {
+    const result = (super.query as (...a: unknown[]) => unknown)(...args);
+    if (result instanceof Promise) {
+      result.catch((error: Error) => {
+        if (error?.message === READ_TIMEOUT_MESSAGE) this.connection.stream.destroy();
+      });
+    }
+    return result as never;
+  }
+}
+
+/**
+ * Pool options that bound every wait on PostgreSQL (issue 8), for the serving
+ * app: connecting and waiting for a pooled connection (`dbConnect`), each
+ * statement on the server (`statement_timeout`) and on the client (a second
+ * later, for a server that does not answer at all), TCP keep-alive.
+ */
+export function boundedPoolOptions(timeouts: Timeouts = readTimeouts()): Record<string, unknown> {
+  return {
+    connectionTimeoutMillis: timeouts.dbConnect,
+    statement_timeout: timeouts.dbStatement,
+    query_timeout: timeouts.dbStatement + 1_000,
+    keepAlive: true,
+    Client: TimeoutSafeClient,
+  };
+}
+
+/** `options` with the bounded pool options of the serving app added to its `extra`. */
+export function withBoundedWaits(options: DataSourceOptions, timeouts?: Timeouts): DataSourceOptions {
+  const extra = (options as { extra?: Record<string, unknown> }).extra ?? {};
+  return { ...options, extra: { ...extra, ...boundedPoolOptions(timeouts) } } as DataSourceOptions;
+}
