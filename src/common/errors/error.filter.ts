@@ -2,8 +2,12 @@ import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { toHttpError } from './to-http-error';
 
-/** Writes `{ error }` with the status of toHttpError; 500s are logged with their stack (D31). */
+/**
+ * Writes `{ error }` with the status of toHttpError; 500s are logged with their stack (D31).
+ * A connection already gone (a client that went away or was cut, issue 8) gets nothing and logs nothing.
+ */
 export function sendError(reply: FastifyReply, error: unknown, logger: Logger): void {
+  if (reply.raw.destroyed || reply.raw.socket?.destroyed) return;
   const { status, message } = toHttpError(error);
   if (status >= 500) logger.error(error instanceof Error ? error.stack ?? error.message : String(error));
   void reply.status(status).header('content-type', 'application/json; charset=utf-8').send({ error: message });
