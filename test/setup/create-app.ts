@@ -20,11 +20,12 @@ export interface TestApp {
  * Boots AppModule with the Fastify adapter and configureApp (the real guard,
  * filter and body rules) on a fresh database of its own. `inject` checks
  * every answer against the served OpenAPI document (test/setup/openapi-validator.ts)
- * unless `validateResponses` is false.
+ * unless `validateResponses` is false. `connectVia` maps the database URL the app uses.
  */
-export async function createTestApp(options: { validateResponses?: boolean } = {}): Promise<TestApp> {
+export async function createTestApp(options: { validateResponses?: boolean; connectVia?: (url: string) => string } = {}): Promise<TestApp> {
   const db = await createTestDatabase();
-  process.env.DATABASE_URL = db.url;
+  // connectVia: the app reaches its database another way (an outage test's TCP proxy); `db.ds` stays direct.
+  process.env.DATABASE_URL = options.connectVia ? options.connectVia(db.url) : db.url;
   const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
   const app = moduleRef.createNestApplication<NestFastifyApplication>(createAdapter(), { logger: ['error'], bodyParser: false });
   await configureApp(app);

@@ -49,7 +49,8 @@ const PG_CONNECTION_MESSAGES =
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   const driver = driverOf(error);
-  if (!(driver instanceof Error)) return false;
+  // Not `instanceof Error`: Node's socket errors come from another realm under test runners.
+  if (typeof driver?.message !== 'string') return false;
   const code = pgCode(error);
   if (code !== undefined && (UNAVAILABLE_CODES.has(code) || code.startsWith('08') || SOCKET_CODES.has(code))) return true;
   return PG_CONNECTION_MESSAGES.test(driver.message);

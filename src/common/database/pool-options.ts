@@ -6,18 +6,19 @@ import { readTimeouts, Timeouts } from '../timeouts';
 const READ_TIMEOUT_MESSAGE = 'Query read timeout';
 
 /**
- * A pg client that drops its connection when a statement times out on the
+ * A pg client that closes its connection when a statement times out on the
  * client side (issue 8: a database behind a silent network). pg only stops
  * waiting: the connection stays busy with the lost statement, and the pool
- * would hand it out again, so every later statement on it would wait too.
- * Destroying the socket makes the pool discard it and open a fresh one.
+ * would hand it out again (TypeORM releases it without an error), so every
+ * later statement on it would time out too. A client that is ending is
+ * discarded by the pool on release, which then opens a fresh one.
  */
 export class TimeoutSafeClient extends Client {
   override query(...args: unknown[]): never {
     const result = (super.query as (...a: unknown[]) => unknown)(...args);
-    if (result instanceof Promise) {
-      result.catch((error: Error) => {
-        if (error?.message === READ_TIMEOUT_MESSAGE) this.connection.stream.destroy();
+    if (typeof (result as Promise<unknown> | undefined)?.then === 'function') {
+      (result as Promise<unknown>).catch((error: Error) => {
+        if (error?.message === READ_TIMEOUT_MESSAGE) this.end().catch(() => undefined);
       });
     }
     return result as never;

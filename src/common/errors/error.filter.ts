@@ -9,7 +9,9 @@ import { toHttpError } from './to-http-error';
 export function sendError(reply: FastifyReply, error: unknown, logger: Logger): void {
   if (reply.raw.destroyed || reply.raw.socket?.destroyed) return;
   const { status, message } = toHttpError(error);
-  if (status >= 500) logger.error(error instanceof Error ? error.stack ?? error.message : String(error));
+  // Issue 8: an unavailable database is an expected condition, one line per request, no stack.
+  if (status === 503) logger.warn(`${message}: ${String((error as { message?: unknown } | null)?.message ?? error)}`);
+  else if (status >= 500) logger.error(error instanceof Error ? error.stack ?? error.message : String(error));
   void reply.status(status).header('content-type', 'application/json; charset=utf-8').send({ error: message });
 }
 
