@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
 import { answerClientError, answerFrameworkError, answerWhileClosing } from './common/http/framework-answers';
+import { trackInFlight } from './common/http/in-flight';
 import { readTimeouts, Timeouts } from './common/timeouts';
 import { deferBodyError } from './common/validation/body-error';
 import { mountOpenApi } from './openapi/openapi.mount';
@@ -73,6 +74,7 @@ export async function configureApp(app: NestFastifyApplication): Promise<void> {
     done(null, undefined);
   });
   answerWhileClosing(fastify);
+  trackInFlight(fastify);
   // D1: GET /api/v1/openapi.json and /docs, public.
   mountOpenApi(app);
 }

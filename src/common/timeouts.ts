@@ -14,6 +14,8 @@ export interface Timeouts {
   httpRequest: number;
   /** HTTP_IDLE_TIMEOUT_MS: a connection on which nothing moves is closed. */
   httpIdle: number;
+  /** SHUTDOWN_TIMEOUT_MS: on SIGTERM, requests in flight may finish within this (D32: 10 s); the rest are cut. */
+  shutdown: number;
 }
 
 /** Defaults of the variables above. */
@@ -23,6 +25,7 @@ export const DEFAULT_TIMEOUTS: Timeouts = {
   request: 15_000,
   httpRequest: 30_000,
   httpIdle: 60_000,
+  shutdown: 10_000,
 };
 
 const VARIABLES: Record<keyof Timeouts, string> = {
@@ -31,6 +34,7 @@ const VARIABLES: Record<keyof Timeouts, string> = {
   request: 'REQUEST_TIMEOUT_MS',
   httpRequest: 'HTTP_REQUEST_TIMEOUT_MS',
   httpIdle: 'HTTP_IDLE_TIMEOUT_MS',
+  shutdown: 'SHUTDOWN_TIMEOUT_MS',
 };
 
 /**
