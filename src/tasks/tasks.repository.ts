@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import type { Membership } from '../common/access/access.policy';
+import { GrantParams, grantParams, permittedListSql } from '../common/access/access.sql';
 import type { CustomFieldInput, NewTask, TaskPatch } from './tasks.body';
 import type { TaskDto, TaskListItemDto, TaskWriteDto } from './tasks.dto';
 import { fieldAppliesSql, fieldVisibleSql, SqlParams, TaskShape, taskJsonSql } from './tasks.sql';
@@ -17,7 +19,7 @@ export interface CreateChecks {
   default_status_id: number | null;
   /** status_id (when sent) belongs to the workspace. */
   status_ok: boolean;
-  /** parent_id (when sent) is a task of the workspace. */
+  /** parent_id (when sent) is a task of the workspace in a list the caller may see (D14, D33). */
   parent_found: boolean;
   /** That parent is itself a subtask (D14). */
   parent_is_subtask: boolean;
@@ -39,13 +41,17 @@ export interface TaskPageRows {
   data: TaskListItemDto[];
 }
 
-/** The tasks a listing covers: a workspace, maybe one list, and for restricted members their grants (D29, D30). */
+/** The tasks a listing covers: a workspace, maybe one list, and the caller's membership there (grants of D29, D30). */
 export interface TaskScope {
   workspaceId: number;
   listId: number | null;
-  restricted: boolean;
-  folderIds: number[];
-  listIds: number[];
+  membership: Membership;
+}
+
+/** Who reads a task: the user (custom-field visibility, D18) and their membership (subtask visibility, D33). */
+export interface TaskViewer {
+  userId: number;
+  membership: Membership;
 }
 
 /** SQL for tasks, their assignees, labels and custom-field values; reads return API shapes directly. */
@@ -53,15 +59,20 @@ export interface TaskScope {
 export class TasksRepository {
   constructor(private readonly db: DataSource) {}
 
-  /** Task `id` in `shape` as seen by `userId` (D16, D18), or null. One round trip. */
-  async loadTask(id: number, userId: number, shape: 'full', manager?: EntityManager): Promise<TaskDto | null>;
-  async loadTask(id: number, userId: number, shape: 'write', manager?: EntityManager): Promise<TaskWriteDto | null>;
-  async loadTask(id: number, userId: number, shape: TaskShape, manager?: EntityManager): Promise<unknown> {
+  /** Task `id` in `shape` as seen by `viewer` (D16, D18; subtasks per D33), or null. One round trip. */
+  async loadTask(id: number, viewer: TaskViewer, shape: 'full', manager?: EntityManager): Promise<TaskDto | null>;
+  async loadTask(id: number, viewer: TaskViewer, shape: 'write', manager?: EntityManager): Promise<TaskWriteDto | null>;
+  async loadTask(id: number, viewer: TaskViewer, shape: TaskShape, manager?: EntityManager): Promise<unknown> {
+    const p = new SqlParams();
+    const taskId = p.add(id, 'int');
+    const user = p.add(viewer.userId, 'int');
+    // Grants only when the shape uses them: PostgreSQL rejects untyped unused parameters.
+    const grants = shape === 'write' ? null : grantParams((v, cast) => p.add(v, cast), viewer.membership);
     const rows: { task: unknown }[] = await (manager ?? this.db).query(
-      `SELECT ${taskJsonSql(shape, '$2::int')} AS task
+      `SELECT ${taskJsonSql(shape, user, grants)} AS task
          FROM tasks t LEFT JOIN lists l ON l.id = t.list_id
-        WHERE t.id = $1`,
-      [id, userId],
+        WHERE t.id = ${taskId}`,
+      p.values,
     );
     return rows[0]?.task ?? null;
   }
@@ -71,21 +82,21 @@ export class TasksRepository {
    * each with its direct subtasks, and the total: one statement whatever the page size.
    */
   async listPage(scope: TaskScope, userId: number, limit: number, offset: string): Promise<TaskPageRows> {
+    // D33: one visibility rule for the rows and for their embedded subtasks.
+    const grants: GrantParams = { restricted: '$3::boolean', listIds: '$4::int[]', folderIds: '$5::int[]' };
     const rows: TaskPageRows[] = await this.db.query(
       `WITH scope AS (
          SELECT t.id, t.created_at FROM tasks t
           WHERE t.workspace_id = $1 AND t.parent_id IS NULL
             AND ($2::int IS NULL OR t.list_id = $2::int)
-            AND (NOT $3::boolean OR t.list_id IN (
-                   SELECT pl.id FROM lists pl
-                    WHERE pl.workspace_id = $1 AND (pl.id = ANY($4::int[]) OR pl.folder_id = ANY($5::int[]))))
+            AND ${permittedListSql('t.list_id', grants)}
        ), page AS (
          SELECT id, created_at FROM scope ORDER BY created_at DESC, id DESC LIMIT $6 OFFSET $7::bigint
        )
        SELECT (SELECT count(*)::int FROM scope) AS total,
-              COALESCE((SELECT json_agg(${taskJsonSql('listItem', '$8::int')} ORDER BY p.created_at DESC, p.id DESC)
+              COALESCE((SELECT json_agg(${taskJsonSql('listItem', '$8::int', grants)} ORDER BY p.created_at DESC, p.id DESC)
                           FROM page p JOIN tasks t ON t.id = p.id LEFT JOIN lists l ON l.id = t.list_id), '[]'::json) AS data`,
-      [scope.workspaceId, scope.listId, scope.restricted, scope.listIds, scope.folderIds, limit, offset, userId],
+      [scope.workspaceId, scope.listId, scope.membership.restricted, scope.membership.listIds, scope.membership.folderIds, limit, offset, userId],
     );
     return rows[0];
   }
@@ -96,14 +107,19 @@ export class TasksRepository {
     return rows[0] ?? null;
   }
 
-  /** D3 step 8 of create task, one round trip: the default status (D17), status_id and parent_id. */
-  async createChecks(em: EntityManager, workspaceId: number, statusId: number | null, parentId: number | null): Promise<CreateChecks> {
+  /**
+   * D3 step 8 of create task, one round trip: the default status (D17), status_id and
+   * parent_id (a parent in a list `membership` may not see is not found, D33).
+   */
+  async createChecks(em: EntityManager, workspaceId: number, statusId: number | null, parentId: number | null, membership: Membership): Promise<CreateChecks> {
+    const grants: GrantParams = { restricted: '$4::boolean', listIds: '$5::int[]', folderIds: '$6::int[]' };
     const rows: CreateChecks[] = await em.query(
       `SELECT (SELECT id FROM statuses WHERE workspace_id = $1 AND category = 'pending' ORDER BY position, id LIMIT 1) AS default_status_id,
               ($2::int IS NULL OR EXISTS (SELECT 1 FROM statuses WHERE id = $2::int AND workspace_id = $1)) AS status_ok,
-              ($3::int IS NULL OR EXISTS (SELECT 1 FROM tasks WHERE id = $3::int AND workspace_id = $1)) AS parent_found,
+              ($3::int IS NULL OR EXISTS (SELECT 1 FROM tasks pt WHERE pt.id = $3::int AND pt.workspace_id = $1
+                                            AND ${permittedListSql('pt.list_id', grants)})) AS parent_found,
               EXISTS (SELECT 1 FROM tasks WHERE id = $3::int AND parent_id IS NOT NULL) AS parent_is_subtask`,
-      [workspaceId, statusId, parentId],
+      [workspaceId, statusId, parentId, membership.restricted, membership.listIds, membership.folderIds],
     );
     return rows[0];
   }
