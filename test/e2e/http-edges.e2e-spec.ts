@@ -13,15 +13,17 @@ import { rawRequest, RawAnswer } from '../setup/raw-http';
 
 const KEY = 'svc_edge_owner';
 const REQUEST_TIMEOUT_MS = 1_500;
+const IDLE_TIMEOUT_MS = 700;
 const JSON_TYPE = /^application\/json(; charset=utf-8)?$/;
 
 describe('framework answers over a socket (issue 8; D5, D31)', () => {
   let t: TestApp;
   let port: number;
-  const saved = process.env.HTTP_REQUEST_TIMEOUT_MS;
+  const saved = { HTTP_REQUEST_TIMEOUT_MS: process.env.HTTP_REQUEST_TIMEOUT_MS, HTTP_IDLE_TIMEOUT_MS: process.env.HTTP_IDLE_TIMEOUT_MS };
 
   beforeAll(async () => {
     process.env.HTTP_REQUEST_TIMEOUT_MS = String(REQUEST_TIMEOUT_MS);
+    process.env.HTTP_IDLE_TIMEOUT_MS = String(IDLE_TIMEOUT_MS);
     t = await createTestApp();
     await loadFixture(t.db.ds, {
       users: [{ ref: 'alice', email: 'alice@edges.test', name: 'Alice' }],
@@ -31,8 +33,10 @@ describe('framework answers over a socket (issue 8; D5, D31)', () => {
     port = (t.app.getHttpServer().address() as AddressInfo).port;
   });
   afterAll(async () => {
-    if (saved === undefined) delete process.env.HTTP_REQUEST_TIMEOUT_MS;
-    else process.env.HTTP_REQUEST_TIMEOUT_MS = saved;
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
     await t.close();
   });
 
@@ -86,6 +90,17 @@ describe('framework answers over a socket (issue 8; D5, D31)', () => {
     const head = `GET /api/v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n`;
     const answer = await rawRequest(port, [...head.split(''), '\r\n'], 100);
     expectError(answer, 408, 'Request timeout');
+  });
+
+  it('closes a connection on which nothing moves after HTTP_IDLE_TIMEOUT_MS (item 8)', async () => {
+    const socket = connect(port, '127.0.0.1');
+    const started = Date.now();
+    let received = '';
+    socket.on('data', (d) => (received += d));
+    await new Promise((done) => socket.on('close', done));
+    expect(received).toBe('');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(IDLE_TIMEOUT_MS - 100);
+    expect(Date.now() - started).toBeLessThan(REQUEST_TIMEOUT_MS);
   });
 
   it('serves a request that arrives whole in time', async () => {
