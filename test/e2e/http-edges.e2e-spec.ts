@@ -2,6 +2,7 @@ import { AddressInfo, connect } from 'net';
 import { SCOPES } from '../../src/common/auth/scope';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { createTestApp, TestApp } from '../setup/create-app';
+import { setEnv } from '../setup/env';
 import { rawRequest, RawAnswer } from '../setup/raw-http';
 
 /**
@@ -19,11 +20,10 @@ const JSON_TYPE = /^application\/json(; charset=utf-8)?$/;
 describe('framework answers over a socket (issue 8; D5, D31)', () => {
   let t: TestApp;
   let port: number;
-  const saved = { HTTP_REQUEST_TIMEOUT_MS: process.env.HTTP_REQUEST_TIMEOUT_MS, HTTP_IDLE_TIMEOUT_MS: process.env.HTTP_IDLE_TIMEOUT_MS };
+  let restoreEnv: () => void;
 
   beforeAll(async () => {
-    process.env.HTTP_REQUEST_TIMEOUT_MS = String(REQUEST_TIMEOUT_MS);
-    process.env.HTTP_IDLE_TIMEOUT_MS = String(IDLE_TIMEOUT_MS);
+    restoreEnv = setEnv({ HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), HTTP_IDLE_TIMEOUT_MS: String(IDLE_TIMEOUT_MS) });
     t = await createTestApp();
     await loadFixture(t.db.ds, {
       users: [{ ref: 'alice', email: 'alice@edges.test', name: 'Alice' }],
@@ -33,10 +33,7 @@ describe('framework answers over a socket (issue 8; D5, D31)', () => {
     port = (t.app.getHttpServer().address() as AddressInfo).port;
   });
   afterAll(async () => {
-    for (const [name, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
+    restoreEnv();
     await t.close();
   });
 

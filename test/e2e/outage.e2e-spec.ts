@@ -7,6 +7,7 @@ import { SCOPES } from '../../src/common/auth/scope';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
 import { adminUrl } from '../setup/database';
+import { setEnv } from '../setup/env';
 import { CutMode, TcpProxy } from '../setup/tcp-proxy';
 
 /**
@@ -30,10 +31,10 @@ describe('database outage (issue 8)', () => {
   let proxy: TcpProxy;
   let listId: number;
   const key = auth('svc_outage_owner');
-  const saved = Object.fromEntries(Object.keys(TIMEOUTS).map((k) => [k, process.env[k]]));
+  let restoreEnv: () => void;
 
   beforeAll(async () => {
-    Object.assign(process.env, TIMEOUTS);
+    restoreEnv = setEnv(TIMEOUTS);
     const admin = new URL(adminUrl());
     proxy = await TcpProxy.start(admin.hostname, Number(admin.port || 5432));
     t = await createTestApp({ connectVia: (url) => proxy.via(url) });
@@ -45,10 +46,7 @@ describe('database outage (issue 8)', () => {
     listId = ids.inbox;
   });
   afterAll(async () => {
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
+    restoreEnv();
     await t?.close();
     await proxy?.close();
   });

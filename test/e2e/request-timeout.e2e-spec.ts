@@ -1,6 +1,7 @@
 import { SCOPES } from '../../src/common/auth/scope';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
+import { setEnv } from '../setup/env';
 
 /**
  * Issue 8 item 7: a request whose handler runs past REQUEST_TIMEOUT_MS answers
@@ -15,10 +16,10 @@ describe('request deadline (issue 8)', () => {
   let t: TestApp;
   let taskId: number;
   const key = auth('svc_deadline_owner');
-  const saved = Object.fromEntries(Object.keys(ENV).map((k) => [k, process.env[k]]));
+  let restoreEnv: () => void;
 
   beforeAll(async () => {
-    Object.assign(process.env, ENV);
+    restoreEnv = setEnv(ENV);
     t = await createTestApp();
     const ids = await loadFixture(t.db.ds, {
       users: [{ ref: 'alice', email: 'alice@deadline.test', name: 'Alice' }],
@@ -28,10 +29,7 @@ describe('request deadline (issue 8)', () => {
     taskId = ids.t1;
   });
   afterAll(async () => {
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
+    restoreEnv();
     await t.close();
   });
 
