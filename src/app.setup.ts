@@ -2,6 +2,7 @@ import { BadRequestException, UnsupportedMediaTypeException } from '@nestjs/comm
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
+import { sendRawJsonAsIs } from './common/http/raw-json';
 import { deferBodyError } from './common/validation/body-error';
 import { mountOpenApi } from './openapi/openapi.mount';
 
@@ -23,6 +24,7 @@ export function createAdapter(): FastifyAdapter {
 export async function configureApp(app: NestFastifyApplication): Promise<void> {
   const fastify = app.getHttpAdapter().getInstance();
 
+  sendRawJsonAsIs(fastify);
   fastify.removeAllContentTypeParsers();
   // Body errors are kept on the request and thrown by the guard after authentication and scope (D3).
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {

@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@ne
 import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
+import { RawJson } from '../common/http/raw-json';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { IdPipe } from '../common/validation/id.pipe';
 import { CreateFolderDto, FolderDto, UpdateFolderDto } from './folders.dto';
@@ -33,7 +34,7 @@ export class FoldersController {
     403: ["Scope 'folders:read' is required for this endpoint"],
     404: ['Workspace not found'],
   })
-  listFolders(@CurrentCaller() caller: Caller, @Param('id', new IdPipe('workspace')) id: number): Promise<FolderDto[]> {
+  listFolders(@CurrentCaller() caller: Caller, @Param('id', new IdPipe('workspace')) id: number): Promise<RawJson<FolderDto[]>> {
     return this.folders.listFolders(caller, id);
   }
 

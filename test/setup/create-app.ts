@@ -20,10 +20,11 @@ export interface TestApp {
  * Boots AppModule with the Fastify adapter and configureApp (the real guard,
  * filter and body rules) on a fresh database of its own. `inject` checks
  * every answer against the served OpenAPI document (test/setup/openapi-validator.ts)
- * unless `validateResponses` is false.
+ * unless `validateResponses` is false. With `database`, the app runs on that database instead.
  */
-export async function createTestApp(options: { validateResponses?: boolean } = {}): Promise<TestApp> {
-  const db = await createTestDatabase();
+export async function createTestApp(options: { validateResponses?: boolean; database?: TestDatabase } = {}): Promise<TestApp> {
+  // A database given by the caller is shared (a second app on it, as a second server process would be): not dropped here.
+  const db = options.database ?? (await createTestDatabase());
   process.env.DATABASE_URL = db.url;
   const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
   const app = moduleRef.createNestApplication<NestFastifyApplication>(createAdapter(), { logger: ['error'], bodyParser: false });
@@ -37,7 +38,7 @@ export async function createTestApp(options: { validateResponses?: boolean } = {
     inject: async (request) => check(request, (await app.inject(request)) as unknown as LightMyRequestResponse),
     async close() {
       await app.close();
-      await db.drop();
+      if (!options.database) await db.drop();
     },
   };
 }

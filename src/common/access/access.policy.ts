@@ -91,6 +91,16 @@ export function permitsList(membership: Membership, listId: number | null, folde
   return membership.listIds.includes(listId) || (folderId !== null && membership.folderIds.includes(folderId));
 }
 
+/**
+ * permitsList as an SQL boolean over the list `listExpr` and its folder `folderExpr`,
+ * for statements that must not write when the rule fails (update task: a move).
+ * The membership travels as parameters added through `params`.
+ */
+export function permitsListSql(params: { add(value: unknown, cast?: string): string }, membership: Membership, listExpr: string, folderExpr: string): string {
+  if (!membership.restricted) return 'true';
+  return `COALESCE(${listExpr} = ANY(${params.add(membership.listIds, 'int[]')}) OR ${folderExpr} = ANY(${params.add(membership.folderIds, 'int[]')}), false)`;
+}
+
 /** D29: a folder is granted to a restricted member only explicitly. */
 export function permitsFolder(membership: Membership, folderId: number | null): boolean {
   if (!membership.restricted) return true;
