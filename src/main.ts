@@ -6,6 +6,7 @@ import { buildApp } from './app.setup';
 import { DEMO_KEY_FILE, migrateLocked, resolveDatabase } from './cli/database';
 import { openDatabase } from './common/database/data-source';
 import type { EmbeddedDatabase } from './common/database/embedded';
+import { runWorkers } from './cluster';
 import { demoBanner, ensureDemo } from './fixtures/demo';
 
 /*
@@ -111,4 +112,5 @@ async function main(): Promise<void> {
   }
 }
 
-void main();
+// WEB_CONCURRENCY > 1: that many worker processes, each running main() (cluster.ts).
+runWorkers(() => void main());
