@@ -1,12 +1,14 @@
 import { ChildProcess, spawn } from 'child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'fs';
-import { createServer } from 'net';
+import { mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join, resolve } from 'path';
+import { childrenOf } from '../../src/bench/proc';
 import { hashApiKey } from '../../src/common/auth/api-key';
 import { SCOPES } from '../../src/common/auth/scope';
+import { freePort } from '../../src/common/database/embedded';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { createTestDatabase, TestDatabase } from '../setup/database';
+import { tsEntryScript } from '../setup/ts-entry';
 
 /**
  * Issue 9: the server as real OS processes. `WEB_CONCURRENCY=2` runs two worker
@@ -20,62 +22,8 @@ const ROOT = resolve(__dirname, '..', '..');
 const KEY = 'svc_workers_owner';
 const WITHIN_MS = 1000;
 
-// A require hook for .ts files (transpiled once, then cached across runs), then main.ts.
-// In a file, not `node -e`: cluster workers run the primary's script again.
-const ENTRY = `
-const fs = require('fs');
-const path = require('path');
-const crypto = require('crypto');
-const cacheDir = path.join(require('os').tmpdir(), 'wt-workers-e2e-ts-cache');
-fs.mkdirSync(cacheDir, { recursive: true });
-let ts;
-require.extensions['.ts'] = (module, filename) => {
-  const source = fs.readFileSync(filename, 'utf8');
-  const cached = path.join(cacheDir, crypto.createHash('sha1').update(filename).update(source).digest('hex') + '.js');
-  let code;
-  try {
-    code = fs.readFileSync(cached, 'utf8');
-  } catch {
-    ts ??= require(${JSON.stringify(join(ROOT, 'node_modules', 'typescript'))});
-    code = ts.transpileModule(source, {
-      fileName: filename,
-      compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true,
-        experimentalDecorators: true, emitDecoratorMetadata: true },
-    }).outputText;
-    fs.writeFileSync(cached + '.' + process.pid, code);
-    fs.renameSync(cached + '.' + process.pid, cached);
-  }
-  module._compile(code, filename);
-};
-require(${JSON.stringify(join(ROOT, 'src', 'main.ts'))});
-`;
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => done(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-/** Pids of the live child processes of `pid` (Linux /proc). */
-function childrenOf(pid: number): number[] {
-  return readdirSync('/proc')
-    .filter((e) => /^\d+$/.test(e))
-    .filter((e) => {
-      try {
-        const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        return Number(fields[1]) === pid && fields[0] !== 'Z';
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
+// main.ts under a require hook for .ts files; in a file, not `node -e`: cluster workers run the primary's script again.
+const ENTRY = tsEntryScript('wt-workers-e2e-ts-cache', `require(${JSON.stringify(join(ROOT, 'src', 'main.ts'))});`);
 
 describe('WEB_CONCURRENCY worker processes (issue 9)', () => {
   let db: TestDatabase;
