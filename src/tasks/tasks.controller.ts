@@ -1,11 +1,10 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
 import {
   ApiBody,
   ApiCreatedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
-  ApiParam,
   ApiQuery,
   ApiTags,
 } from '@nestjs/swagger';
@@ -13,8 +12,9 @@ import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { RawJson } from '../common/http/raw-json';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
+import { nulMessages } from '../common/validation/body';
 import { invalidDateMessage } from '../common/validation/dates';
-import { IdPipe } from '../common/validation/id.pipe';
+import { PathId } from '../common/validation/id.pipe';
 import { PRIORITIES } from './tasks.body';
 import { CreateTaskDto, TaskDto, TaskPageDto, TaskWriteDto, UpdateTaskDto } from './tasks.dto';
 import { ListTasksQuery, PAGE_LIMIT, TasksService } from './tasks.service';
@@ -34,6 +34,7 @@ const BODY_400 = [
   'custom_fields must be an array',
   'custom_fields value must be a string or null',
   'label_ids must be an array',
+  ...nulMessages('title', 'description', 'custom_fields value'),
 ];
 
 @ApiTags('Tasks')
@@ -47,7 +48,7 @@ export class TasksController {
   @ApiOperation({
     summary: 'Create task',
     description:
-      'The workspace is derived from `list_id`. `identifier` is the next number of the workspace counter (D15). ' +
+      'The workspace is derived from `list_id`. `identifier` is the next number of the workspace task counter, never reused. ' +
       'Scope `tasks:write`; owners, admins and members; a restricted member only in a permitted list.',
   })
   @ApiBody({ type: CreateTaskDto })
@@ -69,25 +70,24 @@ export class TasksController {
   }
 
   /** spec: Get task. */
-  @Get('tasks/:id')
+  @Get('tasks/:task_id')
   @Authenticated('tasks:read')
   @ApiOperation({
     summary: 'Get task',
     description: 'The full task with labels, subtasks and attachments. Scope `tasks:read`; any member; a restricted member only in a permitted list.',
   })
-  @ApiParam({ name: 'id', type: 'string', example: '41' })
   @ApiOkResponse({ type: TaskDto })
   @ApiErrors({
     400: ['Invalid task ID'],
     403: ['Access denied'],
     404: ['Task not found'],
   })
-  getTask(@CurrentCaller() caller: Caller, @Param('id', new IdPipe('task')) id: number): Promise<RawJson<TaskDto>> {
+  getTask(@CurrentCaller() caller: Caller, @PathId('task') id: number): Promise<RawJson<TaskDto>> {
     return this.tasks.getTask(caller, id);
   }
 
   /** spec: Update task. */
-  @Patch('tasks/:id')
+  @Patch('tasks/:task_id')
   @Authenticated('tasks:write')
   @ApiOperation({
     summary: 'Update task',
@@ -95,7 +95,6 @@ export class TasksController {
       'Only the fields sent change. Scope `tasks:write`; owners, admins and members; a restricted member only for a task in, ' +
       'and a move to, a permitted list.',
   })
-  @ApiParam({ name: 'id', type: 'string', example: '41' })
   @ApiBody({ type: UpdateTaskDto })
   @ApiOkResponse({ type: TaskWriteDto, description: 'All task fields except labels, subtasks, attachments' })
   @ApiErrors({
@@ -103,12 +102,12 @@ export class TasksController {
     403: ['Access denied', 'Viewers cannot edit tasks'],
     404: ['Task not found', 'List not found in this workspace', 'Status not found in this workspace'],
   })
-  updateTask(@CurrentCaller() caller: Caller, @Param('id', new IdPipe('task')) id: number, @Body() body: unknown): Promise<RawJson<TaskWriteDto>> {
+  updateTask(@CurrentCaller() caller: Caller, @PathId('task') id: number, @Body() body: unknown): Promise<RawJson<TaskWriteDto>> {
     return this.tasks.updateTask(caller, id, body);
   }
 
   /** spec: Delete task. */
-  @Delete('tasks/:id')
+  @Delete('tasks/:task_id')
   @HttpCode(204)
   @Authenticated('tasks:write')
   @ApiOperation({
@@ -117,19 +116,18 @@ export class TasksController {
       'Permanent; subtasks, comments, attachments and custom-field values go with it. Scope `tasks:write`; owners, admins and members; ' +
       'a restricted member only in a permitted list.',
   })
-  @ApiParam({ name: 'id', type: 'string', example: '41' })
   @ApiNoContentResponse()
   @ApiErrors({
     400: ['Invalid task ID'],
     403: ['Access denied', 'Viewers cannot delete tasks'],
     404: ['Task not found'],
   })
-  async deleteTask(@CurrentCaller() caller: Caller, @Param('id', new IdPipe('task')) id: number): Promise<void> {
+  async deleteTask(@CurrentCaller() caller: Caller, @PathId('task') id: number): Promise<void> {
     await this.tasks.deleteTask(caller, id);
   }
 
   /** spec: List tasks (D22). */
-  @Get('workspaces/:id/tasks')
+  @Get('workspaces/:workspace_id/tasks')
   @Authenticated('tasks:read')
   @ApiOperation({
     summary: 'List tasks',
@@ -137,7 +135,6 @@ export class TasksController {
       'Top-level tasks, newest first (created_at, then id), each with its direct subtasks. Scope `tasks:read`; any member; ' +
       'a restricted member sees only tasks in permitted lists.',
   })
-  @ApiParam({ name: 'id', type: 'string', example: '1', description: 'Workspace id' })
   @ApiQuery({ name: 'list_id', required: false, type: 'string', description: 'Only tasks of this list (numeric id)' })
   @ApiQuery({ name: 'page', required: false, schema: { type: 'integer', minimum: 1, default: 1 }, description: '1-based' })
   @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: PAGE_LIMIT.min, maximum: PAGE_LIMIT.max, default: PAGE_LIMIT.default } })
@@ -152,7 +149,7 @@ export class TasksController {
     403: ['Access denied'],
     404: ['Workspace not found', 'List not found in this workspace'],
   })
-  listTasks(@CurrentCaller() caller: Caller, @Param('id', new IdPipe('workspace')) id: number, @Query() query: ListTasksQuery): Promise<RawJson<TaskPageDto>> {
+  listTasks(@CurrentCaller() caller: Caller, @PathId('workspace') id: number, @Query() query: ListTasksQuery): Promise<RawJson<TaskPageDto>> {
     return this.tasks.listTasks(caller, id, query);
   }
 }

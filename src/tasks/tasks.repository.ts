@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { Membership, permitsListSql } from '../common/access/access.policy';
+import type { Membership } from '../common/access/access.policy';
+import { grantParams, permittedListSql } from '../common/access/access.sql';
+import { RawJson } from '../common/http/raw-json';
 import type { CustomFieldInput, NewTask, TaskPatch } from './tasks.body';
 import type { TaskDto, TaskWriteDto } from './tasks.dto';
-import { RawJson } from '../common/http/raw-json';
 import { fieldAppliesSql, fieldVisibleSql, SqlParams, TaskShape, taskJsonSql } from './tasks.sql';
 
 /** Where a task is being written: its workspace, its (final) list and that list's folder. */
@@ -17,7 +18,7 @@ export interface TaskPlace {
 export interface CreatedTask {
   /** status_id (when sent) belongs to the workspace. */
   status_ok: boolean;
-  /** parent_id (when sent) is a task of the workspace. */
+  /** parent_id (when sent) is a task of the workspace in a list the caller may see (D14, D33). */
   parent_found: boolean;
   /** That parent is itself a subtask (D14). */
   parent_is_subtask: boolean;
@@ -42,13 +43,17 @@ export interface TaskPageRows {
   data: string;
 }
 
-/** The tasks a listing covers: a workspace, maybe one list, and for restricted members their grants (D29, D30). */
+/** The tasks a listing covers: a workspace, maybe one list, and the caller's membership there (grants of D29, D30). */
 export interface TaskScope {
   workspaceId: number;
   listId: number | null;
-  restricted: boolean;
-  folderIds: number[];
-  listIds: number[];
+  membership: Membership;
+}
+
+/** Who reads a task: the user (custom-field visibility, D18) and their membership (subtask visibility, D33). */
+export interface TaskViewer {
+  userId: number;
+  membership: Membership;
 }
 
 /** SQL for tasks, their assignees, labels and custom-field values; reads return API shapes directly. */
@@ -56,15 +61,20 @@ export interface TaskScope {
 export class TasksRepository {
   constructor(private readonly db: DataSource) {}
 
-  /** Task `id` in `shape` as seen by `userId` (D16, D18), as JSON text built by PostgreSQL, or null. One round trip. */
-  async loadTask(id: number, userId: number, shape: 'full'): Promise<RawJson<TaskDto> | null>;
-  async loadTask(id: number, userId: number, shape: 'write'): Promise<RawJson<TaskWriteDto> | null>;
-  async loadTask(id: number, userId: number, shape: TaskShape): Promise<RawJson | null> {
+  /** Task `id` in `shape` as seen by `viewer` (D16, D18; subtasks per D33), as JSON text built by PostgreSQL, or null. One round trip. */
+  async loadTask(id: number, viewer: TaskViewer, shape: 'full'): Promise<RawJson<TaskDto> | null>;
+  async loadTask(id: number, viewer: TaskViewer, shape: 'write'): Promise<RawJson<TaskWriteDto> | null>;
+  async loadTask(id: number, viewer: TaskViewer, shape: TaskShape): Promise<RawJson | null> {
+    const p = new SqlParams();
+    const taskId = p.add(id, 'int');
+    const user = p.add(viewer.userId, 'int');
+    // Grants only when the shape uses them: PostgreSQL rejects untyped unused parameters.
+    const grants = shape === 'write' ? null : grantParams((v, cast) => p.add(v, cast), viewer.membership);
     const rows: { task: string }[] = await this.db.query(
-      `SELECT ${taskJsonSql(shape, '$2::int')}::text AS task
+      `SELECT ${taskJsonSql(shape, user, grants)}::text AS task
          FROM tasks t LEFT JOIN lists l ON l.id = t.list_id
-        WHERE t.id = $1`,
-      [id, userId],
+        WHERE t.id = ${taskId}`,
+      p.values,
     );
     return rows.length ? new RawJson(rows[0].task) : null;
   }
@@ -72,21 +82,18 @@ export class TasksRepository {
   /**
    * One page of top-level tasks of a scope, newest first by created_at then id (D22),
    * each with its direct subtasks, and the total: one statement whatever the page size.
-   * The list filter and the restriction are written into the text only when they
-   * apply, so each variant has a plan that fits every call and is cached (issue 9);
+   * The list filter is written into the text only when sent, so each variant has a
+   * plan that fits every call and is cached (issue 9);
    * the scope is not materialized, so the page walks the (workspace|list, created_at, id)
    * index and stops at the limit.
    */
   async listPage(scope: TaskScope, userId: number, limit: number, offset: string): Promise<TaskPageRows> {
     const p = new SqlParams();
-    const ws = p.add(scope.workspaceId, 'int');
-    const conditions = [`t.workspace_id = ${ws}`, 't.parent_id IS NULL'];
+    // D33: one visibility rule for the rows and for their embedded subtasks.
+    const grants = grantParams((v, cast) => p.add(v, cast), scope.membership);
+    const conditions = [`t.workspace_id = ${p.add(scope.workspaceId, 'int')}`, 't.parent_id IS NULL'];
     if (scope.listId !== null) conditions.push(`t.list_id = ${p.add(scope.listId, 'int')}`);
-    if (scope.restricted) {
-      conditions.push(`t.list_id IN (SELECT pl.id FROM lists pl
-                                      WHERE pl.workspace_id = ${ws}
-                                        AND (pl.id = ANY(${p.add(scope.listIds, 'int[]')}) OR pl.folder_id = ANY(${p.add(scope.folderIds, 'int[]')})))`);
-    }
+    conditions.push(permittedListSql('t.list_id', grants));
     const rows: TaskPageRows[] = await this.db.query(
       `WITH scope AS NOT MATERIALIZED (
          SELECT t.id, t.created_at FROM tasks t WHERE ${conditions.join(' AND ')}
@@ -94,7 +101,7 @@ export class TasksRepository {
          SELECT id, created_at FROM scope ORDER BY created_at DESC, id DESC LIMIT ${p.add(limit, 'int')} OFFSET ${p.add(offset, 'bigint')}
        )
        SELECT (SELECT count(*)::int FROM scope) AS total,
-              COALESCE((SELECT json_agg(${taskJsonSql('listItem', p.add(userId, 'int'))} ORDER BY p.created_at DESC, p.id DESC)
+              COALESCE((SELECT json_agg(${taskJsonSql('listItem', p.add(userId, 'int'), grants)} ORDER BY p.created_at DESC, p.id DESC)
                           FROM page p JOIN tasks t ON t.id = p.id LEFT JOIN lists l ON l.id = t.list_id), '[]'::json)::text AS data`,
       p.values,
     );
@@ -109,9 +116,10 @@ export class TasksRepository {
    * workspace counter (D15: the row lock makes it unique and gap-free under
    * concurrent creates, and a deleted task's number is never handed out again);
    * assignees are filtered to workspace members (D12), labels to the workspace
-   * (D14), custom fields to those applying to the list and visible to the creator (D13).
+   * (D14), custom fields to those applying to the list and visible to the creator (D13);
+   * a parent outside the lists `membership` may see is not found (D33).
    */
-  async insertTask(place: TaskPlace, creatorId: number, task: NewTask): Promise<CreatedTask> {
+  async insertTask(place: TaskPlace, creatorId: number, membership: Membership, task: NewTask): Promise<CreatedTask> {
     const p = new SqlParams();
     const ws = p.add(place.workspaceId, 'int');
     const statusId = p.add(task.statusId ?? null, 'int');
@@ -120,7 +128,8 @@ export class TasksRepository {
     const ctes = [
       `checks AS (
          SELECT ${statusId} IS NULL OR EXISTS (SELECT 1 FROM statuses WHERE id = ${statusId} AND workspace_id = ${ws}) AS status_ok,
-                ${parentId} IS NULL OR EXISTS (SELECT 1 FROM tasks WHERE id = ${parentId} AND workspace_id = ${ws}) AS parent_found,
+                ${parentId} IS NULL OR EXISTS (SELECT 1 FROM tasks pt WHERE pt.id = ${parentId} AND pt.workspace_id = ${ws}
+                                                 AND ${permittedListSql('pt.list_id', grantParams((v, cast) => p.add(v, cast), membership))}) AS parent_found,
                 EXISTS (SELECT 1 FROM tasks WHERE id = ${parentId} AND parent_id IS NOT NULL) AS parent_is_subtask)`,
       `counter AS (UPDATE workspaces SET task_counter = task_counter + 1
                     WHERE id = ${ws} AND (SELECT status_ok AND parent_found AND NOT parent_is_subtask FROM checks)
@@ -162,7 +171,7 @@ export class TasksRepository {
     const moving = patch.listId !== undefined;
     const listId = p.add(patch.listId ?? null, 'int');
     const statusId = p.add(patch.statusId ?? null, 'int');
-    const permitted = moving ? permitsListSql(p, membership, 'l.id', 'l.folder_id') : 'true';
+    const permitted = moving ? permittedListSql('l.id', grantParams((v, cast) => p.add(v, cast), membership)) : 'true';
     const ctes = [
       `checks AS (
          SELECT ${listId} IS NULL OR l.id IS NOT NULL AS list_found, l.folder_id AS list_folder_id, ${permitted} AS list_permitted,

@@ -34,7 +34,8 @@ export class TasksService {
   /**
    * spec: Create task. list_id (400 required / malformed, D6) → the list and the
    * caller's membership (404 `List not found in this workspace`, 403, viewers,
-   * restriction) → the body (400s) → status and parent (404s) → insert, 201 with
+   * restriction) → the body (400s) → status and parent (404s; a parent outside a
+   * restricted member's permitted lists is not found, D33) → insert, 201 with
    * the write field set. Three round trips whatever the body: the access check,
    * one statement for the checks and the insert (atomic without a transaction), the read back.
    */
@@ -43,20 +44,24 @@ export class TasksService {
     if (!has(body, 'list_id') || body.list_id === null) throw new BadRequestException('list_id is required');
     const listId = requireId(body.list_id, 'list_id must be a valid numeric ID');
     const access = await this.access.check(caller, 'list', listId, 'task.create', 'List not found in this workspace');
-    const input = parseCreateBody(body);
+    const input = await parseCreateBody(body);
 
     const place = { workspaceId: access.workspaceId, listId, folderId: access.folderId };
-    const created = await this.tasks.insertTask(place, caller.userId, input);
+    const created = await this.tasks.insertTask(place, caller.userId, access.membership, input);
     if (!created.status_ok) throw new NotFoundException('Status not found in this workspace');
     if (!created.parent_found) throw new NotFoundException('Parent task not found');
     if (created.parent_is_subtask) throw new BadRequestException('Subtasks cannot have subtasks');
-    return this.loaded(created.id === null ? null : await this.tasks.loadTask(created.id, caller.userId, 'write'));
+    const viewer = { userId: caller.userId, membership: access.membership };
+    return this.loaded(created.id === null ? null : await this.tasks.loadTask(created.id, viewer, 'write'));
   }
 
-  /** spec: Get task. Two round trips (the key is usually in the guard's cache): the access check, the whole task in one statement. */
+  /**
+   * spec: Get task; embedded subtasks only in lists the caller may see (D33). Two round
+   * trips (the key is usually in the guard's cache): the access check, the whole task in one statement.
+   */
   async getTask(caller: Caller, id: number): Promise<RawJson<TaskDto>> {
-    await this.access.check(caller, 'task', id, 'task.read');
-    const task = await this.tasks.loadTask(id, caller.userId, 'full');
+    const { membership } = await this.access.check(caller, 'task', id, 'task.read');
+    const task = await this.tasks.loadTask(id, { userId: caller.userId, membership }, 'full');
     if (!task) throw new NotFoundException('Task not found');
     return task;
   }
@@ -70,7 +75,7 @@ export class TasksService {
    */
   async updateTask(caller: Caller, id: number, rawBody: unknown): Promise<RawJson<TaskWriteDto>> {
     const access = await this.access.check(caller, 'task', id, 'task.edit');
-    const patch = parseUpdateBody(asBody(rawBody));
+    const patch = await parseUpdateBody(asBody(rawBody));
 
     const place = { workspaceId: access.workspaceId, listId: access.listId, folderId: access.folderId };
     const result = await this.tasks.updateTask(id, place, access.membership, caller.userId, patch);
@@ -80,7 +85,7 @@ export class TasksService {
     }
     if (!result.status_ok) throw new NotFoundException('Status not found in this workspace');
     if (!result.updated) throw new NotFoundException('Task not found');
-    return this.loaded(await this.tasks.loadTask(id, caller.userId, 'write'));
+    return this.loaded(await this.tasks.loadTask(id, { userId: caller.userId, membership: access.membership }, 'write'));
   }
 
   /** A task read back after a write: 404 when it was deleted meanwhile. */
@@ -121,7 +126,7 @@ export class TasksService {
     const { membership } = access;
     const offset = (BigInt(page - 1) * BigInt(limit)).toString();
     const { total, data } = await this.tasks.listPage(
-      { workspaceId, listId, restricted: membership.restricted, folderIds: membership.folderIds, listIds: membership.listIds },
+      { workspaceId, listId, membership },
       caller.userId,
       limit,
       offset,

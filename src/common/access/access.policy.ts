@@ -1,3 +1,4 @@
+// The rules of this table as users read them: docs/api.md ("Roles and restricted members", "Order of checks").
 /** Workspace roles (spec: Authentication). */
 export type Role = 'owner' | 'admin' | 'member' | 'viewer';
 
@@ -91,20 +92,19 @@ export function permitsList(membership: Membership, listId: number | null, folde
   return membership.listIds.includes(listId) || (folderId !== null && membership.folderIds.includes(folderId));
 }
 
-/**
- * permitsList as an SQL boolean over the list `listExpr` and its folder `folderExpr`,
- * for statements that must not write when the rule fails (update task: a move).
- * The membership travels as parameters added through `params`.
- */
-export function permitsListSql(params: { add(value: unknown, cast?: string): string }, membership: Membership, listExpr: string, folderExpr: string): string {
-  if (!membership.restricted) return 'true';
-  return `COALESCE(${listExpr} = ANY(${params.add(membership.listIds, 'int[]')}) OR ${folderExpr} = ANY(${params.add(membership.folderIds, 'int[]')}), false)`;
-}
-
 /** D29: a folder is granted to a restricted member only explicitly. */
 export function permitsFolder(membership: Membership, folderId: number | null): boolean {
   if (!membership.restricted) return true;
   return folderId !== null && membership.folderIds.includes(folderId);
+}
+
+/**
+ * D30, D33: a restricted member may move a list from folder `fromFolderId` to
+ * `toFolderId` only when both folders are granted (a list granted on its own
+ * cannot be taken out of a folder the member may not edit); unrestricted members always.
+ */
+export function permitsListMove(membership: Membership, fromFolderId: number | null, toFolderId: number | null): boolean {
+  return permitsFolder(membership, fromFolderId) && permitsFolder(membership, toFolderId);
 }
 
 /**
