@@ -6,8 +6,9 @@ import { AuthRepository, StoredApiKey } from './auth.repository';
 /** How long a valid key is answered from memory before it is looked up again (and its `last_used_at` refreshed). */
 export const API_KEY_CACHE_TTL_MS = 30_000;
 
-/** Delay before the listener connection is opened again after it dropped. */
+/** Delay before the listener connection is opened again after it dropped, doubled per failed attempt up to the maximum. */
 const RECONNECT_DELAY_MS = 500;
+const RECONNECT_DELAY_MAX_MS = 5_000;
 
 /** The notification channel the api_keys trigger (migration ApiKeyNotify) sends key hashes on. */
 export const API_KEY_CHANNEL = 'api_keys';
@@ -40,6 +41,7 @@ export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
   private trusted = false;
   private closed = false;
   private reconnectTimer: NodeJS.Timeout | undefined;
+  private failedAttempts = 0;
   /** Bumped on every notification and on every loss of the listener: a lookup that overlapped one is not kept. */
   private generation = 0;
 
@@ -95,11 +97,13 @@ export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
     const lost = (reason: string) => {
       if (this.listener !== client) return;
       this.listener = null;
+      const wasListening = this.trusted;
       this.distrust();
       client.end().catch(() => undefined);
       if (this.closed) return;
-      this.logger.warn(`API key listener lost (${reason}): keys are looked up on every request until it is back`);
-      this.reconnectTimer = setTimeout(() => void this.connect(), RECONNECT_DELAY_MS);
+      if (wasListening || this.failedAttempts === 0) this.logger.warn(`API key listener lost (${reason}): keys are looked up on every request until it is back`);
+      const delay = Math.min(RECONNECT_DELAY_MS * 2 ** this.failedAttempts++, RECONNECT_DELAY_MAX_MS);
+      this.reconnectTimer = setTimeout(() => void this.connect(), delay);
     };
     client.on('error', (error) => lost(error.message));
     client.on('end', () => lost('connection closed'));
@@ -117,6 +121,7 @@ export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
     }
     if (this.listener !== client) return;
     // Changes made while not listening were missed: start from nothing.
+    this.failedAttempts = 0;
     this.entries.clear();
     this.generation++;
     this.trusted = true;
