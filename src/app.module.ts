@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccessModule } from './common/access/access.module';
+import { ApiKeyCache } from './common/auth/api-key.cache';
 import { ApiKeyGuard } from './common/auth/api-key.guard';
 import { AuthRepository } from './common/auth/auth.repository';
 import { dataSourceOptions } from './common/database/data-source';
@@ -37,6 +38,7 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
   ],
   providers: [
     AuthRepository,
+    ApiKeyCache,
     { provide: APP_GUARD, useClass: ApiKeyGuard },
     { provide: APP_FILTER, useClass: ErrorFilter },
     // Issue 8, outermost first: the request deadline covers both attempts of a write that lost a race.

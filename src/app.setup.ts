@@ -5,6 +5,7 @@ import { AppModule } from './app.module';
 import { answerClientError, answerFrameworkError, answerWhileClosing } from './common/http/framework-answers';
 import { trackInFlight } from './common/http/in-flight';
 import { readTimeouts, Timeouts } from './common/timeouts';
+import { sendRawJsonAsIs } from './common/http/raw-json';
 import { deferBodyError } from './common/validation/body-error';
 import { mountOpenApi } from './openapi/openapi.mount';
 
@@ -50,6 +51,7 @@ export function createAdapter(timeouts: Timeouts = readTimeouts()): FastifyAdapt
 export async function configureApp(app: NestFastifyApplication): Promise<void> {
   const fastify = app.getHttpAdapter().getInstance();
 
+  sendRawJsonAsIs(fastify);
   fastify.removeAllContentTypeParsers();
   // Body errors are kept on the request and thrown by the guard after authentication and scope (D3).
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {

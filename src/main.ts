@@ -8,6 +8,7 @@ import { openDatabase } from './common/database/data-source';
 import type { EmbeddedDatabase } from './common/database/embedded';
 import { describeCut, requestsInFlight } from './common/http/in-flight';
 import { readTimeouts } from './common/timeouts';
+import { runWorkers } from './cluster';
 import { demoBanner, ensureDemo } from './fixtures/demo';
 
 /*
@@ -119,7 +120,10 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: Error) => {
-  new Logger('Main').error(`Startup failed: ${error.message}`);
-  process.exit(1);
-});
+// WEB_CONCURRENCY > 1: that many worker processes, each running main() (cluster.ts).
+runWorkers(() =>
+  void main().catch((error: Error) => {
+    new Logger('Main').error(`Startup failed: ${error.message}`);
+    process.exit(1);
+  }),
+);

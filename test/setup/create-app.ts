@@ -20,10 +20,14 @@ export interface TestApp {
  * Boots AppModule with the Fastify adapter and configureApp (the real guard,
  * filter and body rules) on a fresh database of its own. `inject` checks
  * every answer against the served OpenAPI document (test/setup/openapi-validator.ts)
- * unless `validateResponses` is false. `connectVia` maps the database URL the app uses.
+ * unless `validateResponses` is false. `connectVia` maps the database URL the app uses;
+ * with `database`, the app runs on that database instead of a fresh one.
  */
-export async function createTestApp(options: { validateResponses?: boolean; connectVia?: (url: string) => string } = {}): Promise<TestApp> {
-  const db = await createTestDatabase();
+export async function createTestApp(
+  options: { validateResponses?: boolean; connectVia?: (url: string) => string; database?: TestDatabase } = {},
+): Promise<TestApp> {
+  // A database given by the caller is shared (a second app on it, as a second server process would be): not dropped here.
+  const db = options.database ?? (await createTestDatabase());
   // connectVia: the app reaches its database another way (an outage test's TCP proxy); `db.ds` stays direct.
   process.env.DATABASE_URL = options.connectVia ? options.connectVia(db.url) : db.url;
   const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
@@ -38,7 +42,7 @@ export async function createTestApp(options: { validateResponses?: boolean; conn
     inject: async (request) => check(request, (await app.inject(request)) as unknown as LightMyRequestResponse),
     async close() {
       await app.close();
-      await db.drop();
+      if (!options.database) await db.drop();
     },
   };
 }

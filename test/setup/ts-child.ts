@@ -2,10 +2,12 @@
  * A `node -e` script that runs a TypeScript entry of this tree in a child
  * process: a require hook transpiles .ts files (once, cached in the temp
  * directory across runs), then `entry` (relative to the repository root, which
- * must be the child's cwd) is required with `argv0` as process.argv[1] and the
- * child's own arguments after it. So child-process tests run the sources, not a stale dist/.
+ * must be the child's cwd) is required, with `argv0` as process.argv[1] and the
+ * child's own arguments after it when given (left alone otherwise: a cluster
+ * primary forks workers from process.argv[1], so the script must sit in a file).
+ * So child-process tests run the sources, not a stale dist/.
  */
-export function tsEntryScript(entry: string, argv0: string): string {
+export function tsEntryScript(entry: string, argv0?: string): string {
   return `
 const fs = require('fs');
 const path = require('path');
@@ -31,7 +33,7 @@ require.extensions['.ts'] = (module, filename) => {
   }
   module._compile(code, filename);
 };
-process.argv = [process.argv[0], ${JSON.stringify(argv0)}, ...process.argv.slice(1)];
+${argv0 === undefined ? '' : `process.argv = [process.argv[0], ${JSON.stringify(argv0)}, ...process.argv.slice(1)];`}
 require(${JSON.stringify('./' + entry)});
 `;
 }

@@ -50,6 +50,8 @@ export interface EmbeddedOptions {
   log?: (line: string) => void;
   /** Receives PostgreSQL's own log lines (they are also kept for the error of a failed start). */
   postgresLog?: (line: string) => void;
+  /** More server settings (`name=value`), passed as `-c` flags (the benchmark loads pg_stat_statements). */
+  settings?: string[];
 }
 
 /** The data directory of D32: `DATA_DIR`, else `./.data`, absolute. */
@@ -129,7 +131,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions = {}): Prom
     // PostgreSQL refuses to run as root; as root the package runs it as an OS user `postgres`.
     createPostgresUser: userInfo().uid === 0,
     initdbFlags: ['--encoding=UTF8', `--locale=${bestLocale()}`],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', ...(options.settings ?? []).flatMap((s) => ['-c', s])],
     onLog: record,
     onError: record,
   });
@@ -226,7 +228,8 @@ function portIsFree(port: number): Promise<boolean> {
   });
 }
 
-function freePort(): Promise<number> {
+/** A TCP port free on 127.0.0.1 right now (the OS picks it). */
+export function freePort(): Promise<number> {
   return new Promise((done, fail) => {
     const server = createServer();
     server.once('error', fail);
