@@ -8,7 +8,7 @@ module.exports = {
   // NestJS 12 and some of its dependencies ship ESM only: the transformer
   // compiles those and passes CommonJS packages through.
   transformIgnorePatterns: [],
-  setupFiles: ['<rootDir>/test/setup/env.ts'],
+  setupFiles: ['<rootDir>/test/setup/env-defaults.ts'],
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
   testTimeout: 30000,

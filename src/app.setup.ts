@@ -6,6 +6,10 @@ import { AppModule } from './app.module';
 import { configureHttp } from './common/http/http.setup';
 import { requestId } from './common/logging/logger';
 import { AppEnv, loadEnv } from './config/env';
+import { answerClientError, answerFrameworkError, answerWhileClosing } from './common/http/framework-answers';
+import { trackInFlight } from './common/http/in-flight';
+import { readTimeouts, Timeouts } from './common/timeouts';
+import { sendRawJsonAsIs } from './common/http/raw-json';
 import { deferBodyError } from './common/validation/body-error';
 import { mountOpenApi } from './openapi/openapi.mount';
 
@@ -13,17 +17,33 @@ import { mountOpenApi } from './openapi/openapi.mount';
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 /**
- * Fastify adapter with the D7 body limit and no Fastify-level logging (pino
- * through nestjs-pino logs); TRUST_PROXY=true takes the client IP from
- * X-Forwarded-For (behind a load balancer).
+ * Longest path parameter the router accepts (issue 8): a digit id of any sensible
+ * length reaches its route (D5: 404), anything longer is 414 `URI too long`.
  */
-export function createAdapter(env: AppEnv = loadEnv()): FastifyAdapter {
+export const MAX_PARAM_LENGTH = 1000;
+
+/**
+ * Fastify adapter with the D7 body limit, no Fastify-level logging (pino
+ * through nestjs-pino logs), for issue 12 the request id (`X-Request-Id` when
+ * sane, else generated) and TRUST_PROXY (client IP from X-Forwarded-For), and for issue 8: the HTTP timeouts of `timeouts` (a request must arrive whole
+ * within `httpRequest`, else 408; an idle connection closes after `httpIdle`) and
+ * every framework answer as `{ "error" }` (malformed HTTP, oversized headers,
+ * bad URLs, shutting down).
+ */
+export function createAdapter(timeouts: Timeouts = readTimeouts(), env: AppEnv = loadEnv()): FastifyAdapter {
   return new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
     logger: false,
-    return503OnClosing: true,
+    return503OnClosing: false,
+    requestTimeout: timeouts.httpRequest,
+    connectionTimeout: timeouts.httpIdle,
+    // Node applies requestTimeout to bodies only when given at creation, and checks deadlines
+    // every 30 s by default: both are set here so that the timeout means what it says.
+    http: { requestTimeout: timeouts.httpRequest, connectionsCheckingInterval: Math.min(1_000, timeouts.httpRequest) },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    clientErrorHandler: answerClientError,
+    frameworkErrors: answerFrameworkError,
     trustProxy: env.trustProxy,
-    // Issue 12: X-Request-Id accepted when sane, else generated; logs carry it.
     requestIdHeader: false,
     genReqId: requestId,
   });
@@ -39,6 +59,7 @@ export function createAdapter(env: AppEnv = loadEnv()): FastifyAdapter {
 export async function configureApp(app: NestFastifyApplication): Promise<void> {
   const fastify = app.getHttpAdapter().getInstance();
 
+  sendRawJsonAsIs(fastify);
   fastify.removeAllContentTypeParsers();
   // Body errors are kept on the request and thrown by the guard after authentication and scope (D3).
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
@@ -62,6 +83,8 @@ export async function configureApp(app: NestFastifyApplication): Promise<void> {
     deferBodyError(request, new UnsupportedMediaTypeException('Content-Type must be application/json'));
     done(null, undefined);
   });
+  answerWhileClosing(fastify);
+  trackInFlight(fastify);
   const env = loadEnv();
   // Issue 12: helmet, CORS, request-log fields, /metrics.
   await configureHttp(app, env);

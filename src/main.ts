@@ -9,6 +9,9 @@ import { openDatabase } from './common/database/data-source';
 import { nestLogger, rootLogger } from './common/logging/logger';
 import { loadEnvOrExit } from './config/env';
 import type { EmbeddedDatabase } from './common/database/embedded';
+import { describeCut, requestsInFlight } from './common/http/in-flight';
+import { readTimeouts } from './common/timeouts';
+import { runWorkers } from './cluster';
 import { demoBanner, ensureDemo } from './fixtures/demo';
 import { markShuttingDown } from './health/shutdown-state';
 
@@ -17,13 +20,12 @@ import { markShuttingDown } from './health/shutdown-state';
  * in DATA_DIR (default ./.data), migrations, the demo world on first start,
  * the demo key and a curl line on stdout. `npm run start:prod`: DATABASE_URL,
  * migrations unless MIGRATIONS_RUN=false. Serves on HOST:PORT. SIGTERM or
- * SIGINT: stop accepting, finish requests in flight (up to 10 s), close the
- * app and its pool, stop the embedded PostgreSQL, exit 0.
+ * SIGINT: stop accepting, finish requests in flight (up to SHUTDOWN_TIMEOUT_MS,
+ * 10 s), close the app and its pool, stop the embedded PostgreSQL, exit 0; when
+ * requests had to be cut, log them and exit 1 (issue 8).
  */
 
-const DRAIN_TIMEOUT_MS = 10_000;
 const SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
-
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | 'timeout'> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<'timeout'>((done) => (timer = setTimeout(() => done('timeout'), ms)));
@@ -35,6 +37,7 @@ async function main(): Promise<void> {
   const env = loadEnvOrExit();
   Logger.overrideLogger(nestLogger(rootLogger(env)));
   const logger = new Logger('Main');
+  const drainMs = readTimeouts().shutdown;
   const { port, host } = env;
 
   let embedded: EmbeddedDatabase | undefined;
@@ -50,8 +53,13 @@ async function main(): Promise<void> {
     try {
       if (app) {
         // Fastify stops accepting and waits for requests in flight; the pool closes only after.
-        const drained = await withTimeout(app.getHttpAdapter().getInstance().close(), DRAIN_TIMEOUT_MS);
-        if (drained === 'timeout') logger.warn(`Requests still running after ${DRAIN_TIMEOUT_MS / 1000} s: closing anyway`);
+        const fastify = app.getHttpAdapter().getInstance();
+        const drained = await withTimeout(fastify.close(), drainMs);
+        if (drained === 'timeout') {
+          logger.error(describeCut(requestsInFlight(fastify), drainMs));
+          fastify.server.closeAllConnections();
+          code = 1;
+        }
         await withTimeout(app.close(), 5_000);
       }
     } catch (error) {
@@ -110,4 +118,10 @@ async function main(): Promise<void> {
   }
 }
 
-void main();
+// WEB_CONCURRENCY > 1: that many worker processes, each running main() (cluster.ts).
+runWorkers(() =>
+  void main().catch((error: Error) => {
+    new Logger('Main').error(`Startup failed: ${error.message}`);
+    process.exit(1);
+  }),
+);

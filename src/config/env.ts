@@ -1,11 +1,14 @@
 import Joi from 'joi';
+import { DEFAULT_TIMEOUTS } from '../common/timeouts';
 
 /*
  * The process configuration (issue 12): every environment variable the
  * server and the CLI read, checked once at boot with Joi. A bad value stops
  * the process with one line naming the variable and what it accepts. This
- * table is the one source: the README configuration table is checked against
- * it by a test (test/e2e/config.e2e-spec.ts).
+ * table is the one list: the README configuration table is checked against
+ * it by a test (test/e2e/ops.e2e-spec.ts). The timeouts, prepared statements
+ * and WEB_CONCURRENCY are validated here and read where they are used
+ * (common/timeouts.ts, database/prepared.ts, cluster.ts).
  */
 
 /** Log levels accepted by LOG_LEVEL: Nest's names and pino's. */
@@ -17,6 +20,12 @@ export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 
 const BOOLEAN = Joi.boolean().truthy('1', 'yes', 'on').falsy('0', 'no', 'off').sensitive(false);
 const PORT = Joi.number().integer().min(0).max(65535);
+/** A timeout of issue 8 (read by common/timeouts.ts, whose defaults these are). */
+const MILLISECONDS = (ms: number) => ({
+  schema: Joi.number().integer().min(1).default(ms),
+  accepts: 'a positive whole number of milliseconds',
+  default: String(ms),
+});
 
 /** One variable: its schema (with its default), what it accepts (for the error line) and what it means (README). */
 interface Variable {
@@ -38,6 +47,14 @@ export const VARIABLES = {
   EMBEDDED_PG_PORT: { schema: PORT.min(1).empty(''), accepts: 'a port number from 1 to 65535', default: '5433' },
   MIGRATIONS_RUN: { schema: BOOLEAN.default(true), accepts: 'true or false', default: 'true' },
   DB_POOL_SIZE: { schema: Joi.number().integer().min(1).max(1000).default(10), accepts: 'an integer from 1 to 1000', default: '10' },
+  DB_CONNECT_TIMEOUT_MS: MILLISECONDS(DEFAULT_TIMEOUTS.dbConnect),
+  DB_STATEMENT_TIMEOUT_MS: MILLISECONDS(DEFAULT_TIMEOUTS.dbStatement),
+  REQUEST_TIMEOUT_MS: MILLISECONDS(DEFAULT_TIMEOUTS.request),
+  HTTP_REQUEST_TIMEOUT_MS: MILLISECONDS(DEFAULT_TIMEOUTS.httpRequest),
+  HTTP_IDLE_TIMEOUT_MS: MILLISECONDS(DEFAULT_TIMEOUTS.httpIdle),
+  SHUTDOWN_TIMEOUT_MS: MILLISECONDS(DEFAULT_TIMEOUTS.shutdown),
+  DB_PREPARED_STATEMENTS: { schema: BOOLEAN.default(true), accepts: 'true or false', default: 'true' },
+  WEB_CONCURRENCY: { schema: Joi.number().integer().min(1).max(256).default(1), accepts: 'an integer from 1 to 256', default: '1' },
   LOG_LEVEL: {
     schema: Joi.string().trim().lowercase().valid(...LOG_LEVELS).default('log'),
     accepts: `one of ${LOG_LEVELS.join(', ')}`,
@@ -61,7 +78,6 @@ export const VARIABLES = {
   },
   DOCS_ENABLED: { schema: BOOLEAN.default(true), accepts: 'true or false', default: 'true' },
   METRICS_ENABLED: { schema: BOOLEAN.default(true), accepts: 'true or false', default: 'true' },
-  HEALTH_TIMEOUT_MS: { schema: Joi.number().integer().min(1).max(60_000).default(1000), accepts: 'milliseconds from 1 to 60000', default: '1000' },
 } satisfies Record<string, Variable>;
 
 export type VariableName = keyof typeof VARIABLES;
@@ -85,7 +101,6 @@ export interface AppEnv {
   corsOrigins: string[];
   docsEnabled: boolean;
   metricsEnabled: boolean;
-  healthTimeoutMs: number;
 }
 
 /** A configuration error: `message` is the one line to print. */
@@ -123,7 +138,6 @@ export function loadEnv(env: NodeJS.ProcessEnv = process.env): AppEnv {
     corsOrigins: cors ? cors.split(',').map((o) => o.trim()) : [],
     docsEnabled: v.DOCS_ENABLED,
     metricsEnabled: v.METRICS_ENABLED,
-    healthTimeoutMs: v.HEALTH_TIMEOUT_MS,
   };
 }
 

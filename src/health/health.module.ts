@@ -1,41 +1,42 @@
 import { Controller, Get, HttpException, Module, Res } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { HealthCheckService, HealthIndicatorService, TerminusModule, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import type { FastifyReply } from 'fastify';
 import { DataSource } from 'typeorm';
 import { Public } from '../common/auth/authenticated.decorator';
-import type { AppEnv } from '../config/env';
+import { readTimeouts } from '../common/timeouts';
 import { isShuttingDown } from './shutdown-state';
 
 /**
  * Health routes, outside /api/v1 and without a key. D1: `GET /health`, 200
  * when the database answers, else 503. Issue 12 adds the probes of an
  * orchestrator: `/health/live` (the process serves HTTP) and `/health/ready`
- * (the database answers within HEALTH_TIMEOUT_MS, every migration is applied,
+ * (the database answers within DB_CONNECT_TIMEOUT_MS, every migration is applied,
  * and shutdown has not begun), in @nestjs/terminus's shape.
  */
 @ApiExcludeController()
 @Controller('health')
 export class HealthController {
+  /** Issue 8: an unreachable database is reported within DB_CONNECT_TIMEOUT_MS, whatever the pool waits for. */
+  private readonly deadlineMs = readTimeouts().dbConnect;
+
   constructor(
     private readonly db: DataSource,
     private readonly health: HealthCheckService,
     private readonly indicators: HealthIndicatorService,
     private readonly typeorm: TypeOrmHealthIndicator,
-    private readonly config: ConfigService<AppEnv, true>,
   ) {}
 
-  /** `{ "status": "ok" }` (200) or `{ "status": "unavailable" }` (503). */
+  /** `{ "status": "ok" }` (200) or `{ "status": "unavailable" }` (503), within DB_CONNECT_TIMEOUT_MS. */
   @Get()
   @Public()
   async getHealth(@Res() reply: FastifyReply): Promise<void> {
-    try {
-      await this.db.query('SELECT 1');
-      await reply.status(200).send({ status: 'ok' });
-    } catch {
-      await reply.status(503).send({ status: 'unavailable' });
-    }
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((done) => (timer = setTimeout(() => done(false), this.deadlineMs)));
+    const answered = this.db.query('SELECT 1').then(() => true, () => false);
+    const ok = await Promise.race([answered, late]).finally(() => clearTimeout(timer));
+    if (ok) await reply.status(200).send({ status: 'ok' });
+    else await reply.status(503).send({ status: 'unavailable' });
   }
 
   /** Liveness: 200 `{ "status": "ok", ... }` while the process answers; it touches nothing else. */
@@ -49,7 +50,7 @@ export class HealthController {
   @Get('ready')
   @Public()
   async getReadiness(@Res() reply: FastifyReply): Promise<void> {
-    const timeout = this.config.get('healthTimeoutMs', { infer: true });
+    const timeout = this.deadlineMs;
     await this.answer(reply, () =>
       this.health.check([
         () => {

@@ -7,7 +7,7 @@
  *   413 and 415 where there is a request body (D7), 403 `Scope 'X' is required
  *   for this endpoint` where there is an `x-scope` (spec: Authentication 5),
  *   429 `Too many requests` where there is an `x-scope` (the rate limit counts authenticated routes),
- *   500 everywhere (D31);
+ *   500 and 503 (database unavailable, request timeout: issue 8) everywhere (D31);
  * - error answers are normalised: the `Error` schema, one named example per
  *   message, and a description listing the messages;
  * - every schema a response reaches is strict (D16): all properties required,
@@ -22,6 +22,7 @@
  */
 
 import { RATE_LIMIT_MESSAGE } from '../common/throttle/rate-limit.constants';
+import { SERVICE_UNAVAILABLE } from '../common/errors/to-http-error';
 import { WWW_AUTHENTICATE } from '../common/errors/www-authenticate';
 
 /** A node of the JSON document (loosely typed on purpose: this code walks it generically). */
@@ -46,6 +47,7 @@ export const SHARED_ERROR_RESPONSES: Record<string, { status: string; message: s
   UnsupportedMediaType: { status: '415', message: 'Content-Type must be application/json' },
   TooManyRequests: { status: '429', message: RATE_LIMIT_MESSAGE },
   InternalServerError: { status: '500', message: 'Internal server error' },
+  ServiceUnavailable: { status: '503', message: SERVICE_UNAVAILABLE.message },
 };
 
 const ERROR_REF = '#/components/schemas/Error';
@@ -179,6 +181,7 @@ export function addGenericResponses(doc: JsonObject): void {
     }
     if (op.responses['401']) op.responses['401'].headers = clone(UNAUTHORIZED_HEADERS);
     op.responses['500'] = refOf('500');
+    op.responses['503'] = refOf('503');
   }
 }
 

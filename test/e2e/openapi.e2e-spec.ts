@@ -133,7 +133,7 @@ const successStatus = (c: RouteCase) => (c.method === 'DELETE' ? '204' : c.metho
 
 function expectedStatuses(c: RouteCase): string[] {
   // 429: the rate limit (issue 12) on every authenticated route.
-  const statuses = new Set([successStatus(c), '401', '403', '429', '500', ...Object.keys(c.errors)]);
+  const statuses = new Set([successStatus(c), '401', '403', '429', '500', '503', ...Object.keys(c.errors)]);
   if (hasBody(c)) ['400', '413', '415'].forEach((s) => statuses.add(s));
   return [...statuses].sort();
 }

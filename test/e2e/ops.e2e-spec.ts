@@ -7,6 +7,7 @@ import { loadFixture } from '../../src/fixtures/fixture-loader';
 import type { FixtureWorld } from '../../src/fixtures/fixture.types';
 import { markShuttingDown } from '../../src/health/shutdown-state';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
+import { setEnv } from '../setup/env';
 
 /**
  * Issue 12, operations: the validated configuration (and the README table
@@ -28,15 +29,11 @@ function world(key: string, slug: string): FixtureWorld {
 
 /** createTestApp with environment variables set while the app is built (its configuration is read then). */
 async function appWith(env: Record<string, string>, options: { validateResponses?: boolean } = {}): Promise<TestApp> {
-  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, env);
+  const restore = setEnv(env);
   try {
     return await createTestApp(options);
   } finally {
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
+    restore();
   }
 }
 
@@ -49,6 +46,8 @@ describe('configuration (validated at boot)', () => {
     [{ DATABASE_URL: 'garbage' }, 'Invalid configuration: DATABASE_URL="garbage": expected a postgres://user:pass@host:port/db URL'],
     [{ REDIS_URL: 'localhost:6379' }, 'Invalid configuration: REDIS_URL="localhost:6379": expected a redis://host:port URL'],
     [{ CORS_ORIGINS: 'app.example.com' }, 'Invalid configuration: CORS_ORIGINS="app.example.com": expected * or a comma-separated list of origins such as https://app.example.com'],
+    [{ SHUTDOWN_TIMEOUT_MS: '10s' }, 'Invalid configuration: SHUTDOWN_TIMEOUT_MS="10s": expected a positive whole number of milliseconds'],
+    [{ WEB_CONCURRENCY: 'auto' }, 'Invalid configuration: WEB_CONCURRENCY="auto": expected an integer from 1 to 256'],
     [{ RATE_LIMIT_PER_MINUTE: '-1' }, 'Invalid configuration: RATE_LIMIT_PER_MINUTE="-1": expected an integer, 0 or more (0 turns rate limiting off)'],
   ])('%j stops with one line naming the variable and what it accepts', (env, message) => {
     expect(() => loadEnv(env)).toThrow(new ConfigError(message));
@@ -59,7 +58,7 @@ describe('configuration (validated at boot)', () => {
     expect(env).toEqual({
       databaseUrl: undefined, port: 3000, host: '0.0.0.0', dataDir: '.data', embeddedPgPort: undefined, migrationsRun: true,
       dbPoolSize: 10, logLevel: 'log', logFormat: 'auto', rateLimitPerMinute: 6000, redisUrl: undefined, trustProxy: false,
-      corsOrigins: [], docsEnabled: true, metricsEnabled: true, healthTimeoutMs: 1000,
+      corsOrigins: [], docsEnabled: true, metricsEnabled: true,
     });
     expect(loadEnv({ MIGRATIONS_RUN: '0' }).migrationsRun).toBe(false);
     expect(loadEnv({ MIGRATIONS_RUN: 'FALSE' }).migrationsRun).toBe(false);

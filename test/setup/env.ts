@@ -1,8 +1,15 @@
-/*
- * Jest setupFiles: defaults for the test processes (issue 12). The suite
- * sends thousands of requests with a handful of keys, so rate limiting is off
- * unless a run sets RATE_LIMIT_PER_MINUTE (its own tests turn it on for their
- * apps); request lines stay quiet unless LOG_LEVEL asks for them.
+/**
+ * Sets environment variables for one test file (they are read when the app is
+ * created) and returns the function that puts back what was there: Jest runs
+ * every file in one process (--runInBand), so a file must not leave them set.
  */
-process.env.RATE_LIMIT_PER_MINUTE ??= '0';
-process.env.LOG_LEVEL ??= 'fatal';
+export function setEnv(vars: Record<string, string>): () => void {
+  const saved = Object.fromEntries(Object.keys(vars).map((name) => [name, process.env[name]]));
+  Object.assign(process.env, vars);
+  return () => {
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  };
+}

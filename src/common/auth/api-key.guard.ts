@@ -1,10 +1,9 @@
 import { CanActivate, ExecutionContext, ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { deferredBodyError } from '../validation/body-error';
-import { readApiKey } from './api-key';
+import { hashApiKey, readApiKey } from './api-key';
 import { CALLER_KEY, Caller } from './auth-context';
-import { AuthRepository } from './auth.repository';
-import { findRequestKey } from './key-lookup';
+import { ApiKeyCache } from './api-key.cache';
 import { PUBLIC_KEY, SCOPE_KEY } from './authenticated.decorator';
 import { isScope, Scope } from './scope';
 
@@ -17,7 +16,7 @@ import { isScope, Scope } from './scope';
 export class ApiKeyGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
-    private readonly keys: AuthRepository,
+    private readonly keys: ApiKeyCache,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -29,7 +28,7 @@ export class ApiKeyGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<{ headers: Record<string, string | string[] | undefined> } & Record<string, unknown>>();
     const key = readApiKey(request.headers);
     if (!key) throw new UnauthorizedException('API key required');
-    const stored = await findRequestKey(request, this.keys, key);
+    const stored = await this.keys.find(hashApiKey(key));
     if (!stored || stored.revoked) throw new UnauthorizedException('Invalid API key');
     if (stored.expired) throw new UnauthorizedException('API key has expired');
     if (!stored.scopes.includes(scope)) throw new ForbiddenException(`Scope '${scope}' is required for this endpoint`);

@@ -3,9 +3,8 @@ import { Reflector } from '@nestjs/core';
 import { ConfigService } from '@nestjs/config';
 import { InjectThrottlerOptions, InjectThrottlerStorage, ThrottlerGuard, type ThrottlerModuleOptions, type ThrottlerStorage } from '@nestjs/throttler';
 import { hashApiKey, readApiKey } from '../auth/api-key';
-import { AuthRepository } from '../auth/auth.repository';
+import { ApiKeyCache } from '../auth/api-key.cache';
 import { PUBLIC_KEY } from '../auth/authenticated.decorator';
-import { findRequestKey } from '../auth/key-lookup';
 import type { AppEnv } from '../../config/env';
 
 /**
@@ -25,7 +24,7 @@ export class RateLimitGuard extends ThrottlerGuard {
     @InjectThrottlerOptions() options: ThrottlerModuleOptions,
     @InjectThrottlerStorage() storage: ThrottlerStorage,
     reflector: Reflector,
-    private readonly keys: AuthRepository,
+    private readonly keys: ApiKeyCache,
     config: ConfigService<AppEnv, true>,
   ) {
     super(options, storage, reflector);
@@ -45,7 +44,8 @@ export class RateLimitGuard extends ThrottlerGuard {
   protected override async getTracker(request: Record<string, unknown>): Promise<string> {
     const key = readApiKey(request.headers as Record<string, string | string[] | undefined>);
     if (key) {
-      const stored = await findRequestKey(request, this.keys, key);
+      // The key cache answers the API-key guard's lookup right after from memory.
+      const stored = await this.keys.find(hashApiKey(key));
       if (stored && !stored.revoked && !stored.expired) return `key:${hashApiKey(key).slice(0, 32)}`;
     }
     return `ip:${await super.getTracker(request)}`;
