@@ -1,10 +1,9 @@
 import { Body, Controller, Get, Post } from '@nestjs/common';
-import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
-import { ApiErrors } from '../common/openapi/api-errors.decorator';
+import { ApiErrors, ApiValidatedBody } from '../common/openapi/api-errors.decorator';
 import { PathId } from '../common/validation/id.pipe';
-import { nulMessages } from '../common/validation/body';
 import { CommentDto, CreateCommentDto } from './comments.dto';
 import { CommentsService } from './comments.service';
 
@@ -37,10 +36,10 @@ export class CommentsController {
     summary: 'Create comment',
     description: 'Posts a top-level comment as the key owner: `parent_comment_id` is null and `resolved` false. `content` is HTML, sanitized. Scope `comments:write`; owners, admins and members. An access-restricted member gets 403 unless the task\'s list is permitted.',
   })
-  @ApiBody({ type: CreateCommentDto })
+  @ApiValidatedBody(CreateCommentDto)
   @ApiCreatedResponse({ type: CommentDto })
   @ApiErrors({
-    400: ['Invalid task ID', 'content is required', 'content must be at most 100000 characters', ...nulMessages('content')],
+    400: ['Invalid task ID'],
     403: ['Viewers cannot comment', 'Access denied'],
     404: ['Task not found'],
   })

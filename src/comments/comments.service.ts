@@ -1,9 +1,8 @@
-import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable, NotFoundException } from '@nestjs/common';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
-import { asBody, MAX_LENGTH, requiredText } from '../common/validation/body';
-import { sanitizeHtmlField } from '../common/validation/html';
-import type { CommentDto } from './comments.dto';
+import { validateBody } from '../common/validation/validate-body';
+import { CommentDto, CreateCommentDto } from './comments.dto';
 import { CommentsRepository } from './comments.repository';
 
 /** Rules for comments (spec: Comments; D1, D3, D8, D9, D30). */
@@ -31,8 +30,7 @@ export class CommentsService {
    */
   async createComment(caller: Caller, taskId: number, rawBody: unknown): Promise<CommentDto> {
     await this.access.check(caller, 'task', taskId, 'comment.create');
-    const content = await sanitizeHtmlField('content', requiredText(asBody(rawBody), 'content', MAX_LENGTH.content), true);
-    if (content === '') throw new BadRequestException('content is required');
+    const { content } = await validateBody(CreateCommentDto, rawBody);
     const comment = await this.comments.insert(taskId, caller.userId, content);
     if (!comment) throw new NotFoundException('Task not found');
     return comment;

@@ -1,9 +1,8 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
-import { asBody, MAX_LENGTH, optionalInteger, optionalString, patchText, requiredText } from '../common/validation/body';
-import { requireId } from '../common/validation/ids';
-import type { FolderDto } from './folders.dto';
+import { validateBody, validateTarget } from '../common/validation/validate-body';
+import { CreateFolderDto, FolderDto, UpdateFolderDto } from './folders.dto';
 import { FoldersRepository } from './folders.repository';
 
 /** Rules for folders: list, create, update (ext), delete; checks in the order of D3. */
@@ -25,13 +24,10 @@ export class FoldersService {
    * 403 `Viewers cannot create folders`, `Access denied` (restricted, D30); 400 `name is required`.
    */
   async createFolder(caller: Caller, rawBody: unknown): Promise<FolderDto> {
-    const body = asBody(rawBody);
-    const workspaceId = requireId(body.workspace_id, 'workspace_id is required');
+    const { workspace_id: workspaceId } = await validateTarget(CreateFolderDto, rawBody);
     await this.access.workspace(caller, workspaceId, 'folder.create');
-    const name = requiredText(body, 'name', MAX_LENGTH.name);
-    const icon = optionalString(body, 'icon') ?? null;
-    const color = optionalString(body, 'color') ?? 'blue';
-    return this.folders.insert(workspaceId, name, icon, color);
+    const { name, icon, color } = await validateBody(CreateFolderDto, rawBody);
+    return this.folders.insert(workspaceId, name, icon ?? null, color ?? 'blue');
   }
 
   /**
@@ -41,13 +37,7 @@ export class FoldersService {
    */
   async updateFolder(caller: Caller, id: number, rawBody: unknown): Promise<FolderDto> {
     await this.access.check(caller, 'folder', id, 'folder.edit');
-    const body = asBody(rawBody);
-    const folder = await this.folders.update(id, {
-      name: patchText(body, 'name', MAX_LENGTH.name),
-      icon: optionalString(body, 'icon'),
-      color: optionalString(body, 'color'),
-      position: optionalInteger(body, 'position'),
-    });
+    const folder = await this.folders.update(id, await validateBody(UpdateFolderDto, rawBody));
     if (!folder) throw new NotFoundException('Folder not found');
     return folder;
   }

@@ -1,10 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Post } from '@nestjs/common';
-import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
-import { ApiErrors } from '../common/openapi/api-errors.decorator';
+import { ApiErrors, ApiValidatedBody } from '../common/openapi/api-errors.decorator';
 import { PathId } from '../common/validation/id.pipe';
-import { nulMessages } from '../common/validation/body';
 import { CreateLabelDto, LabelDto } from './labels.dto';
 import { LabelsService } from './labels.service';
 
@@ -27,10 +26,9 @@ export class LabelsController {
   @Post('labels')
   @Authenticated('workspaces:write')
   @ApiOperation({ summary: 'Create label', description: 'Scope `workspaces:write`; owners and admins only.' })
-  @ApiBody({ type: CreateLabelDto })
+  @ApiValidatedBody(CreateLabelDto)
   @ApiCreatedResponse({ type: LabelDto })
   @ApiErrors({
-    400: ['workspace_id is required', 'name is required', 'name must be at most 255 characters', 'color must be a string', 'color must be at most 255 characters', ...nulMessages('name', 'color')],
     403: ['Only owners and admins can create labels'],
     404: ['Workspace not found'],
     409: ['A label with this name already exists'],

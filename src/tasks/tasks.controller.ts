@@ -1,6 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
 import {
-  ApiBody,
   ApiCreatedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
@@ -10,31 +9,10 @@ import {
 } from '@nestjs/swagger';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
-import { ApiErrors } from '../common/openapi/api-errors.decorator';
-import { nulMessages } from '../common/validation/body';
-import { invalidDateMessage } from '../common/validation/dates';
+import { ApiErrors, ApiValidatedBody } from '../common/openapi/api-errors.decorator';
 import { PathId } from '../common/validation/id.pipe';
-import { PRIORITIES } from './tasks.body';
 import { CreateTaskDto, TaskDto, TaskPageDto, TaskWriteDto, UpdateTaskDto } from './tasks.dto';
 import { ListTasksQuery, PAGE_LIMIT, TasksService } from './tasks.service';
-
-const PRIORITY_MESSAGE = `Invalid priority. Must be one of: ${PRIORITIES.join(', ')}`;
-
-/** 400 messages of the body fields shared by create and update (D8 to D14). */
-const BODY_400 = [
-  'title must be at most 500 characters',
-  'description must be a string',
-  'description must be at most 100000 characters',
-  PRIORITY_MESSAGE,
-  'status_id must be a valid numeric ID',
-  invalidDateMessage('due_date'),
-  invalidDateMessage('start_date'),
-  'assignee_ids must be an array',
-  'custom_fields must be an array',
-  'custom_fields value must be a string or null',
-  'label_ids must be an array',
-  ...nulMessages('title', 'description', 'custom_fields value'),
-];
 
 @ApiTags('Tasks')
 @Controller('api/v1')
@@ -50,17 +28,10 @@ export class TasksController {
       'The workspace is derived from `list_id`. `identifier` is the next number of the workspace task counter, never reused. ' +
       'Scope `tasks:write`; owners, admins and members; a restricted member only in a permitted list.',
   })
-  @ApiBody({ type: CreateTaskDto })
+  @ApiValidatedBody(CreateTaskDto)
   @ApiCreatedResponse({ type: TaskWriteDto, description: 'All task fields except labels, subtasks, attachments' })
   @ApiErrors({
-    400: [
-      'list_id is required',
-      'list_id must be a valid numeric ID',
-      'title is required',
-      ...BODY_400,
-      'parent_id must be a valid numeric ID',
-      'Subtasks cannot have subtasks',
-    ],
+    400: ['Subtasks cannot have subtasks'],
     403: ['Access denied', 'Viewers cannot create tasks'],
     404: ['List not found in this workspace', 'Status not found in this workspace', 'Parent task not found'],
   })
@@ -94,10 +65,10 @@ export class TasksController {
       'Only the fields sent change. Scope `tasks:write`; owners, admins and members; a restricted member only for a task in, ' +
       'and a move to, a permitted list.',
   })
-  @ApiBody({ type: UpdateTaskDto })
+  @ApiValidatedBody(UpdateTaskDto)
   @ApiOkResponse({ type: TaskWriteDto, description: 'All task fields except labels, subtasks, attachments' })
   @ApiErrors({
-    400: ['Invalid task ID', 'title must be a string', 'title cannot be empty', ...BODY_400, 'list_id must be a valid numeric ID'],
+    400: ['Invalid task ID'],
     403: ['Access denied', 'Viewers cannot edit tasks'],
     404: ['Task not found', 'List not found in this workspace', 'Status not found in this workspace'],
   })

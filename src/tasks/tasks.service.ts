@@ -2,10 +2,9 @@ import { BadRequestException, Injectable, NotFoundException } from '@nestjs/comm
 import { DataSource } from 'typeorm';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
-import { asBody, has } from '../common/validation/body';
-import { parseId, requireId } from '../common/validation/ids';
-import { parseCreateBody, parseUpdateBody } from './tasks.body';
-import type { TaskDto, TaskPageDto, TaskWriteDto } from './tasks.dto';
+import { parseId } from '../common/validation/ids';
+import { validateBody, validateTarget } from '../common/validation/validate-body';
+import { CreateTaskDto, TaskDto, TaskPageDto, TaskWriteDto, UpdateTaskDto } from './tasks.dto';
 import { TasksRepository } from './tasks.repository';
 
 /** D22: default and bounds of `limit`. */
@@ -40,11 +39,9 @@ export class TasksService {
    * the write field set. One transaction; round trips do not depend on the body.
    */
   async createTask(caller: Caller, rawBody: unknown): Promise<TaskWriteDto> {
-    const body = asBody(rawBody);
-    if (!has(body, 'list_id') || body.list_id === null) throw new BadRequestException('list_id is required');
-    const listId = requireId(body.list_id, 'list_id must be a valid numeric ID');
+    const { listId } = await validateTarget(CreateTaskDto, rawBody);
     const access = await this.access.check(caller, 'list', listId, 'task.create', 'List not found in this workspace');
-    const input = await parseCreateBody(body);
+    const input = await validateBody(CreateTaskDto, rawBody);
 
     return this.db.transaction(async (em) => {
       const checks = await this.tasks.createChecks(em, access.workspaceId, input.statusId ?? null, input.parentId, access.membership);
@@ -74,7 +71,7 @@ export class TasksService {
    */
   async updateTask(caller: Caller, id: number, rawBody: unknown): Promise<TaskWriteDto> {
     const access = await this.access.check(caller, 'task', id, 'task.edit');
-    const patch = await parseUpdateBody(asBody(rawBody));
+    const patch = await validateBody(UpdateTaskDto, rawBody);
 
     return this.db.transaction(async (em) => {
       let place = { workspaceId: access.workspaceId, listId: access.listId, folderId: access.folderId };
