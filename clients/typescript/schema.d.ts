@@ -15,7 +15,9 @@ export interface paths {
         put?: never;
         /**
          * Create folder
-         * @description Adds a folder at position max + 1 of the workspace. `color` defaults to `blue`, `icon` to null. Scope `folders:write`; owners, admins and members (not viewers, not access-restricted members).
+         * @description Adds a folder at position max + 1 of the workspace. `color` defaults to `blue`, `icon` to null.
+         *
+         *     Scope `folders:write`; owners, admins and members (not viewers); not access-restricted members.
          */
         post: operations["createFolder"];
         delete?: never;
@@ -36,14 +38,18 @@ export interface paths {
         post?: never;
         /**
          * Delete folder
-         * @description Irreversible: deletes the folder with all its lists and their tasks, in one transaction. Scope `folders:write`; owners and admins only.
+         * @description Irreversible: deletes the folder with all its lists and their tasks, in one transaction.
+         *
+         *     Scope `folders:write`; owners and admins only; an access-restricted member only within the folders granted to them.
          */
         delete: operations["deleteFolder"];
         options?: never;
         head?: never;
         /**
          * Update folder
-         * @description Renames, re-colours or repositions a folder; only the fields sent change. Returns the whole folder. Scope `folders:write`; owners, admins and members (not viewers); an access-restricted member only on folders granted to them.
+         * @description Renames, re-colours or repositions a folder; only the fields sent change. Returns the whole folder.
+         *
+         *     Scope `folders:write`; owners, admins and members (not viewers); an access-restricted member only within the folders granted to them.
          */
         patch: operations["updateFolder"];
         trace?: never;
@@ -57,7 +63,9 @@ export interface paths {
         };
         /**
          * List the lists of a folder
-         * @description Lists of the folder, ordered by position, then name, then id. An access-restricted member receives only the lists permitted to them. Scope `folders:read`; any member.
+         * @description Lists of the folder, ordered by position, then name, then id. An access-restricted member receives only the lists permitted to them.
+         *
+         *     Scope `folders:read`; any member of the workspace.
          */
         get: operations["listFolderLists"];
         put?: never;
@@ -79,7 +87,9 @@ export interface paths {
         put?: never;
         /**
          * Create label
-         * @description Scope `workspaces:write`; owners and admins only.
+         * @description Names are unique in the workspace ignoring case.
+         *
+         *     Scope `workspaces:write`; owners and admins only.
          */
         post: operations["createLabel"];
         delete?: never;
@@ -100,7 +110,9 @@ export interface paths {
         post?: never;
         /**
          * Delete label
-         * @description Permanent; removes the label from tasks. Scope `workspaces:write`; owners and admins only.
+         * @description Permanent; removes the label from tasks.
+         *
+         *     Scope `workspaces:write`; owners and admins only.
          */
         delete: operations["deleteLabel"];
         options?: never;
@@ -119,7 +131,9 @@ export interface paths {
         put?: never;
         /**
          * Create list
-         * @description Adds a list to a folder of the workspace, at position max + 1 over all lists of the workspace. `color` defaults to `gray`, `icon` to null. Scope `lists:write`; owners, admins and members (not viewers); an access-restricted member only in folders granted to them.
+         * @description Adds a list to a folder of the workspace, at position max + 1 over all lists of the workspace. `color` defaults to `gray`, `icon` to null.
+         *
+         *     Scope `lists:write`; owners, admins and members (not viewers); an access-restricted member only within the folders granted to them.
          */
         post: operations["createList"];
         delete?: never;
@@ -140,14 +154,18 @@ export interface paths {
         post?: never;
         /**
          * Delete list
-         * @description Irreversible: deletes the list and its tasks. Scope `lists:write`; owners and admins only.
+         * @description Irreversible: deletes the list and its tasks.
+         *
+         *     Scope `lists:write`; owners and admins only; an access-restricted member only within the lists permitted to them.
          */
         delete: operations["deleteList"];
         options?: never;
         head?: never;
         /**
          * Update list
-         * @description Renames, re-colours or repositions a list, or moves it to another folder of the same workspace (`folder_id`); only the fields sent change. Returns the whole list. Scope `lists:write`; owners, admins and members (not viewers); an access-restricted member only on permitted lists and into granted folders.
+         * @description Renames, re-colours or repositions a list, or moves it to another folder of the same workspace (`folder_id`); only the fields sent change. Returns the whole list. A move by an access-restricted member needs both the current and the target folder granted.
+         *
+         *     Scope `lists:write`; owners, admins and members (not viewers); an access-restricted member only within the lists permitted to them.
          */
         patch: operations["updateList"];
         trace?: never;
@@ -161,7 +179,9 @@ export interface paths {
         };
         /**
          * Get current user
-         * @description The user who owns the API key. Scope `users:read`; any key.
+         * @description The user who owns the API key.
+         *
+         *     Scope `users:read`; any key.
          */
         get: operations["getCurrentUser"];
         put?: never;
@@ -183,7 +203,9 @@ export interface paths {
         put?: never;
         /**
          * Create status
-         * @description Adds a status at position max + 1 of the workspace. `color` defaults to `gray`, `icon` to null. Names are unique in the workspace ignoring case and surrounding spaces. Scope `workspaces:write`; owners and admins only.
+         * @description Adds a status at position max + 1 of the workspace. `color` defaults to `gray`, `icon` to null. Names are unique in the workspace ignoring case and surrounding spaces.
+         *
+         *     Scope `workspaces:write`; owners and admins only.
          */
         post: operations["createStatus"];
         delete?: never;
@@ -207,7 +229,9 @@ export interface paths {
         head?: never;
         /**
          * Update status
-         * @description Only the fields sent change. The last remaining `completed` status of a workspace cannot change category. Scope `workspaces:write`; owners and admins only.
+         * @description Only the fields sent change. The last remaining `completed` status of a workspace cannot change category.
+         *
+         *     Scope `workspaces:write`; owners and admins only.
          */
         patch: operations["updateStatus"];
         trace?: never;
@@ -223,7 +247,9 @@ export interface paths {
         put?: never;
         /**
          * Create task
-         * @description The workspace is derived from `list_id`. `identifier` is the next number of the workspace task counter, never reused. Scope `tasks:write`; owners, admins and members; a restricted member only in a permitted list.
+         * @description The workspace is derived from `list_id`. `identifier` is the next number of the workspace task counter, never reused.
+         *
+         *     Scope `tasks:write`; owners, admins and members (not viewers); an access-restricted member only within the lists permitted to them.
          */
         post: operations["createTask"];
         delete?: never;
@@ -241,21 +267,27 @@ export interface paths {
         };
         /**
          * Get task
-         * @description The full task with labels, subtasks and attachments. Scope `tasks:read`; any member; a restricted member only in a permitted list.
+         * @description The full task with labels, subtasks and attachments.
+         *
+         *     Scope `tasks:read`; any member of the workspace; an access-restricted member only within the lists permitted to them.
          */
         get: operations["getTask"];
         put?: never;
         post?: never;
         /**
          * Delete task
-         * @description Permanent; subtasks, comments, attachments and custom-field values go with it. Scope `tasks:write`; owners, admins and members; a restricted member only in a permitted list.
+         * @description Permanent; subtasks, comments, attachments and custom-field values go with it.
+         *
+         *     Scope `tasks:write`; owners, admins and members (not viewers); an access-restricted member only within the lists permitted to them.
          */
         delete: operations["deleteTask"];
         options?: never;
         head?: never;
         /**
          * Update task
-         * @description Only the fields sent change. Scope `tasks:write`; owners, admins and members; a restricted member only for a task in, and a move to, a permitted list.
+         * @description Only the fields sent change. A move (`list_id`) by an access-restricted member needs the target list permitted too.
+         *
+         *     Scope `tasks:write`; owners, admins and members (not viewers); an access-restricted member only within the lists permitted to them.
          */
         patch: operations["updateTask"];
         trace?: never;
@@ -269,13 +301,17 @@ export interface paths {
         };
         /**
          * List comments
-         * @description Comments of a task, oldest first (created_at, then id). Scope `comments:read`; any member of the task's workspace. An access-restricted member gets 403 unless the task's list is permitted.
+         * @description Comments of a task, oldest first (created_at, then id).
+         *
+         *     Scope `comments:read`; any member of the workspace; an access-restricted member only within the lists permitted to them.
          */
         get: operations["listComments"];
         put?: never;
         /**
          * Create comment
-         * @description Posts a top-level comment as the key owner: `parent_comment_id` is null and `resolved` false. `content` is HTML, sanitized. Scope `comments:write`; owners, admins and members. An access-restricted member gets 403 unless the task's list is permitted.
+         * @description Posts a top-level comment as the key owner: `parent_comment_id` is null and `resolved` false. `content` is HTML, sanitized.
+         *
+         *     Scope `comments:write`; owners, admins and members (not viewers); an access-restricted member only within the lists permitted to them.
          */
         post: operations["createComment"];
         delete?: never;
@@ -293,7 +329,9 @@ export interface paths {
         };
         /**
          * List my workspaces
-         * @description Workspaces the key user is a member of (any role), oldest first. Scope `workspaces:read`; any key.
+         * @description Workspaces the key user is a member of (any role), oldest first.
+         *
+         *     Scope `workspaces:read`; any key.
          */
         get: operations["listWorkspaces"];
         put?: never;
@@ -313,7 +351,9 @@ export interface paths {
         };
         /**
          * Get workspace
-         * @description The workspace with the caller's role. Scope `workspaces:read`; any member.
+         * @description The workspace with the caller's role.
+         *
+         *     Scope `workspaces:read`; any member of the workspace.
          */
         get: operations["getWorkspace"];
         put?: never;
@@ -333,7 +373,9 @@ export interface paths {
         };
         /**
          * List custom fields
-         * @description Custom-field definitions of the workspace visible to the key user (a field with an allowed-users list only for those users), ordered by position, then id. Scope `tasks:read`; any member, access restriction does not apply.
+         * @description Custom-field definitions of the workspace visible to the key user (a field with an allowed-users list only for those users), ordered by position, then id.
+         *
+         *     Scope `tasks:read`; any member of the workspace.
          */
         get: operations["listCustomFields"];
         put?: never;
@@ -353,7 +395,9 @@ export interface paths {
         };
         /**
          * List folders
-         * @description Folders of the workspace, ordered by position, then name, then id. An access-restricted member receives only the folders granted to them. Scope `folders:read`; any member.
+         * @description Folders of the workspace, ordered by position, then name, then id. An access-restricted member receives only the folders granted to them.
+         *
+         *     Scope `folders:read`; any member of the workspace.
          */
         get: operations["listFolders"];
         put?: never;
@@ -373,7 +417,9 @@ export interface paths {
         };
         /**
          * List labels
-         * @description Ordered by name. Scope `workspaces:read`; any member.
+         * @description Ordered by name.
+         *
+         *     Scope `workspaces:read`; any member of the workspace.
          */
         get: operations["listLabels"];
         put?: never;
@@ -393,7 +439,9 @@ export interface paths {
         };
         /**
          * List workspace members
-         * @description Ordered by join date, oldest first. `email` is non-null only when the caller is the workspace owner. Scope `workspaces:read`; any member.
+         * @description Ordered by join date, oldest first. `email` is non-null only when the caller is the workspace owner.
+         *
+         *     Scope `workspaces:read`; any member of the workspace.
          */
         get: operations["listMembers"];
         put?: never;
@@ -413,7 +461,9 @@ export interface paths {
         };
         /**
          * List statuses
-         * @description The statuses of the workspace, ordered by position, then id. Scope `workspaces:read`; any member (access restriction does not apply).
+         * @description The statuses of the workspace, ordered by position, then id.
+         *
+         *     Scope `workspaces:read`; any member of the workspace.
          */
         get: operations["listStatuses"];
         put?: never;
@@ -433,7 +483,9 @@ export interface paths {
         };
         /**
          * List tasks
-         * @description Top-level tasks, newest first (created_at, then id), each with its direct subtasks. Scope `tasks:read`; any member; a restricted member sees only tasks in permitted lists.
+         * @description Top-level tasks, newest first (created_at, then id), each with its direct subtasks. An access-restricted member receives only tasks in the lists permitted to them.
+         *
+         *     Scope `tasks:read`; any member of the workspace.
          */
         get: operations["listTasks"];
         put?: never;
@@ -1255,7 +1307,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Scope 'folders:write' is required for this endpoint`, `Viewers cannot create folders`, `Access denied` */
+            /** @description `Viewers cannot create folders`, `Access denied`, `Scope 'folders:write' is required for this endpoint` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1317,7 +1369,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Scope 'folders:write' is required for this endpoint`, `Only owners and admins can delete folders` */
+            /** @description `Only owners and admins can delete folders`, `Access denied`, `Scope 'folders:write' is required for this endpoint` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1394,7 +1446,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Scope 'folders:write' is required for this endpoint`, `Viewers cannot edit folders`, `Access denied` */
+            /** @description `Viewers cannot edit folders`, `Access denied`, `Scope 'folders:write' is required for this endpoint` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1690,7 +1742,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Scope 'lists:write' is required for this endpoint`, `Viewers cannot create lists`, `Access denied` */
+            /** @description `Viewers cannot create lists`, `Access denied`, `Scope 'lists:write' is required for this endpoint` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1699,7 +1751,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Workspace not found`, `Folder not found`, `List not found` */
+            /** @description `Workspace not found`, `List not found`, `Folder not found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1752,7 +1804,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Scope 'lists:write' is required for this endpoint`, `Access denied`, `Only owners and admins can delete lists` */
+            /** @description `Access denied`, `Only owners and admins can delete lists`, `Scope 'lists:write' is required for this endpoint` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1830,7 +1882,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Scope 'lists:write' is required for this endpoint`, `Access denied`, `Viewers cannot edit lists` */
+            /** @description `Access denied`, `Viewers cannot edit lists`, `Scope 'lists:write' is required for this endpoint` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1839,7 +1891,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `List not found`, `Folder not found` */
+            /** @description `Folder not found`, `List not found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1966,7 +2018,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Scope 'workspaces:write' is required for this endpoint`, `Only owners and admins can create statuses` */
+            /** @description `Only owners and admins can create statuses`, `Scope 'workspaces:write' is required for this endpoint` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2055,7 +2107,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Scope 'workspaces:write' is required for this endpoint`, `Access denied`, `Only owners and admins can edit statuses` */
+            /** @description `Access denied`, `Only owners and admins can edit statuses`, `Scope 'workspaces:write' is required for this endpoint` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2177,7 +2229,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `List not found in this workspace`, `Status not found in this workspace`, `Parent task not found` */
+            /** @description `Status not found in this workspace`, `Parent task not found`, `List not found in this workspace` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2488,7 +2540,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Task not found`, `List not found in this workspace`, `Status not found in this workspace` */
+            /** @description `List not found in this workspace`, `Status not found in this workspace`, `Task not found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2637,7 +2689,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Viewers cannot comment`, `Access denied`, `Scope 'comments:write' is required for this endpoint` */
+            /** @description `Access denied`, `Viewers cannot comment`, `Scope 'comments:write' is required for this endpoint` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3301,7 +3353,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Workspace not found`, `List not found in this workspace` */
+            /** @description `List not found in this workspace`, `Workspace not found` */
             404: {
                 headers: {
                     [name: string]: unknown;

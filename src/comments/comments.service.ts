@@ -18,7 +18,7 @@ export class CommentsService {
    * permitted lists (D30). 404 `Task not found`; 403 `Access denied`.
    */
   async listComments(caller: Caller, taskId: number): Promise<CommentDto[]> {
-    await this.access.check(caller, 'task', taskId, 'comment.read');
+    await this.access.check(caller, 'comment.read', taskId);
     return this.comments.listByTask(taskId);
   }
 
@@ -29,7 +29,7 @@ export class CommentsService {
    * sanitizing: 400 `content is required`.
    */
   async createComment(caller: Caller, taskId: number, rawBody: unknown): Promise<CommentDto> {
-    await this.access.check(caller, 'task', taskId, 'comment.create');
+    await this.access.check(caller, 'comment.create', taskId);
     const { content } = await validateBody(CreateCommentDto, rawBody);
     const comment = await this.comments.insert(taskId, caller.userId, content);
     if (!comment) throw new NotFoundException('Task not found');

@@ -14,16 +14,15 @@ export class CustomFieldsController {
 
   /** spec: List custom fields (D1: GET /api/v1/workspaces/:id/custom-fields). */
   @Get(':workspace_id/custom-fields')
-  @Authenticated('tasks:read')
+  @Authenticated('tasks:read', 'workspace.read')
   @ApiOperation({
     summary: 'List custom fields',
     description:
-      'Custom-field definitions of the workspace visible to the key user (a field with an allowed-users list only for those users), ordered by position, then id. Scope `tasks:read`; any member, access restriction does not apply.',
+      'Custom-field definitions of the workspace visible to the key user (a field with an allowed-users list only for those users), ordered by position, then id.',
   })
   @ApiOkResponse({ type: [CustomFieldDefinitionDto] })
   @ApiErrors({
     400: ['Invalid workspace ID'],
-    404: ['Workspace not found'],
   })
   listCustomFields(@CurrentCaller() caller: Caller, @PathId('workspace') id: number): Promise<CustomFieldDefinitionDto[]> {
     return this.fields.listCustomFields(caller, id);

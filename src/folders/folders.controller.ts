@@ -15,16 +15,14 @@ export class FoldersController {
 
   /** spec: List folders. */
   @Get('workspaces/:workspace_id/folders')
-  @Authenticated('folders:read')
+  @Authenticated('folders:read', 'workspace.read')
   @ApiOperation({
     summary: 'List folders',
-    description: 'Folders of the workspace, ordered by position, then name, then id. An access-restricted member receives only the folders granted to them. Scope `folders:read`; any member.',
+    description: 'Folders of the workspace, ordered by position, then name, then id. An access-restricted member receives only the folders granted to them.',
   })
   @ApiOkResponse({ type: [FolderDto] })
   @ApiErrors({
     400: ['Invalid workspace ID'],
-    403: ["Scope 'folders:read' is required for this endpoint"],
-    404: ['Workspace not found'],
   })
   listFolders(@CurrentCaller() caller: Caller, @PathId('workspace') id: number): Promise<FolderDto[]> {
     return this.folders.listFolders(caller, id);
@@ -32,17 +30,15 @@ export class FoldersController {
 
   /** spec: Create folder. */
   @Post('folders')
-  @Authenticated('folders:write')
+  @Authenticated('folders:write', 'folder.create')
   @ApiOperation({
     summary: 'Create folder',
     description:
-      'Adds a folder at position max + 1 of the workspace. `color` defaults to `blue`, `icon` to null. Scope `folders:write`; owners, admins and members (not viewers, not access-restricted members).',
+      'Adds a folder at position max + 1 of the workspace. `color` defaults to `blue`, `icon` to null.',
   })
   @ApiValidatedBody(CreateFolderDto)
   @ApiCreatedResponse({ type: FolderDto })
   @ApiErrors({
-    403: ["Scope 'folders:write' is required for this endpoint", 'Viewers cannot create folders', 'Access denied'],
-    404: ['Workspace not found'],
   })
   createFolder(@CurrentCaller() caller: Caller, @Body() body: unknown): Promise<FolderDto> {
     return this.folders.createFolder(caller, body);
@@ -50,18 +46,16 @@ export class FoldersController {
 
   /** D1 (ext): update folder. */
   @Patch('folders/:folder_id')
-  @Authenticated('folders:write')
+  @Authenticated('folders:write', 'folder.edit')
   @ApiOperation({
     summary: 'Update folder',
     description:
-      'Renames, re-colours or repositions a folder; only the fields sent change. Returns the whole folder. Scope `folders:write`; owners, admins and members (not viewers); an access-restricted member only on folders granted to them.',
+      'Renames, re-colours or repositions a folder; only the fields sent change. Returns the whole folder.',
   })
   @ApiValidatedBody(UpdateFolderDto)
   @ApiOkResponse({ type: FolderDto })
   @ApiErrors({
     400: ['Invalid folder ID'],
-    403: ["Scope 'folders:write' is required for this endpoint", 'Viewers cannot edit folders', 'Access denied'],
-    404: ['Folder not found'],
   })
   updateFolder(@CurrentCaller() caller: Caller, @PathId('folder') id: number, @Body() body: unknown): Promise<FolderDto> {
     return this.folders.updateFolder(caller, id, body);
@@ -70,16 +64,14 @@ export class FoldersController {
   /** spec: Delete folder. */
   @Delete('folders/:folder_id')
   @HttpCode(204)
-  @Authenticated('folders:write')
+  @Authenticated('folders:write', 'folder.delete')
   @ApiOperation({
     summary: 'Delete folder',
-    description: 'Irreversible: deletes the folder with all its lists and their tasks, in one transaction. Scope `folders:write`; owners and admins only.',
+    description: 'Irreversible: deletes the folder with all its lists and their tasks, in one transaction.',
   })
   @ApiNoContentResponse({ description: 'Deleted; empty body' })
   @ApiErrors({
     400: ['Invalid folder ID'],
-    403: ["Scope 'folders:write' is required for this endpoint", 'Only owners and admins can delete folders'],
-    404: ['Folder not found'],
   })
   async deleteFolder(@CurrentCaller() caller: Caller, @PathId('folder') id: number): Promise<void> {
     await this.folders.deleteFolder(caller, id);

@@ -15,7 +15,7 @@ export class FoldersService {
 
   /** spec: List folders; any member; a restricted member sees only granted folders (D29). 404 `Workspace not found` (D4). */
   async listFolders(caller: Caller, workspaceId: number): Promise<FolderDto[]> {
-    const { membership } = await this.access.workspace(caller, workspaceId, 'folder.read');
+    const { membership } = await this.access.workspace(caller, workspaceId);
     return this.folders.listByWorkspace(workspaceId, membership.restricted ? membership.folderIds : null);
   }
 
@@ -36,7 +36,7 @@ export class FoldersService {
    * `Access denied` (restricted, folder not granted: D30); 400 body errors.
    */
   async updateFolder(caller: Caller, id: number, rawBody: unknown): Promise<FolderDto> {
-    await this.access.check(caller, 'folder', id, 'folder.edit');
+    await this.access.check(caller, 'folder.edit', id);
     const folder = await this.folders.update(id, await validateBody(UpdateFolderDto, rawBody));
     if (!folder) throw new NotFoundException('Folder not found');
     return folder;
@@ -44,7 +44,7 @@ export class FoldersService {
 
   /** spec: Delete folder, managers only; cascades to its lists and their tasks (D26). 404 `Folder not found`; 403 `Only owners and admins can delete folders`. */
   async deleteFolder(caller: Caller, id: number): Promise<void> {
-    await this.access.check(caller, 'folder', id, 'folder.delete');
+    await this.access.check(caller, 'folder.delete', id);
     await this.folders.delete(id);
   }
 }

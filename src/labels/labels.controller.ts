@@ -14,23 +14,21 @@ export class LabelsController {
 
   /** spec: List labels. */
   @Get('workspaces/:workspace_id/labels')
-  @Authenticated('workspaces:read')
-  @ApiOperation({ summary: 'List labels', description: 'Ordered by name. Scope `workspaces:read`; any member.' })
+  @Authenticated('workspaces:read', 'workspace.read')
+  @ApiOperation({ summary: 'List labels', description: 'Ordered by name.' })
   @ApiOkResponse({ type: [LabelDto] })
-  @ApiErrors({ 400: ['Invalid workspace ID'], 404: ['Workspace not found'] })
+  @ApiErrors({ 400: ['Invalid workspace ID'] })
   listLabels(@CurrentCaller() caller: Caller, @PathId('workspace') id: number): Promise<LabelDto[]> {
     return this.labels.listLabels(caller, id);
   }
 
   /** D1 (ext): create label. */
   @Post('labels')
-  @Authenticated('workspaces:write')
-  @ApiOperation({ summary: 'Create label', description: 'Scope `workspaces:write`; owners and admins only.' })
+  @Authenticated('workspaces:write', 'label.create')
+  @ApiOperation({ summary: 'Create label', description: 'Names are unique in the workspace ignoring case.' })
   @ApiValidatedBody(CreateLabelDto)
   @ApiCreatedResponse({ type: LabelDto })
   @ApiErrors({
-    403: ['Only owners and admins can create labels'],
-    404: ['Workspace not found'],
     409: ['A label with this name already exists'],
   })
   createLabel(@CurrentCaller() caller: Caller, @Body() body: unknown): Promise<LabelDto> {
@@ -40,10 +38,10 @@ export class LabelsController {
   /** spec: Delete label. */
   @Delete('labels/:label_id')
   @HttpCode(204)
-  @Authenticated('workspaces:write')
-  @ApiOperation({ summary: 'Delete label', description: 'Permanent; removes the label from tasks. Scope `workspaces:write`; owners and admins only.' })
+  @Authenticated('workspaces:write', 'label.delete')
+  @ApiOperation({ summary: 'Delete label', description: 'Permanent; removes the label from tasks.' })
   @ApiNoContentResponse()
-  @ApiErrors({ 400: ['Invalid label ID'], 403: ['Access denied', 'Only owners and admins can delete labels'], 404: ['Label not found'] })
+  @ApiErrors({ 400: ['Invalid label ID'] })
   async deleteLabel(@CurrentCaller() caller: Caller, @PathId('label') id: number): Promise<void> {
     await this.labels.deleteLabel(caller, id);
   }

@@ -29,7 +29,7 @@ export class LabelsService {
 
   /** spec: Delete label, managers only. */
   async deleteLabel(caller: Caller, id: number): Promise<void> {
-    await this.access.check(caller, 'label', id, 'label.delete');
+    await this.access.check(caller, 'label.delete', id);
     await this.labels.delete(id);
   }
 }

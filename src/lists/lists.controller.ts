@@ -15,17 +15,15 @@ export class ListsController {
 
   /** D1 (ext): lists of a folder. */
   @Get('folders/:folder_id/lists')
-  @Authenticated('folders:read')
+  @Authenticated('folders:read', 'folder.read')
   @ApiOperation({
     summary: 'List the lists of a folder',
     description:
-      'Lists of the folder, ordered by position, then name, then id. An access-restricted member receives only the lists permitted to them. Scope `folders:read`; any member.',
+      'Lists of the folder, ordered by position, then name, then id. An access-restricted member receives only the lists permitted to them.',
   })
   @ApiOkResponse({ type: [ListDto] })
   @ApiErrors({
     400: ['Invalid folder ID'],
-    403: ["Scope 'folders:read' is required for this endpoint"],
-    404: ['Folder not found'],
   })
   listFolderLists(@CurrentCaller() caller: Caller, @PathId('folder') id: number): Promise<ListDto[]> {
     return this.lists.listFolderLists(caller, id);
@@ -33,17 +31,16 @@ export class ListsController {
 
   /** spec: Create list. */
   @Post('lists')
-  @Authenticated('lists:write')
+  @Authenticated('lists:write', 'list.create')
   @ApiOperation({
     summary: 'Create list',
     description:
-      'Adds a list to a folder of the workspace, at position max + 1 over all lists of the workspace. `color` defaults to `gray`, `icon` to null. Scope `lists:write`; owners, admins and members (not viewers); an access-restricted member only in folders granted to them.',
+      'Adds a list to a folder of the workspace, at position max + 1 over all lists of the workspace. `color` defaults to `gray`, `icon` to null.',
   })
   @ApiValidatedBody(CreateListDto)
   @ApiCreatedResponse({ type: ListDto })
   @ApiErrors({
-    403: ["Scope 'lists:write' is required for this endpoint", 'Viewers cannot create lists', 'Access denied'],
-    404: ['Workspace not found', 'Folder not found', 'List not found'],
+    404: ['Workspace not found', 'List not found'],
   })
   createList(@CurrentCaller() caller: Caller, @Body() body: unknown): Promise<ListDto> {
     return this.lists.createList(caller, body);
@@ -51,18 +48,17 @@ export class ListsController {
 
   /** D1 (ext): update list. */
   @Patch('lists/:list_id')
-  @Authenticated('lists:write')
+  @Authenticated('lists:write', 'list.edit')
   @ApiOperation({
     summary: 'Update list',
     description:
-      'Renames, re-colours or repositions a list, or moves it to another folder of the same workspace (`folder_id`); only the fields sent change. Returns the whole list. Scope `lists:write`; owners, admins and members (not viewers); an access-restricted member only on permitted lists and into granted folders.',
+      'Renames, re-colours or repositions a list, or moves it to another folder of the same workspace (`folder_id`); only the fields sent change. Returns the whole list. A move by an access-restricted member needs both the current and the target folder granted.',
   })
   @ApiValidatedBody(UpdateListDto)
   @ApiOkResponse({ type: ListDto })
   @ApiErrors({
     400: ['Invalid list ID'],
-    403: ["Scope 'lists:write' is required for this endpoint", 'Access denied', 'Viewers cannot edit lists'],
-    404: ['List not found', 'Folder not found'],
+    404: ['Folder not found'],
   })
   updateList(@CurrentCaller() caller: Caller, @PathId('list') id: number, @Body() body: unknown): Promise<ListDto> {
     return this.lists.updateList(caller, id, body);
@@ -71,16 +67,14 @@ export class ListsController {
   /** D1 (ext): delete list. */
   @Delete('lists/:list_id')
   @HttpCode(204)
-  @Authenticated('lists:write')
+  @Authenticated('lists:write', 'list.delete')
   @ApiOperation({
     summary: 'Delete list',
-    description: 'Irreversible: deletes the list and its tasks. Scope `lists:write`; owners and admins only.',
+    description: 'Irreversible: deletes the list and its tasks.',
   })
   @ApiNoContentResponse({ description: 'Deleted; empty body' })
   @ApiErrors({
     400: ['Invalid list ID'],
-    403: ["Scope 'lists:write' is required for this endpoint", 'Access denied', 'Only owners and admins can delete lists'],
-    404: ['List not found'],
   })
   async deleteList(@CurrentCaller() caller: Caller, @PathId('list') id: number): Promise<void> {
     await this.lists.deleteList(caller, id);

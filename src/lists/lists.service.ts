@@ -24,7 +24,7 @@ export class ListsService {
    * 404 `Folder not found` (also non-members, D4).
    */
   async listFolderLists(caller: Caller, folderId: number): Promise<ListDto[]> {
-    const { membership } = await this.access.check(caller, 'folder', folderId, 'folder.read');
+    const { membership } = await this.access.check(caller, 'folder.read', folderId);
     return this.lists.listByFolder(folderId, permitsFolder(membership, folderId) ? null : membership.listIds);
   }
 
@@ -41,7 +41,7 @@ export class ListsService {
     return this.db.transaction(async (em) => {
       await this.requireFolderIn(em, folderId, workspaceId);
       // D3 step 6: role and restriction, decided on the folder (now known to be in this workspace).
-      await this.access.check(caller, 'folder', folderId, 'list.create', undefined, em);
+      await this.access.check(caller, 'list.create', folderId, em);
       const { name, icon, color } = await validateBody(CreateListDto, rawBody);
       return this.lists.insert(em, workspaceId, folderId, name, icon ?? null, color ?? 'gray');
     });
@@ -54,7 +54,7 @@ export class ListsService {
    * 404 `Folder not found` / `List not found` for the target folder (D27).
    */
   async updateList(caller: Caller, id: number, rawBody: unknown): Promise<ListDto> {
-    const access = await this.access.check(caller, 'list', id, 'list.edit');
+    const access = await this.access.check(caller, 'list.edit', id);
     const patch = await validateBody(UpdateListDto, rawBody);
     const targetFolderId = patch.folder_id;
     const list =
@@ -72,7 +72,7 @@ export class ListsService {
 
   /** D1 (ext): delete list, managers only; its tasks go with it (D26). 404 `List not found`; 403 `Access denied` (D4), `Only owners and admins can delete lists`. */
   async deleteList(caller: Caller, id: number): Promise<void> {
-    await this.access.check(caller, 'list', id, 'list.delete');
+    await this.access.check(caller, 'list.delete', id);
     await this.lists.delete(id);
   }
 

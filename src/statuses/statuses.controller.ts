@@ -17,16 +17,14 @@ export class StatusesController {
 
   /** D1 (ext): list statuses. */
   @Get('workspaces/:workspace_id/statuses')
-  @Authenticated('workspaces:read')
+  @Authenticated('workspaces:read', 'workspace.read')
   @ApiOperation({
     summary: 'List statuses',
-    description: 'The statuses of the workspace, ordered by position, then id. Scope `workspaces:read`; any member (access restriction does not apply).',
+    description: 'The statuses of the workspace, ordered by position, then id.',
   })
   @ApiOkResponse({ type: [StatusDto] })
   @ApiErrors({
     400: ['Invalid workspace ID'],
-    403: ["Scope 'workspaces:read' is required for this endpoint"],
-    404: ['Workspace not found'],
   })
   listStatuses(@CurrentCaller() caller: Caller, @PathId('workspace') id: number): Promise<StatusDto[]> {
     return this.statuses.listStatuses(caller, id);
@@ -34,17 +32,15 @@ export class StatusesController {
 
   /** spec: Create status. */
   @Post('statuses')
-  @Authenticated('workspaces:write')
+  @Authenticated('workspaces:write', 'status.create')
   @ApiOperation({
     summary: 'Create status',
     description:
-      'Adds a status at position max + 1 of the workspace. `color` defaults to `gray`, `icon` to null. Names are unique in the workspace ignoring case and surrounding spaces. Scope `workspaces:write`; owners and admins only.',
+      'Adds a status at position max + 1 of the workspace. `color` defaults to `gray`, `icon` to null. Names are unique in the workspace ignoring case and surrounding spaces.',
   })
   @ApiValidatedBody(CreateStatusDto)
   @ApiCreatedResponse({ type: StatusDto })
   @ApiErrors({
-    403: ["Scope 'workspaces:write' is required for this endpoint", 'Only owners and admins can create statuses'],
-    404: ['Workspace not found'],
     409: [DUPLICATE],
   })
   createStatus(@CurrentCaller() caller: Caller, @Body() body: unknown): Promise<StatusDto> {
@@ -53,18 +49,16 @@ export class StatusesController {
 
   /** spec: Update status. */
   @Patch('statuses/:status_id')
-  @Authenticated('workspaces:write')
+  @Authenticated('workspaces:write', 'status.edit')
   @ApiOperation({
     summary: 'Update status',
     description:
-      'Only the fields sent change. The last remaining `completed` status of a workspace cannot change category. Scope `workspaces:write`; owners and admins only.',
+      'Only the fields sent change. The last remaining `completed` status of a workspace cannot change category.',
   })
   @ApiValidatedBody(UpdateStatusDto)
   @ApiOkResponse({ type: StatusDto })
   @ApiErrors({
     400: ['Invalid status ID', LAST_COMPLETED],
-    403: ["Scope 'workspaces:write' is required for this endpoint", 'Access denied', 'Only owners and admins can edit statuses'],
-    404: ['Status not found'],
     409: [DUPLICATE],
   })
   updateStatus(@CurrentCaller() caller: Caller, @PathId('status') id: number, @Body() body: unknown): Promise<StatusDto> {

@@ -42,7 +42,7 @@ export class StatusesService {
    * 400 `At least one completed status must remain in the workspace` (rule 1).
    */
   async updateStatus(caller: Caller, id: number, rawBody: unknown): Promise<StatusDto> {
-    const access = await this.access.check(caller, 'status', id, 'status.edit');
+    const access = await this.access.check(caller, 'status.edit', id);
     const patch = await validateBody(UpdateStatusDto, rawBody);
     // D25: setting `completed` again, or leaving the category alone, cannot break rule 1.
     const leavesCompleted = patch.category !== undefined && patch.category !== 'completed';

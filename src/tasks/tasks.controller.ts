@@ -21,19 +21,16 @@ export class TasksController {
 
   /** spec: Create task. */
   @Post('tasks')
-  @Authenticated('tasks:write')
+  @Authenticated('tasks:write', 'task.create')
   @ApiOperation({
     summary: 'Create task',
-    description:
-      'The workspace is derived from `list_id`. `identifier` is the next number of the workspace task counter, never reused. ' +
-      'Scope `tasks:write`; owners, admins and members; a restricted member only in a permitted list.',
+    description: 'The workspace is derived from `list_id`. `identifier` is the next number of the workspace task counter, never reused.',
   })
   @ApiValidatedBody(CreateTaskDto)
   @ApiCreatedResponse({ type: TaskWriteDto, description: 'All task fields except labels, subtasks, attachments' })
   @ApiErrors({
     400: ['Subtasks cannot have subtasks'],
-    403: ['Access denied', 'Viewers cannot create tasks'],
-    404: ['List not found in this workspace', 'Status not found in this workspace', 'Parent task not found'],
+    404: ['Status not found in this workspace', 'Parent task not found'],
   })
   createTask(@CurrentCaller() caller: Caller, @Body() body: unknown): Promise<TaskWriteDto> {
     return this.tasks.createTask(caller, body);
@@ -41,16 +38,14 @@ export class TasksController {
 
   /** spec: Get task. */
   @Get('tasks/:task_id')
-  @Authenticated('tasks:read')
+  @Authenticated('tasks:read', 'task.read')
   @ApiOperation({
     summary: 'Get task',
-    description: 'The full task with labels, subtasks and attachments. Scope `tasks:read`; any member; a restricted member only in a permitted list.',
+    description: 'The full task with labels, subtasks and attachments.',
   })
   @ApiOkResponse({ type: TaskDto })
   @ApiErrors({
     400: ['Invalid task ID'],
-    403: ['Access denied'],
-    404: ['Task not found'],
   })
   getTask(@CurrentCaller() caller: Caller, @PathId('task') id: number): Promise<TaskDto> {
     return this.tasks.getTask(caller, id);
@@ -58,19 +53,16 @@ export class TasksController {
 
   /** spec: Update task. */
   @Patch('tasks/:task_id')
-  @Authenticated('tasks:write')
+  @Authenticated('tasks:write', 'task.edit')
   @ApiOperation({
     summary: 'Update task',
-    description:
-      'Only the fields sent change. Scope `tasks:write`; owners, admins and members; a restricted member only for a task in, ' +
-      'and a move to, a permitted list.',
+    description: 'Only the fields sent change. A move (`list_id`) by an access-restricted member needs the target list permitted too.',
   })
   @ApiValidatedBody(UpdateTaskDto)
   @ApiOkResponse({ type: TaskWriteDto, description: 'All task fields except labels, subtasks, attachments' })
   @ApiErrors({
     400: ['Invalid task ID'],
-    403: ['Access denied', 'Viewers cannot edit tasks'],
-    404: ['Task not found', 'List not found in this workspace', 'Status not found in this workspace'],
+    404: ['List not found in this workspace', 'Status not found in this workspace'],
   })
   updateTask(@CurrentCaller() caller: Caller, @PathId('task') id: number, @Body() body: unknown): Promise<TaskWriteDto> {
     return this.tasks.updateTask(caller, id, body);
@@ -79,18 +71,14 @@ export class TasksController {
   /** spec: Delete task. */
   @Delete('tasks/:task_id')
   @HttpCode(204)
-  @Authenticated('tasks:write')
+  @Authenticated('tasks:write', 'task.delete')
   @ApiOperation({
     summary: 'Delete task',
-    description:
-      'Permanent; subtasks, comments, attachments and custom-field values go with it. Scope `tasks:write`; owners, admins and members; ' +
-      'a restricted member only in a permitted list.',
+    description: 'Permanent; subtasks, comments, attachments and custom-field values go with it.',
   })
   @ApiNoContentResponse()
   @ApiErrors({
     400: ['Invalid task ID'],
-    403: ['Access denied', 'Viewers cannot delete tasks'],
-    404: ['Task not found'],
   })
   async deleteTask(@CurrentCaller() caller: Caller, @PathId('task') id: number): Promise<void> {
     await this.tasks.deleteTask(caller, id);
@@ -98,12 +86,11 @@ export class TasksController {
 
   /** spec: List tasks (D22). */
   @Get('workspaces/:workspace_id/tasks')
-  @Authenticated('tasks:read')
+  @Authenticated('tasks:read', 'workspace.read')
   @ApiOperation({
     summary: 'List tasks',
     description:
-      'Top-level tasks, newest first (created_at, then id), each with its direct subtasks. Scope `tasks:read`; any member; ' +
-      'a restricted member sees only tasks in permitted lists.',
+      'Top-level tasks, newest first (created_at, then id), each with its direct subtasks. An access-restricted member receives only tasks in the lists permitted to them.',
   })
   @ApiQuery({ name: 'list_id', required: false, type: 'string', description: 'Only tasks of this list (numeric id)' })
   @ApiQuery({ name: 'page', required: false, schema: { type: 'integer', minimum: 1, default: 1 }, description: '1-based' })
@@ -117,7 +104,7 @@ export class TasksController {
       'list_id must be a valid numeric ID',
     ],
     403: ['Access denied'],
-    404: ['Workspace not found', 'List not found in this workspace'],
+    404: ['List not found in this workspace'],
   })
   listTasks(@CurrentCaller() caller: Caller, @PathId('workspace') id: number, @Query() query: ListTasksQuery): Promise<TaskPageDto> {
     return this.tasks.listTasks(caller, id, query);

@@ -40,7 +40,7 @@ export class TasksService {
    */
   async createTask(caller: Caller, rawBody: unknown): Promise<TaskWriteDto> {
     const { listId } = await validateTarget(CreateTaskDto, rawBody);
-    const access = await this.access.check(caller, 'list', listId, 'task.create', 'List not found in this workspace');
+    const access = await this.access.check(caller, 'task.create', listId);
     const input = await validateBody(CreateTaskDto, rawBody);
 
     return this.db.transaction(async (em) => {
@@ -57,7 +57,7 @@ export class TasksService {
 
   /** spec: Get task; embedded subtasks only in lists the caller may see (D33). Three round trips in all: the key (guard), the access check, the whole task in one statement. */
   async getTask(caller: Caller, id: number): Promise<TaskDto> {
-    const { membership } = await this.access.check(caller, 'task', id, 'task.read');
+    const { membership } = await this.access.check(caller, 'task.read', id);
     const task = await this.tasks.loadTask(id, { userId: caller.userId, membership }, 'full');
     if (!task) throw new NotFoundException('Task not found');
     return task;
@@ -70,7 +70,7 @@ export class TasksService {
    * member may not use it) and status_id (404) → one write statement, in one transaction.
    */
   async updateTask(caller: Caller, id: number, rawBody: unknown): Promise<TaskWriteDto> {
-    const access = await this.access.check(caller, 'task', id, 'task.edit');
+    const access = await this.access.check(caller, 'task.edit', id);
     const patch = await validateBody(UpdateTaskDto, rawBody);
 
     return this.db.transaction(async (em) => {
@@ -93,7 +93,7 @@ export class TasksService {
 
   /** spec: Delete task; subtasks, comments, attachments and values go with it (D16). */
   async deleteTask(caller: Caller, id: number): Promise<void> {
-    await this.access.check(caller, 'task', id, 'task.delete');
+    await this.access.check(caller, 'task.delete', id);
     await this.tasks.deleteTask(id);
   }
 
