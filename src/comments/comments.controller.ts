@@ -2,7 +2,7 @@ import { Body, Controller, Get, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
-import { ApiErrors, ApiValidatedBody } from '../common/openapi/api-errors.decorator';
+import { ApiValidatedBody } from '../common/openapi/api-errors.decorator';
 import { PathId } from '../common/validation/id.pipe';
 import { CommentDto, CreateCommentDto } from './comments.dto';
 import { CommentsService } from './comments.service';
@@ -20,9 +20,6 @@ export class CommentsController {
     description: 'Comments of a task, oldest first (created_at, then id).',
   })
   @ApiOkResponse({ type: [CommentDto] })
-  @ApiErrors({
-    400: ['Invalid task ID'],
-  })
   listComments(@CurrentCaller() caller: Caller, @PathId('task') id: number): Promise<CommentDto[]> {
     return this.comments.listComments(caller, id);
   }
@@ -36,9 +33,6 @@ export class CommentsController {
   })
   @ApiValidatedBody(CreateCommentDto)
   @ApiCreatedResponse({ type: CommentDto })
-  @ApiErrors({
-    400: ['Invalid task ID'],
-  })
   createComment(@CurrentCaller() caller: Caller, @PathId('task') id: number, @Body() body: unknown): Promise<CommentDto> {
     return this.comments.createComment(caller, id, body);
   }

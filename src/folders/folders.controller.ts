@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/co
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
-import { ApiErrors, ApiValidatedBody } from '../common/openapi/api-errors.decorator';
+import { ApiValidatedBody } from '../common/openapi/api-errors.decorator';
 import { PathId } from '../common/validation/id.pipe';
 import { CreateFolderDto, FolderDto, UpdateFolderDto } from './folders.dto';
 import { FoldersService } from './folders.service';
@@ -21,9 +21,6 @@ export class FoldersController {
     description: 'Folders of the workspace, ordered by position, then name, then id. An access-restricted member receives only the folders granted to them.',
   })
   @ApiOkResponse({ type: [FolderDto] })
-  @ApiErrors({
-    400: ['Invalid workspace ID'],
-  })
   listFolders(@CurrentCaller() caller: Caller, @PathId('workspace') id: number): Promise<FolderDto[]> {
     return this.folders.listFolders(caller, id);
   }
@@ -38,8 +35,6 @@ export class FoldersController {
   })
   @ApiValidatedBody(CreateFolderDto)
   @ApiCreatedResponse({ type: FolderDto })
-  @ApiErrors({
-  })
   createFolder(@CurrentCaller() caller: Caller, @Body() body: unknown): Promise<FolderDto> {
     return this.folders.createFolder(caller, body);
   }
@@ -54,9 +49,6 @@ export class FoldersController {
   })
   @ApiValidatedBody(UpdateFolderDto)
   @ApiOkResponse({ type: FolderDto })
-  @ApiErrors({
-    400: ['Invalid folder ID'],
-  })
   updateFolder(@CurrentCaller() caller: Caller, @PathId('folder') id: number, @Body() body: unknown): Promise<FolderDto> {
     return this.folders.updateFolder(caller, id, body);
   }
@@ -70,9 +62,6 @@ export class FoldersController {
     description: 'Irreversible: deletes the folder with all its lists and their tasks, in one transaction.',
   })
   @ApiNoContentResponse({ description: 'Deleted; empty body' })
-  @ApiErrors({
-    400: ['Invalid folder ID'],
-  })
   async deleteFolder(@CurrentCaller() caller: Caller, @PathId('folder') id: number): Promise<void> {
     await this.folders.deleteFolder(caller, id);
   }

@@ -17,7 +17,6 @@ export class LabelsController {
   @Authenticated('workspaces:read', 'workspace.read')
   @ApiOperation({ summary: 'List labels', description: 'Ordered by name.' })
   @ApiOkResponse({ type: [LabelDto] })
-  @ApiErrors({ 400: ['Invalid workspace ID'] })
   listLabels(@CurrentCaller() caller: Caller, @PathId('workspace') id: number): Promise<LabelDto[]> {
     return this.labels.listLabels(caller, id);
   }
@@ -41,7 +40,6 @@ export class LabelsController {
   @Authenticated('workspaces:write', 'label.delete')
   @ApiOperation({ summary: 'Delete label', description: 'Permanent; removes the label from tasks.' })
   @ApiNoContentResponse()
-  @ApiErrors({ 400: ['Invalid label ID'] })
   async deleteLabel(@CurrentCaller() caller: Caller, @PathId('label') id: number): Promise<void> {
     await this.labels.deleteLabel(caller, id);
   }

@@ -22,9 +22,6 @@ export class ListsController {
       'Lists of the folder, ordered by position, then name, then id. An access-restricted member receives only the lists permitted to them.',
   })
   @ApiOkResponse({ type: [ListDto] })
-  @ApiErrors({
-    400: ['Invalid folder ID'],
-  })
   listFolderLists(@CurrentCaller() caller: Caller, @PathId('folder') id: number): Promise<ListDto[]> {
     return this.lists.listFolderLists(caller, id);
   }
@@ -57,7 +54,6 @@ export class ListsController {
   @ApiValidatedBody(UpdateListDto)
   @ApiOkResponse({ type: ListDto })
   @ApiErrors({
-    400: ['Invalid list ID'],
     404: ['Folder not found'],
   })
   updateList(@CurrentCaller() caller: Caller, @PathId('list') id: number, @Body() body: unknown): Promise<ListDto> {
@@ -73,9 +69,6 @@ export class ListsController {
     description: 'Irreversible: deletes the list and its tasks.',
   })
   @ApiNoContentResponse({ description: 'Deleted; empty body' })
-  @ApiErrors({
-    400: ['Invalid list ID'],
-  })
   async deleteList(@CurrentCaller() caller: Caller, @PathId('list') id: number): Promise<void> {
     await this.lists.deleteList(caller, id);
   }

@@ -23,9 +23,6 @@ export class StatusesController {
     description: 'The statuses of the workspace, ordered by position, then id.',
   })
   @ApiOkResponse({ type: [StatusDto] })
-  @ApiErrors({
-    400: ['Invalid workspace ID'],
-  })
   listStatuses(@CurrentCaller() caller: Caller, @PathId('workspace') id: number): Promise<StatusDto[]> {
     return this.statuses.listStatuses(caller, id);
   }
@@ -58,7 +55,7 @@ export class StatusesController {
   @ApiValidatedBody(UpdateStatusDto)
   @ApiOkResponse({ type: StatusDto })
   @ApiErrors({
-    400: ['Invalid status ID', LAST_COMPLETED],
+    400: [LAST_COMPLETED],
     409: [DUPLICATE],
   })
   updateStatus(@CurrentCaller() caller: Caller, @PathId('status') id: number, @Body() body: unknown): Promise<StatusDto> {

@@ -44,9 +44,6 @@ export class TasksController {
     description: 'The full task with labels, subtasks and attachments.',
   })
   @ApiOkResponse({ type: TaskDto })
-  @ApiErrors({
-    400: ['Invalid task ID'],
-  })
   getTask(@CurrentCaller() caller: Caller, @PathId('task') id: number): Promise<TaskDto> {
     return this.tasks.getTask(caller, id);
   }
@@ -61,7 +58,6 @@ export class TasksController {
   @ApiValidatedBody(UpdateTaskDto)
   @ApiOkResponse({ type: TaskWriteDto, description: 'All task fields except labels, subtasks, attachments' })
   @ApiErrors({
-    400: ['Invalid task ID'],
     404: ['List not found in this workspace', 'Status not found in this workspace'],
   })
   updateTask(@CurrentCaller() caller: Caller, @PathId('task') id: number, @Body() body: unknown): Promise<TaskWriteDto> {
@@ -77,9 +73,6 @@ export class TasksController {
     description: 'Permanent; subtasks, comments, attachments and custom-field values go with it.',
   })
   @ApiNoContentResponse()
-  @ApiErrors({
-    400: ['Invalid task ID'],
-  })
   async deleteTask(@CurrentCaller() caller: Caller, @PathId('task') id: number): Promise<void> {
     await this.tasks.deleteTask(caller, id);
   }
@@ -98,7 +91,6 @@ export class TasksController {
   @ApiOkResponse({ type: TaskPageDto })
   @ApiErrors({
     400: [
-      'Invalid workspace ID',
       'page must be a positive integer',
       `limit must be an integer between ${PAGE_LIMIT.min} and ${PAGE_LIMIT.max}`,
       'list_id must be a valid numeric ID',

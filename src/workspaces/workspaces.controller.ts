@@ -2,7 +2,6 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
-import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { PathId } from '../common/validation/id.pipe';
 import { MemberDto, WorkspaceDto } from './workspaces.dto';
 import { WorkspacesService } from './workspaces.service';
@@ -26,7 +25,6 @@ export class WorkspacesController {
   @Authenticated('workspaces:read', 'workspace.read')
   @ApiOperation({ summary: 'Get workspace', description: 'The workspace with the caller\'s role.' })
   @ApiOkResponse({ type: WorkspaceDto })
-  @ApiErrors({ 400: ['Invalid workspace ID'] })
   getWorkspace(@CurrentCaller() caller: Caller, @PathId('workspace') id: number): Promise<WorkspaceDto> {
     return this.workspaces.getWorkspace(caller, id);
   }
@@ -36,7 +34,6 @@ export class WorkspacesController {
   @Authenticated('workspaces:read', 'workspace.read')
   @ApiOperation({ summary: 'List workspace members', description: 'Ordered by join date, oldest first. `email` is non-null only when the caller is the workspace owner.' })
   @ApiOkResponse({ type: [MemberDto] })
-  @ApiErrors({ 400: ['Invalid workspace ID'] })
   listMembers(@CurrentCaller() caller: Caller, @PathId('workspace') id: number): Promise<MemberDto[]> {
     return this.workspaces.listMembers(caller, id);
   }
