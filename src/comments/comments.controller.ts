@@ -2,6 +2,7 @@ import { Body, Controller, Get, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
+import { RawJson } from '../common/http/raw-json';
 import { ApiValidatedBody } from '../common/openapi/api-errors.decorator';
 import { PathId } from '../common/validation/id.pipe';
 import { CommentDto, CreateCommentDto } from './comments.dto';
@@ -20,7 +21,7 @@ export class CommentsController {
     description: 'Comments of a task, oldest first (created_at, then id).',
   })
   @ApiOkResponse({ type: [CommentDto] })
-  listComments(@CurrentCaller() caller: Caller, @PathId('task') id: number): Promise<CommentDto[]> {
+  listComments(@CurrentCaller() caller: Caller, @PathId('task') id: number): Promise<RawJson<CommentDto[]>> {
     return this.comments.listComments(caller, id);
   }
 

@@ -1,6 +1,7 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
+import { RawJson } from '../common/http/raw-json';
 import { validateBody } from '../common/validation/validate-body';
 import { CommentDto, CreateCommentDto } from './comments.dto';
 import { CommentsRepository } from './comments.repository';
@@ -17,7 +18,7 @@ export class CommentsService {
    * spec: List comments. Any member; a restricted member only on tasks of
    * permitted lists (D30). 404 `Task not found`; 403 `Access denied`.
    */
-  async listComments(caller: Caller, taskId: number): Promise<CommentDto[]> {
+  async listComments(caller: Caller, taskId: number): Promise<RawJson<CommentDto[]>> {
     await this.access.check(caller, 'comment.read', taskId);
     return this.comments.listByTask(taskId);
   }

@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/co
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
+import { RawJson } from '../common/http/raw-json';
 import { ApiValidatedBody } from '../common/openapi/api-errors.decorator';
 import { PathId } from '../common/validation/id.pipe';
 import { CreateFolderDto, FolderDto, UpdateFolderDto } from './folders.dto';
@@ -21,7 +22,7 @@ export class FoldersController {
     description: 'Folders of the workspace, ordered by position, then name, then id. An access-restricted member receives only the folders granted to them.',
   })
   @ApiOkResponse({ type: [FolderDto] })
-  listFolders(@CurrentCaller() caller: Caller, @PathId('workspace') id: number): Promise<FolderDto[]> {
+  listFolders(@CurrentCaller() caller: Caller, @PathId('workspace') id: number): Promise<RawJson<FolderDto[]>> {
     return this.folders.listFolders(caller, id);
   }
 

@@ -1,6 +1,7 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
+import { RawJson } from '../common/http/raw-json';
 import { validateBody, validateTarget } from '../common/validation/validate-body';
 import { CreateFolderDto, FolderDto, UpdateFolderDto } from './folders.dto';
 import { FoldersRepository } from './folders.repository';
@@ -14,7 +15,7 @@ export class FoldersService {
   ) {}
 
   /** spec: List folders; any member; a restricted member sees only granted folders (D29). 404 `Workspace not found` (D4). */
-  async listFolders(caller: Caller, workspaceId: number): Promise<FolderDto[]> {
+  async listFolders(caller: Caller, workspaceId: number): Promise<RawJson<FolderDto[]>> {
     const { membership } = await this.access.workspace(caller, workspaceId);
     return this.folders.listByWorkspace(workspaceId, membership.restricted ? membership.folderIds : null);
   }

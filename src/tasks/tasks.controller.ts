@@ -9,6 +9,7 @@ import {
 } from '@nestjs/swagger';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
+import { RawJson } from '../common/http/raw-json';
 import { ApiErrors, ApiValidatedBody } from '../common/openapi/api-errors.decorator';
 import { PathId } from '../common/validation/id.pipe';
 import { CreateTaskDto, TaskDto, TaskPageDto, TaskWriteDto, UpdateTaskDto } from './tasks.dto';
@@ -30,9 +31,10 @@ export class TasksController {
   @ApiCreatedResponse({ type: TaskWriteDto, description: 'All task fields except labels, subtasks, attachments' })
   @ApiErrors({
     400: ['Subtasks cannot have subtasks'],
-    404: ['Status not found in this workspace', 'Parent task not found'],
+    // 'Task not found': the new task was deleted (with its list or folder) before it was read back.
+    404: ['Status not found in this workspace', 'Parent task not found', 'Task not found'],
   })
-  createTask(@CurrentCaller() caller: Caller, @Body() body: unknown): Promise<TaskWriteDto> {
+  createTask(@CurrentCaller() caller: Caller, @Body() body: unknown): Promise<RawJson<TaskWriteDto>> {
     return this.tasks.createTask(caller, body);
   }
 
@@ -44,7 +46,7 @@ export class TasksController {
     description: 'The full task with labels, subtasks and attachments.',
   })
   @ApiOkResponse({ type: TaskDto })
-  getTask(@CurrentCaller() caller: Caller, @PathId('task') id: number): Promise<TaskDto> {
+  getTask(@CurrentCaller() caller: Caller, @PathId('task') id: number): Promise<RawJson<TaskDto>> {
     return this.tasks.getTask(caller, id);
   }
 
@@ -60,7 +62,7 @@ export class TasksController {
   @ApiErrors({
     404: ['List not found in this workspace', 'Status not found in this workspace'],
   })
-  updateTask(@CurrentCaller() caller: Caller, @PathId('task') id: number, @Body() body: unknown): Promise<TaskWriteDto> {
+  updateTask(@CurrentCaller() caller: Caller, @PathId('task') id: number, @Body() body: unknown): Promise<RawJson<TaskWriteDto>> {
     return this.tasks.updateTask(caller, id, body);
   }
 
@@ -98,7 +100,7 @@ export class TasksController {
     403: ['Access denied'],
     404: ['List not found in this workspace'],
   })
-  listTasks(@CurrentCaller() caller: Caller, @PathId('workspace') id: number, @Query() query: ListTasksQuery): Promise<TaskPageDto> {
+  listTasks(@CurrentCaller() caller: Caller, @PathId('workspace') id: number, @Query() query: ListTasksQuery): Promise<RawJson<TaskPageDto>> {
     return this.tasks.listTasks(caller, id, query);
   }
 }

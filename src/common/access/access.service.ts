@@ -27,8 +27,12 @@ export class AccessService {
    * message or `Access denied` (D30).
    */
   async check(caller: Caller, operation: Operation, id: number, manager?: EntityManager): Promise<Access> {
+    return this.decideRow(await this.repo.resolve(POLICY[operation].target, id, caller.userId, manager), operation);
+  }
+
+  /** The answer of check() for a resolved row. */
+  private decideRow(row: AccessRow | null, operation: Operation): Access {
     const kind = POLICY[operation].target;
-    const row = await this.repo.resolve(kind, id, caller.userId, manager);
     if (!row) throw new NotFoundException(notFoundMessage(operation));
     const access = toAccess(row);
     if (!access) {
@@ -38,6 +42,16 @@ export class AccessService {
     const denial = decide(access.membership, operation, access.folderId, access.listId);
     if (denial) throw new ForbiddenException(denial);
     return access;
+  }
+
+  /**
+   * workspace() for a route filtered on list `listId` of that workspace, in the same
+   * round trip: `list` is that list's folder, or null when the workspace has no such list.
+   */
+  async workspaceWithList(caller: Caller, workspaceId: number, listId: number): Promise<Access & { list: { folderId: number | null } | null }> {
+    const row = await this.repo.resolve('workspace', workspaceId, caller.userId, undefined, listId);
+    const access = this.decideRow(row, 'workspace.read');
+    return { ...access, list: row!.list_found ? { folderId: row!.list_folder_id } : null };
   }
 
   /** Spec: Get workspace and every `/workspaces/:id/...` route; non-members get 404 `Workspace not found`. `operation` targets a workspace. */
