@@ -22,7 +22,7 @@ require.extensions['.ts'] = (module, filename) => {
   try {
     code = fs.readFileSync(cached, 'utf8');
   } catch {
-    ts ??= require(require.resolve('typescript', { paths: [process.cwd()] }));
+    ts ??= require(require.resolve('typescript', { paths: [process.cwd()] })); // from the cwd, like the entry
     code = ts.transpileModule(source, {
       fileName: filename,
       compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true,
@@ -34,6 +34,6 @@ require.extensions['.ts'] = (module, filename) => {
   module._compile(code, filename);
 };
 ${argv0 === undefined ? '' : `process.argv = [process.argv[0], ${JSON.stringify(argv0)}, ...process.argv.slice(1)];`}
-require(path.resolve(${JSON.stringify(entry)})); // from the cwd: the script may sit in a file elsewhere
+require(require('path').resolve(${JSON.stringify(entry)}));
 `;
 }
