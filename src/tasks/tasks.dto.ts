@@ -2,10 +2,10 @@ import { ApiProperty } from '@nestjs/swagger';
 import { BODY_ID } from '../common/openapi/ids';
 import { MAX_LENGTH } from '../common/validation/body';
 import { IdArray, IsApiDate, IsNumericId, IsOneOf, RuleField, SanitizedHtml, TrimmedText } from '../common/validation/body-fields';
+import { CUSTOM_FIELD_TYPES } from '../custom-fields/custom-fields.dto';
+import { STATUS_CATEGORIES } from '../statuses/statuses.dto';
 import { CUSTOM_FIELDS_MESSAGES, CustomFieldInput, customFieldValues, PRIORITIES, Priority, PRIORITY_MESSAGE } from './tasks.body';
 
-const STATUS_CATEGORIES = ['pending', 'in_progress', 'completed', 'cancelled'];
-const CUSTOM_FIELD_TYPES = ['text', 'number', 'date', 'checkbox', 'rating', 'dropdown', 'money', 'people'];
 
 /** spec: Status embedded in a task. */
 export class StatusSummaryDto {
