@@ -42,7 +42,8 @@ export interface TaskPatch extends TaskFields {
   listId?: number;
 }
 
-const PRIORITY_MESSAGE = `Invalid priority. Must be one of: ${PRIORITIES.join(', ')}`;
+/** D10: the 400 for a priority outside the five. */
+export const PRIORITY_MESSAGE = `Invalid priority. Must be one of: ${PRIORITIES.join(', ')}`;
 
 /** D10: undefined when not sent; any value outside the five (null included) is 400. */
 function optionalPriority(body: Body): Priority | undefined {

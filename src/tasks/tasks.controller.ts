@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import {
   ApiBody,
   ApiCreatedResponse,
@@ -6,19 +6,21 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiParam,
-  ApiQuery,
+  ApiExtraModels,
   ApiTags,
+  getSchemaPath,
 } from '@nestjs/swagger';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { invalidDateMessage } from '../common/validation/dates';
 import { IdPipe } from '../common/validation/id.pipe';
-import { PRIORITIES } from './tasks.body';
-import { CreateTaskDto, TaskDto, TaskPageDto, TaskWriteDto, UpdateTaskDto } from './tasks.dto';
-import { ListTasksQuery, PAGE_LIMIT, TasksService } from './tasks.service';
-
-const PRIORITY_MESSAGE = `Invalid priority. Must be one of: ${PRIORITIES.join(', ')}`;
+import { QueryPairsOf } from '../common/validation/query-pairs';
+import { PRIORITY_MESSAGE } from './tasks.body';
+import { QUERY_400, TaskQueryParams } from './task-query.openapi';
+import type { QueryPairs } from './task-query';
+import { CreateTaskDto, TaskCursorPageDto, TaskCursorPageWithTotalDto, TaskDto, TaskPageDto, TaskWriteDto, UpdateTaskDto } from './tasks.dto';
+import { TasksService } from './tasks.service';
 
 /** 400 messages of the body fields shared by create and update (D8 to D14). */
 const BODY_400 = [
@@ -127,31 +129,39 @@ export class TasksController {
     await this.tasks.deleteTask(caller, id);
   }
 
-  /** spec: List tasks (D22). */
+  /** spec: List tasks (D22), with the filters, sorts and cursor pages of D34. */
   @Get('workspaces/:id/tasks')
   @Authenticated('tasks:read')
   @ApiOperation({
     summary: 'List tasks',
     description:
       'Top-level tasks, newest first (created_at, then id), each with its direct subtasks. Scope `tasks:read`; any member; ' +
-      'a restricted member sees only tasks in permitted lists.',
+      'a restricted member sees only tasks in permitted lists.\n\n' +
+      'Filters combine with AND; a parameter with several values (comma list, repeated, or both; at most 100) matches any of them. ' +
+      'Ids that name nothing the caller may see match nothing. ' +
+      '`sort` orders by one to three keys, ties by id. ' +
+      'Pages: `page` and `limit` (the default), or keyset pages: send `include_total=false` (or a `cursor`) and get ' +
+      '`{ data, limit, next_cursor }`; follow `next_cursor` with the same filters and sort (`limit` and `include_total` may change). ' +
+      'A deep keyset page costs what the first costs, and a task that is not changed meanwhile is never repeated or skipped. ' +
+      'Parameter names and values are case-sensitive; an unknown parameter is an error.',
   })
   @ApiParam({ name: 'id', type: 'string', example: '1', description: 'Workspace id' })
-  @ApiQuery({ name: 'list_id', required: false, type: 'string', description: 'Only tasks of this list (numeric id)' })
-  @ApiQuery({ name: 'page', required: false, schema: { type: 'integer', minimum: 1, default: 1 }, description: '1-based' })
-  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: PAGE_LIMIT.min, maximum: PAGE_LIMIT.max, default: PAGE_LIMIT.default } })
-  @ApiOkResponse({ type: TaskPageDto })
+  @TaskQueryParams()
+  @ApiExtraModels(TaskPageDto, TaskCursorPageDto, TaskCursorPageWithTotalDto)
+  @ApiOkResponse({
+    description: '`page`/`limit` pages (default); keyset pages with `cursor` or `include_total=false` (`total` only with `include_total=true` and a cursor)',
+    schema: { oneOf: [TaskPageDto, TaskCursorPageDto, TaskCursorPageWithTotalDto].map((dto) => ({ $ref: getSchemaPath(dto) })) },
+  })
   @ApiErrors({
-    400: [
-      'Invalid workspace ID',
-      'page must be a positive integer',
-      `limit must be an integer between ${PAGE_LIMIT.min} and ${PAGE_LIMIT.max}`,
-      'list_id must be a valid numeric ID',
-    ],
+    400: ['Invalid workspace ID', ...QUERY_400],
     403: ['Access denied'],
     404: ['Workspace not found', 'List not found in this workspace'],
   })
-  listTasks(@CurrentCaller() caller: Caller, @Param('id', new IdPipe('workspace')) id: number, @Query() query: ListTasksQuery): Promise<TaskPageDto> {
+  listTasks(
+    @CurrentCaller() caller: Caller,
+    @Param('id', new IdPipe('workspace')) id: number,
+    @QueryPairsOf() query: QueryPairs,
+  ): Promise<TaskPageDto | TaskCursorPageDto> {
     return this.tasks.listTasks(caller, id, query);
   }
 }

@@ -2,6 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { CustomFieldInput, NewTask, TaskPatch } from './tasks.body';
 import type { TaskDto, TaskListItemDto, TaskWriteDto } from './tasks.dto';
+import type { CursorValues } from './task-cursor';
+import { TaskListScope, taskListSql } from './task-list.sql';
+import type { TaskQuery } from './task-query';
 import { fieldAppliesSql, fieldVisibleSql, SqlParams, TaskShape, taskJsonSql } from './tasks.sql';
 
 /** Where a task is being written: its workspace, its (final) list and that list's folder. */
@@ -33,19 +36,11 @@ export interface UpdateChecks {
   status_ok: boolean;
 }
 
-/** A page of top-level tasks and the number of all matching tasks (D22). */
+/** A page of List tasks: its rows, the number of all matches (when asked) and the last row's cursor values (cursor mode, when more follow). */
 export interface TaskPageRows {
-  total: number;
   data: TaskListItemDto[];
-}
-
-/** The tasks a listing covers: a workspace, maybe one list, and for restricted members their grants (D29, D30). */
-export interface TaskScope {
-  workspaceId: number;
-  listId: number | null;
-  restricted: boolean;
-  folderIds: number[];
-  listIds: number[];
+  total?: number;
+  next_key?: CursorValues | null;
 }
 
 /** SQL for tasks, their assignees, labels and custom-field values; reads return API shapes directly. */
@@ -67,26 +62,14 @@ export class TasksRepository {
   }
 
   /**
-   * One page of top-level tasks of a scope, newest first by created_at then id (D22),
-   * each with its direct subtasks, and the total: one statement whatever the page size.
+   * One page of List tasks (D22, D34) in ONE statement whatever the page size
+   * or filters: the rows (each with its direct subtasks), the total when the
+   * query wants it, and in cursor mode the sort values of the page's last row
+   * when another row follows.
    */
-  async listPage(scope: TaskScope, userId: number, limit: number, offset: string): Promise<TaskPageRows> {
-    const rows: TaskPageRows[] = await this.db.query(
-      `WITH scope AS (
-         SELECT t.id, t.created_at FROM tasks t
-          WHERE t.workspace_id = $1 AND t.parent_id IS NULL
-            AND ($2::int IS NULL OR t.list_id = $2::int)
-            AND (NOT $3::boolean OR t.list_id IN (
-                   SELECT pl.id FROM lists pl
-                    WHERE pl.workspace_id = $1 AND (pl.id = ANY($4::int[]) OR pl.folder_id = ANY($5::int[]))))
-       ), page AS (
-         SELECT id, created_at FROM scope ORDER BY created_at DESC, id DESC LIMIT $6 OFFSET $7::bigint
-       )
-       SELECT (SELECT count(*)::int FROM scope) AS total,
-              COALESCE((SELECT json_agg(${taskJsonSql('listItem', '$8::int')} ORDER BY p.created_at DESC, p.id DESC)
-                          FROM page p JOIN tasks t ON t.id = p.id LEFT JOIN lists l ON l.id = t.list_id), '[]'::json) AS data`,
-      [scope.workspaceId, scope.listId, scope.restricted, scope.listIds, scope.folderIds, limit, offset, userId],
-    );
+  async listPage(scope: TaskListScope, userId: number, query: TaskQuery): Promise<TaskPageRows> {
+    const { sql, params } = taskListSql(scope, userId, query);
+    const rows: TaskPageRows[] = await this.db.query(sql, params);
     return rows[0];
   }
 

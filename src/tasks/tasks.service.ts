@@ -3,25 +3,12 @@ import { DataSource } from 'typeorm';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
 import { asBody, has } from '../common/validation/body';
-import { parseId, requireId } from '../common/validation/ids';
+import { requireId } from '../common/validation/ids';
+import { sealCursor } from './task-cursor';
+import { parseTaskQuery, QueryPairs } from './task-query';
 import { parseCreateBody, parseUpdateBody } from './tasks.body';
-import type { TaskDto, TaskPageDto, TaskWriteDto } from './tasks.dto';
+import type { TaskCursorPageDto, TaskDto, TaskPageDto, TaskWriteDto } from './tasks.dto';
 import { TasksRepository } from './tasks.repository';
-
-/** D22: default and bounds of `limit`. */
-export const PAGE_LIMIT = { default: 50, min: 1, max: 100 } as const;
-
-/** The query string of list tasks as Fastify parses it. */
-export type ListTasksQuery = Record<string, unknown>;
-
-/** An integer query parameter: `fallback` when absent, null when not a string of digits (or beyond 2^53). */
-function integerParam(query: ListTasksQuery, name: string, fallback: number): number | null {
-  const value = query[name];
-  if (value === undefined) return fallback;
-  if (typeof value !== 'string' || !/^[0-9]+$/.test(value)) return null;
-  const n = Number(value);
-  return Number.isSafeInteger(n) ? n : null;
-}
 
 /** Rules for tasks, in the order of D3. */
 @Injectable()
@@ -100,36 +87,28 @@ export class TasksService {
   }
 
   /**
-   * spec: List tasks (D22). Membership (404 `Workspace not found`) → page, limit,
-   * list_id (400s) → the list filter (404, then 403 for a restricted member) →
-   * one statement for the page and the total. Four round trips at most, whatever the limit.
+   * spec: List tasks (D22, D34). Membership (404 `Workspace not found`) → the
+   * query's 400s in D34's order (parseTaskQuery, cursor included) → the list
+   * filter (404, then 403 for a restricted member) → one statement for the
+   * page, its total and its next cursor. Three round trips at most beyond
+   * authentication, whatever the filters and the limit.
    */
-  async listTasks(caller: Caller, workspaceId: number, query: ListTasksQuery): Promise<TaskPageDto> {
+  async listTasks(caller: Caller, workspaceId: number, pairs: QueryPairs): Promise<TaskPageDto | TaskCursorPageDto> {
     // Workspace-level check: the restriction applies to the rows and to list_id, not to the route (D30).
-    const access = await this.access.workspace(caller, workspaceId);
-    const page = integerParam(query, 'page', 1);
-    if (page === null || page < 1) throw new BadRequestException('page must be a positive integer');
-    const limit = integerParam(query, 'limit', PAGE_LIMIT.default);
-    if (limit === null || limit < PAGE_LIMIT.min || limit > PAGE_LIMIT.max) {
-      throw new BadRequestException(`limit must be an integer between ${PAGE_LIMIT.min} and ${PAGE_LIMIT.max}`);
-    }
-    let listId: number | null = null;
-    if (query.list_id !== undefined) {
-      listId = parseId(query.list_id);
-      if (listId === null) throw new BadRequestException('list_id must be a valid numeric ID');
+    const { membership } = await this.access.workspace(caller, workspaceId);
+    const query = parseTaskQuery(pairs, { workspaceId, userId: caller.userId });
+    const listId = query.filters.listId;
+    if (listId !== null) {
       const list = await this.tasks.findList(listId);
       if (!list || list.workspace_id !== workspaceId) throw new NotFoundException('List not found in this workspace');
-      this.access.requireListPermitted(access.membership, listId, list.folder_id);
+      this.access.requireListPermitted(membership, listId, list.folder_id);
     }
 
-    const { membership } = access;
-    const offset = (BigInt(page - 1) * BigInt(limit)).toString();
-    const { total, data } = await this.tasks.listPage(
-      { workspaceId, listId, restricted: membership.restricted, folderIds: membership.folderIds, listIds: membership.listIds },
-      caller.userId,
-      limit,
-      offset,
-    );
-    return { data, page, limit, total, total_pages: Math.ceil(total / limit) };
+    const scope = { workspaceId, restricted: membership.restricted, folderIds: membership.folderIds, listIds: membership.listIds };
+    const { data, total, next_key } = await this.tasks.listPage(scope, caller.userId, query);
+    const { limit } = query;
+    if (query.mode === 'offset') return { data, page: query.page, limit, total: total!, total_pages: Math.ceil(total! / limit) };
+    const next_cursor = next_key ? sealCursor(query.binding, next_key) : null;
+    return query.includeTotal ? { data, limit, next_cursor, total: total! } : { data, limit, next_cursor };
   }
 }

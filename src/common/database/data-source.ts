@@ -2,12 +2,13 @@ import { types } from 'pg';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { ENTITIES } from './entities';
 import { InitialSchema1732250000000 } from './migrations/1732250000000-initial-schema';
+import { TaskQueries1732260000000 } from './migrations/1732260000000-task-queries';
 
 // bigint (COUNT(*), file sizes) as JS numbers: every value we keep fits in 2^53.
 types.setTypeParser(types.builtins.INT8, (value) => Number(value));
 
 /** Every migration, in order. `synchronize` is never used: the schema comes from these. */
-export const MIGRATIONS = [InitialSchema1732250000000];
+export const MIGRATIONS = [InitialSchema1732250000000, TaskQueries1732260000000];
 
 /**
  * TypeORM options for PostgreSQL at `url` (default `DATABASE_URL`).
