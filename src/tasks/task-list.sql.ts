@@ -129,7 +129,8 @@ export function taskListSql(scope: TaskListScope, userId: number, query: TaskQue
   const keys = query.sort.map((s, i) => `${SORT_SQL[s.key].expr(s.desc)} AS k${i}`).join(', ');
   const user = p.add(userId, 'int');
   const limit = p.add(query.limit, 'int');
-  const taskJson = taskJsonSql('listItem', user);
+  // Each page row's object by primary key, whatever the planner thinks of joining a few rows with all tasks.
+  const rowJson = `(SELECT ${taskJsonSql('listItem', user)} FROM tasks t LEFT JOIN lists l ON l.id = t.list_id WHERE t.id = p.id)`;
 
   if (query.mode === 'offset') {
     // D22: the scope is counted and paged by one statement.
@@ -140,8 +141,7 @@ export function taskListSql(scope: TaskListScope, userId: number, query: TaskQue
          SELECT * FROM scope ORDER BY ${orderSql(query.sort, 'scope')} LIMIT ${limit} OFFSET ${offset}
        )
        SELECT (SELECT count(*)::int FROM scope) AS total,
-              COALESCE((SELECT json_agg(${taskJson} ORDER BY ${orderSql(query.sort, 'p')})
-                          FROM page p JOIN tasks t ON t.id = p.id LEFT JOIN lists l ON l.id = t.list_id), '[]'::json) AS data`;
+              COALESCE((SELECT json_agg(${rowJson} ORDER BY ${orderSql(query.sort, 'p')}) FROM page p), '[]'::json) AS data`;
     return { sql, params: p.values };
   }
 
@@ -154,9 +154,7 @@ export function taskListSql(scope: TaskListScope, userId: number, query: TaskQue
          FROM tasks t WHERE ${where}${keyset}
         ORDER BY ${orderSql(query.sort)} LIMIT ${limit} + 1
      )
-     SELECT COALESCE((SELECT json_agg(${taskJson} ORDER BY p.n)
-                        FROM page p JOIN tasks t ON t.id = p.id LEFT JOIN lists l ON l.id = t.list_id
-                       WHERE p.n <= ${limit}), '[]'::json) AS data,
+     SELECT COALESCE((SELECT json_agg(${rowJson} ORDER BY p.n) FROM page p WHERE p.n <= ${limit}), '[]'::json) AS data,
             (SELECT p.next_key FROM page p WHERE p.n = ${limit} AND EXISTS (SELECT 1 FROM page m WHERE m.n > ${limit})) AS next_key${total}`;
   return { sql, params: p.values };
 }
