@@ -93,7 +93,10 @@ function filterSql(p: SqlParams, scope: TaskListScope, query: TaskQuery): string
   if (f.dueBefore) where.push(`${dueExpr(false)} < ${p.add(f.dueBefore, 'timestamptz')}`);
   if (f.createdAfter) where.push(`t.created_at >= ${p.add(f.createdAfter, 'timestamptz')}`);
   if (f.updatedAfter) where.push(`t.updated_at >= ${p.add(f.updatedAfter, 'timestamptz')}`);
-  for (const term of f.terms ?? []) where.push(`task_search_text(t.title, t.description) LIKE lower(${p.add(containsPattern(term), 'text')})`);
+  for (const term of f.terms ?? []) {
+    // PostgreSQL text holds no NUL character: such a term occurs nowhere (and cannot be a parameter).
+    where.push(term.includes('\0') ? 'false' : `task_search_text(t.title, t.description) LIKE lower(${p.add(containsPattern(term), 'text')})`);
+  }
   return where;
 }
 
