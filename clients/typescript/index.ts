@@ -5,7 +5,7 @@
  * is typed by the document:
  *
  *   const api = createApiClient('http://localhost:3000', 'svc_...');
- *   const { data, error, response } = await api.GET('/api/v1/tasks/{id}', { params: { path: { id: '41' } } });
+ *   const { data, error, response } = await api.GET('/api/v1/tasks/{task_id}', { params: { path: { task_id: 41 } } });
  */
 import createClient, { type Client, type ClientOptions } from 'openapi-fetch';
 import type { components, paths } from './schema';

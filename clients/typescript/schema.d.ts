@@ -24,7 +24,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/folders/{id}": {
+    "/api/v1/folders/{folder_id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -48,7 +48,7 @@ export interface paths {
         patch: operations["updateFolder"];
         trace?: never;
     };
-    "/api/v1/folders/{id}/lists": {
+    "/api/v1/folders/{folder_id}/lists": {
         parameters: {
             query?: never;
             header?: never;
@@ -88,7 +88,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/labels/{id}": {
+    "/api/v1/labels/{label_id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -128,7 +128,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/lists/{id}": {
+    "/api/v1/lists/{list_id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -192,7 +192,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/statuses/{id}": {
+    "/api/v1/statuses/{status_id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -223,7 +223,7 @@ export interface paths {
         put?: never;
         /**
          * Create task
-         * @description The workspace is derived from `list_id`. `identifier` is the next number of the workspace counter (D15). Scope `tasks:write`; owners, admins and members; a restricted member only in a permitted list.
+         * @description The workspace is derived from `list_id`. `identifier` is the next number of the workspace task counter, never reused. Scope `tasks:write`; owners, admins and members; a restricted member only in a permitted list.
          */
         post: operations["createTask"];
         delete?: never;
@@ -232,7 +232,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/tasks/{id}": {
+    "/api/v1/tasks/{task_id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -260,7 +260,7 @@ export interface paths {
         patch: operations["updateTask"];
         trace?: never;
     };
-    "/api/v1/tasks/{id}/comments": {
+    "/api/v1/tasks/{task_id}/comments": {
         parameters: {
             query?: never;
             header?: never;
@@ -275,7 +275,7 @@ export interface paths {
         put?: never;
         /**
          * Create comment
-         * @description Posts a top-level comment as the key owner: `parent_comment_id` is null and `resolved` false. `content` is HTML, sanitized (D9). Scope `comments:write`; owners, admins and members. An access-restricted member gets 403 unless the task's list is permitted.
+         * @description Posts a top-level comment as the key owner: `parent_comment_id` is null and `resolved` false. `content` is HTML, sanitized. Scope `comments:write`; owners, admins and members. An access-restricted member gets 403 unless the task's list is permitted.
          */
         post: operations["createComment"];
         delete?: never;
@@ -304,7 +304,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/workspaces/{id}": {
+    "/api/v1/workspaces/{workspace_id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -324,7 +324,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/workspaces/{id}/custom-fields": {
+    "/api/v1/workspaces/{workspace_id}/custom-fields": {
         parameters: {
             query?: never;
             header?: never;
@@ -333,7 +333,7 @@ export interface paths {
         };
         /**
          * List custom fields
-         * @description Custom-field definitions of the workspace visible to the key user (a field with an allowed-users list only for those users), ordered by position, then id. Scope `tasks:read`; any member, access restriction does not apply (D30).
+         * @description Custom-field definitions of the workspace visible to the key user (a field with an allowed-users list only for those users), ordered by position, then id. Scope `tasks:read`; any member, access restriction does not apply.
          */
         get: operations["listCustomFields"];
         put?: never;
@@ -344,7 +344,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/workspaces/{id}/folders": {
+    "/api/v1/workspaces/{workspace_id}/folders": {
         parameters: {
             query?: never;
             header?: never;
@@ -364,7 +364,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/workspaces/{id}/labels": {
+    "/api/v1/workspaces/{workspace_id}/labels": {
         parameters: {
             query?: never;
             header?: never;
@@ -384,7 +384,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/workspaces/{id}/members": {
+    "/api/v1/workspaces/{workspace_id}/members": {
         parameters: {
             query?: never;
             header?: never;
@@ -404,7 +404,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/workspaces/{id}/statuses": {
+    "/api/v1/workspaces/{workspace_id}/statuses": {
         parameters: {
             query?: never;
             header?: never;
@@ -424,7 +424,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/workspaces/{id}/tasks": {
+    "/api/v1/workspaces/{workspace_id}/tasks": {
         parameters: {
             query?: never;
             header?: never;
@@ -461,10 +461,17 @@ export interface components {
             avatar_url: string | null;
         };
         Attachment: {
+            /** @example 9 */
             id: number;
-            /** @description Original file name */
+            /**
+             * @description Original file name
+             * @example spec.pdf
+             */
             file_name: string;
-            /** @description Bytes */
+            /**
+             * @description Bytes
+             * @example 1024
+             */
             file_size: number;
             /** @example application/pdf */
             mime_type: string;
@@ -490,7 +497,7 @@ export interface components {
             /** @example null */
             avatar_url: string | null;
             /**
-             * @description HTML, sanitized on storage (D9)
+             * @description HTML, sanitized on storage
              * @example <p>On it</p>
              */
             content: string;
@@ -512,7 +519,7 @@ export interface components {
         };
         CreateComment: {
             /**
-             * @description HTML; trimmed, then sanitized with an allowlist (D8, D9). Blank, or nothing left after sanitizing: 400 `content is required`.
+             * @description HTML; trimmed, then sanitized with an allowlist. Blank, or nothing left after sanitizing: 400 `content is required`.
              * @example <p>On it</p>
              */
             content: string;
@@ -545,7 +552,7 @@ export interface components {
              * @example 1
              */
             workspace_id: number | string;
-            /** @description Unique in the workspace ignoring case (D28) */
+            /** @description Unique in the workspace ignoring case */
             name: string;
             /** @example red */
             color?: string | null;
@@ -557,7 +564,7 @@ export interface components {
              */
             workspace_id: number | string;
             /**
-             * @description Numeric id of a folder of the same workspace (D27)
+             * @description Numeric id of a folder of the same workspace
              * @example 1
              */
             folder_id: number | string;
@@ -584,7 +591,7 @@ export interface components {
              */
             workspace_id: number | string;
             /**
-             * @description Trimmed; unique in the workspace ignoring case (D25)
+             * @description Trimmed; unique in the workspace ignoring case
              * @example In Review
              */
             name: string;
@@ -608,12 +615,12 @@ export interface components {
              */
             list_id: number | string;
             /**
-             * @description Trimmed; blank is rejected (D8)
+             * @description Trimmed; blank is rejected
              * @example Ship it
              */
             title: string;
             /**
-             * @description HTML, sanitized (D9)
+             * @description HTML, sanitized
              * @example <p>Details</p>
              */
             description?: string | null;
@@ -623,38 +630,38 @@ export interface components {
              */
             priority: "urgent" | "high" | "medium" | "low" | "none";
             /**
-             * @description A status of the same workspace; default: its first `pending` status (D17)
+             * @description A status of the same workspace; default: its first `pending` status by position
              * @example 1
              */
             status_id?: number | string;
             /**
-             * @description ISO 8601 (D11): `YYYY-MM-DD`, `YYYY-MM-DDTHH:mm[:ss[.ffffff]]`, with `Z`, `±HH:MM` or nothing (UTC). `null` or `""`: no date.
+             * @description ISO 8601: `YYYY-MM-DD`, `YYYY-MM-DDTHH:mm[:ss[.ffffff]]`, with `Z`, `±HH:MM` or nothing (UTC). `null` or `""`: no date.
              * @example 2025-01-15T09:30:00.000Z
              */
             due_date?: string | null;
             /**
-             * @description ISO 8601 (D11): `YYYY-MM-DD`, `YYYY-MM-DDTHH:mm[:ss[.ffffff]]`, with `Z`, `±HH:MM` or nothing (UTC). `null` or `""`: no date.
+             * @description ISO 8601: `YYYY-MM-DD`, `YYYY-MM-DDTHH:mm[:ss[.ffffff]]`, with `Z`, `±HH:MM` or nothing (UTC). `null` or `""`: no date.
              * @example 2025-01-15T09:30:00.000Z
              */
             start_date?: string | null;
             /**
-             * @description User ids; non-members and malformed ids are ignored (D12)
+             * @description User ids; non-members and malformed ids are ignored
              * @example [
              *       7
              *     ]
              */
             assignee_ids?: (number | string)[];
-            /** @description Fields not applying to the list or not visible to the caller are ignored (D13) */
+            /** @description Fields not applying to the list or not visible to the caller are ignored */
             custom_fields?: components["schemas"]["CustomFieldValueInput"][];
             /**
-             * @description Label ids (ext, D14); other workspaces’ labels are ignored
+             * @description Label ids; replaces the labels; other workspaces’ labels are ignored
              * @example [
              *       3
              *     ]
              */
             label_ids?: (number | string)[];
             /**
-             * @description Parent task (ext, D14): same workspace, not itself a subtask
+             * @description Parent task: same workspace, not itself a subtask
              * @example 1
              */
             parent_id?: (number | string) | null;
@@ -696,7 +703,7 @@ export interface components {
              * @example 1
              */
             position: number;
-            /** @description `false`: available on every list; `true`: only on lists covered by granted_folder_ids and list_overrides (D19) */
+            /** @description `false`: available on every list; `true`: only on lists covered by granted_folder_ids and list_overrides */
             is_scope_restricted: boolean;
             /**
              * @description Folders whose lists inherit the field when restricted, ascending
@@ -709,9 +716,14 @@ export interface components {
             list_overrides: components["schemas"]["CustomFieldListOverride"][];
         };
         CustomFieldEntry: {
+            /** @example 3 */
             id: number;
+            /** @example Estimate */
             name: string;
-            /** @enum {string} */
+            /**
+             * @example number
+             * @enum {string}
+             */
             type: "text" | "number" | "date" | "checkbox" | "rating" | "dropdown" | "money" | "people";
             /** @description rating `{icon, color}`; dropdown `{options}`; money `{currency, decimals}`; other types null */
             config: {
@@ -719,7 +731,10 @@ export interface components {
             } | null;
             /** @description Sort position within the workspace */
             position: number;
-            /** @description The task's value; null when unset */
+            /**
+             * @description The task's value; null when unset
+             * @example 3
+             */
             value: string | null;
         };
         CustomFieldListOverride: {
@@ -733,7 +748,7 @@ export interface components {
         };
         CustomFieldValueInput: {
             /**
-             * @description Custom field id (number, or a string of digits: D5)
+             * @description Custom field id (a number, or a string of digits)
              * @example 3
              */
             id: number | string;
@@ -842,7 +857,7 @@ export interface components {
             /** @example 1 */
             workspace_id: number;
             /**
-             * @description Unique in the workspace ignoring case and surrounding spaces (D25)
+             * @description Unique in the workspace ignoring case and surrounding spaces
              * @example In Review
              */
             name: string;
@@ -878,11 +893,16 @@ export interface components {
             category: "pending" | "in_progress" | "completed" | "cancelled";
         };
         Subtask: {
+            /** @example 42 */
             id: number;
+            /** @example Write the changelog */
             title: string;
             /** @enum {string} */
             priority: "urgent" | "high" | "medium" | "low" | "none";
-            /** @description Workspace-scoped sequential number */
+            /**
+             * @description Workspace-scoped sequential number
+             * @example 2
+             */
             identifier: number;
             status: components["schemas"]["StatusSummary"] | null;
             /** @description Ascending user id */
@@ -893,14 +913,17 @@ export interface components {
             id: number;
             /** @example 1 */
             workspace_id: number;
-            /** @description null when the task is not in a list */
+            /**
+             * @description null when the task is not in a list
+             * @example 3
+             */
             list_id: number | null;
             /** @example Ship it */
             title: string;
             /** @enum {string} */
             priority: "urgent" | "high" | "medium" | "low" | "none";
             /**
-             * @description Workspace-scoped sequential number, never reused (D15)
+             * @description Workspace-scoped sequential number, never reused
              * @example 1
              */
             identifier: number;
@@ -908,16 +931,22 @@ export interface components {
             due_date: string | null;
             /** Format: date-time */
             start_date: string | null;
-            /** @description User id of the creator */
+            /**
+             * @description User id of the creator
+             * @example 7
+             */
             creator_id: number;
             /** Format: date-time */
             created_at: string;
             status: components["schemas"]["StatusSummary"] | null;
             /** @description Ascending user id */
             assignees: components["schemas"]["Assignee"][];
-            /** @description Fields applying to the list and visible to the caller, by position then id (D18, D19) */
+            /** @description Fields applying to the list and visible to the caller, by position then id */
             custom_fields: components["schemas"]["CustomFieldEntry"][];
-            /** @description Sanitized HTML (D9) */
+            /**
+             * @description Sanitized HTML
+             * @example <p>Details</p>
+             */
             description: string | null;
             labels: components["schemas"]["LabelSummary"][];
             /** @description Direct subtasks, oldest first */
@@ -952,14 +981,17 @@ export interface components {
             id: number;
             /** @example 1 */
             workspace_id: number;
-            /** @description null when the task is not in a list */
+            /**
+             * @description null when the task is not in a list
+             * @example 3
+             */
             list_id: number | null;
             /** @example Ship it */
             title: string;
             /** @enum {string} */
             priority: "urgent" | "high" | "medium" | "low" | "none";
             /**
-             * @description Workspace-scoped sequential number, never reused (D15)
+             * @description Workspace-scoped sequential number, never reused
              * @example 1
              */
             identifier: number;
@@ -967,14 +999,17 @@ export interface components {
             due_date: string | null;
             /** Format: date-time */
             start_date: string | null;
-            /** @description User id of the creator */
+            /**
+             * @description User id of the creator
+             * @example 7
+             */
             creator_id: number;
             /** Format: date-time */
             created_at: string;
             status: components["schemas"]["StatusSummary"] | null;
             /** @description Ascending user id */
             assignees: components["schemas"]["Assignee"][];
-            /** @description Fields applying to the list and visible to the caller, by position then id (D18, D19) */
+            /** @description Fields applying to the list and visible to the caller, by position then id */
             custom_fields: components["schemas"]["CustomFieldEntry"][];
             /** @description Direct subtasks, oldest first */
             subtasks: components["schemas"]["Subtask"][];
@@ -995,14 +1030,17 @@ export interface components {
             id: number;
             /** @example 1 */
             workspace_id: number;
-            /** @description null when the task is not in a list */
+            /**
+             * @description null when the task is not in a list
+             * @example 3
+             */
             list_id: number | null;
             /** @example Ship it */
             title: string;
             /** @enum {string} */
             priority: "urgent" | "high" | "medium" | "low" | "none";
             /**
-             * @description Workspace-scoped sequential number, never reused (D15)
+             * @description Workspace-scoped sequential number, never reused
              * @example 1
              */
             identifier: number;
@@ -1010,16 +1048,22 @@ export interface components {
             due_date: string | null;
             /** Format: date-time */
             start_date: string | null;
-            /** @description User id of the creator */
+            /**
+             * @description User id of the creator
+             * @example 7
+             */
             creator_id: number;
             /** Format: date-time */
             created_at: string;
             status: components["schemas"]["StatusSummary"] | null;
             /** @description Ascending user id */
             assignees: components["schemas"]["Assignee"][];
-            /** @description Fields applying to the list and visible to the caller, by position then id (D18, D19) */
+            /** @description Fields applying to the list and visible to the caller, by position then id */
             custom_fields: components["schemas"]["CustomFieldEntry"][];
-            /** @description Sanitized HTML (D9) */
+            /**
+             * @description Sanitized HTML
+             * @example <p>Details</p>
+             */
             description: string | null;
         };
         UpdateFolder: {
@@ -1054,14 +1098,14 @@ export interface components {
              */
             position?: number;
             /**
-             * @description Numeric id of another folder of the same workspace: moves the list (D27)
+             * @description Numeric id of another folder of the same workspace: moves the list
              * @example 1
              */
             folder_id?: number | string;
         };
         UpdateStatus: {
             /**
-             * @description Cannot be blank; unique in the workspace ignoring case (D25)
+             * @description Cannot be blank; unique in the workspace ignoring case
              * @example Shipped
              */
             name?: string;
@@ -1081,9 +1125,9 @@ export interface components {
             position?: number;
         };
         UpdateTask: {
-            /** @description Cannot be blank (D8) */
+            /** @description Trimmed; cannot be blank */
             title?: string;
-            /** @description HTML, sanitized (D9); null or "" removes */
+            /** @description HTML, sanitized; null or "" removes */
             description?: string | null;
             /** @enum {string} */
             priority?: "urgent" | "high" | "medium" | "low" | "none";
@@ -1098,26 +1142,26 @@ export interface components {
              */
             list_id?: number | string;
             /**
-             * @description ISO 8601 (D11): `YYYY-MM-DD`, `YYYY-MM-DDTHH:mm[:ss[.ffffff]]`, with `Z`, `±HH:MM` or nothing (UTC). `null` or `""`: removes the date.
+             * @description ISO 8601: `YYYY-MM-DD`, `YYYY-MM-DDTHH:mm[:ss[.ffffff]]`, with `Z`, `±HH:MM` or nothing (UTC). `null` or `""`: removes the date.
              * @example 2025-01-15T09:30:00.000Z
              */
             due_date?: string | null;
             /**
-             * @description ISO 8601 (D11): `YYYY-MM-DD`, `YYYY-MM-DDTHH:mm[:ss[.ffffff]]`, with `Z`, `±HH:MM` or nothing (UTC). `null` or `""`: removes the date.
+             * @description ISO 8601: `YYYY-MM-DD`, `YYYY-MM-DDTHH:mm[:ss[.ffffff]]`, with `Z`, `±HH:MM` or nothing (UTC). `null` or `""`: removes the date.
              * @example 2025-01-15T09:30:00.000Z
              */
             start_date?: string | null;
             /**
-             * @description Replaces the assignees entirely; [] removes all; non-members ignored (D12)
+             * @description Replaces the assignees entirely; [] removes all; non-members ignored
              * @example [
              *       7
              *     ]
              */
             assignee_ids?: (number | string)[];
-            /** @description Only the listed fields change; inapplicable or invisible fields ignored (D13) */
+            /** @description Only the listed fields change; inapplicable or invisible fields ignored */
             custom_fields?: components["schemas"]["CustomFieldValueInput"][];
             /**
-             * @description Replaces the labels (ext, D14)
+             * @description Replaces the labels; other workspaces’ labels are ignored
              * @example [
              *       3
              *     ]
@@ -1201,10 +1245,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "workspace_id": 1,
+                     *       "name": "Engineering",
+                     *       "icon": "folder-1",
+                     *       "color": "blue",
+                     *       "position": 1,
+                     *       "created_at": "2025-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Folder"];
                 };
             };
-            /** @description `workspace_id is required`, `name is required`, `name must be at most 255 characters`, `icon must be a string`, `icon must be at most 255 characters`, `color must be a string`, `color must be at most 255 characters`, `Invalid JSON body`, `Request body must be a JSON object` */
+            /** @description `workspace_id is required`, `name is required`, `name must be at most 255 characters`, `icon must be a string`, `icon must be at most 255 characters`, `color must be a string`, `color must be at most 255 characters`, `name must not contain NUL characters`, `icon must not contain NUL characters`, `color must not contain NUL characters`, `Invalid JSON body`, `Request body must be a JSON object` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1216,6 +1271,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1251,7 +1308,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Folder id */
-                id: string;
+                folder_id: number;
             };
             cookie?: never;
         };
@@ -1276,6 +1333,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1309,7 +1368,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Folder id */
-                id: string;
+                folder_id: number;
             };
             cookie?: never;
         };
@@ -1325,10 +1384,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "workspace_id": 1,
+                     *       "name": "Engineering",
+                     *       "icon": "folder-1",
+                     *       "color": "blue",
+                     *       "position": 1,
+                     *       "created_at": "2025-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Folder"];
                 };
             };
-            /** @description `Invalid folder ID`, `name must be a string`, `name cannot be empty`, `name must be at most 255 characters`, `icon must be a string`, `icon must be at most 255 characters`, `color must be a string`, `color must be at most 255 characters`, `position must be an integer`, `Invalid JSON body`, `Request body must be a JSON object` */
+            /** @description `Invalid folder ID`, `name must be a string`, `name cannot be empty`, `name must be at most 255 characters`, `icon must be a string`, `icon must be at most 255 characters`, `color must be a string`, `color must be at most 255 characters`, `name must not contain NUL characters`, `icon must not contain NUL characters`, `color must not contain NUL characters`, `position must be an integer`, `Invalid JSON body`, `Request body must be a JSON object` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1340,6 +1410,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1375,7 +1447,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Folder id */
-                id: string;
+                folder_id: number;
             };
             cookie?: never;
         };
@@ -1387,6 +1459,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": 1,
+                     *         "workspace_id": 1,
+                     *         "folder_id": 1,
+                     *         "name": "Backlog",
+                     *         "icon": "library",
+                     *         "color": "gray",
+                     *         "position": 1,
+                     *         "created_at": "2025-01-15T09:30:00.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["List"][];
                 };
             };
@@ -1402,6 +1488,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1448,10 +1536,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "workspace_id": 1,
+                     *       "name": "text",
+                     *       "color": null,
+                     *       "created_at": "2025-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Label"];
                 };
             };
-            /** @description `workspace_id is required`, `name is required`, `name must be at most 255 characters`, `color must be a string`, `color must be at most 255 characters`, `Invalid JSON body`, `Request body must be a JSON object` */
+            /** @description `workspace_id is required`, `name is required`, `name must be at most 255 characters`, `color must be a string`, `color must be at most 255 characters`, `name must not contain NUL characters`, `color must not contain NUL characters`, `Invalid JSON body`, `Request body must be a JSON object` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1463,6 +1560,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1506,7 +1605,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: string;
+                /** @description Label id */
+                label_id: number;
             };
             cookie?: never;
         };
@@ -1531,6 +1631,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1577,10 +1679,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "workspace_id": 1,
+                     *       "folder_id": 1,
+                     *       "name": "Backlog",
+                     *       "icon": "library",
+                     *       "color": "gray",
+                     *       "position": 1,
+                     *       "created_at": "2025-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["List"];
                 };
             };
-            /** @description `workspace_id is required`, `folder_id is required`, `name is required`, `name must be at most 255 characters`, `icon must be a string`, `icon must be at most 255 characters`, `color must be a string`, `color must be at most 255 characters`, `Invalid JSON body`, `Request body must be a JSON object` */
+            /** @description `workspace_id is required`, `folder_id is required`, `name is required`, `name must be at most 255 characters`, `icon must be a string`, `icon must be at most 255 characters`, `color must be a string`, `color must be at most 255 characters`, `name must not contain NUL characters`, `icon must not contain NUL characters`, `color must not contain NUL characters`, `Invalid JSON body`, `Request body must be a JSON object` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1592,6 +1706,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1627,7 +1743,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description List id */
-                id: string;
+                list_id: number;
             };
             cookie?: never;
         };
@@ -1652,6 +1768,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1685,7 +1803,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description List id */
-                id: string;
+                list_id: number;
             };
             cookie?: never;
         };
@@ -1701,10 +1819,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "workspace_id": 1,
+                     *       "folder_id": 1,
+                     *       "name": "Backlog",
+                     *       "icon": "library",
+                     *       "color": "gray",
+                     *       "position": 1,
+                     *       "created_at": "2025-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["List"];
                 };
             };
-            /** @description `Invalid list ID`, `name must be a string`, `name cannot be empty`, `name must be at most 255 characters`, `icon must be a string`, `icon must be at most 255 characters`, `color must be a string`, `color must be at most 255 characters`, `position must be an integer`, `folder_id must be a valid numeric ID`, `Invalid JSON body`, `Request body must be a JSON object` */
+            /** @description `Invalid list ID`, `name must be a string`, `name cannot be empty`, `name must be at most 255 characters`, `icon must be a string`, `icon must be at most 255 characters`, `color must be a string`, `color must be at most 255 characters`, `name must not contain NUL characters`, `icon must not contain NUL characters`, `color must not contain NUL characters`, `position must be an integer`, `folder_id must be a valid numeric ID`, `Invalid JSON body`, `Request body must be a JSON object` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1716,6 +1846,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1760,12 +1892,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "email": "alice@example.com",
+                     *       "name": "Alice",
+                     *       "avatar_url": null,
+                     *       "created_at": "2025-01-01T00:00:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CurrentUser"];
                 };
             };
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1812,10 +1955,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "workspace_id": 1,
+                     *       "name": "In Review",
+                     *       "icon": "chart",
+                     *       "color": "gray",
+                     *       "category": "pending",
+                     *       "position": 1,
+                     *       "created_at": "2025-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Status"];
                 };
             };
-            /** @description `workspace_id is required`, `name is required`, `name must be at most 255 characters`, `Invalid category. Must be one of: pending, in_progress, completed, cancelled`, `icon must be a string`, `icon must be at most 255 characters`, `color must be a string`, `color must be at most 255 characters`, `Invalid JSON body`, `Request body must be a JSON object` */
+            /** @description `workspace_id is required`, `name is required`, `name must be at most 255 characters`, `Invalid category. Must be one of: pending, in_progress, completed, cancelled`, `icon must be a string`, `icon must be at most 255 characters`, `color must be a string`, `color must be at most 255 characters`, `name must not contain NUL characters`, `icon must not contain NUL characters`, `color must not contain NUL characters`, `Invalid JSON body`, `Request body must be a JSON object` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1827,6 +1982,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1871,7 +2028,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Status id */
-                id: string;
+                status_id: number;
             };
             cookie?: never;
         };
@@ -1887,10 +2044,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "workspace_id": 1,
+                     *       "name": "In Review",
+                     *       "icon": "chart",
+                     *       "color": "gray",
+                     *       "category": "pending",
+                     *       "position": 1,
+                     *       "created_at": "2025-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Status"];
                 };
             };
-            /** @description `Invalid status ID`, `name must be a string`, `name cannot be empty`, `name must be at most 255 characters`, `Invalid category. Must be one of: pending, in_progress, completed, cancelled`, `icon must be a string`, `icon must be at most 255 characters`, `color must be a string`, `color must be at most 255 characters`, `position must be an integer`, `At least one completed status must remain in the workspace`, `Invalid JSON body`, `Request body must be a JSON object` */
+            /** @description `Invalid status ID`, `name must be a string`, `name cannot be empty`, `name must be at most 255 characters`, `Invalid category. Must be one of: pending, in_progress, completed, cancelled`, `icon must be a string`, `icon must be at most 255 characters`, `color must be a string`, `color must be at most 255 characters`, `name must not contain NUL characters`, `icon must not contain NUL characters`, `color must not contain NUL characters`, `position must be an integer`, `At least one completed status must remain in the workspace`, `Invalid JSON body`, `Request body must be a JSON object` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1902,6 +2071,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1959,10 +2130,49 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 41,
+                     *       "workspace_id": 1,
+                     *       "list_id": 3,
+                     *       "title": "Ship it",
+                     *       "priority": "urgent",
+                     *       "identifier": 1,
+                     *       "due_date": null,
+                     *       "start_date": null,
+                     *       "creator_id": 7,
+                     *       "created_at": "2025-01-15T09:30:00.000Z",
+                     *       "status": {
+                     *         "id": 1,
+                     *         "name": "To Do",
+                     *         "icon": null,
+                     *         "color": "gray",
+                     *         "category": "pending"
+                     *       },
+                     *       "assignees": [
+                     *         {
+                     *           "id": 7,
+                     *           "name": "Alice",
+                     *           "avatar_url": null
+                     *         }
+                     *       ],
+                     *       "custom_fields": [
+                     *         {
+                     *           "id": 3,
+                     *           "name": "Estimate",
+                     *           "type": "number",
+                     *           "config": null,
+                     *           "position": 1,
+                     *           "value": "3"
+                     *         }
+                     *       ],
+                     *       "description": "<p>Details</p>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["TaskWrite"];
                 };
             };
-            /** @description `list_id is required`, `list_id must be a valid numeric ID`, `title is required`, `title must be at most 500 characters`, `description must be a string`, `description must be at most 100000 characters`, `Invalid priority. Must be one of: urgent, high, medium, low, none`, `status_id must be a valid numeric ID`, `Invalid due_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid start_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `assignee_ids must be an array`, `custom_fields must be an array`, `custom_fields value must be a string or null`, `label_ids must be an array`, `parent_id must be a valid numeric ID`, `Subtasks cannot have subtasks`, `Invalid JSON body`, `Request body must be a JSON object` */
+            /** @description `list_id is required`, `list_id must be a valid numeric ID`, `title is required`, `title must be at most 500 characters`, `description must be a string`, `description must be at most 100000 characters`, `Invalid priority. Must be one of: urgent, high, medium, low, none`, `status_id must be a valid numeric ID`, `Invalid due_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid start_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `assignee_ids must be an array`, `custom_fields must be an array`, `custom_fields value must be a string or null`, `label_ids must be an array`, `title must not contain NUL characters`, `description must not contain NUL characters`, `custom_fields value must not contain NUL characters`, `parent_id must be a valid numeric ID`, `Subtasks cannot have subtasks`, `Invalid JSON body`, `Request body must be a JSON object` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1974,6 +2184,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2008,7 +2220,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: string;
+                /** @description Task id */
+                task_id: number;
             };
             cookie?: never;
         };
@@ -2020,6 +2233,88 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 41,
+                     *       "workspace_id": 1,
+                     *       "list_id": 3,
+                     *       "title": "Ship it",
+                     *       "priority": "urgent",
+                     *       "identifier": 1,
+                     *       "due_date": null,
+                     *       "start_date": null,
+                     *       "creator_id": 7,
+                     *       "created_at": "2025-01-15T09:30:00.000Z",
+                     *       "status": {
+                     *         "id": 1,
+                     *         "name": "To Do",
+                     *         "icon": null,
+                     *         "color": "gray",
+                     *         "category": "pending"
+                     *       },
+                     *       "assignees": [
+                     *         {
+                     *           "id": 7,
+                     *           "name": "Alice",
+                     *           "avatar_url": null
+                     *         }
+                     *       ],
+                     *       "custom_fields": [
+                     *         {
+                     *           "id": 3,
+                     *           "name": "Estimate",
+                     *           "type": "number",
+                     *           "config": null,
+                     *           "position": 1,
+                     *           "value": "3"
+                     *         }
+                     *       ],
+                     *       "description": "<p>Details</p>",
+                     *       "labels": [
+                     *         {
+                     *           "id": 1,
+                     *           "name": "Bug",
+                     *           "color": "red"
+                     *         }
+                     *       ],
+                     *       "subtasks": [
+                     *         {
+                     *           "id": 42,
+                     *           "title": "Write the changelog",
+                     *           "priority": "urgent",
+                     *           "identifier": 2,
+                     *           "status": {
+                     *             "id": 1,
+                     *             "name": "To Do",
+                     *             "icon": null,
+                     *             "color": "gray",
+                     *             "category": "pending"
+                     *           },
+                     *           "assignees": [
+                     *             {
+                     *               "id": 7,
+                     *               "name": "Alice",
+                     *               "avatar_url": null
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "attachments": [
+                     *         {
+                     *           "id": 9,
+                     *           "file_name": "spec.pdf",
+                     *           "file_size": 1024,
+                     *           "mime_type": "application/pdf",
+                     *           "created_at": "2025-01-15T09:30:00.000Z",
+                     *           "uploader": {
+                     *             "id": 7,
+                     *             "name": "Alice",
+                     *             "avatar_url": null
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["Task"];
                 };
             };
@@ -2035,6 +2330,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2067,7 +2364,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: string;
+                /** @description Task id */
+                task_id: number;
             };
             cookie?: never;
         };
@@ -2092,6 +2390,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2124,7 +2424,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: string;
+                /** @description Task id */
+                task_id: number;
             };
             cookie?: never;
         };
@@ -2140,10 +2441,49 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 41,
+                     *       "workspace_id": 1,
+                     *       "list_id": 3,
+                     *       "title": "Ship it",
+                     *       "priority": "urgent",
+                     *       "identifier": 1,
+                     *       "due_date": null,
+                     *       "start_date": null,
+                     *       "creator_id": 7,
+                     *       "created_at": "2025-01-15T09:30:00.000Z",
+                     *       "status": {
+                     *         "id": 1,
+                     *         "name": "To Do",
+                     *         "icon": null,
+                     *         "color": "gray",
+                     *         "category": "pending"
+                     *       },
+                     *       "assignees": [
+                     *         {
+                     *           "id": 7,
+                     *           "name": "Alice",
+                     *           "avatar_url": null
+                     *         }
+                     *       ],
+                     *       "custom_fields": [
+                     *         {
+                     *           "id": 3,
+                     *           "name": "Estimate",
+                     *           "type": "number",
+                     *           "config": null,
+                     *           "position": 1,
+                     *           "value": "3"
+                     *         }
+                     *       ],
+                     *       "description": "<p>Details</p>"
+                     *     }
+                     */
                     "application/json": components["schemas"]["TaskWrite"];
                 };
             };
-            /** @description `Invalid task ID`, `title must be a string`, `title cannot be empty`, `title must be at most 500 characters`, `description must be a string`, `description must be at most 100000 characters`, `Invalid priority. Must be one of: urgent, high, medium, low, none`, `status_id must be a valid numeric ID`, `Invalid due_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid start_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `assignee_ids must be an array`, `custom_fields must be an array`, `custom_fields value must be a string or null`, `label_ids must be an array`, `list_id must be a valid numeric ID`, `Invalid JSON body`, `Request body must be a JSON object` */
+            /** @description `Invalid task ID`, `title must be a string`, `title cannot be empty`, `title must be at most 500 characters`, `description must be a string`, `description must be at most 100000 characters`, `Invalid priority. Must be one of: urgent, high, medium, low, none`, `status_id must be a valid numeric ID`, `Invalid due_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid start_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `assignee_ids must be an array`, `custom_fields must be an array`, `custom_fields value must be a string or null`, `label_ids must be an array`, `title must not contain NUL characters`, `description must not contain NUL characters`, `custom_fields value must not contain NUL characters`, `list_id must be a valid numeric ID`, `Invalid JSON body`, `Request body must be a JSON object` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2155,6 +2495,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2190,7 +2532,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Task id */
-                id: string;
+                task_id: number;
             };
             cookie?: never;
         };
@@ -2202,6 +2544,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": 1,
+                     *         "task_id": 41,
+                     *         "user_id": 7,
+                     *         "name": "Alice",
+                     *         "avatar_url": null,
+                     *         "content": "<p>On it</p>",
+                     *         "parent_comment_id": null,
+                     *         "resolved": false,
+                     *         "created_at": "2025-01-15T09:30:00.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Comment"][];
                 };
             };
@@ -2217,6 +2574,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2250,7 +2609,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Task id */
-                id: string;
+                task_id: number;
             };
             cookie?: never;
         };
@@ -2266,10 +2625,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "task_id": 41,
+                     *       "user_id": 7,
+                     *       "name": "Alice",
+                     *       "avatar_url": null,
+                     *       "content": "<p>On it</p>",
+                     *       "parent_comment_id": null,
+                     *       "resolved": false,
+                     *       "created_at": "2025-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Comment"];
                 };
             };
-            /** @description `Invalid task ID`, `content is required`, `content must be at most 100000 characters`, `Invalid JSON body`, `Request body must be a JSON object` */
+            /** @description `Invalid task ID`, `content is required`, `content must be at most 100000 characters`, `content must not contain NUL characters`, `Invalid JSON body`, `Request body must be a JSON object` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2281,6 +2653,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2325,12 +2699,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": 1,
+                     *         "name": "Acme",
+                     *         "slug": "acme",
+                     *         "description": null,
+                     *         "icon": null,
+                     *         "color": null,
+                     *         "image_url": null,
+                     *         "owner_id": 1,
+                     *         "role": "owner",
+                     *         "created_at": "2025-01-15T09:30:00.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Workspace"][];
                 };
             };
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2354,7 +2746,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: string;
+                /** @description Workspace id */
+                workspace_id: number;
             };
             cookie?: never;
         };
@@ -2366,6 +2759,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "name": "Acme",
+                     *       "slug": "acme",
+                     *       "description": null,
+                     *       "icon": null,
+                     *       "color": null,
+                     *       "image_url": null,
+                     *       "owner_id": 1,
+                     *       "role": "owner",
+                     *       "created_at": "2025-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Workspace"];
                 };
             };
@@ -2381,6 +2788,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2414,7 +2823,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Workspace id */
-                id: string;
+                workspace_id: number;
             };
             cookie?: never;
         };
@@ -2426,6 +2835,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": 1,
+                     *         "name": "Estimate",
+                     *         "type": "text",
+                     *         "config": {
+                     *           "iconName": "star",
+                     *           "color": "orange"
+                     *         },
+                     *         "position": 1,
+                     *         "is_scope_restricted": false,
+                     *         "granted_folder_ids": [
+                     *           2
+                     *         ],
+                     *         "list_overrides": [
+                     *           {
+                     *             "list_id": 3,
+                     *             "access": "granted"
+                     *           }
+                     *         ]
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["CustomFieldDefinition"][];
                 };
             };
@@ -2441,6 +2874,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2474,7 +2909,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Workspace id */
-                id: string;
+                workspace_id: number;
             };
             cookie?: never;
         };
@@ -2486,6 +2921,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": 1,
+                     *         "workspace_id": 1,
+                     *         "name": "Engineering",
+                     *         "icon": "folder-1",
+                     *         "color": "blue",
+                     *         "position": 1,
+                     *         "created_at": "2025-01-15T09:30:00.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Folder"][];
                 };
             };
@@ -2501,6 +2949,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2533,7 +2983,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: string;
+                /** @description Workspace id */
+                workspace_id: number;
             };
             cookie?: never;
         };
@@ -2545,6 +2996,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": 1,
+                     *         "workspace_id": 1,
+                     *         "name": "text",
+                     *         "color": null,
+                     *         "created_at": "2025-01-15T09:30:00.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Label"][];
                 };
             };
@@ -2560,6 +3022,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2592,7 +3056,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: string;
+                /** @description Workspace id */
+                workspace_id: number;
             };
             cookie?: never;
         };
@@ -2604,6 +3069,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": 1,
+                     *         "email": null,
+                     *         "name": "text",
+                     *         "avatar_url": null,
+                     *         "role": "owner",
+                     *         "joined_at": "2025-01-15T09:30:00.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Member"][];
                 };
             };
@@ -2619,6 +3096,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2652,7 +3131,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Workspace id */
-                id: string;
+                workspace_id: number;
             };
             cookie?: never;
         };
@@ -2664,6 +3143,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": 1,
+                     *         "workspace_id": 1,
+                     *         "name": "In Review",
+                     *         "icon": "chart",
+                     *         "color": "gray",
+                     *         "category": "pending",
+                     *         "position": 1,
+                     *         "created_at": "2025-01-15T09:30:00.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Status"][];
                 };
             };
@@ -2679,6 +3172,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2748,7 +3243,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Workspace id */
-                id: string;
+                workspace_id: number;
             };
             cookie?: never;
         };
@@ -2760,6 +3255,74 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": 41,
+                     *           "workspace_id": 1,
+                     *           "list_id": 3,
+                     *           "title": "Ship it",
+                     *           "priority": "urgent",
+                     *           "identifier": 1,
+                     *           "due_date": null,
+                     *           "start_date": null,
+                     *           "creator_id": 7,
+                     *           "created_at": "2025-01-15T09:30:00.000Z",
+                     *           "status": {
+                     *             "id": 1,
+                     *             "name": "To Do",
+                     *             "icon": null,
+                     *             "color": "gray",
+                     *             "category": "pending"
+                     *           },
+                     *           "assignees": [
+                     *             {
+                     *               "id": 7,
+                     *               "name": "Alice",
+                     *               "avatar_url": null
+                     *             }
+                     *           ],
+                     *           "custom_fields": [
+                     *             {
+                     *               "id": 3,
+                     *               "name": "Estimate",
+                     *               "type": "number",
+                     *               "config": null,
+                     *               "position": 1,
+                     *               "value": "3"
+                     *             }
+                     *           ],
+                     *           "subtasks": [
+                     *             {
+                     *               "id": 42,
+                     *               "title": "Write the changelog",
+                     *               "priority": "urgent",
+                     *               "identifier": 2,
+                     *               "status": {
+                     *                 "id": 1,
+                     *                 "name": "To Do",
+                     *                 "icon": null,
+                     *                 "color": "gray",
+                     *                 "category": "pending"
+                     *               },
+                     *               "assignees": [
+                     *                 {
+                     *                   "id": 7,
+                     *                   "name": "Alice",
+                     *                   "avatar_url": null
+                     *                 }
+                     *               ]
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "page": 1,
+                     *       "limit": 50,
+                     *       "total": 1,
+                     *       "total_pages": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["TaskPage"] | components["schemas"]["TaskCursorPage"] | components["schemas"]["TaskCursorPageWithTotal"];
                 };
             };
@@ -2775,6 +3338,8 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
                     [name: string]: unknown;
                 };
                 content: {

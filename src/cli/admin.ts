@@ -107,7 +107,7 @@ export async function addMember(
   const folderIds = input.folderIds ?? [];
   const listIds = input.listIds ?? [];
   if (!(ROLES as readonly string[]).includes(role)) throw new CliError(`--role must be one of: ${ROLES.join(', ')}`);
-  if (restricted && (role === 'owner' || role === 'admin')) throw new CliError('Owners and admins cannot be restricted (D29)');
+  if (restricted && (role === 'owner' || role === 'admin')) throw new CliError('Owners and admins cannot be restricted');
   if (!restricted && (folderIds.length || listIds.length)) throw new CliError('--folders and --lists are grants of a restricted member: add --restricted');
   return ds.transaction(async (em) => {
     const ws: unknown[] = await em.query('SELECT 1 FROM workspaces WHERE id = $1', [workspaceId]);

@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'fs';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { resolve } from 'path';
 import { demoBanner, ensureDemo } from '../fixtures/demo';
-import { loadFixtureWithWarnings } from '../fixtures/fixture-loader';
+import { loadFixture } from '../fixtures/fixture-loader';
 import { addMember, cliId, cliIds, CliError, createKey, createUser, createWorkspace, listKeys, revokeKey } from './admin';
 import { CliDatabase, logToStderr, migrateLocked } from './database';
 
@@ -65,11 +65,10 @@ export class MigrateCommand extends CliCommand {
 }
 
 /**
- * `seed` (D32): loads a fixture file (FIXTURES.md); prints the ref -> id map,
- * or writes it to --out. Each leniency of the loader (an implicit user, a
- * skipped member grant) is one `Warning: ...` line on stderr.
+ * `seed` (D32): loads a fixture file (FIXTURES.md, docs/fixtures.md); prints
+ * the ref -> id map, or writes it to --out.
  */
-@Command({ name: 'seed', description: 'Load a fixture file (FIXTURES.md); prints the ref -> id map, or writes it to --out' })
+@Command({ name: 'seed', description: 'Load a fixture file (format: docs/fixtures.md); prints the ref -> id map, or writes it to --out' })
 export class SeedCommand extends CliCommand {
   @Option({ flags: '-f, --file <path>', description: 'fixture JSON file', required: true })
   parseFile(value: string): string {
@@ -89,8 +88,7 @@ export class SeedCommand extends CliCommand {
     } catch (error) {
       throw new CliError(`Cannot read fixture ${file}: ${(error as Error).message}`);
     }
-    const { ids, warnings } = await loadFixtureWithWarnings(await this.db.open(), world);
-    for (const line of warnings) logToStderr(line);
+    const ids = await loadFixture(await this.db.open(), world);
     if (options.out) {
       const out = cliPath(String(options.out));
       writeFileSync(out, json(ids));
@@ -182,7 +180,7 @@ export class MembersAddCommand extends CliCommand {
     return value;
   }
 
-  @Option({ flags: '--restricted', description: 'access-restricted member (D29)' })
+  @Option({ flags: '--restricted', description: 'access-restricted member (members and viewers only)' })
   parseRestricted(): boolean {
     return true;
   }

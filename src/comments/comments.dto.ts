@@ -7,7 +7,7 @@ export class CommentDto {
   @ApiProperty({ example: 7, description: 'Author (the key owner for comments created through the API)' }) user_id: number;
   @ApiProperty({ example: 'Alice', description: "Author's display name" }) name: string;
   @ApiProperty({ type: 'string', nullable: true, example: null }) avatar_url: string | null;
-  @ApiProperty({ example: '<p>On it</p>', description: 'HTML, sanitized on storage (D9)' }) content: string;
+  @ApiProperty({ example: '<p>On it</p>', description: 'HTML, sanitized on storage' }) content: string;
   @ApiProperty({ type: 'number', nullable: true, example: null, description: '`null` for top-level comments; always `null` when created through the API' })
   parent_comment_id: number | null;
   @ApiProperty({ example: false, description: 'Always `false` on creation' }) resolved: boolean;
@@ -19,7 +19,7 @@ export class CreateCommentDto {
   @ApiProperty({
     example: '<p>On it</p>',
     maxLength: 100_000,
-    description: 'HTML; trimmed, then sanitized with an allowlist (D8, D9). Blank, or nothing left after sanitizing: 400 `content is required`.',
+    description: 'HTML; trimmed, then sanitized with an allowlist. Blank, or nothing left after sanitizing: 400 `content is required`.',
   })
   content: string;
 }

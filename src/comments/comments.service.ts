@@ -2,7 +2,7 @@ import { BadRequestException, Injectable, NotFoundException } from '@nestjs/comm
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
 import { asBody, MAX_LENGTH, requiredText } from '../common/validation/body';
-import { sanitizeHtml } from '../common/validation/html';
+import { sanitizeHtmlField } from '../common/validation/html';
 import type { CommentDto } from './comments.dto';
 import { CommentsRepository } from './comments.repository';
 
@@ -25,12 +25,13 @@ export class CommentsService {
 
   /**
    * spec: Create comment. Writers only (403 `Viewers cannot comment`), then the
-   * body (D3 step 7): `content` trimmed, at most 100,000 characters (D8),
-   * sanitized (D9); blank, not a string or empty after sanitizing: 400 `content is required`.
+   * body (D3 step 7): `content` trimmed, without NUL, at most 100,000 characters (D8)
+   * before and after it is sanitized (D9); blank, not a string or empty after
+   * sanitizing: 400 `content is required`.
    */
   async createComment(caller: Caller, taskId: number, rawBody: unknown): Promise<CommentDto> {
     await this.access.check(caller, 'task', taskId, 'comment.create');
-    const content = sanitizeHtml(requiredText(asBody(rawBody), 'content', MAX_LENGTH.content)).trim();
+    const content = await sanitizeHtmlField('content', requiredText(asBody(rawBody), 'content', MAX_LENGTH.content), true);
     if (content === '') throw new BadRequestException('content is required');
     const comment = await this.comments.insert(taskId, caller.userId, content);
     if (!comment) throw new NotFoundException('Task not found');

@@ -24,7 +24,7 @@ export class CustomFieldDefinitionDto {
   })
   config: Record<string, unknown> | null;
   @ApiProperty({ example: 1, description: 'Sort position within the workspace' }) position: number;
-  @ApiProperty({ description: '`false`: available on every list; `true`: only on lists covered by granted_folder_ids and list_overrides (D19)' })
+  @ApiProperty({ description: '`false`: available on every list; `true`: only on lists covered by granted_folder_ids and list_overrides' })
   is_scope_restricted: boolean;
   @ApiProperty({ type: [Number], example: [2], description: 'Folders whose lists inherit the field when restricted, ascending' })
   granted_folder_ids: number[];

@@ -13,6 +13,6 @@ export class LabelDto {
 /** D1 (ext): body of create label. */
 export class CreateLabelDto {
   @ApiProperty({ ...BODY_ID, description: 'Numeric id' }) workspace_id: number | string;
-  @ApiProperty({ maxLength: 255, description: 'Unique in the workspace ignoring case (D28)' }) name: string;
+  @ApiProperty({ maxLength: 255, description: 'Unique in the workspace ignoring case' }) name: string;
   @ApiPropertyOptional({ type: 'string', nullable: true, example: 'red' }) color?: string | null;
 }

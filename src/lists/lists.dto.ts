@@ -16,7 +16,7 @@ export class ListDto {
 /** spec: Create list, request body. */
 export class CreateListDto {
   @ApiProperty({ ...BODY_ID, description: 'Numeric id of the workspace' }) workspace_id: number | string;
-  @ApiProperty({ ...BODY_ID, description: 'Numeric id of a folder of the same workspace (D27)' }) folder_id: number | string;
+  @ApiProperty({ ...BODY_ID, description: 'Numeric id of a folder of the same workspace' }) folder_id: number | string;
   @ApiProperty({ maxLength: 255, description: 'Trimmed; blank is rejected', example: 'Backlog' }) name: string;
   @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 255, description: 'Icon slug; null when not provided', example: 'library' }) icon?: string | null;
   @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 255, description: 'Defaults to `gray`', example: 'gray' }) color?: string | null;
@@ -28,5 +28,5 @@ export class UpdateListDto {
   @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 255, example: 'chart' }) icon?: string | null;
   @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 255, example: 'orange' }) color?: string | null;
   @ApiPropertyOptional({ type: 'integer', description: 'Sort position', example: 2 }) position?: number;
-  @ApiPropertyOptional({ ...BODY_ID, description: 'Numeric id of another folder of the same workspace: moves the list (D27)' }) folder_id?: number | string;
+  @ApiPropertyOptional({ ...BODY_ID, description: 'Numeric id of another folder of the same workspace: moves the list' }) folder_id?: number | string;
 }

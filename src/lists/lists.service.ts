@@ -65,8 +65,8 @@ export class ListsService {
 
   /**
    * D1 (ext): update list; only sent fields change; `folder_id` moves it to another folder of its workspace.
-   * 404 `List not found`; 403 `Access denied` (non-member D4, or restricted and the list not permitted
-   * or the target folder not granted: D30), `Viewers cannot edit lists`; 400 body errors;
+   * 404 `List not found`; 403 `Access denied` (non-member D4, or restricted and the list not permitted,
+   * or on a move its current or target folder not granted: D30, D33), `Viewers cannot edit lists`; 400 body errors;
    * 404 `Folder not found` / `List not found` for the target folder (D27).
    */
   async updateList(caller: Caller, id: number, rawBody: unknown): Promise<ListDto> {
@@ -86,7 +86,7 @@ export class ListsService {
         : await this.db.transaction(async (em) => {
             // D3 step 8: the target folder, locked so it stays until the move commits.
             await this.requireFolderIn(em, targetFolderId, access.workspaceId);
-            this.access.requireFolderGranted(access.membership, targetFolderId);
+            this.access.requireListMove(access, targetFolderId);
             return this.lists.update(id, patch, em);
           });
     if (!list) throw new NotFoundException('List not found');

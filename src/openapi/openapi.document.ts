@@ -35,13 +35,15 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   'Custom fields': 'Custom-field definitions of a workspace',
 };
 
-/** The document's static part: info and the two security schemes `@Authenticated` refers to (D20). */
+/** The document's static part: info, servers and the two security schemes `@Authenticated` refers to (D20). */
 export function documentConfig(): ReturnType<DocumentBuilder['build']> {
   return new DocumentBuilder()
     .setOpenAPIVersion('3.1.0')
     .setTitle('Work-tracking API')
     .setVersion(API_VERSION)
     .setDescription(DESCRIPTION)
+    .addServer('/', 'The server this document is served from')
+    .addServer('http://localhost:3000', 'A local `npm start` (default PORT)')
     .addSecurity('bearer', { type: 'http', scheme: 'bearer', description: 'API key as a bearer token: `Authorization: Bearer svc_...`' })
     .addSecurity('apiKey', { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API key in the `X-API-Key` header (used when there is no bearer token)' })
     .build();

@@ -1,11 +1,13 @@
 import {
   errorMessages,
   errorResponse,
+  exampleOf,
   finalizeDocument,
   JsonObject,
   schemaName,
   serializeDocument,
   TIMESTAMP_PATTERN,
+  UNAUTHORIZED_HEADERS,
 } from './openapi.finalize';
 
 const err = { $ref: '#/components/schemas/ErrorDto' };
@@ -92,7 +94,7 @@ describe('OpenAPI post-processing (src/openapi/openapi.finalize.ts)', () => {
   });
 
   it('normalises error answers: a single example and backticked messages become named examples', () => {
-    expect(patch.responses['401']).toEqual(errorResponse(['API key required', 'Invalid API key']));
+    expect(patch.responses['401']).toEqual({ ...errorResponse(['API key required', 'Invalid API key']), headers: UNAUTHORIZED_HEADERS });
     expect(errorMessages({ description: '`a`, `b`', content: { 'application/json': { examples: { x: { value: { error: 'c' } } }, example: { error: 'a' } } } })).toEqual(['c', 'a', 'b']);
     expect(errorResponse(['Task not found'])).toEqual({
       description: '`Task not found`',
@@ -109,7 +111,7 @@ describe('OpenAPI post-processing (src/openapi/openapi.finalize.ts)', () => {
     expect(doc.components.schemas.Thing).toEqual({
       type: 'object',
       properties: {
-        id: { type: 'number' },
+        id: { type: 'integer' },
         owner: { anyOf: [{ $ref: '#/components/schemas/Owner' }, { type: 'null' }] },
         created_at: { type: 'string', format: 'date-time', pattern: TIMESTAMP_PATTERN },
       },
@@ -122,6 +124,29 @@ describe('OpenAPI post-processing (src/openapi/openapi.finalize.ts)', () => {
     expect(doc.components.schemas.UpdateThing).toEqual({ type: 'object', properties: { name: { type: 'string' } } });
     expect(new RegExp(TIMESTAMP_PATTERN).test('2025-01-15T09:30:00.000Z')).toBe(true);
     expect(new RegExp(TIMESTAMP_PATTERN).test('2025-01-15T09:30:00Z')).toBe(false);
+  });
+
+  it('types the numbers of response schemas as integers; request schemas keep theirs (issue 10)', () => {
+    expect(doc.components.schemas.Owner.properties.id).toEqual({ type: 'integer' });
+    const nullable = finalizeDocument({ ...scanned(), components: { schemas: { ...scanned().components.schemas, OwnerDto: { type: 'object', properties: { id: { type: ['number', 'null'] } } } } } });
+    expect(nullable.components.schemas.Owner.properties.id).toEqual({ type: ['integer', 'null'] });
+    const input = scanned();
+    input.components.schemas.UpdateThingDto.properties.size = { type: 'number' };
+    expect(finalizeDocument(input).components.schemas.UpdateThing.properties.size).toEqual({ type: 'number' });
+  });
+
+  it('gives every success answer with a body an example built from its schema; none to errors or 204 (issue 10)', () => {
+    expect(patch.responses['200'].content['application/json'].example).toEqual({ id: 1, owner: { id: 1, at: null }, created_at: '2025-01-15T09:30:00.000Z' });
+    expect(doc.paths['/api/v1/a'].get.responses['200'].content['application/json'].example).toEqual([{ id: 1, owner: { id: 1, at: null }, created_at: '2025-01-15T09:30:00.000Z' }]);
+    expect(patch.responses['404'].content['application/json'].example).toBeUndefined();
+    expect(doc.paths['/api/v1/things/{id}'].delete.responses['204'].content).toBeUndefined();
+  });
+
+  it('builds examples: own example first, then enum, then by type; nullable scalars are null', () => {
+    const d = { components: { schemas: { S: { type: 'object', properties: { n: { type: 'integer', example: 5 }, e: { type: 'string', enum: ['b', 'a'] }, t: { type: ['string', 'null'] }, b: { type: 'boolean' } } } } } };
+    expect(exampleOf(d, { $ref: '#/components/schemas/S' })).toEqual({ n: 5, e: 'b', t: null, b: false });
+    expect(exampleOf(d, { anyOf: [{ type: 'null' }, { type: 'string', format: 'date-time' }] })).toBe('2025-01-15T09:30:00.000Z');
+    expect(exampleOf(d, { type: 'array', items: { type: 'string' } })).toEqual(['text']);
   });
 
   it('orders keys stably: paths and schemas by name, responses by status, operation keys in reading order', () => {

@@ -10,10 +10,17 @@
  * - error answers are normalised: the `Error` schema, one named example per
  *   message, and a description listing the messages;
  * - every schema a response reaches is strict (D16): all properties required,
- *   no others allowed, timestamps in the form of convention 2;
+ *   no others allowed, timestamps in the form of convention 2, and numbers
+ *   typed `integer` (every number the API answers is an id, a position, a
+ *   count or a size);
+ * - every 401 answer documents its `WWW-Authenticate: Bearer` header, and
+ *   every success answer with a body gets an example built from its schema
+ *   (issue 10: for client generators and Swagger UI);
  * - keys are put in a stable order, so the serialised document is byte-stable.
  * Pure functions of a plain JSON document; unit-tested in openapi.finalize.spec.ts.
  */
+
+import { WWW_AUTHENTICATE } from '../common/errors/www-authenticate';
 
 /** A node of the JSON document (loosely typed on purpose: this code walks it generically). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -39,6 +46,14 @@ export const SHARED_ERROR_RESPONSES: Record<string, { status: string; message: s
 };
 
 const ERROR_REF = '#/components/schemas/Error';
+
+/** The header every 401 answer carries (RFC 9110: a 401 names its challenge). */
+export const UNAUTHORIZED_HEADERS = {
+  'WWW-Authenticate': {
+    description: '`Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`)',
+    schema: { type: 'string', const: WWW_AUTHENTICATE },
+  },
+};
 
 /** The contract's name of a scanned schema: an alias, else the class name without its `Dto` suffix. */
 export function schemaName(className: string): string {
@@ -156,6 +171,7 @@ export function addGenericResponses(doc: JsonObject): void {
       op.responses['415'] = refOf('415');
     }
     if (typeof op['x-scope'] === 'string') mergeError(op, '403', [`Scope '${op['x-scope']}' is required for this endpoint`]);
+    if (op.responses['401']) op.responses['401'].headers = clone(UNAUTHORIZED_HEADERS);
     op.responses['500'] = refOf('500');
   }
 }
@@ -201,7 +217,51 @@ export function strictify(schema: unknown): void {
       obj.required = Object.keys(obj.properties);
     }
     if (obj.format === 'date-time' && !obj.pattern) obj.pattern = TIMESTAMP_PATTERN;
+    if (obj.type === 'number') obj.type = 'integer';
+    if (Array.isArray(obj.type)) obj.type = obj.type.map((t: unknown) => (t === 'number' ? 'integer' : t));
   });
+}
+
+/** Example values by format and type, for schemas that give none. */
+const EXAMPLE_BY_FORMAT: Record<string, unknown> = { 'date-time': '2025-01-15T09:30:00.000Z' };
+const EXAMPLE_BY_TYPE: Record<string, unknown> = { string: 'text', integer: 1, number: 1, boolean: false, null: null, object: {} };
+
+/**
+ * An example value of `schema` (resolving `$ref`s into `doc`): the schema's
+ * own `example`, else the first enum value, else one built from its type: an
+ * object with every property, an array of one item, `null` for a nullable
+ * scalar, the object of an object-or-null. Valid against the strict response
+ * schemas (a test checks).
+ */
+export function exampleOf(doc: JsonObject, schema: unknown, depth = 0): unknown {
+  if (!isObject(schema) || depth > 32) return null; // depth: a guard against cyclic $refs
+  if (typeof schema.$ref === 'string') return exampleOf(doc, doc.components?.schemas?.[schema.$ref.slice('#/components/schemas/'.length)], depth + 1);
+  if ('example' in schema) return clone(schema.example);
+  if (Array.isArray(schema.enum)) return schema.enum[0];
+  const alternatives: unknown[] | undefined = schema.anyOf ?? schema.oneOf;
+  if (Array.isArray(alternatives)) {
+    const chosen = alternatives.find((a) => !(isObject(a) && a.type === 'null')) ?? alternatives[0];
+    return exampleOf(doc, chosen, depth + 1);
+  }
+  const types: unknown[] = Array.isArray(schema.type) ? schema.type : [schema.type];
+  if (types.includes('null')) return null;
+  const type = types[0];
+  if (type === 'object' && isObject(schema.properties)) {
+    return Object.fromEntries(Object.entries<unknown>(schema.properties).map(([k, v]) => [k, exampleOf(doc, v, depth + 1)]));
+  }
+  if (type === 'array') return [exampleOf(doc, schema.items, depth + 1)];
+  if (typeof schema.format === 'string' && schema.format in EXAMPLE_BY_FORMAT) return EXAMPLE_BY_FORMAT[schema.format];
+  return typeof type === 'string' && type in EXAMPLE_BY_TYPE ? clone(EXAMPLE_BY_TYPE[type]) : null;
+}
+
+/** Gives every 2xx JSON answer without an example one built by exampleOf. */
+export function addSuccessExamples(doc: JsonObject): void {
+  for (const { op } of operations(doc)) {
+    for (const [status, response] of Object.entries<JsonObject>(op.responses ?? {})) {
+      const media: JsonObject | undefined = response.content?.['application/json'];
+      if (status.startsWith('2') && media?.schema && media.example === undefined && media.examples === undefined) media.example = exampleOf(doc, media.schema);
+    }
+  }
 }
 
 /** Applies strictify to every schema a response reaches, inline or named. */
@@ -288,6 +348,7 @@ export function finalizeDocument(scanned: JsonObject, tagDescriptions: Record<st
   renameSchemas(doc);
   addGenericResponses(doc);
   strictResponses(doc);
+  addSuccessExamples(doc);
   collectTags(doc, tagDescriptions);
   return orderDocument(doc);
 }

@@ -9,7 +9,7 @@ export type StatusCategory = (typeof STATUS_CATEGORIES)[number];
 export class StatusDto {
   @ApiProperty({ example: 1 }) id: number;
   @ApiProperty({ example: 1 }) workspace_id: number;
-  @ApiProperty({ example: 'In Review', description: 'Unique in the workspace ignoring case and surrounding spaces (D25)' }) name: string;
+  @ApiProperty({ example: 'In Review', description: 'Unique in the workspace ignoring case and surrounding spaces' }) name: string;
   @ApiProperty({ type: 'string', nullable: true, example: 'chart', description: 'Icon slug' }) icon: string | null;
   @ApiProperty({ type: 'string', nullable: true, example: 'gray' }) color: string | null;
   @ApiProperty({ enum: STATUS_CATEGORIES }) category: StatusCategory;
@@ -20,7 +20,7 @@ export class StatusDto {
 /** spec: Create status, request body. */
 export class CreateStatusDto {
   @ApiProperty({ ...BODY_ID, description: 'Numeric id of the workspace' }) workspace_id: number | string;
-  @ApiProperty({ maxLength: 255, description: 'Trimmed; unique in the workspace ignoring case (D25)', example: 'In Review' }) name: string;
+  @ApiProperty({ maxLength: 255, description: 'Trimmed; unique in the workspace ignoring case', example: 'In Review' }) name: string;
   @ApiProperty({ enum: STATUS_CATEGORIES }) category: StatusCategory;
   @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 255, description: 'Icon slug; null when not provided', example: 'chart' }) icon?: string | null;
   @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 255, description: 'Defaults to `gray`', example: 'purple' }) color?: string | null;
@@ -28,7 +28,7 @@ export class CreateStatusDto {
 
 /** spec: Update status, request body; only sent fields change. */
 export class UpdateStatusDto {
-  @ApiPropertyOptional({ maxLength: 255, description: 'Cannot be blank; unique in the workspace ignoring case (D25)', example: 'Shipped' }) name?: string;
+  @ApiPropertyOptional({ maxLength: 255, description: 'Cannot be blank; unique in the workspace ignoring case', example: 'Shipped' }) name?: string;
   @ApiPropertyOptional({ enum: STATUS_CATEGORIES, description: 'The last remaining `completed` status cannot change category' }) category?: StatusCategory;
   @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 255, example: 'chart' }) icon?: string | null;
   @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 255, example: 'red' }) color?: string | null;

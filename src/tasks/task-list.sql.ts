@@ -1,3 +1,5 @@
+import type { Membership } from '../common/access/access.policy';
+import { GrantParams, grantParams, permittedListSql } from '../common/access/access.sql';
 import type { CursorValues } from './task-cursor';
 import { PRIORITIES, Priority } from './tasks.body';
 import type { SortKey, SortTerm, TaskQuery } from './task-query';
@@ -11,12 +13,10 @@ import { SqlParams, taskJsonSql } from './tasks.sql';
  * Values always travel as parameters.
  */
 
-/** The tasks a listing covers: a workspace, and for restricted members their grants (D29, D30). */
+/** The tasks a listing covers: a workspace, and the caller's membership there (grants of D29, D30, D33). */
 export interface TaskListScope {
   workspaceId: number;
-  restricted: boolean;
-  folderIds: number[];
-  listIds: number[];
+  membership: Membership;
 }
 
 /** How one sort key reads in SQL. */
@@ -58,24 +58,21 @@ export function containsPattern(term: string): string {
   return `%${term.replace(/[\\%_]/g, '\\$&')}%`;
 }
 
-/** The WHERE conditions of the filters (D34) and of the caller's access (D30) on tasks `t`. */
-function filterSql(p: SqlParams, scope: TaskListScope, query: TaskQuery): string[] {
+/** The WHERE conditions of the filters (D34) and of the caller's access (D30, D33: the shared list rule) on tasks `t`. */
+function filterSql(p: SqlParams, scope: TaskListScope, grants: GrantParams, query: TaskQuery): string[] {
   const f = query.filters;
   const ws = p.add(scope.workspaceId, 'int');
-  const where = [`t.workspace_id = ${ws}`];
-  const permittedLists = () =>
-    `SELECT pl.id FROM lists pl WHERE pl.workspace_id = ${ws} AND (pl.id = ANY(${p.add(scope.listIds, 'int[]')}) OR pl.folder_id = ANY(${p.add(scope.folderIds, 'int[]')}))`;
+  const where = [`t.workspace_id = ${ws}`, permittedListSql('t.list_id', grants)];
 
   if (f.parentId !== null) {
     const parent = p.add(f.parentId, 'int');
     where.push(`t.parent_id = ${parent}`);
     // D33: a parent the caller may not see matches nothing.
-    if (scope.restricted) where.push(`EXISTS (SELECT 1 FROM tasks pt WHERE pt.id = ${parent} AND pt.list_id IN (${permittedLists()}))`);
+    where.push(`EXISTS (SELECT 1 FROM tasks pt WHERE pt.id = ${parent} AND ${permittedListSql('pt.list_id', grants)})`);
   } else if (!f.includeSubtasks) {
     where.push('t.parent_id IS NULL');
   }
   if (f.listId !== null) where.push(`t.list_id = ${p.add(f.listId, 'int')}`);
-  if (scope.restricted) where.push(`t.list_id IN (${permittedLists()})`);
   if (f.statusIds) where.push(`t.status_id = ANY(${p.add(f.statusIds, 'int[]')})`);
   if (f.statusCategories) {
     where.push(`t.status_id IN (SELECT s.id FROM statuses s WHERE s.workspace_id = ${ws} AND s.category = ANY(${p.add(f.statusCategories, 'text[]')}))`);
@@ -128,12 +125,13 @@ function afterSql(p: SqlParams, sort: SortTerm[], after: CursorValues): string {
 /** The listing statement and its parameters; its one row is `{ data, total?, next_key? }` (see TasksRepository.listPage). */
 export function taskListSql(scope: TaskListScope, userId: number, query: TaskQuery): { sql: string; params: unknown[] } {
   const p = new SqlParams();
-  const where = filterSql(p, scope, query).join('\n AND ');
+  const grants = grantParams((v, cast) => p.add(v, cast), scope.membership);
+  const where = filterSql(p, scope, grants, query).join('\n AND ');
   const keys = query.sort.map((s, i) => `${SORT_SQL[s.key].expr(s.desc)} AS k${i}`).join(', ');
   const user = p.add(userId, 'int');
   const limit = p.add(query.limit, 'int');
   // Each page row's object by primary key, whatever the planner thinks of joining a few rows with all tasks.
-  const rowJson = `(SELECT ${taskJsonSql('listItem', user)} FROM tasks t LEFT JOIN lists l ON l.id = t.list_id WHERE t.id = p.id)`;
+  const rowJson = `(SELECT ${taskJsonSql('listItem', user, grants)} FROM tasks t LEFT JOIN lists l ON l.id = t.list_id WHERE t.id = p.id)`;
 
   if (query.mode === 'offset') {
     // D22: the scope is counted and paged by one statement.

@@ -1,7 +1,7 @@
 import { BadRequestException } from '@nestjs/common';
-import { Body, has, MAX_LENGTH, patchText, requiredText } from '../common/validation/body';
+import { Body, checkText, has, MAX_LENGTH, patchText, requiredText } from '../common/validation/body';
 import { optionalDate } from '../common/validation/dates';
-import { sanitizeHtml } from '../common/validation/html';
+import { sanitizeHtmlField } from '../common/validation/html';
 import { parseId, requireId } from '../common/validation/ids';
 
 /** spec: Task priority values (D10). */
@@ -53,14 +53,13 @@ function optionalPriority(body: Body): Priority | undefined {
   return value as Priority;
 }
 
-/** D9: undefined when not sent; null for null or ""; else the sanitized HTML (null when nothing is left). */
-function optionalDescription(body: Body): string | null | undefined {
+/** D9: undefined when not sent; null for null or ""; else the sanitized HTML (null when nothing is left; D8 limits via sanitizeHtmlField). */
+async function optionalDescription(body: Body): Promise<string | null | undefined> {
   if (!has(body, 'description')) return undefined;
   const value = body.description;
   if (value === null || value === '') return null;
   if (typeof value !== 'string') throw new BadRequestException('description must be a string');
-  if (value.length > MAX_LENGTH.description) throw new BadRequestException(`description must be at most ${MAX_LENGTH.description} characters`);
-  const clean = sanitizeHtml(value);
+  const clean = await sanitizeHtmlField('description', value);
   return clean === '' ? null : clean;
 }
 
@@ -86,8 +85,9 @@ function optionalIdArray(body: Body, field: string): number[] | undefined {
 /**
  * D13: undefined when not sent; not an array: 400 `custom_fields must be an array`.
  * Elements that are not objects with a well-formed `id` are ignored. `value`:
- * a string as is, a number or boolean as its JSON text, null (or left out)
- * clears; an object or array: 400 `custom_fields value must be a string or null`.
+ * a string as is (NUL: 400 `custom_fields value must not contain NUL characters`), a number
+ * or boolean as its JSON text, null (or left out) clears; an object or array: 400
+ * `custom_fields value must be a string or null`.
  */
 function optionalCustomFields(body: Body): CustomFieldInput[] | undefined {
   if (!has(body, 'custom_fields')) return undefined;
@@ -102,7 +102,7 @@ function optionalCustomFields(body: Body): CustomFieldInput[] | undefined {
     const raw = entry.value;
     let stored: string | null;
     if (raw === undefined || raw === null) stored = null;
-    else if (typeof raw === 'string') stored = raw;
+    else if (typeof raw === 'string') stored = checkText('custom_fields value', raw);
     else if (typeof raw === 'number' || typeof raw === 'boolean') stored = JSON.stringify(raw);
     else throw new BadRequestException('custom_fields value must be a string or null');
     byId.delete(id); // keep the order of the last occurrence
@@ -112,9 +112,9 @@ function optionalCustomFields(body: Body): CustomFieldInput[] | undefined {
 }
 
 /** The optional fields of both bodies, in the order of the specification's tables (D3 step 7). */
-function taskFields(body: Body, withListId: boolean): Omit<TaskPatch, 'title'> {
+async function taskFields(body: Body, withListId: boolean): Promise<Omit<TaskPatch, 'title'>> {
   return {
-    description: optionalDescription(body),
+    description: await optionalDescription(body),
     priority: optionalPriority(body),
     statusId: optionalId(body, 'status_id'),
     listId: withListId ? optionalId(body, 'list_id') : undefined,
@@ -131,9 +131,9 @@ function taskFields(body: Body, withListId: boolean): Omit<TaskPatch, 'title'> {
  * priority (D10), status_id (D6), dates (D11), assignee_ids (D12), custom_fields (D13),
  * label_ids and parent_id (D14). Throws 400 with the first failing field's message.
  */
-export function parseCreateBody(body: Body): NewTask {
+export async function parseCreateBody(body: Body): Promise<NewTask> {
   const title = requiredText(body, 'title', MAX_LENGTH.title);
-  const { listId: _ignored, ...fields } = taskFields(body, false);
+  const { listId: _ignored, ...fields } = await taskFields(body, false);
   const parentId = has(body, 'parent_id') && body.parent_id !== null ? requireId(body.parent_id, 'parent_id must be a valid numeric ID') : null;
   return { ...fields, title, parentId };
 }
@@ -143,7 +143,7 @@ export function parseCreateBody(body: Body): NewTask {
  * `title cannot be empty`), list_id (D6: malformed or null is
  * `list_id must be a valid numeric ID`), then as on create.
  */
-export function parseUpdateBody(body: Body): TaskPatch {
+export async function parseUpdateBody(body: Body): Promise<TaskPatch> {
   const title = patchText(body, 'title', MAX_LENGTH.title);
-  return { title, ...taskFields(body, true) };
+  return { title, ...(await taskFields(body, true)) };
 }

@@ -1,24 +1,24 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
 import {
   ApiBody,
   ApiCreatedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
-  ApiOperation,
-  ApiParam,
   ApiExtraModels,
+  ApiOperation,
   ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
+import { nulMessages } from '../common/validation/body';
 import { invalidDateMessage } from '../common/validation/dates';
-import { IdPipe } from '../common/validation/id.pipe';
+import { PathId } from '../common/validation/id.pipe';
 import { QueryPairsOf } from '../common/validation/query-pairs';
-import { PRIORITY_MESSAGE } from './tasks.body';
-import { QUERY_400, TaskQueryParams } from './task-query.openapi';
 import type { QueryPairs } from './task-query';
+import { QUERY_400, TaskQueryParams } from './task-query.openapi';
+import { PRIORITY_MESSAGE } from './tasks.body';
 import { CreateTaskDto, TaskCursorPageDto, TaskCursorPageWithTotalDto, TaskDto, TaskPageDto, TaskWriteDto, UpdateTaskDto } from './tasks.dto';
 import { TasksService } from './tasks.service';
 
@@ -35,6 +35,7 @@ const BODY_400 = [
   'custom_fields must be an array',
   'custom_fields value must be a string or null',
   'label_ids must be an array',
+  ...nulMessages('title', 'description', 'custom_fields value'),
 ];
 
 @ApiTags('Tasks')
@@ -48,7 +49,7 @@ export class TasksController {
   @ApiOperation({
     summary: 'Create task',
     description:
-      'The workspace is derived from `list_id`. `identifier` is the next number of the workspace counter (D15). ' +
+      'The workspace is derived from `list_id`. `identifier` is the next number of the workspace task counter, never reused. ' +
       'Scope `tasks:write`; owners, admins and members; a restricted member only in a permitted list.',
   })
   @ApiBody({ type: CreateTaskDto })
@@ -70,25 +71,24 @@ export class TasksController {
   }
 
   /** spec: Get task. */
-  @Get('tasks/:id')
+  @Get('tasks/:task_id')
   @Authenticated('tasks:read')
   @ApiOperation({
     summary: 'Get task',
     description: 'The full task with labels, subtasks and attachments. Scope `tasks:read`; any member; a restricted member only in a permitted list.',
   })
-  @ApiParam({ name: 'id', type: 'string', example: '41' })
   @ApiOkResponse({ type: TaskDto })
   @ApiErrors({
     400: ['Invalid task ID'],
     403: ['Access denied'],
     404: ['Task not found'],
   })
-  getTask(@CurrentCaller() caller: Caller, @Param('id', new IdPipe('task')) id: number): Promise<TaskDto> {
+  getTask(@CurrentCaller() caller: Caller, @PathId('task') id: number): Promise<TaskDto> {
     return this.tasks.getTask(caller, id);
   }
 
   /** spec: Update task. */
-  @Patch('tasks/:id')
+  @Patch('tasks/:task_id')
   @Authenticated('tasks:write')
   @ApiOperation({
     summary: 'Update task',
@@ -96,7 +96,6 @@ export class TasksController {
       'Only the fields sent change. Scope `tasks:write`; owners, admins and members; a restricted member only for a task in, ' +
       'and a move to, a permitted list.',
   })
-  @ApiParam({ name: 'id', type: 'string', example: '41' })
   @ApiBody({ type: UpdateTaskDto })
   @ApiOkResponse({ type: TaskWriteDto, description: 'All task fields except labels, subtasks, attachments' })
   @ApiErrors({
@@ -104,12 +103,12 @@ export class TasksController {
     403: ['Access denied', 'Viewers cannot edit tasks'],
     404: ['Task not found', 'List not found in this workspace', 'Status not found in this workspace'],
   })
-  updateTask(@CurrentCaller() caller: Caller, @Param('id', new IdPipe('task')) id: number, @Body() body: unknown): Promise<TaskWriteDto> {
+  updateTask(@CurrentCaller() caller: Caller, @PathId('task') id: number, @Body() body: unknown): Promise<TaskWriteDto> {
     return this.tasks.updateTask(caller, id, body);
   }
 
   /** spec: Delete task. */
-  @Delete('tasks/:id')
+  @Delete('tasks/:task_id')
   @HttpCode(204)
   @Authenticated('tasks:write')
   @ApiOperation({
@@ -118,19 +117,18 @@ export class TasksController {
       'Permanent; subtasks, comments, attachments and custom-field values go with it. Scope `tasks:write`; owners, admins and members; ' +
       'a restricted member only in a permitted list.',
   })
-  @ApiParam({ name: 'id', type: 'string', example: '41' })
   @ApiNoContentResponse()
   @ApiErrors({
     400: ['Invalid task ID'],
     403: ['Access denied', 'Viewers cannot delete tasks'],
     404: ['Task not found'],
   })
-  async deleteTask(@CurrentCaller() caller: Caller, @Param('id', new IdPipe('task')) id: number): Promise<void> {
+  async deleteTask(@CurrentCaller() caller: Caller, @PathId('task') id: number): Promise<void> {
     await this.tasks.deleteTask(caller, id);
   }
 
   /** spec: List tasks (D22), with the filters, sorts and cursor pages of D34. */
-  @Get('workspaces/:id/tasks')
+  @Get('workspaces/:workspace_id/tasks')
   @Authenticated('tasks:read')
   @ApiOperation({
     summary: 'List tasks',
@@ -145,7 +143,6 @@ export class TasksController {
       'A deep keyset page costs what the first costs, and a task that is not changed meanwhile is never repeated or skipped. ' +
       'Parameter names and values are case-sensitive; an unknown parameter is an error.',
   })
-  @ApiParam({ name: 'id', type: 'string', example: '1', description: 'Workspace id' })
   @TaskQueryParams()
   @ApiExtraModels(TaskPageDto, TaskCursorPageDto, TaskCursorPageWithTotalDto)
   @ApiOkResponse({
@@ -157,11 +154,7 @@ export class TasksController {
     403: ['Access denied'],
     404: ['Workspace not found', 'List not found in this workspace'],
   })
-  listTasks(
-    @CurrentCaller() caller: Caller,
-    @Param('id', new IdPipe('workspace')) id: number,
-    @QueryPairsOf() query: QueryPairs,
-  ): Promise<TaskPageDto | TaskCursorPageDto> {
+  listTasks(@CurrentCaller() caller: Caller, @PathId('workspace') id: number, @QueryPairsOf() query: QueryPairs): Promise<TaskPageDto | TaskCursorPageDto> {
     return this.tasks.listTasks(caller, id, query);
   }
 }

@@ -12,7 +12,7 @@ const ID_ITEM = BODY_ID;
 const DATE = {
   type: 'string',
   nullable: true,
-  description: 'ISO 8601 (D11): `YYYY-MM-DD`, `YYYY-MM-DDTHH:mm[:ss[.ffffff]]`, with `Z`, `±HH:MM` or nothing (UTC). `null` or `""`: no date.',
+  description: 'ISO 8601: `YYYY-MM-DD`, `YYYY-MM-DDTHH:mm[:ss[.ffffff]]`, with `Z`, `±HH:MM` or nothing (UTC). `null` or `""`: no date.',
   example: DATE_EXAMPLE,
 } as const;
 
@@ -41,19 +41,19 @@ export class AssigneeDto {
 
 /** spec: Subtask element. */
 export class SubtaskDto {
-  @ApiProperty() id: number;
-  @ApiProperty() title: string;
+  @ApiProperty({ example: 42 }) id: number;
+  @ApiProperty({ example: 'Write the changelog' }) title: string;
   @ApiProperty({ enum: PRIORITIES }) priority: string;
-  @ApiProperty({ description: 'Workspace-scoped sequential number' }) identifier: number;
+  @ApiProperty({ description: 'Workspace-scoped sequential number', example: 2 }) identifier: number;
   @ApiProperty({ type: StatusSummaryDto, nullable: true }) status: StatusSummaryDto | null;
   @ApiProperty({ type: [AssigneeDto], description: 'Ascending user id' }) assignees: AssigneeDto[];
 }
 
 /** spec: Attachment element (confirmed attachments only). */
 export class AttachmentDto {
-  @ApiProperty() id: number;
-  @ApiProperty({ description: 'Original file name' }) file_name: string;
-  @ApiProperty({ description: 'Bytes' }) file_size: number;
+  @ApiProperty({ example: 9 }) id: number;
+  @ApiProperty({ description: 'Original file name', example: 'spec.pdf' }) file_name: string;
+  @ApiProperty({ description: 'Bytes', example: 1024 }) file_size: number;
   @ApiProperty({ example: 'application/pdf' }) mime_type: string;
   @ApiProperty({ format: 'date-time' }) created_at: string;
   @ApiProperty({ type: AssigneeDto }) uploader: AssigneeDto;
@@ -61,9 +61,9 @@ export class AttachmentDto {
 
 /** spec: Custom-field entry on a task (D18). */
 export class CustomFieldEntryDto {
-  @ApiProperty() id: number;
-  @ApiProperty() name: string;
-  @ApiProperty({ enum: CUSTOM_FIELD_TYPES }) type: string;
+  @ApiProperty({ example: 3 }) id: number;
+  @ApiProperty({ example: 'Estimate' }) name: string;
+  @ApiProperty({ enum: CUSTOM_FIELD_TYPES, example: 'number' }) type: string;
   @ApiProperty({
     type: 'object',
     additionalProperties: true,
@@ -72,30 +72,30 @@ export class CustomFieldEntryDto {
   })
   config: Record<string, unknown> | null;
   @ApiProperty({ description: 'Sort position within the workspace' }) position: number;
-  @ApiProperty({ type: 'string', nullable: true, description: "The task's value; null when unset" }) value: string | null;
+  @ApiProperty({ type: 'string', nullable: true, description: "The task's value; null when unset", example: '3' }) value: string | null;
 }
 
 /** spec: Task fields of every response kind. */
 class TaskBaseDto {
   @ApiProperty({ example: 41 }) id: number;
   @ApiProperty({ example: 1 }) workspace_id: number;
-  @ApiProperty({ type: 'number', nullable: true, description: 'null when the task is not in a list' }) list_id: number | null;
+  @ApiProperty({ type: 'number', nullable: true, description: 'null when the task is not in a list', example: 3 }) list_id: number | null;
   @ApiProperty({ example: 'Ship it' }) title: string;
   @ApiProperty({ enum: PRIORITIES }) priority: string;
-  @ApiProperty({ description: 'Workspace-scoped sequential number, never reused (D15)', example: 1 }) identifier: number;
+  @ApiProperty({ description: 'Workspace-scoped sequential number, never reused', example: 1 }) identifier: number;
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true }) due_date: string | null;
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true }) start_date: string | null;
-  @ApiProperty({ description: 'User id of the creator' }) creator_id: number;
+  @ApiProperty({ description: 'User id of the creator', example: 7 }) creator_id: number;
   @ApiProperty({ format: 'date-time' }) created_at: string;
   @ApiProperty({ type: StatusSummaryDto, nullable: true }) status: StatusSummaryDto | null;
   @ApiProperty({ type: [AssigneeDto], description: 'Ascending user id' }) assignees: AssigneeDto[];
-  @ApiProperty({ type: [CustomFieldEntryDto], description: 'Fields applying to the list and visible to the caller, by position then id (D18, D19)' })
+  @ApiProperty({ type: [CustomFieldEntryDto], description: 'Fields applying to the list and visible to the caller, by position then id' })
   custom_fields: CustomFieldEntryDto[];
 }
 
 /** spec: Task in the create and update responses: all fields except labels, subtasks, attachments (D16). */
 export class TaskWriteDto extends TaskBaseDto {
-  @ApiProperty({ type: 'string', nullable: true, description: 'Sanitized HTML (D9)' }) description: string | null;
+  @ApiProperty({ type: 'string', nullable: true, description: 'Sanitized HTML', example: '<p>Details</p>' }) description: string | null;
 }
 
 /** spec: Task in the get-task response: all fields (D16). */
@@ -140,7 +140,7 @@ export class TaskCursorPageWithTotalDto extends TaskCursorPageDto {
 
 /** spec: `custom_fields` element of create and update task (D13). */
 export class CustomFieldValueInputDto {
-  @ApiProperty({ ...ID_ITEM, description: 'Custom field id (number, or a string of digits: D5)', example: 3 }) id: number | string;
+  @ApiProperty({ ...ID_ITEM, description: 'Custom field id (a number, or a string of digits)', example: 3 }) id: number | string;
   @ApiProperty({
     type: 'string',
     nullable: true,
@@ -153,35 +153,35 @@ export class CustomFieldValueInputDto {
 /** spec: Create task body. */
 export class CreateTaskDto {
   @ApiProperty({ ...ID, description: 'The list to place the task in; the workspace is derived from it' }) list_id: string;
-  @ApiProperty({ maxLength: MAX_LENGTH.title, description: 'Trimmed; blank is rejected (D8)', example: 'Ship it' }) title: string;
-  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: MAX_LENGTH.description, description: 'HTML, sanitized (D9)', example: '<p>Details</p>' })
+  @ApiProperty({ maxLength: MAX_LENGTH.title, description: 'Trimmed; blank is rejected', example: 'Ship it' }) title: string;
+  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: MAX_LENGTH.description, description: 'HTML, sanitized', example: '<p>Details</p>' })
   description?: string | null;
   @ApiPropertyOptional({ enum: PRIORITIES, default: 'none' }) priority?: string;
-  @ApiPropertyOptional({ ...ID, description: 'A status of the same workspace; default: its first `pending` status (D17)' }) status_id?: string;
+  @ApiPropertyOptional({ ...ID, description: 'A status of the same workspace; default: its first `pending` status by position' }) status_id?: string;
   @ApiPropertyOptional(DATE) due_date?: string | null;
   @ApiPropertyOptional(DATE) start_date?: string | null;
-  @ApiPropertyOptional({ type: 'array', items: ID_ITEM, description: 'User ids; non-members and malformed ids are ignored (D12)', example: [7] })
+  @ApiPropertyOptional({ type: 'array', items: ID_ITEM, description: 'User ids; non-members and malformed ids are ignored', example: [7] })
   assignee_ids?: Array<number | string>;
-  @ApiPropertyOptional({ type: [CustomFieldValueInputDto], description: 'Fields not applying to the list or not visible to the caller are ignored (D13)' })
+  @ApiPropertyOptional({ type: [CustomFieldValueInputDto], description: 'Fields not applying to the list or not visible to the caller are ignored' })
   custom_fields?: CustomFieldValueInputDto[];
-  @ApiPropertyOptional({ type: 'array', items: ID_ITEM, description: 'Label ids (ext, D14); other workspaces\u2019 labels are ignored', example: [3] })
+  @ApiPropertyOptional({ type: 'array', items: ID_ITEM, description: 'Label ids; replaces the labels; other workspaces\u2019 labels are ignored', example: [3] })
   label_ids?: Array<number | string>;
-  @ApiPropertyOptional({ ...ID, nullable: true, description: 'Parent task (ext, D14): same workspace, not itself a subtask' }) parent_id?: string | null;
+  @ApiPropertyOptional({ ...ID, nullable: true, description: 'Parent task: same workspace, not itself a subtask' }) parent_id?: string | null;
 }
 
 /** spec: Update task body; only the fields sent change. */
 export class UpdateTaskDto {
-  @ApiPropertyOptional({ maxLength: MAX_LENGTH.title, description: 'Cannot be blank (D8)' }) title?: string;
-  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: MAX_LENGTH.description, description: 'HTML, sanitized (D9); null or "" removes' })
+  @ApiPropertyOptional({ maxLength: MAX_LENGTH.title, description: 'Trimmed; cannot be blank' }) title?: string;
+  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: MAX_LENGTH.description, description: 'HTML, sanitized; null or "" removes' })
   description?: string | null;
   @ApiPropertyOptional({ enum: PRIORITIES }) priority?: string;
   @ApiPropertyOptional({ ...ID, description: 'A status of the same workspace' }) status_id?: string;
   @ApiPropertyOptional({ ...ID, description: 'Moves the task to a list of the same workspace' }) list_id?: string;
   @ApiPropertyOptional({ ...DATE, description: `${DATE.description.replace('no date', 'removes the date')}` }) due_date?: string | null;
   @ApiPropertyOptional({ ...DATE, description: `${DATE.description.replace('no date', 'removes the date')}` }) start_date?: string | null;
-  @ApiPropertyOptional({ type: 'array', items: ID_ITEM, description: 'Replaces the assignees entirely; [] removes all; non-members ignored (D12)', example: [7] })
+  @ApiPropertyOptional({ type: 'array', items: ID_ITEM, description: 'Replaces the assignees entirely; [] removes all; non-members ignored', example: [7] })
   assignee_ids?: Array<number | string>;
-  @ApiPropertyOptional({ type: [CustomFieldValueInputDto], description: 'Only the listed fields change; inapplicable or invisible fields ignored (D13)' })
+  @ApiPropertyOptional({ type: [CustomFieldValueInputDto], description: 'Only the listed fields change; inapplicable or invisible fields ignored' })
   custom_fields?: CustomFieldValueInputDto[];
-  @ApiPropertyOptional({ type: 'array', items: ID_ITEM, description: 'Replaces the labels (ext, D14)', example: [3] }) label_ids?: Array<number | string>;
+  @ApiPropertyOptional({ type: 'array', items: ID_ITEM, description: 'Replaces the labels; other workspaces\u2019 labels are ignored', example: [3] }) label_ids?: Array<number | string>;
 }

@@ -1,10 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import type { Membership } from '../common/access/access.policy';
+import { GrantParams, grantParams, permittedListSql } from '../common/access/access.sql';
 import type { CustomFieldInput, NewTask, TaskPatch } from './tasks.body';
-import type { TaskDto, TaskListItemDto, TaskWriteDto } from './tasks.dto';
 import type { CursorValues } from './task-cursor';
 import { TaskListScope, taskListSql } from './task-list.sql';
 import type { TaskQuery } from './task-query';
+import type { TaskDto, TaskListItemDto, TaskWriteDto } from './tasks.dto';
 import { fieldAppliesSql, fieldVisibleSql, SqlParams, TaskShape, taskJsonSql } from './tasks.sql';
 
 /** Where a task is being written: its workspace, its (final) list and that list's folder. */
@@ -20,7 +22,7 @@ export interface CreateChecks {
   default_status_id: number | null;
   /** status_id (when sent) belongs to the workspace. */
   status_ok: boolean;
-  /** parent_id (when sent) is a task of the workspace. */
+  /** parent_id (when sent) is a task of the workspace in a list the caller may see (D14, D33). */
   parent_found: boolean;
   /** That parent is itself a subtask (D14). */
   parent_is_subtask: boolean;
@@ -43,29 +45,40 @@ export interface TaskPageRows {
   next_key?: CursorValues | null;
 }
 
+/** Who reads a task: the user (custom-field visibility, D18) and their membership (subtask visibility, D33). */
+export interface TaskViewer {
+  userId: number;
+  membership: Membership;
+}
+
 /** SQL for tasks, their assignees, labels and custom-field values; reads return API shapes directly. */
 @Injectable()
 export class TasksRepository {
   constructor(private readonly db: DataSource) {}
 
-  /** Task `id` in `shape` as seen by `userId` (D16, D18), or null. One round trip. */
-  async loadTask(id: number, userId: number, shape: 'full', manager?: EntityManager): Promise<TaskDto | null>;
-  async loadTask(id: number, userId: number, shape: 'write', manager?: EntityManager): Promise<TaskWriteDto | null>;
-  async loadTask(id: number, userId: number, shape: TaskShape, manager?: EntityManager): Promise<unknown> {
+  /** Task `id` in `shape` as seen by `viewer` (D16, D18; subtasks per D33), or null. One round trip. */
+  async loadTask(id: number, viewer: TaskViewer, shape: 'full', manager?: EntityManager): Promise<TaskDto | null>;
+  async loadTask(id: number, viewer: TaskViewer, shape: 'write', manager?: EntityManager): Promise<TaskWriteDto | null>;
+  async loadTask(id: number, viewer: TaskViewer, shape: TaskShape, manager?: EntityManager): Promise<unknown> {
+    const p = new SqlParams();
+    const taskId = p.add(id, 'int');
+    const user = p.add(viewer.userId, 'int');
+    // Grants only when the shape uses them: PostgreSQL rejects untyped unused parameters.
+    const grants = shape === 'write' ? null : grantParams((v, cast) => p.add(v, cast), viewer.membership);
     const rows: { task: unknown }[] = await (manager ?? this.db).query(
-      `SELECT ${taskJsonSql(shape, '$2::int')} AS task
+      `SELECT ${taskJsonSql(shape, user, grants)} AS task
          FROM tasks t LEFT JOIN lists l ON l.id = t.list_id
-        WHERE t.id = $1`,
-      [id, userId],
+        WHERE t.id = ${taskId}`,
+      p.values,
     );
     return rows[0]?.task ?? null;
   }
 
   /**
    * One page of List tasks (D22, D34) in ONE statement whatever the page size
-   * or filters: the rows (each with its direct subtasks), the total when the
-   * query wants it, and in cursor mode the sort values of the page's last row
-   * when another row follows.
+   * or filters: the rows (each with its direct subtasks, D33), the total when
+   * the query wants it, and in cursor mode the sort values of the page's last
+   * row when another row follows.
    */
   async listPage(scope: TaskListScope, userId: number, query: TaskQuery): Promise<TaskPageRows> {
     const { sql, params } = taskListSql(scope, userId, query);
@@ -79,14 +92,19 @@ export class TasksRepository {
     return rows[0] ?? null;
   }
 
-  /** D3 step 8 of create task, one round trip: the default status (D17), status_id and parent_id. */
-  async createChecks(em: EntityManager, workspaceId: number, statusId: number | null, parentId: number | null): Promise<CreateChecks> {
+  /**
+   * D3 step 8 of create task, one round trip: the default status (D17), status_id and
+   * parent_id (a parent in a list `membership` may not see is not found, D33).
+   */
+  async createChecks(em: EntityManager, workspaceId: number, statusId: number | null, parentId: number | null, membership: Membership): Promise<CreateChecks> {
+    const grants: GrantParams = { restricted: '$4::boolean', listIds: '$5::int[]', folderIds: '$6::int[]' };
     const rows: CreateChecks[] = await em.query(
       `SELECT (SELECT id FROM statuses WHERE workspace_id = $1 AND category = 'pending' ORDER BY position, id LIMIT 1) AS default_status_id,
               ($2::int IS NULL OR EXISTS (SELECT 1 FROM statuses WHERE id = $2::int AND workspace_id = $1)) AS status_ok,
-              ($3::int IS NULL OR EXISTS (SELECT 1 FROM tasks WHERE id = $3::int AND workspace_id = $1)) AS parent_found,
+              ($3::int IS NULL OR EXISTS (SELECT 1 FROM tasks pt WHERE pt.id = $3::int AND pt.workspace_id = $1
+                                            AND ${permittedListSql('pt.list_id', grants)})) AS parent_found,
               EXISTS (SELECT 1 FROM tasks WHERE id = $3::int AND parent_id IS NOT NULL) AS parent_is_subtask`,
-      [workspaceId, statusId, parentId],
+      [workspaceId, statusId, parentId, membership.restricted, membership.listIds, membership.folderIds],
     );
     return rows[0];
   }

@@ -22,7 +22,8 @@ export class TasksService {
   /**
    * spec: Create task. list_id (400 required / malformed, D6) → the list and the
    * caller's membership (404 `List not found in this workspace`, 403, viewers,
-   * restriction) → the body (400s) → status and parent (404s) → insert, 201 with
+   * restriction) → the body (400s) → status and parent (404s; a parent outside a
+   * restricted member's permitted lists is not found, D33) → insert, 201 with
    * the write field set. One transaction; round trips do not depend on the body.
    */
   async createTask(caller: Caller, rawBody: unknown): Promise<TaskWriteDto> {
@@ -30,24 +31,24 @@ export class TasksService {
     if (!has(body, 'list_id') || body.list_id === null) throw new BadRequestException('list_id is required');
     const listId = requireId(body.list_id, 'list_id must be a valid numeric ID');
     const access = await this.access.check(caller, 'list', listId, 'task.create', 'List not found in this workspace');
-    const input = parseCreateBody(body);
+    const input = await parseCreateBody(body);
 
     return this.db.transaction(async (em) => {
-      const checks = await this.tasks.createChecks(em, access.workspaceId, input.statusId ?? null, input.parentId);
+      const checks = await this.tasks.createChecks(em, access.workspaceId, input.statusId ?? null, input.parentId, access.membership);
       if (!checks.status_ok) throw new NotFoundException('Status not found in this workspace');
       if (!checks.parent_found) throw new NotFoundException('Parent task not found');
       if (checks.parent_is_subtask) throw new BadRequestException('Subtasks cannot have subtasks');
       const statusId = input.statusId ?? checks.default_status_id; // D17
       const place = { workspaceId: access.workspaceId, listId, folderId: access.folderId };
       const id = await this.tasks.insertTask(em, place, caller.userId, input, statusId);
-      return (await this.tasks.loadTask(id, caller.userId, 'write', em))!;
+      return (await this.tasks.loadTask(id, { userId: caller.userId, membership: access.membership }, 'write', em))!;
     });
   }
 
-  /** spec: Get task. Three round trips in all: the key (guard), the access check, the whole task in one statement. */
+  /** spec: Get task; embedded subtasks only in lists the caller may see (D33). Three round trips in all: the key (guard), the access check, the whole task in one statement. */
   async getTask(caller: Caller, id: number): Promise<TaskDto> {
-    await this.access.check(caller, 'task', id, 'task.read');
-    const task = await this.tasks.loadTask(id, caller.userId, 'full');
+    const { membership } = await this.access.check(caller, 'task', id, 'task.read');
+    const task = await this.tasks.loadTask(id, { userId: caller.userId, membership }, 'full');
     if (!task) throw new NotFoundException('Task not found');
     return task;
   }
@@ -60,7 +61,7 @@ export class TasksService {
    */
   async updateTask(caller: Caller, id: number, rawBody: unknown): Promise<TaskWriteDto> {
     const access = await this.access.check(caller, 'task', id, 'task.edit');
-    const patch = parseUpdateBody(asBody(rawBody));
+    const patch = await parseUpdateBody(asBody(rawBody));
 
     return this.db.transaction(async (em) => {
       let place = { workspaceId: access.workspaceId, listId: access.listId, folderId: access.folderId };
@@ -74,7 +75,7 @@ export class TasksService {
         if (!checks.status_ok) throw new NotFoundException('Status not found in this workspace');
       }
       await this.tasks.updateTask(em, id, place, caller.userId, patch);
-      const task = await this.tasks.loadTask(id, caller.userId, 'write', em);
+      const task = await this.tasks.loadTask(id, { userId: caller.userId, membership: access.membership }, 'write', em);
       if (!task) throw new NotFoundException('Task not found');
       return task;
     });
@@ -104,8 +105,7 @@ export class TasksService {
       this.access.requireListPermitted(membership, listId, list.folder_id);
     }
 
-    const scope = { workspaceId, restricted: membership.restricted, folderIds: membership.folderIds, listIds: membership.listIds };
-    const { data, total, next_key } = await this.tasks.listPage(scope, caller.userId, query);
+    const { data, total, next_key } = await this.tasks.listPage({ workspaceId, membership }, caller.userId, query);
     const { limit } = query;
     if (query.mode === 'offset') return { data, page: query.page, limit, total: total!, total_pages: Math.ceil(total! / limit) };
     const next_cursor = next_key ? sealCursor(query.binding, next_key) : null;

@@ -5,6 +5,8 @@
  * Only fixed identifiers are interpolated here; values always travel as parameters.
  */
 
+import { GrantParams, permittedListSql } from '../common/access/access.sql';
+
 /** Which response a task object is built for (spec: "Which fields appear in which response", D16). */
 export type TaskShape = 'write' | 'full' | 'listItem';
 
@@ -28,13 +30,16 @@ export function labelsSql(taskIdExpr: string): string {
                      WHERE tl.task_id = ${taskIdExpr}), '[]'::json)`;
 }
 
-/** spec: subtask elements `{id, title, priority, identifier, status, assignees}`, oldest first (D16). */
-export function subtasksSql(taskIdExpr: string): string {
+/**
+ * spec: subtask elements `{id, title, priority, identifier, status, assignees}`, oldest first (D16);
+ * only subtasks in lists the caller may see (D33, the rule of permittedListSql).
+ */
+export function subtasksSql(taskIdExpr: string, grants: GrantParams): string {
   return `COALESCE((SELECT json_agg(json_build_object(
                         'id', st.id, 'title', st.title, 'priority', st.priority, 'identifier', st.identifier,
                         'status', ${statusSummarySql('st.status_id')},
                         'assignees', ${assigneesSql('st.id')}) ORDER BY st.created_at, st.id)
-                      FROM tasks st WHERE st.parent_id = ${taskIdExpr}), '[]'::json)`;
+                      FROM tasks st WHERE st.parent_id = ${taskIdExpr} AND ${permittedListSql('st.list_id', grants)}), '[]'::json)`;
 }
 
 /** spec: confirmed attachments with their uploader, oldest first. */
@@ -95,10 +100,11 @@ export function customFieldsSql(t: string, folderExpr: string, userExpr: string)
 
 /**
  * The task object of `shape` for task row `t` joined with its list row `l`
- * (LEFT JOIN lists l ON l.id = t.list_id), as seen by user `userExpr`.
+ * (LEFT JOIN lists l ON l.id = t.list_id), as seen by user `userExpr` with the
+ * grants `grants` (needed by the shapes with subtasks, D33).
  * Keys exactly as D16 requires for that response.
  */
-export function taskJsonSql(shape: TaskShape, userExpr: string, t = 't', l = 'l'): string {
+export function taskJsonSql(shape: TaskShape, userExpr: string, grants: GrantParams | null, t = 't', l = 'l'): string {
   const parts: string[] = [
     `'id', ${t}.id`,
     `'workspace_id', ${t}.workspace_id`,
@@ -117,7 +123,10 @@ export function taskJsonSql(shape: TaskShape, userExpr: string, t = 't', l = 'l'
     `'assignees', ${assigneesSql(`${t}.id`)}`,
   );
   if (shape === 'full') parts.push(`'labels', ${labelsSql(`${t}.id`)}`);
-  if (shape !== 'write') parts.push(`'subtasks', ${subtasksSql(`${t}.id`)}`);
+  if (shape !== 'write') {
+    if (!grants) throw new Error(`taskJsonSql: the ${shape} shape embeds subtasks and needs the caller's grants`);
+    parts.push(`'subtasks', ${subtasksSql(`${t}.id`, grants)}`);
+  }
   if (shape === 'full') parts.push(`'attachments', ${attachmentsSql(`${t}.id`)}`);
   parts.push(`'custom_fields', ${customFieldsSql(t, `${l}.folder_id`, userExpr)}`);
   return `json_build_object(${parts.join(', ')})`;

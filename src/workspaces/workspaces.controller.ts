@@ -1,9 +1,9 @@
-import { Controller, Get, Param } from '@nestjs/common';
-import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Controller, Get } from '@nestjs/common';
+import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
-import { IdPipe } from '../common/validation/id.pipe';
+import { PathId } from '../common/validation/id.pipe';
 import { MemberDto, WorkspaceDto } from './workspaces.dto';
 import { WorkspacesService } from './workspaces.service';
 
@@ -22,24 +22,22 @@ export class WorkspacesController {
   }
 
   /** spec: Get workspace. */
-  @Get(':id')
+  @Get(':workspace_id')
   @Authenticated('workspaces:read')
   @ApiOperation({ summary: 'Get workspace', description: 'The workspace with the caller\'s role. Scope `workspaces:read`; any member.' })
-  @ApiParam({ name: 'id', type: 'string', example: '1' })
   @ApiOkResponse({ type: WorkspaceDto })
   @ApiErrors({ 400: ['Invalid workspace ID'], 404: ['Workspace not found'] })
-  getWorkspace(@CurrentCaller() caller: Caller, @Param('id', new IdPipe('workspace')) id: number): Promise<WorkspaceDto> {
+  getWorkspace(@CurrentCaller() caller: Caller, @PathId('workspace') id: number): Promise<WorkspaceDto> {
     return this.workspaces.getWorkspace(caller, id);
   }
 
   /** spec: List workspace members. */
-  @Get(':id/members')
+  @Get(':workspace_id/members')
   @Authenticated('workspaces:read')
   @ApiOperation({ summary: 'List workspace members', description: 'Ordered by join date, oldest first. `email` is non-null only when the caller is the workspace owner. Scope `workspaces:read`; any member.' })
-  @ApiParam({ name: 'id', type: 'string', example: '1' })
   @ApiOkResponse({ type: [MemberDto] })
   @ApiErrors({ 400: ['Invalid workspace ID'], 404: ['Workspace not found'] })
-  listMembers(@CurrentCaller() caller: Caller, @Param('id', new IdPipe('workspace')) id: number): Promise<MemberDto[]> {
+  listMembers(@CurrentCaller() caller: Caller, @PathId('workspace') id: number): Promise<MemberDto[]> {
     return this.workspaces.listMembers(caller, id);
   }
 }

@@ -121,8 +121,8 @@ describe('typed client over HTTP (issue 5)', () => {
       ],
     });
 
-    const updated = await api.PATCH('/api/v1/tasks/{id}', {
-      params: { path: { id: String(task.id) } },
+    const updated = await api.PATCH('/api/v1/tasks/{task_id}', {
+      params: { path: { task_id: task.id } },
       body: { status_id: String(ids.doing), assignee_ids: [String(ids.bob)], custom_fields: [{ id: String(ids.size), value: null }], description: '<p>now</p>' },
     });
     expect(updated.response.status).toBe(200);
@@ -137,15 +137,15 @@ describe('typed client over HTTP (issue 5)', () => {
       ],
     });
 
-    const page = await api.GET('/api/v1/workspaces/{id}/tasks', { params: { path: { id: workspaceId }, query: { list_id: String(listId), limit: 10 } } });
+    const page = await api.GET('/api/v1/workspaces/{workspace_id}/tasks', { params: { path: { workspace_id: ids.acme }, query: { list_id: String(listId), limit: 10 } } });
     expect(page.response.status).toBe(200);
     const { description: _description, ...listed } = updated.data!;
     expect(page.data).toEqual({ data: [{ ...listed, subtasks: [] }], page: 1, limit: 10, total: 1, total_pages: 1 });
 
     // Task queries (issue 11; D34): array parameters go out repeated; a keyset page answers next_cursor.
-    const filtered = await api.GET('/api/v1/workspaces/{id}/tasks', {
+    const filtered = await api.GET('/api/v1/workspaces/{workspace_id}/tasks', {
       params: {
-        path: { id: workspaceId },
+        path: { workspace_id: ids.acme },
         query: {
           list_id: String(listId), status_category: ['in_progress', 'completed'], assignee_id: [String(ids.bob), 'none'],
           q: 'ship', sort: '-priority,title', include_total: 'false', limit: 1,
@@ -155,20 +155,20 @@ describe('typed client over HTTP (issue 5)', () => {
     expect(filtered.response.status).toBe(200);
     expect(filtered.data).toEqual({ data: [{ ...listed, subtasks: [] }], limit: 1, next_cursor: null });
 
-    const comment = await api.POST('/api/v1/tasks/{id}/comments', { params: { path: { id: String(task.id) } }, body: { content: '<p>Looks good</p>' } });
+    const comment = await api.POST('/api/v1/tasks/{task_id}/comments', { params: { path: { task_id: task.id } }, body: { content: '<p>Looks good</p>' } });
     expect(comment.response.status).toBe(201);
     expect(comment.data).toEqual({
       id: expect.any(Number), task_id: task.id, user_id: ids.alice, name: 'Alice', avatar_url: 'https://img.test/alice.png',
       content: '<p>Looks good</p>', parent_comment_id: null, resolved: false, created_at: TS,
     });
-    const comments = await api.GET('/api/v1/tasks/{id}/comments', { params: { path: { id: String(task.id) } } });
+    const comments = await api.GET('/api/v1/tasks/{task_id}/comments', { params: { path: { task_id: task.id } } });
     expect(comments.data).toEqual([comment.data]);
 
-    const deleted = await api.DELETE('/api/v1/tasks/{id}', { params: { path: { id: String(task.id) } } });
+    const deleted = await api.DELETE('/api/v1/tasks/{task_id}', { params: { path: { task_id: task.id } } });
     expect(deleted.response.status).toBe(204);
     expect(deleted.error).toBeUndefined();
 
-    const gone = await api.GET('/api/v1/tasks/{id}', { params: { path: { id: String(task.id) } } });
+    const gone = await api.GET('/api/v1/tasks/{task_id}', { params: { path: { task_id: task.id } } });
     expect(gone.response.status).toBe(404);
     expect(gone.error).toEqual({ error: 'Task not found' });
 

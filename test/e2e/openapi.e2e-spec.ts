@@ -40,18 +40,18 @@ const START = 'Invalid start_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:3
 const D1: RouteCase[] = [
   { method: 'GET', path: '/api/v1/me', scope: 'users:read', returns: 'CurrentUser', errors: { 404: ['User not found'] } },
   { method: 'GET', path: '/api/v1/workspaces', scope: 'workspaces:read', returns: ['Workspace'], errors: {} },
-  { method: 'GET', path: '/api/v1/workspaces/{id}', scope: 'workspaces:read', returns: 'Workspace', errors: { 400: ['Invalid workspace ID'], 404: ['Workspace not found'] } },
-  { method: 'GET', path: '/api/v1/workspaces/{id}/members', scope: 'workspaces:read', returns: ['Member'], errors: { 400: ['Invalid workspace ID'], 404: ['Workspace not found'] } },
-  { method: 'GET', path: '/api/v1/workspaces/{id}/labels', scope: 'workspaces:read', returns: ['Label'], errors: { 400: ['Invalid workspace ID'], 404: ['Workspace not found'] } },
+  { method: 'GET', path: '/api/v1/workspaces/{workspace_id}', scope: 'workspaces:read', returns: 'Workspace', errors: { 400: ['Invalid workspace ID'], 404: ['Workspace not found'] } },
+  { method: 'GET', path: '/api/v1/workspaces/{workspace_id}/members', scope: 'workspaces:read', returns: ['Member'], errors: { 400: ['Invalid workspace ID'], 404: ['Workspace not found'] } },
+  { method: 'GET', path: '/api/v1/workspaces/{workspace_id}/labels', scope: 'workspaces:read', returns: ['Label'], errors: { 400: ['Invalid workspace ID'], 404: ['Workspace not found'] } },
   {
     method: 'POST', path: '/api/v1/labels', scope: 'workspaces:write', returns: 'Label',
     errors: { 400: ['workspace_id is required', 'name is required'], 403: ['Only owners and admins can create labels'], 404: ['Workspace not found'], 409: ['A label with this name already exists'] },
   },
   {
-    method: 'DELETE', path: '/api/v1/labels/{id}', scope: 'workspaces:write', returns: null,
+    method: 'DELETE', path: '/api/v1/labels/{label_id}', scope: 'workspaces:write', returns: null,
     errors: { 400: ['Invalid label ID'], 403: ['Only owners and admins can delete labels', 'Access denied'], 404: ['Label not found'] },
   },
-  { method: 'GET', path: '/api/v1/workspaces/{id}/statuses', scope: 'workspaces:read', returns: ['Status'], errors: { 400: ['Invalid workspace ID'], 404: ['Workspace not found'] } },
+  { method: 'GET', path: '/api/v1/workspaces/{workspace_id}/statuses', scope: 'workspaces:read', returns: ['Status'], errors: { 400: ['Invalid workspace ID'], 404: ['Workspace not found'] } },
   {
     method: 'POST', path: '/api/v1/statuses', scope: 'workspaces:write', returns: 'Status',
     errors: {
@@ -60,40 +60,40 @@ const D1: RouteCase[] = [
     },
   },
   {
-    method: 'PATCH', path: '/api/v1/statuses/{id}', scope: 'workspaces:write', returns: 'Status',
+    method: 'PATCH', path: '/api/v1/statuses/{status_id}', scope: 'workspaces:write', returns: 'Status',
     errors: {
       400: ['Invalid status ID', 'At least one completed status must remain in the workspace'],
       403: ['Only owners and admins can edit statuses', 'Access denied'], 404: ['Status not found'], 409: ['A status with this name already exists'],
     },
   },
-  { method: 'GET', path: '/api/v1/workspaces/{id}/folders', scope: 'folders:read', returns: ['Folder'], errors: { 400: ['Invalid workspace ID'], 404: ['Workspace not found'] } },
+  { method: 'GET', path: '/api/v1/workspaces/{workspace_id}/folders', scope: 'folders:read', returns: ['Folder'], errors: { 400: ['Invalid workspace ID'], 404: ['Workspace not found'] } },
   {
     method: 'POST', path: '/api/v1/folders', scope: 'folders:write', returns: 'Folder',
     errors: { 400: ['workspace_id is required', 'name is required'], 403: ['Viewers cannot create folders', 'Access denied'], 404: ['Workspace not found'] },
   },
   {
-    method: 'PATCH', path: '/api/v1/folders/{id}', scope: 'folders:write', returns: 'Folder',
+    method: 'PATCH', path: '/api/v1/folders/{folder_id}', scope: 'folders:write', returns: 'Folder',
     errors: { 400: ['Invalid folder ID', 'name cannot be empty'], 403: ['Viewers cannot edit folders'], 404: ['Folder not found'] },
   },
   {
-    method: 'DELETE', path: '/api/v1/folders/{id}', scope: 'folders:write', returns: null,
+    method: 'DELETE', path: '/api/v1/folders/{folder_id}', scope: 'folders:write', returns: null,
     errors: { 400: ['Invalid folder ID'], 403: ['Only owners and admins can delete folders'], 404: ['Folder not found'] },
   },
-  { method: 'GET', path: '/api/v1/folders/{id}/lists', scope: 'folders:read', returns: ['List'], errors: { 400: ['Invalid folder ID'], 404: ['Folder not found'] } },
+  { method: 'GET', path: '/api/v1/folders/{folder_id}/lists', scope: 'folders:read', returns: ['List'], errors: { 400: ['Invalid folder ID'], 404: ['Folder not found'] } },
   {
     method: 'POST', path: '/api/v1/lists', scope: 'lists:write', returns: 'List',
     errors: { 400: ['workspace_id is required', 'folder_id is required', 'name is required'], 403: ['Viewers cannot create lists'], 404: ['Folder not found', 'List not found'] },
   },
   {
-    method: 'PATCH', path: '/api/v1/lists/{id}', scope: 'lists:write', returns: 'List',
+    method: 'PATCH', path: '/api/v1/lists/{list_id}', scope: 'lists:write', returns: 'List',
     errors: { 400: ['Invalid list ID', 'name cannot be empty'], 403: ['Viewers cannot edit lists', 'Access denied'], 404: ['List not found'] },
   },
   {
-    method: 'DELETE', path: '/api/v1/lists/{id}', scope: 'lists:write', returns: null,
+    method: 'DELETE', path: '/api/v1/lists/{list_id}', scope: 'lists:write', returns: null,
     errors: { 400: ['Invalid list ID'], 403: ['Only owners and admins can delete lists', 'Access denied'], 404: ['List not found'] },
   },
   {
-    method: 'GET', path: '/api/v1/workspaces/{id}/tasks', scope: 'tasks:read',
+    method: 'GET', path: '/api/v1/workspaces/{workspace_id}/tasks', scope: 'tasks:read',
     // D34: offset pages, keyset pages, keyset pages with total.
     returns: { oneOf: ['TaskPage', 'TaskCursorPage', 'TaskCursorPageWithTotal'] },
     errors: {
@@ -108,21 +108,21 @@ const D1: RouteCase[] = [
       403: ['Viewers cannot create tasks', 'Access denied'], 404: ['List not found in this workspace', 'Status not found in this workspace'],
     },
   },
-  { method: 'GET', path: '/api/v1/tasks/{id}', scope: 'tasks:read', returns: 'Task', errors: { 400: ['Invalid task ID'], 403: ['Access denied'], 404: ['Task not found'] } },
+  { method: 'GET', path: '/api/v1/tasks/{task_id}', scope: 'tasks:read', returns: 'Task', errors: { 400: ['Invalid task ID'], 403: ['Access denied'], 404: ['Task not found'] } },
   {
-    method: 'PATCH', path: '/api/v1/tasks/{id}', scope: 'tasks:write', returns: null,
+    method: 'PATCH', path: '/api/v1/tasks/{task_id}', scope: 'tasks:write', returns: null,
     errors: {
       400: ['Invalid task ID', 'title cannot be empty', PRIORITY, DUE, START, 'status_id must be a valid numeric ID', 'list_id must be a valid numeric ID'],
       403: ['Viewers cannot edit tasks', 'Access denied'], 404: ['Task not found', 'Status not found in this workspace'],
     },
   },
-  { method: 'DELETE', path: '/api/v1/tasks/{id}', scope: 'tasks:write', returns: null, errors: { 400: ['Invalid task ID'], 403: ['Viewers cannot delete tasks', 'Access denied'], 404: ['Task not found'] } },
-  { method: 'GET', path: '/api/v1/tasks/{id}/comments', scope: 'comments:read', returns: ['Comment'], errors: { 400: ['Invalid task ID'], 403: ['Access denied'], 404: ['Task not found'] } },
+  { method: 'DELETE', path: '/api/v1/tasks/{task_id}', scope: 'tasks:write', returns: null, errors: { 400: ['Invalid task ID'], 403: ['Viewers cannot delete tasks', 'Access denied'], 404: ['Task not found'] } },
+  { method: 'GET', path: '/api/v1/tasks/{task_id}/comments', scope: 'comments:read', returns: ['Comment'], errors: { 400: ['Invalid task ID'], 403: ['Access denied'], 404: ['Task not found'] } },
   {
-    method: 'POST', path: '/api/v1/tasks/{id}/comments', scope: 'comments:write', returns: 'Comment',
+    method: 'POST', path: '/api/v1/tasks/{task_id}/comments', scope: 'comments:write', returns: 'Comment',
     errors: { 400: ['Invalid task ID', 'content is required'], 403: ['Viewers cannot comment', 'Access denied'], 404: ['Task not found'] },
   },
-  { method: 'GET', path: '/api/v1/workspaces/{id}/custom-fields', scope: 'tasks:read', returns: ['CustomFieldDefinition'], errors: { 400: ['Invalid workspace ID'], 404: ['Workspace not found'] } },
+  { method: 'GET', path: '/api/v1/workspaces/{workspace_id}/custom-fields', scope: 'tasks:read', returns: ['CustomFieldDefinition'], errors: { 400: ['Invalid workspace ID'], 404: ['Workspace not found'] } },
 ];
 
 /** The component schemas the contract's readers (and the client) know by name. */
@@ -259,6 +259,76 @@ describe('OpenAPI document (issue 5; D1)', () => {
     });
   });
 
+  describe('for client generators (issue 10)', () => {
+    const KIND_OF_SEGMENT: Record<string, string> = { workspaces: 'workspace', folders: 'folder', lists: 'list', tasks: 'task', statuses: 'status', labels: 'label' };
+
+    it('names each path parameter for its resource and types it as an integer', () => {
+      for (const { path, op } of operations(doc)) {
+        const segments = path.split('/');
+        const expected = segments.flatMap((seg, i) => (/^\{.+\}$/.test(seg) ? [`${KIND_OF_SEGMENT[segments[i - 1]]}_id`] : []));
+        expect({ path, names: segments.filter((seg) => /^\{.+\}$/.test(seg)).map((seg) => seg.slice(1, -1)) }).toEqual({ path, names: expected });
+        const params = (op.parameters ?? []).filter((p: Doc) => p.in === 'path');
+        expect({ path, params: params.map((p: Doc) => [p.name, p.required, p.schema.type]) }).toEqual({ path, params: expected.map((n) => [n, true, 'integer']) });
+      }
+    });
+
+    it('types every number a response holds as an integer', () => {
+      const { responses } = responseAndRequestRoots(doc);
+      const numbers: string[] = [];
+      const visit = (node: unknown, at: string): void => {
+        if (Array.isArray(node)) node.forEach((n, i) => visit(n, `${at}[${i}]`));
+        else if (node && typeof node === 'object') {
+          const o = node as Doc;
+          if (o.type === 'number' || (Array.isArray(o.type) && o.type.includes('number'))) numbers.push(at);
+          for (const [k, v] of Object.entries(o)) visit(v, `${at}.${k}`);
+        }
+      };
+      responses.forEach((r, i) => visit(r, `response[${i}]`));
+      for (const name of reachableSchemas(doc, responses)) visit(doc.components.schemas[name], name);
+      expect(numbers).toEqual([]);
+      expect(doc.components.schemas.Task.properties.id).toEqual({ type: 'integer', example: 41 });
+      expect(doc.components.schemas.Task.properties.list_id.type).toEqual(['integer', 'null']);
+    });
+
+    it('lists servers: the serving host first, then a local npm start', () => {
+      expect(doc.servers).toEqual([
+        { url: '/', description: expect.any(String) },
+        { url: 'http://localhost:3000', description: expect.any(String) },
+      ]);
+    });
+
+    it('gives every success answer with a body an example the response validator accepts', () => {
+      const validator = new OpenApiResponseValidator(doc);
+      let checked = 0;
+      for (const { path, method, op } of operations(doc)) {
+        for (const [status, response] of Object.entries<Doc>(op.responses)) {
+          if (!status.startsWith('2') || !response.content) continue;
+          const example = response.content['application/json'].example;
+          expect({ path, status, example: example === undefined ? 'missing' : 'present' }).toEqual({ path, status, example: 'present' });
+          const url = path.replace(/\{[^}]+\}/g, '1');
+          expect(validator.problems({ method, url, status: Number(status), contentType: 'application/json', body: JSON.stringify(example) })).toEqual([]);
+          checked++;
+        }
+      }
+      expect(checked).toBe(22);
+    });
+
+    it('documents the WWW-Authenticate: Bearer header of every 401, and the service sends it', async () => {
+      for (const { path, op } of operations(doc)) {
+        expect({ path, headers: op.responses['401'].headers }).toEqual({ path, headers: { 'WWW-Authenticate': { description: expect.any(String), schema: { type: 'string', const: 'Bearer' } } } });
+      }
+      const res = await t.inject({ method: 'GET', url: '/api/v1/me' });
+      expect(res.statusCode).toBe(401);
+      expect(res.headers['www-authenticate']).toBe('Bearer');
+      expect(res.json()).toEqual({ error: 'API key required' });
+    });
+
+    it('names operations as methods: a verb, then the resource', () => {
+      const names = operations(doc).map(({ op }) => op.operationId).sort();
+      expect(names.filter((n) => !/^(get|list|create|update|delete)[A-Z][A-Za-z]*$/.test(n))).toEqual([]);
+    });
+  });
+
   it('has one operationId per handler, unique (the client names operations by them)', () => {
     const ids = operations(doc).map(({ op }) => op.operationId);
     expect(new Set(ids).size).toBe(ids.length);
@@ -342,7 +412,7 @@ describe('createTestApp({ validateResponses: true }).inject', () => {
 
   it('throws when an answer does not match the served document, naming method, route, status and the problem', async () => {
     await expect(t.inject({ method: 'GET', url: `/api/v1/workspaces/${acme}/labels`, headers: auth('svc_oa_owner') })).rejects.toThrow(
-      new RegExp(`^OpenAPI response validation failed: GET /api/v1/workspaces/${acme}/labels \\(route /api/v1/workspaces/\\{id\\}/labels\\) answered 200:\n {2}- body/0 must NOT have additional properties 'created_at'\n`),
+      new RegExp(`^OpenAPI response validation failed: GET /api/v1/workspaces/${acme}/labels \\(route /api/v1/workspaces/\\{workspace_id\\}/labels\\) answered 200:\n {2}- body/0 must NOT have additional properties 'created_at'\n`),
     );
   });
 });

@@ -9,6 +9,7 @@ import type { Scope } from '../../src/common/auth/scope';
 import { AppModule } from '../../src/app.module';
 import { configureApp, createAdapter } from '../../src/app.setup';
 import { createTestApp, TestApp } from '../setup/create-app';
+import { ROUTES } from '../setup/routes';
 
 /**
  * Every route of the app, found by reflecting over every controller: closed by
@@ -16,35 +17,8 @@ import { createTestApp, TestApp } from '../setup/create-app';
  * place"), and exactly the routes of D1 with the scope D1 gives each.
  */
 
-/** D1, written out: method, path, scope. */
-const D1: Array<[string, string, Scope]> = [
-  ['GET', '/api/v1/me', 'users:read'],
-  ['GET', '/api/v1/workspaces', 'workspaces:read'],
-  ['GET', '/api/v1/workspaces/:id', 'workspaces:read'],
-  ['GET', '/api/v1/workspaces/:id/members', 'workspaces:read'],
-  ['GET', '/api/v1/workspaces/:id/labels', 'workspaces:read'],
-  ['POST', '/api/v1/labels', 'workspaces:write'],
-  ['DELETE', '/api/v1/labels/:id', 'workspaces:write'],
-  ['GET', '/api/v1/workspaces/:id/statuses', 'workspaces:read'],
-  ['POST', '/api/v1/statuses', 'workspaces:write'],
-  ['PATCH', '/api/v1/statuses/:id', 'workspaces:write'],
-  ['GET', '/api/v1/workspaces/:id/folders', 'folders:read'],
-  ['POST', '/api/v1/folders', 'folders:write'],
-  ['PATCH', '/api/v1/folders/:id', 'folders:write'],
-  ['DELETE', '/api/v1/folders/:id', 'folders:write'],
-  ['GET', '/api/v1/folders/:id/lists', 'folders:read'],
-  ['POST', '/api/v1/lists', 'lists:write'],
-  ['PATCH', '/api/v1/lists/:id', 'lists:write'],
-  ['DELETE', '/api/v1/lists/:id', 'lists:write'],
-  ['GET', '/api/v1/workspaces/:id/tasks', 'tasks:read'],
-  ['POST', '/api/v1/tasks', 'tasks:write'],
-  ['GET', '/api/v1/tasks/:id', 'tasks:read'],
-  ['PATCH', '/api/v1/tasks/:id', 'tasks:write'],
-  ['DELETE', '/api/v1/tasks/:id', 'tasks:write'],
-  ['GET', '/api/v1/tasks/:id/comments', 'comments:read'],
-  ['POST', '/api/v1/tasks/:id/comments', 'comments:write'],
-  ['GET', '/api/v1/workspaces/:id/custom-fields', 'tasks:read'],
-];
+/** D1: method, path, scope (the shared table of test/setup/routes.ts). */
+const D1: Array<[string, string, Scope]> = ROUTES.map((r) => [r.method, r.path, r.scope]);
 
 /** D1: the controller routes served without a key. (The OpenAPI document and /docs are plain Fastify routes, not controllers.) */
 const PUBLIC_ROUTES = ['GET /health'];
@@ -212,7 +186,7 @@ describe('routes (D1; closed by default)', () => {
   });
 
   it.each(D1)('%s %s: the global guard runs (401 without a key, D3 step 2)', async (method, path) => {
-    const request: InjectOptions = { method: method as InjectOptions['method'], url: path.replace(':id', '1') };
+    const request: InjectOptions = { method: method as InjectOptions['method'], url: path.replace(/:\w+_id/, '1') };
     if (method === 'POST' || method === 'PATCH') request.payload = {};
     const res = await t.inject(request);
     expect([res.statusCode, res.json()]).toEqual([401, { error: 'API key required' }]);

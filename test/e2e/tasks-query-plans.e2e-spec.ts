@@ -84,8 +84,10 @@ describe('List tasks: an index for every filter and sort (EXPLAIN)', () => {
     await db.drop();
   });
 
-  const owner: () => TaskListScope = () => ({ workspaceId: ids.ws, restricted: false, folderIds: [], listIds: [] });
-  const restricted: () => TaskListScope = () => ({ workspaceId: ids.ws, restricted: true, folderIds: [], listIds: [ids.l1, ids.l2] });
+  const owner: () => TaskListScope = () => ({ workspaceId: ids.ws, membership: { role: 'owner', restricted: false, folderIds: [], listIds: [] } });
+  const restricted: () => TaskListScope = () => ({
+    workspaceId: ids.ws, membership: { role: 'member', restricted: true, folderIds: [], listIds: [ids.l1, ids.l2] },
+  });
 
   /** Builds the statement of `query` for `scope`, EXPLAINs it and returns the sequential scans of tasks (with the plan). */
   const seqScans = async (query: TaskQuery, scope: TaskListScope) => {
@@ -134,7 +136,7 @@ describe('List tasks: an index for every filter and sort (EXPLAIN)', () => {
     for (const text of [query, `${query}&include_total=false`, `${query}&include_total=false&sort=-priority,title`]) {
       for (const scope of [owner(), restricted()]) {
         const { scans, plan } = await seqScans(parse(text), scope);
-        if (scans.length) throw new Error(`${text} (restricted: ${scope.restricted}): sequential scan of tasks\n${plan}`);
+        if (scans.length) throw new Error(`${text} (restricted: ${scope.membership.restricted}): sequential scan of tasks\n${plan}`);
       }
     }
   });

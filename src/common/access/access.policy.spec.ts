@@ -1,4 +1,4 @@
-import { decide, Membership, Operation, permitsFolder, permitsList, POLICY, Role, roleIn } from './access.policy';
+import { decide, Membership, Operation, permitsFolder, permitsList, permitsListMove, POLICY, Role, roleIn } from './access.policy';
 
 /**
  * The policy table written out from the decisions, independently of POLICY:
@@ -153,5 +153,21 @@ describe('roleIn, permitsList, permitsFolder', () => {
     const m: Membership = { role: 'member', restricted: true, ...GRANTS };
     expect(permitsList(m, target.listId, target.folderId)).toBe(target.listPermitted);
     expect(permitsFolder(m, target.folderId)).toBe(target.folderGranted);
+  });
+});
+
+describe('permitsListMove (D33)', () => {
+  const restricted: Membership = { role: 'member', restricted: true, ...GRANTS };
+  it.each([
+    ['from a granted folder to itself', 10, 10, true],
+    ['from a folder not granted (the list granted on its own) to a granted folder', 20, 10, false],
+    ['from a granted folder to a folder not granted', 10, 30, false],
+    ['between two folders not granted', 20, 30, false],
+  ] as const)('restricted, %s: %p', (_name, from, to, allowed) => {
+    expect(permitsListMove(restricted, from, to)).toBe(allowed);
+  });
+
+  it('lets unrestricted memberships move lists anywhere', () => {
+    expect(permitsListMove({ role: 'viewer', restricted: false, folderIds: [], listIds: [] }, 20, 30)).toBe(true);
   });
 });

@@ -1,3 +1,4 @@
+// The rules of this table as users read them: docs/api.md ("Roles and restricted members", "Order of checks").
 /** Workspace roles (spec: Authentication). */
 export type Role = 'owner' | 'admin' | 'member' | 'viewer';
 
@@ -95,6 +96,15 @@ export function permitsList(membership: Membership, listId: number | null, folde
 export function permitsFolder(membership: Membership, folderId: number | null): boolean {
   if (!membership.restricted) return true;
   return folderId !== null && membership.folderIds.includes(folderId);
+}
+
+/**
+ * D30, D33: a restricted member may move a list from folder `fromFolderId` to
+ * `toFolderId` only when both folders are granted (a list granted on its own
+ * cannot be taken out of a folder the member may not edit); unrestricted members always.
+ */
+export function permitsListMove(membership: Membership, fromFolderId: number | null, toFolderId: number | null): boolean {
+  return permitsFolder(membership, fromFolderId) && permitsFolder(membership, toFolderId);
 }
 
 /**

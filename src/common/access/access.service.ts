@@ -1,7 +1,7 @@
 import { ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Caller } from '../auth/auth-context';
-import { decide, Membership, Operation, permitsFolder, permitsList } from './access.policy';
+import { decide, Membership, Operation, permitsList, permitsListMove } from './access.policy';
 import { AccessRepository, AccessRow, ResourceKind } from './access.repository';
 
 /** What an allowed access check found: where the target lies and the caller's membership there. */
@@ -66,9 +66,12 @@ export class AccessService {
     if (!permitsList(membership, listId, folderId)) throw new ForbiddenException('Access denied');
   }
 
-  /** 403 `Access denied` unless the folder is granted to this membership (D30: lists created or moved into it). */
-  requireFolderGranted(membership: Membership, folderId: number | null): void {
-    if (!permitsFolder(membership, folderId)) throw new ForbiddenException('Access denied');
+  /**
+   * 403 `Access denied` unless the list found by `listAccess` (a `list.edit` check)
+   * may move to folder `toFolderId`: both its current folder and the target granted (D30, D33).
+   */
+  requireListMove(listAccess: Access, toFolderId: number): void {
+    if (!permitsListMove(listAccess.membership, listAccess.folderId, toFolderId)) throw new ForbiddenException('Access denied');
   }
 }
 

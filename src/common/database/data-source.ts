@@ -1,6 +1,5 @@
 import { types } from 'pg';
 import { DataSource, DataSourceOptions } from 'typeorm';
-import { ENTITIES } from './entities';
 import { InitialSchema1732250000000 } from './migrations/1732250000000-initial-schema';
 import { TaskQueries1732260000000 } from './migrations/1732260000000-task-queries';
 
@@ -19,7 +18,9 @@ export function dataSourceOptions(url: string | undefined = process.env.DATABASE
   return {
     type: 'postgres',
     url,
-    entities: ENTITIES,
+    // No entity classes: repositories query with SQL and map rows themselves
+    // (STYLE: no entity hydration), and the migrations are the one schema source.
+    entities: [],
     migrations: MIGRATIONS,
     migrationsTableName: 'migrations',
     synchronize: false,

@@ -1,11 +1,13 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { toHttpError } from './to-http-error';
+import { WWW_AUTHENTICATE } from './www-authenticate';
 
-/** Writes `{ error }` with the status of toHttpError; 500s are logged with their stack (D31). */
+/** Writes `{ error }` with the status of toHttpError; 500s are logged with their stack (D31); a 401 names its challenge. */
 export function sendError(reply: FastifyReply, error: unknown, logger: Logger): void {
   const { status, message } = toHttpError(error);
   if (status >= 500) logger.error(error instanceof Error ? error.stack ?? error.message : String(error));
+  if (status === 401) void reply.header('www-authenticate', WWW_AUTHENTICATE);
   void reply.status(status).header('content-type', 'application/json; charset=utf-8').send({ error: message });
 }
 

@@ -16,44 +16,73 @@ export function has(body: Body, field: string): boolean {
   return Object.prototype.hasOwnProperty.call(body, field);
 }
 
-function checkLength(field: string, value: string, max: number): string {
-  if (value.length > max) throw new BadRequestException(`${field} must be at most ${max} characters`);
+/** D8: the 400 message of a text over its maximum length. */
+export function tooLongMessage(field: string, max: number): string {
+  return `${field} must be at most ${max} characters`;
+}
+
+/** D8: 400 `<field> must be at most <max> characters` when `value` is longer than `max` characters. */
+export function checkLength(field: string, value: string, max: number): string {
+  if (value.length > max) throw new BadRequestException(tooLongMessage(field, max));
+  return value;
+}
+
+/** Issue 8: the 400 message of a text holding U+0000. */
+export function nulMessage(field: string): string {
+  return `${field} must not contain NUL characters`;
+}
+
+/** The checkText messages of `fields`, for the OpenAPI document. */
+export function nulMessages(...fields: string[]): string[] {
+  return fields.map(nulMessage);
+}
+
+/**
+ * The one text rule every string a client sends goes through before it is used
+ * or stored (body fields, custom-field values, text query parameters):
+ * PostgreSQL `text` cannot hold U+0000, so it is 400
+ * `<field> must not contain NUL characters` rather than a database error.
+ * Returns `value` unchanged.
+ */
+export function checkText(field: string, value: string): string {
+  if (value.includes('\u0000')) throw new BadRequestException(nulMessage(field));
   return value;
 }
 
 /**
  * D8 on create: a trimmed, non-blank string of at most `max` characters.
- * Missing, blank or not a string: 400 `<field> is required`; too long: 400 `<field> must be at most <max> characters`.
+ * Missing, blank or not a string: 400 `<field> is required`; NUL: 400 (checkText);
+ * too long: 400 `<field> must be at most <max> characters`.
  */
 export function requiredText(body: Body, field: string, max: number): string {
   const value = body[field];
   if (typeof value !== 'string' || value.trim() === '') throw new BadRequestException(`${field} is required`);
-  return checkLength(field, value.trim(), max);
+  return checkLength(field, checkText(field, value).trim(), max);
 }
 
 /**
  * D8 on update: undefined when not sent; else a trimmed, non-blank string.
- * Not a string: 400 `<field> must be a string`; blank: 400 `<field> cannot be empty`; too long as above.
+ * Not a string: 400 `<field> must be a string`; blank: 400 `<field> cannot be empty`; NUL and too long as above.
  */
 export function patchText(body: Body, field: string, max: number): string | undefined {
   if (!has(body, field)) return undefined;
   const value = body[field];
   if (typeof value !== 'string') throw new BadRequestException(`${field} must be a string`);
   if (value.trim() === '') throw new BadRequestException(`${field} cannot be empty`);
-  return checkLength(field, value.trim(), max);
+  return checkLength(field, checkText(field, value).trim(), max);
 }
 
 /**
  * An optional plain string attribute (icon, color): undefined when not sent,
  * null when sent as null, else the string (at most 255 characters).
- * Another type: 400 `<field> must be a string`.
+ * Another type: 400 `<field> must be a string`; NUL: 400 (checkText).
  */
 export function optionalString(body: Body, field: string): string | null | undefined {
   if (!has(body, field)) return undefined;
   const value = body[field];
   if (value === null) return null;
   if (typeof value !== 'string') throw new BadRequestException(`${field} must be a string`);
-  return checkLength(field, value, MAX_LENGTH.name);
+  return checkLength(field, checkText(field, value), MAX_LENGTH.name);
 }
 
 /** An optional integer (position): undefined when not sent; else an integer, or 400 `<field> must be an integer` (D25). */

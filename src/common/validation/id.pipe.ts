@@ -1,8 +1,9 @@
-import { Injectable, PipeTransform } from '@nestjs/common';
+import { Injectable, Param, PipeTransform } from '@nestjs/common';
+import { ApiParam } from '@nestjs/swagger';
 import { PATH_ID_MESSAGES, PathIdKind, requireId } from './ids';
 
 /**
- * Path id pipe (D5, D6): `@Param('id', new IdPipe('task'))` gives a number or
+ * Path id pipe (D5, D6): `@Param('task_id', new IdPipe('task'))` gives a number or
  * 400 `Invalid task ID`. Runs after the guard, so authentication and scope come first (D3).
  */
 @Injectable()
@@ -12,4 +13,33 @@ export class IdPipe implements PipeTransform<unknown, number> {
   transform(value: unknown): number {
     return requireId(value, PATH_ID_MESSAGES[this.kind]);
   }
+}
+
+/** The name of the path parameter that holds an id of `kind` (`task_id`); routes write it `:task_id`. */
+export function pathIdName(kind: PathIdKind): string {
+  return `${kind}_id`;
+}
+
+/** An example id per kind, for the OpenAPI document. */
+const PATH_ID_EXAMPLES: Record<PathIdKind, number> = { workspace: 1, folder: 2, list: 3, task: 41, status: 4, label: 5 };
+
+/**
+ * The route's `{<kind>_id}` path parameter, parsed by IdPipe and documented
+ * as an integer named for its resource (issue 10: client generators type it
+ * and name it; the URL is the same for callers). One decorator for both, so
+ * the name cannot drift: `getTask(@PathId('task') id: number)` on `@Get('tasks/:task_id')`.
+ */
+export function PathId(kind: PathIdKind): ParameterDecorator {
+  const name = pathIdName(kind);
+  const bind = Param(name, new IdPipe(kind));
+  const document = ApiParam({
+    name,
+    required: true,
+    schema: { type: 'integer', minimum: 0, example: PATH_ID_EXAMPLES[kind] },
+    description: `${kind.charAt(0).toUpperCase()}${kind.slice(1)} id`,
+  });
+  return (target, key, index) => {
+    bind(target, key, index);
+    if (key !== undefined) document(target, key, Object.getOwnPropertyDescriptor(target, key)!);
+  };
 }

@@ -1,0 +1,33 @@
+import type { Membership } from './access.policy';
+
+/**
+ * Placeholders (`$4::int[]`, ...) carrying a membership's grants into a
+ * statement, so that SQL applies the same list rule as `permitsList`.
+ */
+export interface GrantParams {
+  restricted: string;
+  listIds: string;
+  folderIds: string;
+}
+
+/** Adds a membership's grants to a statement's parameters through `add` (which returns the placeholder). */
+export function grantParams(add: (value: unknown, cast: string) => string, membership: Membership): GrantParams {
+  return {
+    restricted: add(membership.restricted, 'boolean'),
+    listIds: add(membership.listIds, 'int[]'),
+    folderIds: add(membership.folderIds, 'int[]'),
+  };
+}
+
+/**
+ * The visibility rule of D29, D30 and D33 in SQL, the twin of `permitsList`:
+ * true when the list `listExpr` is permitted (unrestricted members: every list;
+ * restricted ones: granted lists and the lists of granted folders; a NULL list,
+ * i.e. a task not in a list, is outside). One rule for listings, embedded
+ * subtasks and parent lookups; the grant subquery is uncorrelated, so
+ * PostgreSQL evaluates it once per statement.
+ */
+export function permittedListSql(listExpr: string, g: GrantParams): string {
+  return `(NOT ${g.restricted} OR COALESCE(${listExpr} IN (
+             SELECT pl.id FROM lists pl WHERE pl.id = ANY(${g.listIds}) OR pl.folder_id = ANY(${g.folderIds})), false))`;
+}

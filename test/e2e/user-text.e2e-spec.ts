@@ -1,0 +1,29 @@
+import { readdirSync, readFileSync } from 'fs';
+import { join, resolve } from 'path';
+import { internalReferences } from '../setup/internal-references';
+
+/**
+ * What users read names no internal decision number and no document outside
+ * the repository (issue 10, item 5): the committed OpenAPI document, the
+ * generated client, the README and docs/. (The served document is the
+ * committed one, byte for byte: openapi.e2e-spec.ts; CLI help: cli.e2e-spec.ts.)
+ */
+
+const ROOT = resolve(__dirname, '..', '..');
+const FILES = ['openapi.json', 'clients/typescript/schema.d.ts', 'README.md', ...readdirSync(join(ROOT, 'docs')).map((f) => `docs/${f}`)];
+
+describe('user-facing text', () => {
+  it.each(FILES)('%s names no decision number, `ext` marker or outside document', (file) => {
+    expect(internalReferences(readFileSync(join(ROOT, file), 'utf8'))).toEqual([]);
+  });
+
+  it('the check finds what it looks for', () => {
+    expect(internalReferences('ok\nISO 8601 (D11): dates\nLabel ids (ext, D14)\nsee DECISIONS.md')).toEqual([
+      'line 2: D11 in ISO 8601 (D11): dates',
+      'line 3: ext in Label ids (ext, D14)',
+      'line 3: D14 in Label ids (ext, D14)',
+      'line 4: DECISIONS.md in see DECISIONS.md',
+    ]);
+    expect(internalReferences('text, next, ID, D2O, AD12, the 1D3 grid')).toEqual([]);
+  });
+});

@@ -1,0 +1,61 @@
+import type { Scope } from '../../src/common/auth/scope';
+import type { PathIdKind } from '../../src/common/validation/ids';
+
+/** Who may call a route (D1): any key; any member (viewers too); owners, admins and members; owners and admins. */
+export type RouteRole = 'any key' | 'member' | 'writer' | 'manager';
+
+/** One route of D1. */
+export interface RouteSpec {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** As the controllers declare it: path ids named for their resource (`:task_id`). */
+  path: string;
+  scope: Scope;
+  role: RouteRole;
+  /**
+   * What names the route's target (D3 step 4): its path id, or for a create the
+   * parent id in the body (`workspace_id`, a new task's `list_id`); none for `me`
+   * and `my workspaces`.
+   */
+  target?: { in: 'path'; kind: PathIdKind } | { in: 'body'; field: 'workspace_id' | 'list_id' };
+}
+
+const path = (kind: PathIdKind) => ({ in: 'path', kind }) as const;
+const body = (field: 'workspace_id' | 'list_id') => ({ in: 'body', field }) as const;
+
+/** D1, the 26 routes: the one table tests take routes from. */
+export const ROUTES: RouteSpec[] = [
+  { method: 'GET', path: '/api/v1/me', scope: 'users:read', role: 'any key' },
+  { method: 'GET', path: '/api/v1/workspaces', scope: 'workspaces:read', role: 'member' },
+  { method: 'GET', path: '/api/v1/workspaces/:workspace_id', scope: 'workspaces:read', role: 'member', target: path('workspace') },
+  { method: 'GET', path: '/api/v1/workspaces/:workspace_id/members', scope: 'workspaces:read', role: 'member', target: path('workspace') },
+  { method: 'GET', path: '/api/v1/workspaces/:workspace_id/labels', scope: 'workspaces:read', role: 'member', target: path('workspace') },
+  { method: 'POST', path: '/api/v1/labels', scope: 'workspaces:write', role: 'manager', target: body('workspace_id') },
+  { method: 'DELETE', path: '/api/v1/labels/:label_id', scope: 'workspaces:write', role: 'manager', target: path('label') },
+  { method: 'GET', path: '/api/v1/workspaces/:workspace_id/statuses', scope: 'workspaces:read', role: 'member', target: path('workspace') },
+  { method: 'POST', path: '/api/v1/statuses', scope: 'workspaces:write', role: 'manager', target: body('workspace_id') },
+  { method: 'PATCH', path: '/api/v1/statuses/:status_id', scope: 'workspaces:write', role: 'manager', target: path('status') },
+  { method: 'GET', path: '/api/v1/workspaces/:workspace_id/folders', scope: 'folders:read', role: 'member', target: path('workspace') },
+  { method: 'POST', path: '/api/v1/folders', scope: 'folders:write', role: 'writer', target: body('workspace_id') },
+  { method: 'PATCH', path: '/api/v1/folders/:folder_id', scope: 'folders:write', role: 'writer', target: path('folder') },
+  { method: 'DELETE', path: '/api/v1/folders/:folder_id', scope: 'folders:write', role: 'manager', target: path('folder') },
+  { method: 'GET', path: '/api/v1/folders/:folder_id/lists', scope: 'folders:read', role: 'member', target: path('folder') },
+  { method: 'POST', path: '/api/v1/lists', scope: 'lists:write', role: 'writer', target: body('workspace_id') },
+  { method: 'PATCH', path: '/api/v1/lists/:list_id', scope: 'lists:write', role: 'writer', target: path('list') },
+  { method: 'DELETE', path: '/api/v1/lists/:list_id', scope: 'lists:write', role: 'manager', target: path('list') },
+  { method: 'GET', path: '/api/v1/workspaces/:workspace_id/tasks', scope: 'tasks:read', role: 'member', target: path('workspace') },
+  { method: 'POST', path: '/api/v1/tasks', scope: 'tasks:write', role: 'writer', target: body('list_id') },
+  { method: 'GET', path: '/api/v1/tasks/:task_id', scope: 'tasks:read', role: 'member', target: path('task') },
+  { method: 'PATCH', path: '/api/v1/tasks/:task_id', scope: 'tasks:write', role: 'writer', target: path('task') },
+  { method: 'DELETE', path: '/api/v1/tasks/:task_id', scope: 'tasks:write', role: 'writer', target: path('task') },
+  { method: 'GET', path: '/api/v1/tasks/:task_id/comments', scope: 'comments:read', role: 'member', target: path('task') },
+  { method: 'POST', path: '/api/v1/tasks/:task_id/comments', scope: 'comments:write', role: 'writer', target: path('task') },
+  { method: 'GET', path: '/api/v1/workspaces/:workspace_id/custom-fields', scope: 'tasks:read', role: 'member', target: path('workspace') },
+];
+
+/** `METHOD path`, the name tests give a route. */
+export const routeName = (r: RouteSpec): string => `${r.method} ${r.path}`;
+
+/** The route's URL with `id` (any text: malformed ones included) in its path parameter. */
+export function routeUrl(r: RouteSpec, id: string | number): string {
+  return r.path.replace(/:\w+_id\b/, String(id));
+}
