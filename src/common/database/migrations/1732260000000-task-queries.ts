@@ -49,12 +49,13 @@ export class TaskQueries1732260000000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    // pg_trgm stays: other schemas may use it.
+    // Without CASCADE: pg_trgm stays (and the revert fails) if something else came to use it.
     await q.query(`
       DROP INDEX tasks_search_idx, tasks_workspace_title_idx, tasks_workspace_priority_idx, tasks_workspace_due_desc_idx,
         tasks_workspace_due_asc_idx, tasks_workspace_updated_idx, tasks_workspace_created_idx;
       DROP FUNCTION task_search_text(text, text);
       DROP FUNCTION task_priority_rank(text);
+      DROP EXTENSION IF EXISTS pg_trgm;
     `);
   }
 }
