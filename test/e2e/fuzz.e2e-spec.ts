@@ -136,14 +136,17 @@ describe('fuzz: every operation, hostile values (issue 8)', () => {
     }
   }
 
-  /** The kind of the resource a path template names by `{id}`. */
-  const pathKind = (template: string) => ({ workspaces: 'workspace', folders: 'folder', lists: 'list', tasks: 'task', statuses: 'status', labels: 'label' })[/\/([a-z-]+)\/\{id\}/.exec(template)?.[1] ?? ''] ?? 'task';
+  /** The path parameter of a template (`{task_id}`) and the kind of resource it names (`task`), or null. */
+  const pathParam = (template: string) => {
+    const match = /\{([a-z]+)_id\}/.exec(template);
+    return match ? { placeholder: match[0], kind: match[1] } : null;
+  };
 
   /** One request for `op`: path id, query string, body (object, raw text or none), key. */
   function requestOf(op: Operation): fc.Arbitrary<InjectOptions> {
-    const kind = pathKind(op.template);
-    const pathId = op.template.includes('{id}')
-      ? fc.oneof({ weight: 4, arbitrary: idOf(kind).map(String) }, { weight: 1, arbitrary: fc.constantFrom(...WEIRD_IDS, ...NUMBERS.map(String)) })
+    const param = pathParam(op.template);
+    const pathId = param
+      ? fc.oneof({ weight: 4, arbitrary: idOf(param.kind).map(String) }, { weight: 1, arbitrary: fc.constantFrom(...WEIRD_IDS, ...NUMBERS.map(String)) })
       : fc.constant('');
     const queryValue = fc.oneof(
       { weight: 2, arbitrary: hostileScalar.map((v) => (typeof v === 'string' ? v : JSON.stringify(v) ?? '')) },
@@ -183,7 +186,7 @@ describe('fuzz: every operation, hostile values (issue 8)', () => {
       const search = new URLSearchParams();
       for (const [name, value] of Object.entries(q)) for (const v of Array.isArray(value) ? value : [value]) search.append(name, v);
       const qs = search.toString();
-      const url = op.template.replace('{id}', encodeURIComponent(id)) + (qs ? `?${qs}` : '');
+      const url = (param ? op.template.replace(param.placeholder, encodeURIComponent(id)) : op.template) + (qs ? `?${qs}` : '');
       const headers: Record<string, string> = k === '' ? {} : { ...auth(k) };
       if (b.json === undefined && b.raw === undefined) return { method: op.method as InjectOptions['method'], url, headers };
       headers['content-type'] = type;
