@@ -2,15 +2,43 @@ import { BadRequestException, UnsupportedMediaTypeException } from '@nestjs/comm
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
+import { answerClientError, answerFrameworkError, answerWhileClosing } from './common/http/framework-answers';
+import { trackInFlight } from './common/http/in-flight';
+import { readTimeouts, Timeouts } from './common/timeouts';
+import { sendRawJsonAsIs } from './common/http/raw-json';
 import { deferBodyError } from './common/validation/body-error';
 import { mountOpenApi } from './openapi/openapi.mount';
 
 /** D7: largest request body accepted, in bytes (1 MiB). */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
-/** Fastify adapter with the D7 body limit and no Fastify-level logging (Nest logs). */
-export function createAdapter(): FastifyAdapter {
-  return new FastifyAdapter({ bodyLimit: BODY_LIMIT_BYTES, logger: false, return503OnClosing: true });
+/**
+ * Longest path parameter the router accepts (issue 8): a digit id of any sensible
+ * length reaches its route (D5: 404), anything longer is 414 `URI too long`.
+ */
+export const MAX_PARAM_LENGTH = 1000;
+
+/**
+ * Fastify adapter with the D7 body limit, no Fastify-level logging (Nest logs),
+ * and for issue 8: the HTTP timeouts of `timeouts` (a request must arrive whole
+ * within `httpRequest`, else 408; an idle connection closes after `httpIdle`) and
+ * every framework answer as `{ "error" }` (malformed HTTP, oversized headers,
+ * bad URLs, shutting down).
+ */
+export function createAdapter(timeouts: Timeouts = readTimeouts()): FastifyAdapter {
+  return new FastifyAdapter({
+    bodyLimit: BODY_LIMIT_BYTES,
+    logger: false,
+    return503OnClosing: false,
+    requestTimeout: timeouts.httpRequest,
+    connectionTimeout: timeouts.httpIdle,
+    // Node applies requestTimeout to bodies only when given at creation, and checks deadlines
+    // every 30 s by default: both are set here so that the timeout means what it says.
+    http: { requestTimeout: timeouts.httpRequest, connectionsCheckingInterval: Math.min(1_000, timeouts.httpRequest) },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    clientErrorHandler: answerClientError,
+    frameworkErrors: answerFrameworkError,
+  });
 }
 
 /**
@@ -23,6 +51,7 @@ export function createAdapter(): FastifyAdapter {
 export async function configureApp(app: NestFastifyApplication): Promise<void> {
   const fastify = app.getHttpAdapter().getInstance();
 
+  sendRawJsonAsIs(fastify);
   fastify.removeAllContentTypeParsers();
   // Body errors are kept on the request and thrown by the guard after authentication and scope (D3).
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
@@ -46,6 +75,8 @@ export async function configureApp(app: NestFastifyApplication): Promise<void> {
     deferBodyError(request, new UnsupportedMediaTypeException('Content-Type must be application/json'));
     done(null, undefined);
   });
+  answerWhileClosing(fastify);
+  trackInFlight(fastify);
   // D1: GET /api/v1/openapi.json and /docs, public.
   mountOpenApi(app);
 }

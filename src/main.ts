@@ -6,6 +6,9 @@ import { buildApp } from './app.setup';
 import { DEMO_KEY_FILE, migrateLocked, resolveDatabase } from './cli/database';
 import { openDatabase } from './common/database/data-source';
 import type { EmbeddedDatabase } from './common/database/embedded';
+import { describeCut, requestsInFlight } from './common/http/in-flight';
+import { readTimeouts } from './common/timeouts';
+import { runWorkers } from './cluster';
 import { demoBanner, ensureDemo } from './fixtures/demo';
 
 /*
@@ -13,11 +16,11 @@ import { demoBanner, ensureDemo } from './fixtures/demo';
  * in DATA_DIR (default ./.data), migrations, the demo world on first start,
  * the demo key and a curl line on stdout. `npm run start:prod`: DATABASE_URL,
  * migrations unless MIGRATIONS_RUN=false. Serves on HOST:PORT. SIGTERM or
- * SIGINT: stop accepting, finish requests in flight (up to 10 s), close the
- * app and its pool, stop the embedded PostgreSQL, exit 0.
+ * SIGINT: stop accepting, finish requests in flight (up to SHUTDOWN_TIMEOUT_MS,
+ * 10 s), close the app and its pool, stop the embedded PostgreSQL, exit 0; when
+ * requests had to be cut, log them and exit 1 (issue 8).
  */
 
-const DRAIN_TIMEOUT_MS = 10_000;
 const SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
 const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
 
@@ -38,6 +41,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | 'timeout'>
 async function main(): Promise<void> {
   Logger.overrideLogger(logLevels());
   const logger = new Logger('Main');
+  const drainMs = readTimeouts().shutdown;
   const port = Number(process.env.PORT ?? 3000);
   const host = process.env.HOST ?? '0.0.0.0';
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('PORT must be a port number');
@@ -54,8 +58,13 @@ async function main(): Promise<void> {
     try {
       if (app) {
         // Fastify stops accepting and waits for requests in flight; the pool closes only after.
-        const drained = await withTimeout(app.getHttpAdapter().getInstance().close(), DRAIN_TIMEOUT_MS);
-        if (drained === 'timeout') logger.warn(`Requests still running after ${DRAIN_TIMEOUT_MS / 1000} s: closing anyway`);
+        const fastify = app.getHttpAdapter().getInstance();
+        const drained = await withTimeout(fastify.close(), drainMs);
+        if (drained === 'timeout') {
+          logger.error(describeCut(requestsInFlight(fastify), drainMs));
+          fastify.server.closeAllConnections();
+          code = 1;
+        }
         await withTimeout(app.close(), 5_000);
       }
     } catch (error) {
@@ -111,4 +120,10 @@ async function main(): Promise<void> {
   }
 }
 
-void main();
+// WEB_CONCURRENCY > 1: that many worker processes, each running main() (cluster.ts).
+runWorkers(() =>
+  void main().catch((error: Error) => {
+    new Logger('Main').error(`Startup failed: ${error.message}`);
+    process.exit(1);
+  }),
+);

@@ -1,32 +1,43 @@
 import 'reflect-metadata';
-import { Logger } from '@nestjs/common';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { randomBytes } from 'crypto';
-import { chmodSync, mkdtempSync, rmSync } from 'fs';
-import { tmpdir } from 'os';
-import { join } from 'path';
-import { performance } from 'perf_hooks';
-import { buildApp } from '../app.setup';
-import { SCOPES } from '../common/auth/scope';
+import autocannon from 'autocannon';
+import { ChildProcess, execFileSync, spawn } from 'child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'fs';
+import { join, resolve } from 'path';
+import { Client } from 'pg';
 import { openDatabase } from '../common/database/data-source';
-import { EmbeddedDatabase, startEmbeddedPostgres } from '../common/database/embedded';
-import { loadFixture } from '../fixtures/fixture-loader';
-import type { FixtureTask, FixtureWorld } from '../fixtures/fixture.types';
+import { EmbeddedDatabase, freePort, startEmbeddedPostgres } from '../common/database/embedded';
+import { migrateLocked } from '../cli/database';
+import { childrenOf, CLOCK_TICKS_PER_S, processTable } from './proc';
+import { BENCH_KEY, BenchWorld, ensureWorld } from './world';
 
 /*
- * `npm run bench`: latency and throughput of the task routes (issue 4).
- * Against DATABASE_URL when set (adds one uniquely named workspace; nothing is
- * deleted), else a throw-away embedded PostgreSQL in a temporary directory.
- * Seeds ~1000 tasks with the fixture loader, boots the app (buildApp) on a
- * random local port and runs bounded loops with Node's fetch:
- * BENCH_REQUESTS (default 500) requests per scenario, BENCH_CONCURRENCY (10) at a time.
+ * `npm run bench` (issue 9): what users feel at realistic size.
+ *
+ * - Database: DATABASE_URL when set, else an embedded PostgreSQL kept in
+ *   BENCH_DATA_DIR (default ./.bench-data) and started with pg_stat_statements.
+ *   The world (50,000 top-level tasks with subtasks, assignees, labels,
+ *   custom-field values, 100,000 comments) is built once with set-based SQL and reused.
+ * - Server: `node dist/main.js` (or BENCH_SERVER, to measure another build) in its
+ *   own process, pinned to CPU 0 when running one process (taskset), with
+ *   WEB_CONCURRENCY = each value of BENCH_PROCESSES (default "1,2").
+ * - Load: autocannon from this process (pinned to CPU 1), BENCH_CONNECTIONS (32)
+ *   connections, BENCH_DURATION seconds (10) per scenario after BENCH_WARMUP (3).
+ * - Figures per scenario: req/s, p50 and p99 latency (ms), Node CPU ms per
+ *   request (user + system time of the server processes, from /proc), and from
+ *   pg_stat_statements when it is loaded: PostgreSQL ms per request (planning +
+ *   execution), statements (round trips) and plans per request; otherwise n/a.
+ * - Output: a progress line per scenario on stderr, a table on stdout, and
+ *   bench/results/<time>-<label>.json (BENCH_LABEL, default "current").
  */
 
-const REQUESTS = positive(process.env.BENCH_REQUESTS, 500);
-const CONCURRENCY = positive(process.env.BENCH_CONCURRENCY, 10);
-const TOP_LEVEL = 700;
-const SUBTASKS = 300;
-const WARMUP = 20;
+const DURATION = positive(process.env.BENCH_DURATION, 10);
+const WARMUP = positive(process.env.BENCH_WARMUP, 3);
+const CONNECTIONS = positive(process.env.BENCH_CONNECTIONS, 32);
+const PROCESSES = (process.env.BENCH_PROCESSES ?? '1,2').split(',').map((n) => positive(n, 1));
+const ONLY = process.env.BENCH_SCENARIOS?.split(',').map((s) => s.trim());
+const LABEL = process.env.BENCH_LABEL ?? 'current';
+const SERVER = resolve(process.env.BENCH_SERVER ?? join(__dirname, '..', 'main.js'));
+const RESULTS_DIR = resolve(__dirname, '..', '..', 'bench', 'results');
 
 function positive(value: string | undefined, fallback: number): number {
   const n = Number(value);
@@ -35,158 +46,254 @@ function positive(value: string | undefined, fallback: number): number {
 
 const log = (line: string) => process.stderr.write(line + '\n');
 
-/** A workspace of ~1000 tasks with assignees, labels, custom-field values and subtasks; refs prefixed by a run tag. */
-function benchWorld(tag: string, key: string): FixtureWorld {
-  const members = Array.from({ length: 10 }, (_, i) => `m${i}`);
-  const tasks: FixtureTask[] = [];
-  for (let i = 0; i < TOP_LEVEL; i++) {
-    tasks.push({
-      ref: `t${i}`,
-      list: `l${i % 4}`,
-      title: `Task ${i}`,
-      description: `<p>Benchmark task <strong>${i}</strong></p>`,
-      priority: (['urgent', 'high', 'medium', 'low', 'none'] as const)[i % 5],
-      created_at: new Date(Date.UTC(2025, 0, 1) + i * 60_000).toISOString(),
-      assignees: [members[i % 10], members[(i + 3) % 10]],
-      labels: [`lb${i % 4}`],
-      custom_fields: [{ field: 'f_text', value: `note ${i}` }, { field: 'f_num', value: i }],
-    });
-  }
-  for (let i = 0; i < SUBTASKS; i++) {
-    tasks.push({ ref: `s${i}`, parent: `t${i}`, list: `l${i % 4}`, title: `Subtask ${i}`, assignees: [members[i % 10]] });
-  }
-  return {
-    users: [
-      { ref: 'owner', email: `owner-${tag}@bench.test`, name: 'Bench owner' },
-      ...members.map((m) => ({ ref: m, email: `${m}-${tag}@bench.test`, name: `Member ${m}` })),
-    ],
-    api_keys: [{ user: 'owner', key, scopes: [...SCOPES] }],
-    workspaces: [
-      {
-        ref: 'ws', name: 'Bench', slug: `bench-${tag}`, owner: 'owner',
-        members: members.map((user) => ({ user, role: 'member' as const })),
-        labels: Array.from({ length: 4 }, (_, i) => ({ ref: `lb${i}`, name: `Label ${i}` })),
-        folders: [
-          { ref: 'f0', name: 'Eng', lists: [{ ref: 'l0', name: 'Backlog' }, { ref: 'l1', name: 'Sprint' }] },
-          { ref: 'f1', name: 'Ops', lists: [{ ref: 'l2', name: 'Inbox' }, { ref: 'l3', name: 'Done' }] },
-        ],
-        custom_fields: [
-          { ref: 'f_text', name: 'Notes', type: 'text', position: 1 },
-          { ref: 'f_num', name: 'Estimate', type: 'number', position: 2, is_scope_restricted: true, granted_folders: ['f0'] },
-          { ref: 'f_stars', name: 'Stars', type: 'rating', position: 3, config: { iconName: 'star', color: 'orange' } },
-        ],
-        tasks,
-      },
-    ],
-  };
+/** One load scenario: requests made by `request(world, i)` (i counts up); any answer but 2xx is an error. */
+interface Scenario {
+  name: string;
+  request: (world: BenchWorld, i: number) => { method: 'GET' | 'POST' | 'PATCH'; path: string; body?: string };
 }
 
-interface Result {
-  name: string;
+const SCENARIOS: Scenario[] = [
+  { name: 'get task', request: (w) => ({ method: 'GET', path: `/api/v1/tasks/${w.hotTaskId}` }) },
+  { name: 'list tasks limit=50', request: (w) => ({ method: 'GET', path: `/api/v1/workspaces/${w.workspaceId}/tasks?limit=50` }) },
+  {
+    name: 'list tasks list_id limit=100',
+    request: (w) => ({ method: 'GET', path: `/api/v1/workspaces/${w.workspaceId}/tasks?list_id=${w.listId}&limit=100` }),
+  },
+  { name: 'comments', request: (w) => ({ method: 'GET', path: `/api/v1/tasks/${w.hotTaskId}/comments` }) },
+  { name: 'list folders', request: (w) => ({ method: 'GET', path: `/api/v1/workspaces/${w.workspaceId}/folders` }) },
+  {
+    name: 'update task',
+    request: (w, i) => ({
+      method: 'PATCH',
+      path: `/api/v1/tasks/${w.updateTaskIds[i % w.updateTaskIds.length]}`,
+      body: JSON.stringify({ title: `Updated ${i}`, priority: 'high', assignee_ids: pick(w.memberIds, i, 3) }),
+    }),
+  },
+  {
+    name: 'create task',
+    request: (w, i) => ({
+      method: 'POST',
+      path: '/api/v1/tasks',
+      body: JSON.stringify({
+        list_id: w.inboxListId,
+        title: `Created ${i}`,
+        description: '<p>from the benchmark</p>',
+        priority: 'medium',
+        assignee_ids: pick(w.memberIds, i, 3),
+        custom_fields: w.fieldIds.slice(0, 4).map((id, k) => ({ id, value: `v${i}-${k}` })),
+      }),
+    }),
+  },
+];
+
+function pick(ids: number[], i: number, n: number): number[] {
+  return Array.from({ length: n }, (_, k) => ids[(i + k * 5) % ids.length]);
+}
+
+/** Figures of one scenario. */
+interface Figures {
+  scenario: string;
+  processes: number;
   requests: number;
   errors: number;
-  p50: number;
-  p95: number;
-  max: number;
-  perSecond: number;
+  reqPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  nodeCpuMsPerReq: number;
+  pgMsPerReq: number | null;
+  statementsPerReq: number | null;
+  plansPerReq: number | null;
 }
 
-function percentile(sorted: number[], p: number): number {
-  if (!sorted.length) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+/** user + system CPU ms of process `pid` and its descendants (Linux /proc). */
+function treeCpuMs(pid: number): number {
+  const table = processTable();
+  const ticks = (p: number): number => (table.get(p)?.cpuTicks ?? 0) + childrenOf(p, table).reduce((sum, c) => sum + ticks(c), 0);
+  return (ticks(pid) * 1000) / CLOCK_TICKS_PER_S;
 }
 
-/** Sends `count` requests made by `request(i)`, `CONCURRENCY` at a time; latency per request, throughput over the whole loop. */
-async function run(name: string, count: number, expected: number, request: (i: number) => Promise<Response>): Promise<Result> {
-  const latencies: number[] = [];
-  let errors = 0;
-  let next = 0;
-  const started = performance.now();
-  const worker = async () => {
-    while (next < count) {
-      const i = next++;
-      const t0 = performance.now();
-      const res = await request(i);
-      await res.arrayBuffer();
-      latencies.push(performance.now() - t0);
-      if (res.status !== expected) errors++;
+/** Totals of pg_stat_statements for the database, or null when it is not loaded. */
+async function pgTotals(db: Client): Promise<{ ms: number; calls: number; plans: number } | null> {
+  try {
+    const { rows } = await db.query(
+      `SELECT COALESCE(sum(total_exec_time + total_plan_time), 0)::float8 AS ms, COALESCE(sum(calls), 0)::float8 AS calls,
+              COALESCE(sum(plans), 0)::float8 AS plans
+         FROM pg_stat_statements s
+        WHERE s.dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+          AND s.userid = (SELECT oid FROM pg_roles WHERE rolname = current_user)
+          AND s.query NOT LIKE '%pg_stat_statements%'`,
+    );
+    return rows[0];
+  } catch (error) {
+    if (!pgTotalsFailed) log(`PostgreSQL figures n/a: ${(error as Error).message}`);
+    pgTotalsFailed = true;
+    return null;
+  }
+}
+let pgTotalsFailed = false;
+
+const hasTaskset = (() => {
+  try {
+    execFileSync('taskset', ['-V'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/** Starts the server with `processes` workers and waits until it answers. */
+async function startServer(url: string, processes: number): Promise<{ child: ChildProcess; base: string }> {
+  const port = await freePort();
+  const env = { ...process.env, DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', MIGRATIONS_RUN: 'false', LOG_LEVEL: 'error', WEB_CONCURRENCY: String(processes) };
+  // One process: pinned to CPU 0 (the load runs on CPU 1). Two: both CPUs, shared with the load.
+  const child =
+    processes === 1 && hasTaskset
+      ? spawn('taskset', ['-c', '0', process.execPath, SERVER], { env, stdio: ['ignore', 'ignore', 'inherit'] })
+      : spawn(process.execPath, [SERVER], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 300; i++) {
+    if (child.exitCode !== null) throw new Error(`server exited with code ${child.exitCode}`);
+    try {
+      const res = await fetch(`${base}/api/v1/me`, { headers: { authorization: `Bearer ${BENCH_KEY}` } });
+      // Workers start one after the other: wait for the others too, and for their start-up to finish.
+      if (res.status === 200 && (processes === 1 || childrenOf(child.pid!).length >= processes)) {
+        if (processes > 1) await new Promise((done) => setTimeout(done, 3000));
+        return { child, base };
+      }
+    } catch {
+      // not listening yet
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, count) }, worker));
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  return { name, requests: count, errors, p50: percentile(latencies, 50), p95: percentile(latencies, 95), max: latencies[latencies.length - 1] ?? 0, perSecond: count / seconds };
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  throw new Error('server did not answer within 30 s');
 }
 
-function table(results: Result[]): string {
-  const rows = [
-    ['scenario', 'requests', 'errors', 'p50 ms', 'p95 ms', 'max ms', 'req/s'],
-    ...results.map((r) => [r.name, String(r.requests), String(r.errors), r.p50.toFixed(1), r.p95.toFixed(1), r.max.toFixed(1), r.perSecond.toFixed(0)]),
+async function stopServer(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((done) => child.once('exit', done));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/** Runs autocannon for `seconds` against one scenario. */
+function load(base: string, world: BenchWorld, scenario: Scenario, seconds: number): Promise<autocannon.Result> {
+  let i = 0;
+  const headers = { authorization: `Bearer ${BENCH_KEY}`, 'content-type': 'application/json' };
+  return autocannon({
+    url: base,
+    connections: CONNECTIONS,
+    duration: seconds,
+    requests: [
+      {
+        setupRequest: (request) => {
+          const r = scenario.request(world, i++);
+          return { ...request, method: r.method, path: r.path, body: r.body, headers };
+        },
+      },
+    ],
+  });
+}
+
+async function measure(base: string, pid: number, stats: Client, world: BenchWorld, scenario: Scenario, processes: number): Promise<Figures> {
+  await load(base, world, scenario, WARMUP);
+  const cpu0 = treeCpuMs(pid);
+  const pg0 = await pgTotals(stats);
+  const result = await load(base, world, scenario, DURATION);
+  const cpu1 = treeCpuMs(pid);
+  const pg1 = await pgTotals(stats);
+  const requests = result.requests.total;
+  const per = (value: number) => (requests ? value / requests : 0);
+  return {
+    scenario: scenario.name,
+    processes,
+    requests,
+    errors: result.errors + result.timeouts + result.non2xx,
+    reqPerSec: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    nodeCpuMsPerReq: per(cpu1 - cpu0),
+    pgMsPerReq: pg0 && pg1 ? per(pg1.ms - pg0.ms) : null,
+    statementsPerReq: pg0 && pg1 ? per(pg1.calls - pg0.calls) : null,
+    plansPerReq: pg0 && pg1 ? per(pg1.plans - pg0.plans) : null,
+  };
+}
+
+const fixed = (n: number | null, digits: number) => (n === null ? 'n/a' : n.toFixed(digits));
+
+function table(rows: Figures[]): string {
+  const lines = [
+    ['scenario', 'procs', 'req/s', 'p50 ms', 'p99 ms', 'node cpu ms/req', 'pg ms/req', 'stmts/req', 'plans/req', 'errors'],
+    ...rows.map((r) => [
+      r.scenario, String(r.processes), r.reqPerSec.toFixed(0), fixed(r.p50Ms, 1), fixed(r.p99Ms, 1), fixed(r.nodeCpuMsPerReq, 3),
+      fixed(r.pgMsPerReq, 3), fixed(r.statementsPerReq, 2), fixed(r.plansPerReq, 2), String(r.errors),
+    ]),
   ];
-  const widths = rows[0].map((_, c) => Math.max(...rows.map((row) => row[c].length)));
-  const line = (row: string[]) => row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  ');
-  return [line(rows[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line)].join('\n');
+  const widths = lines[0].map((_, c) => Math.max(...lines.map((l) => l[c].length)));
+  const line = (l: string[]) => l.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  ');
+  return [line(lines[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.slice(1).map(line)].join('\n');
 }
 
 async function main(): Promise<void> {
-  Logger.overrideLogger(['error', 'warn']);
+  if (hasTaskset) {
+    try {
+      execFileSync('taskset', ['-pc', '1', String(process.pid)], { stdio: 'ignore' });
+    } catch {
+      // a single-CPU machine: load and server share it
+    }
+  }
   let embedded: EmbeddedDatabase | undefined;
-  let tempDir: string | undefined;
-  let app: NestFastifyApplication | undefined;
+  let url = process.env.DATABASE_URL;
+  if (!url) {
+    const dataDir = resolve(process.env.BENCH_DATA_DIR ?? '.bench-data');
+    log(`No DATABASE_URL: embedded PostgreSQL in ${dataDir} (kept for the next run)`);
+    embedded = await startEmbeddedPostgres({
+      dataDir,
+      log,
+      settings: ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track_planning=on', 'max_connections=200'],
+    });
+    url = embedded.url;
+  }
+  const ds = await openDatabase(url, false);
+  await migrateLocked(ds);
+  await ds.destroy();
+  const stats = new Client({ connectionString: url });
+  await stats.connect();
   try {
-    let url = process.env.DATABASE_URL;
-    if (!url) {
-      tempDir = mkdtempSync(join(tmpdir(), 'wt-bench-'));
-      // As root, PostgreSQL runs as the OS user `postgres`, which must reach the cluster inside.
-      chmodSync(tempDir, 0o755);
-      log(`No DATABASE_URL: starting a throw-away embedded PostgreSQL in ${tempDir}`);
-      embedded = await startEmbeddedPostgres({ dataDir: tempDir, log });
-      url = embedded.url;
-    }
-    const ds = await openDatabase(url, true);
-    const tag = randomBytes(4).toString('hex');
-    const key = `svc_bench_${tag}`;
-    const seedStarted = performance.now();
-    const ids = await loadFixture(ds, benchWorld(tag, key));
-    log(`Seeded ${TOP_LEVEL + SUBTASKS} tasks in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`);
-    await ds.destroy();
+    await stats.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements').catch(() => undefined);
+    await pgTotals(stats);
+    const world = await ensureWorld(stats, log);
+    log(`World: ${world.tasks} tasks; server ${SERVER}; ${CONNECTIONS} connections, ${DURATION} s per scenario after ${WARMUP} s of warm-up`);
 
-    process.env.DATABASE_URL = url;
-    app = await buildApp();
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const address = app.getHttpServer().address();
-    const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-    const get = (path: string) => fetch(base + path, { headers });
-    const taskId = (i: number) => ids[`t${(i * 7919) % TOP_LEVEL}`];
-    const pages = Math.ceil(TOP_LEVEL / 100);
-    const createBody = (i: number) =>
-      JSON.stringify({
-        list_id: ids[`l${i % 4}`],
-        title: `Created ${i}`,
-        description: '<p>bench</p>',
-        assignee_ids: [ids.m0, ids.m1],
-        label_ids: [ids.lb0],
-        custom_fields: [{ id: ids.f_text, value: 'x' }],
-      });
-
-    const scenarios: Array<[string, number, (i: number) => Promise<Response>]> = [
-      ['GET /tasks/:id', 200, (i) => get(`/api/v1/tasks/${taskId(i)}`)],
-      ['GET /workspaces/:id/tasks?limit=100', 200, (i) => get(`/api/v1/workspaces/${ids.ws}/tasks?limit=100&page=${1 + (i % pages)}`)],
-      ['POST /tasks', 201, (i) => fetch(base + '/api/v1/tasks', { method: 'POST', headers, body: createBody(i) })],
-    ];
-    const results: Result[] = [];
-    for (const [name, expected, request] of scenarios) {
-      await run(`${name} (warm-up)`, WARMUP, expected, request);
-      log(`Running ${name}: ${REQUESTS} requests, concurrency ${CONCURRENCY}`);
-      results.push(await run(name, REQUESTS, expected, request));
+    const scenarios = SCENARIOS.filter((s) => !ONLY || ONLY.includes(s.name));
+    const rows: Figures[] = [];
+    for (const processes of PROCESSES) {
+      const { child, base } = await startServer(url, processes);
+      try {
+        for (const scenario of scenarios) {
+          const figures = await measure(base, child.pid!, stats, world, scenario, processes);
+          rows.push(figures);
+          log(
+            `[${LABEL}] ${scenario.name} (${processes} proc): ${figures.reqPerSec.toFixed(0)} req/s, p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms, ` +
+              `node ${fixed(figures.nodeCpuMsPerReq, 3)} ms/req, pg ${fixed(figures.pgMsPerReq, 3)} ms/req, ` +
+              `${fixed(figures.statementsPerReq, 2)} stmts/req, ${fixed(figures.plansPerReq, 2)} plans/req, ${figures.errors} errors`,
+          );
+        }
+      } finally {
+        await stopServer(child);
+        // New tasks go to the Inbox list; removed so every run sees the same world.
+        await stats.query(`DELETE FROM tasks WHERE list_id = $1`, [world.inboxListId]);
+      }
     }
-    process.stdout.write(`\n${table(results)}\n\n(${TOP_LEVEL + SUBTASKS} seeded tasks, concurrency ${CONCURRENCY}, pool ${process.env.DB_POOL_SIZE ?? 10})\n`);
-    if (results.some((r) => r.errors > 0)) process.exitCode = 1;
+    process.stdout.write(`\n${table(rows)}\n\n(${world.tasks} tasks, ${CONNECTIONS} connections, ${DURATION} s per scenario, label ${LABEL})\n`);
+    mkdirSync(RESULTS_DIR, { recursive: true });
+    const file = join(RESULTS_DIR, `${new Date().toISOString().replace(/[:.]/g, '-')}-${LABEL}.json`);
+    const meta = { label: LABEL, server: SERVER, connections: CONNECTIONS, durationS: DURATION, warmupS: WARMUP, tasks: world.tasks, cpus: hasTaskset ? 'server on CPU 0 (1 process), load on CPU 1' : 'unpinned' };
+    writeFileSync(file, JSON.stringify({ ...meta, at: new Date().toISOString(), results: rows }, null, 2) + '\n');
+    log(`Results written to ${file}`);
+    if (rows.some((r) => r.errors > 0)) process.exitCode = 1;
   } finally {
-    if (app) await app.close();
-    if (embedded) await embedded.stop();
-    if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+    await stats.end();
+    if (embedded && existsSync(embedded.dataDir)) await embedded.stop();
   }
 }
 

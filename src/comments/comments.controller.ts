@@ -2,6 +2,7 @@ import { Body, Controller, Get, Post } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
+import { RawJson } from '../common/http/raw-json';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { PathId } from '../common/validation/id.pipe';
 import { nulMessages } from '../common/validation/body';
@@ -26,7 +27,7 @@ export class CommentsController {
     403: ['Access denied'],
     404: ['Task not found'],
   })
-  listComments(@CurrentCaller() caller: Caller, @PathId('task') id: number): Promise<CommentDto[]> {
+  listComments(@CurrentCaller() caller: Caller, @PathId('task') id: number): Promise<RawJson<CommentDto[]>> {
     return this.comments.listComments(caller, id);
   }
 

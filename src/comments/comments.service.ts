@@ -2,6 +2,7 @@ import { BadRequestException, Injectable, NotFoundException } from '@nestjs/comm
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
 import { asBody, MAX_LENGTH, requiredText } from '../common/validation/body';
+import { RawJson } from '../common/http/raw-json';
 import { sanitizeHtmlField } from '../common/validation/html';
 import type { CommentDto } from './comments.dto';
 import { CommentsRepository } from './comments.repository';
@@ -18,7 +19,7 @@ export class CommentsService {
    * spec: List comments. Any member; a restricted member only on tasks of
    * permitted lists (D30). 404 `Task not found`; 403 `Access denied`.
    */
-  async listComments(caller: Caller, taskId: number): Promise<CommentDto[]> {
+  async listComments(caller: Caller, taskId: number): Promise<RawJson<CommentDto[]>> {
     await this.access.check(caller, 'task', taskId, 'comment.read');
     return this.comments.listByTask(taskId);
   }

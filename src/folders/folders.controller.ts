@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/co
 import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
+import { RawJson } from '../common/http/raw-json';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { PathId } from '../common/validation/id.pipe';
 import { nulMessages } from '../common/validation/body';
@@ -33,7 +34,7 @@ export class FoldersController {
     403: ["Scope 'folders:read' is required for this endpoint"],
     404: ['Workspace not found'],
   })
-  listFolders(@CurrentCaller() caller: Caller, @PathId('workspace') id: number): Promise<FolderDto[]> {
+  listFolders(@CurrentCaller() caller: Caller, @PathId('workspace') id: number): Promise<RawJson<FolderDto[]>> {
     return this.folders.listFolders(caller, id);
   }
 

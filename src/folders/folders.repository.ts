@@ -1,6 +1,7 @@
 import { patchStatement } from '../common/database/patch';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { jsonArraySql, RawJson } from '../common/http/raw-json';
 import type { FolderDto } from './folders.dto';
 
 const FOLDER_COLUMNS = `id, workspace_id, name, icon, color, position, api_ts(created_at) AS created_at`;
@@ -21,14 +22,15 @@ const PATCH_COLUMNS: ReadonlyArray<keyof FolderPatch> = ['name', 'icon', 'color'
 export class FoldersRepository {
   constructor(private readonly db: DataSource) {}
 
-  /** Folders of a workspace by position, name, id (D23); `onlyIds` (a restricted member's grants, D29) filters when not null. */
-  listByWorkspace(workspaceId: number, onlyIds: number[] | null): Promise<FolderDto[]> {
-    return this.db.query(
-      `SELECT ${FOLDER_COLUMNS} FROM folders
+  /** Folders of a workspace by position, name, id (D23), as JSON text; `onlyIds` (a restricted member's grants, D29) filters when not null. */
+  async listByWorkspace(workspaceId: number, onlyIds: number[] | null): Promise<RawJson<FolderDto[]>> {
+    const rows: { json: string }[] = await this.db.query(
+      jsonArraySql(`SELECT ${FOLDER_COLUMNS} FROM folders
         WHERE workspace_id = $1 AND ($2::int[] IS NULL OR id = ANY($2::int[]))
-        ORDER BY position, name, id`,
+        ORDER BY position, name, id`),
       [workspaceId, onlyIds],
     );
+    return new RawJson(rows[0].json);
   }
 
   /** Inserts a folder at position max + 1 of the workspace, from 1 (D24). */

@@ -3,6 +3,7 @@ import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
 import { asBody, MAX_LENGTH, optionalInteger, optionalString, patchText, requiredText } from '../common/validation/body';
 import { requireId } from '../common/validation/ids';
+import { RawJson } from '../common/http/raw-json';
 import type { FolderDto } from './folders.dto';
 import { FoldersRepository } from './folders.repository';
 
@@ -15,7 +16,7 @@ export class FoldersService {
   ) {}
 
   /** spec: List folders; any member; a restricted member sees only granted folders (D29). 404 `Workspace not found` (D4). */
-  async listFolders(caller: Caller, workspaceId: number): Promise<FolderDto[]> {
+  async listFolders(caller: Caller, workspaceId: number): Promise<RawJson<FolderDto[]>> {
     const { membership } = await this.access.workspace(caller, workspaceId, 'folder.read');
     return this.folders.listByWorkspace(workspaceId, membership.restricted ? membership.folderIds : null);
   }

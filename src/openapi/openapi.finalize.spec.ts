@@ -84,13 +84,18 @@ describe('OpenAPI post-processing (src/openapi/openapi.finalize.ts)', () => {
   });
 
   it('adds no 400, 413 or 415 where there is no body', () => {
-    expect(Object.keys(doc.paths['/api/v1/things/{id}'].delete.responses)).toEqual(['204', '403', '500']);
+    expect(Object.keys(doc.paths['/api/v1/things/{id}'].delete.responses)).toEqual(['204', '403', '500', '503']);
   });
 
   it("adds the 403 of a missing scope from x-scope, and 500 everywhere (D31)", () => {
     expect(patch.responses['403']).toEqual(errorResponse(["Scope 'things:write' is required for this endpoint"]));
     expect(doc.paths['/api/v1/a'].get.responses['403']).toBeUndefined();
     expect(doc.paths['/api/v1/a'].get.responses['500']).toEqual({ $ref: '#/components/responses/InternalServerError' });
+  });
+
+  it('adds 503 everywhere (issue 8: database unavailable, request timeout)', () => {
+    expect(doc.paths['/api/v1/a'].get.responses['503']).toEqual({ $ref: '#/components/responses/ServiceUnavailable' });
+    expect(doc.components.responses.ServiceUnavailable).toEqual(errorResponse(['Service unavailable']));
   });
 
   it('normalises error answers: a single example and backticked messages become named examples', () => {
@@ -154,7 +159,7 @@ describe('OpenAPI post-processing (src/openapi/openapi.finalize.ts)', () => {
     expect(Object.keys(doc.paths)).toEqual(['/api/v1/a', '/api/v1/things/{id}']);
     expect(Object.keys(doc.paths['/api/v1/things/{id}'])).toEqual(['patch', 'delete']);
     expect(Object.keys(patch)).toEqual(['tags', 'operationId', 'x-scope', 'requestBody', 'responses']);
-    expect(Object.keys(patch.responses)).toEqual(['200', '400', '401', '403', '404', '413', '415', '500']);
+    expect(Object.keys(patch.responses)).toEqual(['200', '400', '401', '403', '404', '413', '415', '500', '503']);
     expect(Object.keys(doc.components)).toEqual(['responses', 'schemas', 'securitySchemes']);
   });
 

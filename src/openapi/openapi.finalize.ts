@@ -6,7 +6,7 @@
  *   give them: 400 `Invalid JSON body` / `Request body must be a JSON object`,
  *   413 and 415 where there is a request body (D7), 403 `Scope 'X' is required
  *   for this endpoint` where there is an `x-scope` (spec: Authentication 5),
- *   500 everywhere (D31);
+ *   500 and 503 (database unavailable, request timeout: issue 8) everywhere (D31);
  * - error answers are normalised: the `Error` schema, one named example per
  *   message, and a description listing the messages;
  * - every schema a response reaches is strict (D16): all properties required,
@@ -20,6 +20,7 @@
  * Pure functions of a plain JSON document; unit-tested in openapi.finalize.spec.ts.
  */
 
+import { SERVICE_UNAVAILABLE } from '../common/errors/to-http-error';
 import { WWW_AUTHENTICATE } from '../common/errors/www-authenticate';
 
 /** A node of the JSON document (loosely typed on purpose: this code walks it generically). */
@@ -43,6 +44,7 @@ export const SHARED_ERROR_RESPONSES: Record<string, { status: string; message: s
   PayloadTooLarge: { status: '413', message: 'Request body is too large' },
   UnsupportedMediaType: { status: '415', message: 'Content-Type must be application/json' },
   InternalServerError: { status: '500', message: 'Internal server error' },
+  ServiceUnavailable: { status: '503', message: SERVICE_UNAVAILABLE.message },
 };
 
 const ERROR_REF = '#/components/schemas/Error';
@@ -173,6 +175,7 @@ export function addGenericResponses(doc: JsonObject): void {
     if (typeof op['x-scope'] === 'string') mergeError(op, '403', [`Scope '${op['x-scope']}' is required for this endpoint`]);
     if (op.responses['401']) op.responses['401'].headers = clone(UNAUTHORIZED_HEADERS);
     op.responses['500'] = refOf('500');
+    op.responses['503'] = refOf('503');
   }
 }
 

@@ -9,7 +9,7 @@ import { SqlParams, taskJsonSql } from './tasks.sql';
  * The one statement of List tasks (D22, D34): filters, sort, offset or keyset
  * page, the total when wanted, and each row's task object, in one round trip.
  * Every filter and sort expression here is one an index of migration
- * 1732260000000 serves (test/e2e/tasks-query-plans.e2e-spec.ts checks the plans).
+ * 1795500000000 serves (test/e2e/tasks-query-plans.e2e-spec.ts checks the plans).
  * Values always travel as parameters.
  */
 
@@ -122,7 +122,7 @@ function afterSql(p: SqlParams, sort: SortTerm[], after: CursorValues): string {
   return `${terms[0].expr} ${op(terms[0].desc)}= ${terms[0].value} AND (${ors.map((o) => `(${o})`).join(' OR ')})`;
 }
 
-/** The listing statement and its parameters; its one row is `{ data, total?, next_key? }` (see TasksRepository.listPage). */
+/** The listing statement and its parameters; its one row is `{ data (JSON text), total?, next_key? }` (see TasksRepository.listPage). */
 export function taskListSql(scope: TaskListScope, userId: number, query: TaskQuery): { sql: string; params: unknown[] } {
   const p = new SqlParams();
   const grants = grantParams((v, cast) => p.add(v, cast), scope.membership);
@@ -134,15 +134,16 @@ export function taskListSql(scope: TaskListScope, userId: number, query: TaskQue
   const rowJson = `(SELECT ${taskJsonSql('listItem', user, grants)} FROM tasks t LEFT JOIN lists l ON l.id = t.list_id WHERE t.id = p.id)`;
 
   if (query.mode === 'offset') {
-    // D22: the scope is counted and paged by one statement.
+    // D22: the scope is counted and paged by one statement; not materialized, so the page
+    // walks the sort's index and stops at the limit while the count reads what it must.
     const offset = p.add((BigInt(query.page - 1) * BigInt(query.limit)).toString(), 'bigint');
-    const sql = `WITH scope AS (
+    const sql = `WITH scope AS NOT MATERIALIZED (
          SELECT t.id, ${keys} FROM tasks t WHERE ${where}
        ), page AS (
          SELECT * FROM scope ORDER BY ${orderSql(query.sort, 'scope')} LIMIT ${limit} OFFSET ${offset}
        )
        SELECT (SELECT count(*)::int FROM scope) AS total,
-              COALESCE((SELECT json_agg(${rowJson} ORDER BY ${orderSql(query.sort, 'p')}) FROM page p), '[]'::json) AS data`;
+              COALESCE((SELECT json_agg(${rowJson} ORDER BY ${orderSql(query.sort, 'p')}) FROM page p), '[]'::json)::text AS data`;
     return { sql, params: p.values };
   }
 
@@ -155,7 +156,7 @@ export function taskListSql(scope: TaskListScope, userId: number, query: TaskQue
          FROM tasks t WHERE ${where}${keyset}
         ORDER BY ${orderSql(query.sort)} LIMIT ${limit} + 1
      )
-     SELECT COALESCE((SELECT json_agg(${rowJson} ORDER BY p.n) FROM page p WHERE p.n <= ${limit}), '[]'::json) AS data,
+     SELECT COALESCE((SELECT json_agg(${rowJson} ORDER BY p.n) FROM page p WHERE p.n <= ${limit}), '[]'::json)::text AS data,
             (SELECT p.next_key FROM page p WHERE p.n = ${limit} AND EXISTS (SELECT 1 FROM page m WHERE m.n > ${limit})) AS next_key${total}`;
   return { sql, params: p.values };
 }

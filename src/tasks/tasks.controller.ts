@@ -11,6 +11,7 @@ import {
 } from '@nestjs/swagger';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
+import { RawJson } from '../common/http/raw-json';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { nulMessages } from '../common/validation/body';
 import { invalidDateMessage } from '../common/validation/dates';
@@ -66,7 +67,7 @@ export class TasksController {
     403: ['Access denied', 'Viewers cannot create tasks'],
     404: ['List not found in this workspace', 'Status not found in this workspace', 'Parent task not found'],
   })
-  createTask(@CurrentCaller() caller: Caller, @Body() body: unknown): Promise<TaskWriteDto> {
+  createTask(@CurrentCaller() caller: Caller, @Body() body: unknown): Promise<RawJson<TaskWriteDto>> {
     return this.tasks.createTask(caller, body);
   }
 
@@ -83,7 +84,7 @@ export class TasksController {
     403: ['Access denied'],
     404: ['Task not found'],
   })
-  getTask(@CurrentCaller() caller: Caller, @PathId('task') id: number): Promise<TaskDto> {
+  getTask(@CurrentCaller() caller: Caller, @PathId('task') id: number): Promise<RawJson<TaskDto>> {
     return this.tasks.getTask(caller, id);
   }
 
@@ -103,7 +104,7 @@ export class TasksController {
     403: ['Access denied', 'Viewers cannot edit tasks'],
     404: ['Task not found', 'List not found in this workspace', 'Status not found in this workspace'],
   })
-  updateTask(@CurrentCaller() caller: Caller, @PathId('task') id: number, @Body() body: unknown): Promise<TaskWriteDto> {
+  updateTask(@CurrentCaller() caller: Caller, @PathId('task') id: number, @Body() body: unknown): Promise<RawJson<TaskWriteDto>> {
     return this.tasks.updateTask(caller, id, body);
   }
 
@@ -154,7 +155,7 @@ export class TasksController {
     403: ['Access denied'],
     404: ['Workspace not found', 'List not found in this workspace'],
   })
-  listTasks(@CurrentCaller() caller: Caller, @PathId('workspace') id: number, @QueryPairsOf() query: QueryPairs): Promise<TaskPageDto | TaskCursorPageDto> {
+  listTasks(@CurrentCaller() caller: Caller, @PathId('workspace') id: number, @QueryPairsOf() query: QueryPairs): Promise<RawJson<TaskPageDto | TaskCursorPageDto>> {
     return this.tasks.listTasks(caller, id, query);
   }
 }

@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import type { Membership } from '../common/access/access.policy';
-import { GrantParams, grantParams, permittedListSql } from '../common/access/access.sql';
+import { grantParams, permittedListSql } from '../common/access/access.sql';
+import { RawJson } from '../common/http/raw-json';
 import type { CustomFieldInput, NewTask, TaskPatch } from './tasks.body';
 import type { CursorValues } from './task-cursor';
 import { TaskListScope, taskListSql } from './task-list.sql';
 import type { TaskQuery } from './task-query';
-import type { TaskDto, TaskListItemDto, TaskWriteDto } from './tasks.dto';
+import type { TaskDto, TaskWriteDto } from './tasks.dto';
 import { fieldAppliesSql, fieldVisibleSql, SqlParams, TaskShape, taskJsonSql } from './tasks.sql';
 
 /** Where a task is being written: its workspace, its (final) list and that list's folder. */
@@ -16,31 +17,35 @@ export interface TaskPlace {
   folderId: number | null;
 }
 
-/** What the create-task checks of D3 step 8 need to know, in one round trip. */
-export interface CreateChecks {
-  /** D17: the pending status with the lowest position, then id; null when none. */
-  default_status_id: number | null;
+/** What the create-task checks of D3 step 8 found, and the new task's id (null when a check failed: nothing was written). */
+export interface CreatedTask {
   /** status_id (when sent) belongs to the workspace. */
   status_ok: boolean;
   /** parent_id (when sent) is a task of the workspace in a list the caller may see (D14, D33). */
   parent_found: boolean;
   /** That parent is itself a subtask (D14). */
   parent_is_subtask: boolean;
+  id: number | null;
 }
 
-/** What the update-task checks of D3 step 8 need to know, in one round trip. */
-export interface UpdateChecks {
+/** What the update-task checks of D3 step 8 found, and whether the task was written (false when a check failed or it is gone). */
+export interface UpdatedTask {
   /** list_id (when sent) is a list of the workspace. */
   list_found: boolean;
-  /** Its folder. */
+  /** That list's folder. */
   list_folder_id: number | null;
   /** status_id (when sent) belongs to the workspace. */
   status_ok: boolean;
+  updated: boolean;
 }
 
-/** A page of List tasks: its rows, the number of all matches (when asked) and the last row's cursor values (cursor mode, when more follow). */
+/**
+ * A page of List tasks: its rows as JSON text (passed through to the answer),
+ * the number of all matches (when asked) and, in cursor mode, the last row's
+ * sort values when another row follows.
+ */
 export interface TaskPageRows {
-  data: TaskListItemDto[];
+  data: string;
   total?: number;
   next_key?: CursorValues | null;
 }
@@ -56,29 +61,29 @@ export interface TaskViewer {
 export class TasksRepository {
   constructor(private readonly db: DataSource) {}
 
-  /** Task `id` in `shape` as seen by `viewer` (D16, D18; subtasks per D33), or null. One round trip. */
-  async loadTask(id: number, viewer: TaskViewer, shape: 'full', manager?: EntityManager): Promise<TaskDto | null>;
-  async loadTask(id: number, viewer: TaskViewer, shape: 'write', manager?: EntityManager): Promise<TaskWriteDto | null>;
-  async loadTask(id: number, viewer: TaskViewer, shape: TaskShape, manager?: EntityManager): Promise<unknown> {
+  /** Task `id` in `shape` as seen by `viewer` (D16, D18; subtasks per D33), as JSON text built by PostgreSQL, or null. One round trip. */
+  async loadTask(id: number, viewer: TaskViewer, shape: 'full'): Promise<RawJson<TaskDto> | null>;
+  async loadTask(id: number, viewer: TaskViewer, shape: 'write'): Promise<RawJson<TaskWriteDto> | null>;
+  async loadTask(id: number, viewer: TaskViewer, shape: TaskShape): Promise<RawJson | null> {
     const p = new SqlParams();
     const taskId = p.add(id, 'int');
     const user = p.add(viewer.userId, 'int');
     // Grants only when the shape uses them: PostgreSQL rejects untyped unused parameters.
     const grants = shape === 'write' ? null : grantParams((v, cast) => p.add(v, cast), viewer.membership);
-    const rows: { task: unknown }[] = await (manager ?? this.db).query(
-      `SELECT ${taskJsonSql(shape, user, grants)} AS task
+    const rows: { task: string }[] = await this.db.query(
+      `SELECT ${taskJsonSql(shape, user, grants)}::text AS task
          FROM tasks t LEFT JOIN lists l ON l.id = t.list_id
         WHERE t.id = ${taskId}`,
       p.values,
     );
-    return rows[0]?.task ?? null;
+    return rows.length ? new RawJson(rows[0].task) : null;
   }
 
   /**
    * One page of List tasks (D22, D34) in ONE statement whatever the page size
-   * or filters: the rows (each with its direct subtasks, D33), the total when
-   * the query wants it, and in cursor mode the sort values of the page's last
-   * row when another row follows.
+   * or filters (task-list.sql.ts): the rows as JSON text (each with its direct
+   * subtasks, D33), the total when the query wants it, and in cursor mode the
+   * sort values of the page's last row when another row follows.
    */
   async listPage(scope: TaskListScope, userId: number, query: TaskQuery): Promise<TaskPageRows> {
     const { sql, params } = taskListSql(scope, userId, query);
@@ -86,59 +91,37 @@ export class TasksRepository {
     return rows[0];
   }
 
-  /** Workspace and folder of list `listId`, or null (list filter of D22). */
-  async findList(listId: number): Promise<{ workspace_id: number; folder_id: number | null } | null> {
-    const rows = await this.db.query(`SELECT workspace_id, folder_id FROM lists WHERE id = $1`, [listId]);
-    return rows[0] ?? null;
-  }
-
   /**
-   * D3 step 8 of create task, one round trip: the default status (D17), status_id and
-   * parent_id (a parent in a list `membership` may not see is not found, D33).
+   * The create-task checks of D3 step 8 and, when they pass, the insert of the
+   * task with its assignees, labels and custom-field values: ONE statement (so
+   * atomic without a transaction) whatever their number. The status is the one
+   * sent, else the workspace's default (D17). The identifier comes from the
+   * workspace counter (D15: the row lock makes it unique and gap-free under
+   * concurrent creates, and a deleted task's number is never handed out again);
+   * assignees are filtered to workspace members (D12), labels to the workspace
+   * (D14), custom fields to those applying to the list and visible to the creator (D13);
+   * a parent outside the lists `membership` may see is not found (D33).
    */
-  async createChecks(em: EntityManager, workspaceId: number, statusId: number | null, parentId: number | null, membership: Membership): Promise<CreateChecks> {
-    const grants: GrantParams = { restricted: '$4::boolean', listIds: '$5::int[]', folderIds: '$6::int[]' };
-    const rows: CreateChecks[] = await em.query(
-      `SELECT (SELECT id FROM statuses WHERE workspace_id = $1 AND category = 'pending' ORDER BY position, id LIMIT 1) AS default_status_id,
-              ($2::int IS NULL OR EXISTS (SELECT 1 FROM statuses WHERE id = $2::int AND workspace_id = $1)) AS status_ok,
-              ($3::int IS NULL OR EXISTS (SELECT 1 FROM tasks pt WHERE pt.id = $3::int AND pt.workspace_id = $1
-                                            AND ${permittedListSql('pt.list_id', grants)})) AS parent_found,
-              EXISTS (SELECT 1 FROM tasks WHERE id = $3::int AND parent_id IS NOT NULL) AS parent_is_subtask`,
-      [workspaceId, statusId, parentId, membership.restricted, membership.listIds, membership.folderIds],
-    );
-    return rows[0];
-  }
-
-  /** D3 step 8 of update task, one round trip: the target list of a move and status_id. */
-  async updateChecks(em: EntityManager, workspaceId: number, listId: number | null, statusId: number | null): Promise<UpdateChecks> {
-    const rows: UpdateChecks[] = await em.query(
-      `SELECT ($2::int IS NULL OR l.id IS NOT NULL) AS list_found, l.folder_id AS list_folder_id,
-              ($3::int IS NULL OR EXISTS (SELECT 1 FROM statuses WHERE id = $3::int AND workspace_id = $1)) AS status_ok
-         FROM (SELECT 1) one
-         LEFT JOIN lists l ON l.id = $2::int AND l.workspace_id = $1`,
-      [workspaceId, listId, statusId],
-    );
-    return rows[0];
-  }
-
-  /**
-   * Inserts a task with its assignees, labels and custom-field values in ONE
-   * statement, whatever their number: the identifier comes from the workspace
-   * counter (D15: the row lock makes it unique and gap-free under concurrent
-   * creates, and a deleted task's number is never handed out again); assignees
-   * are filtered to workspace members (D12), labels to the workspace (D14),
-   * custom fields to those applying to the list and visible to the creator (D13).
-   * Returns the new task's id.
-   */
-  async insertTask(em: EntityManager, place: TaskPlace, creatorId: number, task: NewTask, statusId: number | null): Promise<number> {
+  async insertTask(place: TaskPlace, creatorId: number, membership: Membership, task: NewTask): Promise<CreatedTask> {
     const p = new SqlParams();
     const ws = p.add(place.workspaceId, 'int');
+    const statusId = p.add(task.statusId ?? null, 'int');
+    const parentId = p.add(task.parentId, 'int');
+    const listId = p.add(place.listId, 'int');
     const ctes = [
-      `counter AS (UPDATE workspaces SET task_counter = task_counter + 1 WHERE id = ${ws} RETURNING task_counter)`,
+      `checks AS (
+         SELECT ${statusId} IS NULL OR EXISTS (SELECT 1 FROM statuses WHERE id = ${statusId} AND workspace_id = ${ws}) AS status_ok,
+                ${parentId} IS NULL OR EXISTS (SELECT 1 FROM tasks pt WHERE pt.id = ${parentId} AND pt.workspace_id = ${ws}
+                                                 AND ${permittedListSql('pt.list_id', grantParams((v, cast) => p.add(v, cast), membership))}) AS parent_found,
+                EXISTS (SELECT 1 FROM tasks WHERE id = ${parentId} AND parent_id IS NOT NULL) AS parent_is_subtask)`,
+      `counter AS (UPDATE workspaces SET task_counter = task_counter + 1
+                    WHERE id = ${ws} AND (SELECT status_ok AND parent_found AND NOT parent_is_subtask FROM checks)
+                    RETURNING task_counter)`,
       `new_task AS (
          INSERT INTO tasks (workspace_id, list_id, parent_id, identifier, title, description, priority, status_id, due_date, start_date, creator_id)
-         SELECT ${ws}, ${p.add(place.listId, 'int')}, ${p.add(task.parentId, 'int')}, counter.task_counter, ${p.add(task.title, 'text')},
-                ${p.add(task.description ?? null, 'text')}, ${p.add(task.priority ?? 'none', 'text')}, ${p.add(statusId, 'int')},
+         SELECT ${ws}, ${listId}, ${parentId}, counter.task_counter, ${p.add(task.title, 'text')},
+                ${p.add(task.description ?? null, 'text')}, ${p.add(task.priority ?? 'none', 'text')},
+                COALESCE(${statusId}, (SELECT id FROM statuses WHERE workspace_id = ${ws} AND category = 'pending' ORDER BY position, id LIMIT 1)),
                 ${p.add(task.dueDate ?? null, 'timestamptz')}, ${p.add(task.startDate ?? null, 'timestamptz')}, ${p.add(creatorId, 'int')}
            FROM counter
          RETURNING id)`,
@@ -146,22 +129,39 @@ export class TasksRepository {
     if (task.assigneeIds?.length) ctes.push(insertAssigneesSql(p, 'new_task', ws, task.assigneeIds));
     if (task.labelIds?.length) ctes.push(insertLabelsSql(p, 'new_task', ws, task.labelIds));
     const values = (task.customFields ?? []).filter((cf) => cf.value !== null);
-    if (values.length) ctes.push(...writeCustomFieldsSql(p, 'new_task', place, creatorId, values));
-    const rows: { id: number }[] = await em.query(`WITH ${ctes.join(',\n')} SELECT id FROM new_task`, p.values);
-    return rows[0].id;
+    if (values.length) {
+      ctes.push(...writeCustomFieldsSql(p, 'new_task', { workspace: ws, list: listId, folder: p.add(place.folderId, 'int') }, creatorId, values));
+    }
+    const rows: CreatedTask[] = await this.db.query(
+      `WITH ${ctes.join(',\n')} SELECT checks.*, (SELECT id FROM new_task) AS id FROM checks`,
+      p.values,
+    );
+    return rows[0];
   }
 
   /**
-   * Applies a patch to task `id` in ONE statement: the sent columns, assignees
-   * replaced (D12), labels replaced (D14), the listed custom-field values set or
-   * cleared when the field applies to `place` (the task's list after the move)
-   * and is visible to `userId` (D13; values of fields that no longer apply are kept).
+   * The update-task checks of D3 step 8 (the list of a move is in the workspace
+   * and permitted to `membership`, D30; status_id is in the workspace) and, when
+   * they pass, the patch of task `id`, in ONE statement: the sent columns,
+   * assignees replaced (D12), labels replaced (D14), the listed custom-field
+   * values set or cleared when the field applies to the task's list after the
+   * move and is visible to `userId` (D13; values of fields that no longer apply are kept).
    */
-  async updateTask(em: EntityManager, id: number, place: TaskPlace, userId: number, patch: TaskPatch): Promise<void> {
+  async updateTask(id: number, place: TaskPlace, membership: Membership, userId: number, patch: TaskPatch): Promise<UpdatedTask> {
     const p = new SqlParams();
     const taskId = p.add(id, 'int');
-    let wsParam: string | undefined; // added only when used: PostgreSQL rejects untyped unused parameters
-    const ws = () => (wsParam ??= p.add(place.workspaceId, 'int'));
+    const ws = p.add(place.workspaceId, 'int');
+    const moving = patch.listId !== undefined;
+    const listId = p.add(patch.listId ?? null, 'int');
+    const statusId = p.add(patch.statusId ?? null, 'int');
+    const permitted = moving ? permittedListSql('l.id', grantParams((v, cast) => p.add(v, cast), membership)) : 'true';
+    const ctes = [
+      `checks AS (
+         SELECT ${listId} IS NULL OR l.id IS NOT NULL AS list_found, l.folder_id AS list_folder_id, ${permitted} AS list_permitted,
+                ${statusId} IS NULL OR EXISTS (SELECT 1 FROM statuses WHERE id = ${statusId} AND workspace_id = ${ws}) AS status_ok
+           FROM (SELECT 1) one
+           LEFT JOIN lists l ON l.id = ${listId} AND l.workspace_id = ${ws})`,
+    ];
     const sets = ['updated_at = now()'];
     const column = (name: string, value: unknown, cast: string) => {
       if (value !== undefined) sets.push(`${name} = ${p.add(value, cast)}`);
@@ -173,23 +173,34 @@ export class TasksRepository {
     column('list_id', patch.listId, 'int');
     column('due_date', patch.dueDate, 'timestamptz');
     column('start_date', patch.startDate, 'timestamptz');
-    // Inserts read the id from `task`: a task deleted meanwhile gets no rows (and the caller a 404), not an FK error.
-    const ctes = [`task AS (UPDATE tasks SET ${sets.join(', ')} WHERE id = ${taskId} RETURNING id)`];
+    // Everything below reads the id from `task`: nothing is written when a check failed or the task is gone.
+    ctes.push(`task AS (UPDATE tasks SET ${sets.join(', ')}
+                         WHERE id = ${taskId} AND (SELECT list_found AND list_permitted AND status_ok FROM checks)
+                         RETURNING id)`);
     if (patch.assigneeIds) {
-      const members = `SELECT m.user_id FROM workspace_members m WHERE m.workspace_id = ${ws()} AND m.user_id = ANY(${p.add(patch.assigneeIds, 'int[]')})`;
+      const members = `SELECT m.user_id FROM workspace_members m WHERE m.workspace_id = ${ws} AND m.user_id = ANY(${p.add(patch.assigneeIds, 'int[]')})`;
       // Delete those not kept and insert the new ones: disjoint rows, so one statement is safe.
-      ctes.push(`drop_assignees AS (DELETE FROM task_assignees WHERE task_id = ${taskId} AND user_id NOT IN (${members}))`);
+      ctes.push(`drop_assignees AS (DELETE FROM task_assignees WHERE task_id IN (SELECT id FROM task) AND user_id NOT IN (${members}))`);
       ctes.push(`add_assignees AS (INSERT INTO task_assignees (task_id, user_id, workspace_id)
-                   SELECT task.id, k.user_id, ${ws()} FROM task, (${members}) k ON CONFLICT DO NOTHING)`);
+                   SELECT task.id, k.user_id, ${ws} FROM task, (${members}) k ON CONFLICT DO NOTHING)`);
     }
     if (patch.labelIds) {
-      const labels = `SELECT lb.id FROM labels lb WHERE lb.workspace_id = ${ws()} AND lb.id = ANY(${p.add(patch.labelIds, 'int[]')})`;
-      ctes.push(`drop_labels AS (DELETE FROM task_labels WHERE task_id = ${taskId} AND label_id NOT IN (${labels}))`);
+      const labels = `SELECT lb.id FROM labels lb WHERE lb.workspace_id = ${ws} AND lb.id = ANY(${p.add(patch.labelIds, 'int[]')})`;
+      ctes.push(`drop_labels AS (DELETE FROM task_labels WHERE task_id IN (SELECT id FROM task) AND label_id NOT IN (${labels}))`);
       ctes.push(`add_labels AS (INSERT INTO task_labels (task_id, label_id, workspace_id)
-                   SELECT task.id, k.id, ${ws()} FROM task, (${labels}) k ON CONFLICT DO NOTHING)`);
+                   SELECT task.id, k.id, ${ws} FROM task, (${labels}) k ON CONFLICT DO NOTHING)`);
     }
-    if (patch.customFields?.length) ctes.push(...writeCustomFieldsSql(p, 'task', place, userId, patch.customFields));
-    await em.query(`WITH ${ctes.join(',\n')} SELECT 1`, p.values);
+    if (patch.customFields?.length) {
+      const placeSql = moving
+        ? { workspace: ws, list: listId, folder: '(SELECT list_folder_id FROM checks)' }
+        : { workspace: ws, list: p.add(place.listId, 'int'), folder: p.add(place.folderId, 'int') };
+      ctes.push(...writeCustomFieldsSql(p, 'task', placeSql, userId, patch.customFields));
+    }
+    const rows: UpdatedTask[] = await this.db.query(
+      `WITH ${ctes.join(',\n')} SELECT checks.list_found, checks.list_folder_id, checks.status_ok, EXISTS (SELECT 1 FROM task) AS updated FROM checks`,
+      p.values,
+    );
+    return rows[0];
   }
 
   /** Deletes a task; subtasks, comments, attachments, assignees, labels and values go by FK cascade (D16). */
@@ -212,29 +223,34 @@ function insertLabelsSql(p: SqlParams, taskCte: string, ws: string, ids: number[
               JOIN labels lb ON lb.workspace_id = ${ws} AND lb.id = ANY(${p.add(ids, 'int[]')}))`;
 }
 
+/** SQL expressions of where a task is written: its workspace, list and that list's folder. */
+interface PlaceSql {
+  workspace: string;
+  list: string;
+  folder: string;
+}
+
 /**
  * D13: CTEs writing custom-field values for the task of CTE `taskCte`: the inputs whose
- * field applies to `place` and is visible to `userId` are kept (others ignored); null
- * deletes the value, anything else upserts it. Inputs have one entry per field, so the
- * delete and the upsert touch disjoint rows.
+ * field applies to the list and folder of `place` and is visible to `userId` are kept
+ * (others ignored); null deletes the value, anything else upserts it. Inputs have one
+ * entry per field, so the delete and the upsert touch disjoint rows.
  */
-function writeCustomFieldsSql(p: SqlParams, taskCte: string, place: TaskPlace, userId: number, inputs: CustomFieldInput[]): string[] {
+function writeCustomFieldsSql(p: SqlParams, taskCte: string, place: PlaceSql, userId: number, inputs: CustomFieldInput[]): string[] {
   const ids = p.add(inputs.map((cf) => cf.id), 'int[]');
   const values = p.add(inputs.map((cf) => cf.value), 'text[]');
-  const list = p.add(place.listId, 'int');
-  const folder = p.add(place.folderId, 'int');
   const user = p.add(userId, 'int');
   return [
     `cf_input AS (
        SELECT x.id, x.value FROM unnest(${ids}, ${values}) AS x(id, value)
          JOIN custom_fields f ON f.id = x.id
-        WHERE f.workspace_id = ${p.add(place.workspaceId, 'int')}
-          AND ${fieldAppliesSql('f', list, folder)}
+        WHERE f.workspace_id = ${place.workspace}
+          AND ${fieldAppliesSql('f', place.list, place.folder)}
           AND ${fieldVisibleSql('f', user)})`,
     `cf_clear AS (DELETE FROM task_custom_field_values v USING cf_input, ${taskCte}
                    WHERE v.task_id = ${taskCte}.id AND v.field_id = cf_input.id AND cf_input.value IS NULL)`,
     `cf_set AS (INSERT INTO task_custom_field_values (task_id, field_id, workspace_id, value)
-                 SELECT ${taskCte}.id, cf_input.id, ${p.add(place.workspaceId, 'int')}, cf_input.value FROM cf_input, ${taskCte}
+                 SELECT ${taskCte}.id, cf_input.id, ${place.workspace}, cf_input.value FROM cf_input, ${taskCte}
                   WHERE cf_input.value IS NOT NULL
                  ON CONFLICT (task_id, field_id) DO UPDATE SET value = EXCLUDED.value)`,
   ];

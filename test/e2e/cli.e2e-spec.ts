@@ -6,6 +6,7 @@ import { hashApiKey } from '../../src/common/auth/api-key';
 import { SCOPES } from '../../src/common/auth/scope';
 import { createTestDatabase, TestDatabase } from '../setup/database';
 import { internalReferences } from '../setup/internal-references';
+import { tsEntryScript } from '../setup/ts-child';
 
 /**
  * The CLI of D32 as a child process on this file's own database. It runs the
@@ -15,36 +16,8 @@ import { internalReferences } from '../setup/internal-references';
 
 const ROOT = resolve(__dirname, '..', '..');
 
-// A require hook for .ts files (transpiled once, then cached across runs), then
-// the CLI entry with the arguments given after the script.
-const RUN_CLI = `
-const fs = require('fs');
-const path = require('path');
-const crypto = require('crypto');
-const cacheDir = path.join(require('os').tmpdir(), 'wt-cli-e2e-ts-cache');
-fs.mkdirSync(cacheDir, { recursive: true });
-let ts;
-require.extensions['.ts'] = (module, filename) => {
-  const source = fs.readFileSync(filename, 'utf8');
-  const cached = path.join(cacheDir, crypto.createHash('sha1').update(filename).update(source).digest('hex') + '.js');
-  let code;
-  try {
-    code = fs.readFileSync(cached, 'utf8');
-  } catch {
-    ts ??= require('typescript');
-    code = ts.transpileModule(source, {
-      fileName: filename,
-      compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true,
-        experimentalDecorators: true, emitDecoratorMetadata: true },
-    }).outputText;
-    fs.writeFileSync(cached + '.' + process.pid, code);
-    fs.renameSync(cached + '.' + process.pid, cached);
-  }
-  module._compile(code, filename);
-};
-process.argv = [process.argv[0], 'cli', ...process.argv.slice(1)];
-require('./src/cli.ts');
-`;
+// The CLI entry, run from the TypeScript sources, with the arguments given after the script.
+const RUN_CLI = tsEntryScript('src/cli.ts', 'cli');
 
 interface Run { status: number | null; stdout: string; stderr: string }
 

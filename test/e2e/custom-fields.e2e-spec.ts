@@ -205,13 +205,16 @@ describe('custom fields: GET /api/v1/workspaces/:id/custom-fields', () => {
       return { fields: result.json().length, statements: statements.length };
     };
     try {
+      // Both keys used once first: later requests find them in the guard's cache (issue 9).
+      expect((await list('svc_cf_owner', ids.acme)).statusCode).toBe(200);
+      expect((await list('svc_cf_big', big.big)).statusCode).toBe(200);
       const small = await roundTrips('svc_cf_owner', ids.acme);
       const large = await roundTrips('svc_cf_big', big.big);
       expect(small.fields).toBe(8);
       expect(large.fields).toBe(60);
       expect(large.statements).toBe(small.statements);
-      // Key lookup, access check, listing: each one round trip.
-      expect(large.statements).toBe(3);
+      // Access check, listing: each one round trip.
+      expect(large.statements).toBe(2);
     } finally {
       counter.uninstall();
     }

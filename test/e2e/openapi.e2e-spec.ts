@@ -135,7 +135,7 @@ const hasBody = (c: RouteCase) => c.method === 'POST' || c.method === 'PATCH';
 const successStatus = (c: RouteCase) => (c.method === 'DELETE' ? '204' : c.method === 'POST' ? '201' : '200');
 
 function expectedStatuses(c: RouteCase): string[] {
-  const statuses = new Set([successStatus(c), '401', '403', '500', ...Object.keys(c.errors)]);
+  const statuses = new Set([successStatus(c), '401', '403', '500', '503', ...Object.keys(c.errors)]);
   if (hasBody(c)) ['400', '413', '415'].forEach((s) => statuses.add(s));
   return [...statuses].sort();
 }

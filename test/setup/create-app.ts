@@ -20,11 +20,16 @@ export interface TestApp {
  * Boots AppModule with the Fastify adapter and configureApp (the real guard,
  * filter and body rules) on a fresh database of its own. `inject` checks
  * every answer against the served OpenAPI document (test/setup/openapi-validator.ts)
- * unless `validateResponses` is false.
+ * unless `validateResponses` is false. `connectVia` maps the database URL the app uses;
+ * with `database`, the app runs on that database instead of a fresh one.
  */
-export async function createTestApp(options: { validateResponses?: boolean } = {}): Promise<TestApp> {
-  const db = await createTestDatabase();
-  process.env.DATABASE_URL = db.url;
+export async function createTestApp(
+  options: { validateResponses?: boolean; connectVia?: (url: string) => string; database?: TestDatabase } = {},
+): Promise<TestApp> {
+  // A database given by the caller is shared (a second app on it, as a second server process would be): not dropped here.
+  const db = options.database ?? (await createTestDatabase());
+  // connectVia: the app reaches its database another way (an outage test's TCP proxy); `db.ds` stays direct.
+  process.env.DATABASE_URL = options.connectVia ? options.connectVia(db.url) : db.url;
   const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
   const app = moduleRef.createNestApplication<NestFastifyApplication>(createAdapter(), { logger: ['error'], bodyParser: false });
   await configureApp(app);
@@ -37,7 +42,7 @@ export async function createTestApp(options: { validateResponses?: boolean } = {
     inject: async (request) => check(request, (await app.inject(request)) as unknown as LightMyRequestResponse),
     async close() {
       await app.close();
-      await db.drop();
+      if (!options.database) await db.drop();
     },
   };
 }

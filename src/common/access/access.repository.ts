@@ -13,6 +13,9 @@ export interface AccessRow {
   is_restricted: boolean | null;
   folder_ids: number[];
   list_ids: number[];
+  /** When a list id was asked for: whether that list is in the target's workspace, and its folder. */
+  list_found: boolean;
+  list_folder_id: number | null;
 }
 
 // Each subquery yields (workspace_id, folder_id, list_id) of the target with id $1.
@@ -30,8 +33,11 @@ const TARGETS: Record<ResourceKind, string> = {
 export class AccessRepository {
   constructor(private readonly db: DataSource) {}
 
-  /** The target of `kind` with `id` and user `userId`'s membership in its workspace; null when no such target. */
-  async resolve(kind: ResourceKind, id: number, userId: number, manager?: EntityManager): Promise<AccessRow | null> {
+  /**
+   * The target of `kind` with `id` and user `userId`'s membership in its workspace; null
+   * when no such target. With `listId`, also whether that list is in the same workspace.
+   */
+  async resolve(kind: ResourceKind, id: number, userId: number, manager?: EntityManager, listId: number | null = null): Promise<AccessRow | null> {
     const rows: AccessRow[] = await (manager ?? this.db).query(
       `SELECT r.workspace_id, r.folder_id, r.list_id, m.role, m.is_restricted,
               CASE WHEN m.is_restricted THEN ARRAY(
@@ -39,10 +45,12 @@ export class AccessRepository {
                  WHERE g.workspace_id = r.workspace_id AND g.user_id = $2) ELSE '{}' END AS folder_ids,
               CASE WHEN m.is_restricted THEN ARRAY(
                 SELECT g.list_id FROM member_list_grants g
-                 WHERE g.workspace_id = r.workspace_id AND g.user_id = $2) ELSE '{}' END AS list_ids
+                 WHERE g.workspace_id = r.workspace_id AND g.user_id = $2) ELSE '{}' END AS list_ids,
+              ol.id IS NOT NULL AS list_found, ol.folder_id AS list_folder_id
          FROM (${TARGETS[kind]}) r
-         LEFT JOIN workspace_members m ON m.workspace_id = r.workspace_id AND m.user_id = $2`,
-      [id, userId],
+         LEFT JOIN workspace_members m ON m.workspace_id = r.workspace_id AND m.user_id = $2
+         LEFT JOIN lists ol ON ol.id = $3::int AND ol.workspace_id = r.workspace_id`,
+      [id, userId, listId],
     );
     return rows[0] ?? null;
   }

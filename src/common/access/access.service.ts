@@ -47,13 +47,27 @@ export class AccessService {
    * 404/403 for non-members (D4), 403 with the D2 message or `Access denied`.
    */
   async check(caller: Caller, kind: ResourceKind, id: number, operation: Operation, notFoundMessage?: string, manager?: EntityManager): Promise<Access> {
-    const row = await this.repo.resolve(kind, id, caller.userId, manager);
+    return this.decideRow(await this.repo.resolve(kind, id, caller.userId, manager), kind, operation, notFoundMessage);
+  }
+
+  /** The answer of check() for a resolved row. */
+  private decideRow(row: AccessRow | null, kind: ResourceKind, operation: Operation, notFoundMessage?: string): Access {
     if (!row) throw new NotFoundException(notFoundMessage ?? NOT_FOUND[kind]);
     const access = toAccess(row);
     if (!access) throw NON_MEMBER[kind]();
     const denial = decide(access.membership, operation, access.folderId, access.listId);
     if (denial) throw new ForbiddenException(denial);
     return access;
+  }
+
+  /**
+   * workspace() for a route filtered on list `listId` of that workspace, in the same
+   * round trip: `list` is that list's folder, or null when the workspace has no such list.
+   */
+  async workspaceWithList(caller: Caller, workspaceId: number, listId: number): Promise<Access & { list: { folderId: number | null } | null }> {
+    const row = await this.repo.resolve('workspace', workspaceId, caller.userId, undefined, listId);
+    const access = this.decideRow(row, 'workspace', 'workspace.read');
+    return { ...access, list: row!.list_found ? { folderId: row!.list_folder_id } : null };
   }
 
   /** Spec: Get workspace and every `/workspaces/:id/...` route; non-members get 404 `Workspace not found`. */

@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { deferredBodyError } from '../validation/body-error';
 import { hashApiKey, readApiKey } from './api-key';
 import { CALLER_KEY, Caller } from './auth-context';
-import { AuthRepository } from './auth.repository';
+import { ApiKeyCache } from './api-key.cache';
 import { PUBLIC_KEY, SCOPE_KEY } from './authenticated.decorator';
 import { isScope, Scope } from './scope';
 
@@ -16,7 +16,7 @@ import { isScope, Scope } from './scope';
 export class ApiKeyGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
-    private readonly keys: AuthRepository,
+    private readonly keys: ApiKeyCache,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -28,7 +28,7 @@ export class ApiKeyGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<{ headers: Record<string, string | string[] | undefined> } & Record<string, unknown>>();
     const key = readApiKey(request.headers);
     if (!key) throw new UnauthorizedException('API key required');
-    const stored = await this.keys.findByHash(hashApiKey(key));
+    const stored = await this.keys.find(hashApiKey(key));
     if (!stored || stored.revoked) throw new UnauthorizedException('Invalid API key');
     if (stored.expired) throw new UnauthorizedException('API key has expired');
     if (!stored.scopes.includes(scope)) throw new ForbiddenException(`Scope '${scope}' is required for this endpoint`);

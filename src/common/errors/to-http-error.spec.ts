@@ -6,6 +6,7 @@ import {
   InternalServerErrorException,
   NotFoundException,
   PayloadTooLargeException,
+  ServiceUnavailableException,
   UnauthorizedException,
   UnsupportedMediaTypeException,
 } from '@nestjs/common';
@@ -97,11 +98,54 @@ describe('toHttpError (D31)', () => {
       ['another unique constraint', pgError('23505', 'users_email_key')],
       ['a unique violation without constraint', pgError('23505')],
       ['a foreign-key violation on a mapped name', pgError('23503', 'labels_workspace_name_key')],
-      ['a foreign-key violation', pgError('23503', 'comments_task_id_fkey')],
+      ['a foreign-key violation no request can cause', pgError('23503', 'workspaces_owner_id_fkey')],
       ['an undefined table', pgError('42P01')],
       ['a TypeORM-wrapped undefined table', new QueryFailedError('SELECT * FROM nope', [], pgError('42P01'))],
     ])('answers %s as 500', (_case, error) => {
       expect(toHttpError(error)).toEqual(INTERNAL);
+    });
+  });
+
+  describe('a foreign-key violation left after the retry is the 404 of the vanished row (issue 8; D4, D14, D27)', () => {
+    it.each([
+      ['tasks_list_id_fkey', 'List not found in this workspace'],
+      ['tasks_parent_id_fkey', 'Parent task not found'],
+      ['comments_task_id_fkey', 'Task not found'],
+      ['task_labels_task_id_fkey', 'Task not found'],
+      ['lists_folder_id_fkey', 'Folder not found'],
+    ])('%s', (constraint, message) => {
+      expect(toHttpError(pgError('23503', constraint))).toEqual({ status: 404, message });
+      expect(toHttpError(new QueryFailedError('INSERT ...', [], pgError('23503', constraint)))).toEqual({ status: 404, message });
+    });
+  });
+
+  describe('an unreachable or overloaded database is 503 `Service unavailable` (issue 8)', () => {
+    const UNAVAILABLE = { status: 503, message: 'Service unavailable' };
+    const socketError = (code: string) => Object.assign(new Error(`connect ${code} 127.0.0.1:5432`), { code });
+    it.each([
+      ['admin shutdown', pgError('57P01')],
+      ['the database starting up', pgError('57P03')],
+      ['statement timeout', new QueryFailedError('SELECT 1', [], pgError('57014'))],
+      ['too many connections', pgError('53300')],
+      ['a connection exception', pgError('08006')],
+      ['a deadlock after the retry', pgError('40P01')],
+      ['a serialization failure after the retry', pgError('40001')],
+      ['connection refused', socketError('ECONNREFUSED')],
+      ['connection reset, wrapped', new QueryFailedError('SELECT 1', [], socketError('ECONNRESET'))],
+      ['a lost connection', new Error('Connection terminated unexpectedly')],
+      ['a connect timeout', new Error('Connection terminated due to connection timeout')],
+      ['a pool wait timeout', new Error('timeout exceeded when trying to connect')],
+      ['a client read timeout', new QueryFailedError('SELECT 1', [], new Error('Query read timeout'))],
+      ['the request deadline', new ServiceUnavailableException()],
+    ])('%s', (_case, error) => {
+      expect(toHttpError(error)).toEqual(UNAVAILABLE);
+    });
+  });
+
+  describe('router errors before any route (issue 8; D31)', () => {
+    it('bad percent-encoding is 400, an over-long path parameter 414', () => {
+      expect(toHttpError(new errorCodes.FST_ERR_BAD_URL('/api/v1/tasks/%E0%A4%A'))).toEqual({ status: 400, message: 'Malformed URL' });
+      expect(toHttpError(new errorCodes.FST_ERR_MAX_PARAM_LENGTH('/api/v1/tasks/1'))).toEqual({ status: 414, message: 'URI too long' });
     });
   });
 

@@ -1,4 +1,5 @@
 import { HttpException } from '@nestjs/common';
+import { isDatabaseUnavailable, pgCode, pgConstraint } from '../database/pg-errors';
 
 /** An error as the client sees it: status and the `{ error }` message (D31). */
 export interface HttpError {
@@ -8,10 +9,31 @@ export interface HttpError {
 
 const INTERNAL: HttpError = { status: 500, message: 'Internal server error' };
 
+/** Issue 8: the answer while the database cannot serve (outage, timeout, shutdown). */
+export const SERVICE_UNAVAILABLE: HttpError = { status: 503, message: 'Service unavailable' };
+
 /** PostgreSQL unique-violation constraint names and the contract's 409 for each (D25, D28). */
 const UNIQUE_VIOLATIONS: Record<string, string> = {
   statuses_workspace_name_key: 'A status with this name already exists',
   labels_workspace_name_key: 'A label with this name already exists',
+};
+
+/**
+ * Issue 8: a write that points at a row deleted meanwhile (foreign-key violation
+ * left after the retry of RetryLostRaceInterceptor) answers what it would have,
+ * had the delete committed first: the contract's 404 for that row (D4, D14, D27).
+ */
+const FOREIGN_KEY_NOT_FOUND: Record<string, string> = {
+  tasks_list_id_fkey: 'List not found in this workspace',
+  tasks_parent_id_fkey: 'Parent task not found',
+  tasks_status_id_fkey: 'Status not found in this workspace',
+  lists_folder_id_fkey: 'Folder not found',
+  comments_task_id_fkey: 'Task not found',
+  task_assignees_task_id_fkey: 'Task not found',
+  task_labels_task_id_fkey: 'Task not found',
+  task_custom_field_values_task_id_fkey: 'Task not found',
+  attachments_task_id_fkey: 'Task not found',
+  task_labels_label_id_fkey: 'Label not found',
 };
 
 /** Fastify's own error codes and the D7/D31 answers for them. */
@@ -21,6 +43,9 @@ const FASTIFY_ERRORS: Record<string, HttpError> = {
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, message: 'Request body is too large' },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, message: 'Content-Type must be application/json' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, message: 'Invalid Content-Length' },
+  // The router, before any route runs (issue 8): bad percent-encoding, an over-long path parameter.
+  FST_ERR_BAD_URL: { status: 400, message: 'Malformed URL' },
+  FST_ERR_MAX_PARAM_LENGTH: { status: 414, message: 'URI too long' },
 };
 
 function messageOf(exception: HttpException): string {
@@ -35,25 +60,29 @@ function messageOf(exception: HttpException): string {
 /**
  * Maps anything thrown while serving a request to the status and message the
  * client gets: Nest HTTP exceptions keep theirs; Fastify parser errors and
- * PostgreSQL unique violations get the contract's; everything else is a 500
+ * PostgreSQL unique violations get the contract's; a foreign-key violation the
+ * 404 of the row that vanished; an unreachable or timed-out database 503
+ * `Service unavailable` (issue 8); everything else is a 500
  * `Internal server error` that reveals nothing (D31).
  */
 export function toHttpError(error: unknown): HttpError {
   if (error instanceof HttpException) {
     const status = error.getStatus();
     // D31: a server error never shows its own text (it may carry SQL, a URL or a key).
+    if (status === SERVICE_UNAVAILABLE.status) return SERVICE_UNAVAILABLE;
     if (status >= 500) return { status, message: INTERNAL.message };
     // Nest's router answers unknown routes with "Cannot GET /x" (D3: 404 `Not found`).
     const message = status === 404 && /^Cannot [A-Z]+ /.test(messageOf(error)) ? 'Not found' : messageOf(error);
     return { status, message };
   }
   if (typeof error !== 'object' || error === null) return INTERNAL;
-  const e = error as { code?: unknown; constraint?: unknown; statusCode?: unknown; driverError?: unknown };
-  const driver = (e.driverError ?? e) as { code?: unknown; constraint?: unknown };
-  if (driver.code === '23505' && typeof driver.constraint === 'string' && UNIQUE_VIOLATIONS[driver.constraint]) {
-    return { status: 409, message: UNIQUE_VIOLATIONS[driver.constraint] };
-  }
-  if (typeof e.code === 'string' && FASTIFY_ERRORS[e.code]) return FASTIFY_ERRORS[e.code];
+  const e = error as { code?: unknown; statusCode?: unknown };
+  const code = pgCode(error);
+  const constraint = pgConstraint(error) ?? '';
+  if (code === '23505' && Object.hasOwn(UNIQUE_VIOLATIONS, constraint)) return { status: 409, message: UNIQUE_VIOLATIONS[constraint] };
+  if (code === '23503' && Object.hasOwn(FOREIGN_KEY_NOT_FOUND, constraint)) return { status: 404, message: FOREIGN_KEY_NOT_FOUND[constraint] };
+  if (isDatabaseUnavailable(error)) return SERVICE_UNAVAILABLE;
+  if (typeof e.code === 'string' && Object.hasOwn(FASTIFY_ERRORS, e.code)) return FASTIFY_ERRORS[e.code];
   if (typeof e.code === 'string' && e.code.startsWith('FST_') && typeof e.statusCode === 'number' && e.statusCode < 500) {
     return { status: e.statusCode, message: 'Bad request' };
   }

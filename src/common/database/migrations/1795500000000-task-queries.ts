@@ -16,8 +16,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   the lower-cased title and description text (tags removed), which serves
  *   `LIKE '%term%'` whatever the term's position.
  */
-export class TaskQueries1732260000000 implements MigrationInterface {
-  name = 'TaskQueries1732260000000';
+export class TaskQueries1795500000000 implements MigrationInterface {
+  name = 'TaskQueries1795500000000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`

@@ -1,0 +1,135 @@
+import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { AuthRepository, StoredApiKey } from './auth.repository';
+
+/** How long a valid key is answered from memory before it is looked up again (and its `last_used_at` refreshed). */
+export const API_KEY_CACHE_TTL_MS = 30_000;
+
+/** Delay before the listener connection is opened again after it dropped, doubled per failed attempt up to the maximum. */
+const RECONNECT_DELAY_MS = 500;
+const RECONNECT_DELAY_MAX_MS = 5_000;
+
+/** The notification channel the api_keys trigger (migration ApiKeyNotify) sends key hashes on. */
+export const API_KEY_CHANNEL = 'api_keys';
+
+/** `application_name` of the listener connection (to find it in pg_stat_activity). */
+export const API_KEY_LISTENER_NAME = 'api-key-listener';
+
+interface Entry {
+  key: StoredApiKey;
+  /** Date.now() after which the entry is looked up again. */
+  staleAt: number;
+  /** Date.now() at which the key expires (Infinity when never). */
+  expiresAt: number;
+}
+
+/**
+ * API keys by hash, kept in this process to spare the lookup on most requests
+ * (issue 9). Only valid keys are kept, for at most API_KEY_CACHE_TTL_MS; an
+ * expiry is applied from the process clock (the database gives the time left,
+ * so clock skew does not matter). A revoke, a scope change or a delete reaches
+ * every process through LISTEN/NOTIFY (a trigger on api_keys) within
+ * milliseconds. While the listener connection is down (and until it is back
+ * and listening), nothing is answered from memory: every request looks its key up.
+ */
+@Injectable()
+export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger('ApiKeyCache');
+  private readonly entries = new Map<string, Entry>();
+  private listener: Client | null = null;
+  private trusted = false;
+  private closed = false;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private failedAttempts = 0;
+  /** Bumped on every notification and on every loss of the listener: a lookup that overlapped one is not kept. */
+  private generation = 0;
+
+  constructor(
+    private readonly db: DataSource,
+    private readonly keys: AuthRepository,
+  ) {}
+
+  /** The stored key with this SHA-256 hash, or null (from memory when trusted and fresh, else one round trip). */
+  async find(hash: string): Promise<StoredApiKey | null> {
+    const now = Date.now();
+    const entry = this.trusted ? this.entries.get(hash) : undefined;
+    if (entry && now < entry.staleAt) {
+      if (now < entry.expiresAt) return entry.key;
+      this.entries.delete(hash);
+      return { ...entry.key, expired: true };
+    }
+    if (entry) this.entries.delete(hash);
+
+    const generation = this.generation;
+    const key = await this.keys.findByHash(hash);
+    if (key && !key.expired && !key.revoked && this.trusted && generation === this.generation) {
+      const expiresAt = key.ms_left === null ? Infinity : now + key.ms_left;
+      this.entries.set(hash, { key, staleAt: now + API_KEY_CACHE_TTL_MS, expiresAt });
+    }
+    return key;
+  }
+
+  /** Whether keys are currently answered from memory (the listener is connected and listening). */
+  get listening(): boolean {
+    return this.trusted;
+  }
+
+  async onModuleInit(): Promise<void> {
+    await this.connect();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.reconnectTimer);
+    this.distrust();
+    const listener = this.listener;
+    this.listener = null;
+    await listener?.end().catch(() => undefined);
+  }
+
+  /** Opens the listener connection and LISTENs; on failure, retries later (the cache stays unused meanwhile). */
+  private async connect(): Promise<void> {
+    if (this.closed) return;
+    const url = (this.db.options as { url?: string }).url;
+    const client = new Client({ connectionString: url, application_name: API_KEY_LISTENER_NAME, keepAlive: true });
+    this.listener = client;
+    const lost = (reason: string) => {
+      if (this.listener !== client) return;
+      this.listener = null;
+      const wasListening = this.trusted;
+      this.distrust();
+      client.end().catch(() => undefined);
+      if (this.closed) return;
+      if (wasListening || this.failedAttempts === 0) this.logger.warn(`API key listener lost (${reason}): keys are looked up on every request until it is back`);
+      const delay = Math.min(RECONNECT_DELAY_MS * 2 ** this.failedAttempts++, RECONNECT_DELAY_MAX_MS);
+      this.reconnectTimer = setTimeout(() => void this.connect(), delay);
+    };
+    client.on('error', (error) => lost(error.message));
+    client.on('end', () => lost('connection closed'));
+    client.on('notification', (message) => {
+      this.generation++;
+      if (!message.payload || message.payload === '*') this.entries.clear();
+      else this.entries.delete(message.payload);
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${API_KEY_CHANNEL}`);
+    } catch (error) {
+      lost((error as Error).message);
+      return;
+    }
+    if (this.listener !== client) return;
+    // Changes made while not listening were missed: start from nothing.
+    this.failedAttempts = 0;
+    this.entries.clear();
+    this.generation++;
+    this.trusted = true;
+  }
+
+  private distrust(): void {
+    this.trusted = false;
+    this.generation++;
+    this.entries.clear();
+  }
+}

@@ -1,0 +1,56 @@
+import { Client } from 'pg';
+import type { DataSourceOptions } from 'typeorm';
+import { readTimeouts, Timeouts } from '../timeouts';
+
+/** What pg answers when a statement gets no reply within `query_timeout`. */
+const READ_TIMEOUT_MESSAGE = 'Query read timeout';
+
+/** A pg Client class (pg's own, or one of ours such as the prepared-statement client). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type ClientClass = new (...args: any[]) => Client;
+
+/**
+ * `Base` made to close its connection when a statement times out on the
+ * client side (issue 8: a database behind a silent network). pg only stops
+ * waiting: the connection stays busy with the lost statement, and the pool
+ * would hand it out again (TypeORM releases it without an error), so every
+ * later statement on it would time out too. A client that is ending is
+ * discarded by the pool on release, which then opens a fresh one.
+ */
+export function timeoutSafe<T extends ClientClass>(Base: T): T {
+  return class TimeoutSafeClient extends Base {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    override query(...args: any[]): any {
+      const result = (super.query as (...a: unknown[]) => unknown)(...args);
+      if (typeof (result as Promise<unknown> | undefined)?.then === 'function') {
+        (result as Promise<unknown>).catch((error: Error) => {
+          if (error?.message === READ_TIMEOUT_MESSAGE) this.end().catch(() => undefined);
+        });
+      }
+      return result;
+    }
+  };
+}
+
+/**
+ * Pool options that bound every wait on PostgreSQL (issue 8), for the serving
+ * app: connecting and waiting for a pooled connection (`dbConnect`), each
+ * statement on the server (`statement_timeout`) and on the client (a second
+ * later, for a server that does not answer at all), TCP keep-alive. `Base` is the
+ * client class the options already name (prepared statements), made timeout-safe.
+ */
+export function boundedPoolOptions(timeouts: Timeouts = readTimeouts(), Base: ClientClass = Client): Record<string, unknown> {
+  return {
+    connectionTimeoutMillis: timeouts.dbConnect,
+    statement_timeout: timeouts.dbStatement,
+    query_timeout: timeouts.dbStatement + 1_000,
+    keepAlive: true,
+    Client: timeoutSafe(Base),
+  };
+}
+
+/** `options` with the bounded pool options of the serving app added to its `extra`. */
+export function withBoundedWaits(options: DataSourceOptions, timeouts?: Timeouts): DataSourceOptions {
+  const extra = (options as { extra?: Record<string, unknown> }).extra ?? {};
+  return { ...options, extra: { ...extra, ...boundedPoolOptions(timeouts, (extra.Client as ClientClass | undefined) ?? Client) } } as DataSourceOptions;
+}

@@ -1,0 +1,70 @@
+import { createHash } from 'crypto';
+import { Client, ClientConfig } from 'pg';
+
+/**
+ * Named prepared statements for every parameterised statement, in one place
+ * (issue 9). PostgreSQL parses and plans an unnamed statement on every call; a
+ * named one is parsed once per connection and its plan cached (after a few
+ * custom plans, PostgreSQL keeps the generic plan when it is as cheap). The pool
+ * creates its connections with this class (`extra.Client`, data-source.ts), so
+ * repositories keep calling `query(text, params)` unchanged.
+ *
+ * The name is a hash of the text: the same text always gets the same name, and
+ * different texts never share one. Statements without parameters (BEGIN, COMMIT,
+ * migrations' DDL) stay unnamed simple queries. Each connection prepares at most
+ * MAX_NAMED_PER_CONNECTION distinct texts; beyond that, new texts go unnamed, so
+ * dynamically built SQL (fixture loading, for instance) cannot grow a backend's memory without bound.
+ *
+ * `DB_PREPARED_STATEMENTS=false` turns naming off (for PgBouncer in transaction
+ * mode before 1.21, which cannot keep a prepared statement on one server connection).
+ */
+export class NamedStatementClient extends Client {
+  private readonly prepared = new Set<string>();
+
+  /**
+   * The connection also runs with `plan_cache_mode = force_generic_plan`: our statements
+   * are lookups by key, or written so that one plan fits every call (the task list's
+   * filter is in its text only when sent), and PostgreSQL would otherwise keep planning
+   * those with LIMIT/OFFSET parameters on every call, as the generic plan's row estimate
+   * for an unknown LIMIT looks worse than a custom one.
+   */
+  constructor(config?: string | ClientConfig) {
+    const base: ClientConfig = typeof config === 'string' ? { connectionString: config } : { ...config };
+    super({ ...base, options: [base.options, '-c plan_cache_mode=force_generic_plan'].filter(Boolean).join(' ') });
+  }
+
+  // pg's overloads are not expressible on an override; the arguments go to Client.query untouched otherwise.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  override query(config: any, values?: any, callback?: any): any {
+    if (typeof config === 'string' && Array.isArray(values) && values.length > 0) {
+      const name = statementName(config);
+      if (this.prepared.has(name) || this.prepared.size < MAX_NAMED_PER_CONNECTION) {
+        this.prepared.add(name);
+        return super.query({ name, text: config, values }, callback);
+      }
+    }
+    return super.query(config, values, callback);
+  }
+}
+
+/** Distinct statement texts one connection keeps prepared. */
+export const MAX_NAMED_PER_CONNECTION = 1000;
+
+/** Whether `DB_PREPARED_STATEMENTS` leaves naming on (default: on). */
+export function preparedStatementsEnabled(value: string | undefined = process.env.DB_PREPARED_STATEMENTS): boolean {
+  return !['false', '0', 'off', 'no'].includes((value ?? '').trim().toLowerCase());
+}
+
+const NAMES = new Map<string, string>();
+const MAX_REMEMBERED_NAMES = 5000;
+
+/** `q_` + 24 url-safe characters of the SHA-256 of `text` (well under PostgreSQL's 63-byte name limit). */
+export function statementName(text: string): string {
+  let name = NAMES.get(text);
+  if (name === undefined) {
+    name = 'q_' + createHash('sha256').update(text).digest('base64url').slice(0, 24);
+    if (NAMES.size >= MAX_REMEMBERED_NAMES) NAMES.clear();
+    NAMES.set(text, name);
+  }
+  return name;
+}

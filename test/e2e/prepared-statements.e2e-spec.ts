@@ -1,0 +1,92 @@
+import { DataSource } from 'typeorm';
+import { SCOPES } from '../../src/common/auth/scope';
+import { dataSourceOptions } from '../../src/common/database/data-source';
+import { NamedStatementClient } from '../../src/common/database/prepared';
+import { loadFixture } from '../../src/fixtures/fixture-loader';
+import { auth, createTestApp, TestApp } from '../setup/create-app';
+
+/**
+ * Issue 9: every parameterised statement is a named prepared statement, parsed
+ * once per connection, its plan kept. Seen from PostgreSQL itself: the app runs
+ * on a pool of ONE connection, so `pg_prepared_statements` read through the app's
+ * DataSource lists what that connection prepared and how often each ran.
+ */
+
+const KEY = 'svc_prepared_owner';
+const RUNS = 12;
+
+describe('named prepared statements (issue 9)', () => {
+  let t: TestApp;
+  let ids: Record<string, number>;
+  const poolSize = process.env.DB_POOL_SIZE;
+
+  beforeAll(async () => {
+    process.env.DB_POOL_SIZE = '1';
+    t = await createTestApp();
+    ids = await loadFixture(t.db.ds, {
+      users: [{ ref: 'owner', email: 'owner@prep.test', name: 'Owner' }],
+      api_keys: [{ user: 'owner', key: KEY, scopes: [...SCOPES] }],
+      workspaces: [
+        {
+          ref: 'ws', name: 'Prepared', slug: 'prep', owner: 'owner',
+          folders: [{ ref: 'f', name: 'F', lists: [{ ref: 'l', name: 'L' }] }],
+          tasks: [
+            { ref: 't1', list: 'l', title: 'One', assignees: ['owner'] },
+            { ref: 't2', list: 'l', title: 'Two' },
+            { ref: 't1_s', parent: 't1', list: 'l', title: 'Sub' },
+          ],
+        },
+      ],
+    });
+  });
+  afterAll(async () => {
+    if (poolSize === undefined) delete process.env.DB_POOL_SIZE;
+    else process.env.DB_POOL_SIZE = poolSize;
+    await t.close();
+  });
+
+  const prepared = async (): Promise<Array<{ statement: string; runs: number; generic_plans: number }>> =>
+    t.app.get(DataSource).query(
+      `SELECT statement, (generic_plans + custom_plans)::int AS runs, generic_plans::int AS generic_plans
+         FROM pg_prepared_statements WHERE NOT from_sql`,
+    );
+
+  it('the pool connects with the naming client', () => {
+    const extra = (dataSourceOptions('postgres://x@localhost/x') as { extra: { Client?: unknown } }).extra;
+    expect(extra.Client).toBe(NamedStatementClient);
+  });
+
+  it('prepares each statement of a route once and reuses it on every request', async () => {
+    const routes = [
+      `/api/v1/tasks/${ids.t1}`,
+      `/api/v1/workspaces/${ids.ws}/tasks?limit=50`,
+      `/api/v1/workspaces/${ids.ws}/tasks?limit=100&list_id=${ids.l}`,
+      `/api/v1/tasks/${ids.t1}/comments`,
+      `/api/v1/workspaces/${ids.ws}/folders`,
+    ];
+    for (let i = 0; i < RUNS; i++) {
+      for (const url of routes) expect((await t.inject({ method: 'GET', url, headers: auth(KEY) })).statusCode).toBe(200);
+      const created = await t.inject({ method: 'POST', url: '/api/v1/tasks', headers: auth(KEY), payload: { list_id: ids.l, title: `n${i}`, assignee_ids: [ids.owner] } });
+      expect(created.statusCode).toBe(201);
+    }
+    const rows = await prepared();
+    const find = (pattern: RegExp) => rows.filter((r) => pattern.test(r.statement));
+    // Exactly one prepared statement per text, run on every request that needs it.
+    expect(new Set(rows.map((r) => r.statement)).size).toBe(rows.length);
+    const tasks = find(/AS task\s+FROM tasks t LEFT JOIN lists l ON l.id = t.list_id\s+WHERE t.id = \$1/);
+    expect(tasks).toHaveLength(2); // the full shape (get task) and the write shape (create's read back)
+    const task = tasks.filter((r) => r.statement.includes("'attachments'"));
+    expect(task).toHaveLength(1);
+    expect(task[0].runs).toBe(RUNS);
+    expect(tasks.find((r) => r !== task[0])!.runs).toBe(RUNS);
+    const access = find(/FROM workspace_members|LEFT JOIN workspace_members/);
+    expect(access.reduce((sum, r) => sum + r.runs, 0)).toBeGreaterThanOrEqual(RUNS * routes.length);
+    for (const pattern of [/AS total/, /FROM comments c/, /FROM folders/, /INSERT INTO tasks/]) {
+      const found = find(pattern);
+      expect(found.length).toBeGreaterThanOrEqual(1);
+      expect(found.reduce((sum, r) => sum + r.runs, 0)).toBeGreaterThanOrEqual(RUNS);
+    }
+    // After its first custom plans, the get-task statement runs on its cached generic plan: not planned again.
+    expect(task[0].generic_plans).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,99 @@
+import { ChildProcess, spawn } from 'child_process';
+import { connect, createServer, Socket } from 'net';
+import { resolve } from 'path';
+import { SCOPES } from '../../src/common/auth/scope';
+import { loadFixture } from '../../src/fixtures/fixture-loader';
+import { createTestDatabase, TestDatabase } from '../setup/database';
+import { rawRequest } from '../setup/raw-http';
+import { tsEntryScript } from '../setup/ts-child';
+
+/**
+ * The server process of D32 (src/main.ts, run from the sources) on SIGTERM:
+ * nothing in flight → exit 0; a request still in flight when
+ * SHUTDOWN_TIMEOUT_MS runs out → it is cut, logged, and the exit code is 1 (issue 8 item 11).
+ */
+
+const ROOT = resolve(__dirname, '..', '..');
+const KEY = 'svc_shutdown_owner';
+const DRAIN_MS = 800;
+
+function freePort(): Promise<number> {
+  return new Promise((done) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
+  });
+}
+
+interface Server {
+  child: ChildProcess;
+  port: number;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Starts src/main.ts on this file's database and resolves once it listens. */
+async function startServer(db: TestDatabase): Promise<Server> {
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: db.url,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    MIGRATIONS_RUN: 'false',
+    LOG_LEVEL: 'log',
+    SHUTDOWN_TIMEOUT_MS: String(DRAIN_MS),
+  };
+  const child = spawn(process.execPath, ['-e', tsEntryScript('src/main.ts', 'main')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+  const started = Date.now();
+  while (!out.includes('Listening on')) {
+    if (child.exitCode !== null) throw new Error(`server exited: ${out}`);
+    if (Date.now() - started > 60_000) throw new Error(`server did not start: ${out}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { child, port, output: () => out, exited };
+}
+
+describe('SIGTERM (D32, issue 8)', () => {
+  let db: TestDatabase;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    await loadFixture(db.ds, {
+      users: [{ ref: 'alice', email: 'alice@shutdown.test', name: 'Alice' }],
+      api_keys: [{ user: 'alice', key: KEY, scopes: [...SCOPES] }],
+    });
+  });
+  afterAll(async () => {
+    await db.drop();
+  });
+
+  it('exits 0 when nothing is in flight', async () => {
+    const server = await startServer(db);
+    const me = await rawRequest(server.port, [`GET /api/v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nConnection: close\r\n\r\n`]);
+    expect(me.status).toBe(200);
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    expect(server.output()).not.toContain('cut');
+  }, 90_000);
+
+  it('cuts a request still in flight after SHUTDOWN_TIMEOUT_MS, logs it and exits 1', async () => {
+    const server = await startServer(db);
+    // A request whose body never completes: in flight until cut.
+    const socket: Socket = connect(server.port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    await new Promise((done) => socket.on('connect', done));
+    socket.write(`POST /api/v1/labels HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`);
+    await new Promise((r) => setTimeout(r, 300));
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(1);
+    expect(server.output()).toMatch(new RegExp(`Shutdown: 1 request still in flight after ${DRAIN_MS / 1000} s, cut: POST /api/v1/labels #`));
+    socket.destroy();
+  }, 90_000);
+});

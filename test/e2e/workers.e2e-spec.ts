@@ -1,0 +1,97 @@
+import { ChildProcess, spawn } from 'child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'fs';
+import { tmpdir } from 'os';
+import { join, resolve } from 'path';
+import { childrenOf } from '../../src/bench/proc';
+import { hashApiKey } from '../../src/common/auth/api-key';
+import { SCOPES } from '../../src/common/auth/scope';
+import { freePort } from '../../src/common/database/embedded';
+import { loadFixture } from '../../src/fixtures/fixture-loader';
+import { createTestDatabase, TestDatabase } from '../setup/database';
+import { tsEntryScript } from '../setup/ts-child';
+
+/**
+ * Issue 9: the server as real OS processes. `WEB_CONCURRENCY=2` runs two worker
+ * processes under one primary (node:cluster), both answering on the one port;
+ * a key revoked by SQL is refused by both within 1 s although each kept it in
+ * memory; SIGTERM stops them all with exit code 0. The server runs this tree's
+ * TypeScript sources (transpiled on the fly), not a stale dist/.
+ */
+
+const ROOT = resolve(__dirname, '..', '..');
+const KEY = 'svc_workers_owner';
+const WITHIN_MS = 1000;
+
+// main.ts under a require hook for .ts files; in a file, not `node -e`: cluster workers run the primary's script again.
+const ENTRY = tsEntryScript('src/main.ts');
+
+describe('WEB_CONCURRENCY worker processes (issue 9)', () => {
+  let db: TestDatabase;
+  let dir: string;
+  let server: ChildProcess;
+  let base: string;
+  let exit: Promise<number | null>;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    await loadFixture(db.ds, {
+      users: [{ ref: 'owner', email: 'owner@workers.test', name: 'Owner' }],
+      api_keys: [{ user: 'owner', key: KEY, scopes: [...SCOPES] }],
+      workspaces: [{ ref: 'ws', name: 'Workers', slug: 'workers', owner: 'owner' }],
+    });
+    dir = mkdtempSync(join(tmpdir(), 'wt-workers-'));
+    const entry = join(dir, 'main.js');
+    writeFileSync(entry, ENTRY);
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    server = spawn(process.execPath, [entry], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', WEB_CONCURRENCY: '2', LOG_LEVEL: 'error' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    exit = new Promise((done) => server.once('exit', (code) => done(code)));
+    // Both workers listen once the second answers: they start one after the other.
+    for (let i = 0; i < 600 && childrenOf(server.pid!).length < 2; i++) await new Promise((done) => setTimeout(done, 100));
+    for (let i = 0; i < 600; i++) {
+      const ok = await fetch(`${base}/health`).then((r) => r.ok, () => false);
+      if (ok && childrenOf(server.pid!).length === 2) break;
+      await new Promise((done) => setTimeout(done, 100));
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    if (server.exitCode === null) {
+      server.kill('SIGKILL');
+      await exit;
+    }
+    await db.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const me = () => fetch(`${base}/api/v1/me`, { headers: { authorization: `Bearer ${KEY}` } });
+
+  it('runs two worker processes under the primary, both serving', async () => {
+    expect(childrenOf(server.pid!)).toHaveLength(2);
+    for (let i = 0; i < 20; i++) expect((await me()).status).toBe(200);
+  });
+
+  it('a key revoked by SQL is refused by every worker within 1 s', async () => {
+    for (let i = 0; i < 20; i++) expect((await me()).status).toBe(200); // cached in both workers (round-robin)
+    await db.ds.query(`UPDATE api_keys SET revoked_at = now() WHERE key_hash = $1`, [hashApiKey(KEY)]);
+    const started = Date.now();
+    let refusedInARow = 0;
+    while (refusedInARow < 10 && Date.now() - started <= WITHIN_MS) {
+      const res = await me();
+      refusedInARow = res.status === 401 ? refusedInARow + 1 : 0;
+      if (res.status === 401) expect(await res.json()).toEqual({ error: 'Invalid API key' });
+    }
+    expect(refusedInARow).toBe(10);
+  });
+
+  it('SIGTERM stops the workers and the primary with exit code 0', async () => {
+    const workers = childrenOf(server.pid!);
+    server.kill('SIGTERM');
+    expect(await exit).toBe(0);
+    for (const pid of workers) expect(() => process.kill(pid, 0)).toThrow();
+  }, 30_000);
+});
