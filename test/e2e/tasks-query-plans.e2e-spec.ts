@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { queryPairs } from '../../src/common/validation/query-pairs';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { TaskListScope, taskListSql } from '../../src/tasks/task-list.sql';
@@ -6,10 +7,11 @@ import { createTestDatabase, TestDatabase } from '../setup/database';
 
 /**
  * Indexes for every filter and sort of List tasks (issue 11, item 5; D34):
- * on a generated world of 8,000 tasks in 20 workspaces, ANALYZEd, the
+ * on a generated world of 8,000 tasks in 20 workspaces, VACUUM ANALYZEd, the
  * listing statement of each filter and sort (offset page, first keyset page
- * and a keyset page deep in the workspace) must read `tasks` through an index:
- * a sequential scan of tasks fails the test, naming the query and the plan.
+ * and a keyset page deep in the workspace) must read `tasks` through an index,
+ * in the plan for its values and in the generic plan the server keeps for the
+ * named statement: a sequential scan of tasks fails the test, naming the query and the plan.
  */
 
 const WORKSPACES = 20;
@@ -90,12 +92,43 @@ describe('List tasks: an index for every filter and sort (EXPLAIN)', () => {
   });
 
   /** Builds the statement of `query` for `scope`, EXPLAINs it and returns the sequential scans of tasks (with the plan). */
+  /** A parameter as an SQL literal, for EXECUTE of a prepared statement (its casts give the types). */
+  const literal = (client: Client, value: unknown): string => {
+    if (value === null || value === undefined) return 'NULL';
+    if (Array.isArray(value)) return client.escapeLiteral(`{${value.map((v) => (typeof v === 'number' ? String(v) : `"${String(v).replace(/["\\]/g, '\\$&')}"`)).join(',')}}`);
+    return client.escapeLiteral(String(value));
+  };
+
+  /**
+   * The EXPLAIN (FORMAT JSON) plan of a statement: `custom`, planned for its values (unnamed
+   * statements), or `generic`, the plan the server keeps for a named statement
+   * (connections run with plan_cache_mode = force_generic_plan).
+   */
+  const explain = async (sql: string, params: unknown[], mode: 'custom' | 'generic', format = '(FORMAT JSON)') => {
+    if (mode === 'custom') return db.ds.query(`EXPLAIN ${format} ${sql}`, params);
+    const client = new Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      await client.query('SET plan_cache_mode = force_generic_plan');
+      await client.query(`PREPARE listing AS ${sql}`);
+      return (await client.query(`EXPLAIN ${format} EXECUTE listing(${params.map((v) => literal(client, v)).join(', ')})`)).rows;
+    } finally {
+      await client.end();
+    }
+  };
+
+  /** The sequential scans of tasks in the plan (custom and generic) of `query` for `scope`, with the plan's text when there are some. */
   const seqScans = async (query: TaskQuery, scope: TaskListScope) => {
     const { sql, params } = taskListSql(scope, ids.owner, query);
-    const rows: Array<{ 'QUERY PLAN': Array<{ Plan: Record<string, unknown> }> }> = await db.ds.query(`EXPLAIN (FORMAT JSON) ${sql}`, params);
-    const scans = nodes(rows[0]['QUERY PLAN'][0].Plan).filter((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === 'tasks');
-    const text: Array<{ 'QUERY PLAN': string }> = scans.length ? await db.ds.query(`EXPLAIN ${sql}`, params) : [];
-    return { scans, plan: text.map((r) => r['QUERY PLAN']).join('\n') };
+    for (const mode of ['custom', 'generic'] as const) {
+      const rows: Array<{ 'QUERY PLAN': Array<{ Plan: Record<string, unknown> }> }> = await explain(sql, params, mode);
+      const scans = nodes(rows[0]['QUERY PLAN'][0].Plan).filter((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === 'tasks');
+      if (scans.length) {
+        const text: Array<{ 'QUERY PLAN': string }> = await explain(sql, params, mode, '');
+        return { scans, plan: `${mode} plan:\n` + text.map((r) => r['QUERY PLAN']).join('\n') };
+      }
+    }
+    return { scans: [], plan: '' };
   };
   const parse = (query: string) => parseTaskQuery(queryPairs(`?${query.replace(/\{(\w+)\}/g, (_, ref: string) => String(ids[ref]))}`), context);
 
@@ -176,6 +209,14 @@ describe('List tasks: an index for every filter and sort (EXPLAIN)', () => {
     const after = (await db.ds.query(middle.sql, middle.params))[0].next_key;
     const uses = await indexUse({ ...parse(`sort=${sort}&include_total=false&include_subtasks=true`), after });
     expect(uses.some((u) => /^tasks_workspace_\w+_idx: .*workspace_id = .*ROW\(/.test(u))).toBe(true);
+  });
+
+  it('the generic plan is the one kept for any values (its conditions read parameters)', async () => {
+    const { sql, params } = taskListSql(owner(), ids.owner, parse('priority=urgent&include_total=false'));
+    const text = (await explain(sql, params, 'generic', '')).map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']).join('\n');
+    expect(text).toMatch(/workspace_id = \$\d+/);
+    const custom = (await explain(sql, params, 'custom', '')).map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']).join('\n');
+    expect(custom).not.toMatch(/workspace_id = \$\d+/);
   });
 
   it('detects a sequential scan when no index serves a condition (the check can fail)', async () => {
