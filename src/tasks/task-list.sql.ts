@@ -2,7 +2,7 @@ import type { Membership } from '../common/access/access.policy';
 import { GrantParams, grantParams, permittedListSql } from '../common/access/access.sql';
 import type { CursorValues } from './task-cursor';
 import { PRIORITIES, Priority } from './tasks.body';
-import type { SortKey, SortTerm, TaskQuery } from './task-query';
+import type { SortKey, SortTerm, TaskFilters, TaskQuery } from './task-query';
 import { SqlParams, taskJsonSql } from './tasks.sql';
 
 /*
@@ -49,6 +49,11 @@ const SORT_SQL: Record<SortKey, SortSql> = {
   // D34: ASCII letters lower-cased, then code point order (the "C" collation of UTF-8 text).
   title: { expr: () => 'lower(t.title COLLATE "C")', cursorValue: 'lower(t.title COLLATE "C")', param: (p, v) => `(${p.add(v, 'text')} COLLATE "C")` },
 };
+
+/** A JSON array of what a cursor carries for the row of tasks `t` under `sort`: its sort values, then its id. */
+export function cursorValuesSql(sort: SortTerm[]): string {
+  return `json_build_array(${[...sort.map((s) => SORT_SQL[s.key].cursorValue), 't.id'].join(', ')})`;
+}
 
 /** D34: a priority's place in the ascending order, as SQL's task_priority_rank() gives it (0 = urgent). */
 export const priorityRank = (priority: Priority): number => PRIORITIES.indexOf(priority);
@@ -97,6 +102,14 @@ function filterSql(p: SqlParams, scope: TaskListScope, grants: GrantParams, quer
   return where;
 }
 
+/** Whether a filter beyond the list (whose index is ordered like the default sort) narrows the rows. */
+function narrows(f: TaskFilters): boolean {
+  return Boolean(
+    f.statusIds || f.statusCategories || f.assignees || f.labelIds || f.priorities || f.parentId !== null ||
+      f.dueAfter || f.dueBefore || f.createdAfter || f.updatedAfter || f.terms,
+  );
+}
+
 /** ORDER BY items over the sort expressions (or the columns `k0..` of a CTE row `alias`), ties by id in the last key's direction (D34). */
 function orderSql(sort: SortTerm[], alias?: string): string {
   const dir = (desc: boolean) => (desc ? 'DESC' : 'ASC');
@@ -134,10 +147,12 @@ export function taskListSql(scope: TaskListScope, userId: number, query: TaskQue
   const rowJson = `(SELECT ${taskJsonSql('listItem', user, grants)} FROM tasks t LEFT JOIN lists l ON l.id = t.list_id WHERE t.id = p.id)`;
 
   if (query.mode === 'offset') {
-    // D22: the scope is counted and paged by one statement; not materialized, so the page
-    // walks the sort's index and stops at the limit while the count reads what it must.
+    // D22: the scope is counted and paged by one statement. Unfiltered, it is not materialized:
+    // the page walks the sort's index and stops at the limit. Filtered, it is: the count reads
+    // every match anyway, and the page then sorts those few rows instead of walking the index
+    // past all the others (the generic plan cannot know how few match).
     const offset = p.add((BigInt(query.page - 1) * BigInt(query.limit)).toString(), 'bigint');
-    const sql = `WITH scope AS NOT MATERIALIZED (
+    const sql = `WITH scope AS ${narrows(query.filters) ? 'MATERIALIZED' : 'NOT MATERIALIZED'} (
          SELECT t.id, ${keys} FROM tasks t WHERE ${where}
        ), page AS (
          SELECT * FROM scope ORDER BY ${orderSql(query.sort, 'scope')} LIMIT ${limit} OFFSET ${offset}
@@ -149,10 +164,9 @@ export function taskListSql(scope: TaskListScope, userId: number, query: TaskQue
 
   // D34 keyset page: one row more than asked tells whether a next page exists.
   const keyset = query.after ? `\n AND ${afterSql(p, query.sort, query.after)}` : '';
-  const cursorValues = [...query.sort.map((s) => SORT_SQL[s.key].cursorValue), 't.id'].join(', ');
   const total = query.includeTotal ? `,\n (SELECT count(*)::int FROM tasks t WHERE ${where}) AS total` : '';
   const sql = `WITH page AS (
-       SELECT t.id, row_number() OVER (ORDER BY ${orderSql(query.sort)}) AS n, json_build_array(${cursorValues}) AS next_key
+       SELECT t.id, row_number() OVER (ORDER BY ${orderSql(query.sort)}) AS n, ${cursorValuesSql(query.sort)} AS next_key
          FROM tasks t WHERE ${where}${keyset}
         ORDER BY ${orderSql(query.sort)} LIMIT ${limit} + 1
      )
