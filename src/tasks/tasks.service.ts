@@ -39,7 +39,8 @@ export class TasksService {
     if (!created.parent_found) throw new NotFoundException('Parent task not found');
     if (created.parent_is_subtask) throw new BadRequestException('Subtasks cannot have subtasks');
     const viewer = { userId: caller.userId, membership: access.membership };
-    return this.loaded(created.id === null ? null : await this.tasks.loadTask(created.id, viewer, 'write'));
+    const task = created.id === null ? null : await this.tasks.loadTask(created.id, viewer, 'write');
+    return task ?? this.vanished(caller, listId, input.parentId !== null ? 'Parent task not found' : 'Task not found');
   }
 
   /**
@@ -72,13 +73,21 @@ export class TasksService {
     }
     if (!result.status_ok) throw new NotFoundException('Status not found in this workspace');
     if (!result.updated) throw new NotFoundException('Task not found');
-    return this.loaded(await this.tasks.loadTask(id, { userId: caller.userId, membership: access.membership }, 'write'));
+    const task = await this.tasks.loadTask(id, { userId: caller.userId, membership: access.membership }, 'write');
+    return task ?? this.vanished(caller, patch.listId ?? null, 'Task not found');
   }
 
   /** A task read back after a write: 404 when it was deleted meanwhile. */
-  private loaded<T>(task: T | null): T {
-    if (!task) throw new NotFoundException('Task not found');
-    return task;
+  /**
+   * Issue 8: the write committed, but the task was gone when read back: a delete
+   * of its list (or folder), its parent or the task itself committed in between.
+   * Answers the 404 of that delete: `List not found in this workspace` when the
+   * list the task was written to no longer exists, else `otherwise`. One more
+   * round trip, on this rare path only.
+   */
+  private async vanished(caller: Caller, listId: number | null, otherwise: string): Promise<never> {
+    if (listId !== null) await this.access.check(caller, 'list', listId, 'task.read', 'List not found in this workspace');
+    throw new NotFoundException(otherwise);
   }
 
   /** spec: Delete task; subtasks, comments, attachments and values go with it (D16). */

@@ -34,6 +34,6 @@ require.extensions['.ts'] = (module, filename) => {
   module._compile(code, filename);
 };
 ${argv0 === undefined ? '' : `process.argv = [process.argv[0], ${JSON.stringify(argv0)}, ...process.argv.slice(1)];`}
-require(${JSON.stringify('./' + entry)});
+require(require('path').resolve(${JSON.stringify(entry)}));
 `;
 }
