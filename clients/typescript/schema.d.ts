@@ -485,6 +485,8 @@ export interface paths {
          * List tasks
          * @description Top-level tasks, newest first (created_at, then id), each with its direct subtasks. An access-restricted member receives only tasks in the lists permitted to them.
          *
+         *     Filters combine with AND; a parameter with several values (comma list, repeated, or both; at most 100) matches any of them. Ids that name nothing the caller may see match nothing. `sort` orders by one to three keys, ties by id. Pages: `page` and `limit` (the default), or keyset pages: send `include_total=false` (or a `cursor`) and get `{ data, limit, next_cursor }`; follow `next_cursor` with the same filters and sort (`limit` and `include_total` may change). A deep keyset page costs what the first costs, and a task that is not changed meanwhile is never repeated or skipped. Parameter names and values are case-sensitive; an unknown parameter is an error.
+         *
          *     Scope `tasks:read`; any member of the workspace.
          */
         get: operations["listTasks"];
@@ -1003,6 +1005,28 @@ export interface components {
             subtasks: components["schemas"]["Subtask"][];
             /** @description Confirmed attachments */
             attachments: components["schemas"]["Attachment"][];
+        };
+        TaskCursorPage: {
+            data: components["schemas"]["TaskListItem"][];
+            /** @example 50 */
+            limit: number;
+            /**
+             * @description Send as `cursor` (same filters and sort) for the next page; null when no task follows
+             * @example AWlmb3JtYXRpb24tbm90LWEtcmVhbC1jdXJzb3I
+             */
+            next_cursor: string | null;
+        };
+        TaskCursorPageWithTotal: {
+            data: components["schemas"]["TaskListItem"][];
+            /** @example 50 */
+            limit: number;
+            /**
+             * @description Send as `cursor` (same filters and sort) for the next page; null when no task follows
+             * @example AWlmb3JtYXRpb24tbm90LWEtcmVhbC1jdXJzb3I
+             */
+            next_cursor: string | null;
+            /** @description All matching tasks */
+            total: number;
         };
         TaskListItem: {
             /** @example 41 */
@@ -3266,11 +3290,41 @@ export interface operations {
     listTasks: {
         parameters: {
             query?: {
-                limit?: number;
-                /** @description 1-based */
+                /** @description 1-based page number (offset pages only) */
                 page?: number;
+                limit?: number;
                 /** @description Only tasks of this list (numeric id) */
                 list_id?: string;
+                /** @description Status ids. Several values: a comma list, the parameter repeated, or both (at most 100 values in all); a task matching any of them is kept. */
+                status_id?: string[];
+                /** @description Categories of the task's status (a task without status never matches). Several values: a comma list, the parameter repeated, or both (at most 100 values in all); a task matching any of them is kept. */
+                status_category?: ("pending" | "in_progress" | "completed" | "cancelled")[];
+                /** @description User ids, `me` (the key's user) or `none` (tasks without assignee). Several values: a comma list, the parameter repeated, or both (at most 100 values in all); a task matching any of them is kept. */
+                assignee_id?: string[];
+                /** @description Label ids. Several values: a comma list, the parameter repeated, or both (at most 100 values in all); a task matching any of them is kept. */
+                label_id?: string[];
+                /** @description Several values: a comma list, the parameter repeated, or both (at most 100 values in all); a task matching any of them is kept. */
+                priority?: ("urgent" | "high" | "medium" | "low" | "none")[];
+                /** @description The subtasks of this task instead of top-level tasks (`include_subtasks` then changes nothing) */
+                parent_id?: string;
+                /** @description `true`: subtasks are rows too, beside top-level tasks */
+                include_subtasks?: "true" | "false";
+                /** @description due_date >= this (tasks without due date never match). One instant: `YYYY-MM-DD`, `YYYY-MM-DDTHH:mm[:ss[.ffffff]]`, with `Z`, `±HH:MM` or nothing (UTC). */
+                due_after?: string;
+                /** @description due_date < this (tasks without due date never match). One instant: `YYYY-MM-DD`, `YYYY-MM-DDTHH:mm[:ss[.ffffff]]`, with `Z`, `±HH:MM` or nothing (UTC). */
+                due_before?: string;
+                /** @description created_at >= this. One instant: `YYYY-MM-DD`, `YYYY-MM-DDTHH:mm[:ss[.ffffff]]`, with `Z`, `±HH:MM` or nothing (UTC). */
+                created_after?: string;
+                /** @description Last change (any accepted update) >= this. One instant: `YYYY-MM-DD`, `YYYY-MM-DDTHH:mm[:ss[.ffffff]]`, with `Z`, `±HH:MM` or nothing (UTC). */
+                updated_after?: string;
+                /** @description Text search, 1 to 200 characters after trimming: every whitespace-separated term must occur, ignoring case, in the title or in the description text (outside HTML tags). Commas are text. */
+                q?: string;
+                /** @description One to three comma-separated keys of `created_at`, `updated_at`, `due_date`, `priority`, `identifier`, `title`, each at most once, `-` for descending; ties by id in the last key's direction. `priority` ascending is urgent, high, medium, low, none; `title` compares with ASCII letters lower-cased, by code point; tasks without due date come last both ways. */
+                sort?: string;
+                /** @description `false`: a keyset page without counting (`{ data, limit, next_cursor }`); `true` with a `cursor` adds `total` */
+                include_total?: "true" | "false";
+                /** @description The `next_cursor` of the previous page, sent with the same filters and sort; cannot be combined with `page` */
+                cursor?: string;
             };
             header?: never;
             path: {
@@ -3281,7 +3335,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description `page`/`limit` pages (default); keyset pages with `cursor` or `include_total=false` (`total` only with `include_total=true` and a cursor) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3355,10 +3409,10 @@ export interface operations {
                      *       "total_pages": 1
                      *     }
                      */
-                    "application/json": components["schemas"]["TaskPage"];
+                    "application/json": components["schemas"]["TaskPage"] | components["schemas"]["TaskCursorPage"] | components["schemas"]["TaskCursorPageWithTotal"];
                 };
             };
-            /** @description `Invalid workspace ID`, `page must be a positive integer`, `limit must be an integer between 1 and 100`, `list_id must be a valid numeric ID` */
+            /** @description `Invalid workspace ID`, `Unknown query parameter: <name>`, `<name> must be given only once`, `<name> accepts at most 100 values`, `page must be a positive integer`, `limit must be an integer between 1 and 100`, `list_id must be a valid numeric ID`, `status_id must be a valid numeric ID`, `Invalid status_category. Must be one of: pending, in_progress, completed, cancelled`, `assignee_id must be a valid numeric ID, me or none`, `label_id must be a valid numeric ID`, `Invalid priority. Must be one of: urgent, high, medium, low, none`, `parent_id must be a valid numeric ID`, `include_subtasks must be true or false`, `Invalid due_after format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid due_before format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid created_after format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid updated_after format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `q cannot be empty`, `q must be at most 200 characters`, `Invalid sort. Use one to three of: created_at, updated_at, due_date, priority, identifier, title, each optionally prefixed with -`, `include_total must be true or false`, `page cannot be combined with cursor or include_total=false`, `Invalid cursor` */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -1,19 +1,23 @@
-import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
+  ApiExtraModels,
   ApiOperation,
-  ApiQuery,
   ApiTags,
+  getSchemaPath,
 } from '@nestjs/swagger';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { RawJson } from '../common/http/raw-json';
 import { ApiErrors, ApiValidatedBody } from '../common/openapi/api-errors.decorator';
 import { PathId } from '../common/validation/id.pipe';
-import { CreateTaskDto, TaskDto, TaskPageDto, TaskWriteDto, UpdateTaskDto } from './tasks.dto';
-import { ListTasksQuery, PAGE_LIMIT, TasksService } from './tasks.service';
+import { QueryPairsOf } from '../common/validation/query-pairs';
+import type { QueryPairs } from './task-query';
+import { QUERY_400, TaskQueryParams } from './task-query.openapi';
+import { CreateTaskDto, TaskCursorPageDto, TaskCursorPageWithTotalDto, TaskDto, TaskPageDto, TaskWriteDto, UpdateTaskDto } from './tasks.dto';
+import { TasksService } from './tasks.service';
 
 @ApiTags('Tasks')
 @Controller('api/v1')
@@ -79,28 +83,34 @@ export class TasksController {
     await this.tasks.deleteTask(caller, id);
   }
 
-  /** spec: List tasks (D22). */
+  /** spec: List tasks (D22), with the filters, sorts and cursor pages of D34. */
   @Get('workspaces/:workspace_id/tasks')
   @Authenticated('tasks:read', 'workspace.read')
   @ApiOperation({
     summary: 'List tasks',
     description:
-      'Top-level tasks, newest first (created_at, then id), each with its direct subtasks. An access-restricted member receives only tasks in the lists permitted to them.',
+      'Top-level tasks, newest first (created_at, then id), each with its direct subtasks. ' +
+      'An access-restricted member receives only tasks in the lists permitted to them.\n\n' +
+      'Filters combine with AND; a parameter with several values (comma list, repeated, or both; at most 100) matches any of them. ' +
+      'Ids that name nothing the caller may see match nothing. ' +
+      '`sort` orders by one to three keys, ties by id. ' +
+      'Pages: `page` and `limit` (the default), or keyset pages: send `include_total=false` (or a `cursor`) and get ' +
+      '`{ data, limit, next_cursor }`; follow `next_cursor` with the same filters and sort (`limit` and `include_total` may change). ' +
+      'A deep keyset page costs what the first costs, and a task that is not changed meanwhile is never repeated or skipped. ' +
+      'Parameter names and values are case-sensitive; an unknown parameter is an error.',
   })
-  @ApiQuery({ name: 'list_id', required: false, type: 'string', description: 'Only tasks of this list (numeric id)' })
-  @ApiQuery({ name: 'page', required: false, schema: { type: 'integer', minimum: 1, default: 1 }, description: '1-based' })
-  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: PAGE_LIMIT.min, maximum: PAGE_LIMIT.max, default: PAGE_LIMIT.default } })
-  @ApiOkResponse({ type: TaskPageDto })
+  @TaskQueryParams()
+  @ApiExtraModels(TaskPageDto, TaskCursorPageDto, TaskCursorPageWithTotalDto)
+  @ApiOkResponse({
+    description: '`page`/`limit` pages (default); keyset pages with `cursor` or `include_total=false` (`total` only with `include_total=true` and a cursor)',
+    schema: { oneOf: [TaskPageDto, TaskCursorPageDto, TaskCursorPageWithTotalDto].map((dto) => ({ $ref: getSchemaPath(dto) })) },
+  })
   @ApiErrors({
-    400: [
-      'page must be a positive integer',
-      `limit must be an integer between ${PAGE_LIMIT.min} and ${PAGE_LIMIT.max}`,
-      'list_id must be a valid numeric ID',
-    ],
+    400: QUERY_400,
     403: ['Access denied'],
     404: ['List not found in this workspace'],
   })
-  listTasks(@CurrentCaller() caller: Caller, @PathId('workspace') id: number, @Query() query: ListTasksQuery): Promise<RawJson<TaskPageDto>> {
+  listTasks(@CurrentCaller() caller: Caller, @PathId('workspace') id: number, @QueryPairsOf() query: QueryPairs): Promise<RawJson<TaskPageDto | TaskCursorPageDto>> {
     return this.tasks.listTasks(caller, id, query);
   }
 }

@@ -110,6 +110,25 @@ export class TaskPageDto {
   @ApiProperty({ description: 'ceil(total / limit); 0 when there are no tasks' }) total_pages: number;
 }
 
+/** D34: a keyset page of List tasks (a request with `cursor` or `include_total=false`). */
+export class TaskCursorPageDto {
+  @ApiProperty({ type: [TaskListItemDto] }) data: TaskListItemDto[];
+  @ApiProperty({ example: 50 }) limit: number;
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    pattern: '^[A-Za-z0-9_-]{1,4096}$',
+    description: 'Send as `cursor` (same filters and sort) for the next page; null when no task follows',
+    example: 'AWlmb3JtYXRpb24tbm90LWEtcmVhbC1jdXJzb3I',
+  })
+  next_cursor: string | null;
+}
+
+/** D34: a keyset page with `total`, when `include_total=true` is sent with a cursor. */
+export class TaskCursorPageWithTotalDto extends TaskCursorPageDto {
+  @ApiProperty({ description: 'All matching tasks' }) total: number;
+}
+
 /** spec: `custom_fields` element of create and update task (D13). */
 export class CustomFieldValueInputDto {
   @ApiProperty({ ...BODY_ID, description: 'Custom field id (a number, or a string of digits)', example: 3 }) id: number | string;
