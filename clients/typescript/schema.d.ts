@@ -15,7 +15,9 @@ export interface paths {
         put?: never;
         /**
          * Create folder
-         * @description Adds a folder at position max + 1 of the workspace. `color` defaults to `blue`, `icon` to null. Scope `folders:write`; owners, admins and members (not viewers, not access-restricted members).
+         * @description Adds a folder at position max + 1 of the workspace. `color` defaults to `blue`, `icon` to null.
+         *
+         *     Scope `folders:write`; owners, admins and members (not viewers); not access-restricted members.
          */
         post: operations["createFolder"];
         delete?: never;
@@ -36,14 +38,18 @@ export interface paths {
         post?: never;
         /**
          * Delete folder
-         * @description Irreversible: deletes the folder with all its lists and their tasks, in one transaction. Scope `folders:write`; owners and admins only.
+         * @description Irreversible: deletes the folder with all its lists and their tasks, in one transaction.
+         *
+         *     Scope `folders:write`; owners and admins only; an access-restricted member only within the folders granted to them.
          */
         delete: operations["deleteFolder"];
         options?: never;
         head?: never;
         /**
          * Update folder
-         * @description Renames, re-colours or repositions a folder; only the fields sent change. Returns the whole folder. Scope `folders:write`; owners, admins and members (not viewers); an access-restricted member only on folders granted to them.
+         * @description Renames, re-colours or repositions a folder; only the fields sent change. Returns the whole folder.
+         *
+         *     Scope `folders:write`; owners, admins and members (not viewers); an access-restricted member only within the folders granted to them.
          */
         patch: operations["updateFolder"];
         trace?: never;
@@ -57,7 +63,9 @@ export interface paths {
         };
         /**
          * List the lists of a folder
-         * @description Lists of the folder, ordered by position, then name, then id. An access-restricted member receives only the lists permitted to them. Scope `folders:read`; any member.
+         * @description Lists of the folder, ordered by position, then name, then id. An access-restricted member receives only the lists permitted to them.
+         *
+         *     Scope `folders:read`; any member of the workspace.
          */
         get: operations["listFolderLists"];
         put?: never;
@@ -79,7 +87,9 @@ export interface paths {
         put?: never;
         /**
          * Create label
-         * @description Scope `workspaces:write`; owners and admins only.
+         * @description Names are unique in the workspace ignoring case.
+         *
+         *     Scope `workspaces:write`; owners and admins only.
          */
         post: operations["createLabel"];
         delete?: never;
@@ -100,7 +110,9 @@ export interface paths {
         post?: never;
         /**
          * Delete label
-         * @description Permanent; removes the label from tasks. Scope `workspaces:write`; owners and admins only.
+         * @description Permanent; removes the label from tasks.
+         *
+         *     Scope `workspaces:write`; owners and admins only.
          */
         delete: operations["deleteLabel"];
         options?: never;
@@ -119,7 +131,9 @@ export interface paths {
         put?: never;
         /**
          * Create list
-         * @description Adds a list to a folder of the workspace, at position max + 1 over all lists of the workspace. `color` defaults to `gray`, `icon` to null. Scope `lists:write`; owners, admins and members (not viewers); an access-restricted member only in folders granted to them.
+         * @description Adds a list to a folder of the workspace, at position max + 1 over all lists of the workspace. `color` defaults to `gray`, `icon` to null.
+         *
+         *     Scope `lists:write`; owners, admins and members (not viewers); an access-restricted member only within the folders granted to them.
          */
         post: operations["createList"];
         delete?: never;
@@ -140,14 +154,18 @@ export interface paths {
         post?: never;
         /**
          * Delete list
-         * @description Irreversible: deletes the list and its tasks. Scope `lists:write`; owners and admins only.
+         * @description Irreversible: deletes the list and its tasks.
+         *
+         *     Scope `lists:write`; owners and admins only; an access-restricted member only within the lists permitted to them.
          */
         delete: operations["deleteList"];
         options?: never;
         head?: never;
         /**
          * Update list
-         * @description Renames, re-colours or repositions a list, or moves it to another folder of the same workspace (`folder_id`); only the fields sent change. Returns the whole list. Scope `lists:write`; owners, admins and members (not viewers); an access-restricted member only on permitted lists and into granted folders.
+         * @description Renames, re-colours or repositions a list, or moves it to another folder of the same workspace (`folder_id`); only the fields sent change. Returns the whole list. A move by an access-restricted member needs both the current and the target folder granted.
+         *
+         *     Scope `lists:write`; owners, admins and members (not viewers); an access-restricted member only within the lists permitted to them.
          */
         patch: operations["updateList"];
         trace?: never;
@@ -161,7 +179,9 @@ export interface paths {
         };
         /**
          * Get current user
-         * @description The user who owns the API key. Scope `users:read`; any key.
+         * @description The user who owns the API key.
+         *
+         *     Scope `users:read`; any key.
          */
         get: operations["getCurrentUser"];
         put?: never;
@@ -183,7 +203,9 @@ export interface paths {
         put?: never;
         /**
          * Create status
-         * @description Adds a status at position max + 1 of the workspace. `color` defaults to `gray`, `icon` to null. Names are unique in the workspace ignoring case and surrounding spaces. Scope `workspaces:write`; owners and admins only.
+         * @description Adds a status at position max + 1 of the workspace. `color` defaults to `gray`, `icon` to null. Names are unique in the workspace ignoring case and surrounding spaces.
+         *
+         *     Scope `workspaces:write`; owners and admins only.
          */
         post: operations["createStatus"];
         delete?: never;
@@ -207,7 +229,9 @@ export interface paths {
         head?: never;
         /**
          * Update status
-         * @description Only the fields sent change. The last remaining `completed` status of a workspace cannot change category. Scope `workspaces:write`; owners and admins only.
+         * @description Only the fields sent change. The last remaining `completed` status of a workspace cannot change category.
+         *
+         *     Scope `workspaces:write`; owners and admins only.
          */
         patch: operations["updateStatus"];
         trace?: never;
@@ -223,7 +247,9 @@ export interface paths {
         put?: never;
         /**
          * Create task
-         * @description The workspace is derived from `list_id`. `identifier` is the next number of the workspace task counter, never reused. Scope `tasks:write`; owners, admins and members; a restricted member only in a permitted list.
+         * @description The workspace is derived from `list_id`. `identifier` is the next number of the workspace task counter, never reused.
+         *
+         *     Scope `tasks:write`; owners, admins and members (not viewers); an access-restricted member only within the lists permitted to them.
          */
         post: operations["createTask"];
         delete?: never;
@@ -241,21 +267,27 @@ export interface paths {
         };
         /**
          * Get task
-         * @description The full task with labels, subtasks and attachments. Scope `tasks:read`; any member; a restricted member only in a permitted list.
+         * @description The full task with labels, subtasks and attachments.
+         *
+         *     Scope `tasks:read`; any member of the workspace; an access-restricted member only within the lists permitted to them.
          */
         get: operations["getTask"];
         put?: never;
         post?: never;
         /**
          * Delete task
-         * @description Permanent; subtasks, comments, attachments and custom-field values go with it. Scope `tasks:write`; owners, admins and members; a restricted member only in a permitted list.
+         * @description Permanent; subtasks, comments, attachments and custom-field values go with it.
+         *
+         *     Scope `tasks:write`; owners, admins and members (not viewers); an access-restricted member only within the lists permitted to them.
          */
         delete: operations["deleteTask"];
         options?: never;
         head?: never;
         /**
          * Update task
-         * @description Only the fields sent change. Scope `tasks:write`; owners, admins and members; a restricted member only for a task in, and a move to, a permitted list.
+         * @description Only the fields sent change. A move (`list_id`) by an access-restricted member needs the target list permitted too.
+         *
+         *     Scope `tasks:write`; owners, admins and members (not viewers); an access-restricted member only within the lists permitted to them.
          */
         patch: operations["updateTask"];
         trace?: never;
@@ -269,13 +301,17 @@ export interface paths {
         };
         /**
          * List comments
-         * @description Comments of a task, oldest first (created_at, then id). Scope `comments:read`; any member of the task's workspace. An access-restricted member gets 403 unless the task's list is permitted.
+         * @description Comments of a task, oldest first (created_at, then id).
+         *
+         *     Scope `comments:read`; any member of the workspace; an access-restricted member only within the lists permitted to them.
          */
         get: operations["listComments"];
         put?: never;
         /**
          * Create comment
-         * @description Posts a top-level comment as the key owner: `parent_comment_id` is null and `resolved` false. `content` is HTML, sanitized. Scope `comments:write`; owners, admins and members. An access-restricted member gets 403 unless the task's list is permitted.
+         * @description Posts a top-level comment as the key owner: `parent_comment_id` is null and `resolved` false. `content` is HTML, sanitized.
+         *
+         *     Scope `comments:write`; owners, admins and members (not viewers); an access-restricted member only within the lists permitted to them.
          */
         post: operations["createComment"];
         delete?: never;
@@ -293,7 +329,9 @@ export interface paths {
         };
         /**
          * List my workspaces
-         * @description Workspaces the key user is a member of (any role), oldest first. Scope `workspaces:read`; any key.
+         * @description Workspaces the key user is a member of (any role), oldest first.
+         *
+         *     Scope `workspaces:read`; any key.
          */
         get: operations["listWorkspaces"];
         put?: never;
@@ -313,7 +351,9 @@ export interface paths {
         };
         /**
          * Get workspace
-         * @description The workspace with the caller's role. Scope `workspaces:read`; any member.
+         * @description The workspace with the caller's role.
+         *
+         *     Scope `workspaces:read`; any member of the workspace.
          */
         get: operations["getWorkspace"];
         put?: never;
@@ -333,7 +373,9 @@ export interface paths {
         };
         /**
          * List custom fields
-         * @description Custom-field definitions of the workspace visible to the key user (a field with an allowed-users list only for those users), ordered by position, then id. Scope `tasks:read`; any member, access restriction does not apply.
+         * @description Custom-field definitions of the workspace visible to the key user (a field with an allowed-users list only for those users), ordered by position, then id.
+         *
+         *     Scope `tasks:read`; any member of the workspace.
          */
         get: operations["listCustomFields"];
         put?: never;
@@ -353,7 +395,9 @@ export interface paths {
         };
         /**
          * List folders
-         * @description Folders of the workspace, ordered by position, then name, then id. An access-restricted member receives only the folders granted to them. Scope `folders:read`; any member.
+         * @description Folders of the workspace, ordered by position, then name, then id. An access-restricted member receives only the folders granted to them.
+         *
+         *     Scope `folders:read`; any member of the workspace.
          */
         get: operations["listFolders"];
         put?: never;
@@ -373,7 +417,9 @@ export interface paths {
         };
         /**
          * List labels
-         * @description Ordered by name. Scope `workspaces:read`; any member.
+         * @description Ordered by name.
+         *
+         *     Scope `workspaces:read`; any member of the workspace.
          */
         get: operations["listLabels"];
         put?: never;
@@ -393,7 +439,9 @@ export interface paths {
         };
         /**
          * List workspace members
-         * @description Ordered by join date, oldest first. `email` is non-null only when the caller is the workspace owner. Scope `workspaces:read`; any member.
+         * @description Ordered by join date, oldest first. `email` is non-null only when the caller is the workspace owner.
+         *
+         *     Scope `workspaces:read`; any member of the workspace.
          */
         get: operations["listMembers"];
         put?: never;
@@ -413,7 +461,9 @@ export interface paths {
         };
         /**
          * List statuses
-         * @description The statuses of the workspace, ordered by position, then id. Scope `workspaces:read`; any member (access restriction does not apply).
+         * @description The statuses of the workspace, ordered by position, then id.
+         *
+         *     Scope `workspaces:read`; any member of the workspace.
          */
         get: operations["listStatuses"];
         put?: never;
@@ -433,7 +483,11 @@ export interface paths {
         };
         /**
          * List tasks
-         * @description Top-level tasks, newest first (created_at, then id), each with its direct subtasks. Scope `tasks:read`; any member; a restricted member sees only tasks in permitted lists.
+         * @description Top-level tasks, newest first (created_at, then id), each with its direct subtasks. An access-restricted member receives only tasks in the lists permitted to them.
+         *
+         *     Filters combine with AND; a parameter with several values (comma list, repeated, or both; at most 100) matches any of them. Ids that name nothing the caller may see match nothing. `sort` orders by one to three keys, ties by id. Pages: `page` and `limit` (the default), or keyset pages: send `include_total=false` (or a `cursor`) and get `{ data, limit, next_cursor }`; follow `next_cursor` with the same filters and sort (`limit` and `include_total` may change). A deep keyset page costs what the first costs, and a task that is not changed meanwhile is never repeated or skipped. Parameter names and values are case-sensitive; an unknown parameter is an error.
+         *
+         *     Scope `tasks:read`; any member of the workspace.
          */
         get: operations["listTasks"];
         put?: never;
@@ -952,6 +1006,28 @@ export interface components {
             /** @description Confirmed attachments */
             attachments: components["schemas"]["Attachment"][];
         };
+        TaskCursorPage: {
+            data: components["schemas"]["TaskListItem"][];
+            /** @example 50 */
+            limit: number;
+            /**
+             * @description Send as `cursor` (same filters and sort) for the next page; null when no task follows
+             * @example AWlmb3JtYXRpb24tbm90LWEtcmVhbC1jdXJzb3I
+             */
+            next_cursor: string | null;
+        };
+        TaskCursorPageWithTotal: {
+            data: components["schemas"]["TaskListItem"][];
+            /** @example 50 */
+            limit: number;
+            /**
+             * @description Send as `cursor` (same filters and sort) for the next page; null when no task follows
+             * @example AWlmb3JtYXRpb24tbm90LWEtcmVhbC1jdXJzb3I
+             */
+            next_cursor: string | null;
+            /** @description All matching tasks */
+            total: number;
+        };
         TaskListItem: {
             /** @example 41 */
             id: number;
@@ -1253,7 +1329,7 @@ export interface operations {
                     "application/json": components["schemas"]["Folder"];
                 };
             };
-            /** @description `workspace_id is required`, `name is required`, `name must be at most 255 characters`, `icon must be a string`, `icon must be at most 255 characters`, `color must be a string`, `color must be at most 255 characters`, `name must not contain NUL characters`, `icon must not contain NUL characters`, `color must not contain NUL characters`, `Invalid JSON body`, `Request body must be a JSON object` */
+            /** @description `workspace_id is required`, `name is required`, `name must not contain NUL characters`, `name must be at most 255 characters`, `icon must be a string`, `icon must not contain NUL characters`, `icon must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `Invalid JSON body`, `Request body must be a JSON object` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1273,7 +1349,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Scope 'folders:write' is required for this endpoint`, `Viewers cannot create folders`, `Access denied` */
+            /** @description `Viewers cannot create folders`, `Access denied`, `Scope 'folders:write' is required for this endpoint` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1337,7 +1413,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Scope 'folders:write' is required for this endpoint`, `Only owners and admins can delete folders` */
+            /** @description `Only owners and admins can delete folders`, `Access denied`, `Scope 'folders:write' is required for this endpoint` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1396,7 +1472,7 @@ export interface operations {
                     "application/json": components["schemas"]["Folder"];
                 };
             };
-            /** @description `Invalid folder ID`, `name must be a string`, `name cannot be empty`, `name must be at most 255 characters`, `icon must be a string`, `icon must be at most 255 characters`, `color must be a string`, `color must be at most 255 characters`, `name must not contain NUL characters`, `icon must not contain NUL characters`, `color must not contain NUL characters`, `position must be an integer`, `Invalid JSON body`, `Request body must be a JSON object` */
+            /** @description `Invalid folder ID`, `name must be a string`, `name cannot be empty`, `name must not contain NUL characters`, `name must be at most 255 characters`, `icon must be a string`, `icon must not contain NUL characters`, `icon must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `position must be an integer`, `Invalid JSON body`, `Request body must be a JSON object` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1416,7 +1492,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Scope 'folders:write' is required for this endpoint`, `Viewers cannot edit folders`, `Access denied` */
+            /** @description `Viewers cannot edit folders`, `Access denied`, `Scope 'folders:write' is required for this endpoint` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1550,7 +1626,7 @@ export interface operations {
                     "application/json": components["schemas"]["Label"];
                 };
             };
-            /** @description `workspace_id is required`, `name is required`, `name must be at most 255 characters`, `color must be a string`, `color must be at most 255 characters`, `name must not contain NUL characters`, `color must not contain NUL characters`, `Invalid JSON body`, `Request body must be a JSON object` */
+            /** @description `workspace_id is required`, `name is required`, `name must not contain NUL characters`, `name must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `Invalid JSON body`, `Request body must be a JSON object` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1700,7 +1776,7 @@ export interface operations {
                     "application/json": components["schemas"]["List"];
                 };
             };
-            /** @description `workspace_id is required`, `folder_id is required`, `name is required`, `name must be at most 255 characters`, `icon must be a string`, `icon must be at most 255 characters`, `color must be a string`, `color must be at most 255 characters`, `name must not contain NUL characters`, `icon must not contain NUL characters`, `color must not contain NUL characters`, `Invalid JSON body`, `Request body must be a JSON object` */
+            /** @description `workspace_id is required`, `folder_id is required`, `name is required`, `name must not contain NUL characters`, `name must be at most 255 characters`, `icon must be a string`, `icon must not contain NUL characters`, `icon must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `Invalid JSON body`, `Request body must be a JSON object` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1720,7 +1796,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Scope 'lists:write' is required for this endpoint`, `Viewers cannot create lists`, `Access denied` */
+            /** @description `Viewers cannot create lists`, `Access denied`, `Scope 'lists:write' is required for this endpoint` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1729,7 +1805,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Workspace not found`, `Folder not found`, `List not found` */
+            /** @description `Workspace not found`, `List not found`, `Folder not found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1784,7 +1860,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Scope 'lists:write' is required for this endpoint`, `Access denied`, `Only owners and admins can delete lists` */
+            /** @description `Access denied`, `Only owners and admins can delete lists`, `Scope 'lists:write' is required for this endpoint` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1844,7 +1920,7 @@ export interface operations {
                     "application/json": components["schemas"]["List"];
                 };
             };
-            /** @description `Invalid list ID`, `name must be a string`, `name cannot be empty`, `name must be at most 255 characters`, `icon must be a string`, `icon must be at most 255 characters`, `color must be a string`, `color must be at most 255 characters`, `name must not contain NUL characters`, `icon must not contain NUL characters`, `color must not contain NUL characters`, `position must be an integer`, `folder_id must be a valid numeric ID`, `Invalid JSON body`, `Request body must be a JSON object` */
+            /** @description `Invalid list ID`, `name must be a string`, `name cannot be empty`, `name must not contain NUL characters`, `name must be at most 255 characters`, `icon must be a string`, `icon must not contain NUL characters`, `icon must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `position must be an integer`, `folder_id must be a valid numeric ID`, `Invalid JSON body`, `Request body must be a JSON object` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1864,7 +1940,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Scope 'lists:write' is required for this endpoint`, `Access denied`, `Viewers cannot edit lists` */
+            /** @description `Access denied`, `Viewers cannot edit lists`, `Scope 'lists:write' is required for this endpoint` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1873,7 +1949,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `List not found`, `Folder not found` */
+            /** @description `Folder not found`, `List not found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1984,7 +2060,7 @@ export interface operations {
                     "application/json": components["schemas"]["Status"];
                 };
             };
-            /** @description `workspace_id is required`, `name is required`, `name must be at most 255 characters`, `Invalid category. Must be one of: pending, in_progress, completed, cancelled`, `icon must be a string`, `icon must be at most 255 characters`, `color must be a string`, `color must be at most 255 characters`, `name must not contain NUL characters`, `icon must not contain NUL characters`, `color must not contain NUL characters`, `Invalid JSON body`, `Request body must be a JSON object` */
+            /** @description `workspace_id is required`, `name is required`, `name must not contain NUL characters`, `name must be at most 255 characters`, `Invalid category. Must be one of: pending, in_progress, completed, cancelled`, `icon must be a string`, `icon must not contain NUL characters`, `icon must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `Invalid JSON body`, `Request body must be a JSON object` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2004,7 +2080,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Scope 'workspaces:write' is required for this endpoint`, `Only owners and admins can create statuses` */
+            /** @description `Only owners and admins can create statuses`, `Scope 'workspaces:write' is required for this endpoint` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2075,7 +2151,7 @@ export interface operations {
                     "application/json": components["schemas"]["Status"];
                 };
             };
-            /** @description `Invalid status ID`, `name must be a string`, `name cannot be empty`, `name must be at most 255 characters`, `Invalid category. Must be one of: pending, in_progress, completed, cancelled`, `icon must be a string`, `icon must be at most 255 characters`, `color must be a string`, `color must be at most 255 characters`, `name must not contain NUL characters`, `icon must not contain NUL characters`, `color must not contain NUL characters`, `position must be an integer`, `At least one completed status must remain in the workspace`, `Invalid JSON body`, `Request body must be a JSON object` */
+            /** @description `Invalid status ID`, `At least one completed status must remain in the workspace`, `name must be a string`, `name cannot be empty`, `name must not contain NUL characters`, `name must be at most 255 characters`, `Invalid category. Must be one of: pending, in_progress, completed, cancelled`, `icon must be a string`, `icon must not contain NUL characters`, `icon must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `position must be an integer`, `Invalid JSON body`, `Request body must be a JSON object` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2095,7 +2171,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Scope 'workspaces:write' is required for this endpoint`, `Access denied`, `Only owners and admins can edit statuses` */
+            /** @description `Access denied`, `Only owners and admins can edit statuses`, `Scope 'workspaces:write' is required for this endpoint` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2190,7 +2266,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskWrite"];
                 };
             };
-            /** @description `list_id is required`, `list_id must be a valid numeric ID`, `title is required`, `title must be at most 500 characters`, `description must be a string`, `description must be at most 100000 characters`, `Invalid priority. Must be one of: urgent, high, medium, low, none`, `status_id must be a valid numeric ID`, `Invalid due_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid start_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `assignee_ids must be an array`, `custom_fields must be an array`, `custom_fields value must be a string or null`, `label_ids must be an array`, `title must not contain NUL characters`, `description must not contain NUL characters`, `custom_fields value must not contain NUL characters`, `parent_id must be a valid numeric ID`, `Subtasks cannot have subtasks`, `Invalid JSON body`, `Request body must be a JSON object` */
+            /** @description `Subtasks cannot have subtasks`, `list_id is required`, `list_id must be a valid numeric ID`, `title is required`, `title must not contain NUL characters`, `title must be at most 500 characters`, `description must be a string`, `description must not contain NUL characters`, `description must be at most 100000 characters`, `Invalid priority. Must be one of: urgent, high, medium, low, none`, `status_id must be a valid numeric ID`, `Invalid due_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid start_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `assignee_ids must be an array`, `custom_fields must be an array`, `custom_fields value must be a string or null`, `custom_fields value must not contain NUL characters`, `label_ids must be an array`, `parent_id must be a valid numeric ID`, `Invalid JSON body`, `Request body must be a JSON object` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2219,7 +2295,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `List not found in this workspace`, `Status not found in this workspace`, `Parent task not found` */
+            /** @description `Status not found in this workspace`, `Parent task not found`, `Task not found`, `List not found in this workspace` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2507,7 +2583,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskWrite"];
                 };
             };
-            /** @description `Invalid task ID`, `title must be a string`, `title cannot be empty`, `title must be at most 500 characters`, `description must be a string`, `description must be at most 100000 characters`, `Invalid priority. Must be one of: urgent, high, medium, low, none`, `status_id must be a valid numeric ID`, `Invalid due_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid start_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `assignee_ids must be an array`, `custom_fields must be an array`, `custom_fields value must be a string or null`, `label_ids must be an array`, `title must not contain NUL characters`, `description must not contain NUL characters`, `custom_fields value must not contain NUL characters`, `list_id must be a valid numeric ID`, `Invalid JSON body`, `Request body must be a JSON object` */
+            /** @description `Invalid task ID`, `title must be a string`, `title cannot be empty`, `title must not contain NUL characters`, `title must be at most 500 characters`, `description must be a string`, `description must not contain NUL characters`, `description must be at most 100000 characters`, `Invalid priority. Must be one of: urgent, high, medium, low, none`, `status_id must be a valid numeric ID`, `list_id must be a valid numeric ID`, `Invalid due_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid start_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `assignee_ids must be an array`, `custom_fields must be an array`, `custom_fields value must be a string or null`, `custom_fields value must not contain NUL characters`, `label_ids must be an array`, `Invalid JSON body`, `Request body must be a JSON object` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2536,7 +2612,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Task not found`, `List not found in this workspace`, `Status not found in this workspace` */
+            /** @description `List not found in this workspace`, `Status not found in this workspace`, `Task not found` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2669,7 +2745,7 @@ export interface operations {
                     "application/json": components["schemas"]["Comment"];
                 };
             };
-            /** @description `Invalid task ID`, `content is required`, `content must be at most 100000 characters`, `content must not contain NUL characters`, `Invalid JSON body`, `Request body must be a JSON object` */
+            /** @description `Invalid task ID`, `content is required`, `content must not contain NUL characters`, `content must be at most 100000 characters`, `Invalid JSON body`, `Request body must be a JSON object` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2689,7 +2765,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Viewers cannot comment`, `Access denied`, `Scope 'comments:write' is required for this endpoint` */
+            /** @description `Access denied`, `Viewers cannot comment`, `Scope 'comments:write' is required for this endpoint` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3248,11 +3324,41 @@ export interface operations {
     listTasks: {
         parameters: {
             query?: {
-                limit?: number;
-                /** @description 1-based */
+                /** @description 1-based page number (offset pages only) */
                 page?: number;
+                limit?: number;
                 /** @description Only tasks of this list (numeric id) */
                 list_id?: string;
+                /** @description Status ids. Several values: a comma list, the parameter repeated, or both (at most 100 values in all); a task matching any of them is kept. */
+                status_id?: string[];
+                /** @description Categories of the task's status (a task without status never matches). Several values: a comma list, the parameter repeated, or both (at most 100 values in all); a task matching any of them is kept. */
+                status_category?: ("pending" | "in_progress" | "completed" | "cancelled")[];
+                /** @description User ids, `me` (the key's user) or `none` (tasks without assignee). Several values: a comma list, the parameter repeated, or both (at most 100 values in all); a task matching any of them is kept. */
+                assignee_id?: string[];
+                /** @description Label ids. Several values: a comma list, the parameter repeated, or both (at most 100 values in all); a task matching any of them is kept. */
+                label_id?: string[];
+                /** @description Several values: a comma list, the parameter repeated, or both (at most 100 values in all); a task matching any of them is kept. */
+                priority?: ("urgent" | "high" | "medium" | "low" | "none")[];
+                /** @description The subtasks of this task instead of top-level tasks (`include_subtasks` then changes nothing) */
+                parent_id?: string;
+                /** @description `true`: subtasks are rows too, beside top-level tasks */
+                include_subtasks?: "true" | "false";
+                /** @description due_date >= this (tasks without due date never match). One instant: `YYYY-MM-DD`, `YYYY-MM-DDTHH:mm[:ss[.ffffff]]`, with `Z`, `±HH:MM` or nothing (UTC). */
+                due_after?: string;
+                /** @description due_date < this (tasks without due date never match). One instant: `YYYY-MM-DD`, `YYYY-MM-DDTHH:mm[:ss[.ffffff]]`, with `Z`, `±HH:MM` or nothing (UTC). */
+                due_before?: string;
+                /** @description created_at >= this. One instant: `YYYY-MM-DD`, `YYYY-MM-DDTHH:mm[:ss[.ffffff]]`, with `Z`, `±HH:MM` or nothing (UTC). */
+                created_after?: string;
+                /** @description Last change (any accepted update) >= this. One instant: `YYYY-MM-DD`, `YYYY-MM-DDTHH:mm[:ss[.ffffff]]`, with `Z`, `±HH:MM` or nothing (UTC). */
+                updated_after?: string;
+                /** @description Text search, 1 to 200 characters after trimming: every whitespace-separated term must occur, ignoring case, in the title or in the description text (outside HTML tags). Commas are text. */
+                q?: string;
+                /** @description One to three comma-separated keys of `created_at`, `updated_at`, `due_date`, `priority`, `identifier`, `title`, each at most once, `-` for descending; ties by id in the last key's direction. `priority` ascending is urgent, high, medium, low, none; `title` compares with ASCII letters lower-cased, by code point; tasks without due date come last both ways. */
+                sort?: string;
+                /** @description `false`: a keyset page without counting (`{ data, limit, next_cursor }`); `true` with a `cursor` adds `total` */
+                include_total?: "true" | "false";
+                /** @description The `next_cursor` of the previous page, sent with the same filters and sort; cannot be combined with `page` */
+                cursor?: string;
             };
             header?: never;
             path: {
@@ -3263,7 +3369,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK */
+            /** @description `page`/`limit` pages (default); keyset pages with `cursor` or `include_total=false` (`total` only with `include_total=true` and a cursor) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3337,10 +3443,10 @@ export interface operations {
                      *       "total_pages": 1
                      *     }
                      */
-                    "application/json": components["schemas"]["TaskPage"];
+                    "application/json": components["schemas"]["TaskPage"] | components["schemas"]["TaskCursorPage"] | components["schemas"]["TaskCursorPageWithTotal"];
                 };
             };
-            /** @description `Invalid workspace ID`, `page must be a positive integer`, `limit must be an integer between 1 and 100`, `list_id must be a valid numeric ID` */
+            /** @description `Invalid workspace ID`, `Unknown query parameter: <name>`, `<name> must be given only once`, `<name> accepts at most 100 values`, `page must be a positive integer`, `limit must be an integer between 1 and 100`, `list_id must be a valid numeric ID`, `status_id must be a valid numeric ID`, `Invalid status_category. Must be one of: pending, in_progress, completed, cancelled`, `assignee_id must be a valid numeric ID, me or none`, `label_id must be a valid numeric ID`, `Invalid priority. Must be one of: urgent, high, medium, low, none`, `parent_id must be a valid numeric ID`, `include_subtasks must be true or false`, `Invalid due_after format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid due_before format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid created_after format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid updated_after format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `q cannot be empty`, `q must be at most 200 characters`, `Invalid sort. Use one to three of: created_at, updated_at, due_date, priority, identifier, title, each optionally prefixed with -`, `include_total must be true or false`, `page cannot be combined with cursor or include_total=false`, `Invalid cursor` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3369,7 +3475,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Workspace not found`, `List not found in this workspace` */
+            /** @description `List not found in this workspace`, `Workspace not found` */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -7,6 +7,8 @@ import { Client } from 'pg';
 import { openDatabase } from '../common/database/data-source';
 import { EmbeddedDatabase, freePort, startEmbeddedPostgres } from '../common/database/embedded';
 import { migrateLocked } from '../cli/database';
+import { sealCursor } from '../tasks/task-cursor';
+import { parseTaskQuery } from '../tasks/task-query';
 import { childrenOf, CLOCK_TICKS_PER_S, processTable } from './proc';
 import { BENCH_KEY, BenchWorld, ensureWorld } from './world';
 
@@ -59,6 +61,19 @@ const SCENARIOS: Scenario[] = [
     name: 'list tasks list_id limit=100',
     request: (w) => ({ method: 'GET', path: `/api/v1/workspaces/${w.workspaceId}/tasks?list_id=${w.listId}&limit=100` }),
   },
+  {
+    // Issue 11: "my open tasks due soon" (a member's tasks, two status categories, a 10-week due range).
+    name: 'list tasks filtered limit=50',
+    request: (w) => ({
+      method: 'GET',
+      path: `/api/v1/workspaces/${w.workspaceId}/tasks?assignee_id=${w.memberIds[0]}&status_category=pending,in_progress&due_after=2025-08-01&due_before=2025-10-10&limit=50`,
+    }),
+  },
+  {
+    // Issue 11: a keyset page 45,000 tasks deep (the cursor is signed as the server signs it: same CURSOR_SECRET).
+    name: 'list tasks deep cursor limit=50',
+    request: (w) => ({ method: 'GET', path: `/api/v1/workspaces/${w.workspaceId}/tasks?cursor=${deepCursor(w)}&limit=50` }),
+  },
   { name: 'comments', request: (w) => ({ method: 'GET', path: `/api/v1/tasks/${w.hotTaskId}/comments` }) },
   { name: 'list folders', request: (w) => ({ method: 'GET', path: `/api/v1/workspaces/${w.workspaceId}/folders` }) },
   {
@@ -85,6 +100,18 @@ const SCENARIOS: Scenario[] = [
     }),
   },
 ];
+
+const deepCursors = new Map<BenchWorld, string>();
+
+/** The cursor of the page after `world.deepKey` for the bench key's user, default filters and sort (D34). */
+function deepCursor(world: BenchWorld): string {
+  let cursor = deepCursors.get(world);
+  if (!cursor) {
+    cursor = sealCursor(parseTaskQuery([], { workspaceId: world.workspaceId, userId: world.ownerId }).binding, world.deepKey);
+    deepCursors.set(world, cursor);
+  }
+  return cursor;
+}
 
 function pick(ids: number[], i: number, n: number): number[] {
   return Array.from({ length: n }, (_, k) => ids[(i + k * 5) % ids.length]);

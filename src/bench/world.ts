@@ -1,6 +1,9 @@
 import type { Client } from 'pg';
 import { hashApiKey } from '../common/auth/api-key';
 import { SCOPES } from '../common/auth/scope';
+import type { CursorValues } from '../tasks/task-cursor';
+import { cursorValuesSql } from '../tasks/task-list.sql';
+import { DEFAULT_SORT } from '../tasks/task-query';
 
 /** Slug of the benchmark workspace: present means the world is built (it is reused). */
 export const BENCH_SLUG = 'bench-world-v1';
@@ -30,6 +33,10 @@ export interface BenchWorld {
   updateTaskIds: number[];
   /** Tasks in the world. */
   tasks: number;
+  /** The owner (the bench key's user). */
+  ownerId: number;
+  /** What a cursor carries (default sort) for the top-level task 45,000 places from the newest: a deep keyset page starts after it. */
+  deepKey: CursorValues;
 }
 
 /** The world, built once with set-based SQL (about 10 s) and reused by later runs. */
@@ -173,9 +180,11 @@ async function describe(db: Client): Promise<BenchWorld> {
             ARRAY(SELECT user_id FROM workspace_members WHERE workspace_id = w.id AND role = 'member' ORDER BY user_id) AS member_ids,
             ARRAY(SELECT id FROM custom_fields WHERE workspace_id = w.id ORDER BY position) AS field_ids,
             ARRAY(SELECT id FROM tasks WHERE workspace_id = w.id AND parent_id IS NULL AND identifier <= 1000 ORDER BY identifier) AS update_task_ids,
-            (SELECT count(*)::int FROM tasks WHERE workspace_id = w.id) AS tasks
+            (SELECT count(*)::int FROM tasks WHERE workspace_id = w.id) AS tasks,
+            w.owner_id,
+            (SELECT ${cursorValuesSql([...DEFAULT_SORT])} FROM tasks t WHERE t.workspace_id = w.id AND t.parent_id IS NULL AND t.identifier = $3) AS deep_key
        FROM workspaces w WHERE w.slug = $1`,
-    [BENCH_SLUG, TOP_LEVEL_TASKS],
+    [BENCH_SLUG, TOP_LEVEL_TASKS, TOP_LEVEL_TASKS / 10],
   );
   const r = rows[0];
   return {
@@ -187,5 +196,7 @@ async function describe(db: Client): Promise<BenchWorld> {
     fieldIds: r.field_ids,
     updateTaskIds: r.update_task_ids,
     tasks: r.tasks,
+    ownerId: r.owner_id,
+    deepKey: r.deep_key,
   };
 }

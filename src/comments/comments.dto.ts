@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { SanitizedHtml } from '../common/validation/body-fields';
 
 /** spec: Comment. Author fields (`name`, `avatar_url`) are the author's current user record. */
 export class CommentDto {
@@ -14,11 +15,11 @@ export class CommentDto {
   @ApiProperty({ format: 'date-time', example: '2025-01-15T09:30:00.000Z' }) created_at: string;
 }
 
-/** spec: Create comment, request body. */
+/** spec: Create comment, request body; after validation, the content as stored. */
 export class CreateCommentDto {
-  @ApiProperty({
+  @SanitizedHtml('content', {
+    required: true,
     example: '<p>On it</p>',
-    maxLength: 100_000,
     description: 'HTML; trimmed, then sanitized with an allowlist. Blank, or nothing left after sanitizing: 400 `content is required`.',
   })
   content: string;

@@ -1,10 +1,9 @@
-import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable, NotFoundException } from '@nestjs/common';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
-import { asBody, MAX_LENGTH, requiredText } from '../common/validation/body';
 import { RawJson } from '../common/http/raw-json';
-import { sanitizeHtmlField } from '../common/validation/html';
-import type { CommentDto } from './comments.dto';
+import { validateBody } from '../common/validation/validate-body';
+import { CommentDto, CreateCommentDto } from './comments.dto';
 import { CommentsRepository } from './comments.repository';
 
 /** Rules for comments (spec: Comments; D1, D3, D8, D9, D30). */
@@ -20,7 +19,7 @@ export class CommentsService {
    * permitted lists (D30). 404 `Task not found`; 403 `Access denied`.
    */
   async listComments(caller: Caller, taskId: number): Promise<RawJson<CommentDto[]>> {
-    await this.access.check(caller, 'task', taskId, 'comment.read');
+    await this.access.check(caller, 'comment.read', taskId);
     return this.comments.listByTask(taskId);
   }
 
@@ -31,9 +30,8 @@ export class CommentsService {
    * sanitizing: 400 `content is required`.
    */
   async createComment(caller: Caller, taskId: number, rawBody: unknown): Promise<CommentDto> {
-    await this.access.check(caller, 'task', taskId, 'comment.create');
-    const content = await sanitizeHtmlField('content', requiredText(asBody(rawBody), 'content', MAX_LENGTH.content), true);
-    if (content === '') throw new BadRequestException('content is required');
+    await this.access.check(caller, 'comment.create', taskId);
+    const { content } = await validateBody(CreateCommentDto, rawBody);
     const comment = await this.comments.insert(taskId, caller.userId, content);
     if (!comment) throw new NotFoundException('Task not found');
     return comment;

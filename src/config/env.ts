@@ -33,6 +33,8 @@ interface Variable {
   accepts: string;
   /** Default as the README shows it; undefined when unset means something (described in `meaning`). */
   default?: string;
+  /** The README's default column when the default is not a value to show (a built-in secret). */
+  defaultText?: string;
 }
 
 /** Every variable, in README order. */
@@ -78,6 +80,8 @@ export const VARIABLES = {
   },
   DOCS_ENABLED: { schema: BOOLEAN.default(true), accepts: 'true or false', default: 'true' },
   METRICS_ENABLED: { schema: BOOLEAN.default(true), accepts: 'true or false', default: 'true' },
+  // Read by tasks/task-cursor.ts.
+  CURSOR_SECRET: { schema: Joi.string().empty(''), accepts: 'a non-empty text', defaultText: 'built-in text' },
 } satisfies Record<string, Variable>;
 
 export type VariableName = keyof typeof VARIABLES;

@@ -2,7 +2,6 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
-import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { PathId } from '../common/validation/id.pipe';
 import { CustomFieldDefinitionDto } from './custom-fields.dto';
 import { CustomFieldsService } from './custom-fields.service';
@@ -14,17 +13,13 @@ export class CustomFieldsController {
 
   /** spec: List custom fields (D1: GET /api/v1/workspaces/:id/custom-fields). */
   @Get(':workspace_id/custom-fields')
-  @Authenticated('tasks:read')
+  @Authenticated('tasks:read', 'workspace.read')
   @ApiOperation({
     summary: 'List custom fields',
     description:
-      'Custom-field definitions of the workspace visible to the key user (a field with an allowed-users list only for those users), ordered by position, then id. Scope `tasks:read`; any member, access restriction does not apply.',
+      'Custom-field definitions of the workspace visible to the key user (a field with an allowed-users list only for those users), ordered by position, then id.',
   })
   @ApiOkResponse({ type: [CustomFieldDefinitionDto] })
-  @ApiErrors({
-    400: ['Invalid workspace ID'],
-    404: ['Workspace not found'],
-  })
   listCustomFields(@CurrentCaller() caller: Caller, @PathId('workspace') id: number): Promise<CustomFieldDefinitionDto[]> {
     return this.fields.listCustomFields(caller, id);
   }

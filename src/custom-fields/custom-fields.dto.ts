@@ -1,6 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 
-const TYPES = ['text', 'number', 'date', 'checkbox', 'rating', 'dropdown', 'money', 'people'];
+/** spec: Custom-field entry, `type`. */
+export const CUSTOM_FIELD_TYPES = ['text', 'number', 'date', 'checkbox', 'rating', 'dropdown', 'money', 'people'] as const;
+export type CustomFieldType = (typeof CUSTOM_FIELD_TYPES)[number];
 
 /** spec: Custom-field definition, `list_overrides` element (D19). */
 export class CustomFieldListOverrideDto {
@@ -13,7 +15,7 @@ export class CustomFieldListOverrideDto {
 export class CustomFieldDefinitionDto {
   @ApiProperty({ example: 1 }) id: number;
   @ApiProperty({ example: 'Estimate' }) name: string;
-  @ApiProperty({ enum: TYPES }) type: string;
+  @ApiProperty({ enum: CUSTOM_FIELD_TYPES }) type: string;
   @ApiProperty({
     type: 'object',
     additionalProperties: true,

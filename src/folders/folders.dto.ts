@@ -1,5 +1,6 @@
-import { BODY_ID } from '../common/openapi/ids';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
+import { MAX_LENGTH } from '../common/validation/body';
+import { IsNumericId, IsPosition, PlainString, TrimmedText } from '../common/validation/body-fields';
 
 /** spec: Folder. */
 export class FolderDto {
@@ -12,18 +13,19 @@ export class FolderDto {
   @ApiProperty({ format: 'date-time', example: '2025-01-15T09:30:00.000Z' }) created_at: string;
 }
 
-/** spec: Create folder, request body. */
+/** spec: Create folder, request body; after validation, the values as stored. */
 export class CreateFolderDto {
-  @ApiProperty({ ...BODY_ID, description: 'Numeric id of the workspace' }) workspace_id: number | string;
-  @ApiProperty({ maxLength: 255, description: 'Trimmed; blank is rejected', example: 'Engineering' }) name: string;
-  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 255, description: 'Icon slug; null when not provided', example: 'folder-1' }) icon?: string | null;
-  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 255, description: 'Defaults to `blue`', example: 'blue' }) color?: string | null;
+  @IsNumericId('workspace_id', { missing: 'workspace_id is required', invalid: 'workspace_id is required', target: true, description: 'Numeric id of the workspace' })
+  workspace_id: number;
+  @TrimmedText('name', { max: MAX_LENGTH.name, required: true, description: 'Trimmed; blank is rejected', example: 'Engineering' }) name: string;
+  @PlainString('icon', { description: 'Icon slug; null when not provided', example: 'folder-1' }) icon?: string | null;
+  @PlainString('color', { description: 'Defaults to `blue`', example: 'blue' }) color?: string | null;
 }
 
-/** D1 (ext): Update folder, request body; only sent fields change. */
+/** D1 (ext): Update folder, request body; only sent fields change (the others stay undefined after validation). */
 export class UpdateFolderDto {
-  @ApiPropertyOptional({ maxLength: 255, description: 'Trimmed; cannot be blank', example: 'Platform' }) name?: string;
-  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 255, example: 'code' }) icon?: string | null;
-  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 255, example: 'purple' }) color?: string | null;
-  @ApiPropertyOptional({ type: 'integer', description: 'Sort position', example: 2 }) position?: number;
+  @TrimmedText('name', { max: MAX_LENGTH.name, required: false, description: 'Trimmed; cannot be blank', example: 'Platform' }) name?: string;
+  @PlainString('icon', { example: 'code' }) icon?: string | null;
+  @PlainString('color', { example: 'purple' }) color?: string | null;
+  @IsPosition({ example: 2 }) position?: number;
 }

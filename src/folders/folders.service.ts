@@ -1,10 +1,9 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
-import { asBody, MAX_LENGTH, optionalInteger, optionalString, patchText, requiredText } from '../common/validation/body';
-import { requireId } from '../common/validation/ids';
 import { RawJson } from '../common/http/raw-json';
-import type { FolderDto } from './folders.dto';
+import { validateBody, validateTarget } from '../common/validation/validate-body';
+import { CreateFolderDto, FolderDto, UpdateFolderDto } from './folders.dto';
 import { FoldersRepository } from './folders.repository';
 
 /** Rules for folders: list, create, update (ext), delete; checks in the order of D3. */
@@ -17,7 +16,7 @@ export class FoldersService {
 
   /** spec: List folders; any member; a restricted member sees only granted folders (D29). 404 `Workspace not found` (D4). */
   async listFolders(caller: Caller, workspaceId: number): Promise<RawJson<FolderDto[]>> {
-    const { membership } = await this.access.workspace(caller, workspaceId, 'folder.read');
+    const { membership } = await this.access.workspace(caller, workspaceId);
     return this.folders.listByWorkspace(workspaceId, membership.restricted ? membership.folderIds : null);
   }
 
@@ -26,13 +25,10 @@ export class FoldersService {
    * 403 `Viewers cannot create folders`, `Access denied` (restricted, D30); 400 `name is required`.
    */
   async createFolder(caller: Caller, rawBody: unknown): Promise<FolderDto> {
-    const body = asBody(rawBody);
-    const workspaceId = requireId(body.workspace_id, 'workspace_id is required');
+    const { workspace_id: workspaceId } = await validateTarget(CreateFolderDto, rawBody);
     await this.access.workspace(caller, workspaceId, 'folder.create');
-    const name = requiredText(body, 'name', MAX_LENGTH.name);
-    const icon = optionalString(body, 'icon') ?? null;
-    const color = optionalString(body, 'color') ?? 'blue';
-    return this.folders.insert(workspaceId, name, icon, color);
+    const { name, icon, color } = await validateBody(CreateFolderDto, rawBody);
+    return this.folders.insert(workspaceId, name, icon ?? null, color ?? 'blue');
   }
 
   /**
@@ -41,21 +37,15 @@ export class FoldersService {
    * `Access denied` (restricted, folder not granted: D30); 400 body errors.
    */
   async updateFolder(caller: Caller, id: number, rawBody: unknown): Promise<FolderDto> {
-    await this.access.check(caller, 'folder', id, 'folder.edit');
-    const body = asBody(rawBody);
-    const folder = await this.folders.update(id, {
-      name: patchText(body, 'name', MAX_LENGTH.name),
-      icon: optionalString(body, 'icon'),
-      color: optionalString(body, 'color'),
-      position: optionalInteger(body, 'position'),
-    });
+    await this.access.check(caller, 'folder.edit', id);
+    const folder = await this.folders.update(id, await validateBody(UpdateFolderDto, rawBody));
     if (!folder) throw new NotFoundException('Folder not found');
     return folder;
   }
 
   /** spec: Delete folder, managers only; cascades to its lists and their tasks (D26). 404 `Folder not found`; 403 `Only owners and admins can delete folders`. */
   async deleteFolder(caller: Caller, id: number): Promise<void> {
-    await this.access.check(caller, 'folder', id, 'folder.delete');
+    await this.access.check(caller, 'folder.delete', id);
     await this.folders.delete(id);
   }
 }

@@ -1,5 +1,6 @@
-import { BODY_ID } from '../common/openapi/ids';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
+import { MAX_LENGTH } from '../common/validation/body';
+import { IsNumericId, PlainString, TrimmedText } from '../common/validation/body-fields';
 
 /** spec: Label. */
 export class LabelDto {
@@ -10,9 +11,10 @@ export class LabelDto {
   @ApiProperty({ format: 'date-time' }) created_at: string;
 }
 
-/** D1 (ext): body of create label. */
+/** D1 (ext): body of create label; after validation, the values as stored. */
 export class CreateLabelDto {
-  @ApiProperty({ ...BODY_ID, description: 'Numeric id' }) workspace_id: number | string;
-  @ApiProperty({ maxLength: 255, description: 'Unique in the workspace ignoring case' }) name: string;
-  @ApiPropertyOptional({ type: 'string', nullable: true, example: 'red' }) color?: string | null;
+  @IsNumericId('workspace_id', { missing: 'workspace_id is required', invalid: 'workspace_id is required', target: true, description: 'Numeric id' })
+  workspace_id: number;
+  @TrimmedText('name', { max: MAX_LENGTH.name, required: true, description: 'Unique in the workspace ignoring case' }) name: string;
+  @PlainString('color', { example: 'red' }) color?: string | null;
 }

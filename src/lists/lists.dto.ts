@@ -1,5 +1,6 @@
-import { BODY_ID } from '../common/openapi/ids';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
+import { MAX_LENGTH } from '../common/validation/body';
+import { IsNumericId, IsPosition, PlainString, TrimmedText } from '../common/validation/body-fields';
 
 /** spec: List. */
 export class ListDto {
@@ -13,20 +14,23 @@ export class ListDto {
   @ApiProperty({ format: 'date-time', example: '2025-01-15T09:30:00.000Z' }) created_at: string;
 }
 
-/** spec: Create list, request body. */
+/** spec: Create list, request body; after validation, the values as stored. */
 export class CreateListDto {
-  @ApiProperty({ ...BODY_ID, description: 'Numeric id of the workspace' }) workspace_id: number | string;
-  @ApiProperty({ ...BODY_ID, description: 'Numeric id of a folder of the same workspace' }) folder_id: number | string;
-  @ApiProperty({ maxLength: 255, description: 'Trimmed; blank is rejected', example: 'Backlog' }) name: string;
-  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 255, description: 'Icon slug; null when not provided', example: 'library' }) icon?: string | null;
-  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 255, description: 'Defaults to `gray`', example: 'gray' }) color?: string | null;
+  @IsNumericId('workspace_id', { missing: 'workspace_id is required', invalid: 'workspace_id is required', target: true, description: 'Numeric id of the workspace' })
+  workspace_id: number;
+  @IsNumericId('folder_id', { missing: 'folder_id is required', invalid: 'folder_id is required', target: true, description: 'Numeric id of a folder of the same workspace' })
+  folder_id: number;
+  @TrimmedText('name', { max: MAX_LENGTH.name, required: true, description: 'Trimmed; blank is rejected', example: 'Backlog' }) name: string;
+  @PlainString('icon', { description: 'Icon slug; null when not provided', example: 'library' }) icon?: string | null;
+  @PlainString('color', { description: 'Defaults to `gray`', example: 'gray' }) color?: string | null;
 }
 
-/** D1 (ext): Update list, request body; only sent fields change. */
+/** D1 (ext): Update list, request body; only sent fields change (the others stay undefined after validation). */
 export class UpdateListDto {
-  @ApiPropertyOptional({ maxLength: 255, description: 'Trimmed; cannot be blank', example: 'Sprint 12' }) name?: string;
-  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 255, example: 'chart' }) icon?: string | null;
-  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 255, example: 'orange' }) color?: string | null;
-  @ApiPropertyOptional({ type: 'integer', description: 'Sort position', example: 2 }) position?: number;
-  @ApiPropertyOptional({ ...BODY_ID, description: 'Numeric id of another folder of the same workspace: moves the list' }) folder_id?: number | string;
+  @TrimmedText('name', { max: MAX_LENGTH.name, required: false, description: 'Trimmed; cannot be blank', example: 'Sprint 12' }) name?: string;
+  @PlainString('icon', { example: 'chart' }) icon?: string | null;
+  @PlainString('color', { example: 'orange' }) color?: string | null;
+  @IsPosition({ example: 2 }) position?: number;
+  // D6 names no message for a malformed folder_id of a move; this mirrors `list_id must be a valid numeric ID` (null included: a list moved through the API keeps a folder).
+  @IsNumericId('folder_id', { description: 'Numeric id of another folder of the same workspace: moves the list' }) folder_id?: number;
 }

@@ -1,24 +1,12 @@
-import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable, NotFoundException } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { permitsFolder } from '../common/access/access.policy';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
-import { asBody, Body, has, MAX_LENGTH, optionalInteger, optionalString, patchText, requiredText } from '../common/validation/body';
-import { parseId, requireId } from '../common/validation/ids';
+import { validateBody, validateTarget } from '../common/validation/validate-body';
 import { FoldersRepository } from '../folders/folders.repository';
-import type { ListDto } from './lists.dto';
+import { CreateListDto, ListDto, UpdateListDto } from './lists.dto';
 import { ListsRepository } from './lists.repository';
-
-/** Malformed `folder_id` of a list move (D6 names no message for it; this mirrors `list_id must be a valid numeric ID`). */
-export const INVALID_FOLDER_ID = 'folder_id must be a valid numeric ID';
-
-/** `folder_id` of a move: undefined when not sent; else a well-formed id or 400 (null included: a list moved via the API keeps a folder). */
-function patchFolderId(body: Body): number | undefined {
-  if (!has(body, 'folder_id')) return undefined;
-  const id = parseId(body.folder_id);
-  if (id === null) throw new BadRequestException(INVALID_FOLDER_ID);
-  return id;
-}
 
 /** Rules for lists: lists of a folder (ext), create, update (ext), delete (ext); checks in the order of D3. */
 @Injectable()
@@ -36,7 +24,7 @@ export class ListsService {
    * 404 `Folder not found` (also non-members, D4).
    */
   async listFolderLists(caller: Caller, folderId: number): Promise<ListDto[]> {
-    const { membership } = await this.access.check(caller, 'folder', folderId, 'folder.read');
+    const { membership } = await this.access.check(caller, 'folder.read', folderId);
     return this.lists.listByFolder(folderId, permitsFolder(membership, folderId) ? null : membership.listIds);
   }
 
@@ -46,20 +34,16 @@ export class ListsService {
    * `Access denied` (restricted, folder not granted: D30); 400 `name is required`.
    */
   async createList(caller: Caller, rawBody: unknown): Promise<ListDto> {
-    const body = asBody(rawBody);
     // D3 step 4: the parent ids of a new list.
-    const workspaceId = requireId(body.workspace_id, 'workspace_id is required');
-    const folderId = requireId(body.folder_id, 'folder_id is required');
+    const { workspace_id: workspaceId, folder_id: folderId } = await validateTarget(CreateListDto, rawBody);
     // D3 step 5: the workspace, then the folder in it.
     await this.access.workspace(caller, workspaceId);
     return this.db.transaction(async (em) => {
       await this.requireFolderIn(em, folderId, workspaceId);
       // D3 step 6: role and restriction, decided on the folder (now known to be in this workspace).
-      await this.access.check(caller, 'folder', folderId, 'list.create', undefined, em);
-      const name = requiredText(body, 'name', MAX_LENGTH.name);
-      const icon = optionalString(body, 'icon') ?? null;
-      const color = optionalString(body, 'color') ?? 'gray';
-      return this.lists.insert(em, workspaceId, folderId, name, icon, color);
+      await this.access.check(caller, 'list.create', folderId, em);
+      const { name, icon, color } = await validateBody(CreateListDto, rawBody);
+      return this.lists.insert(em, workspaceId, folderId, name, icon ?? null, color ?? 'gray');
     });
   }
 
@@ -70,15 +54,8 @@ export class ListsService {
    * 404 `Folder not found` / `List not found` for the target folder (D27).
    */
   async updateList(caller: Caller, id: number, rawBody: unknown): Promise<ListDto> {
-    const access = await this.access.check(caller, 'list', id, 'list.edit');
-    const body = asBody(rawBody);
-    const patch = {
-      name: patchText(body, 'name', MAX_LENGTH.name),
-      icon: optionalString(body, 'icon'),
-      color: optionalString(body, 'color'),
-      position: optionalInteger(body, 'position'),
-      folder_id: patchFolderId(body),
-    };
+    const access = await this.access.check(caller, 'list.edit', id);
+    const patch = await validateBody(UpdateListDto, rawBody);
     const targetFolderId = patch.folder_id;
     const list =
       targetFolderId === undefined
@@ -95,7 +72,7 @@ export class ListsService {
 
   /** D1 (ext): delete list, managers only; its tasks go with it (D26). 404 `List not found`; 403 `Access denied` (D4), `Only owners and admins can delete lists`. */
   async deleteList(caller: Caller, id: number): Promise<void> {
-    await this.access.check(caller, 'list', id, 'list.delete');
+    await this.access.check(caller, 'list.delete', id);
     await this.lists.delete(id);
   }
 

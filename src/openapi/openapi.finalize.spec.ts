@@ -1,4 +1,5 @@
 import {
+  describeAccess,
   errorMessages,
   errorResponse,
   exampleOf,
@@ -186,5 +187,21 @@ describe('OpenAPI post-processing (src/openapi/openapi.finalize.ts)', () => {
     const input = scanned();
     input.components.schemas.Thing = { type: 'object' };
     expect(() => finalizeDocument(input)).toThrow('OpenAPI: schemas Thing and ThingDto would both be named Thing');
+  });
+});
+
+describe('describeAccess', () => {
+  it('ends the description with the scope and the policy wording, and drops x-access', () => {
+    const doc: JsonObject = {
+      paths: {
+        '/a': { get: { description: 'Reads a.', 'x-scope': 'tasks:read', 'x-access': 'any member of the workspace', responses: {} } },
+        '/b': { post: { 'x-scope': 'tasks:write', 'x-access': 'owners and admins only', responses: {} } },
+        '/c': { get: { description: 'Public.', responses: {} } },
+      },
+    };
+    describeAccess(doc);
+    expect(doc.paths['/a'].get).toEqual({ description: 'Reads a.\n\nScope `tasks:read`; any member of the workspace.', 'x-scope': 'tasks:read', responses: {} });
+    expect(doc.paths['/b'].post.description).toBe('Scope `tasks:write`; owners and admins only.');
+    expect(doc.paths['/c'].get.description).toBe('Public.');
   });
 });

@@ -14,6 +14,8 @@
  *   no others allowed, timestamps in the form of convention 2, and numbers
  *   typed `integer` (every number the API answers is an id, a position, a
  *   count or a size);
+ * - an operation's description ends with who may call it: its scope and the
+ *   wording `@Authenticated` took from the access policy (`x-access`, folded in);
  * - every 401 answer documents its `WWW-Authenticate: Bearer` header, and
  *   every success answer with a body gets an example built from its schema
  *   (issue 10: for client generators and Swagger UI);
@@ -182,6 +184,20 @@ export function addGenericResponses(doc: JsonObject): void {
     if (op.responses['401']) op.responses['401'].headers = clone(UNAUTHORIZED_HEADERS);
     op.responses['500'] = refOf('500');
     op.responses['503'] = refOf('503');
+  }
+}
+
+/**
+ * Ends each authenticated operation's description with who may call it:
+ * `Scope \`tasks:write\`; owners, admins and members (not viewers); ...`, from
+ * its `x-scope` and the policy wording in `x-access` (then removed).
+ */
+export function describeAccess(doc: JsonObject): void {
+  for (const { op } of operations(doc)) {
+    if (typeof op['x-access'] !== 'string') continue;
+    const sentence = `Scope \`${op['x-scope']}\`; ${op['x-access']}.`;
+    delete op['x-access'];
+    op.description = op.description ? `${op.description}\n\n${sentence}` : sentence;
   }
 }
 
@@ -354,6 +370,7 @@ export function tidy(doc: JsonObject): void {
 export function finalizeDocument(scanned: JsonObject, tagDescriptions: Record<string, string> = {}): JsonObject {
   const doc = clone(scanned);
   tidy(doc);
+  describeAccess(doc);
   renameSchemas(doc);
   addGenericResponses(doc);
   strictResponses(doc);

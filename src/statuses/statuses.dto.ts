@@ -1,9 +1,13 @@
-import { BODY_ID } from '../common/openapi/ids';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
+import { MAX_LENGTH } from '../common/validation/body';
+import { IsNumericId, IsOneOf, IsPosition, PlainString, TrimmedText } from '../common/validation/body-fields';
 
 /** Status categories: the state set of a status (spec: States and transitions). */
 export const STATUS_CATEGORIES = ['pending', 'in_progress', 'completed', 'cancelled'] as const;
 export type StatusCategory = (typeof STATUS_CATEGORIES)[number];
+
+/** D25: the answer to a missing or unknown category. */
+export const INVALID_CATEGORY = `Invalid category. Must be one of: ${STATUS_CATEGORIES.join(', ')}`;
 
 /** spec: Status (the full object, as create, update and the listing return it). */
 export class StatusDto {
@@ -17,20 +21,21 @@ export class StatusDto {
   @ApiProperty({ format: 'date-time', example: '2025-01-15T09:30:00.000Z' }) created_at: string;
 }
 
-/** spec: Create status, request body. */
+/** spec: Create status, request body; after validation, the values as stored. */
 export class CreateStatusDto {
-  @ApiProperty({ ...BODY_ID, description: 'Numeric id of the workspace' }) workspace_id: number | string;
-  @ApiProperty({ maxLength: 255, description: 'Trimmed; unique in the workspace ignoring case', example: 'In Review' }) name: string;
-  @ApiProperty({ enum: STATUS_CATEGORIES }) category: StatusCategory;
-  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 255, description: 'Icon slug; null when not provided', example: 'chart' }) icon?: string | null;
-  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 255, description: 'Defaults to `gray`', example: 'purple' }) color?: string | null;
+  @IsNumericId('workspace_id', { missing: 'workspace_id is required', invalid: 'workspace_id is required', target: true, description: 'Numeric id of the workspace' })
+  workspace_id: number;
+  @TrimmedText('name', { max: MAX_LENGTH.name, required: true, description: 'Trimmed; unique in the workspace ignoring case', example: 'In Review' }) name: string;
+  @IsOneOf('category', STATUS_CATEGORIES, INVALID_CATEGORY, { required: true }) category: StatusCategory;
+  @PlainString('icon', { description: 'Icon slug; null when not provided', example: 'chart' }) icon?: string | null;
+  @PlainString('color', { description: 'Defaults to `gray`', example: 'purple' }) color?: string | null;
 }
 
-/** spec: Update status, request body; only sent fields change. */
+/** spec: Update status, request body; only sent fields change (the others stay undefined after validation). */
 export class UpdateStatusDto {
-  @ApiPropertyOptional({ maxLength: 255, description: 'Cannot be blank; unique in the workspace ignoring case', example: 'Shipped' }) name?: string;
-  @ApiPropertyOptional({ enum: STATUS_CATEGORIES, description: 'The last remaining `completed` status cannot change category' }) category?: StatusCategory;
-  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 255, example: 'chart' }) icon?: string | null;
-  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 255, example: 'red' }) color?: string | null;
-  @ApiPropertyOptional({ type: 'integer', description: 'Sort position', example: 3 }) position?: number;
+  @TrimmedText('name', { max: MAX_LENGTH.name, required: false, description: 'Cannot be blank; unique in the workspace ignoring case', example: 'Shipped' }) name?: string;
+  @IsOneOf('category', STATUS_CATEGORIES, INVALID_CATEGORY, { description: 'The last remaining `completed` status cannot change category' }) category?: StatusCategory;
+  @PlainString('icon', { example: 'chart' }) icon?: string | null;
+  @PlainString('color', { example: 'red' }) color?: string | null;
+  @IsPosition({ example: 3 }) position?: number;
 }

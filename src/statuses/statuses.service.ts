@@ -2,32 +2,12 @@ import { BadRequestException, Injectable, NotFoundException } from '@nestjs/comm
 import { DataSource } from 'typeorm';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
-import { asBody, Body, has, MAX_LENGTH, optionalInteger, optionalString, patchText, requiredText } from '../common/validation/body';
-import { requireId } from '../common/validation/ids';
-import { STATUS_CATEGORIES, StatusCategory, StatusDto } from './statuses.dto';
-import { StatusesRepository, StatusPatch } from './statuses.repository';
+import { validateBody, validateTarget } from '../common/validation/validate-body';
+import { CreateStatusDto, StatusDto, UpdateStatusDto } from './statuses.dto';
+import { StatusesRepository } from './statuses.repository';
 
-/** D25: the answer to a missing or unknown category. */
-export const INVALID_CATEGORY = `Invalid category. Must be one of: ${STATUS_CATEGORIES.join(', ')}`;
 /** spec: States and transitions, rule 1. */
 export const LAST_COMPLETED = 'At least one completed status must remain in the workspace';
-
-/** D25: `category` must be one of the four; anything else (missing, null, another type) is 400. */
-function parseCategory(value: unknown): StatusCategory {
-  if (typeof value === 'string' && (STATUS_CATEGORIES as readonly string[]).includes(value)) return value as StatusCategory;
-  throw new BadRequestException(INVALID_CATEGORY);
-}
-
-/** D3 step 7 of update status: only the fields sent, in the order of the spec's table. */
-function parsePatch(body: Body): StatusPatch {
-  return {
-    name: patchText(body, 'name', MAX_LENGTH.name),
-    category: has(body, 'category') ? parseCategory(body.category) : undefined,
-    icon: optionalString(body, 'icon'),
-    color: optionalString(body, 'color'),
-    position: optionalInteger(body, 'position'),
-  };
-}
 
 /** Rules for statuses: list (ext), create, update; the last-completed rule (spec rule 1) and unique names (D25). */
 @Injectable()
@@ -50,14 +30,10 @@ export class StatusesService {
    * 409 `A status with this name already exists` (D25, from the unique index).
    */
   async createStatus(caller: Caller, rawBody: unknown): Promise<StatusDto> {
-    const body = asBody(rawBody);
-    const workspaceId = requireId(body.workspace_id, 'workspace_id is required');
+    const { workspace_id: workspaceId } = await validateTarget(CreateStatusDto, rawBody);
     await this.access.workspace(caller, workspaceId, 'status.create');
-    const name = requiredText(body, 'name', MAX_LENGTH.name);
-    const category = parseCategory(body.category);
-    const icon = optionalString(body, 'icon') ?? null;
-    const color = optionalString(body, 'color') ?? 'gray';
-    return this.statuses.insert(workspaceId, name, category, icon, color);
+    const { name, category, icon, color } = await validateBody(CreateStatusDto, rawBody);
+    return this.statuses.insert(workspaceId, name, category, icon ?? null, color ?? 'gray');
   }
 
   /**
@@ -66,8 +42,8 @@ export class StatusesService {
    * 400 `At least one completed status must remain in the workspace` (rule 1).
    */
   async updateStatus(caller: Caller, id: number, rawBody: unknown): Promise<StatusDto> {
-    const access = await this.access.check(caller, 'status', id, 'status.edit');
-    const patch = parsePatch(asBody(rawBody));
+    const access = await this.access.check(caller, 'status.edit', id);
+    const patch = await validateBody(UpdateStatusDto, rawBody);
     // D25: setting `completed` again, or leaving the category alone, cannot break rule 1.
     const leavesCompleted = patch.category !== undefined && patch.category !== 'completed';
     return this.db.transaction(async (em) => {

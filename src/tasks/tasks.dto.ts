@@ -1,20 +1,11 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
 import { BODY_ID } from '../common/openapi/ids';
 import { MAX_LENGTH } from '../common/validation/body';
-import { DATE_EXAMPLE } from '../common/validation/dates';
-import { PRIORITIES } from './tasks.body';
+import { IdArray, IsApiDate, IsNumericId, IsOneOf, RuleField, SanitizedHtml, TrimmedText } from '../common/validation/body-fields';
+import { CUSTOM_FIELD_TYPES } from '../custom-fields/custom-fields.dto';
+import { STATUS_CATEGORIES } from '../statuses/statuses.dto';
+import { CUSTOM_FIELDS_MESSAGES, CustomFieldInput, customFieldValues, PRIORITIES, Priority, PRIORITY_MESSAGE } from './tasks.body';
 
-const STATUS_CATEGORIES = ['pending', 'in_progress', 'completed', 'cancelled'];
-const CUSTOM_FIELD_TYPES = ['text', 'number', 'date', 'checkbox', 'rating', 'dropdown', 'money', 'people'];
-const ID = BODY_ID;
-/** D5: an id element of an array, as a JSON number or a string of digits. */
-const ID_ITEM = BODY_ID;
-const DATE = {
-  type: 'string',
-  nullable: true,
-  description: 'ISO 8601: `YYYY-MM-DD`, `YYYY-MM-DDTHH:mm[:ss[.ffffff]]`, with `Z`, `±HH:MM` or nothing (UTC). `null` or `""`: no date.',
-  example: DATE_EXAMPLE,
-} as const;
 
 /** spec: Status embedded in a task. */
 export class StatusSummaryDto {
@@ -119,9 +110,28 @@ export class TaskPageDto {
   @ApiProperty({ description: 'ceil(total / limit); 0 when there are no tasks' }) total_pages: number;
 }
 
+/** D34: a keyset page of List tasks (a request with `cursor` or `include_total=false`). */
+export class TaskCursorPageDto {
+  @ApiProperty({ type: [TaskListItemDto] }) data: TaskListItemDto[];
+  @ApiProperty({ example: 50 }) limit: number;
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    pattern: '^[A-Za-z0-9_-]{1,4096}$',
+    description: 'Send as `cursor` (same filters and sort) for the next page; null when no task follows',
+    example: 'AWlmb3JtYXRpb24tbm90LWEtcmVhbC1jdXJzb3I',
+  })
+  next_cursor: string | null;
+}
+
+/** D34: a keyset page with `total`, when `include_total=true` is sent with a cursor. */
+export class TaskCursorPageWithTotalDto extends TaskCursorPageDto {
+  @ApiProperty({ description: 'All matching tasks' }) total: number;
+}
+
 /** spec: `custom_fields` element of create and update task (D13). */
 export class CustomFieldValueInputDto {
-  @ApiProperty({ ...ID_ITEM, description: 'Custom field id (a number, or a string of digits)', example: 3 }) id: number | string;
+  @ApiProperty({ ...BODY_ID, description: 'Custom field id (a number, or a string of digits)', example: 3 }) id: number | string;
   @ApiProperty({
     type: 'string',
     nullable: true,
@@ -131,38 +141,40 @@ export class CustomFieldValueInputDto {
   value: string | null;
 }
 
-/** spec: Create task body. */
-export class CreateTaskDto {
-  @ApiProperty({ ...ID, description: 'The list to place the task in; the workspace is derived from it' }) list_id: string;
-  @ApiProperty({ maxLength: MAX_LENGTH.title, description: 'Trimmed; blank is rejected', example: 'Ship it' }) title: string;
-  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: MAX_LENGTH.description, description: 'HTML, sanitized', example: '<p>Details</p>' })
-  description?: string | null;
-  @ApiPropertyOptional({ enum: PRIORITIES, default: 'none' }) priority?: string;
-  @ApiPropertyOptional({ ...ID, description: 'A status of the same workspace; default: its first `pending` status by position' }) status_id?: string;
-  @ApiPropertyOptional(DATE) due_date?: string | null;
-  @ApiPropertyOptional(DATE) start_date?: string | null;
-  @ApiPropertyOptional({ type: 'array', items: ID_ITEM, description: 'User ids; non-members and malformed ids are ignored', example: [7] })
-  assignee_ids?: Array<number | string>;
-  @ApiPropertyOptional({ type: [CustomFieldValueInputDto], description: 'Fields not applying to the list or not visible to the caller are ignored' })
-  custom_fields?: CustomFieldValueInputDto[];
-  @ApiPropertyOptional({ type: 'array', items: ID_ITEM, description: 'Label ids; replaces the labels; other workspaces\u2019 labels are ignored', example: [3] })
-  label_ids?: Array<number | string>;
-  @ApiPropertyOptional({ ...ID, nullable: true, description: 'Parent task: same workspace, not itself a subtask' }) parent_id?: string | null;
+/** D13: `custom_fields` of create and update task: an array of `{ id, value }`. */
+function CustomFieldValues(description: string): PropertyDecorator {
+  return RuleField(
+    { name: 'custom_fields', api: { type: [CustomFieldValueInputDto], description }, required: false, messages: CUSTOM_FIELDS_MESSAGES },
+    customFieldValues,
+  );
 }
 
-/** spec: Update task body; only the fields sent change. */
+/** spec: Create task body; after validation, the values as stored. */
+export class CreateTaskDto {
+  @IsNumericId('list_id', { missing: 'list_id is required', target: true, description: 'The list to place the task in; the workspace is derived from it' })
+  listId: number;
+  @TrimmedText('title', { max: MAX_LENGTH.title, required: true, description: 'Trimmed; blank is rejected', example: 'Ship it' }) title: string;
+  @SanitizedHtml('description', { description: 'HTML, sanitized', example: '<p>Details</p>' }) description?: string | null;
+  @IsOneOf('priority', PRIORITIES, PRIORITY_MESSAGE, { default: 'none' }) priority?: Priority;
+  @IsNumericId('status_id', { description: 'A status of the same workspace; default: its first `pending` status by position' }) statusId?: number;
+  @IsApiDate('due_date', { update: false }) dueDate?: string | null;
+  @IsApiDate('start_date', { update: false }) startDate?: string | null;
+  @IdArray('assignee_ids', { description: 'User ids; non-members and malformed ids are ignored', example: [7] }) assigneeIds?: number[];
+  @CustomFieldValues('Fields not applying to the list or not visible to the caller are ignored') customFields?: CustomFieldInput[];
+  @IdArray('label_ids', { description: 'Label ids; replaces the labels; other workspaces\u2019 labels are ignored', example: [3] }) labelIds?: number[];
+  @IsNumericId('parent_id', { nullable: true, description: 'Parent task: same workspace, not itself a subtask' }) parentId: number | null;
+}
+
+/** spec: Update task body; only the fields sent change (the others stay undefined after validation). */
 export class UpdateTaskDto {
-  @ApiPropertyOptional({ maxLength: MAX_LENGTH.title, description: 'Trimmed; cannot be blank' }) title?: string;
-  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: MAX_LENGTH.description, description: 'HTML, sanitized; null or "" removes' })
-  description?: string | null;
-  @ApiPropertyOptional({ enum: PRIORITIES }) priority?: string;
-  @ApiPropertyOptional({ ...ID, description: 'A status of the same workspace' }) status_id?: string;
-  @ApiPropertyOptional({ ...ID, description: 'Moves the task to a list of the same workspace' }) list_id?: string;
-  @ApiPropertyOptional({ ...DATE, description: `${DATE.description.replace('no date', 'removes the date')}` }) due_date?: string | null;
-  @ApiPropertyOptional({ ...DATE, description: `${DATE.description.replace('no date', 'removes the date')}` }) start_date?: string | null;
-  @ApiPropertyOptional({ type: 'array', items: ID_ITEM, description: 'Replaces the assignees entirely; [] removes all; non-members ignored', example: [7] })
-  assignee_ids?: Array<number | string>;
-  @ApiPropertyOptional({ type: [CustomFieldValueInputDto], description: 'Only the listed fields change; inapplicable or invisible fields ignored' })
-  custom_fields?: CustomFieldValueInputDto[];
-  @ApiPropertyOptional({ type: 'array', items: ID_ITEM, description: 'Replaces the labels; other workspaces\u2019 labels are ignored', example: [3] }) label_ids?: Array<number | string>;
+  @TrimmedText('title', { max: MAX_LENGTH.title, required: false, description: 'Trimmed; cannot be blank' }) title?: string;
+  @SanitizedHtml('description', { description: 'HTML, sanitized; null or "" removes' }) description?: string | null;
+  @IsOneOf('priority', PRIORITIES, PRIORITY_MESSAGE) priority?: Priority;
+  @IsNumericId('status_id', { description: 'A status of the same workspace' }) statusId?: number;
+  @IsNumericId('list_id', { description: 'Moves the task to a list of the same workspace' }) listId?: number;
+  @IsApiDate('due_date', { update: true }) dueDate?: string | null;
+  @IsApiDate('start_date', { update: true }) startDate?: string | null;
+  @IdArray('assignee_ids', { description: 'Replaces the assignees entirely; [] removes all; non-members ignored', example: [7] }) assigneeIds?: number[];
+  @CustomFieldValues('Only the listed fields change; inapplicable or invisible fields ignored') customFields?: CustomFieldInput[];
+  @IdArray('label_ids', { description: 'Replaces the labels; other workspaces\u2019 labels are ignored', example: [3] }) labelIds?: number[];
 }

@@ -4,6 +4,9 @@ import type { Membership } from '../common/access/access.policy';
 import { grantParams, permittedListSql } from '../common/access/access.sql';
 import { RawJson } from '../common/http/raw-json';
 import type { CustomFieldInput, NewTask, TaskPatch } from './tasks.body';
+import type { CursorValues } from './task-cursor';
+import { TaskListScope, taskListSql } from './task-list.sql';
+import type { TaskQuery } from './task-query';
 import type { TaskDto, TaskWriteDto } from './tasks.dto';
 import { fieldAppliesSql, fieldVisibleSql, SqlParams, TaskShape, taskJsonSql } from './tasks.sql';
 
@@ -36,18 +39,15 @@ export interface UpdatedTask {
   updated: boolean;
 }
 
-/** A page of top-level tasks and the number of all matching tasks (D22). */
+/**
+ * A page of List tasks: its rows as JSON text (passed through to the answer),
+ * the number of all matches (when asked) and, in cursor mode, the last row's
+ * sort values when another row follows.
+ */
 export interface TaskPageRows {
-  total: number;
-  /** The page's TaskListItemDto array, as JSON text built by PostgreSQL. */
   data: string;
-}
-
-/** The tasks a listing covers: a workspace, maybe one list, and the caller's membership there (grants of D29, D30). */
-export interface TaskScope {
-  workspaceId: number;
-  listId: number | null;
-  membership: Membership;
+  total?: number;
+  next_key?: CursorValues | null;
 }
 
 /** Who reads a task: the user (custom-field visibility, D18) and their membership (subtask visibility, D33). */
@@ -80,31 +80,14 @@ export class TasksRepository {
   }
 
   /**
-   * One page of top-level tasks of a scope, newest first by created_at then id (D22),
-   * each with its direct subtasks, and the total: one statement whatever the page size.
-   * The list filter is written into the text only when sent, so each variant has a
-   * plan that fits every call and is cached (issue 9);
-   * the scope is not materialized, so the page walks the (workspace|list, created_at, id)
-   * index and stops at the limit.
+   * One page of List tasks (D22, D34) in ONE statement whatever the page size
+   * or filters (task-list.sql.ts): the rows as JSON text (each with its direct
+   * subtasks, D33), the total when the query wants it, and in cursor mode the
+   * sort values of the page's last row when another row follows.
    */
-  async listPage(scope: TaskScope, userId: number, limit: number, offset: string): Promise<TaskPageRows> {
-    const p = new SqlParams();
-    // D33: one visibility rule for the rows and for their embedded subtasks.
-    const grants = grantParams((v, cast) => p.add(v, cast), scope.membership);
-    const conditions = [`t.workspace_id = ${p.add(scope.workspaceId, 'int')}`, 't.parent_id IS NULL'];
-    if (scope.listId !== null) conditions.push(`t.list_id = ${p.add(scope.listId, 'int')}`);
-    conditions.push(permittedListSql('t.list_id', grants));
-    const rows: TaskPageRows[] = await this.db.query(
-      `WITH scope AS NOT MATERIALIZED (
-         SELECT t.id, t.created_at FROM tasks t WHERE ${conditions.join(' AND ')}
-       ), page AS (
-         SELECT id, created_at FROM scope ORDER BY created_at DESC, id DESC LIMIT ${p.add(limit, 'int')} OFFSET ${p.add(offset, 'bigint')}
-       )
-       SELECT (SELECT count(*)::int FROM scope) AS total,
-              COALESCE((SELECT json_agg(${taskJsonSql('listItem', p.add(userId, 'int'), grants)} ORDER BY p.created_at DESC, p.id DESC)
-                          FROM page p JOIN tasks t ON t.id = p.id LEFT JOIN lists l ON l.id = t.list_id), '[]'::json)::text AS data`,
-      p.values,
-    );
+  async listPage(scope: TaskListScope, userId: number, query: TaskQuery): Promise<TaskPageRows> {
+    const { sql, params } = taskListSql(scope, userId, query);
+    const rows: TaskPageRows[] = await this.db.query(sql, params);
     return rows[0];
   }
 

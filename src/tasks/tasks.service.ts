@@ -1,27 +1,13 @@
 import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
-import { asBody, has } from '../common/validation/body';
-import { parseId, requireId } from '../common/validation/ids';
-import { parseCreateBody, parseUpdateBody } from './tasks.body';
 import { RawJson } from '../common/http/raw-json';
-import type { TaskDto, TaskPageDto, TaskWriteDto } from './tasks.dto';
+import { parseId } from '../common/validation/ids';
+import { validateBody, validateTarget } from '../common/validation/validate-body';
+import { sealCursor } from './task-cursor';
+import { parseTaskQuery, QueryPairs } from './task-query';
+import { CreateTaskDto, TaskCursorPageDto, TaskDto, TaskPageDto, TaskWriteDto, UpdateTaskDto } from './tasks.dto';
 import { TasksRepository } from './tasks.repository';
-
-/** D22: default and bounds of `limit`. */
-export const PAGE_LIMIT = { default: 50, min: 1, max: 100 } as const;
-
-/** The query string of list tasks as Fastify parses it. */
-export type ListTasksQuery = Record<string, unknown>;
-
-/** An integer query parameter: `fallback` when absent, null when not a string of digits (or beyond 2^53). */
-function integerParam(query: ListTasksQuery, name: string, fallback: number): number | null {
-  const value = query[name];
-  if (value === undefined) return fallback;
-  if (typeof value !== 'string' || !/^[0-9]+$/.test(value)) return null;
-  const n = Number(value);
-  return Number.isSafeInteger(n) ? n : null;
-}
 
 /** Rules for tasks, in the order of D3. */
 @Injectable()
@@ -40,11 +26,9 @@ export class TasksService {
    * one statement for the checks and the insert (atomic without a transaction), the read back.
    */
   async createTask(caller: Caller, rawBody: unknown): Promise<RawJson<TaskWriteDto>> {
-    const body = asBody(rawBody);
-    if (!has(body, 'list_id') || body.list_id === null) throw new BadRequestException('list_id is required');
-    const listId = requireId(body.list_id, 'list_id must be a valid numeric ID');
-    const access = await this.access.check(caller, 'list', listId, 'task.create', 'List not found in this workspace');
-    const input = await parseCreateBody(body);
+    const { listId } = await validateTarget(CreateTaskDto, rawBody);
+    const access = await this.access.check(caller, 'task.create', listId);
+    const input = await validateBody(CreateTaskDto, rawBody);
 
     const place = { workspaceId: access.workspaceId, listId, folderId: access.folderId };
     const created = await this.tasks.insertTask(place, caller.userId, access.membership, input);
@@ -61,7 +45,7 @@ export class TasksService {
    * trips (the key is usually in the guard's cache): the access check, the whole task in one statement.
    */
   async getTask(caller: Caller, id: number): Promise<RawJson<TaskDto>> {
-    const { membership } = await this.access.check(caller, 'task', id, 'task.read');
+    const { membership } = await this.access.check(caller, 'task.read', id);
     const task = await this.tasks.loadTask(id, { userId: caller.userId, membership }, 'full');
     if (!task) throw new NotFoundException('Task not found');
     return task;
@@ -75,8 +59,8 @@ export class TasksService {
    * itself, which writes nothing when one fails → the read back. Three round trips.
    */
   async updateTask(caller: Caller, id: number, rawBody: unknown): Promise<RawJson<TaskWriteDto>> {
-    const access = await this.access.check(caller, 'task', id, 'task.edit');
-    const patch = await parseUpdateBody(asBody(rawBody));
+    const access = await this.access.check(caller, 'task.edit', id);
+    const patch = await validateBody(UpdateTaskDto, rawBody);
 
     const place = { workspaceId: access.workspaceId, listId: access.listId, folderId: access.folderId };
     const result = await this.tasks.updateTask(id, place, access.membership, caller.userId, patch);
@@ -90,7 +74,6 @@ export class TasksService {
     return task ?? this.vanished(caller, patch.listId ?? null, 'Task not found');
   }
 
-  /** A task read back after a write: 404 when it was deleted meanwhile. */
   /**
    * Issue 8: the write committed, but the task was gone when read back: a delete
    * of its list (or folder), its parent or the task itself committed in between.
@@ -99,48 +82,47 @@ export class TasksService {
    * round trip, on this rare path only.
    */
   private async vanished(caller: Caller, listId: number | null, otherwise: string): Promise<never> {
-    if (listId !== null) await this.access.check(caller, 'list', listId, 'task.read', 'List not found in this workspace');
+    // The task's list under the rule of a create in it (its 404 is `List not found in this workspace`); the caller passed it before the write.
+    if (listId !== null) await this.access.check(caller, 'task.create', listId);
     throw new NotFoundException(otherwise);
   }
 
   /** spec: Delete task; subtasks, comments, attachments and values go with it (D16). */
   async deleteTask(caller: Caller, id: number): Promise<void> {
-    await this.access.check(caller, 'task', id, 'task.delete');
+    await this.access.check(caller, 'task.delete', id);
     await this.tasks.deleteTask(id);
   }
 
   /**
-   * spec: List tasks (D22). Membership (404 `Workspace not found`) → page, limit,
-   * list_id (400s) → the list filter (404, then 403 for a restricted member) →
-   * one statement for the page and the total. Two round trips, whatever the limit and the filter.
+   * spec: List tasks (D22, D34). Membership (404 `Workspace not found`) → the
+   * query's 400s in D34's order (parseTaskQuery, cursor included) → the list
+   * filter (404, then 403 for a restricted member) → one statement for the
+   * page, its total and its next cursor. Two round trips, authentication
+   * included, whatever the filters and the limit.
    */
-  async listTasks(caller: Caller, workspaceId: number, query: ListTasksQuery): Promise<RawJson<TaskPageDto>> {
+  async listTasks(caller: Caller, workspaceId: number, pairs: QueryPairs): Promise<RawJson<TaskPageDto | TaskCursorPageDto>> {
     // Workspace-level check: the restriction applies to the rows and to list_id, not to the route (D30).
-    // A well-formed list_id is looked up in the same round trip; its errors still come after membership and paging.
-    const listId = query.list_id === undefined ? null : parseId(query.list_id);
+    // A list_id sent once and well-formed is looked up in the same round trip; its errors still come in D34's order.
+    const sentListIds = pairs.filter(([name]) => name === 'list_id');
+    const earlyListId = sentListIds.length === 1 ? parseId(sentListIds[0][1]) : null;
     const access =
-      listId === null ? { ...(await this.access.workspace(caller, workspaceId)), list: null } : await this.access.workspaceWithList(caller, workspaceId, listId);
-    const page = integerParam(query, 'page', 1);
-    if (page === null || page < 1) throw new BadRequestException('page must be a positive integer');
-    const limit = integerParam(query, 'limit', PAGE_LIMIT.default);
-    if (limit === null || limit < PAGE_LIMIT.min || limit > PAGE_LIMIT.max) {
-      throw new BadRequestException(`limit must be an integer between ${PAGE_LIMIT.min} and ${PAGE_LIMIT.max}`);
-    }
-    if (query.list_id !== undefined) {
-      if (listId === null) throw new BadRequestException('list_id must be a valid numeric ID');
+      earlyListId === null
+        ? { ...(await this.access.workspace(caller, workspaceId)), list: null }
+        : await this.access.workspaceWithList(caller, workspaceId, earlyListId);
+    const query = parseTaskQuery(pairs, { workspaceId, userId: caller.userId });
+    const listId = query.filters.listId;
+    if (listId !== null) {
       if (!access.list) throw new NotFoundException('List not found in this workspace');
       this.access.requireListPermitted(access.membership, listId, access.list.folderId);
     }
 
-    const { membership } = access;
-    const offset = (BigInt(page - 1) * BigInt(limit)).toString();
-    const { total, data } = await this.tasks.listPage(
-      { workspaceId, listId, membership },
-      caller.userId,
-      limit,
-      offset,
-    );
-    // The page's JSON goes out as PostgreSQL wrote it; the numbers around it are ours.
-    return new RawJson(`{"data":${data},"page":${page},"limit":${limit},"total":${total},"total_pages":${Math.ceil(total / limit)}}`);
+    const { data, total, next_key } = await this.tasks.listPage({ workspaceId, membership: access.membership }, caller.userId, query);
+    const { limit } = query;
+    // The page's JSON goes out as PostgreSQL wrote it; the numbers and the cursor around it are ours.
+    if (query.mode === 'offset') {
+      return new RawJson(`{"data":${data},"page":${query.page},"limit":${limit},"total":${total},"total_pages":${Math.ceil(total! / limit)}}`);
+    }
+    const nextCursor = next_key ? sealCursor(query.binding, next_key) : null;
+    return new RawJson(`{"data":${data},"limit":${limit},"next_cursor":${JSON.stringify(nextCursor)}${query.includeTotal ? `,"total":${total}` : ''}}`);
   }
 }

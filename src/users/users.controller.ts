@@ -14,7 +14,7 @@ export class UsersController {
   /** spec: Get current user. */
   @Get('me')
   @Authenticated('users:read')
-  @ApiOperation({ summary: 'Get current user', description: 'The user who owns the API key. Scope `users:read`; any key.' })
+  @ApiOperation({ summary: 'Get current user', description: 'The user who owns the API key.' })
   @ApiOkResponse({ type: CurrentUserDto })
   @ApiErrors({ 404: ['User not found'] })
   getCurrentUser(@CurrentCaller() caller: Caller): Promise<CurrentUserDto> {

@@ -142,6 +142,19 @@ describe('typed client over HTTP (issue 5)', () => {
     const { description: _description, ...listed } = updated.data!;
     expect(page.data).toEqual({ data: [{ ...listed, subtasks: [] }], page: 1, limit: 10, total: 1, total_pages: 1 });
 
+    // Task queries (issue 11; D34): array parameters go out repeated; a keyset page answers next_cursor.
+    const filtered = await api.GET('/api/v1/workspaces/{workspace_id}/tasks', {
+      params: {
+        path: { workspace_id: ids.acme },
+        query: {
+          list_id: String(listId), status_category: ['in_progress', 'completed'], assignee_id: [String(ids.bob), 'none'],
+          q: 'ship', sort: '-priority,title', include_total: 'false', limit: 1,
+        },
+      },
+    });
+    expect(filtered.response.status).toBe(200);
+    expect(filtered.data).toEqual({ data: [{ ...listed, subtasks: [] }], limit: 1, next_cursor: null });
+
     const comment = await api.POST('/api/v1/tasks/{task_id}/comments', { params: { path: { task_id: task.id } }, body: { content: '<p>Looks good</p>' } });
     expect(comment.response.status).toBe(201);
     expect(comment.data).toEqual({
@@ -164,6 +177,7 @@ describe('typed client over HTTP (issue 5)', () => {
       'POST /api/v1/lists 201',
       'POST /api/v1/tasks 201',
       `PATCH /api/v1/tasks/${task.id} 200`,
+      `GET /api/v1/workspaces/${ids.acme}/tasks 200`,
       `GET /api/v1/workspaces/${ids.acme}/tasks 200`,
       `POST /api/v1/tasks/${task.id}/comments 201`,
       `GET /api/v1/tasks/${task.id}/comments 200`,

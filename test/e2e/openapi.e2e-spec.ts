@@ -26,7 +26,8 @@ interface RouteCase {
   path: string;
   scope: string;
   /** Response schema of the success answer: a component name, or [name] for an array of it; null for 204. */
-  returns: string | [string] | null;
+  /** A schema name, [name] for an array of it, { oneOf } for alternatives, null for no body (or a 201 with any named schema). */
+  returns: string | [string] | { oneOf: string[] } | null;
   /** Messages the route must document, per status (a subset: more may be listed). */
   errors: Partial<Record<400 | 403 | 404 | 409, string[]>>;
 }
@@ -92,7 +93,9 @@ const D1: RouteCase[] = [
     errors: { 400: ['Invalid list ID'], 403: ['Only owners and admins can delete lists', 'Access denied'], 404: ['List not found'] },
   },
   {
-    method: 'GET', path: '/api/v1/workspaces/{workspace_id}/tasks', scope: 'tasks:read', returns: 'TaskPage',
+    method: 'GET', path: '/api/v1/workspaces/{workspace_id}/tasks', scope: 'tasks:read',
+    // D34: offset pages, keyset pages, keyset pages with total.
+    returns: { oneOf: ['TaskPage', 'TaskCursorPage', 'TaskCursorPageWithTotal'] },
     errors: {
       400: ['Invalid workspace ID', 'page must be a positive integer', 'limit must be an integer between 1 and 100', 'list_id must be a valid numeric ID'],
       403: ['Access denied'], 404: ['Workspace not found', 'List not found in this workspace'],
@@ -230,6 +233,8 @@ describe('OpenAPI document (issue 5; D1)', () => {
         else expect(success?.content?.['application/json']?.schema?.$ref).toEqual(expect.stringMatching(/^#\/components\/schemas\/\w+$/));
       } else if (Array.isArray(c.returns)) {
         expect(success?.content?.['application/json']?.schema).toEqual({ type: 'array', items: { $ref: `#/components/schemas/${c.returns[0]}` } });
+      } else if (typeof c.returns === 'object') {
+        expect(success?.content?.['application/json']?.schema).toEqual({ oneOf: c.returns.oneOf.map((name) => ({ $ref: `#/components/schemas/${name}` })) });
       } else {
         expect(success?.content?.['application/json']?.schema).toEqual({ $ref: `#/components/schemas/${c.returns}` });
       }

@@ -73,7 +73,7 @@ describe('configuration (validated at boot)', () => {
     const rows = [...section.slice(0, section.indexOf('\n\n', section.indexOf('| Variable'))).matchAll(/^\| `([A-Z_]+)` \| ([^|]+) \|/gm)];
     const table = Object.fromEntries(rows.map(([, name, def]) => [name, def.trim()]));
     const expected = Object.fromEntries(
-      Object.entries(VARIABLES).map(([name, v]) => [name, 'default' in v ? '`' + v.default + '`' : 'unset']),
+      Object.entries(VARIABLES).map(([name, v]) => [name, 'defaultText' in v ? v.defaultText : 'default' in v ? '`' + v.default + '`' : 'unset']),
     );
     expect(table).toEqual(expected);
   });

@@ -87,8 +87,8 @@ describe('GET /api/v1/workspaces/:id/tasks', () => {
       expect(res.json()).toEqual({ error: 'page must be a positive integer' });
     });
 
-    it('400 for a repeated page', async () => {
-      expect((await list('?page=1&page=2')).json()).toEqual({ error: 'page must be a positive integer' });
+    it('400 for a repeated page (D34: single-valued parameters)', async () => {
+      expect((await list('?page=1&page=2')).json()).toEqual({ error: 'page must be given only once' });
     });
 
     it.each([['0'], ['101'], ['-5'], ['2.5'], ['ten'], ['']])('400 for limit=%j', async (limit) => {

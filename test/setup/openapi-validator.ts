@@ -95,7 +95,7 @@ export class OpenApiResponseValidator {
     }
     if (exchange.status >= 400 && media.examples && typeof body?.error === 'string') {
       const messages = Object.values<JsonObject>(media.examples).map((e) => e?.value?.error);
-      if (!messages.includes(body.error)) problems.push(`error message '${body.error}' is not documented for ${status} (documented: ${messages.map((m) => `'${m}'`).join(', ')})`);
+      if (!messages.some((m) => documentedMessageMatches(m, body.error))) problems.push(`error message '${body.error}' is not documented for ${status} (documented: ${messages.map((m) => `'${m}'`).join(', ')})`);
     }
     return problems;
   }
@@ -138,6 +138,15 @@ export class OpenApiResponseValidator {
 /** `schema` with its local `$ref`s pointing into the document registered under DOC_ID. */
 function rebase(schema: unknown): JsonObject {
   return JSON.parse(JSON.stringify(schema), (key, value) => (key === '$ref' && typeof value === 'string' && value.startsWith('#/') ? DOC_ID + value : value));
+}
+
+/**
+ * Whether an error message is the documented `message`; a `<word>` in a
+ * documented message stands for any text (`Unknown query parameter: <name>`).
+ */
+export function documentedMessageMatches(documented: string, message: string): boolean {
+  if (!/<[a-z_]+>/.test(documented)) return documented === message;
+  return new RegExp('^' + documented.split(/<[a-z_]+>/).map(escapeRegex).join('.*') + '$', 's').test(message);
 }
 
 function escapeRegex(text: string): string {

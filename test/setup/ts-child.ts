@@ -22,7 +22,7 @@ require.extensions['.ts'] = (module, filename) => {
   try {
     code = fs.readFileSync(cached, 'utf8');
   } catch {
-    ts ??= require('typescript');
+    ts ??= require(require.resolve('typescript', { paths: [process.cwd()] })); // from the cwd, like the entry
     code = ts.transpileModule(source, {
       fileName: filename,
       compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true,

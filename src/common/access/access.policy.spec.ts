@@ -1,4 +1,4 @@
-import { decide, Membership, Operation, permitsFolder, permitsList, permitsListMove, POLICY, Role, roleIn } from './access.policy';
+import { accessAnswers, accessWording, decide, Membership, Operation, permitsFolder, permitsList, permitsListMove, POLICY, Role, roleIn } from './access.policy';
 
 /**
  * The policy table written out from the decisions, independently of POLICY:
@@ -169,5 +169,31 @@ describe('permitsListMove (D33)', () => {
 
   it('lets unrestricted memberships move lists anywhere', () => {
     expect(permitsListMove({ role: 'viewer', restricted: false, folderIds: [], listIds: [] }, 20, 30)).toBe(true);
+  });
+});
+
+describe('what the OpenAPI document says of an operation, from the table', () => {
+  it.each([
+    ['task.create', { 403: ['Access denied', 'Viewers cannot create tasks'], 404: ['List not found in this workspace'] }, 'owners, admins and members (not viewers); an access-restricted member only within the lists permitted to them'],
+    ['folder.create', { 403: ['Viewers cannot create folders', 'Access denied'], 404: ['Workspace not found'] }, 'owners, admins and members (not viewers); not access-restricted members'],
+    ['folder.delete', { 403: ['Only owners and admins can delete folders', 'Access denied'], 404: ['Folder not found'] }, 'owners and admins only; an access-restricted member only within the folders granted to them'],
+    ['label.delete', { 403: ['Access denied', 'Only owners and admins can delete labels'], 404: ['Label not found'] }, 'owners and admins only'],
+    ['workspace.read', { 403: [], 404: ['Workspace not found'] }, 'any member of the workspace'],
+    ['folder.read', { 403: [], 404: ['Folder not found'] }, 'any member of the workspace'],
+  ] as Array<[Operation, { 403: string[]; 404: string[] }, string]>)('%s', (operation, answers, wording) => {
+    expect(accessAnswers(operation)).toEqual(answers);
+    expect(accessWording(operation)).toBe(wording);
+  });
+
+  it('documents every 403 decide() can give for each operation (role message, restriction)', () => {
+    const roles: Role[] = ['owner', 'admin', 'member', 'viewer'];
+    for (const operation of Object.keys(POLICY) as Operation[]) {
+      for (const role of roles) {
+        for (const restricted of [false, true]) {
+          const denial = decide({ role, restricted, folderIds: [], listIds: [] }, operation, 1, 1);
+          if (denial) expect([operation, accessAnswers(operation)[403]]).toEqual([operation, expect.arrayContaining([denial])]);
+        }
+      }
+    }
   });
 });

@@ -15,6 +15,9 @@ export interface Membership {
   listIds: number[];
 }
 
+/** Kinds of resource an access check starts from (the target of an operation). */
+export type ResourceKind = 'workspace' | 'folder' | 'list' | 'task' | 'status' | 'label';
+
 /** How the access restriction of D30 applies to an operation. */
 export type Restriction =
   | 'none' // workspace-level: not restricted
@@ -45,34 +48,99 @@ export type Operation =
   | 'comment.create';
 
 interface Rule {
+  /** The resource the check starts from (its id is the path id, or the parent id of a create). */
+  target: ResourceKind;
+  /** The 404 when the target does not exist, when not its kind's own (D4: a new task's list). */
+  notFound?: string;
   role: RoleClass;
   /** The 403 message for roles the class excludes (D2). */
   denial?: string;
   restriction: Restriction;
 }
 
-/** The policy table: D1 (roles), D2 (messages), D30 (restriction). */
+/** The policy table: D1 (roles), D2 (messages), D4 (targets), D30 (restriction). */
 export const POLICY: Record<Operation, Rule> = {
-  'workspace.read': { role: 'member', restriction: 'none' },
-  'label.create': { role: 'manager', denial: 'Only owners and admins can create labels', restriction: 'none' },
-  'label.delete': { role: 'manager', denial: 'Only owners and admins can delete labels', restriction: 'none' },
-  'status.create': { role: 'manager', denial: 'Only owners and admins can create statuses', restriction: 'none' },
-  'status.edit': { role: 'manager', denial: 'Only owners and admins can edit statuses', restriction: 'none' },
-  'folder.read': { role: 'member', restriction: 'none' },
-  'folder.create': { role: 'writer', denial: 'Viewers cannot create folders', restriction: 'deny' },
-  'folder.edit': { role: 'writer', denial: 'Viewers cannot edit folders', restriction: 'folder' },
-  'folder.delete': { role: 'manager', denial: 'Only owners and admins can delete folders', restriction: 'folder' },
-  'list.read': { role: 'member', restriction: 'list' },
-  'list.create': { role: 'writer', denial: 'Viewers cannot create lists', restriction: 'folder' },
-  'list.edit': { role: 'writer', denial: 'Viewers cannot edit lists', restriction: 'list' },
-  'list.delete': { role: 'manager', denial: 'Only owners and admins can delete lists', restriction: 'list' },
-  'task.read': { role: 'member', restriction: 'list' },
-  'task.create': { role: 'writer', denial: 'Viewers cannot create tasks', restriction: 'list' },
-  'task.edit': { role: 'writer', denial: 'Viewers cannot edit tasks', restriction: 'list' },
-  'task.delete': { role: 'writer', denial: 'Viewers cannot delete tasks', restriction: 'list' },
-  'comment.read': { role: 'member', restriction: 'list' },
-  'comment.create': { role: 'writer', denial: 'Viewers cannot comment', restriction: 'list' },
+  'workspace.read': { target: 'workspace', role: 'member', restriction: 'none' },
+  'label.create': { target: 'workspace', role: 'manager', denial: 'Only owners and admins can create labels', restriction: 'none' },
+  'label.delete': { target: 'label', role: 'manager', denial: 'Only owners and admins can delete labels', restriction: 'none' },
+  'status.create': { target: 'workspace', role: 'manager', denial: 'Only owners and admins can create statuses', restriction: 'none' },
+  'status.edit': { target: 'status', role: 'manager', denial: 'Only owners and admins can edit statuses', restriction: 'none' },
+  // D29: a folder's lists are filtered to the permitted ones; the route does not refuse.
+  'folder.read': { target: 'folder', role: 'member', restriction: 'none' },
+  'folder.create': { target: 'workspace', role: 'writer', denial: 'Viewers cannot create folders', restriction: 'deny' },
+  'folder.edit': { target: 'folder', role: 'writer', denial: 'Viewers cannot edit folders', restriction: 'folder' },
+  'folder.delete': { target: 'folder', role: 'manager', denial: 'Only owners and admins can delete folders', restriction: 'folder' },
+  'list.read': { target: 'list', role: 'member', restriction: 'list' },
+  'list.create': { target: 'folder', role: 'writer', denial: 'Viewers cannot create lists', restriction: 'folder' },
+  'list.edit': { target: 'list', role: 'writer', denial: 'Viewers cannot edit lists', restriction: 'list' },
+  'list.delete': { target: 'list', role: 'manager', denial: 'Only owners and admins can delete lists', restriction: 'list' },
+  'task.read': { target: 'task', role: 'member', restriction: 'list' },
+  'task.create': { target: 'list', notFound: 'List not found in this workspace', role: 'writer', denial: 'Viewers cannot create tasks', restriction: 'list' },
+  'task.edit': { target: 'task', role: 'writer', denial: 'Viewers cannot edit tasks', restriction: 'list' },
+  'task.delete': { target: 'task', role: 'writer', denial: 'Viewers cannot delete tasks', restriction: 'list' },
+  'comment.read': { target: 'task', role: 'member', restriction: 'list' },
+  'comment.create': { target: 'task', role: 'writer', denial: 'Viewers cannot comment', restriction: 'list' },
 };
+
+/** D4: the answer to a caller who is not a member of the target's workspace, per kind of target. */
+export const NON_MEMBER: Record<ResourceKind, { status: 403 | 404; message: string }> = {
+  workspace: { status: 404, message: 'Workspace not found' },
+  folder: { status: 404, message: 'Folder not found' },
+  list: { status: 403, message: 'Access denied' },
+  task: { status: 403, message: 'Access denied' },
+  status: { status: 403, message: 'Access denied' },
+  label: { status: 403, message: 'Access denied' },
+};
+
+/** D4: the 404 for a target that does not exist, per kind. */
+export const NOT_FOUND: Record<ResourceKind, string> = {
+  workspace: 'Workspace not found',
+  folder: 'Folder not found',
+  list: 'List not found',
+  task: 'Task not found',
+  status: 'Status not found',
+  label: 'Label not found',
+};
+
+/** The 404 of `operation` when its target does not exist. */
+export function notFoundMessage(operation: Operation): string {
+  const rule = POLICY[operation];
+  return rule.notFound ?? NOT_FOUND[rule.target];
+}
+
+/**
+ * Every 403 and 404 the access check of `operation` can answer (D2, D4, D30),
+ * for the OpenAPI document: the target's not-found, the non-member answer,
+ * the role message, and `Access denied` when restriction applies.
+ */
+export function accessAnswers(operation: Operation): { 403: string[]; 404: string[] } {
+  const rule = POLICY[operation];
+  const answers: { 403: string[]; 404: string[] } = { 403: [], 404: [notFoundMessage(operation)] };
+  const nonMember = NON_MEMBER[rule.target];
+  answers[nonMember.status].push(nonMember.message);
+  if (rule.denial) answers[403].push(rule.denial);
+  if (rule.restriction !== 'none') answers[403].push('Access denied');
+  return { 403: [...new Set(answers[403])], 404: [...new Set(answers[404])] };
+}
+
+const ROLE_WORDING: Record<RoleClass, string> = {
+  member: 'any member of the workspace',
+  writer: 'owners, admins and members (not viewers)',
+  manager: 'owners and admins only',
+};
+
+const RESTRICTION_WORDING: Record<Restriction, string> = {
+  none: '',
+  list: '; an access-restricted member only within the lists permitted to them',
+  folder: '; an access-restricted member only within the folders granted to them',
+  deny: '; not access-restricted members',
+};
+
+/** Who may call `operation`, in words, for the OpenAPI document: `owners, admins and members (not viewers); ...`. */
+export function accessWording(operation: Operation): string {
+  const rule = POLICY[operation];
+  return ROLE_WORDING[rule.role] + RESTRICTION_WORDING[rule.restriction];
+}
 
 const ROLE_CLASSES: Record<RoleClass, readonly Role[]> = {
   member: ['owner', 'admin', 'member', 'viewer'],

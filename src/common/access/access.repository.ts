@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-
-/** Kinds of resource an access check can start from. */
-export type ResourceKind = 'workspace' | 'folder' | 'list' | 'task' | 'status' | 'label';
+import type { ResourceKind } from './access.policy';
 
 /** A resource's place in its workspace and the caller's membership there (null fields when not a member). */
 export interface AccessRow {

@@ -2,8 +2,8 @@ import { ForbiddenException, Injectable, NotFoundException } from '@nestjs/commo
 import type { EntityManager } from 'typeorm';
 import type { Caller } from '../auth/auth-context';
 import { annotateRequestLog } from '../logging/logger';
-import { decide, Membership, Operation, permitsList, permitsListMove } from './access.policy';
-import { AccessRepository, AccessRow, ResourceKind } from './access.repository';
+import { decide, Membership, NON_MEMBER, notFoundMessage, Operation, permitsList, permitsListMove, POLICY } from './access.policy';
+import { AccessRepository, AccessRow } from './access.repository';
 
 /** What an allowed access check found: where the target lies and the caller's membership there. */
 export interface Access {
@@ -12,26 +12,6 @@ export interface Access {
   listId: number | null;
   membership: Membership;
 }
-
-/** D4: the answer a non-member gets, per kind of route. */
-const NON_MEMBER: Record<ResourceKind, () => Error> = {
-  workspace: () => new NotFoundException('Workspace not found'),
-  folder: () => new NotFoundException('Folder not found'),
-  list: () => new ForbiddenException('Access denied'),
-  task: () => new ForbiddenException('Access denied'),
-  status: () => new ForbiddenException('Access denied'),
-  label: () => new ForbiddenException('Access denied'),
-};
-
-/** D4: the 404 for a target that does not exist. */
-const NOT_FOUND: Record<ResourceKind, string> = {
-  workspace: 'Workspace not found',
-  folder: 'Folder not found',
-  list: 'List not found',
-  task: 'Task not found',
-  status: 'Status not found',
-  label: 'Label not found',
-};
 
 /**
  * The one place that decides who may do what (D1, D2, D4, D29, D30).
@@ -43,20 +23,24 @@ export class AccessService {
   constructor(private readonly repo: AccessRepository) {}
 
   /**
-   * Checks `operation` by `caller` on the `kind` resource `id`.
-   * Throws 404 (no such target; `notFoundMessage` overrides the kind's text),
-   * 404/403 for non-members (D4), 403 with the D2 message or `Access denied`.
+   * Checks `operation` by `caller` on its target (POLICY: the kind of resource) with id `id`.
+   * Throws 404 (no such target), 404/403 for non-members (D4), 403 with the D2
+   * message or `Access denied` (D30).
    */
-  async check(caller: Caller, kind: ResourceKind, id: number, operation: Operation, notFoundMessage?: string, manager?: EntityManager): Promise<Access> {
-    return this.decideRow(await this.repo.resolve(kind, id, caller.userId, manager), kind, operation, notFoundMessage);
+  async check(caller: Caller, operation: Operation, id: number, manager?: EntityManager): Promise<Access> {
+    return this.decideRow(await this.repo.resolve(POLICY[operation].target, id, caller.userId, manager), operation);
   }
 
   /** The answer of check() for a resolved row. */
-  private decideRow(row: AccessRow | null, kind: ResourceKind, operation: Operation, notFoundMessage?: string): Access {
-    if (!row) throw new NotFoundException(notFoundMessage ?? NOT_FOUND[kind]);
+  private decideRow(row: AccessRow | null, operation: Operation): Access {
+    const kind = POLICY[operation].target;
+    if (!row) throw new NotFoundException(notFoundMessage(operation));
     annotateRequestLog({ workspace_id: row.workspace_id });
     const access = toAccess(row);
-    if (!access) throw NON_MEMBER[kind]();
+    if (!access) {
+      const { status, message } = NON_MEMBER[kind];
+      throw status === 404 ? new NotFoundException(message) : new ForbiddenException(message);
+    }
     const denial = decide(access.membership, operation, access.folderId, access.listId);
     if (denial) throw new ForbiddenException(denial);
     return access;
@@ -68,13 +52,13 @@ export class AccessService {
    */
   async workspaceWithList(caller: Caller, workspaceId: number, listId: number): Promise<Access & { list: { folderId: number | null } | null }> {
     const row = await this.repo.resolve('workspace', workspaceId, caller.userId, undefined, listId);
-    const access = this.decideRow(row, 'workspace', 'workspace.read');
+    const access = this.decideRow(row, 'workspace.read');
     return { ...access, list: row!.list_found ? { folderId: row!.list_folder_id } : null };
   }
 
-  /** Spec: Get workspace and every `/workspaces/:id/...` route; non-members get 404 `Workspace not found`. */
+  /** Spec: Get workspace and every `/workspaces/:id/...` route; non-members get 404 `Workspace not found`. `operation` targets a workspace. */
   workspace(caller: Caller, workspaceId: number, operation: Operation = 'workspace.read'): Promise<Access> {
-    return this.check(caller, 'workspace', workspaceId, operation);
+    return this.check(caller, operation, workspaceId);
   }
 
   /** 403 `Access denied` unless the list (in the same workspace) is permitted to this membership (D30: moves). */

@@ -1,5 +1,6 @@
-import { applyDecorators } from '@nestjs/common';
-import { ApiProperty, ApiResponse } from '@nestjs/swagger';
+import { applyDecorators, Type } from '@nestjs/common';
+import { ApiBody, ApiProperty, ApiResponse } from '@nestjs/swagger';
+import { bodyMessages } from '../validation/body-fields';
 
 /** Every error body (spec: Errors; D31). Published as the `Error` schema. */
 export class ErrorDto {
@@ -37,4 +38,12 @@ export function ApiErrors(errors: Partial<Record<ErrorStatus, string[]>>) {
       }),
     ),
   );
+}
+
+/**
+ * The request body of a route, declared once by its DTO (validation/body-fields.ts):
+ * the OpenAPI request body schema and the 400 messages its fields can answer.
+ */
+export function ApiValidatedBody(dto: Type<unknown>) {
+  return applyDecorators(ApiBody({ type: dto }), ApiErrors({ 400: bodyMessages(dto) }));
 }

@@ -1,5 +1,7 @@
 import { BadRequestException } from '@nestjs/common';
-import { asBody, has, MAX_LENGTH, optionalInteger, optionalString, patchText, requiredText } from './body';
+import { UpdateFolderDto } from '../../folders/folders.dto';
+import { asBody, MAX_LENGTH, optionalString, patchText, requiredText } from './body';
+import { validateBody } from './validate-body';
 
 /** The 400 message `fn` throws, or null when it returns. */
 function error400(fn: () => unknown): string | null {
@@ -29,14 +31,9 @@ describe('asBody and has (D7)', () => {
     expect(asBody(value)).toEqual({});
   });
 
-  it('tells a field sent (even as null or undefined) from a field left out, ignoring inherited keys', () => {
-    const body = { a: null, b: undefined, c: 0 };
-    expect(has(body, 'a')).toBe(true);
-    expect(has(body, 'b')).toBe(true);
-    expect(has(body, 'c')).toBe(true);
-    expect(has(body, 'd')).toBe(false);
-    expect(has(body, 'toString')).toBe(false);
-    expect(has(body, '__proto__')).toBe(false);
+  it('tells a field sent (even as null) from a field left out, ignoring inherited and unknown keys', async () => {
+    const patch = await validateBody(UpdateFolderDto, JSON.parse('{"icon": null, "position": 0, "__proto__": {"name": "x"}, "toString": 1, "other": 2}'));
+    expect(Object.entries(patch).filter(([, v]) => v !== undefined)).toEqual([['icon', null], ['position', 0]]);
   });
 });
 
@@ -48,7 +45,7 @@ describe('requiredText (D8, create)', () => {
     ['a'.repeat(255), 'a'.repeat(255)],
     ['  ' + 'a'.repeat(255) + '  ', 'a'.repeat(255)], // checked after trimming
   ])('accepts %p as %p', (value, expected) => {
-    expect(requiredText({ name: value }, 'name', 255)).toBe(expected);
+    expect(requiredText('name', value, 255)).toBe(expected);
   });
 
   it.each([
@@ -62,27 +59,27 @@ describe('requiredText (D8, create)', () => {
     ['blank', { name: ' \n\t ' }],
     ['non-breaking spaces only', { name: '\u00a0\u00a0' }],
   ])('answers `<field> is required` when %s', (_case, body) => {
-    expect(error400(() => requiredText(body, 'name', 255))).toBe('name is required');
+    expect(error400(() => requiredText('name', (body as { name?: unknown }).name, 255))).toBe('name is required');
   });
 
   it('answers `<field> must be at most <max> characters` past the limit, per field', () => {
-    expect(error400(() => requiredText({ name: 'a'.repeat(256) }, 'name', MAX_LENGTH.name))).toBe('name must be at most 255 characters');
-    expect(error400(() => requiredText({ title: 'a'.repeat(501) }, 'title', MAX_LENGTH.title))).toBe('title must be at most 500 characters');
-    expect(error400(() => requiredText({ content: 'a'.repeat(100_001) }, 'content', MAX_LENGTH.content))).toBe(
+    expect(error400(() => requiredText('name', 'a'.repeat(256), MAX_LENGTH.name))).toBe('name must be at most 255 characters');
+    expect(error400(() => requiredText('title', 'a'.repeat(501), MAX_LENGTH.title))).toBe('title must be at most 500 characters');
+    expect(error400(() => requiredText('content', 'a'.repeat(100_001), MAX_LENGTH.content))).toBe(
       'content must be at most 100000 characters',
     );
-    expect(requiredText({ title: 'a'.repeat(500) }, 'title', MAX_LENGTH.title)).toHaveLength(500);
+    expect(requiredText('title', 'a'.repeat(500), MAX_LENGTH.title)).toHaveLength(500);
   });
 });
 
 describe('patchText (D8, update)', () => {
   it('is undefined when the field is not sent', () => {
-    expect(patchText({}, 'title', 500)).toBeUndefined();
-    expect(patchText({ other: 'x' }, 'title', 500)).toBeUndefined();
+    expect(patchText('title', undefined, 500)).toBeUndefined();
+    expect(patchText('title', ({ other: 'x' } as { title?: unknown }).title, 500)).toBeUndefined();
   });
 
   it('trims the value', () => {
-    expect(patchText({ title: '  New  ' }, 'title', 500)).toBe('New');
+    expect(patchText('title', '  New  ', 500)).toBe('New');
   });
 
   it.each([
@@ -94,21 +91,21 @@ describe('patchText (D8, update)', () => {
     ['blank', '   ', 'title cannot be empty'],
     ['too long', 'a'.repeat(501), 'title must be at most 500 characters'],
   ])('answers 400 when %s', (_case, value, message) => {
-    expect(error400(() => patchText({ title: value }, 'title', MAX_LENGTH.title))).toBe(message);
+    expect(error400(() => patchText('title', value, MAX_LENGTH.title))).toBe(message);
   });
 
   it('names the field in its messages', () => {
-    expect(error400(() => patchText({ name: ' ' }, 'name', MAX_LENGTH.name))).toBe('name cannot be empty');
+    expect(error400(() => patchText('name', ' ', MAX_LENGTH.name))).toBe('name cannot be empty');
   });
 });
 
 describe('optionalString (icon, color)', () => {
   it('is undefined when not sent, null when sent as null, else the string as sent', () => {
-    expect(optionalString({}, 'color')).toBeUndefined();
-    expect(optionalString({ color: null }, 'color')).toBeNull();
-    expect(optionalString({ color: 'red' }, 'color')).toBe('red');
-    expect(optionalString({ color: '' }, 'color')).toBe('');
-    expect(optionalString({ color: 'a'.repeat(255) }, 'color')).toHaveLength(255);
+    expect(optionalString('color', undefined)).toBeUndefined();
+    expect(optionalString('color', null)).toBeNull();
+    expect(optionalString('color', 'red')).toBe('red');
+    expect(optionalString('color', '')).toBe('');
+    expect(optionalString('color', 'a'.repeat(255))).toHaveLength(255);
   });
 
   it.each([
@@ -118,23 +115,25 @@ describe('optionalString (icon, color)', () => {
     [['red'], 'color must be a string'],
     ['a'.repeat(256), 'color must be at most 255 characters'],
   ])('answers 400 for %p', (value, message) => {
-    expect(error400(() => optionalString({ color: value }, 'color'))).toBe(message);
+    expect(error400(() => optionalString('color', value))).toBe(message);
   });
 });
 
-describe('optionalInteger (position, D25)', () => {
-  it('is undefined when not sent, else the integer', () => {
-    expect(optionalInteger({}, 'position')).toBeUndefined();
-    expect(optionalInteger({ position: 3 }, 'position')).toBe(3);
-    expect(optionalInteger({ position: 0 }, 'position')).toBe(0);
-    expect(optionalInteger({ position: -4 }, 'position')).toBe(-4);
-    expect(optionalInteger({ position: 2147483647 }, 'position')).toBe(2147483647);
+describe('IsPosition (position, D25)', () => {
+  const position = async (value: unknown) => (await validateBody(UpdateFolderDto, { position: value })).position;
+
+  it('is undefined when not sent, else the integer', async () => {
+    expect((await validateBody(UpdateFolderDto, {})).position).toBeUndefined();
+    expect(await position(3)).toBe(3);
+    expect(await position(0)).toBe(0);
+    expect(await position(-4)).toBe(-4);
+    expect(await position(2147483647)).toBe(2147483647);
   });
 
   it.each([[1.5], ['3'], [null], [true], [2147483648], [-2147483648 - 1], [Number.MAX_SAFE_INTEGER + 1], [NaN], [Infinity], [{}]])(
     'answers 400 `position must be an integer` for %p',
-    (value) => {
-      expect(error400(() => optionalInteger({ position: value }, 'position'))).toBe('position must be an integer');
+    async (value) => {
+      await expect(position(value)).rejects.toThrow(new BadRequestException('position must be an integer'));
     },
   );
 });

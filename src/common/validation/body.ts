@@ -1,19 +1,23 @@
 import { BadRequestException } from '@nestjs/common';
 
+/**
+ * The rules of body fields, as the validation decorators (body-fields.ts)
+ * call them: each takes the value a client sent (undefined when not sent) and
+ * returns it as stored, or throws 400 with the contract's message.
+ */
+
 /** A parsed JSON request body: always an object (D7); unknown fields are ignored. */
 export type Body = Record<string, unknown>;
 
 /** D8: maximum lengths, in characters. */
 export const MAX_LENGTH = { title: 500, name: 255, description: 100_000, content: 100_000 } as const;
 
+/** Largest `position` (PostgreSQL `integer`). */
+export const MAX_POSITION = 2147483647;
+
 /** The request body as an object; a request without a body reads as `{}` (D7 rejects non-objects earlier). */
 export function asBody(body: unknown): Body {
   return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Body) : {};
-}
-
-/** True when the field was sent (even as null). */
-export function has(body: Body, field: string): boolean {
-  return Object.prototype.hasOwnProperty.call(body, field);
 }
 
 /** D8: the 400 message of a text over its maximum length. */
@@ -32,11 +36,6 @@ export function nulMessage(field: string): string {
   return `${field} must not contain NUL characters`;
 }
 
-/** The checkText messages of `fields`, for the OpenAPI document. */
-export function nulMessages(...fields: string[]): string[] {
-  return fields.map(nulMessage);
-}
-
 /**
  * The one text rule every string a client sends goes through before it is used
  * or stored (body fields, custom-field values, text query parameters):
@@ -49,27 +48,40 @@ export function checkText(field: string, value: string): string {
   return value;
 }
 
+/** D8 on create: the messages requiredText answers. */
+export function requiredTextMessages(field: string, max: number): string[] {
+  return [`${field} is required`, nulMessage(field), tooLongMessage(field, max)];
+}
+
 /**
  * D8 on create: a trimmed, non-blank string of at most `max` characters.
  * Missing, blank or not a string: 400 `<field> is required`; NUL: 400 (checkText);
  * too long: 400 `<field> must be at most <max> characters`.
  */
-export function requiredText(body: Body, field: string, max: number): string {
-  const value = body[field];
+export function requiredText(field: string, value: unknown, max: number): string {
   if (typeof value !== 'string' || value.trim() === '') throw new BadRequestException(`${field} is required`);
   return checkLength(field, checkText(field, value).trim(), max);
+}
+
+/** D8 on update: the messages patchText answers. */
+export function patchTextMessages(field: string, max: number): string[] {
+  return [`${field} must be a string`, `${field} cannot be empty`, nulMessage(field), tooLongMessage(field, max)];
 }
 
 /**
  * D8 on update: undefined when not sent; else a trimmed, non-blank string.
  * Not a string: 400 `<field> must be a string`; blank: 400 `<field> cannot be empty`; NUL and too long as above.
  */
-export function patchText(body: Body, field: string, max: number): string | undefined {
-  if (!has(body, field)) return undefined;
-  const value = body[field];
+export function patchText(field: string, value: unknown, max: number): string | undefined {
+  if (value === undefined) return undefined;
   if (typeof value !== 'string') throw new BadRequestException(`${field} must be a string`);
   if (value.trim() === '') throw new BadRequestException(`${field} cannot be empty`);
   return checkLength(field, checkText(field, value).trim(), max);
+}
+
+/** The messages optionalString answers. */
+export function optionalStringMessages(field: string): string[] {
+  return [`${field} must be a string`, nulMessage(field), tooLongMessage(field, MAX_LENGTH.name)];
 }
 
 /**
@@ -77,20 +89,8 @@ export function patchText(body: Body, field: string, max: number): string | unde
  * null when sent as null, else the string (at most 255 characters).
  * Another type: 400 `<field> must be a string`; NUL: 400 (checkText).
  */
-export function optionalString(body: Body, field: string): string | null | undefined {
-  if (!has(body, field)) return undefined;
-  const value = body[field];
-  if (value === null) return null;
+export function optionalString(field: string, value: unknown): string | null | undefined {
+  if (value === undefined || value === null) return value;
   if (typeof value !== 'string') throw new BadRequestException(`${field} must be a string`);
   return checkLength(field, checkText(field, value), MAX_LENGTH.name);
-}
-
-/** An optional integer (position): undefined when not sent; else an integer, or 400 `<field> must be an integer` (D25). */
-export function optionalInteger(body: Body, field: string): number | undefined {
-  if (!has(body, field)) return undefined;
-  const value = body[field];
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || Math.abs(value) > 2147483647) {
-    throw new BadRequestException(`${field} must be an integer`);
-  }
-  return value;
 }

@@ -71,21 +71,21 @@ describe('optionalDate (D11)', () => {
   const message = 'Invalid due_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z';
 
   it('is undefined when not sent, null for null and ""', () => {
-    expect(optionalDate({}, 'due_date')).toBeUndefined();
-    expect(optionalDate({ due_date: null }, 'due_date')).toBeNull();
-    expect(optionalDate({ due_date: '' }, 'due_date')).toBeNull();
+    expect(optionalDate('due_date', undefined)).toBeUndefined();
+    expect(optionalDate('due_date', null)).toBeNull();
+    expect(optionalDate('due_date', '')).toBeNull();
   });
 
   it('normalises to convention 2', () => {
-    expect(optionalDate({ due_date: '2025-03-01T10:00+01:00' }, 'due_date')).toBe('2025-03-01T09:00:00.000Z');
+    expect(optionalDate('due_date', '2025-03-01T10:00+01:00')).toBe('2025-03-01T09:00:00.000Z');
   });
 
   it.each([[1736933400000], [true], [{}], [['2025-01-15']], ['2025-02-30']])('rejects %j with the D11 message', (value) => {
-    expect(() => optionalDate({ due_date: value }, 'due_date')).toThrow(new BadRequestException(message));
+    expect(() => optionalDate('due_date', value)).toThrow(new BadRequestException(message));
   });
 
   it('names the field in the message', () => {
-    expect(() => optionalDate({ start_date: 'x' }, 'start_date')).toThrow(
+    expect(() => optionalDate('start_date', 'x')).toThrow(
       'Invalid start_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z',
     );
   });

@@ -1,5 +1,4 @@
 import { BadRequestException } from '@nestjs/common';
-import { Body, has } from './body';
 
 /** The example timestamp of the D11 error message (and the output format of convention 2). */
 export const DATE_EXAMPLE = '2025-01-15T09:30:00.000Z';
@@ -64,15 +63,14 @@ export function invalidDateMessage(field: string): string {
 }
 
 /**
- * A date field of a body (D11): undefined when not sent; null when sent as
- * `null` or `""` (no date on create, removal on update); else the instant as a
- * convention-2 string, ready for a `timestamptz` parameter. Anything else
- * (another string form, an impossible date, a number): 400
- * `Invalid <field> format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`.
+ * A date field of a body (D11), as sent (undefined when not sent): undefined
+ * when not sent; null when sent as `null` or `""` (no date on create, removal
+ * on update); else the instant as a convention-2 string, ready for a
+ * `timestamptz` parameter. Anything else (another string form, an impossible
+ * date, a number): 400 `Invalid <field> format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`.
  */
-export function optionalDate(body: Body, field: string): string | null | undefined {
-  if (!has(body, field)) return undefined;
-  const value = body[field];
+export function optionalDate(field: string, value: unknown): string | null | undefined {
+  if (value === undefined) return undefined;
   if (value === null || value === '') return null;
   const date = typeof value === 'string' ? parseIsoDate(value) : null;
   if (!date) throw new BadRequestException(invalidDateMessage(field));

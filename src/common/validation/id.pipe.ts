@@ -1,5 +1,6 @@
 import { Injectable, Param, PipeTransform } from '@nestjs/common';
 import { ApiParam } from '@nestjs/swagger';
+import { ApiErrors } from '../openapi/api-errors.decorator';
 import { PATH_ID_MESSAGES, PathIdKind, requireId } from './ids';
 
 /**
@@ -26,8 +27,9 @@ const PATH_ID_EXAMPLES: Record<PathIdKind, number> = { workspace: 1, folder: 2, 
 /**
  * The route's `{<kind>_id}` path parameter, parsed by IdPipe and documented
  * as an integer named for its resource (issue 10: client generators type it
- * and name it; the URL is the same for callers). One decorator for both, so
- * the name cannot drift: `getTask(@PathId('task') id: number)` on `@Get('tasks/:task_id')`.
+ * and name it; the URL is the same for callers), with its 400 (`Invalid task ID`).
+ * One decorator for all three, so they cannot drift: `getTask(@PathId('task') id: number)`
+ * on `@Get('tasks/:task_id')`.
  */
 export function PathId(kind: PathIdKind): ParameterDecorator {
   const name = pathIdName(kind);
@@ -38,8 +40,12 @@ export function PathId(kind: PathIdKind): ParameterDecorator {
     schema: { type: 'integer', minimum: 0, example: PATH_ID_EXAMPLES[kind] },
     description: `${kind.charAt(0).toUpperCase()}${kind.slice(1)} id`,
   });
+  const errors = ApiErrors({ 400: [PATH_ID_MESSAGES[kind]] });
   return (target, key, index) => {
     bind(target, key, index);
-    if (key !== undefined) document(target, key, Object.getOwnPropertyDescriptor(target, key)!);
+    if (key === undefined) return;
+    const descriptor = Object.getOwnPropertyDescriptor(target, key)!;
+    document(target, key, descriptor);
+    errors(target, key, descriptor);
   };
 }

@@ -1,9 +1,15 @@
 import { BadRequestException } from '@nestjs/common';
-import { parseCreateBody, parseUpdateBody } from './tasks.body';
+import { validateBody, validateTarget } from '../common/validation/validate-body';
+import { CreateTaskDto, UpdateTaskDto } from './tasks.dto';
+
+/** The validated DTO as a plain object, without the fields left undefined. */
+const sent = (dto: object) => Object.fromEntries(Object.entries(dto).filter(([, v]) => v !== undefined));
+const parseCreateBody = async (body: Record<string, unknown>) => sent(await validateBody(CreateTaskDto, { list_id: 1, ...body }));
+const parseUpdateBody = async (body: Record<string, unknown>) => sent(await validateBody(UpdateTaskDto, body));
 
 const fails = (promise: Promise<unknown>, message: string) => expect(promise).rejects.toThrow(new BadRequestException(message));
 
-describe('parseCreateBody', () => {
+describe('CreateTaskDto', () => {
   it('parses every field (D8-D14)', async () => {
     expect(
       await parseCreateBody({
@@ -17,14 +23,14 @@ describe('parseCreateBody', () => {
         custom_fields: [{ id: 1, value: 2 }, { id: '2', value: false }, { id: 1, value: 'last' }, { id: 3 }, { id: 'x', value: 'y' }, 7],
         label_ids: ['9'],
         parent_id: 12,
-        list_id: 'ignored here',
+        unknown_field: 'dropped (D7)',
       }),
     ).toEqual({
+      listId: 1,
       title: 'T',
       description: '<p>d</p>',
       priority: 'low',
       statusId: 4,
-      listId: undefined,
       dueDate: '2025-01-15T09:00:00.000Z',
       startDate: null,
       assigneeIds: [3, 2],
@@ -35,10 +41,7 @@ describe('parseCreateBody', () => {
   });
 
   it('leaves out what is not sent', async () => {
-    expect(await parseCreateBody({ title: 'x' })).toEqual({
-      title: 'x', parentId: null, listId: undefined, description: undefined, priority: undefined, statusId: undefined,
-      dueDate: undefined, startDate: undefined, assigneeIds: undefined, customFields: undefined, labelIds: undefined,
-    });
+    expect(await parseCreateBody({ title: 'x' })).toEqual({ listId: 1, title: 'x', parentId: null });
   });
 
   it('reports the first bad field in the order of the specification table', async () => {
@@ -57,10 +60,9 @@ describe('parseCreateBody', () => {
   });
 });
 
-describe('parseUpdateBody', () => {
+describe('UpdateTaskDto', () => {
   it('keeps only the fields sent', async () => {
-    const patch = await parseUpdateBody({ list_id: 5, due_date: null });
-    expect(Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined))).toEqual({ listId: 5, dueDate: null });
+    expect(await parseUpdateBody({ list_id: 5, due_date: null })).toEqual({ listId: 5, dueDate: null });
   });
 
   it.each(([
@@ -78,5 +80,28 @@ describe('parseUpdateBody', () => {
     [{ description: '<'.repeat(30_000) }, 'description must be at most 100000 characters'],
   ] as Array<[Record<string, unknown>, string]>).map(([body, message]) => [message, JSON.stringify(body).slice(0, 60), body] as const))('%s (%s)', async (message, _label, body) => {
     await fails(parseUpdateBody(body), message);
+  });
+});
+
+describe('validateTarget (D3 step 4)', () => {
+  it.each([
+    [{}, 'list_id is required'],
+    [{ list_id: null }, 'list_id is required'],
+    [{ list_id: '1e3' }, 'list_id must be a valid numeric ID'],
+    [{ list_id: true, title: 3 }, 'list_id must be a valid numeric ID'],
+  ] as Array<[Record<string, unknown>, string]>)('%j: %s', async (body, message) => {
+    await fails(validateTarget(CreateTaskDto, body), message);
+  });
+
+  it('checks only list_id: the rest of the body waits for the access check', async () => {
+    expect((await validateTarget(CreateTaskDto, { list_id: '7', title: 3, priority: 'x' })).listId).toBe(7);
+  });
+});
+
+describe('class-transformer hazards', () => {
+  it('answers a 400, not a TypeError, for objects with a constructor key (class-transformer#1462)', async () => {
+    await fails(parseCreateBody({ title: { constructor: 1 } }), 'title is required');
+    await fails(parseUpdateBody({ custom_fields: [{ id: 1, value: { constructor: { prototype: 1 } } }] }), 'custom_fields value must be a string or null');
+    expect(await parseUpdateBody({ custom_fields: [{ constructor: 1, id: 2, value: 'v' }], other: { constructor: 1 } })).toEqual({ customFields: [{ id: 2, value: 'v' }] });
   });
 });

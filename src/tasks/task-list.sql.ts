@@ -1,0 +1,176 @@
+import type { Membership } from '../common/access/access.policy';
+import { GrantParams, grantParams, permittedListSql } from '../common/access/access.sql';
+import type { CursorValues } from './task-cursor';
+import { PRIORITIES, Priority } from './tasks.body';
+import type { SortKey, SortTerm, TaskFilters, TaskQuery } from './task-query';
+import { SqlParams, taskJsonSql } from './tasks.sql';
+
+/*
+ * The one statement of List tasks (D22, D34): filters, sort, offset or keyset
+ * page, the total when wanted, and each row's task object, in one round trip.
+ * Every filter and sort expression here is one an index of migration
+ * 1795500000000 serves (test/e2e/tasks-query-plans.e2e-spec.ts checks the plans).
+ * Values always travel as parameters.
+ */
+
+/** The tasks a listing covers: a workspace, and the caller's membership there (grants of D29, D30, D33). */
+export interface TaskListScope {
+  workspaceId: number;
+  membership: Membership;
+}
+
+/** How one sort key reads in SQL. */
+interface SortSql {
+  /** The expression ordered by (never NULL: D34 puts tasks without a due date last in both directions). */
+  expr: (desc: boolean) => string;
+  /** The value a cursor carries for it (text for timestamps: microseconds survive JSON). */
+  cursorValue: string;
+  /** The parameter of a cursor value, comparable with `expr`. */
+  param: (p: SqlParams, value: string | number | null, desc: boolean) => string;
+}
+
+/** Timestamps in cursors: UTC with microseconds, read back exactly by `::timestamptz`. */
+const cursorTs = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+/** D34: due dates compared with NULL as the end of either direction. */
+const dueExpr = (desc: boolean) => `COALESCE(t.due_date, '${desc ? '-' : ''}infinity'::timestamptz)`;
+
+const SORT_SQL: Record<SortKey, SortSql> = {
+  created_at: { expr: () => 't.created_at', cursorValue: cursorTs('t.created_at'), param: (p, v) => p.add(v, 'timestamptz') },
+  updated_at: { expr: () => 't.updated_at', cursorValue: cursorTs('t.updated_at'), param: (p, v) => p.add(v, 'timestamptz') },
+  due_date: {
+    expr: dueExpr,
+    cursorValue: cursorTs('t.due_date'),
+    param: (p, v, desc) => p.add(v ?? (desc ? '-infinity' : 'infinity'), 'timestamptz'),
+  },
+  // D34: urgent, high, medium, low, none ascending.
+  priority: { expr: () => 'task_priority_rank(t.priority)', cursorValue: 'task_priority_rank(t.priority)', param: (p, v) => p.add(v, 'int') },
+  identifier: { expr: () => 't.identifier', cursorValue: 't.identifier', param: (p, v) => p.add(v, 'int') },
+  // D34: ASCII letters lower-cased, then code point order (the "C" collation of UTF-8 text).
+  title: { expr: () => 'lower(t.title COLLATE "C")', cursorValue: 'lower(t.title COLLATE "C")', param: (p, v) => `(${p.add(v, 'text')} COLLATE "C")` },
+};
+
+/** A JSON array of what a cursor carries for the row of tasks `t` under `sort`: its sort values, then its id. */
+export function cursorValuesSql(sort: SortTerm[]): string {
+  return `json_build_array(${[...sort.map((s) => SORT_SQL[s.key].cursorValue), 't.id'].join(', ')})`;
+}
+
+/** D34: a priority's place in the ascending order, as SQL's task_priority_rank() gives it (0 = urgent). */
+export const priorityRank = (priority: Priority): number => PRIORITIES.indexOf(priority);
+
+/** D34 `q`: a term as a LIKE pattern matching it anywhere, `\`, `%` and `_` taken literally. */
+export function containsPattern(term: string): string {
+  return `%${term.replace(/[\\%_]/g, '\\$&')}%`;
+}
+
+/** The WHERE conditions of the filters (D34) and of the caller's access (D30, D33: the shared list rule) on tasks `t`. */
+function filterSql(p: SqlParams, scope: TaskListScope, grants: GrantParams, query: TaskQuery): string[] {
+  const f = query.filters;
+  const ws = p.add(scope.workspaceId, 'int');
+  const where = [`t.workspace_id = ${ws}`, permittedListSql('t.list_id', grants)];
+
+  if (f.parentId !== null) {
+    const parent = p.add(f.parentId, 'int');
+    where.push(`t.parent_id = ${parent}`);
+    // D33: a parent the caller may not see matches nothing.
+    where.push(`EXISTS (SELECT 1 FROM tasks pt WHERE pt.id = ${parent} AND ${permittedListSql('pt.list_id', grants)})`);
+  } else if (!f.includeSubtasks) {
+    where.push('t.parent_id IS NULL');
+  }
+  if (f.listId !== null) where.push(`t.list_id = ${p.add(f.listId, 'int')}`);
+  if (f.statusIds) where.push(`t.status_id = ANY(${p.add(f.statusIds, 'int[]')})`);
+  if (f.statusCategories) {
+    where.push(`t.status_id IN (SELECT s.id FROM statuses s WHERE s.workspace_id = ${ws} AND s.category = ANY(${p.add(f.statusCategories, 'text[]')}))`);
+  }
+  if (f.assignees) {
+    const either: string[] = [];
+    if (f.assignees.ids.length) either.push(`t.id IN (SELECT ta.task_id FROM task_assignees ta WHERE ta.user_id = ANY(${p.add(f.assignees.ids, 'int[]')}))`);
+    if (f.assignees.none) either.push('NOT EXISTS (SELECT 1 FROM task_assignees ta WHERE ta.task_id = t.id)');
+    where.push(`(${either.join(' OR ')})`);
+  }
+  if (f.labelIds) where.push(`t.id IN (SELECT tl.task_id FROM task_labels tl WHERE tl.label_id = ANY(${p.add(f.labelIds, 'int[]')}))`);
+  if (f.priorities) where.push(`task_priority_rank(t.priority) = ANY(${p.add(f.priorities.map(priorityRank), 'int[]')})`);
+  // A task without a due date matches neither bound: the COALESCE sends it past both ends.
+  if (f.dueAfter) where.push(`${dueExpr(true)} >= ${p.add(f.dueAfter, 'timestamptz')}`);
+  if (f.dueBefore) where.push(`${dueExpr(false)} < ${p.add(f.dueBefore, 'timestamptz')}`);
+  if (f.createdAfter) where.push(`t.created_at >= ${p.add(f.createdAfter, 'timestamptz')}`);
+  if (f.updatedAfter) where.push(`t.updated_at >= ${p.add(f.updatedAfter, 'timestamptz')}`);
+  for (const term of f.terms ?? []) {
+    // PostgreSQL text holds no NUL character: such a term occurs nowhere (and cannot be a parameter).
+    where.push(term.includes('\0') ? 'false' : `task_search_text(t.title, t.description) LIKE lower(${p.add(containsPattern(term), 'text')})`);
+  }
+  return where;
+}
+
+/** Whether a filter beyond the list (whose index is ordered like the default sort) narrows the rows. */
+function narrows(f: TaskFilters): boolean {
+  return Boolean(
+    f.statusIds || f.statusCategories || f.assignees || f.labelIds || f.priorities || f.parentId !== null ||
+      f.dueAfter || f.dueBefore || f.createdAfter || f.updatedAfter || f.terms,
+  );
+}
+
+/** ORDER BY items over the sort expressions (or the columns `k0..` of a CTE row `alias`), ties by id in the last key's direction (D34). */
+function orderSql(sort: SortTerm[], alias?: string): string {
+  const dir = (desc: boolean) => (desc ? 'DESC' : 'ASC');
+  const items = sort.map((s, i) => `${alias ? `${alias}.k${i}` : SORT_SQL[s.key].expr(s.desc)} ${dir(s.desc)}`);
+  items.push(`${alias ? `${alias}.id` : 't.id'} ${dir(sort[sort.length - 1].desc)}`);
+  return items.join(', ');
+}
+
+/**
+ * D34 keyset: rows strictly after the cursor's row in the sort order. One
+ * direction throughout compares rows (`(k, id) < ($1, $2)`), which an index
+ * range serves; mixed directions expand to the lexicographic OR, with the first
+ * key's bound kept alone as well so the index still gives the range start.
+ */
+function afterSql(p: SqlParams, sort: SortTerm[], after: CursorValues): string {
+  const terms = [...sort.map((s, i) => ({ expr: SORT_SQL[s.key].expr(s.desc), value: SORT_SQL[s.key].param(p, after[i], s.desc), desc: s.desc }))];
+  terms.push({ expr: 't.id', value: p.add(after[sort.length], 'int'), desc: sort[sort.length - 1].desc });
+  const op = (desc: boolean) => (desc ? '<' : '>');
+  if (terms.every((t) => t.desc === terms[0].desc)) {
+    return `(${terms.map((t) => t.expr).join(', ')}) ${op(terms[0].desc)} (${terms.map((t) => t.value).join(', ')})`;
+  }
+  const ors = terms.map((t, i) => [...terms.slice(0, i).map((e) => `${e.expr} = ${e.value}`), `${t.expr} ${op(t.desc)} ${t.value}`].join(' AND '));
+  return `${terms[0].expr} ${op(terms[0].desc)}= ${terms[0].value} AND (${ors.map((o) => `(${o})`).join(' OR ')})`;
+}
+
+/** The listing statement and its parameters; its one row is `{ data (JSON text), total?, next_key? }` (see TasksRepository.listPage). */
+export function taskListSql(scope: TaskListScope, userId: number, query: TaskQuery): { sql: string; params: unknown[] } {
+  const p = new SqlParams();
+  const grants = grantParams((v, cast) => p.add(v, cast), scope.membership);
+  const where = filterSql(p, scope, grants, query).join('\n AND ');
+  const keys = query.sort.map((s, i) => `${SORT_SQL[s.key].expr(s.desc)} AS k${i}`).join(', ');
+  const user = p.add(userId, 'int');
+  const limit = p.add(query.limit, 'int');
+  // Each page row's object by primary key, whatever the planner thinks of joining a few rows with all tasks.
+  const rowJson = `(SELECT ${taskJsonSql('listItem', user, grants)} FROM tasks t LEFT JOIN lists l ON l.id = t.list_id WHERE t.id = p.id)`;
+
+  if (query.mode === 'offset') {
+    // D22: the scope is counted and paged by one statement. Unfiltered, it is not materialized:
+    // the page walks the sort's index and stops at the limit. Filtered, it is: the count reads
+    // every match anyway, and the page then sorts those few rows instead of walking the index
+    // past all the others (the generic plan cannot know how few match).
+    const offset = p.add((BigInt(query.page - 1) * BigInt(query.limit)).toString(), 'bigint');
+    const sql = `WITH scope AS ${narrows(query.filters) ? 'MATERIALIZED' : 'NOT MATERIALIZED'} (
+         SELECT t.id, ${keys} FROM tasks t WHERE ${where}
+       ), page AS (
+         SELECT * FROM scope ORDER BY ${orderSql(query.sort, 'scope')} LIMIT ${limit} OFFSET ${offset}
+       )
+       SELECT (SELECT count(*)::int FROM scope) AS total,
+              COALESCE((SELECT json_agg(${rowJson} ORDER BY ${orderSql(query.sort, 'p')}) FROM page p), '[]'::json)::text AS data`;
+    return { sql, params: p.values };
+  }
+
+  // D34 keyset page: one row more than asked tells whether a next page exists.
+  const keyset = query.after ? `\n AND ${afterSql(p, query.sort, query.after)}` : '';
+  const total = query.includeTotal ? `,\n (SELECT count(*)::int FROM tasks t WHERE ${where}) AS total` : '';
+  const sql = `WITH page AS (
+       SELECT t.id, row_number() OVER (ORDER BY ${orderSql(query.sort)}) AS n, ${cursorValuesSql(query.sort)} AS next_key
+         FROM tasks t WHERE ${where}${keyset}
+        ORDER BY ${orderSql(query.sort)} LIMIT ${limit} + 1
+     )
+     SELECT COALESCE((SELECT json_agg(${rowJson} ORDER BY p.n) FROM page p WHERE p.n <= ${limit}), '[]'::json)::text AS data,
+            (SELECT p.next_key FROM page p WHERE p.n = ${limit} AND EXISTS (SELECT 1 FROM page m WHERE m.n > ${limit})) AS next_key${total}`;
+  return { sql, params: p.values };
+}
