@@ -57,7 +57,7 @@ describe('configuration (validated at boot)', () => {
     const env = loadEnv({});
     expect(env).toEqual({
       databaseUrl: undefined, port: 3000, host: '0.0.0.0', dataDir: '.data', embeddedPgPort: undefined, migrationsRun: true,
-      dbPoolSize: 10, logLevel: 'log', logFormat: 'auto', rateLimitPerMinute: 6000, redisUrl: undefined, trustProxy: false,
+      dbPoolSize: 10, logLevel: 'log', logFormat: 'auto', rateLimitPerMinute: 0, redisUrl: undefined, trustProxy: false,
       corsOrigins: [], docsEnabled: true, metricsEnabled: true,
     });
     expect(loadEnv({ MIGRATIONS_RUN: '0' }).migrationsRun).toBe(false);
