@@ -192,6 +192,8 @@ describe('security headers, CORS, docs switch, metrics', () => {
         'strict-transport-security': expect.stringContaining('max-age='),
         'content-security-policy': expect.stringContaining("default-src 'self'"),
       });
+      // Served over plain HTTP too: /docs must not have its own requests upgraded to https.
+      expect(res.headers['content-security-policy']).not.toContain('upgrade-insecure-requests');
       const preflight = await t.inject({
         method: 'OPTIONS', url: '/api/v1/me',
         headers: { origin: 'https://app.example.com', 'access-control-request-method': 'GET' },

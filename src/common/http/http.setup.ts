@@ -25,6 +25,9 @@ export async function configureHttp(app: NestFastifyApplication, env: AppEnv): P
         styleSrc: [`'self'`, `'unsafe-inline'`],
         imgSrc: [`'self'`, 'data:'],
         scriptSrc: [`'self'`],
+        // The service is often served over plain HTTP (npm start, behind a TLS proxy): upgrading
+        // /docs' own requests to https would break Swagger UI there.
+        upgradeInsecureRequests: null,
       },
     },
   });
