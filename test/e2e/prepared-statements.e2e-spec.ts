@@ -4,6 +4,7 @@ import { dataSourceOptions } from '../../src/common/database/data-source';
 import { NamedStatementClient } from '../../src/common/database/prepared';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
+import { setEnv } from '../setup/env';
 
 /**
  * Issue 9: every parameterised statement is a named prepared statement, parsed
@@ -18,10 +19,10 @@ const RUNS = 12;
 describe('named prepared statements (issue 9)', () => {
   let t: TestApp;
   let ids: Record<string, number>;
-  const poolSize = process.env.DB_POOL_SIZE;
+  let restoreEnv: () => void;
 
   beforeAll(async () => {
-    process.env.DB_POOL_SIZE = '1';
+    restoreEnv = setEnv({ DB_POOL_SIZE: '1' });
     t = await createTestApp();
     ids = await loadFixture(t.db.ds, {
       users: [{ ref: 'owner', email: 'owner@prep.test', name: 'Owner' }],
@@ -40,8 +41,7 @@ describe('named prepared statements (issue 9)', () => {
     });
   });
   afterAll(async () => {
-    if (poolSize === undefined) delete process.env.DB_POOL_SIZE;
-    else process.env.DB_POOL_SIZE = poolSize;
+    restoreEnv();
     await t.close();
   });
 

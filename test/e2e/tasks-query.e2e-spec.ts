@@ -2,6 +2,7 @@ import { SCOPES } from '../../src/common/auth/scope';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import type { FixtureWorld } from '../../src/fixtures/fixture.types';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
+import { setEnv } from '../setup/env';
 import { QueryCounter } from '../setup/query-counter';
 import { FIELDS, keys } from './tasks-world';
 
@@ -379,13 +380,11 @@ describe('GET /api/v1/workspaces/:id/tasks: task queries (D34)', () => {
 
       it('400 when the server secret changes (CURSOR_SECRET)', async () => {
         const rest = q('&priority=urgent,high&status_id={todo},{doing}&sort=-due_date');
-        const before = process.env.CURSOR_SECRET;
-        process.env.CURSOR_SECRET = 'another secret';
+        const restoreEnv = setEnv({ CURSOR_SECRET: 'another secret' });
         try {
           expect(await error(`?cursor=${cursor}${rest}`)).toEqual({ status: 400, body: { error: 'Invalid cursor' } });
         } finally {
-          if (before === undefined) delete process.env.CURSOR_SECRET;
-          else process.env.CURSOR_SECRET = before;
+          restoreEnv();
         }
         expect((await get(`?cursor=${cursor}${rest}`)).statusCode).toBe(200);
       });
