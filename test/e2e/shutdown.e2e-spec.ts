@@ -1,10 +1,10 @@
 import { ChildProcess, spawn } from 'child_process';
-import { connect, createServer, Socket } from 'net';
-import { resolve } from 'path';
+import { connect, Socket } from 'net';
 import { SCOPES } from '../../src/common/auth/scope';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { createTestDatabase, TestDatabase } from '../setup/database';
 import { rawRequest } from '../setup/raw-http';
+import { freePort, ROOT } from '../setup/server-process';
 import { tsEntryScript } from '../setup/ts-child';
 
 /**
@@ -13,19 +13,8 @@ import { tsEntryScript } from '../setup/ts-child';
  * SHUTDOWN_TIMEOUT_MS runs out → it is cut, logged, and the exit code is 1 (issue 8 item 11).
  */
 
-const ROOT = resolve(__dirname, '..', '..');
 const KEY = 'svc_shutdown_owner';
 const DRAIN_MS = 800;
-
-function freePort(): Promise<number> {
-  return new Promise((done) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
 
 interface Server {
   child: ChildProcess;
