@@ -37,6 +37,16 @@ async function appWith(env: Record<string, string>, options: { validateResponses
   }
 }
 
+/** Runs `run` against an app booted with `env` (see appWith), closing the app afterwards. */
+async function withApp(env: Record<string, string>, run: (t: TestApp) => Promise<void>, options: { validateResponses?: boolean } = {}): Promise<void> {
+  const t = await appWith(env, options);
+  try {
+    await run(t);
+  } finally {
+    await t.close();
+  }
+}
+
 describe('configuration (validated at boot)', () => {
   it.each([
     [{ PORT: 'abc' }, 'Invalid configuration: PORT="abc": expected a port number from 0 to 65535'],
@@ -151,8 +161,7 @@ describe('rate limits (@nestjs/throttler)', () => {
   });
 
   it('requests without a valid key count per client IP, before authentication answers', async () => {
-    const t = await appWith({ RATE_LIMIT_PER_MINUTE: '3' });
-    try {
+    await withApp({ RATE_LIMIT_PER_MINUTE: '3' }, async (t) => {
       const statuses: number[] = [];
       for (let i = 0; i < 5; i++) {
         const res = await t.inject({ method: 'GET', url: '/api/v1/me', headers: auth(generateApiKey()) });
@@ -162,29 +171,23 @@ describe('rate limits (@nestjs/throttler)', () => {
       // Another client address has its own budget.
       const res = await t.inject({ method: 'GET', url: '/api/v1/me', remoteAddress: '10.1.2.3' });
       expect([res.statusCode, res.json()]).toEqual([401, { error: 'API key required' }]);
-    } finally {
-      await t.close();
-    }
+    });
   });
 
   it('RATE_LIMIT_PER_MINUTE=0 turns it off: no headers, never 429', async () => {
-    const t = await appWith({ RATE_LIMIT_PER_MINUTE: '0' });
-    try {
+    await withApp({ RATE_LIMIT_PER_MINUTE: '0' }, async (t) => {
       for (let i = 0; i < 20; i++) {
         const res = await t.inject({ method: 'GET', url: '/api/v1/me' });
         expect(res.statusCode).toBe(401);
         expect(res.headers['ratelimit-limit']).toBeUndefined();
       }
-    } finally {
-      await t.close();
-    }
+    });
   });
 });
 
 describe('security headers, CORS, docs switch, metrics', () => {
   it('helmet headers on every answer; CORS off by default (a preflight is an unknown route)', async () => {
-    const t = await createTestApp();
-    try {
+    await withApp({}, async (t) => {
       const res = await t.inject({ method: 'GET', url: '/health' });
       expect(res.headers).toMatchObject({
         'x-content-type-options': 'nosniff',
@@ -200,14 +203,11 @@ describe('security headers, CORS, docs switch, metrics', () => {
       });
       expect([preflight.statusCode, preflight.json()]).toEqual([404, { error: 'Not found' }]);
       expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
-    } finally {
-      await t.close();
-    }
+    });
   });
 
   it('CORS_ORIGINS: preflight answered for allowed origins only; answers carry the CORS headers', async () => {
-    const t = await appWith({ CORS_ORIGINS: 'https://app.example.com' }, { validateResponses: false });
-    try {
+    await withApp({ CORS_ORIGINS: 'https://app.example.com' }, async (t) => {
       const preflight = await t.inject({
         method: 'OPTIONS', url: '/api/v1/tasks/1',
         headers: { origin: 'https://app.example.com', 'access-control-request-method': 'PATCH', 'access-control-request-headers': 'authorization,content-type' },
@@ -223,25 +223,19 @@ describe('security headers, CORS, docs switch, metrics', () => {
       expect(get.headers['access-control-expose-headers']).toContain('X-Request-Id');
       const elsewhere = await t.inject({ method: 'GET', url: '/api/v1/me', headers: { origin: 'https://evil.example.com' } });
       expect(elsewhere.headers['access-control-allow-origin']).toBeUndefined();
-    } finally {
-      await t.close();
-    }
+    }, { validateResponses: false });
   });
 
   it('DOCS_ENABLED=false: no Swagger UI, the OpenAPI document stays', async () => {
-    const t = await appWith({ DOCS_ENABLED: 'false' });
-    try {
+    await withApp({ DOCS_ENABLED: 'false' }, async (t) => {
       const docs = await t.inject({ method: 'GET', url: '/docs' });
       expect([docs.statusCode, docs.json()]).toEqual([404, { error: 'Not found' }]);
       expect((await t.inject({ method: 'GET', url: '/api/v1/openapi.json' })).statusCode).toBe(200);
-    } finally {
-      await t.close();
-    }
+    });
   });
 
   it('/metrics: requests by route and status, durations, pool and process metrics', async () => {
-    const t = await createTestApp();
-    try {
+    await withApp({}, async (t) => {
       const key = generateApiKey();
       await loadFixture(t.db.ds, world(key, 'metrics'));
       await t.inject({ method: 'GET', url: '/api/v1/me', headers: auth(key) });
@@ -260,19 +254,14 @@ describe('security headers, CORS, docs switch, metrics', () => {
       expect(text).toMatch(/^db_pool_connections_idle [1-9]\d*$/m);
       expect(text).toMatch(/^db_pool_requests_waiting 0$/m);
       expect(text).toMatch(/^process_resident_memory_bytes \d+/m);
-    } finally {
-      await t.close();
-    }
+    });
   });
 
   it('METRICS_ENABLED=false: no /metrics', async () => {
-    const t = await appWith({ METRICS_ENABLED: 'false' });
-    try {
+    await withApp({ METRICS_ENABLED: 'false' }, async (t) => {
       const res = await t.inject({ method: 'GET', url: '/metrics' });
       expect([res.statusCode, res.json()]).toEqual([404, { error: 'Not found' }]);
-    } finally {
-      await t.close();
-    }
+    });
   });
 });
 
