@@ -1,6 +1,7 @@
 import type { Client } from 'pg';
 import { hashApiKey } from '../common/auth/api-key';
 import { SCOPES } from '../common/auth/scope';
+import { DEFAULT_STATUSES } from '../fixtures/fixture.types';
 import type { CursorValues } from '../tasks/task-cursor';
 import { cursorValuesSql } from '../tasks/task-list.sql';
 import { DEFAULT_SORT } from '../tasks/task-query';
@@ -84,9 +85,9 @@ async function build(db: Client): Promise<void> {
   const statuses = await ids(
     `INSERT INTO statuses (workspace_id, name, color, category, position)
      SELECT $1, s.name, 'gray', s.category, s.position
-       FROM (VALUES ('To Do', 'pending', 1), ('In Progress', 'in_progress', 2), ('Done', 'completed', 3), ('Cancelled', 'cancelled', 4)) s(name, category, position)
+       FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS s(name, category, position)
       ORDER BY s.position RETURNING id`,
-    [ws],
+    [ws, DEFAULT_STATUSES.map((s) => s.name), DEFAULT_STATUSES.map((s) => s.category)],
   );
   const labels = await ids(
     `INSERT INTO labels (workspace_id, name, color) SELECT $1, 'Label ' || g, 'blue' FROM generate_series(1, 10) g ORDER BY g RETURNING id`,
