@@ -1,6 +1,6 @@
-import { SCOPES } from '../../src/common/auth/scope';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
+import { usersWithKeys } from '../setup/world';
 
 /**
  * Issue 8, items 3-5 (D33): what a restricted member may not see stays invisible
@@ -9,7 +9,6 @@ import { auth, createTestApp, TestApp } from '../setup/create-app';
  * Carol is an unrestricted member and sees everything.
  */
 const KEY = { erin: 'svc_rv_erin', vera: 'svc_rv_vera', carol: 'svc_rv_carol' } as const;
-const ALL = [...SCOPES];
 
 describe('restricted members: D33', () => {
   let t: TestApp;
@@ -20,17 +19,7 @@ describe('restricted members: D33', () => {
   beforeAll(async () => {
     t = await createTestApp();
     ids = await loadFixture(t.db.ds, {
-      users: [
-        { ref: 'alice', email: 'alice@rv.test', name: 'Alice' },
-        { ref: 'carol', email: 'carol@rv.test', name: 'Carol' },
-        { ref: 'erin', email: 'erin@rv.test', name: 'Erin' },
-        { ref: 'vera', email: 'vera@rv.test', name: 'Vera' },
-      ],
-      api_keys: [
-        { user: 'carol', key: KEY.carol, scopes: ALL },
-        { user: 'erin', key: KEY.erin, scopes: ALL },
-        { user: 'vera', key: KEY.vera, scopes: ALL },
-      ],
+      ...usersWithKeys('rv.test', ['alice', 'carol', 'erin', 'vera'], { carol: KEY.carol, erin: KEY.erin, vera: KEY.vera }),
       workspaces: [
         {
           ref: 'ws', name: 'RV', slug: 'rv', owner: 'alice',

@@ -1,9 +1,9 @@
-import { SCOPES } from '../../src/common/auth/scope';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import type { FixtureWorld } from '../../src/fixtures/fixture.types';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
 import { setEnv } from '../setup/env';
 import { QueryCounter } from '../setup/query-counter';
+import { usersWithKeys } from '../setup/world';
 import { FIELDS, keys } from './tasks-world';
 
 /**
@@ -11,7 +11,6 @@ import { FIELDS, keys } from './tasks-world';
  * include_total and the query 400s in their order. D22, D30, D33, D34.
  */
 
-const ALL_SCOPES = [...SCOPES];
 const KEY = { alice: 'svc_tq_alice', bob: 'svc_tq_bob', erin: 'svc_tq_erin', olga: 'svc_tq_olga' } as const;
 
 /**
@@ -22,18 +21,7 @@ const KEY = { alice: 'svc_tq_alice', bob: 'svc_tq_bob', erin: 'svc_tq_erin', olg
  */
 function world(): FixtureWorld {
   return {
-    users: [
-      { ref: 'alice', email: 'alice@tq.test', name: 'Alice' },
-      { ref: 'bob', email: 'bob@tq.test', name: 'Bob' },
-      { ref: 'erin', email: 'erin@tq.test', name: 'Erin' },
-      { ref: 'olga', email: 'olga@tq.test', name: 'Olga' },
-    ],
-    api_keys: [
-      { user: 'alice', key: KEY.alice, scopes: ALL_SCOPES },
-      { user: 'bob', key: KEY.bob, scopes: ALL_SCOPES },
-      { user: 'erin', key: KEY.erin, scopes: ALL_SCOPES },
-      { user: 'olga', key: KEY.olga, scopes: ALL_SCOPES },
-    ],
+    ...usersWithKeys('tq.test', ['alice', 'bob', 'erin', 'olga'], KEY),
     workspaces: [
       {
         ref: 'acme', name: 'Acme', slug: 'tq-acme', owner: 'alice',

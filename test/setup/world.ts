@@ -105,3 +105,15 @@ export async function loadRoleWorld(ds: DataSource, prefix: string): Promise<Rol
     revokedKey: `svc_${prefix}_revoked`,
   };
 }
+
+/**
+ * Users and keys of a hand-made world: for each name a user (ref `name`, email
+ * `name@domain`, display name capitalised), and for each entry of `keys`
+ * (user ref → key) a key of that user with every scope.
+ */
+export function usersWithKeys(domain: string, names: string[], keys: Record<string, string>): Pick<FixtureWorld, 'users' | 'api_keys'> {
+  return {
+    users: names.map((ref) => ({ ref, email: `${ref}@${domain}`, name: ref[0].toUpperCase() + ref.slice(1) })),
+    api_keys: Object.entries(keys).map(([user, key]) => ({ user, key, scopes: ALL })),
+  };
+}
