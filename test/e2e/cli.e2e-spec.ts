@@ -1,12 +1,13 @@
 import { spawnSync } from 'child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'fs';
 import { tmpdir } from 'os';
-import { join, resolve } from 'path';
+import { join } from 'path';
 import { hashApiKey } from '../../src/common/auth/api-key';
 import { SCOPES } from '../../src/common/auth/scope';
 import { createTestDatabase, TestDatabase } from '../setup/database';
 import { internalReferences } from '../setup/internal-references';
 import { tsEntryScript } from '../setup/ts-child';
+import { ROOT } from '../setup/paths';
 
 /**
  * The CLI of D32 as a child process on this file's own database. It runs the
@@ -14,7 +15,6 @@ import { tsEntryScript } from '../setup/ts-child';
  * tree rather than a stale dist/; one test goes through `npm run cli` itself.
  */
 
-const ROOT = resolve(__dirname, '..', '..');
 
 // The CLI entry, run from the TypeScript sources, with the arguments given after the script.
 const RUN_CLI = tsEntryScript('src/cli.ts', 'cli');

@@ -1,7 +1,8 @@
 import { spawnSync } from 'child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
-import { join, resolve } from 'path';
+import { join } from 'path';
+import { ROOT } from '../setup/paths';
 
 /**
  * Issue 10: the committed openapi.json serves a second client generator as
@@ -12,7 +13,6 @@ import { join, resolve } from 'path';
  * answers and errors); a program passing a string id does not.
  */
 
-const ROOT = resolve(__dirname, '..', '..');
 const BIN = join(ROOT, 'node_modules', '.bin');
 
 /** What a client developer writes: create, get, move and list tasks, reading typed answers and errors. */

@@ -1,8 +1,9 @@
 import { spawnSync } from 'child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'fs';
 import { tmpdir, userInfo } from 'os';
-import { join, resolve } from 'path';
+import { join } from 'path';
 import { tsEntryScript } from '../setup/ts-child';
+import { ROOT } from '../setup/paths';
 
 /**
  * Issue 8 item 10: `npm start` as root (embedded PostgreSQL, no DATABASE_URL)
@@ -12,7 +13,6 @@ import { tsEntryScript } from '../setup/ts-child';
  * meet this; as another user the check does not apply.
  */
 
-const ROOT = resolve(__dirname, '..', '..');
 const asRoot = userInfo().uid === 0;
 
 (asRoot ? describe : describe.skip)('npm start as root with a data directory postgres cannot reach (issue 8)', () => {

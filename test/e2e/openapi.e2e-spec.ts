@@ -9,6 +9,7 @@ import { LabelDto } from '../../src/labels/labels.dto';
 import { operations, reachableSchemas, responseAndRequestRoots } from '../../src/openapi/openapi.finalize';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
 import { Exchange, OpenApiResponseValidator } from '../setup/openapi-validator';
+import { ROOT } from '../setup/paths';
 
 /**
  * Issue 5: the OpenAPI 3.1 document (D1: GET /api/v1/openapi.json and /docs,
@@ -16,7 +17,6 @@ import { Exchange, OpenApiResponseValidator } from '../setup/openapi-validator';
  * it, and the response validator of the e2e suite (test/setup/openapi-validator.ts).
  */
 
-const ROOT = resolve(__dirname, '..', '..');
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Doc = Record<string, any>;
 

@@ -8,6 +8,7 @@ import type { FixtureWorld } from '../../src/fixtures/fixture.types';
 import { markShuttingDown } from '../../src/health/shutdown-state';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
 import { setEnv } from '../setup/env';
+import { ROOT } from '../setup/paths';
 
 /**
  * Issue 12, operations: the validated configuration (and the README table
@@ -16,7 +17,6 @@ import { setEnv } from '../setup/env';
  * configuration.
  */
 
-const ROOT = join(__dirname, '..', '..');
 
 /** A world with one owner, their key (random: Redis budgets are shared between runs) and a workspace. */
 function world(key: string, slug: string): FixtureWorld {

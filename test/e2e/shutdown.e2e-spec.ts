@@ -4,7 +4,8 @@ import { SCOPES } from '../../src/common/auth/scope';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { createTestDatabase, TestDatabase } from '../setup/database';
 import { rawRequest } from '../setup/raw-http';
-import { freePort, ROOT } from '../setup/server-process';
+import { ROOT } from '../setup/paths';
+import { freePort } from '../setup/server-process';
 import { tsEntryScript } from '../setup/ts-child';
 
 /**

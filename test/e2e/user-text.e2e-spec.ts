@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'fs';
-import { join, resolve } from 'path';
+import { join } from 'path';
 import { internalReferences } from '../setup/internal-references';
+import { ROOT } from '../setup/paths';
 
 /**
  * What users read names no internal decision number and no document outside
@@ -9,7 +10,6 @@ import { internalReferences } from '../setup/internal-references';
  * committed one, byte for byte: openapi.e2e-spec.ts; CLI help: cli.e2e-spec.ts.)
  */
 
-const ROOT = resolve(__dirname, '..', '..');
 const FILES = ['openapi.json', 'clients/typescript/schema.d.ts', 'README.md', ...readdirSync(join(ROOT, 'docs')).map((f) => `docs/${f}`)];
 
 describe('user-facing text', () => {

@@ -1,7 +1,7 @@
 import { ChildProcess, spawn } from 'child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
-import { join, resolve } from 'path';
+import { join } from 'path';
 import { childrenOf } from '../../src/bench/proc';
 import { hashApiKey } from '../../src/common/auth/api-key';
 import { SCOPES } from '../../src/common/auth/scope';
@@ -9,6 +9,7 @@ import { freePort } from '../../src/common/database/embedded';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { createTestDatabase, TestDatabase } from '../setup/database';
 import { tsEntryScript } from '../setup/ts-child';
+import { ROOT } from '../setup/paths';
 
 /**
  * Issue 9: the server as real OS processes. `WEB_CONCURRENCY=2` runs two worker
@@ -18,7 +19,6 @@ import { tsEntryScript } from '../setup/ts-child';
  * TypeScript sources (transpiled on the fly), not a stale dist/.
  */
 
-const ROOT = resolve(__dirname, '..', '..');
 const KEY = 'svc_workers_owner';
 const WITHIN_MS = 1000;
 

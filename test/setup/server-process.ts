@@ -1,8 +1,9 @@
 import { ChildProcess, spawn } from 'child_process';
 import { join } from 'path';
 import { freePort } from '../../src/common/database/embedded';
+import { ROOT } from './paths';
 
-export { freePort };
+export { freePort, ROOT };
 
 /*
  * The built server (`node dist/main.js`, as `npm run start:prod` runs it) as
@@ -10,8 +11,6 @@ export { freePort };
  * database (scale-out), the README's curl lines. dist/ is rebuilt first when a
  * source changed (scripts/build-if-stale.js), so these tests run this tree.
  */
-
-export const ROOT = join(__dirname, '..', '..');
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { buildIfStale } = require(join(ROOT, 'scripts', 'build-if-stale.js')) as { buildIfStale: () => number };
