@@ -9,6 +9,7 @@ import type { FixtureWorld } from '../../src/fixtures/fixture.types';
 import { markShuttingDown } from '../../src/health/shutdown-state';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
 import { setEnv } from '../setup/env';
+import { QueryCounter } from '../setup/query-counter';
 
 /**
  * Issue 12, operations: the validated configuration (and the README table
@@ -165,6 +166,21 @@ describe('rate limits (@nestjs/throttler)', () => {
       const res = await t.inject({ method: 'GET', url: '/api/v1/me', remoteAddress: '10.1.2.3' });
       expect([res.statusCode, res.json()]).toEqual([401, { error: 'API key required' }]);
     } finally {
+      await t.close();
+    }
+  });
+
+  it('the rate limiter and the API-key guard share one key lookup per request', async () => {
+    const t = await appWith({ RATE_LIMIT_PER_MINUTE: '100' });
+    const counter = new QueryCounter().install();
+    try {
+      // An unknown key is never kept by the key cache: each lookup is a round trip.
+      const { result, statements } = await counter.record(() => t.inject({ method: 'GET', url: '/api/v1/me', headers: auth(generateApiKey()) }));
+      expect([result.statusCode, result.json()]).toEqual([401, { error: 'Invalid API key' }]);
+      expect(result.headers['ratelimit-limit']).toBe('100');
+      expect(statements.filter((s) => /FROM api_keys/.test(s))).toHaveLength(1);
+    } finally {
+      counter.uninstall();
       await t.close();
     }
   });
