@@ -1,7 +1,7 @@
 import type { Membership } from '../common/access/access.policy';
 import { GrantParams, grantParams, permittedListSql } from '../common/access/access.sql';
 import type { CursorValues } from './task-cursor';
-import { PRIORITIES, Priority } from './tasks.body';
+import { PRIORITIES, Priority } from './tasks.dto';
 import type { SortKey, SortTerm, TaskFilters, TaskQuery } from './task-query';
 import { SqlParams, taskJsonSql } from './tasks.sql';
 

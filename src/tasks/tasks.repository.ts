@@ -3,11 +3,10 @@ import { DataSource } from 'typeorm';
 import type { Membership } from '../common/access/access.policy';
 import { grantParams, permittedListSql } from '../common/access/access.sql';
 import { RawJson } from '../common/http/raw-json';
-import type { CustomFieldInput, NewTask, TaskPatch } from './tasks.body';
 import type { CursorValues } from './task-cursor';
 import { TaskListScope, taskListSql } from './task-list.sql';
 import type { TaskQuery } from './task-query';
-import type { TaskDto, TaskWriteDto } from './tasks.dto';
+import type { CreateTaskDto, CustomFieldInput, TaskDto, TaskWriteDto, UpdateTaskDto } from './tasks.dto';
 import { fieldAppliesSql, fieldVisibleSql, SqlParams, TaskShape, taskJsonSql } from './tasks.sql';
 
 /** Where a task is being written: its workspace, its (final) list and that list's folder. */
@@ -102,7 +101,7 @@ export class TasksRepository {
    * (D14), custom fields to those applying to the list and visible to the creator (D13);
    * a parent outside the lists `membership` may see is not found (D33).
    */
-  async insertTask(place: TaskPlace, creatorId: number, membership: Membership, task: NewTask): Promise<CreatedTask> {
+  async insertTask(place: TaskPlace, creatorId: number, membership: Membership, task: CreateTaskDto): Promise<CreatedTask> {
     const p = new SqlParams();
     const ws = p.add(place.workspaceId, 'int');
     const statusId = p.add(task.statusId ?? null, 'int');
@@ -147,7 +146,7 @@ export class TasksRepository {
    * values set or cleared when the field applies to the task's list after the
    * move and is visible to `userId` (D13; values of fields that no longer apply are kept).
    */
-  async updateTask(id: number, place: TaskPlace, membership: Membership, userId: number, patch: TaskPatch): Promise<UpdatedTask> {
+  async updateTask(id: number, place: TaskPlace, membership: Membership, userId: number, patch: UpdateTaskDto): Promise<UpdatedTask> {
     const p = new SqlParams();
     const taskId = p.add(id, 'int');
     const ws = p.add(place.workspaceId, 'int');
