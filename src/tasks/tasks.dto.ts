@@ -20,12 +20,9 @@ export interface CustomFieldInput {
   value: string | null;
 }
 
-/** The messages customFieldValues answers. */
-export const CUSTOM_FIELDS_MESSAGES = [
-  'custom_fields must be an array',
-  'custom_fields value must be a string or null',
-  nulMessage('custom_fields value'),
-];
+/** The 400s of customFieldValues other than checkText's NUL message. */
+const NOT_AN_ARRAY = 'custom_fields must be an array';
+const NOT_A_STRING = 'custom_fields value must be a string or null';
 
 /**
  * D13, the `custom_fields` of create and update task, as sent: undefined when
@@ -36,9 +33,9 @@ export const CUSTOM_FIELDS_MESSAGES = [
  * 400 `custom_fields value must be a string or null`. One entry per field id:
  * the last one sent wins.
  */
-export function customFieldValues(value: unknown): CustomFieldInput[] | undefined {
+function customFieldValues(value: unknown): CustomFieldInput[] | undefined {
   if (value === undefined) return undefined;
-  if (!Array.isArray(value)) throw new BadRequestException('custom_fields must be an array');
+  if (!Array.isArray(value)) throw new BadRequestException(NOT_AN_ARRAY);
   const byId = new Map<number, string | null>();
   for (const element of value) {
     if (typeof element !== 'object' || element === null || Array.isArray(element)) continue;
@@ -50,7 +47,7 @@ export function customFieldValues(value: unknown): CustomFieldInput[] | undefine
     if (raw === undefined || raw === null) stored = null;
     else if (typeof raw === 'string') stored = checkText('custom_fields value', raw);
     else if (typeof raw === 'number' || typeof raw === 'boolean') stored = JSON.stringify(raw);
-    else throw new BadRequestException('custom_fields value must be a string or null');
+    else throw new BadRequestException(NOT_A_STRING);
     byId.delete(id); // keep the order of the last occurrence
     byId.set(id, stored);
   }
@@ -194,7 +191,7 @@ export class CustomFieldValueInputDto {
 /** D13: `custom_fields` of create and update task: an array of `{ id, value }`. */
 function CustomFieldValues(description: string): PropertyDecorator {
   return RuleField(
-    { name: 'custom_fields', api: { type: [CustomFieldValueInputDto], description }, required: false, messages: CUSTOM_FIELDS_MESSAGES },
+    { name: 'custom_fields', api: { type: [CustomFieldValueInputDto], description }, required: false, messages: [NOT_AN_ARRAY, NOT_A_STRING, nulMessage('custom_fields value')] },
     customFieldValues,
   );
 }
