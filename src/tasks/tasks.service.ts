@@ -1,4 +1,5 @@
 import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
+import { NOT_FOUND } from '../common/access/access.policy';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
 import { RawJson } from '../common/http/raw-json';
@@ -36,7 +37,7 @@ export class TasksService {
     if (created.parent_is_subtask) throw new BadRequestException('Subtasks cannot have subtasks');
     const viewer = { userId: caller.userId, membership: access.membership };
     const task = created.id === null ? null : await this.tasks.loadTask(created.id, viewer, 'write');
-    return task ?? this.vanished(caller, listId, input.parentId !== null ? 'Parent task not found' : 'Task not found');
+    return task ?? this.vanished(caller, listId, input.parentId !== null ? 'Parent task not found' : NOT_FOUND.task);
   }
 
   /**
@@ -46,7 +47,7 @@ export class TasksService {
   async getTask(caller: Caller, id: number): Promise<RawJson<TaskDto>> {
     const { membership } = await this.access.check(caller, 'task.read', id);
     const task = await this.tasks.loadTask(id, { userId: caller.userId, membership }, 'full');
-    if (!task) throw new NotFoundException('Task not found');
+    if (!task) throw new NotFoundException(NOT_FOUND.task);
     return task;
   }
 
@@ -68,9 +69,9 @@ export class TasksService {
       this.access.requireListPermitted(access.membership, patch.listId, result.list_folder_id);
     }
     if (!result.status_ok) throw new NotFoundException('Status not found in this workspace');
-    if (!result.updated) throw new NotFoundException('Task not found');
+    if (!result.updated) throw new NotFoundException(NOT_FOUND.task);
     const task = await this.tasks.loadTask(id, { userId: caller.userId, membership: access.membership }, 'write');
-    return task ?? this.vanished(caller, patch.listId ?? null, 'Task not found');
+    return task ?? this.vanished(caller, patch.listId ?? null, NOT_FOUND.task);
   }
 
   /**
