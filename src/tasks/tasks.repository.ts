@@ -68,7 +68,7 @@ export class TasksRepository {
     const taskId = p.add(id, 'int');
     const user = p.add(viewer.userId, 'int');
     // Grants only when the shape uses them: PostgreSQL rejects untyped unused parameters.
-    const grants = shape === 'write' ? null : grantParams((v, cast) => p.add(v, cast), viewer.membership);
+    const grants = shape === 'write' ? null : grantParams(p, viewer.membership);
     const rows: { task: string }[] = await this.db.query(
       `SELECT ${taskJsonSql(shape, user, grants)}::text AS task
          FROM tasks t LEFT JOIN lists l ON l.id = t.list_id
@@ -111,7 +111,7 @@ export class TasksRepository {
       `checks AS (
          SELECT ${statusId} IS NULL OR EXISTS (SELECT 1 FROM statuses WHERE id = ${statusId} AND workspace_id = ${ws}) AS status_ok,
                 ${parentId} IS NULL OR EXISTS (SELECT 1 FROM tasks pt WHERE pt.id = ${parentId} AND pt.workspace_id = ${ws}
-                                                 AND ${permittedListSql('pt.list_id', grantParams((v, cast) => p.add(v, cast), membership))}) AS parent_found,
+                                                 AND ${permittedListSql('pt.list_id', grantParams(p, membership))}) AS parent_found,
                 EXISTS (SELECT 1 FROM tasks WHERE id = ${parentId} AND parent_id IS NOT NULL) AS parent_is_subtask)`,
       `counter AS (UPDATE workspaces SET task_counter = task_counter + 1
                     WHERE id = ${ws} AND (SELECT status_ok AND parent_found AND NOT parent_is_subtask FROM checks)
@@ -153,7 +153,7 @@ export class TasksRepository {
     const moving = patch.listId !== undefined;
     const listId = p.add(patch.listId ?? null, 'int');
     const statusId = p.add(patch.statusId ?? null, 'int');
-    const permitted = moving ? permittedListSql('l.id', grantParams((v, cast) => p.add(v, cast), membership)) : 'true';
+    const permitted = moving ? permittedListSql('l.id', grantParams(p, membership)) : 'true';
     const ctes = [
       `checks AS (
          SELECT ${listId} IS NULL OR l.id IS NOT NULL AS list_found, l.folder_id AS list_folder_id, ${permitted} AS list_permitted,
