@@ -8,7 +8,6 @@ import { requestId } from './common/logging/logger';
 import { AppEnv, loadEnv } from './config/env';
 import { answerClientError, answerFrameworkError, answerWhileClosing } from './common/http/framework-answers';
 import { trackInFlight } from './common/http/in-flight';
-import { readTimeouts, Timeouts } from './common/timeouts';
 import { sendRawJsonAsIs } from './common/http/raw-json';
 import { deferBodyError } from './common/validation/body-error';
 import { mountOpenApi } from './openapi/openapi.mount';
@@ -25,12 +24,13 @@ export const MAX_PARAM_LENGTH = 1000;
 /**
  * Fastify adapter with the D7 body limit, no Fastify-level logging (pino
  * through nestjs-pino logs), for issue 12 the request id (`X-Request-Id` when
- * sane, else generated) and TRUST_PROXY (client IP from X-Forwarded-For), and for issue 8: the HTTP timeouts of `timeouts` (a request must arrive whole
+ * sane, else generated) and TRUST_PROXY (client IP from X-Forwarded-For), and for issue 8: the HTTP timeouts of `env.timeouts` (a request must arrive whole
  * within `httpRequest`, else 408; an idle connection closes after `httpIdle`) and
  * every framework answer as `{ "error" }` (malformed HTTP, oversized headers,
  * bad URLs, shutting down).
  */
-export function createAdapter(timeouts: Timeouts = readTimeouts(), env: AppEnv = loadEnv()): FastifyAdapter {
+export function createAdapter(env: AppEnv = loadEnv()): FastifyAdapter {
+  const { timeouts } = env;
   return new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
     logger: false,

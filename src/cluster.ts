@@ -1,4 +1,5 @@
 import cluster, { Worker } from 'node:cluster';
+import { loadEnvOrExit } from './config/env';
 
 /*
  * Worker processes for the server (issue 9): `WEB_CONCURRENCY` processes share
@@ -15,15 +16,9 @@ import cluster, { Worker } from 'node:cluster';
 
 const SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
 
-/** The number of server processes from `WEB_CONCURRENCY` (a positive integer; anything else means 1). */
-export function workerCount(value: string | undefined = process.env.WEB_CONCURRENCY): number {
-  const n = Number(value);
-  return Number.isInteger(n) && n > 0 ? n : 1;
-}
-
 /** Runs `serve` in this process, or, with WEB_CONCURRENCY > 1, in that many workers managed from here. */
 export function runWorkers(serve: () => void): void {
-  const count = workerCount();
+  const count = loadEnvOrExit().webConcurrency;
   if (count <= 1 || !cluster.isPrimary) return serve();
 
   const workers: Worker[] = [];

@@ -10,7 +10,6 @@ import { nestLogger, rootLogger } from './common/logging/logger';
 import { loadEnvOrExit } from './config/env';
 import type { EmbeddedDatabase } from './common/database/embedded';
 import { describeCut, requestsInFlight } from './common/http/in-flight';
-import { readTimeouts } from './common/timeouts';
 import { runWorkers } from './cluster';
 import { demoBanner, ensureDemo } from './fixtures/demo';
 import { markShuttingDown } from './health/shutdown-state';
@@ -37,7 +36,7 @@ async function main(): Promise<void> {
   const env = loadEnvOrExit();
   Logger.overrideLogger(nestLogger(rootLogger(env)));
   const logger = new Logger('Main');
-  const drainMs = readTimeouts().shutdown;
+  const drainMs = env.timeouts.shutdown;
   const { port, host } = env;
 
   let embedded: EmbeddedDatabase | undefined;

@@ -1,6 +1,6 @@
 /**
- * Every timeout of the server, in milliseconds, read from the environment
- * (README: Configuration). Issue 8: nothing waits without bound, neither on a
+ * Every timeout of the server, in milliseconds, from the environment
+ * (README: Configuration; validated and read by config/env.ts loadEnv). Issue 8: nothing waits without bound, neither on a
  * slow client nor on an unreachable database.
  */
 export interface Timeouts {
@@ -27,27 +27,3 @@ export const DEFAULT_TIMEOUTS: Timeouts = {
   httpIdle: 60_000,
   shutdown: 10_000,
 };
-
-const VARIABLES: Record<keyof Timeouts, string> = {
-  dbConnect: 'DB_CONNECT_TIMEOUT_MS',
-  dbStatement: 'DB_STATEMENT_TIMEOUT_MS',
-  request: 'REQUEST_TIMEOUT_MS',
-  httpRequest: 'HTTP_REQUEST_TIMEOUT_MS',
-  httpIdle: 'HTTP_IDLE_TIMEOUT_MS',
-  shutdown: 'SHUTDOWN_TIMEOUT_MS',
-};
-
-/**
- * The timeouts from `env`: each a positive integer of milliseconds, else its default.
- * @throws Error naming the variable when one is set but not a positive integer
- */
-export function readTimeouts(env: NodeJS.ProcessEnv = process.env): Timeouts {
-  const result = { ...DEFAULT_TIMEOUTS };
-  for (const key of Object.keys(VARIABLES) as (keyof Timeouts)[]) {
-    const raw = env[VARIABLES[key]];
-    if (raw === undefined || raw.trim() === '') continue;
-    if (!/^[0-9]+$/.test(raw.trim()) || Number(raw) <= 0) throw new Error(`${VARIABLES[key]} must be a positive number of milliseconds`);
-    result[key] = Number(raw);
-  }
-  return result;
-}

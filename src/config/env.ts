@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { DEFAULT_TIMEOUTS } from '../common/timeouts';
+import { DEFAULT_TIMEOUTS, Timeouts } from '../common/timeouts';
 
 /*
  * The process configuration (issue 12): every environment variable the
@@ -7,8 +7,8 @@ import { DEFAULT_TIMEOUTS } from '../common/timeouts';
  * the process with one line naming the variable and what it accepts. This
  * table is the one list: the README configuration table is checked against
  * it by a test (test/e2e/ops.e2e-spec.ts). The timeouts, prepared statements
- * and WEB_CONCURRENCY are validated here and read where they are used
- * (common/timeouts.ts, database/prepared.ts, cluster.ts).
+ * and WEB_CONCURRENCY are validated and converted here too: their users take
+ * them from loadEnv, no second parser.
  */
 
 /** Log levels accepted by LOG_LEVEL: Nest's names and pino's. */
@@ -20,9 +20,9 @@ export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 
 const BOOLEAN = Joi.boolean().truthy('1', 'yes', 'on').falsy('0', 'no', 'off').sensitive(false);
 const PORT = Joi.number().integer().min(0).max(65535);
-/** A timeout of issue 8 (read by common/timeouts.ts, whose defaults these are). */
+/** A timeout of issue 8 (defaults from common/timeouts.ts): digits only, so `1e3` or `1.5` are refused, not converted. */
 const MILLISECONDS = (ms: number) => ({
-  schema: Joi.number().integer().min(1).default(ms),
+  schema: Joi.string().trim().pattern(/^0*[1-9][0-9]*$/).default(String(ms)),
   accepts: 'a positive whole number of milliseconds',
   default: String(ms),
 });
@@ -97,6 +97,12 @@ export interface AppEnv {
   embeddedPgPort?: number;
   migrationsRun: boolean;
   dbPoolSize: number;
+  /** DB_*_TIMEOUT_MS, REQUEST_TIMEOUT_MS, HTTP_*_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS (issue 8). */
+  timeouts: Timeouts;
+  /** DB_PREPARED_STATEMENTS: parameterised statements are named prepared statements (issue 9). */
+  preparedStatements: boolean;
+  /** WEB_CONCURRENCY: server processes (issue 9). */
+  webConcurrency: number;
   logLevel: LogLevelName;
   logFormat: (typeof LOG_FORMATS)[number];
   /** Requests per minute per API key (per client IP before authentication); 0: off. */
@@ -136,6 +142,16 @@ export function loadEnv(env: NodeJS.ProcessEnv = process.env): AppEnv {
     embeddedPgPort: v.EMBEDDED_PG_PORT,
     migrationsRun: v.MIGRATIONS_RUN,
     dbPoolSize: v.DB_POOL_SIZE,
+    timeouts: {
+      dbConnect: Number(v.DB_CONNECT_TIMEOUT_MS),
+      dbStatement: Number(v.DB_STATEMENT_TIMEOUT_MS),
+      request: Number(v.REQUEST_TIMEOUT_MS),
+      httpRequest: Number(v.HTTP_REQUEST_TIMEOUT_MS),
+      httpIdle: Number(v.HTTP_IDLE_TIMEOUT_MS),
+      shutdown: Number(v.SHUTDOWN_TIMEOUT_MS),
+    },
+    preparedStatements: v.DB_PREPARED_STATEMENTS,
+    webConcurrency: v.WEB_CONCURRENCY,
     logLevel: v.LOG_LEVEL,
     logFormat: v.LOG_FORMAT,
     rateLimitPerMinute: v.RATE_LIMIT_PER_MINUTE,

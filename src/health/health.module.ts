@@ -4,7 +4,7 @@ import { HealthCheckService, HealthIndicatorService, TerminusModule, TypeOrmHeal
 import type { FastifyReply } from 'fastify';
 import { DataSource } from 'typeorm';
 import { Public } from '../common/auth/authenticated.decorator';
-import { readTimeouts } from '../common/timeouts';
+import { loadEnv } from '../config/env';
 import { isShuttingDown } from './shutdown-state';
 
 /**
@@ -18,7 +18,7 @@ import { isShuttingDown } from './shutdown-state';
 @Controller('health')
 export class HealthController {
   /** Issue 8: an unreachable database is reported within DB_CONNECT_TIMEOUT_MS, whatever the pool waits for. */
-  private readonly deadlineMs = readTimeouts().dbConnect;
+  private readonly deadlineMs = loadEnv().timeouts.dbConnect;
 
   constructor(
     private readonly db: DataSource,

@@ -2,12 +2,14 @@ import { readFileSync } from 'fs';
 import { join } from 'path';
 import { generateApiKey } from '../../src/common/auth/api-key';
 import { SCOPES } from '../../src/common/auth/scope';
+import { DEFAULT_TIMEOUTS } from '../../src/common/timeouts';
 import { ConfigError, loadEnv, VARIABLES } from '../../src/config/env';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import type { FixtureWorld } from '../../src/fixtures/fixture.types';
 import { markShuttingDown } from '../../src/health/shutdown-state';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
 import { setEnv } from '../setup/env';
+import { QueryCounter } from '../setup/query-counter';
 
 /**
  * Issue 12, operations: the validated configuration (and the README table
@@ -59,6 +61,7 @@ describe('configuration (validated at boot)', () => {
       databaseUrl: undefined, port: 3000, host: '0.0.0.0', dataDir: '.data', embeddedPgPort: undefined, migrationsRun: true,
       dbPoolSize: 10, logLevel: 'log', logFormat: 'auto', rateLimitPerMinute: 0, redisUrl: undefined, trustProxy: false,
       corsOrigins: [], docsEnabled: true, metricsEnabled: true,
+      timeouts: DEFAULT_TIMEOUTS, preparedStatements: true, webConcurrency: 1,
     });
     expect(loadEnv({ MIGRATIONS_RUN: '0' }).migrationsRun).toBe(false);
     expect(loadEnv({ MIGRATIONS_RUN: 'FALSE' }).migrationsRun).toBe(false);
@@ -163,6 +166,21 @@ describe('rate limits (@nestjs/throttler)', () => {
       const res = await t.inject({ method: 'GET', url: '/api/v1/me', remoteAddress: '10.1.2.3' });
       expect([res.statusCode, res.json()]).toEqual([401, { error: 'API key required' }]);
     } finally {
+      await t.close();
+    }
+  });
+
+  it('the rate limiter and the API-key guard share one key lookup per request', async () => {
+    const t = await appWith({ RATE_LIMIT_PER_MINUTE: '100' });
+    const counter = new QueryCounter().install();
+    try {
+      // An unknown key is never kept by the key cache: each lookup is a round trip.
+      const { result, statements } = await counter.record(() => t.inject({ method: 'GET', url: '/api/v1/me', headers: auth(generateApiKey()) }));
+      expect([result.statusCode, result.json()]).toEqual([401, { error: 'Invalid API key' }]);
+      expect(result.headers['ratelimit-limit']).toBe('100');
+      expect(statements.filter((s) => /FROM api_keys/.test(s))).toHaveLength(1);
+    } finally {
+      counter.uninstall();
       await t.close();
     }
   });

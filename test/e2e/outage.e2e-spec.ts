@@ -2,7 +2,7 @@ import type { InjectOptions } from 'fastify';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../../src/common/database/data-source';
 import { withBoundedWaits } from '../../src/common/database/pool-options';
-import { readTimeouts } from '../../src/common/timeouts';
+import { loadEnv } from '../../src/config/env';
 import { SCOPES } from '../../src/common/auth/scope';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
@@ -130,7 +130,7 @@ describe('database outage (issue 8)', () => {
   );
 
   it('does not hand out again a pooled connection whose statement got no answer (stays silent after the cut)', async () => {
-    const ds = new DataSource(withBoundedWaits({ ...dataSourceOptions(proxy.via(t.db.url)), extra: { max: 3 } }, readTimeouts()));
+    const ds = new DataSource(withBoundedWaits({ ...dataSourceOptions(proxy.via(t.db.url)), extra: { max: 3 } }, loadEnv().timeouts));
     await ds.initialize();
     try {
       await Promise.all([1, 2, 3].map(() => ds.query('SELECT 1')));

@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
+import { hashApiKey, readApiKey } from './api-key';
 import { AuthRepository, StoredApiKey } from './auth.repository';
 
 /** How long a valid key is answered from memory before it is looked up again (and its `last_used_at` refreshed). */
@@ -15,6 +16,12 @@ export const API_KEY_CHANNEL = 'api_keys';
 
 /** `application_name` of the listener connection (to find it in pg_stat_activity). */
 export const API_KEY_LISTENER_NAME = 'api-key-listener';
+
+/** A request's API key resolved: its SHA-256 hash and its stored row (null: no such key). */
+export interface RequestKey {
+  hash: string;
+  stored: StoredApiKey | null;
+}
 
 interface Entry {
   key: StoredApiKey;
@@ -42,6 +49,8 @@ export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
   private closed = false;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private failedAttempts = 0;
+  /** Each request's key lookup, shared by the rate limiter and the API-key guard (both ask for it). */
+  private readonly byRequest = new WeakMap<object, Promise<RequestKey> | null>();
   /** Bumped on every notification and on every loss of the listener: a lookup that overlapped one is not kept. */
   private generation = 0;
 
@@ -51,7 +60,7 @@ export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   /** The stored key with this SHA-256 hash, or null (from memory when trusted and fresh, else one round trip). */
-  async find(hash: string): Promise<StoredApiKey | null> {
+  private async find(hash: string): Promise<StoredApiKey | null> {
     const now = Date.now();
     const entry = this.trusted ? this.entries.get(hash) : undefined;
     if (entry && now < entry.staleAt) {
@@ -68,6 +77,21 @@ export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
       this.entries.set(hash, { key, staleAt: now + API_KEY_CACHE_TTL_MS, expiresAt });
     }
     return key;
+  }
+
+  /**
+   * The API key `request` carries (readApiKey) and its stored row, looked up once per request: the
+   * rate limiter asks first, the API-key guard gets the same answer. null: the request sends no key.
+   */
+  forRequest(request: { headers: Record<string, string | string[] | undefined> }): Promise<RequestKey> | null {
+    let found = this.byRequest.get(request);
+    if (found === undefined) {
+      const key = readApiKey(request.headers);
+      const hash = key ? hashApiKey(key) : null;
+      found = hash ? this.find(hash).then((stored) => ({ hash, stored })) : null;
+      this.byRequest.set(request, found);
+    }
+    return found;
   }
 
   /** Whether keys are currently answered from memory (the listener is connected and listening). */

@@ -1,7 +1,6 @@
 import { CanActivate, ExecutionContext, ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { deferredBodyError } from '../validation/body-error';
-import { hashApiKey, readApiKey } from './api-key';
 import { CALLER_KEY, Caller } from './auth-context';
 import { ApiKeyCache } from './api-key.cache';
 import { PUBLIC_KEY, SCOPE_KEY } from './authenticated.decorator';
@@ -26,9 +25,9 @@ export class ApiKeyGuard implements CanActivate {
     if (!scope) throw new Error(`Route ${context.getClass().name}.${context.getHandler().name} declares no authentication`);
 
     const request = context.switchToHttp().getRequest<{ headers: Record<string, string | string[] | undefined> } & Record<string, unknown>>();
-    const key = readApiKey(request.headers);
+    const key = await this.keys.forRequest(request);
     if (!key) throw new UnauthorizedException('API key required');
-    const stored = await this.keys.find(hashApiKey(key));
+    const { stored } = key;
     if (!stored || stored.revoked) throw new UnauthorizedException('Invalid API key');
     if (stored.expired) throw new UnauthorizedException('API key has expired');
     if (!stored.scopes.includes(scope)) throw new ForbiddenException(`Scope '${scope}' is required for this endpoint`);

@@ -4,7 +4,7 @@ import { loadEnv } from '../../config/env';
 import { InitialSchema1732250000000 } from './migrations/1732250000000-initial-schema';
 import { ApiKeyNotify1795431327202 } from './migrations/1795431327202-api-key-notify';
 import { TaskQueries1795500000000 } from './migrations/1795500000000-task-queries';
-import { NamedStatementClient, preparedStatementsEnabled } from './prepared';
+import { NamedStatementClient } from './prepared';
 
 // bigint (COUNT(*), file sizes) as JS numbers: every value we keep fits in 2^53.
 types.setTypeParser(types.builtins.INT8, (value) => Number(value));
@@ -19,6 +19,7 @@ export const MIGRATIONS = [InitialSchema1732250000000, ApiKeyNotify1795431327202
  */
 export function dataSourceOptions(url: string | undefined = process.env.DATABASE_URL): DataSourceOptions {
   if (!url) throw new Error('DATABASE_URL is not set');
+  const env = loadEnv();
   return {
     type: 'postgres',
     url,
@@ -31,8 +32,8 @@ export function dataSourceOptions(url: string | undefined = process.env.DATABASE
     migrationsRun: false,
     logging: false,
     extra: {
-      max: loadEnv().dbPoolSize,
-      ...(preparedStatementsEnabled() ? { Client: NamedStatementClient } : {}),
+      max: env.dbPoolSize,
+      ...(env.preparedStatements ? { Client: NamedStatementClient } : {}),
     },
   };
 }

@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import type { DataSourceOptions } from 'typeorm';
-import { readTimeouts, Timeouts } from '../timeouts';
+import { loadEnv } from '../../config/env';
+import { Timeouts } from '../timeouts';
 
 /** What pg answers when a statement gets no reply within `query_timeout`. */
 const READ_TIMEOUT_MESSAGE = 'Query read timeout';
@@ -39,7 +40,7 @@ export function timeoutSafe<T extends ClientClass>(Base: T): T {
  * later, for a server that does not answer at all), TCP keep-alive. `Base` is the
  * client class the options already name (prepared statements), made timeout-safe.
  */
-export function boundedPoolOptions(timeouts: Timeouts = readTimeouts(), Base: ClientClass = Client): Record<string, unknown> {
+export function boundedPoolOptions(timeouts: Timeouts = loadEnv().timeouts, Base: ClientClass = Client): Record<string, unknown> {
   return {
     connectionTimeoutMillis: timeouts.dbConnect,
     statement_timeout: timeouts.dbStatement,

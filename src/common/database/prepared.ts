@@ -50,11 +50,6 @@ export class NamedStatementClient extends Client {
 /** Distinct statement texts one connection keeps prepared. */
 export const MAX_NAMED_PER_CONNECTION = 1000;
 
-/** Whether `DB_PREPARED_STATEMENTS` leaves naming on (default: on). */
-export function preparedStatementsEnabled(value: string | undefined = process.env.DB_PREPARED_STATEMENTS): boolean {
-  return !['false', '0', 'off', 'no'].includes((value ?? '').trim().toLowerCase());
-}
-
 const NAMES = new Map<string, string>();
 const MAX_REMEMBERED_NAMES = 5000;
 

@@ -1,7 +1,7 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor, ServiceUnavailableException } from '@nestjs/common';
 import { Observable, retry, throwError, timeout, timer } from 'rxjs';
 import { isLostRace } from '../database/pg-errors';
-import { readTimeouts } from '../timeouts';
+import { loadEnv } from '../../config/env';
 
 /**
  * Issue 8: a write racing a delete (a task created in a list being deleted, a
@@ -27,7 +27,7 @@ export class RetryLostRaceInterceptor implements NestInterceptor {
  */
 @Injectable()
 export class RequestTimeoutInterceptor implements NestInterceptor {
-  private readonly ms = readTimeouts().request;
+  private readonly ms = loadEnv().timeouts.request;
 
   intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
     return next.handle().pipe(timeout({ first: this.ms, with: () => throwError(() => new ServiceUnavailableException()) }));

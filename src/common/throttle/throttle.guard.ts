@@ -2,7 +2,6 @@ import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ConfigService } from '@nestjs/config';
 import { InjectThrottlerOptions, InjectThrottlerStorage, ThrottlerGuard, type ThrottlerModuleOptions, type ThrottlerStorage } from '@nestjs/throttler';
-import { hashApiKey, readApiKey } from '../auth/api-key';
 import { ApiKeyCache } from '../auth/api-key.cache';
 import { PUBLIC_KEY } from '../auth/authenticated.decorator';
 import type { AppEnv } from '../../config/env';
@@ -42,12 +41,9 @@ export class RateLimitGuard extends ThrottlerGuard {
    * The hash, not the row id, so that databases sharing one Redis (tests) never share a budget.
    */
   protected override async getTracker(request: Record<string, unknown>): Promise<string> {
-    const key = readApiKey(request.headers as Record<string, string | string[] | undefined>);
-    if (key) {
-      // The key cache answers the API-key guard's lookup right after from memory.
-      const stored = await this.keys.find(hashApiKey(key));
-      if (stored && !stored.revoked && !stored.expired) return `key:${hashApiKey(key).slice(0, 32)}`;
-    }
+    // The API-key guard right after gets this same lookup (one per request).
+    const key = await this.keys.forRequest(request as { headers: Record<string, string | string[] | undefined> });
+    if (key?.stored && !key.stored.revoked && !key.stored.expired) return `key:${key.hash.slice(0, 32)}`;
     return `ip:${await super.getTracker(request)}`;
   }
 
