@@ -1,4 +1,5 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
+import { NOT_FOUND } from '../common/access/access.policy';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
 import { RawJson } from '../common/http/raw-json';
@@ -33,7 +34,7 @@ export class CommentsService {
     await this.access.check(caller, 'comment.create', taskId);
     const { content } = await validateBody(CreateCommentDto, rawBody);
     const comment = await this.comments.insert(taskId, caller.userId, content);
-    if (!comment) throw new NotFoundException('Task not found');
+    if (!comment) throw new NotFoundException(NOT_FOUND.task);
     return comment;
   }
 }

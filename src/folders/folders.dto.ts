@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { MAX_LENGTH } from '../common/validation/body';
-import { IsNumericId, IsPosition, PlainString, TrimmedText } from '../common/validation/body-fields';
+import { IsPosition, ParentId, PlainString, TrimmedText } from '../common/validation/body-fields';
 
 /** spec: Folder. */
 export class FolderDto {
@@ -15,7 +15,7 @@ export class FolderDto {
 
 /** spec: Create folder, request body; after validation, the values as stored. */
 export class CreateFolderDto {
-  @IsNumericId('workspace_id', { missing: 'workspace_id is required', invalid: 'workspace_id is required', target: true, description: 'Numeric id of the workspace' })
+  @ParentId('workspace_id', 'Numeric id of the workspace')
   workspace_id: number;
   @TrimmedText('name', { max: MAX_LENGTH.name, required: true, description: 'Trimmed; blank is rejected', example: 'Engineering' }) name: string;
   @PlainString('icon', { description: 'Icon slug; null when not provided', example: 'folder-1' }) icon?: string | null;

@@ -1,4 +1,5 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
+import { NOT_FOUND } from '../common/access/access.policy';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
 import { RawJson } from '../common/http/raw-json';
@@ -39,7 +40,7 @@ export class FoldersService {
   async updateFolder(caller: Caller, id: number, rawBody: unknown): Promise<FolderDto> {
     await this.access.check(caller, 'folder.edit', id);
     const folder = await this.folders.update(id, await validateBody(UpdateFolderDto, rawBody));
-    if (!folder) throw new NotFoundException('Folder not found');
+    if (!folder) throw new NotFoundException(NOT_FOUND.folder);
     return folder;
   }
 

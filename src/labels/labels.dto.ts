@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { MAX_LENGTH } from '../common/validation/body';
-import { IsNumericId, PlainString, TrimmedText } from '../common/validation/body-fields';
+import { ParentId, PlainString, TrimmedText } from '../common/validation/body-fields';
 
 /** spec: Label. */
 export class LabelDto {
@@ -13,7 +13,7 @@ export class LabelDto {
 
 /** D1 (ext): body of create label; after validation, the values as stored. */
 export class CreateLabelDto {
-  @IsNumericId('workspace_id', { missing: 'workspace_id is required', invalid: 'workspace_id is required', target: true, description: 'Numeric id' })
+  @ParentId('workspace_id', 'Numeric id')
   workspace_id: number;
   @TrimmedText('name', { max: MAX_LENGTH.name, required: true, description: 'Unique in the workspace ignoring case' }) name: string;
   @PlainString('color', { example: 'red' }) color?: string | null;

@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { NOT_FOUND } from '../common/access/access.policy';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { ApiErrors, ApiValidatedBody } from '../common/openapi/api-errors.decorator';
@@ -37,7 +38,7 @@ export class ListsController {
   @ApiValidatedBody(CreateListDto)
   @ApiCreatedResponse({ type: ListDto })
   @ApiErrors({
-    404: ['Workspace not found', 'List not found'],
+    404: [NOT_FOUND.workspace, NOT_FOUND.list],
   })
   createList(@CurrentCaller() caller: Caller, @Body() body: unknown): Promise<ListDto> {
     return this.lists.createList(caller, body);
@@ -54,7 +55,7 @@ export class ListsController {
   @ApiValidatedBody(UpdateListDto)
   @ApiOkResponse({ type: ListDto })
   @ApiErrors({
-    404: ['Folder not found'],
+    404: [NOT_FOUND.folder],
   })
   updateList(@CurrentCaller() caller: Caller, @PathId('list') id: number, @Body() body: unknown): Promise<ListDto> {
     return this.lists.updateList(caller, id, body);

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { MAX_LENGTH } from '../common/validation/body';
-import { IsNumericId, IsPosition, PlainString, TrimmedText } from '../common/validation/body-fields';
+import { IsNumericId, IsPosition, ParentId, PlainString, TrimmedText } from '../common/validation/body-fields';
 
 /** spec: List. */
 export class ListDto {
@@ -16,9 +16,9 @@ export class ListDto {
 
 /** spec: Create list, request body; after validation, the values as stored. */
 export class CreateListDto {
-  @IsNumericId('workspace_id', { missing: 'workspace_id is required', invalid: 'workspace_id is required', target: true, description: 'Numeric id of the workspace' })
+  @ParentId('workspace_id', 'Numeric id of the workspace')
   workspace_id: number;
-  @IsNumericId('folder_id', { missing: 'folder_id is required', invalid: 'folder_id is required', target: true, description: 'Numeric id of a folder of the same workspace' })
+  @ParentId('folder_id', 'Numeric id of a folder of the same workspace')
   folder_id: number;
   @TrimmedText('name', { max: MAX_LENGTH.name, required: true, description: 'Trimmed; blank is rejected', example: 'Backlog' }) name: string;
   @PlainString('icon', { description: 'Icon slug; null when not provided', example: 'library' }) icon?: string | null;

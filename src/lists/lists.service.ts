@@ -1,6 +1,6 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { permitsFolder } from '../common/access/access.policy';
+import { NOT_FOUND, permitsFolder } from '../common/access/access.policy';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
 import { validateBody, validateTarget } from '../common/validation/validate-body';
@@ -66,7 +66,7 @@ export class ListsService {
             this.access.requireListMove(access, targetFolderId);
             return this.lists.update(id, patch, em);
           });
-    if (!list) throw new NotFoundException('List not found');
+    if (!list) throw new NotFoundException(NOT_FOUND.list);
     return list;
   }
 
@@ -79,7 +79,7 @@ export class ListsService {
   /** D27: 404 `Folder not found` when no such folder, `List not found` when it lies in another workspace. Locks the folder (FOR KEY SHARE). */
   private async requireFolderIn(em: EntityManager, folderId: number, workspaceId: number): Promise<void> {
     const folderWorkspaceId = await this.folders.lockWorkspaceOf(em, folderId);
-    if (folderWorkspaceId === null) throw new NotFoundException('Folder not found');
-    if (folderWorkspaceId !== workspaceId) throw new NotFoundException('List not found');
+    if (folderWorkspaceId === null) throw new NotFoundException(NOT_FOUND.folder);
+    if (folderWorkspaceId !== workspaceId) throw new NotFoundException(NOT_FOUND.list);
   }
 }

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { MAX_LENGTH } from '../common/validation/body';
-import { IsNumericId, IsOneOf, IsPosition, PlainString, TrimmedText } from '../common/validation/body-fields';
+import { IsOneOf, IsPosition, ParentId, PlainString, TrimmedText } from '../common/validation/body-fields';
 
 /** Status categories: the state set of a status (spec: States and transitions). */
 export const STATUS_CATEGORIES = ['pending', 'in_progress', 'completed', 'cancelled'] as const;
@@ -23,7 +23,7 @@ export class StatusDto {
 
 /** spec: Create status, request body; after validation, the values as stored. */
 export class CreateStatusDto {
-  @IsNumericId('workspace_id', { missing: 'workspace_id is required', invalid: 'workspace_id is required', target: true, description: 'Numeric id of the workspace' })
+  @ParentId('workspace_id', 'Numeric id of the workspace')
   workspace_id: number;
   @TrimmedText('name', { max: MAX_LENGTH.name, required: true, description: 'Trimmed; unique in the workspace ignoring case', example: 'In Review' }) name: string;
   @IsOneOf('category', STATUS_CATEGORIES, INVALID_CATEGORY, { required: true }) category: StatusCategory;

@@ -1,5 +1,6 @@
 import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { NOT_FOUND } from '../common/access/access.policy';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
 import { validateBody, validateTarget } from '../common/validation/validate-body';
@@ -51,7 +52,7 @@ export class StatusesService {
       // updates of the last two completed statuses are serialised and the second sees the first.
       const completed = leavesCompleted ? await this.statuses.lockCompleted(em, access.workspaceId) : [];
       const status = await this.statuses.update(em, id, patch); // D3 step 9: the 409 first
-      if (!status) throw new NotFoundException('Status not found');
+      if (!status) throw new NotFoundException(NOT_FOUND.status);
       if (leavesCompleted && completed.length === 1 && completed[0] === id) throw new BadRequestException(LAST_COMPLETED);
       return status;
     });

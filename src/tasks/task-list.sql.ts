@@ -1,7 +1,7 @@
 import type { Membership } from '../common/access/access.policy';
 import { GrantParams, grantParams, permittedListSql } from '../common/access/access.sql';
 import type { CursorValues } from './task-cursor';
-import { PRIORITIES, Priority } from './tasks.body';
+import { PRIORITIES, Priority } from './tasks.dto';
 import type { SortKey, SortTerm, TaskFilters, TaskQuery } from './task-query';
 import { SqlParams, taskJsonSql } from './tasks.sql';
 
@@ -138,7 +138,7 @@ function afterSql(p: SqlParams, sort: SortTerm[], after: CursorValues): string {
 /** The listing statement and its parameters; its one row is `{ data (JSON text), total?, next_key? }` (see TasksRepository.listPage). */
 export function taskListSql(scope: TaskListScope, userId: number, query: TaskQuery): { sql: string; params: unknown[] } {
   const p = new SqlParams();
-  const grants = grantParams((v, cast) => p.add(v, cast), scope.membership);
+  const grants = grantParams(p, scope.membership);
   const where = filterSql(p, scope, grants, query).join('\n AND ');
   const keys = query.sort.map((s, i) => `${SORT_SQL[s.key].expr(s.desc)} AS k${i}`).join(', ');
   const user = p.add(userId, 'int');

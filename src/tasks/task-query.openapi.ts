@@ -14,7 +14,7 @@ import {
   tooManyValuesMessage,
   unknownParameterMessage,
 } from './task-query';
-import { PRIORITIES } from './tasks.body';
+import { PRIORITIES } from './tasks.dto';
 
 /*
  * The OpenAPI description of List tasks' query parameters (D22, D34), beside

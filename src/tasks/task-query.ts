@@ -3,7 +3,7 @@ import { formatTimestamp, invalidDateMessage, parseIsoDate } from '../common/val
 import { parseId } from '../common/validation/ids';
 import { STATUS_CATEGORIES, StatusCategory } from '../statuses/statuses.dto';
 import { CursorValues, openCursor } from './task-cursor';
-import { PRIORITIES, Priority, PRIORITY_MESSAGE } from './tasks.body';
+import { PRIORITIES, Priority, PRIORITY_MESSAGE } from './tasks.dto';
 
 /*
  * The query string of List tasks (D22, D34), parsed from its raw pairs in

@@ -8,6 +8,7 @@ import {
   ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
+import { ACCESS_DENIED, NOT_FOUND } from '../common/access/access.policy';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { RawJson } from '../common/http/raw-json';
@@ -36,7 +37,7 @@ export class TasksController {
   @ApiErrors({
     400: ['Subtasks cannot have subtasks'],
     // 'Task not found': the new task was deleted (with its list or folder) before it was read back.
-    404: ['Status not found in this workspace', 'Parent task not found', 'Task not found'],
+    404: ['Status not found in this workspace', 'Parent task not found', NOT_FOUND.task],
   })
   createTask(@CurrentCaller() caller: Caller, @Body() body: unknown): Promise<RawJson<TaskWriteDto>> {
     return this.tasks.createTask(caller, body);
@@ -107,7 +108,7 @@ export class TasksController {
   })
   @ApiErrors({
     400: QUERY_400,
-    403: ['Access denied'],
+    403: [ACCESS_DENIED],
     404: ['List not found in this workspace'],
   })
   listTasks(@CurrentCaller() caller: Caller, @PathId('workspace') id: number, @QueryPairsOf() query: QueryPairs): Promise<RawJson<TaskPageDto | TaskCursorPageDto>> {

@@ -1,11 +1,58 @@
+import { BadRequestException } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { BODY_ID } from '../common/openapi/ids';
-import { MAX_LENGTH } from '../common/validation/body';
+import { checkText, MAX_LENGTH, nulMessage } from '../common/validation/body';
+import { parseId } from '../common/validation/ids';
 import { IdArray, IsApiDate, IsNumericId, IsOneOf, RuleField, SanitizedHtml, TrimmedText } from '../common/validation/body-fields';
 import { CUSTOM_FIELD_TYPES } from '../custom-fields/custom-fields.dto';
 import { STATUS_CATEGORIES } from '../statuses/statuses.dto';
-import { CUSTOM_FIELDS_MESSAGES, CustomFieldInput, customFieldValues, PRIORITIES, Priority, PRIORITY_MESSAGE } from './tasks.body';
 
+/** spec: Task priority values (D10). */
+export const PRIORITIES = ['urgent', 'high', 'medium', 'low', 'none'] as const;
+export type Priority = (typeof PRIORITIES)[number];
+
+/** D10: the 400 for a priority outside the five. */
+export const PRIORITY_MESSAGE = `Invalid priority. Must be one of: ${PRIORITIES.join(', ')}`;
+
+/** One `custom_fields` element after D13 parsing: the value as stored, or null to clear. */
+export interface CustomFieldInput {
+  id: number;
+  value: string | null;
+}
+
+/** The 400s of customFieldValues other than checkText's NUL message. */
+const NOT_AN_ARRAY = 'custom_fields must be an array';
+const NOT_A_STRING = 'custom_fields value must be a string or null';
+
+/**
+ * D13, the `custom_fields` of create and update task, as sent: undefined when
+ * not sent; not an array: 400 `custom_fields must be an array`. Elements that
+ * are not objects with a well-formed `id` are ignored. `value`: a string as is
+ * (NUL: 400 `custom_fields value must not contain NUL characters`), a number
+ * or boolean as its JSON text, null (or left out) clears; an object or array:
+ * 400 `custom_fields value must be a string or null`. One entry per field id:
+ * the last one sent wins.
+ */
+function customFieldValues(value: unknown): CustomFieldInput[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value)) throw new BadRequestException(NOT_AN_ARRAY);
+  const byId = new Map<number, string | null>();
+  for (const element of value) {
+    if (typeof element !== 'object' || element === null || Array.isArray(element)) continue;
+    const entry = element as Record<string, unknown>;
+    const id = parseId(entry.id);
+    if (!id) continue;
+    const raw = entry.value;
+    let stored: string | null;
+    if (raw === undefined || raw === null) stored = null;
+    else if (typeof raw === 'string') stored = checkText('custom_fields value', raw);
+    else if (typeof raw === 'number' || typeof raw === 'boolean') stored = JSON.stringify(raw);
+    else throw new BadRequestException(NOT_A_STRING);
+    byId.delete(id); // keep the order of the last occurrence
+    byId.set(id, stored);
+  }
+  return [...byId].map(([id, v]) => ({ id, value: v }));
+}
 
 /** spec: Status embedded in a task. */
 export class StatusSummaryDto {
@@ -144,7 +191,7 @@ export class CustomFieldValueInputDto {
 /** D13: `custom_fields` of create and update task: an array of `{ id, value }`. */
 function CustomFieldValues(description: string): PropertyDecorator {
   return RuleField(
-    { name: 'custom_fields', api: { type: [CustomFieldValueInputDto], description }, required: false, messages: CUSTOM_FIELDS_MESSAGES },
+    { name: 'custom_fields', api: { type: [CustomFieldValueInputDto], description }, required: false, messages: [NOT_AN_ARRAY, NOT_A_STRING, nulMessage('custom_fields value')] },
     customFieldValues,
   );
 }

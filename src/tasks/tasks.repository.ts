@@ -3,11 +3,10 @@ import { DataSource } from 'typeorm';
 import type { Membership } from '../common/access/access.policy';
 import { grantParams, permittedListSql } from '../common/access/access.sql';
 import { RawJson } from '../common/http/raw-json';
-import type { CustomFieldInput, NewTask, TaskPatch } from './tasks.body';
 import type { CursorValues } from './task-cursor';
 import { TaskListScope, taskListSql } from './task-list.sql';
 import type { TaskQuery } from './task-query';
-import type { TaskDto, TaskWriteDto } from './tasks.dto';
+import type { CreateTaskDto, CustomFieldInput, TaskDto, TaskWriteDto, UpdateTaskDto } from './tasks.dto';
 import { fieldAppliesSql, fieldVisibleSql, SqlParams, TaskShape, taskJsonSql } from './tasks.sql';
 
 /** Where a task is being written: its workspace, its (final) list and that list's folder. */
@@ -69,7 +68,7 @@ export class TasksRepository {
     const taskId = p.add(id, 'int');
     const user = p.add(viewer.userId, 'int');
     // Grants only when the shape uses them: PostgreSQL rejects untyped unused parameters.
-    const grants = shape === 'write' ? null : grantParams((v, cast) => p.add(v, cast), viewer.membership);
+    const grants = shape === 'write' ? null : grantParams(p, viewer.membership);
     const rows: { task: string }[] = await this.db.query(
       `SELECT ${taskJsonSql(shape, user, grants)}::text AS task
          FROM tasks t LEFT JOIN lists l ON l.id = t.list_id
@@ -102,7 +101,7 @@ export class TasksRepository {
    * (D14), custom fields to those applying to the list and visible to the creator (D13);
    * a parent outside the lists `membership` may see is not found (D33).
    */
-  async insertTask(place: TaskPlace, creatorId: number, membership: Membership, task: NewTask): Promise<CreatedTask> {
+  async insertTask(place: TaskPlace, creatorId: number, membership: Membership, task: CreateTaskDto): Promise<CreatedTask> {
     const p = new SqlParams();
     const ws = p.add(place.workspaceId, 'int');
     const statusId = p.add(task.statusId ?? null, 'int');
@@ -112,7 +111,7 @@ export class TasksRepository {
       `checks AS (
          SELECT ${statusId} IS NULL OR EXISTS (SELECT 1 FROM statuses WHERE id = ${statusId} AND workspace_id = ${ws}) AS status_ok,
                 ${parentId} IS NULL OR EXISTS (SELECT 1 FROM tasks pt WHERE pt.id = ${parentId} AND pt.workspace_id = ${ws}
-                                                 AND ${permittedListSql('pt.list_id', grantParams((v, cast) => p.add(v, cast), membership))}) AS parent_found,
+                                                 AND ${permittedListSql('pt.list_id', grantParams(p, membership))}) AS parent_found,
                 EXISTS (SELECT 1 FROM tasks WHERE id = ${parentId} AND parent_id IS NOT NULL) AS parent_is_subtask)`,
       `counter AS (UPDATE workspaces SET task_counter = task_counter + 1
                     WHERE id = ${ws} AND (SELECT status_ok AND parent_found AND NOT parent_is_subtask FROM checks)
@@ -147,14 +146,14 @@ export class TasksRepository {
    * values set or cleared when the field applies to the task's list after the
    * move and is visible to `userId` (D13; values of fields that no longer apply are kept).
    */
-  async updateTask(id: number, place: TaskPlace, membership: Membership, userId: number, patch: TaskPatch): Promise<UpdatedTask> {
+  async updateTask(id: number, place: TaskPlace, membership: Membership, userId: number, patch: UpdateTaskDto): Promise<UpdatedTask> {
     const p = new SqlParams();
     const taskId = p.add(id, 'int');
     const ws = p.add(place.workspaceId, 'int');
     const moving = patch.listId !== undefined;
     const listId = p.add(patch.listId ?? null, 'int');
     const statusId = p.add(patch.statusId ?? null, 'int');
-    const permitted = moving ? permittedListSql('l.id', grantParams((v, cast) => p.add(v, cast), membership)) : 'true';
+    const permitted = moving ? permittedListSql('l.id', grantParams(p, membership)) : 'true';
     const ctes = [
       `checks AS (
          SELECT ${listId} IS NULL OR l.id IS NOT NULL AS list_found, l.folder_id AS list_folder_id, ${permitted} AS list_permitted,

@@ -1,11 +1,11 @@
 import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
+import { NOT_FOUND } from '../common/access/access.policy';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
 import { RawJson } from '../common/http/raw-json';
-import { parseId } from '../common/validation/ids';
 import { validateBody, validateTarget } from '../common/validation/validate-body';
 import { sealCursor } from './task-cursor';
-import { parseTaskQuery, QueryPairs } from './task-query';
+import { parseTaskQuery, QueryPairs, TaskQuery } from './task-query';
 import { CreateTaskDto, TaskCursorPageDto, TaskDto, TaskPageDto, TaskWriteDto, UpdateTaskDto } from './tasks.dto';
 import { TasksRepository } from './tasks.repository';
 
@@ -37,7 +37,7 @@ export class TasksService {
     if (created.parent_is_subtask) throw new BadRequestException('Subtasks cannot have subtasks');
     const viewer = { userId: caller.userId, membership: access.membership };
     const task = created.id === null ? null : await this.tasks.loadTask(created.id, viewer, 'write');
-    return task ?? this.vanished(caller, listId, input.parentId !== null ? 'Parent task not found' : 'Task not found');
+    return task ?? this.vanished(caller, listId, input.parentId !== null ? 'Parent task not found' : NOT_FOUND.task);
   }
 
   /**
@@ -47,7 +47,7 @@ export class TasksService {
   async getTask(caller: Caller, id: number): Promise<RawJson<TaskDto>> {
     const { membership } = await this.access.check(caller, 'task.read', id);
     const task = await this.tasks.loadTask(id, { userId: caller.userId, membership }, 'full');
-    if (!task) throw new NotFoundException('Task not found');
+    if (!task) throw new NotFoundException(NOT_FOUND.task);
     return task;
   }
 
@@ -69,9 +69,9 @@ export class TasksService {
       this.access.requireListPermitted(access.membership, patch.listId, result.list_folder_id);
     }
     if (!result.status_ok) throw new NotFoundException('Status not found in this workspace');
-    if (!result.updated) throw new NotFoundException('Task not found');
+    if (!result.updated) throw new NotFoundException(NOT_FOUND.task);
     const task = await this.tasks.loadTask(id, { userId: caller.userId, membership: access.membership }, 'write');
-    return task ?? this.vanished(caller, patch.listId ?? null, 'Task not found');
+    return task ?? this.vanished(caller, patch.listId ?? null, NOT_FOUND.task);
   }
 
   /**
@@ -101,16 +101,22 @@ export class TasksService {
    * included, whatever the filters and the limit.
    */
   async listTasks(caller: Caller, workspaceId: number, pairs: QueryPairs): Promise<RawJson<TaskPageDto | TaskCursorPageDto>> {
-    // Workspace-level check: the restriction applies to the rows and to list_id, not to the route (D30).
-    // A list_id sent once and well-formed is looked up in the same round trip; its errors still come in D34's order.
-    const sentListIds = pairs.filter(([name]) => name === 'list_id');
-    const earlyListId = sentListIds.length === 1 ? parseId(sentListIds[0][1]) : null;
+    // The query is parsed once, first, so that a valid list_id is looked up in the membership's round trip;
+    // its 400s are answered after the membership's 404 (D34's order). Workspace-level check: the restriction
+    // applies to the rows and to list_id, not to the route (D30).
+    let query: TaskQuery | undefined;
+    let invalid: unknown;
+    try {
+      query = parseTaskQuery(pairs, { workspaceId, userId: caller.userId });
+    } catch (error) {
+      invalid = error;
+    }
+    const listId = query?.filters.listId ?? null;
     const access =
-      earlyListId === null
+      listId === null
         ? { ...(await this.access.workspace(caller, workspaceId)), list: null }
-        : await this.access.workspaceWithList(caller, workspaceId, earlyListId);
-    const query = parseTaskQuery(pairs, { workspaceId, userId: caller.userId });
-    const listId = query.filters.listId;
+        : await this.access.workspaceWithList(caller, workspaceId, listId);
+    if (!query) throw invalid;
     if (listId !== null) {
       if (!access.list) throw new NotFoundException('List not found in this workspace');
       this.access.requireListPermitted(access.membership, listId, access.list.folderId);

@@ -1,5 +1,5 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
-import { seesMemberEmails } from '../common/access/access.policy';
+import { NOT_FOUND, seesMemberEmails } from '../common/access/access.policy';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
 import type { MemberDto, WorkspaceDto } from './workspaces.dto';
@@ -22,7 +22,7 @@ export class WorkspacesService {
   async getWorkspace(caller: Caller, id: number): Promise<WorkspaceDto> {
     // One round trip: the membership join is the access check (member, not restricted: D30).
     const workspace = await this.workspaces.findForMember(id, caller.userId);
-    if (!workspace) throw new NotFoundException('Workspace not found');
+    if (!workspace) throw new NotFoundException(NOT_FOUND.workspace);
     return workspace;
   }
 

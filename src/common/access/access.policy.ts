@@ -82,16 +82,6 @@ export const POLICY: Record<Operation, Rule> = {
   'comment.create': { target: 'task', role: 'writer', denial: 'Viewers cannot comment', restriction: 'list' },
 };
 
-/** D4: the answer to a caller who is not a member of the target's workspace, per kind of target. */
-export const NON_MEMBER: Record<ResourceKind, { status: 403 | 404; message: string }> = {
-  workspace: { status: 404, message: 'Workspace not found' },
-  folder: { status: 404, message: 'Folder not found' },
-  list: { status: 403, message: 'Access denied' },
-  task: { status: 403, message: 'Access denied' },
-  status: { status: 403, message: 'Access denied' },
-  label: { status: 403, message: 'Access denied' },
-};
-
 /** D4: the 404 for a target that does not exist, per kind. */
 export const NOT_FOUND: Record<ResourceKind, string> = {
   workspace: 'Workspace not found',
@@ -101,6 +91,17 @@ export const NOT_FOUND: Record<ResourceKind, string> = {
   status: 'Status not found',
   label: 'Label not found',
 };
+
+/** D2, D4, D30: the 403 when no more specific message applies. */
+export const ACCESS_DENIED = 'Access denied';
+
+/** D4: the kinds of target whose existence is hidden from non-members (they get the kind's own 404). */
+const HIDDEN_FROM_NON_MEMBERS: readonly ResourceKind[] = ['workspace', 'folder'];
+
+/** D4: the answer to a caller who is not a member of the target's workspace: the kind's 404, or 403 `Access denied`. */
+export function nonMemberAnswer(kind: ResourceKind): { status: 403 | 404; message: string } {
+  return HIDDEN_FROM_NON_MEMBERS.includes(kind) ? { status: 404, message: NOT_FOUND[kind] } : { status: 403, message: ACCESS_DENIED };
+}
 
 /** The 404 of `operation` when its target does not exist. */
 export function notFoundMessage(operation: Operation): string {
@@ -116,10 +117,10 @@ export function notFoundMessage(operation: Operation): string {
 export function accessAnswers(operation: Operation): { 403: string[]; 404: string[] } {
   const rule = POLICY[operation];
   const answers: { 403: string[]; 404: string[] } = { 403: [], 404: [notFoundMessage(operation)] };
-  const nonMember = NON_MEMBER[rule.target];
+  const nonMember = nonMemberAnswer(rule.target);
   answers[nonMember.status].push(nonMember.message);
   if (rule.denial) answers[403].push(rule.denial);
-  if (rule.restriction !== 'none') answers[403].push('Access denied');
+  if (rule.restriction !== 'none') answers[403].push(ACCESS_DENIED);
   return { 403: [...new Set(answers[403])], 404: [...new Set(answers[404])] };
 }
 
@@ -181,17 +182,17 @@ export function permitsListMove(membership: Membership, fromFolderId: number | n
  */
 export function decide(membership: Membership, operation: Operation, folderId: number | null, listId: number | null): string | null {
   const rule = POLICY[operation];
-  if (!roleIn(membership.role, rule.role)) return rule.denial ?? 'Access denied';
+  if (!roleIn(membership.role, rule.role)) return rule.denial ?? ACCESS_DENIED;
   if (!membership.restricted) return null;
   switch (rule.restriction) {
     case 'none':
       return null;
     case 'deny':
-      return 'Access denied';
+      return ACCESS_DENIED;
     case 'folder':
-      return permitsFolder(membership, folderId) ? null : 'Access denied';
+      return permitsFolder(membership, folderId) ? null : ACCESS_DENIED;
     case 'list':
-      return permitsList(membership, listId, folderId) ? null : 'Access denied';
+      return permitsList(membership, listId, folderId) ? null : ACCESS_DENIED;
   }
 }
 

@@ -2,7 +2,7 @@ import { ForbiddenException, Injectable, NotFoundException } from '@nestjs/commo
 import type { EntityManager } from 'typeorm';
 import type { Caller } from '../auth/auth-context';
 import { annotateRequestLog } from '../logging/logger';
-import { decide, Membership, NON_MEMBER, notFoundMessage, Operation, permitsList, permitsListMove, POLICY } from './access.policy';
+import { ACCESS_DENIED, decide, Membership, nonMemberAnswer, notFoundMessage, Operation, permitsList, permitsListMove, POLICY } from './access.policy';
 import { AccessRepository, AccessRow } from './access.repository';
 
 /** What an allowed access check found: where the target lies and the caller's membership there. */
@@ -38,7 +38,7 @@ export class AccessService {
     annotateRequestLog({ workspace_id: row.workspace_id });
     const access = toAccess(row);
     if (!access) {
-      const { status, message } = NON_MEMBER[kind];
+      const { status, message } = nonMemberAnswer(kind);
       throw status === 404 ? new NotFoundException(message) : new ForbiddenException(message);
     }
     const denial = decide(access.membership, operation, access.folderId, access.listId);
@@ -63,7 +63,7 @@ export class AccessService {
 
   /** 403 `Access denied` unless the list (in the same workspace) is permitted to this membership (D30: moves). */
   requireListPermitted(membership: Membership, listId: number | null, folderId: number | null): void {
-    if (!permitsList(membership, listId, folderId)) throw new ForbiddenException('Access denied');
+    if (!permitsList(membership, listId, folderId)) throw new ForbiddenException(ACCESS_DENIED);
   }
 
   /**
@@ -71,7 +71,7 @@ export class AccessService {
    * may move to folder `toFolderId`: both its current folder and the target granted (D30, D33).
    */
   requireListMove(listAccess: Access, toFolderId: number): void {
-    if (!permitsListMove(listAccess.membership, listAccess.folderId, toFolderId)) throw new ForbiddenException('Access denied');
+    if (!permitsListMove(listAccess.membership, listAccess.folderId, toFolderId)) throw new ForbiddenException(ACCESS_DENIED);
   }
 }
 

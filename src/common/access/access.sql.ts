@@ -10,12 +10,12 @@ export interface GrantParams {
   folderIds: string;
 }
 
-/** Adds a membership's grants to a statement's parameters through `add` (which returns the placeholder). */
-export function grantParams(add: (value: unknown, cast: string) => string, membership: Membership): GrantParams {
+/** Adds a membership's grants to a statement's parameters (`params.add` returns the placeholder, as SqlParams does). */
+export function grantParams(params: { add(value: unknown, cast: string): string }, membership: Membership): GrantParams {
   return {
-    restricted: add(membership.restricted, 'boolean'),
-    listIds: add(membership.listIds, 'int[]'),
-    folderIds: add(membership.folderIds, 'int[]'),
+    restricted: params.add(membership.restricted, 'boolean'),
+    listIds: params.add(membership.listIds, 'int[]'),
+    folderIds: params.add(membership.folderIds, 'int[]'),
   };
 }
 

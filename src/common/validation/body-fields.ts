@@ -183,6 +183,15 @@ export function IsNumericId(name: string, options: IdFieldOptions = {}): Propert
   );
 }
 
+/**
+ * D3 step 4, D6: the parent id of a create (`workspace_id`, `folder_id`), checked
+ * before access: absent, null or malformed is 400 `<field> is required`.
+ */
+export function ParentId(name: string, description: string): PropertyDecorator {
+  const required = `${name} is required`;
+  return IsNumericId(name, { missing: required, invalid: required, target: true, description });
+}
+
 /** Options of a text field (D8). */
 export interface TextFieldOptions extends ApiExtras {
   max: number;
