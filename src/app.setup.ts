@@ -1,13 +1,11 @@
 import { BadRequestException, UnsupportedMediaTypeException } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { configureHttp } from './common/http/http.setup';
-import { requestId } from './common/logging/logger';
+import { nestLogger, requestId, rootLogger } from './common/logging/logger';
 import { AppEnv, loadEnv } from './config/env';
 import { answerClientError, answerFrameworkError, answerWhileClosing } from './common/http/framework-answers';
-import { trackInFlight } from './common/http/in-flight';
 import { sendRawJsonAsIs } from './common/http/raw-json';
 import { deferBodyError } from './common/validation/body-error';
 import { mountOpenApi } from './openapi/openapi.mount';
@@ -22,8 +20,8 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 export const MAX_PARAM_LENGTH = 1000;
 
 /**
- * Fastify adapter with the D7 body limit, no Fastify-level logging (pino
- * through nestjs-pino logs), for issue 12 the request id (`X-Request-Id` when
+ * Fastify adapter with the D7 body limit, no Fastify-level logging (the HTTP
+ * layer writes one pino line per request), no Express-middleware layer (the app has no Nest middleware), for issue 12 the request id (`X-Request-Id` when
  * sane, else generated) and TRUST_PROXY (client IP from X-Forwarded-For), and for issue 8: the HTTP timeouts of `env.timeouts` (a request must arrive whole
  * within `httpRequest`, else 408; an idle connection closes after `httpIdle`) and
  * every framework answer as `{ "error" }` (malformed HTTP, oversized headers,
@@ -46,6 +44,7 @@ export function createAdapter(env: AppEnv = loadEnv()): FastifyAdapter {
     trustProxy: env.trustProxy,
     requestIdHeader: false,
     genReqId: requestId,
+    skipMiddie: true,
   });
 }
 
@@ -84,10 +83,9 @@ export async function configureApp(app: NestFastifyApplication): Promise<void> {
     done(null, undefined);
   });
   answerWhileClosing(fastify);
-  trackInFlight(fastify);
   const env = loadEnv();
-  // Issue 12: helmet, CORS, request-log fields, /metrics.
-  await configureHttp(app, env);
+  // Issue 12: security headers, CORS, request logs, the deadline, /metrics.
+  await configureHttp(app, env, rootLogger(env));
   // D1: GET /api/v1/openapi.json and /docs (unless DOCS_ENABLED=false), public.
   mountOpenApi(app, { ui: env.docsEnabled });
 }
@@ -95,7 +93,7 @@ export async function configureApp(app: NestFastifyApplication): Promise<void> {
 /** A fully configured, initialised app on `DATABASE_URL` (not listening). */
 export async function buildApp(): Promise<NestFastifyApplication> {
   const app = await NestFactory.create<NestFastifyApplication>(AppModule, createAdapter(), { bodyParser: false, bufferLogs: true });
-  app.useLogger(app.get(Logger));
+  app.useLogger(nestLogger(rootLogger(loadEnv())));
   await configureApp(app);
   await app.init();
   await app.getHttpAdapter().getInstance().ready();

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { jsonArraySql, RawJson } from '../common/http/raw-json';
+import type { ReadContext } from '../common/access/access.repository';
+import { Sql } from '../common/database/sql';
+import { jsonArraySql } from '../common/http/raw-json';
 import type { CommentDto } from './comments.dto';
 
 /** The comment object of the specification, over `comments c` joined with its author `users u`. */
@@ -10,19 +11,18 @@ const COMMENT_COLUMNS = `c.id, c.task_id, c.user_id, u.name, u.avatar_url, c.con
 /** SQL for comments. */
 @Injectable()
 export class CommentsRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly sql: Sql) {}
 
-  /** Comments of task `taskId`, oldest first: created_at then id (D23), as JSON text built by PostgreSQL. One round trip. */
-  async listByTask(taskId: number): Promise<RawJson<CommentDto[]>> {
-    const rows: { json: string }[] = await this.db.query(
-      jsonArraySql(`SELECT ${COMMENT_COLUMNS}
+  /**
+   * The List comments read inside an access check's statement (AccessService.checkAndRead):
+   * the comments of the target task, oldest first (created_at then id, D23), as a JSON array text.
+   */
+  byTaskRead({ id }: ReadContext): string {
+    return jsonArraySql(`SELECT ${COMMENT_COLUMNS}
          FROM comments c
          JOIN users u ON u.id = c.user_id
-        WHERE c.task_id = $1
-        ORDER BY c.created_at, c.id`),
-      [taskId],
-    );
-    return new RawJson(rows[0].json);
+        WHERE c.task_id = ${id}
+        ORDER BY c.created_at, c.id`);
   }
 
   /**
@@ -32,7 +32,7 @@ export class CommentsRepository {
    * the access check).
    */
   async insert(taskId: number, userId: number, content: string): Promise<CommentDto | null> {
-    const rows: CommentDto[] = await this.db.query(
+    const rows: CommentDto[] = await this.sql.rows(
       `WITH c AS (
          INSERT INTO comments (workspace_id, task_id, user_id, content, parent_comment_id, resolved)
          SELECT t.workspace_id, t.id, $2, $3, NULL, false FROM tasks t WHERE t.id = $1

@@ -17,11 +17,11 @@ export class CommentsService {
 
   /**
    * spec: List comments. Any member; a restricted member only on tasks of
-   * permitted lists (D30). 404 `Task not found`; 403 `Access denied`.
+   * permitted lists (D30). 404 `Task not found`; 403 `Access denied`. One round trip: the check and the read in one statement.
    */
   async listComments(caller: Caller, taskId: number): Promise<RawJson<CommentDto[]>> {
-    await this.access.check(caller, 'comment.read', taskId);
-    return this.comments.listByTask(taskId);
+    const { body } = await this.access.checkAndRead(caller, 'comment.read', taskId, (context) => this.comments.byTaskRead(context));
+    return new RawJson(body);
   }
 
   /**

@@ -14,14 +14,18 @@ interface PgPool {
   waitingCount: number;
 }
 
+/** Counts one answered request: its method, route pattern (none: unmatched), status and duration in ms. */
+export type ObserveRequest = (method: string, route: string | undefined, status: number, ms: number) => void;
+
 /**
  * Prometheus metrics of one app (issue 12): requests by method, route
  * pattern and status, their duration histogram, the database pool (in use,
  * idle, waiting) and the process metrics of prom-client, on a registry of
- * its own. Served at GET /metrics; the request hook is a Fastify onResponse hook,
- * so unknown routes, the OpenAPI document and errors are counted too.
+ * its own. Served at GET /metrics; returns the function that counts a request,
+ * which the HTTP layer calls for every answer (unknown routes, the OpenAPI
+ * document and errors included).
  */
-export function mountMetrics(app: NestFastifyApplication): Registry {
+export function mountMetrics(app: NestFastifyApplication): ObserveRequest {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const labelNames = ['method', 'route', 'status'] as const;
@@ -54,16 +58,23 @@ export function mountMetrics(app: NestFastifyApplication): Registry {
   poolGauge('db_pool_connections_idle', 'Idle database connections in the pool', (p) => p.idleCount);
   poolGauge('db_pool_requests_waiting', 'Queries waiting for a database connection', (p) => p.waitingCount);
 
+  // One bound child per (method, route, status): prom-client then skips hashing the labels per request.
+  const children = new Map<string, { count: Counter.Internal; time: Histogram.Internal<string> }>();
+  const observe: ObserveRequest = (method, route = UNMATCHED, status, ms) => {
+    const key = `${method} ${status} ${route}`;
+    let child = children.get(key);
+    if (!child) {
+      const labels = { method, route, status: String(status) };
+      children.set(key, (child = { count: requests.labels(labels), time: duration.labels(labels) }));
+    }
+    child.count.inc();
+    child.time.observe(ms / 1000);
+  };
+
   const fastify = app.getHttpAdapter().getInstance();
-  fastify.addHook('onResponse', (request, reply, done) => {
-    const labels = { method: request.method, route: request.routeOptions.url ?? UNMATCHED, status: String(reply.statusCode) };
-    requests.inc(labels);
-    duration.observe(labels, reply.elapsedTime / 1000);
-    done();
-  });
   fastify.get(METRICS_PATH, async (_request, reply) => {
     const text = await registry.metrics();
     return reply.header('content-type', registry.contentType).send(text);
   });
-  return registry;
+  return observe;
 }

@@ -3,7 +3,8 @@ import { GrantParams, grantParams, permittedListSql } from '../common/access/acc
 import type { CursorValues } from './task-cursor';
 import { PRIORITIES, Priority } from './tasks.dto';
 import type { SortKey, SortTerm, TaskFilters, TaskQuery } from './task-query';
-import { SqlParams, taskJsonSql } from './tasks.sql';
+import { SqlParams } from '../common/database/sql-params';
+import { taskJsonSql } from './tasks.sql';
 
 /*
  * The one statement of List tasks (D22, D34): filters, sort, offset or keyset

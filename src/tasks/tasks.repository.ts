@@ -1,13 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { Membership } from '../common/access/access.policy';
-import { grantParams, permittedListSql } from '../common/access/access.sql';
+import type { ReadContext } from '../common/access/access.repository';
+import { ACCESS_ROW_GRANTS, GrantParams, grantParams, permittedListSql } from '../common/access/access.sql';
+import { Sql } from '../common/database/sql';
 import { RawJson } from '../common/http/raw-json';
 import type { CursorValues } from './task-cursor';
 import { TaskListScope, taskListSql } from './task-list.sql';
 import type { TaskQuery } from './task-query';
 import type { CreateTaskDto, CustomFieldInput, TaskDto, TaskWriteDto, UpdateTaskDto } from './tasks.dto';
-import { fieldAppliesSql, fieldVisibleSql, SqlParams, TaskShape, taskJsonSql } from './tasks.sql';
+import { SqlParams } from '../common/database/sql-params';
+import { fieldAppliesSql, fieldVisibleSql, TaskShape, taskJsonSql } from './tasks.sql';
 
 /** Where a task is being written: its workspace, its (final) list and that list's folder. */
 export interface TaskPlace {
@@ -55,10 +57,17 @@ export interface TaskViewer {
   membership: Membership;
 }
 
+/** The statement reading task `taskId` in `shape` as JSON text (column `task`; no row when there is no such task). */
+function loadTaskSql(shape: TaskShape, taskId: string, user: string, grants: GrantParams | null): string {
+  return `SELECT ${taskJsonSql(shape, user, grants)}::text AS task
+            FROM tasks t LEFT JOIN lists l ON l.id = t.list_id
+           WHERE t.id = ${taskId}`;
+}
+
 /** SQL for tasks, their assignees, labels and custom-field values; reads return API shapes directly. */
 @Injectable()
 export class TasksRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly sql: Sql) {}
 
   /** Task `id` in `shape` as seen by `viewer` (D16, D18; subtasks per D33), as JSON text built by PostgreSQL, or null. One round trip. */
   async loadTask(id: number, viewer: TaskViewer, shape: 'full'): Promise<RawJson<TaskDto> | null>;
@@ -69,13 +78,13 @@ export class TasksRepository {
     const user = p.add(viewer.userId, 'int');
     // Grants only when the shape uses them: PostgreSQL rejects untyped unused parameters.
     const grants = shape === 'write' ? null : grantParams(p, viewer.membership);
-    const rows: { task: string }[] = await this.db.query(
-      `SELECT ${taskJsonSql(shape, user, grants)}::text AS task
-         FROM tasks t LEFT JOIN lists l ON l.id = t.list_id
-        WHERE t.id = ${taskId}`,
-      p.values,
-    );
+    const rows: { task: string }[] = await this.sql.rows(loadTaskSql(shape, taskId, user, grants), p.values);
     return rows.length ? new RawJson(rows[0].task) : null;
+  }
+
+  /** The get-task read inside an access check's statement (AccessService.checkAndRead): the full task as `userId` sees it. */
+  fullTaskRead(userId: number): (context: ReadContext) => string {
+    return ({ p, id }) => loadTaskSql('full', id, p.add(userId, 'int'), ACCESS_ROW_GRANTS);
   }
 
   /**
@@ -86,7 +95,7 @@ export class TasksRepository {
    */
   async listPage(scope: TaskListScope, userId: number, query: TaskQuery): Promise<TaskPageRows> {
     const { sql, params } = taskListSql(scope, userId, query);
-    const rows: TaskPageRows[] = await this.db.query(sql, params);
+    const rows: TaskPageRows[] = await this.sql.rows(sql, params);
     return rows[0];
   }
 
@@ -131,7 +140,7 @@ export class TasksRepository {
     if (values.length) {
       ctes.push(...writeCustomFieldsSql(p, 'new_task', { workspace: ws, list: listId, folder: p.add(place.folderId, 'int') }, creatorId, values));
     }
-    const rows: CreatedTask[] = await this.db.query(
+    const rows: CreatedTask[] = await this.sql.rows(
       `WITH ${ctes.join(',\n')} SELECT checks.*, (SELECT id FROM new_task) AS id FROM checks`,
       p.values,
     );
@@ -195,7 +204,7 @@ export class TasksRepository {
         : { workspace: ws, list: p.add(place.listId, 'int'), folder: p.add(place.folderId, 'int') };
       ctes.push(...writeCustomFieldsSql(p, 'task', placeSql, userId, patch.customFields));
     }
-    const rows: UpdatedTask[] = await this.db.query(
+    const rows: UpdatedTask[] = await this.sql.rows(
       `WITH ${ctes.join(',\n')} SELECT checks.list_found, checks.list_folder_id, checks.status_ok, EXISTS (SELECT 1 FROM task) AS updated FROM checks`,
       p.values,
     );
@@ -204,7 +213,7 @@ export class TasksRepository {
 
   /** Deletes a task; subtasks, comments, attachments, assignees, labels and values go by FK cascade (D16). */
   async deleteTask(id: number): Promise<void> {
-    await this.db.query(`DELETE FROM tasks WHERE id = $1`, [id]);
+    await this.sql.rows(`DELETE FROM tasks WHERE id = $1`, [id]);
   }
 }
 

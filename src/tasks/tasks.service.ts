@@ -41,14 +41,12 @@ export class TasksService {
   }
 
   /**
-   * spec: Get task; embedded subtasks only in lists the caller may see (D33). Two round
-   * trips (the key is usually in the guard's cache): the access check, the whole task in one statement.
+   * spec: Get task; embedded subtasks only in lists the caller may see (D33). One round
+   * trip (the key is usually in the guard's cache): the access check and the whole task in one statement.
    */
   async getTask(caller: Caller, id: number): Promise<RawJson<TaskDto>> {
-    const { membership } = await this.access.check(caller, 'task.read', id);
-    const task = await this.tasks.loadTask(id, { userId: caller.userId, membership }, 'full');
-    if (!task) throw new NotFoundException(NOT_FOUND.task);
-    return task;
+    const { body } = await this.access.checkAndRead(caller, 'task.read', id, this.tasks.fullTaskRead(caller.userId));
+    return new RawJson(body);
   }
 
   /**

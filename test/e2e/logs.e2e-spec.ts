@@ -1,17 +1,15 @@
-import { Logger } from 'nestjs-pino';
 import { generateApiKey } from '../../src/common/auth/api-key';
 import { SCOPES } from '../../src/common/auth/scope';
-import { createRootLogger, replaceRootLogger } from '../../src/common/logging/logger';
+import { createRootLogger, nestLogger, replaceRootLogger, rootLogger } from '../../src/common/logging/logger';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
 
 /**
- * Issue 12: structured request logs (nestjs-pino). The app of this file logs
- * through a root logger whose lines the tests read. It must be the first app
- * of the process: nestjs-pino keeps one pino-http instance per process.
+ * Issue 12: structured request logs (pino). The app of this file logs
+ * through a root logger whose lines the tests read.
  */
 
-describe('request logs (nestjs-pino)', () => {
+describe('request logs', () => {
   let t: TestApp;
   const lines: Array<Record<string, unknown>> = [];
   const key = generateApiKey();
@@ -22,7 +20,7 @@ describe('request logs (nestjs-pino)', () => {
     previous = replaceRootLogger(createRootLogger({ logLevel: 'info', logFormat: 'json' }, { write: (s: string) => void lines.push(JSON.parse(s)) }));
     t = await createTestApp();
     // As buildApp does for the server: Nest's own logs (the error filter's) through pino.
-    t.app.useLogger(t.app.get(Logger));
+    t.app.useLogger(nestLogger(rootLogger({ logLevel: 'info', logFormat: 'json' })));
     ids = await loadFixture(t.db.ds, {
       users: [{ ref: 'ann', email: 'ann@logs.test', name: 'Ann' }],
       api_keys: [{ ref: 'k', user: 'ann', key, scopes: [...SCOPES] }],
@@ -68,6 +66,25 @@ describe('request logs (nestjs-pino)', () => {
     expect(line).toMatchObject({ request_id: 'lb-7f3a.42', route: '/api/v1/me', key_id: ids.k });
     expect((line.req as { headers: Record<string, string> }).headers.authorization).toBe('[redacted]');
     expect(JSON.stringify(lines)).not.toContain(key);
+  });
+
+  it('shows allowlisted request headers only, each cut at 256 characters (issue 19)', async () => {
+    lines.length = 0;
+    const huge = 'a'.repeat(12_000);
+    const res = await t.inject({
+      method: 'GET',
+      url: '/api/v1/me',
+      headers: { ...auth(key), 'user-agent': huge, 'x-custom-secret': 'hunter2', cookie: 'session=abc' },
+    });
+    expect(res.statusCode).toBe(200);
+    const [line] = requestLines();
+    expect((line.req as { headers: Record<string, string> }).headers).toEqual({
+      host: 'localhost:80',
+      'user-agent': 'a'.repeat(256),
+      authorization: '[redacted]',
+      cookie: '[redacted]',
+    });
+    expect(JSON.stringify(line).length).toBeLessThan(2_000);
   });
 
   it('an unusable X-Request-Id is replaced; unknown routes are logged with their URL', async () => {

@@ -1,9 +1,9 @@
 import { ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Caller } from '../auth/auth-context';
-import { annotateRequestLog } from '../logging/logger';
 import { ACCESS_DENIED, decide, Membership, nonMemberAnswer, notFoundMessage, Operation, permitsList, permitsListMove, POLICY } from './access.policy';
-import { AccessRepository, AccessRow } from './access.repository';
+import { AccessRepository, AccessRow, ReadContext } from './access.repository';
+import { readAllowedSql } from './access.sql';
 
 /** What an allowed access check found: where the target lies and the caller's membership there. */
 export interface Access {
@@ -28,14 +28,27 @@ export class AccessService {
    * message or `Access denied` (D30).
    */
   async check(caller: Caller, operation: Operation, id: number, manager?: EntityManager): Promise<Access> {
-    return this.decideRow(await this.repo.resolve(POLICY[operation].target, id, caller.userId, manager), operation);
+    return this.decideRow(caller, await this.repo.resolve(POLICY[operation].target, id, caller.userId, manager), operation);
+  }
+
+  /**
+   * check() for a read `operation` and, when it passes, `read`'s text from the
+   * same statement: one round trip for both. `read` may use the access row's
+   * grants (ACCESS_ROW_GRANTS). Throws what check() throws.
+   */
+  async checkAndRead(caller: Caller, operation: Operation, id: number, read: (context: ReadContext) => string): Promise<Access & { body: string }> {
+    const row = await this.repo.resolveAndRead(POLICY[operation].target, id, caller.userId, readAllowedSql(operation), read);
+    const access = this.decideRow(caller, row, operation);
+    // readAllowedSql is decide()'s twin: an allowed check whose read is missing is a bug, not a client error.
+    if (row!.body === null) throw new Error(`checkAndRead: ${operation} allowed, but the statement read nothing`);
+    return { ...access, body: row!.body };
   }
 
   /** The answer of check() for a resolved row. */
-  private decideRow(row: AccessRow | null, operation: Operation): Access {
+  private decideRow(caller: Caller, row: AccessRow | null, operation: Operation): Access {
     const kind = POLICY[operation].target;
     if (!row) throw new NotFoundException(notFoundMessage(operation));
-    annotateRequestLog({ workspace_id: row.workspace_id });
+    caller.workspaceId = row.workspace_id;
     const access = toAccess(row);
     if (!access) {
       const { status, message } = nonMemberAnswer(kind);
@@ -52,7 +65,7 @@ export class AccessService {
    */
   async workspaceWithList(caller: Caller, workspaceId: number, listId: number): Promise<Access & { list: { folderId: number | null } | null }> {
     const row = await this.repo.resolve('workspace', workspaceId, caller.userId, undefined, listId);
-    const access = this.decideRow(row, 'workspace.read');
+    const access = this.decideRow(caller, row, 'workspace.read');
     return { ...access, list: row!.list_found ? { folderId: row!.list_folder_id } : null };
   }
 

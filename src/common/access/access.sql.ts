@@ -1,4 +1,4 @@
-import type { Membership } from './access.policy';
+import { POLICY, type Membership, type Operation } from './access.policy';
 
 /**
  * Placeholders (`$4::int[]`, ...) carrying a membership's grants into a
@@ -30,4 +30,24 @@ export function grantParams(params: { add(value: unknown, cast: string): string 
 export function permittedListSql(listExpr: string, g: GrantParams): string {
   return `(NOT ${g.restricted} OR COALESCE(${listExpr} IN (
              SELECT pl.id FROM lists pl WHERE pl.id = ANY(${g.listIds}) OR pl.folder_id = ANY(${g.folderIds})), false))`;
+}
+
+/** The grants of the access row `a` (AccessRepository.resolveAndRead), for permittedListSql inside that statement. */
+export const ACCESS_ROW_GRANTS: GrantParams = { restricted: 'COALESCE(a.is_restricted, false)', listIds: 'a.list_ids', folderIds: 'a.folder_ids' };
+
+/**
+ * The SQL twin of `decide` for a read `operation` (one any member may do) on
+ * the access row `a`: true exactly when decide() allows it (a member; with the
+ * list restriction, a permitted list: permitsList). Other operations have no
+ * twin, and asking for one is a programming error.
+ */
+export function readAllowedSql(operation: Operation): string {
+  const rule = POLICY[operation];
+  if (rule.role !== 'member' || (rule.restriction !== 'none' && rule.restriction !== 'list')) {
+    throw new Error(`readAllowedSql: ${operation} is not a read any member may do`);
+  }
+  const member = 'a.role IS NOT NULL';
+  if (rule.restriction === 'none') return member;
+  return `${member} AND (NOT COALESCE(a.is_restricted, false)
+            OR (a.list_id IS NOT NULL AND (a.list_id = ANY(a.list_ids) OR COALESCE(a.folder_id = ANY(a.folder_ids), false))))`;
 }

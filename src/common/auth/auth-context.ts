@@ -6,6 +6,8 @@ export interface Caller {
   userId: number;
   keyId: number;
   scopes: readonly Scope[];
+  /** The workspace the request acts in, once the access check has found it (the request's log line shows it). */
+  workspaceId?: number;
 }
 
 /** Request property the guard stores the caller under. */

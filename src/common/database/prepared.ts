@@ -30,7 +30,7 @@ export class NamedStatementClient extends Client {
    */
   constructor(config?: string | ClientConfig) {
     const base: ClientConfig = typeof config === 'string' ? { connectionString: config } : { ...config };
-    super({ ...base, options: [base.options, '-c plan_cache_mode=force_generic_plan'].filter(Boolean).join(' ') });
+    super(base);
   }
 
   // pg's overloads are not expressible on an override; the arguments go to Client.query untouched otherwise.

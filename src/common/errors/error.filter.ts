@@ -1,19 +1,25 @@
-import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
+import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { processLogger } from '../logging/logger';
 import { toHttpError } from './to-http-error';
 import { WWW_AUTHENTICATE } from './www-authenticate';
 
 /**
- * Writes `{ error }` with the status of toHttpError; 500s are logged with their stack (D31); a 401 names its challenge.
- * A connection already gone (a client that went away or was cut, issue 8) gets nothing and logs nothing.
+ * Writes `{ error }` with the status of toHttpError; 500s are logged with their stack and the request id (D31); a 401 names its challenge.
+ * A connection already gone (a client that went away or was cut, issue 8), or an answer already sent (the request deadline), gets nothing and logs nothing.
  */
-export function sendError(reply: FastifyReply, error: unknown, logger: Logger): void {
-  if (reply.raw.destroyed || reply.raw.socket?.destroyed) return;
+export function sendError(reply: FastifyReply, error: unknown, request: FastifyRequest): void {
+  if (reply.sent || reply.raw.destroyed || reply.raw.socket?.destroyed) return;
   const { status, message } = toHttpError(error);
-  // Issue 8: an unavailable database is an expected condition, one line per request, no stack.
-  if (status === 503) logger.warn(`${message}: ${String((error as { message?: unknown } | null)?.message ?? error)}`);
-  // The Error itself: pino writes it (stack included) as `err` on one JSON line, with the request id.
-  else if (status >= 500) logger.error(error instanceof Error ? error : String(error));
+  if (status >= 500) {
+    const logger = processLogger();
+    const context = { request_id: request.id, url: request.url };
+    // Issue 8: an unavailable database is an expected condition, one line per request, no stack.
+    if (status === 503) logger.warn(context, `${message}: ${String((error as { message?: unknown } | null)?.message ?? error)}`);
+    // The Error itself: pino writes it (stack included) as `err` on one JSON line.
+    else if (error instanceof Error) logger.error({ ...context, err: error }, error.message);
+    else logger.error(context, String(error));
+  }
   if (status === 401) void reply.header('www-authenticate', WWW_AUTHENTICATE);
   void reply.status(status).header('content-type', 'application/json; charset=utf-8').send({ error: message });
 }
@@ -21,9 +27,8 @@ export function sendError(reply: FastifyReply, error: unknown, logger: Logger): 
 /** The one exception filter: every error a route throws leaves as `{ "error": "<message>" }`. */
 @Catch()
 export class ErrorFilter implements ExceptionFilter {
-  private readonly logger = new Logger('Error');
-
   catch(exception: unknown, host: ArgumentsHost): void {
-    sendError(host.switchToHttp().getResponse<FastifyReply>(), exception, this.logger);
+    const http = host.switchToHttp();
+    sendError(http.getResponse<FastifyReply>(), exception, http.getRequest<FastifyRequest>());
   }
 }

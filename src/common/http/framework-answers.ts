@@ -1,4 +1,3 @@
-import { Logger } from '@nestjs/common';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'http';
 import type { Duplex } from 'stream';
@@ -10,7 +9,6 @@ import { HttpError, SERVICE_UNAVAILABLE } from '../errors/to-http-error';
  * route runs, leave as `{ "error": string }` with a JSON content type too.
  */
 
-const logger = new Logger('Http');
 
 /** Node's HTTP parser failures and the answer each gets; any other is 400 `Malformed HTTP request`. */
 const CLIENT_ERRORS: Record<string, HttpError> = {
@@ -40,8 +38,8 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex):
 }
 
 /** Fastify `frameworkErrors`: the router's bad percent-encoding (400) and over-long path parameter (414), through toHttpError. */
-export function answerFrameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
-  sendError(reply, error, logger);
+export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  sendError(reply, error, request);
 }
 
 /**

@@ -1,36 +1,77 @@
-import helmet from '@fastify/helmet';
+import { ServiceUnavailableException } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import helmet from 'helmet';
+import type { Logger } from 'pino';
 import type { AppEnv } from '../../config/env';
 import { mountMetrics } from '../../metrics/metrics';
+import { OPENAPI_JSON_PATH } from '../../openapi/openapi.document';
 import { CALLER_KEY, type Caller } from '../auth/auth-context';
-import { setRequestLogFields } from '../logging/logger';
+import { sendError } from '../errors/error.filter';
+import { logRequest } from '../logging/logger';
+import { inFlight } from './in-flight';
 
 /** Request headers a browser may send cross-origin (D20's two key forms, the body type, the request id). */
 const CORS_ALLOWED_HEADERS = ['Authorization', 'X-API-Key', 'Content-Type', 'X-Request-Id'];
 /** Response headers a browser script may read. */
 const CORS_EXPOSED_HEADERS = ['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'];
 
+/** D31: answers of routes that need a key are never stored by caches. */
+const NO_STORE = 'no-store';
+
 /**
- * The operational layer of the HTTP app (issue 12), applied by configureApp:
- * helmet's security headers (a CSP Swagger UI can live with), CORS for the
- * origins of CORS_ORIGINS (off when unset), the `X-Request-Id` answer header,
- * the route pattern and API key id on each request's log line, and Prometheus metrics at /metrics unless
- * METRICS_ENABLED=false.
+ * helmet's security headers, computed once: helmet runs against a recording
+ * response at start-up, and every answer then gets the same name/value pairs
+ * (same headers as running helmet per request, without re-building them).
+ * The CSP is one Swagger UI can live with, and the service is often served over
+ * plain HTTP (npm start, behind a TLS proxy), so it does not upgrade /docs' own requests.
  */
-export async function configureHttp(app: NestFastifyApplication, env: AppEnv): Promise<void> {
-  await app.register(helmet, {
+export function securityHeaders(): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const recorder = {
+    setHeader: (name: string, value: unknown) => void (headers[name.toLowerCase()] = String(value)),
+    removeHeader: (name: string) => void delete headers[name.toLowerCase()],
+  };
+  const middleware = helmet({
     contentSecurityPolicy: {
       directives: {
         defaultSrc: [`'self'`],
         styleSrc: [`'self'`, `'unsafe-inline'`],
         imgSrc: [`'self'`, 'data:'],
         scriptSrc: [`'self'`],
-        // The service is often served over plain HTTP (npm start, behind a TLS proxy): upgrading
-        // /docs' own requests to https would break Swagger UI there.
         upgradeInsecureRequests: null,
       },
     },
   });
+  let failure: unknown;
+  middleware({} as never, recorder as never, (error?: unknown) => (failure = error));
+  if (failure) throw failure;
+  return headers;
+}
+
+/** Whether a route needs an API key: every route under /api/v1 but the public OpenAPI document. */
+function needsKey(route: string | undefined): boolean {
+  return route !== undefined && route.startsWith('/api/v1/') && route !== OPENAPI_JSON_PATH;
+}
+
+/** Per-request state of the pipeline, kept on the request. */
+interface Lifecycle {
+  deadline?: NodeJS.Timeout;
+}
+const LIFECYCLE = Symbol('lifecycle');
+type Tracked = FastifyRequest & { [LIFECYCLE]?: Lifecycle };
+
+/**
+ * The operational layer of the HTTP app (issue 12), applied by configureApp,
+ * as two Fastify hooks per request (issue 16: one pass each, nothing per
+ * request that can be done once): helmet's security headers, `X-Request-Id`,
+ * `Cache-Control: no-store` on keyed routes (D31), the REQUEST_TIMEOUT_MS
+ * deadline (503 `Service unavailable`, issue 8), the in-flight set of the
+ * shutdown; then, once answered, the request's log line and its metrics.
+ * CORS for the origins of CORS_ORIGINS (off when unset); Prometheus metrics at
+ * /metrics unless METRICS_ENABLED=false.
+ */
+export async function configureHttp(app: NestFastifyApplication, env: AppEnv, logger: Logger): Promise<void> {
   if (env.corsOrigins.length > 0) {
     app.enableCors({
       origin: env.corsOrigins.includes('*') ? true : env.corsOrigins,
@@ -41,12 +82,46 @@ export async function configureHttp(app: NestFastifyApplication, env: AppEnv): P
     });
   }
   const fastify = app.getHttpAdapter().getInstance();
-  // onSend: before the response is written, so the request line (written on 'finish') sees these.
-  fastify.addHook('onSend', (request, reply, payload, done) => {
-    void reply.header('X-Request-Id', request.id);
-    const caller = (request as unknown as Record<string, Caller | undefined>)[CALLER_KEY];
-    setRequestLogFields(request.raw, { route: request.routeOptions.url, key_id: caller?.keyId });
-    done(null, payload);
+  const headers = securityHeaders();
+  const requests = inFlight(fastify);
+  const timeoutMs = env.timeouts.request;
+  const observe = env.metricsEnabled ? mountMetrics(app) : undefined;
+
+  fastify.addHook('onRequest', (request: Tracked, reply, done) => {
+    requests.add(request);
+    void reply.headers(headers).header('x-request-id', request.id);
+    if (needsKey(request.routeOptions.url)) void reply.header('cache-control', NO_STORE);
+    const deadline = setTimeout(() => {
+      if (!reply.sent) sendError(reply, new ServiceUnavailableException(), request);
+    }, timeoutMs);
+    request[LIFECYCLE] = { deadline };
+    done();
   });
-  if (env.metricsEnabled) mountMetrics(app);
+  const finish = (request: Tracked) => {
+    requests.delete(request);
+    clearTimeout(request[LIFECYCLE]?.deadline);
+  };
+  fastify.addHook('onRequestAbort', (request: Tracked, done) => {
+    finish(request);
+    done();
+  });
+  fastify.addHook('onResponse', (request: Tracked, reply: FastifyReply, done) => {
+    finish(request);
+    const route = request.routeOptions.url;
+    const caller = (request as unknown as Record<string, Caller | undefined>)[CALLER_KEY];
+    logRequest(logger, {
+      requestId: request.id,
+      method: request.method,
+      route,
+      url: request.url,
+      headers: request.headers,
+      remoteAddress: request.ip,
+      status: reply.statusCode,
+      durationMs: reply.elapsedTime,
+      workspaceId: caller?.workspaceId,
+      keyId: caller?.keyId,
+    });
+    observe?.(request.method, route, reply.statusCode, reply.elapsedTime);
+    done();
+  });
 }

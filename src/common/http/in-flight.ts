@@ -1,28 +1,22 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 
-/** The requests a server is serving now: `METHOD url` of each, oldest first. */
-const tracked = new WeakMap<FastifyInstance, Set<string>>();
+/** The requests each server is serving now, in arrival order. */
+const tracked = new WeakMap<FastifyInstance, Set<FastifyRequest>>();
 
 /**
- * Keeps count of the requests `fastify` is serving (from arrival until the
- * response is finished or the connection closes), for the shutdown of D32
- * (issue 8: a drain that times out says what it cuts). Call before `ready()`.
+ * The set of requests `fastify` is serving (from arrival until answered or
+ * aborted), for the shutdown of D32 (issue 8: a drain that times out says what
+ * it cuts). The HTTP layer's hooks add and delete them (http.setup.ts).
  */
-export function trackInFlight(fastify: FastifyInstance): void {
-  const requests = new Set<string>();
-  tracked.set(fastify, requests);
-  fastify.addHook('onRequest', (request, reply, done) => {
-    // A unique entry per request, even for two identical ones.
-    const entry = `${request.method} ${request.url.split('?')[0]} #${request.id}`;
-    requests.add(entry);
-    reply.raw.once('close', () => requests.delete(entry));
-    done();
-  });
+export function inFlight(fastify: FastifyInstance): Set<FastifyRequest> {
+  let requests = tracked.get(fastify);
+  if (!requests) tracked.set(fastify, (requests = new Set()));
+  return requests;
 }
 
-/** The requests in flight on `fastify` (`METHOD path #id`), or [] when it is not tracked. */
+/** The requests in flight on `fastify` (`METHOD path #id`), oldest first; [] when it is not tracked. */
 export function requestsInFlight(fastify: FastifyInstance): string[] {
-  return [...(tracked.get(fastify) ?? [])];
+  return [...(tracked.get(fastify) ?? [])].map((r) => `${r.method} ${r.url.split('?')[0]} #${r.id}`);
 }
 
 /** The log line of a shutdown that cut `requests` after waiting `ms` (issue 8, D32). */

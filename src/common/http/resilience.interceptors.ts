@@ -1,7 +1,6 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor, ServiceUnavailableException } from '@nestjs/common';
-import { Observable, retry, throwError, timeout, timer } from 'rxjs';
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { Observable, retry, throwError, timer } from 'rxjs';
 import { isLostRace } from '../database/pg-errors';
-import { loadEnv } from '../../config/env';
 
 /**
  * Issue 8: a write racing a delete (a task created in a list being deleted, a
@@ -17,19 +16,5 @@ import { loadEnv } from '../../config/env';
 export class RetryLostRaceInterceptor implements NestInterceptor {
   intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
     return next.handle().pipe(retry({ count: 1, delay: (error: unknown) => (isLostRace(error) ? timer(0) : throwError(() => error)) }));
-  }
-}
-
-/**
- * Issue 8: a handler that runs longer than REQUEST_TIMEOUT_MS answers 503
- * `Service unavailable` (its late result is dropped). The database timeouts
- * normally answer first; this bounds everything else.
- */
-@Injectable()
-export class RequestTimeoutInterceptor implements NestInterceptor {
-  private readonly ms = loadEnv().timeouts.request;
-
-  intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    return next.handle().pipe(timeout({ first: this.ms, with: () => throwError(() => new ServiceUnavailableException()) }));
   }
 }

@@ -1,9 +1,8 @@
-import { RequestMethod, type LoggerService } from '@nestjs/common';
+import type { LoggerService } from '@nestjs/common';
 import { randomUUID } from 'crypto';
-import type { IncomingMessage } from 'http';
-import { PinoLogger, type Params } from 'nestjs-pino';
+import type { IncomingHttpHeaders, IncomingMessage } from 'http';
 import pino, { type DestinationStream, type Level, type Logger } from 'pino';
-import type { AppEnv, LogLevelName } from '../../config/env';
+import { loadEnv, type AppEnv, type LogLevelName } from '../../config/env';
 
 /*
  * Structured logs (issue 12): pino, one JSON object per line on stdout
@@ -16,38 +15,8 @@ import type { AppEnv, LogLevelName } from '../../config/env';
 export const REQUEST_ID_HEADER = 'x-request-id';
 /** A client's request id is kept when it is 1-128 characters of this set; otherwise a UUID is generated. */
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:\-]{1,128}$/;
-/** Paths pino redacts from every line: the API key forms of D20, and cookies. */
-export const REDACTED_PATHS = ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'];
-
-/** Fields the request line carries, collected on the raw request while it is served. */
-export interface RequestLogFields {
-  route?: string;
-  key_id?: number;
-}
-const FIELDS = Symbol('requestLogFields');
-type WithFields = IncomingMessage & { [FIELDS]?: RequestLogFields; id?: unknown };
-
-/** Records fields for the request line of `raw` (route pattern, API key id). */
-export function setRequestLogFields(raw: IncomingMessage, fields: RequestLogFields): void {
-  const target = raw as WithFields;
-  target[FIELDS] = { ...target[FIELDS], ...fields };
-}
-
-// Not `new PinoLogger()`: its constructor would build nestjs-pino's process-wide
-// pino-http instance from empty parameters before LoggerModule passes ours.
-const assignToRequest = PinoLogger.prototype.assign;
-/**
- * Adds fields to every later line of the current request, its request line
- * included (e.g. `workspace_id` once the access check knows it). Outside a
- * request (CLI, scripts) it does nothing.
- */
-export function annotateRequestLog(fields: Record<string, unknown>): void {
-  try {
-    assignToRequest.call(undefined as unknown as PinoLogger, fields);
-  } catch {
-    // no request in scope
-  }
-}
+/** What a request line shows instead of an API key or a cookie. */
+const REDACTED = '[redacted]';
 
 /** pino's level for a LOG_LEVEL value (Nest's `log` is pino's `info`, `verbose` is `trace`). */
 export function pinoLevel(level: LogLevelName): Level | 'silent' {
@@ -83,7 +52,6 @@ export function createRootLogger(env: Pick<AppEnv, 'logLevel' | 'logFormat'>, de
       level: pinoLevel(env.logLevel),
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
-      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     },
     stream,
   );
@@ -98,36 +66,63 @@ export function requestId(req: IncomingMessage): string {
   return typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
 }
 
-/** nestjs-pino's parameters: one line per request with method, route, status, duration, ids. */
-export function loggerModuleParams(logger: Logger): Params {
-  return {
-    assignResponse: true,
-    // nestjs-pino's default, `{/*splat}`, matches no request under @nestjs/platform-fastify 12.5: every path here.
-    forRoutes: [{ path: '*path', method: RequestMethod.ALL }],
-    pinoHttp: {
-      logger,
-      // Fastify's request id (createAdapter: genReqId), which the raw request carries as `id`.
-      genReqId: (req) => (req as WithFields).id as string,
-      quietReqLogger: true,
-      customAttributeKeys: { reqId: 'request_id', responseTime: 'duration_ms' },
-      customProps: (req) => ({ ...(req as WithFields)[FIELDS] }),
-      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
-      customSuccessMessage: (req, res) => `${req.method} ${(req as WithFields)[FIELDS]?.route ?? req.url} ${res.statusCode}`,
-      // A 5xx without an error object: pino-http makes one up with its own stack; the error filter logs the real one.
-      customErrorObject: (_req, _res, error, value: Record<string, unknown>) =>
-        error.message.startsWith('failed with status code') ? { ...value, err: undefined } : value,
-      customErrorMessage: (req, res) => `${req.method} ${(req as WithFields)[FIELDS]?.route ?? req.url} ${res.statusCode}`,
-      serializers: {
-        req: (req: { method: string; url: string; headers: Record<string, unknown>; remoteAddress?: string }) => ({
-          method: req.method,
-          url: req.url,
-          headers: req.headers,
-          remote_address: req.remoteAddress,
-        }),
-        res: (res: { statusCode: number }) => ({ status: res.statusCode }),
-      },
+/**
+ * Request headers a request line shows (issue 19: never all of them). The key
+ * forms of D20 and cookies appear only as `[redacted]`; every other value is
+ * cut at MAX_HEADER_CHARS characters.
+ */
+const LOGGED_HEADERS = ['host', 'user-agent', 'content-type', 'content-length', 'accept', 'origin', 'referer', 'x-forwarded-for', REQUEST_ID_HEADER];
+const REDACTED_HEADERS = ['authorization', 'x-api-key', 'cookie'];
+/** Longest header value a log line carries, in characters. */
+export const MAX_HEADER_CHARS = 256;
+
+/** The allowlisted headers of a request as its log line shows them. */
+export function loggedHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  const shown: Record<string, string> = {};
+  for (const name of LOGGED_HEADERS) {
+    const value = headers[name];
+    if (value === undefined) continue;
+    const text = Array.isArray(value) ? value.join(', ') : value;
+    shown[name] = text.length > MAX_HEADER_CHARS ? text.slice(0, MAX_HEADER_CHARS) : text;
+  }
+  for (const name of REDACTED_HEADERS) if (headers[name] !== undefined) shown[name] = REDACTED;
+  return shown;
+}
+
+/** What a request line says about one answered request. */
+export interface RequestLine {
+  requestId: string;
+  method: string;
+  /** The route pattern (`/api/v1/tasks/:task_id`), absent for an unknown route. */
+  route: string | undefined;
+  url: string;
+  headers: IncomingHttpHeaders;
+  remoteAddress: string | undefined;
+  status: number;
+  durationMs: number;
+  workspaceId?: number;
+  keyId?: number;
+}
+
+/**
+ * Writes the one line of an answered request (issue 12): `info`, or `error`
+ * for a 5xx; message `METHOD route status`. Nothing is built when the level is off.
+ */
+export function logRequest(logger: Logger, line: RequestLine): void {
+  const level: Level = line.status >= 500 ? 'error' : 'info';
+  if (!logger.isLevelEnabled(level)) return;
+  logger[level](
+    {
+      request_id: line.requestId,
+      route: line.route,
+      workspace_id: line.workspaceId,
+      key_id: line.keyId,
+      req: { method: line.method, url: line.url, headers: loggedHeaders(line.headers), remote_address: line.remoteAddress },
+      res: { status: line.status },
+      duration_ms: Math.round(line.durationMs),
     },
-  };
+    `${line.method} ${line.route ?? line.url} ${line.status}`,
+  );
 }
 
 /** Nest's LoggerService over a pino logger: for logs written before the app exists (bootstrap, CLI). */
@@ -152,6 +147,11 @@ let root: Logger | undefined;
 /** The process's root logger, created on first use from LOG_LEVEL and LOG_FORMAT. */
 export function rootLogger(env: Pick<AppEnv, 'logLevel' | 'logFormat'>): Logger {
   return (root ??= createRootLogger(env));
+}
+
+/** The process's root logger as created (LOG_LEVEL, LOG_FORMAT of the environment) or replaced. */
+export function processLogger(): Logger {
+  return (root ??= createRootLogger(loadEnv()));
 }
 
 /** Replaces the process's root logger (tests capture lines with it). Returns the previous one. */

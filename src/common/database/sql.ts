@@ -1,0 +1,25 @@
+import { Global, Injectable, Module } from '@nestjs/common';
+import type { Pool } from 'pg';
+import { DataSource } from 'typeorm';
+
+/**
+ * The request path's way to PostgreSQL (issue 16): a statement goes straight
+ * to the pg pool the TypeORM data source owns (the same connections, named
+ * statements and timeouts) without TypeORM's query runner around each call.
+ * TypeORM keeps migrations, transactions and the CLI.
+ */
+@Injectable()
+export class Sql {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** The rows of one statement, as pg parses them. Errors are pg's own (see pg-errors.ts). */
+  async rows<T>(text: string, values: unknown[]): Promise<T[]> {
+    const pool = (this.dataSource.driver as unknown as { master: Pool }).master;
+    return (await pool.query(text, values)).rows as T[];
+  }
+}
+
+/** Provides Sql to every module. */
+@Global()
+@Module({ providers: [Sql], exports: [Sql] })
+export class SqlModule {}
