@@ -4,11 +4,11 @@ import { ChildProcess, execFileSync, spawn } from 'child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'fs';
 import { join, resolve } from 'path';
 import { Client } from 'pg';
-import { openDatabase } from '../common/database/data-source';
-import { EmbeddedDatabase, freePort, startEmbeddedPostgres } from '../common/database/embedded';
-import { migrateLocked } from '../cli/database';
-import { sealCursor } from '../tasks/task-cursor';
-import { parseTaskQuery } from '../tasks/task-query';
+import { openDatabase } from '../src/common/database/data-source';
+import { EmbeddedDatabase, freePort, startEmbeddedPostgres } from '../src/common/database/embedded';
+import { migrateLocked } from '../src/cli/database';
+import { sealCursor } from '../src/tasks/task-cursor';
+import { parseTaskQuery } from '../src/tasks/task-query';
 import { childrenOf, CLOCK_TICKS_PER_S, processTable } from './proc';
 import { BENCH_KEY, BenchWorld, ensureWorld } from './world';
 
@@ -38,8 +38,8 @@ const CONNECTIONS = positive(process.env.BENCH_CONNECTIONS, 32);
 const PROCESSES = (process.env.BENCH_PROCESSES ?? '1,2').split(',').map((n) => positive(n, 1));
 const ONLY = process.env.BENCH_SCENARIOS?.split(',').map((s) => s.trim());
 const LABEL = process.env.BENCH_LABEL ?? 'current';
-const SERVER = resolve(process.env.BENCH_SERVER ?? join(__dirname, '..', 'main.js'));
-const RESULTS_DIR = resolve(__dirname, '..', '..', 'bench', 'results');
+const SERVER = resolve(process.env.BENCH_SERVER ?? join(__dirname, '..', 'dist', 'main.js'));
+const RESULTS_DIR = join(__dirname, 'results');
 
 function positive(value: string | undefined, fallback: number): number {
   const n = Number(value);
