@@ -9,7 +9,8 @@ import { EmbeddedDatabase, freePort, startEmbeddedPostgres } from '../src/common
 import { migrateLocked } from '../src/cli/database';
 import { sealCursor } from '../src/tasks/task-cursor';
 import { parseTaskQuery } from '../src/tasks/task-query';
-import { childrenOf, CLOCK_TICKS_PER_S, processTable } from './proc';
+import { childrenOf, CLOCK_TICKS_PER_S, hasTaskset, processTable } from './proc';
+import { reference } from './reference';
 import { BENCH_KEY, BenchWorld, ensureWorld } from './world';
 
 /*
@@ -158,15 +159,6 @@ async function pgTotals(db: Client): Promise<{ ms: number; calls: number; plans:
   }
 }
 let pgTotalsFailed = false;
-
-const hasTaskset = (() => {
-  try {
-    execFileSync('taskset', ['-V'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 /** Starts the server with `processes` workers and waits until it answers. */
 async function startServer(url: string, processes: number): Promise<{ child: ChildProcess; base: string }> {
@@ -324,7 +316,9 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error) => {
+// `npm run bench -- --reference [options]`: the side-by-side mode (reference.ts).
+const args = process.argv.slice(2);
+(args.includes('--reference') ? reference(args.filter((a) => a !== '--reference')) : main()).catch((error) => {
   process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 });
