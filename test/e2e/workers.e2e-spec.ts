@@ -2,7 +2,7 @@ import { ChildProcess, spawn } from 'child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { childrenOf } from '../../src/bench/proc';
+import { childrenOf } from '../../bench/proc';
 import { hashApiKey } from '../../src/common/auth/api-key';
 import { SCOPES } from '../../src/common/auth/scope';
 import { freePort } from '../../src/common/database/embedded';

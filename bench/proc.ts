@@ -1,3 +1,4 @@
+import { execFileSync } from 'child_process';
 import { readdirSync, readFileSync } from 'fs';
 
 /** A process as Linux's /proc/<pid>/stat shows it. */
@@ -39,3 +40,13 @@ export function processTable(): Map<number, ProcessStat> {
 export function childrenOf(pid: number, table = processTable()): number[] {
   return [...table].filter(([, s]) => s.ppid === pid && s.state !== 'Z').map(([child]) => child);
 }
+
+/** Whether `taskset` (CPU pinning, util-linux) is installed. */
+export const hasTaskset = (() => {
+  try {
+    execFileSync('taskset', ['-V'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();

@@ -1,10 +1,10 @@
 import type { Client } from 'pg';
-import { hashApiKey } from '../common/auth/api-key';
-import { SCOPES } from '../common/auth/scope';
-import { DEFAULT_STATUSES } from '../fixtures/fixture.types';
-import type { CursorValues } from '../tasks/task-cursor';
-import { cursorValuesSql } from '../tasks/task-list.sql';
-import { DEFAULT_SORT } from '../tasks/task-query';
+import { hashApiKey } from '../src/common/auth/api-key';
+import { SCOPES } from '../src/common/auth/scope';
+import { DEFAULT_STATUSES } from '../src/fixtures/fixture.types';
+import type { CursorValues } from '../src/tasks/task-cursor';
+import { cursorValuesSql } from '../src/tasks/task-list.sql';
+import { DEFAULT_SORT } from '../src/tasks/task-query';
 
 /** Slug of the benchmark workspace: present means the world is built (it is reused). */
 export const BENCH_SLUG = 'bench-world-v1';

@@ -4,12 +4,13 @@ import { ChildProcess, execFileSync, spawn } from 'child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'fs';
 import { join, resolve } from 'path';
 import { Client } from 'pg';
-import { openDatabase } from '../common/database/data-source';
-import { EmbeddedDatabase, freePort, startEmbeddedPostgres } from '../common/database/embedded';
-import { migrateLocked } from '../cli/database';
-import { sealCursor } from '../tasks/task-cursor';
-import { parseTaskQuery } from '../tasks/task-query';
-import { childrenOf, CLOCK_TICKS_PER_S, processTable } from './proc';
+import { openDatabase } from '../src/common/database/data-source';
+import { EmbeddedDatabase, freePort, startEmbeddedPostgres } from '../src/common/database/embedded';
+import { migrateLocked } from '../src/cli/database';
+import { sealCursor } from '../src/tasks/task-cursor';
+import { parseTaskQuery } from '../src/tasks/task-query';
+import { childrenOf, CLOCK_TICKS_PER_S, hasTaskset, processTable } from './proc';
+import { reference } from './reference';
 import { BENCH_KEY, BenchWorld, ensureWorld } from './world';
 
 /*
@@ -38,8 +39,8 @@ const CONNECTIONS = positive(process.env.BENCH_CONNECTIONS, 32);
 const PROCESSES = (process.env.BENCH_PROCESSES ?? '1,2').split(',').map((n) => positive(n, 1));
 const ONLY = process.env.BENCH_SCENARIOS?.split(',').map((s) => s.trim());
 const LABEL = process.env.BENCH_LABEL ?? 'current';
-const SERVER = resolve(process.env.BENCH_SERVER ?? join(__dirname, '..', 'main.js'));
-const RESULTS_DIR = resolve(__dirname, '..', '..', 'bench', 'results');
+const SERVER = resolve(process.env.BENCH_SERVER ?? join(__dirname, '..', 'dist', 'main.js'));
+const RESULTS_DIR = join(__dirname, 'results');
 
 function positive(value: string | undefined, fallback: number): number {
   const n = Number(value);
@@ -158,15 +159,6 @@ async function pgTotals(db: Client): Promise<{ ms: number; calls: number; plans:
   }
 }
 let pgTotalsFailed = false;
-
-const hasTaskset = (() => {
-  try {
-    execFileSync('taskset', ['-V'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 /** Starts the server with `processes` workers and waits until it answers. */
 async function startServer(url: string, processes: number): Promise<{ child: ChildProcess; base: string }> {
@@ -324,7 +316,9 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error) => {
+// `npm run bench -- --reference [options]`: the side-by-side mode (reference.ts).
+const args = process.argv.slice(2);
+(args.includes('--reference') ? reference(args.filter((a) => a !== '--reference')) : main()).catch((error) => {
   process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 });
