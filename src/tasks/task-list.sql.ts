@@ -67,8 +67,12 @@ export function containsPattern(term: string): string {
 /** The WHERE conditions of the filters (D34) and of the caller's access (D30, D33: the shared list rule) on tasks `t`. */
 function filterSql(p: SqlParams, scope: TaskListScope, grants: GrantParams, query: TaskQuery): string[] {
   const f = query.filters;
-  const ws = p.add(scope.workspaceId, 'int');
-  const where = [`t.workspace_id = ${ws}`, permittedListSql('t.list_id', grants)];
+  // The workspace's placeholder, added once and only when used (PostgreSQL rejects an untyped unused parameter).
+  let wsParam: string | undefined;
+  const ws = () => (wsParam ??= p.add(scope.workspaceId, 'int'));
+  // A list's tasks are all in its workspace (the caller's check found the list there): filtered on a list, the
+  // list alone bounds the rows, so its index answers page and count without the workspace's rows (issue 16).
+  const where = [f.listId !== null ? `t.list_id = ${p.add(f.listId, 'int')}` : `t.workspace_id = ${ws()}`, permittedListSql('t.list_id', grants)];
 
   if (f.parentId !== null) {
     const parent = p.add(f.parentId, 'int');
@@ -78,10 +82,9 @@ function filterSql(p: SqlParams, scope: TaskListScope, grants: GrantParams, quer
   } else if (!f.includeSubtasks) {
     where.push('t.parent_id IS NULL');
   }
-  if (f.listId !== null) where.push(`t.list_id = ${p.add(f.listId, 'int')}`);
   if (f.statusIds) where.push(`t.status_id = ANY(${p.add(f.statusIds, 'int[]')})`);
   if (f.statusCategories) {
-    where.push(`t.status_id IN (SELECT s.id FROM statuses s WHERE s.workspace_id = ${ws} AND s.category = ANY(${p.add(f.statusCategories, 'text[]')}))`);
+    where.push(`t.status_id IN (SELECT s.id FROM statuses s WHERE s.workspace_id = ${ws()} AND s.category = ANY(${p.add(f.statusCategories, 'text[]')}))`);
   }
   if (f.assignees) {
     const either: string[] = [];

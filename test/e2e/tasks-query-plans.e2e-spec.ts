@@ -102,7 +102,7 @@ describe('List tasks: an index for every filter and sort (EXPLAIN)', () => {
   /**
    * The EXPLAIN (FORMAT JSON) plan of a statement: `custom`, planned for its values (unnamed
    * statements), or `generic`, the plan the server keeps for a named statement
-   * (connections run with plan_cache_mode = force_generic_plan).
+   * (forced here: whatever PostgreSQL settles on, no plan it may choose scans all tasks).
    */
   const explain = async (sql: string, params: unknown[], mode: 'custom' | 'generic', format = '(FORMAT JSON)') => {
     if (mode === 'custom') return db.ds.query(`EXPLAIN ${format} ${sql}`, params);

@@ -22,11 +22,11 @@ export class NamedStatementClient extends Client {
   private readonly prepared = new Set<string>();
 
   /**
-   * The connection also runs with `plan_cache_mode = force_generic_plan`: our statements
-   * are lookups by key, or written so that one plan fits every call (the task list's
-   * filter is in its text only when sent), and PostgreSQL would otherwise keep planning
-   * those with LIMIT/OFFSET parameters on every call, as the generic plan's row estimate
-   * for an unknown LIMIT looks worse than a custom one.
+   * Connections keep PostgreSQL's default plan cache mode (issue 16): a named statement is
+   * planned for its values its first five runs, then keeps the generic plan only when that
+   * is as cheap. Point reads settle on their generic plan (no planning per call); the task
+   * list, whose best plan depends on the workspace's size, keeps custom plans. Forcing
+   * generic plans made the first page of a big workspace sort all its tasks.
    */
   constructor(config?: string | ClientConfig) {
     const base: ClientConfig = typeof config === 'string' ? { connectionString: config } : { ...config };

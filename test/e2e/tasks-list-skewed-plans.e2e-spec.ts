@@ -1,0 +1,133 @@
+import { Client } from 'pg';
+import { NamedStatementClient, statementName } from '../../src/common/database/prepared';
+import { queryPairs } from '../../src/common/validation/query-pairs';
+import { loadFixture } from '../../src/fixtures/fixture-loader';
+import { taskListSql } from '../../src/tasks/task-list.sql';
+import { parseTaskQuery } from '../../src/tasks/task-query';
+import { createTestDatabase, TestDatabase } from '../setup/database';
+
+/**
+ * Issue 16: the plans of List tasks hold on skewed data. One workspace holds
+ * most of the tasks and one of its lists ~1,500 of them, as in real tenants.
+ * The listing statement runs as the service runs it (a named statement on a
+ * connection of the service's client class, several times, so that PostgreSQL
+ * has settled on its plan), then its plan for the big workspace must read the
+ * first page in index order (no sort of the whole filtered set) and count
+ * through an index (an index-only or index scan, not a bitmap heap scan).
+ * Forcing generic plans (the connection setting before issue 16) breaks both
+ * rules on this world, and the test checks that it notices.
+ */
+
+const BIG_TOP_LEVEL = 20_000;
+const HOT_LIST_TASKS = 1_500;
+const BIG_SUBTASKS = 10_000;
+const SMALL_WORKSPACES = 20;
+const SMALL_TOP_LEVEL = 1_000;
+
+type PlanNode = Record<string, unknown>;
+
+/** Every node of an EXPLAIN (FORMAT JSON) plan. */
+function nodes(plan: PlanNode): PlanNode[] {
+  const children = (plan.Plans as PlanNode[] | undefined) ?? [];
+  return [plan, ...children.flatMap(nodes)];
+}
+
+/** What breaks the rules in `plan`: sorts of tasks rows for the page, counts of tasks not read through a plain index scan. */
+function violations(plan: PlanNode): string[] {
+  const found: string[] = [];
+  for (const node of nodes(plan)) {
+    const keys = (node['Sort Key'] as string[] | undefined)?.join(', ') ?? '';
+    if (node['Node Type'] === 'Sort' && /created_at|\bid\b/.test(keys)) found.push(`Sort (${keys})`);
+    if (node['Node Type'] === 'Aggregate' && node['Strategy'] === 'Plain') {
+      for (const input of (node.Plans as PlanNode[] | undefined) ?? []) {
+        if (input['Relation Name'] === 'tasks' && !['Index Only Scan', 'Index Scan'].includes(String(input['Node Type']))) {
+          found.push(`count through ${String(input['Node Type'])}`);
+        }
+      }
+    }
+  }
+  return found;
+}
+
+describe('List tasks: plans that hold on a skewed world (issue 16)', () => {
+  let db: TestDatabase;
+  let ids: Record<string, number>;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    ids = await loadFixture(db.ds, {
+      users: [{ ref: 'owner', email: 'owner@skew.test', name: 'Owner' }, { ref: 'member', email: 'member@skew.test', name: 'Member' }],
+      workspaces: [{
+        ref: 'big', name: 'Big', slug: 'skew-big', owner: 'owner',
+        members: [{ user: 'member', role: 'member' as const }],
+        folders: [{ ref: 'f', name: 'F', lists: [{ ref: 'hot', name: 'Hot' }, { ref: 'cold', name: 'Cold' }] }],
+      }],
+    });
+    await db.ds.query(
+      `INSERT INTO workspaces (name, slug, owner_id) SELECT 'Small ' || g, 'skew-small-' || g, $1 FROM generate_series(1, $2::int) g`,
+      [ids.owner, SMALL_WORKSPACES],
+    );
+    await db.ds.query(
+      `INSERT INTO tasks (workspace_id, list_id, identifier, title, description, priority, creator_id, created_at)
+       SELECT $1::int, CASE WHEN g <= $4::int THEN $2::int ELSE $3::int END, g, 'Big ' || g, repeat(md5(g::text), 6), 'none', $5::int,
+              timestamptz '2025-01-01' + g * interval '1 minute'
+         FROM generate_series(1, $6::int) g`,
+      [ids.big, ids.hot, ids.cold, HOT_LIST_TASKS, ids.owner, BIG_TOP_LEVEL],
+    );
+    await db.ds.query(
+      `INSERT INTO tasks (workspace_id, list_id, parent_id, identifier, title, description, priority, creator_id, created_at)
+       SELECT p.workspace_id, p.list_id, p.id, $1::int + g, 'Sub ' || g, p.description, 'none', p.creator_id, p.created_at
+         FROM generate_series(1, $2::int) g JOIN tasks p ON p.workspace_id = $3::int AND p.identifier = 1 + g % $1::int`,
+      [BIG_TOP_LEVEL, BIG_SUBTASKS, ids.big],
+    );
+    await db.ds.query(
+      `INSERT INTO tasks (workspace_id, identifier, title, description, priority, creator_id, created_at)
+       SELECT w.id, g, 'Small ' || g, repeat(md5(g::text), 6), 'none', $1::int, timestamptz '2025-01-01' + g * interval '1 minute'
+         FROM workspaces w, generate_series(1, $2::int) g WHERE w.slug LIKE 'skew-small-%'`,
+      [ids.owner, SMALL_TOP_LEVEL],
+    );
+    await db.ds.query('VACUUM ANALYZE');
+  });
+  afterAll(async () => {
+    await db.drop();
+  });
+
+  /**
+   * The plan PostgreSQL uses for `query` in the big workspace after the service's client
+   * has run it as a named statement 8 times (2 in a small workspace first), on a connection
+   * set up as the service's, plus `setting` when given.
+   */
+  const settledPlan = async (query: string, setting?: string): Promise<PlanNode> => {
+    const client: Client = new NamedStatementClient({ connectionString: db.url });
+    await client.connect();
+    try {
+      if (setting) await client.query(setting);
+      const membership = { role: 'member' as const, restricted: false, folderIds: [], listIds: [] };
+      const statement = (workspaceId: number) =>
+        taskListSql({ workspaceId, membership }, ids.member, parseTaskQuery(queryPairs(`?${query}`), { workspaceId, userId: ids.member }));
+      const small: Array<{ id: number }> = await db.ds.query(`SELECT id FROM workspaces WHERE slug = 'skew-small-1'`);
+      const big = statement(ids.big);
+      expect(statement(small[0].id).sql).toBe(big.sql);
+      for (let i = 0; i < 2; i++) await client.query(big.sql, statement(small[0].id).params);
+      for (let i = 0; i < 6; i++) await client.query(big.sql, big.params);
+      const literals = big.params.map((v) => (v === null ? 'NULL' : Array.isArray(v) ? client.escapeLiteral(`{${v.join(',')}}`) : client.escapeLiteral(String(v))));
+      const { rows } = await client.query(`EXPLAIN (FORMAT JSON) EXECUTE "${statementName(big.sql)}"(${literals.join(', ')})`);
+      return (rows[0]['QUERY PLAN'] as Array<{ Plan: PlanNode }>)[0].Plan;
+    } finally {
+      await client.end();
+    }
+  };
+
+  it.each([
+    ['the first page of the whole workspace', 'limit=50'],
+    ['the first page of the hot list', 'list_id={hot}&limit=100'],
+  ])('%s: read in index order and counted through an index', async (_name, query) => {
+    const plan = await settledPlan(query.replace('{hot}', String(ids.hot)));
+    expect(violations(plan)).toEqual([]);
+  });
+
+  it('notices the plans forced generic plans give there', async () => {
+    const plan = await settledPlan('limit=50', 'SET plan_cache_mode = force_generic_plan');
+    expect(violations(plan)).not.toEqual([]);
+  });
+});
