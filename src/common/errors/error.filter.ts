@@ -1,19 +1,30 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
+import { isLostPreparedStatement, POOLER_PREPARED_HINT } from '../database/pg-errors';
 import { toHttpError } from './to-http-error';
 import { WWW_AUTHENTICATE } from './www-authenticate';
+
+/** Whether this process has told the operator about POOLER_PREPARED_HINT yet (issue 16: once, not per request). */
+let poolerHintLogged = false;
 
 /**
  * Writes `{ error }` with the status of toHttpError; 500s are logged with their stack (D31); a 401 names its challenge.
  * A connection already gone (a client that went away or was cut, issue 8) gets nothing and logs nothing.
+ * The first lost prepared statement of the process (a pooler that cannot keep them, issue 16) also logs POOLER_PREPARED_HINT.
  */
 export function sendError(reply: FastifyReply, error: unknown, logger: Logger): void {
   if (reply.raw.destroyed || reply.raw.socket?.destroyed) return;
   const { status, message } = toHttpError(error);
   // Issue 8: an unavailable database is an expected condition, one line per request, no stack.
   if (status === 503) logger.warn(`${message}: ${String((error as { message?: unknown } | null)?.message ?? error)}`);
-  // The Error itself: pino writes it (stack included) as `err` on one JSON line, with the request id.
-  else if (status >= 500) logger.error(error instanceof Error ? error : String(error));
+  else if (status >= 500) {
+    if (!poolerHintLogged && isLostPreparedStatement(error)) {
+      poolerHintLogged = true;
+      logger.error(POOLER_PREPARED_HINT);
+    }
+    // The Error itself: pino writes it (stack included) as `err` on one JSON line, with the request id.
+    logger.error(error instanceof Error ? error : String(error));
+  }
   if (status === 401) void reply.header('www-authenticate', WWW_AUTHENTICATE);
   void reply.status(status).header('content-type', 'application/json; charset=utf-8').send({ error: message });
 }
