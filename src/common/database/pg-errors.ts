@@ -55,3 +55,23 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (code !== undefined && (UNAVAILABLE_CODES.has(code) || code.startsWith('08') || SOCKET_CODES.has(code))) return true;
   return PG_CONNECTION_MESSAGES.test(driver.message);
 }
+
+/**
+ * SQLSTATEs of a named prepared statement the server connection does not hold as
+ * the client believes: 42P05 duplicate_prepared_statement (`prepared statement
+ * "q_…" already exists`), 26000 invalid_sql_statement_name (`… does not exist`).
+ */
+const LOST_PREPARED_CODES = new Set(['42P05', '26000']);
+
+/**
+ * Issue 16: what the operator is told, once, when `isLostPreparedStatement`:
+ * a pooler hands each transaction another server connection, which does not
+ * have the statements this connection prepared (or has another's).
+ */
+export const POOLER_PREPARED_HINT =
+  'The database connection goes through a pooler that cannot keep prepared statements (PgBouncer in transaction mode before 1.21?): set DB_PREPARED_STATEMENTS=false';
+
+/** True when `error` is a named prepared statement missing from, or already on, the server connection (LOST_PREPARED_CODES). */
+export function isLostPreparedStatement(error: unknown): boolean {
+  return LOST_PREPARED_CODES.has(pgCode(error) ?? '');
+}

@@ -159,8 +159,19 @@ describe('toHttpError (D31)', () => {
       ['undefined', undefined],
       ['a plain object', { message: 'secret' }],
       ['an object with a non-Fastify code', { code: 'ECONNREFUSED', statusCode: 400 }],
+      // Issue 16: named statements behind a pooler that cannot keep them (error.filter also logs a hint, once).
+      ['a prepared statement already on the connection (42P05)', lostPrepared('42P05', 'prepared statement "q_abc" already exists')],
+      ['a prepared statement missing from the connection (26000)', lostPrepared('26000', 'prepared statement "q_abc" does not exist')],
+      ['the same wrapped by TypeORM', new QueryFailedError('SELECT $1', [1], lostPrepared('26000', 'prepared statement "q_abc" does not exist'))],
     ])('%s', (_case, error) => {
       expect(toHttpError(error)).toEqual(INTERNAL);
     });
   });
 });
+
+/** A PostgreSQL error about a named prepared statement, as pg raises it. */
+function lostPrepared(code: string, message: string): DatabaseError {
+  const error = new DatabaseError(message, 100, 'error');
+  error.code = code;
+  return error;
+}
