@@ -19,11 +19,26 @@ export type LogLevelName = (typeof LOG_LEVELS)[number];
 export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 
 const BOOLEAN = Joi.boolean().truthy('1', 'yes', 'on').falsy('0', 'no', 'off').sensitive(false);
-const PORT = Joi.number().integer().min(0).max(65535);
-/** A timeout of issue 8 (defaults from common/timeouts.ts): digits only, so `1e3` or `1.5` are refused, not converted. */
+/**
+ * A whole number from `min` to `max` written with digits only (`1e3`, `1.5`, `0x10` are refused, not converted),
+ * converted to a number.
+ */
+const DIGITS = (min: number, max: number) =>
+  Joi.string()
+    .trim()
+    .pattern(/^[0-9]+$/)
+    .custom((text: string) => {
+      const n = Number(text);
+      if (n < min || n > max) throw new Error('out of range');
+      return n;
+    });
+const PORT = (min: number) => DIGITS(min, 65535);
+/** Longest duration a Node.js timer takes (2^31-1 ms); a longer one fires at once, so it is refused at start-up (issue 19). */
+export const MAX_MILLISECONDS = 2147483647;
+/** A timeout of issue 8 (defaults from common/timeouts.ts): digits only, from 1 to MAX_MILLISECONDS. */
 const MILLISECONDS = (ms: number) => ({
-  schema: Joi.string().trim().pattern(/^0*[1-9][0-9]*$/).default(String(ms)),
-  accepts: 'a positive whole number of milliseconds',
+  schema: DIGITS(1, MAX_MILLISECONDS).default(ms),
+  accepts: `a whole number of milliseconds from 1 to ${MAX_MILLISECONDS}`,
   default: String(ms),
 });
 
@@ -43,10 +58,10 @@ export const VARIABLES = {
     schema: Joi.string().trim().uri({ scheme: ['postgres', 'postgresql'] }).empty(''),
     accepts: 'a postgres://user:pass@host:port/db URL',
   },
-  PORT: { schema: PORT.default(3000), accepts: 'a port number from 0 to 65535', default: '3000' },
+  PORT: { schema: PORT(0).default(3000), accepts: 'a port number from 0 to 65535', default: '3000' },
   HOST: { schema: Joi.string().trim().hostname().default('0.0.0.0'), accepts: 'a host name or IP address', default: '0.0.0.0' },
   DATA_DIR: { schema: Joi.string().trim().empty('').default('.data'), accepts: 'a directory path', default: './.data' },
-  EMBEDDED_PG_PORT: { schema: PORT.min(1).empty(''), accepts: 'a port number from 1 to 65535', default: '5433' },
+  EMBEDDED_PG_PORT: { schema: PORT(1).empty(''), accepts: 'a port number from 1 to 65535', default: '5433' },
   MIGRATIONS_RUN: { schema: BOOLEAN.default(true), accepts: 'true or false', default: 'true' },
   DB_POOL_SIZE: { schema: Joi.number().integer().min(1).max(1000).default(10), accepts: 'an integer from 1 to 1000', default: '10' },
   DB_CONNECT_TIMEOUT_MS: MILLISECONDS(DEFAULT_TIMEOUTS.dbConnect),
