@@ -7,7 +7,8 @@ import { Client } from 'pg';
 import { openDatabase } from '../common/database/data-source';
 import { EmbeddedDatabase, freePort, startEmbeddedPostgres } from '../common/database/embedded';
 import { migrateLocked } from '../cli/database';
-import { sealCursor } from '../tasks/task-cursor';
+import { readCursorSecret } from '../tasks/cursor-secret';
+import { sealCursor, useCursorSecret } from '../tasks/task-cursor';
 import { parseTaskQuery } from '../tasks/task-query';
 import { childrenOf, CLOCK_TICKS_PER_S, processTable } from './proc';
 import { BENCH_KEY, BenchWorld, ensureWorld } from './world';
@@ -70,7 +71,7 @@ const SCENARIOS: Scenario[] = [
     }),
   },
   {
-    // Issue 11: a keyset page 45,000 tasks deep (the cursor is signed as the server signs it: same CURSOR_SECRET).
+    // Issue 11: a keyset page 45,000 tasks deep (the cursor is signed as the server signs it: same secret).
     name: 'list tasks deep cursor limit=50',
     request: (w) => ({ method: 'GET', path: `/api/v1/workspaces/${w.workspaceId}/tasks?cursor=${deepCursor(w)}&limit=50` }),
   },
@@ -282,6 +283,8 @@ async function main(): Promise<void> {
   }
   const ds = await openDatabase(url, false);
   await migrateLocked(ds);
+  // Cursors are signed as the server signs them: the same secret, read the same way.
+  useCursorSecret(await readCursorSecret(ds));
   await ds.destroy();
   const stats = new Client({ connectionString: url });
   await stats.connect();

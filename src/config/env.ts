@@ -97,8 +97,8 @@ export const VARIABLES = {
   },
   DOCS_ENABLED: { schema: BOOLEAN.default(true), accepts: 'true or false', default: 'true' },
   METRICS_ENABLED: { schema: BOOLEAN.default(true), accepts: 'true or false', default: 'true' },
-  // Read by tasks/task-cursor.ts.
-  CURSOR_SECRET: { schema: Joi.string().empty(''), accepts: 'a non-empty text', defaultText: 'built-in text' },
+  // Read by tasks/cursor-secret.ts, once at start-up.
+  CURSOR_SECRET: { schema: Joi.string().empty(''), accepts: 'a non-empty text', defaultText: 'random, in the database' },
 } satisfies Record<string, Variable>;
 
 export type VariableName = keyof typeof VARIABLES;
@@ -128,6 +128,8 @@ export interface AppEnv {
   corsOrigins: string[];
   docsEnabled: boolean;
   metricsEnabled: boolean;
+  /** CURSOR_SECRET; unset: the random secret created in the database at migration (issue 19). */
+  cursorSecret?: string;
 }
 
 /** A configuration error: `message` is the one line to print. */
@@ -175,6 +177,7 @@ export function loadEnv(env: NodeJS.ProcessEnv = process.env): AppEnv {
     corsOrigins: cors ? cors.split(',').map((o) => o.trim()) : [],
     docsEnabled: v.DOCS_ENABLED,
     metricsEnabled: v.METRICS_ENABLED,
+    cursorSecret: v.CURSOR_SECRET,
   };
 }
 
