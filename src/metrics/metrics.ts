@@ -1,6 +1,8 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { getStorageToken } from '@nestjs/throttler';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
+import { rateLimitStoreUp } from '../common/throttle/throttle.module';
 
 /** Path of the Prometheus text exposition (public, outside /api/v1). */
 export const METRICS_PATH = '/metrics';
@@ -17,7 +19,7 @@ interface PgPool {
 /**
  * Prometheus metrics of one app (issue 12): requests by method, route
  * pattern and status, their duration histogram, the database pool (in use,
- * idle, waiting) and the process metrics of prom-client, on a registry of
+ * idle, waiting), whether the rate-limit store answers (issue 19) and the process metrics of prom-client, on a registry of
  * its own. Served at GET /metrics; the request hook is a Fastify onResponse hook,
  * so unknown routes, the OpenAPI document and errors are counted too.
  */
@@ -53,6 +55,21 @@ export function mountMetrics(app: NestFastifyApplication): Registry {
   poolGauge('db_pool_connections_in_use', 'Database connections checked out of the pool', (p) => p.totalCount - p.idleCount);
   poolGauge('db_pool_connections_idle', 'Idle database connections in the pool', (p) => p.idleCount);
   poolGauge('db_pool_requests_waiting', 'Queries waiting for a database connection', (p) => p.waitingCount);
+
+  new Gauge({
+    name: 'rate_limit_store_up',
+    help: 'Whether the rate-limit counter store answers (1) or requests pass uncounted (0); always 1 in memory',
+    registers: [registry],
+    collect() {
+      let storage: unknown;
+      try {
+        storage = app.get(getStorageToken(), { strict: false });
+      } catch {
+        storage = undefined;
+      }
+      this.set(rateLimitStoreUp(storage) ? 1 : 0);
+    },
+  });
 
   const fastify = app.getHttpAdapter().getInstance();
   fastify.addHook('onResponse', (request, reply, done) => {
