@@ -71,3 +71,29 @@ describe('loadEnv DB_PREPARED_STATEMENTS and WEB_CONCURRENCY (issue 9)', () => {
     expect(loadEnv({ WEB_CONCURRENCY: '3' }).webConcurrency).toBe(3);
   });
 });
+
+describe('loadEnv TRUST_PROXY (issue 19)', () => {
+  it.each([
+    ['true', true],
+    ['FALSE', false],
+    ['0', false],
+    ['off', false],
+    ['10.0.0.1', ['10.0.0.1']],
+    [' 10.0.0.0/8 , ::1, fd00::/8,loopback ', ['10.0.0.0/8', '::1', 'fd00::/8', 'loopback']],
+  ])('%p gives %p', (value, expected) => {
+    expect(loadEnv({ TRUST_PROXY: value }).trustProxy).toEqual(expected);
+  });
+
+  it('a hop count trusts that many proxies from the right, as a function (Fastify reads a bare number as trusting none)', () => {
+    const one = loadEnv({ TRUST_PROXY: '1' }).trustProxy as (address: string, hop: number) => boolean;
+    expect([one('172.18.0.5', 0), one('6.6.6.6', 1)]).toEqual([true, false]);
+    const two = loadEnv({ TRUST_PROXY: '2' }).trustProxy as (address: string, hop: number) => boolean;
+    expect([two('a', 0), two('b', 1), two('c', 2)]).toEqual([true, true, false]);
+  });
+
+  it.each([['maybe'], ['1.5'], ['-1'], ['256'], ['10.0.0.1,'], ['10.0.0.0/33'], ['::1/129'], ['10.0.0.1/8/2'], ['example.com'], ['1e3']])('%p is refused', (value) => {
+    expect(() => loadEnv({ TRUST_PROXY: value })).toThrow(
+      `Invalid configuration: TRUST_PROXY=${JSON.stringify(value)}: expected true, false, a number of proxies (0 to 255) or a comma-separated list of proxy addresses or CIDR ranges`,
+    );
+  });
+});

@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { isIP } from 'net';
 import { DEFAULT_TIMEOUTS, Timeouts } from '../common/timeouts';
 
 /*
@@ -41,6 +42,51 @@ const MILLISECONDS = (ms: number) => ({
   accepts: `a whole number of milliseconds from 1 to ${MAX_MILLISECONDS}`,
   default: String(ms),
 });
+
+/** proxy-addr's names of address ranges, accepted in a TRUST_PROXY list. */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** An address (`10.0.0.1`, `::1`), a CIDR range (`10.0.0.0/8`) or a range name of proxy-addr. */
+function isProxyAddress(item: string): boolean {
+  if (PROXY_RANGE_NAMES.includes(item)) return true;
+  const [address, bits, extra] = item.split('/');
+  const version = isIP(address);
+  if (version === 0 || extra !== undefined) return false;
+  return bits === undefined || (/^[0-9]{1,3}$/.test(bits) && Number(bits) <= (version === 4 ? 32 : 128));
+}
+
+/** Fastify's `trustProxy` as a function: whether the address `hop` steps from the socket's peer is a proxy. */
+export type TrustProxyFunction = (address: string, hop: number) => boolean;
+
+/**
+ * Trust of `hops` proxies in front of the server: the socket's peer and the rightmost `hops - 1`
+ * addresses of X-Forwarded-For are proxies, the next one to the left is the client; 0 trusts none.
+ * A function, as Fastify takes it (it reads a bare number as "trust nothing").
+ */
+export function trustHops(hops: number): TrustProxyFunction | false {
+  return hops === 0 ? false : (_address, hop) => hop < hops;
+}
+
+/**
+ * TRUST_PROXY (issue 19), as Fastify's `trustProxy` takes it: `true`/`false` (and the other boolean
+ * spellings but `1`/`0`), a number of proxy hops (digits: see trustHops), or a comma-separated list of
+ * proxy addresses and CIDR ranges.
+ */
+const TRUST_PROXY = Joi.string()
+  .trim()
+  .custom((text: string) => {
+    const word = text.toLowerCase();
+    if (['true', 'yes', 'on'].includes(word)) return true;
+    if (['false', 'no', 'off'].includes(word)) return false;
+    if (/^[0-9]+$/.test(text)) {
+      const hops = Number(text);
+      if (hops > 255) throw new Error('too many hops');
+      return trustHops(hops);
+    }
+    const items = text.split(',').map((item) => item.trim());
+    if (!items.every(isProxyAddress)) throw new Error('not an address list');
+    return items;
+  });
 
 /** One variable: its schema (with its default), what it accepts (for the error line) and what it means (README). */
 interface Variable {
@@ -90,7 +136,11 @@ export const VARIABLES = {
     default: '0',
   },
   REDIS_URL: { schema: Joi.string().trim().uri({ scheme: ['redis', 'rediss'] }).empty(''), accepts: 'a redis://host:port URL' },
-  TRUST_PROXY: { schema: BOOLEAN.default(false), accepts: 'true or false', default: 'false' },
+  TRUST_PROXY: {
+    schema: TRUST_PROXY.default(false),
+    accepts: 'true, false, a number of proxies (0 to 255) or a comma-separated list of proxy addresses or CIDR ranges',
+    default: 'false',
+  },
   CORS_ORIGINS: {
     schema: Joi.string().trim().empty('').pattern(/^(\*|https?:\/\/[^\s,/]+(\s*,\s*https?:\/\/[^\s,/]+)*)$/),
     accepts: '* or a comma-separated list of origins such as https://app.example.com',
@@ -123,7 +173,8 @@ export interface AppEnv {
   /** Requests per minute per API key (per client IP before authentication); 0: off. */
   rateLimitPerMinute: number;
   redisUrl?: string;
-  trustProxy: boolean;
+  /** Fastify's `trustProxy`: trust every proxy, none, this many hops (trustHops), or these addresses and ranges (issue 19). */
+  trustProxy: boolean | TrustProxyFunction | string[];
   /** Allowed CORS origins; empty: CORS off; `['*']`: any origin. */
   corsOrigins: string[];
   docsEnabled: boolean;

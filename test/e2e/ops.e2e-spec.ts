@@ -183,6 +183,25 @@ describe('rate limits (@nestjs/throttler)', () => {
     });
   });
 
+  // Issue 19: behind the compose nginx (one proxy, X-Forwarded-For overwritten with the peer's address) TRUST_PROXY=1
+  // takes the client from the rightmost entry: a value the client put on the left does not choose its budget.
+  it('TRUST_PROXY=1: a spoofed leftmost X-Forwarded-For value is not the client IP; with true it would be', async () => {
+    const spoofed = (n: number, client = '198.51.100.7') => ({ 'x-forwarded-for': `203.0.113.${n}, ${client}` });
+    const statuses = async (t: TestApp, n: number, headers: (i: number) => Record<string, string>) => {
+      const out: number[] = [];
+      for (let i = 0; i < n; i++) out.push((await t.inject({ method: 'GET', url: '/api/v1/me', headers: headers(i) })).statusCode);
+      return out;
+    };
+    await withApp({ RATE_LIMIT_PER_MINUTE: '2', TRUST_PROXY: '1' }, async (t) => {
+      expect(await statuses(t, 4, (i) => spoofed(i))).toEqual([401, 401, 429, 429]);
+      // The address the proxy reports is the client: another one has a budget of its own.
+      expect(await statuses(t, 1, () => spoofed(9, '198.51.100.8'))).toEqual([401]);
+    });
+    await withApp({ RATE_LIMIT_PER_MINUTE: '2', TRUST_PROXY: 'true' }, async (t) => {
+      expect(await statuses(t, 4, (i) => spoofed(i))).toEqual([401, 401, 401, 401]);
+    });
+  });
+
   it('the rate limiter and the API-key guard share one key lookup per request', async () => {
     await withApp({ RATE_LIMIT_PER_MINUTE: '100' }, async (t) => {
       const counter = new QueryCounter().install();
