@@ -7,7 +7,8 @@ import { Client } from 'pg';
 import { openDatabase } from '../src/common/database/data-source';
 import { EmbeddedDatabase, freePort, startEmbeddedPostgres } from '../src/common/database/embedded';
 import { migrateLocked } from '../src/cli/database';
-import { sealCursor } from '../src/tasks/task-cursor';
+import { readCursorSecret } from '../src/tasks/cursor-secret';
+import { sealCursor, useCursorSecret } from '../src/tasks/task-cursor';
 import { parseTaskQuery } from '../src/tasks/task-query';
 import { childrenOf, CLOCK_TICKS_PER_S, hasTaskset, processTable } from './proc';
 import { reference } from './reference';
@@ -71,7 +72,7 @@ const SCENARIOS: Scenario[] = [
     }),
   },
   {
-    // Issue 11: a keyset page 45,000 tasks deep (the cursor is signed as the server signs it: same CURSOR_SECRET).
+    // Issue 11: a keyset page 45,000 tasks deep (the cursor is signed as the server signs it: same secret).
     name: 'list tasks deep cursor limit=50',
     request: (w) => ({ method: 'GET', path: `/api/v1/workspaces/${w.workspaceId}/tasks?cursor=${deepCursor(w)}&limit=50` }),
   },
@@ -274,6 +275,8 @@ async function main(): Promise<void> {
   }
   const ds = await openDatabase(url, false);
   await migrateLocked(ds);
+  // Cursors are signed as the server signs them: the same secret, read the same way.
+  useCursorSecret(await readCursorSecret(ds));
   await ds.destroy();
   const stats = new Client({ connectionString: url });
   await stats.connect();

@@ -1,5 +1,5 @@
 import { DEFAULT_TIMEOUTS } from '../common/timeouts';
-import { loadEnv } from './env';
+import { loadEnv, MAX_MILLISECONDS, VARIABLES } from './env';
 
 describe('loadEnv timeouts (issue 8)', () => {
   it('gives the defaults when nothing is set', () => {
@@ -21,9 +21,39 @@ describe('loadEnv timeouts (issue 8)', () => {
 
   // One parser: the values the start-up check lets through are the values the server runs with (1e3 used to pass
   // the check and then stop the server from a second parser).
-  it.each([['0'], ['-5'], ['1.5'], ['10s'], ['1e3'], ['  ']])('refuses %p, naming the variable', (value) => {
+  it.each([['0'], ['-5'], ['1.5'], ['10s'], ['1e3'], ['  '], ['2147483648'], ['99999999999999999999']])('refuses %p, naming the variable', (value) => {
     expect(() => loadEnv({ REQUEST_TIMEOUT_MS: value })).toThrow(
-      `Invalid configuration: REQUEST_TIMEOUT_MS=${JSON.stringify(value)}: expected a positive whole number of milliseconds`,
+      `Invalid configuration: REQUEST_TIMEOUT_MS=${JSON.stringify(value)}: expected a whole number of milliseconds from 1 to 2147483647`,
+    );
+  });
+
+  // Issue 19: a timer longer than 2^31-1 ms fires at once in Node.js, so such a value used to pass the check and then
+  // make every request 503. Every *_MS variable has the bound.
+  const durations = Object.keys(VARIABLES).filter((name) => name.endsWith('_MS'));
+  it.each(durations)('%s accepts 2147483647 and refuses 2147483648', (name) => {
+    expect(MAX_MILLISECONDS).toBe(2 ** 31 - 1);
+    expect(Object.values(loadEnv({ [name]: '2147483647' }).timeouts)).toContain(2147483647);
+    expect(() => loadEnv({ [name]: '2147483648' })).toThrow(
+      `Invalid configuration: ${name}="2147483648": expected a whole number of milliseconds from 1 to 2147483647`,
+    );
+  });
+});
+
+describe('loadEnv ports (issue 19): digits only', () => {
+  it('reads PORT and EMBEDDED_PG_PORT', () => {
+    expect(loadEnv({ PORT: ' 0 ', EMBEDDED_PG_PORT: '65535' })).toMatchObject({ port: 0, embeddedPgPort: 65535 });
+    expect(loadEnv({ PORT: '8080', EMBEDDED_PG_PORT: '' })).toMatchObject({ port: 8080, embeddedPgPort: undefined });
+  });
+
+  it.each([['1e3'], ['80.0'], ['0x50'], ['+80'], ['-1'], ['65536'], ['abc']])('PORT=%p is refused', (value) => {
+    expect(() => loadEnv({ PORT: value })).toThrow(
+      `Invalid configuration: PORT=${JSON.stringify(value)}: expected a port number from 0 to 65535`,
+    );
+  });
+
+  it.each([['1e3'], ['0'], ['65536'], [' 5433.5']])('EMBEDDED_PG_PORT=%p is refused', (value) => {
+    expect(() => loadEnv({ EMBEDDED_PG_PORT: value })).toThrow(
+      `Invalid configuration: EMBEDDED_PG_PORT=${JSON.stringify(value)}: expected a port number from 1 to 65535`,
     );
   });
 });
@@ -39,5 +69,31 @@ describe('loadEnv DB_PREPARED_STATEMENTS and WEB_CONCURRENCY (issue 9)', () => {
 
   it('reads WEB_CONCURRENCY', () => {
     expect(loadEnv({ WEB_CONCURRENCY: '3' }).webConcurrency).toBe(3);
+  });
+});
+
+describe('loadEnv TRUST_PROXY (issue 19)', () => {
+  it.each([
+    ['true', true],
+    ['FALSE', false],
+    ['0', false],
+    ['off', false],
+    ['10.0.0.1', ['10.0.0.1']],
+    [' 10.0.0.0/8 , ::1, fd00::/8,loopback ', ['10.0.0.0/8', '::1', 'fd00::/8', 'loopback']],
+  ])('%p gives %p', (value, expected) => {
+    expect(loadEnv({ TRUST_PROXY: value }).trustProxy).toEqual(expected);
+  });
+
+  it('a hop count trusts that many proxies from the right, as a function (Fastify reads a bare number as trusting none)', () => {
+    const one = loadEnv({ TRUST_PROXY: '1' }).trustProxy as (address: string, hop: number) => boolean;
+    expect([one('172.18.0.5', 0), one('6.6.6.6', 1)]).toEqual([true, false]);
+    const two = loadEnv({ TRUST_PROXY: '2' }).trustProxy as (address: string, hop: number) => boolean;
+    expect([two('a', 0), two('b', 1), two('c', 2)]).toEqual([true, true, false]);
+  });
+
+  it.each([['maybe'], ['1.5'], ['-1'], ['256'], ['10.0.0.1,'], ['10.0.0.0/33'], ['::1/129'], ['10.0.0.1/8/2'], ['example.com'], ['1e3']])('%p is refused', (value) => {
+    expect(() => loadEnv({ TRUST_PROXY: value })).toThrow(
+      `Invalid configuration: TRUST_PROXY=${JSON.stringify(value)}: expected true, false, a number of proxies (0 to 255) or a comma-separated list of proxy addresses or CIDR ranges`,
+    );
   });
 });

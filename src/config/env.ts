@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { isIP } from 'net';
 import { DEFAULT_TIMEOUTS, Timeouts } from '../common/timeouts';
 
 /*
@@ -19,13 +20,73 @@ export type LogLevelName = (typeof LOG_LEVELS)[number];
 export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 
 const BOOLEAN = Joi.boolean().truthy('1', 'yes', 'on').falsy('0', 'no', 'off').sensitive(false);
-const PORT = Joi.number().integer().min(0).max(65535);
-/** A timeout of issue 8 (defaults from common/timeouts.ts): digits only, so `1e3` or `1.5` are refused, not converted. */
+/**
+ * A whole number from `min` to `max` written with digits only (`1e3`, `1.5`, `0x10` are refused, not converted),
+ * converted to a number.
+ */
+const DIGITS = (min: number, max: number) =>
+  Joi.string()
+    .trim()
+    .pattern(/^[0-9]+$/)
+    .custom((text: string) => {
+      const n = Number(text);
+      if (n < min || n > max) throw new Error('out of range');
+      return n;
+    });
+const PORT = (min: number) => DIGITS(min, 65535);
+/** Longest duration a Node.js timer takes (2^31-1 ms); a longer one fires at once, so it is refused at start-up (issue 19). */
+export const MAX_MILLISECONDS = 2147483647;
+/** A timeout of issue 8 (defaults from common/timeouts.ts): digits only, from 1 to MAX_MILLISECONDS. */
 const MILLISECONDS = (ms: number) => ({
-  schema: Joi.string().trim().pattern(/^0*[1-9][0-9]*$/).default(String(ms)),
-  accepts: 'a positive whole number of milliseconds',
+  schema: DIGITS(1, MAX_MILLISECONDS).default(ms),
+  accepts: `a whole number of milliseconds from 1 to ${MAX_MILLISECONDS}`,
   default: String(ms),
 });
+
+/** proxy-addr's names of address ranges, accepted in a TRUST_PROXY list. */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** An address (`10.0.0.1`, `::1`), a CIDR range (`10.0.0.0/8`) or a range name of proxy-addr. */
+function isProxyAddress(item: string): boolean {
+  if (PROXY_RANGE_NAMES.includes(item)) return true;
+  const [address, bits, extra] = item.split('/');
+  const version = isIP(address);
+  if (version === 0 || extra !== undefined) return false;
+  return bits === undefined || (/^[0-9]{1,3}$/.test(bits) && Number(bits) <= (version === 4 ? 32 : 128));
+}
+
+/** Fastify's `trustProxy` as a function: whether the address `hop` steps from the socket's peer is a proxy. */
+export type TrustProxyFunction = (address: string, hop: number) => boolean;
+
+/**
+ * Trust of `hops` proxies in front of the server: the socket's peer and the rightmost `hops - 1`
+ * addresses of X-Forwarded-For are proxies, the next one to the left is the client; 0 trusts none.
+ * A function, as Fastify takes it (it reads a bare number as "trust nothing").
+ */
+export function trustHops(hops: number): TrustProxyFunction | false {
+  return hops === 0 ? false : (_address, hop) => hop < hops;
+}
+
+/**
+ * TRUST_PROXY (issue 19), as Fastify's `trustProxy` takes it: `true`/`false` (and the other boolean
+ * spellings but `1`/`0`), a number of proxy hops (digits: see trustHops), or a comma-separated list of
+ * proxy addresses and CIDR ranges.
+ */
+const TRUST_PROXY = Joi.string()
+  .trim()
+  .custom((text: string) => {
+    const word = text.toLowerCase();
+    if (['true', 'yes', 'on'].includes(word)) return true;
+    if (['false', 'no', 'off'].includes(word)) return false;
+    if (/^[0-9]+$/.test(text)) {
+      const hops = Number(text);
+      if (hops > 255) throw new Error('too many hops');
+      return trustHops(hops);
+    }
+    const items = text.split(',').map((item) => item.trim());
+    if (!items.every(isProxyAddress)) throw new Error('not an address list');
+    return items;
+  });
 
 /** One variable: its schema (with its default), what it accepts (for the error line) and what it means (README). */
 interface Variable {
@@ -43,10 +104,10 @@ export const VARIABLES = {
     schema: Joi.string().trim().uri({ scheme: ['postgres', 'postgresql'] }).empty(''),
     accepts: 'a postgres://user:pass@host:port/db URL',
   },
-  PORT: { schema: PORT.default(3000), accepts: 'a port number from 0 to 65535', default: '3000' },
+  PORT: { schema: PORT(0).default(3000), accepts: 'a port number from 0 to 65535', default: '3000' },
   HOST: { schema: Joi.string().trim().hostname().default('0.0.0.0'), accepts: 'a host name or IP address', default: '0.0.0.0' },
   DATA_DIR: { schema: Joi.string().trim().empty('').default('.data'), accepts: 'a directory path', default: './.data' },
-  EMBEDDED_PG_PORT: { schema: PORT.min(1).empty(''), accepts: 'a port number from 1 to 65535', default: '5433' },
+  EMBEDDED_PG_PORT: { schema: PORT(1).empty(''), accepts: 'a port number from 1 to 65535', default: '5433' },
   MIGRATIONS_RUN: { schema: BOOLEAN.default(true), accepts: 'true or false', default: 'true' },
   DB_POOL_SIZE: { schema: Joi.number().integer().min(1).max(1000).default(10), accepts: 'an integer from 1 to 1000', default: '10' },
   DB_CONNECT_TIMEOUT_MS: MILLISECONDS(DEFAULT_TIMEOUTS.dbConnect),
@@ -75,15 +136,19 @@ export const VARIABLES = {
     default: '0',
   },
   REDIS_URL: { schema: Joi.string().trim().uri({ scheme: ['redis', 'rediss'] }).empty(''), accepts: 'a redis://host:port URL' },
-  TRUST_PROXY: { schema: BOOLEAN.default(false), accepts: 'true or false', default: 'false' },
+  TRUST_PROXY: {
+    schema: TRUST_PROXY.default(false),
+    accepts: 'true, false, a number of proxies (0 to 255) or a comma-separated list of proxy addresses or CIDR ranges',
+    default: 'false',
+  },
   CORS_ORIGINS: {
     schema: Joi.string().trim().empty('').pattern(/^(\*|https?:\/\/[^\s,/]+(\s*,\s*https?:\/\/[^\s,/]+)*)$/),
     accepts: '* or a comma-separated list of origins such as https://app.example.com',
   },
   DOCS_ENABLED: { schema: BOOLEAN.default(true), accepts: 'true or false', default: 'true' },
   METRICS_ENABLED: { schema: BOOLEAN.default(true), accepts: 'true or false', default: 'true' },
-  // Read by tasks/task-cursor.ts.
-  CURSOR_SECRET: { schema: Joi.string().empty(''), accepts: 'a non-empty text', defaultText: 'built-in text' },
+  // Read by tasks/cursor-secret.ts, once at start-up.
+  CURSOR_SECRET: { schema: Joi.string().empty(''), accepts: 'a non-empty text', defaultText: 'random, in the database' },
 } satisfies Record<string, Variable>;
 
 export type VariableName = keyof typeof VARIABLES;
@@ -108,11 +173,14 @@ export interface AppEnv {
   /** Requests per minute per API key (per client IP before authentication); 0: off. */
   rateLimitPerMinute: number;
   redisUrl?: string;
-  trustProxy: boolean;
+  /** Fastify's `trustProxy`: trust every proxy, none, this many hops (trustHops), or these addresses and ranges (issue 19). */
+  trustProxy: boolean | TrustProxyFunction | string[];
   /** Allowed CORS origins; empty: CORS off; `['*']`: any origin. */
   corsOrigins: string[];
   docsEnabled: boolean;
   metricsEnabled: boolean;
+  /** CURSOR_SECRET; unset: the random secret created in the database at migration (issue 19). */
+  cursorSecret?: string;
 }
 
 /** A configuration error: `message` is the one line to print. */
@@ -160,6 +228,7 @@ export function loadEnv(env: NodeJS.ProcessEnv = process.env): AppEnv {
     corsOrigins: cors ? cors.split(',').map((o) => o.trim()) : [],
     docsEnabled: v.DOCS_ENABLED,
     metricsEnabled: v.METRICS_ENABLED,
+    cursorSecret: v.CURSOR_SECRET,
   };
 }
 

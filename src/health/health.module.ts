@@ -46,7 +46,7 @@ export class HealthController {
     await this.answer(reply, () => this.health.check([]));
   }
 
-  /** Readiness: 200 when the checks pass; 503 `{ "status": "error", "error": {...}, ... }` naming the failed ones. */
+  /** Readiness: 200 when the checks pass; 503 `{ "status": "error", "error": { "<check>": { "status": "down" } }, ... }` naming the failed ones. */
   @Get('ready')
   @Public()
   async getReadiness(@Res() reply: FastifyReply): Promise<void> {
@@ -69,15 +69,30 @@ export class HealthController {
     );
   }
 
-  /** Terminus answers 503 by throwing: its body is sent as is (not the `{ error }` of D31, which is for API errors). */
+  /**
+   * Terminus answers 503 by throwing: its body is sent in terminus's shape (not the `{ error }` of D31, which is for
+   * API errors), with status words only (issue 19): a failed check's message may name the database host and port.
+   */
   private async answer(reply: FastifyReply, check: () => Promise<object>): Promise<void> {
     try {
       await reply.status(200).send(await check());
     } catch (error) {
       if (!(error instanceof HttpException)) throw error;
-      await reply.status(error.getStatus()).send(error.getResponse());
+      await reply.status(error.getStatus()).send(statusWordsOnly(error.getResponse()));
     }
   }
+}
+
+type CheckResults = Record<string, { status: string }>;
+
+/**
+ * A failed terminus answer `{ status, info, error, details }` with each check reduced to `{ status }`
+ * (`up`/`down`): no error text, host or port.
+ */
+export function statusWordsOnly(body: string | object): object {
+  const { status, info, error, details } = body as { status: string; info?: CheckResults; error?: CheckResults; details?: CheckResults };
+  const words = (checks: CheckResults = {}) => Object.fromEntries(Object.entries(checks).map(([name, c]) => [name, { status: c.status }]));
+  return { status, info: words(info), error: words(error), details: words(details) };
 }
 
 @Module({ imports: [TerminusModule.forRoot({ logger: false })], controllers: [HealthController] })

@@ -1,6 +1,8 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { getStorageToken } from '@nestjs/throttler';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
+import { rateLimitStoreUp } from '../common/throttle/throttle.module';
 
 /** Path of the Prometheus text exposition (public, outside /api/v1). */
 export const METRICS_PATH = '/metrics';
@@ -20,7 +22,7 @@ export type ObserveRequest = (method: string, route: string | undefined, status:
 /**
  * Prometheus metrics of one app (issue 12): requests by method, route
  * pattern and status, their duration histogram, the database pool (in use,
- * idle, waiting) and the process metrics of prom-client, on a registry of
+ * idle, waiting), whether the rate-limit store answers (issue 19) and the process metrics of prom-client, on a registry of
  * its own. Served at GET /metrics; returns the function that counts a request,
  * which the HTTP layer calls for every answer (unknown routes, the OpenAPI
  * document and errors included).
@@ -57,6 +59,21 @@ export function mountMetrics(app: NestFastifyApplication): ObserveRequest {
   poolGauge('db_pool_connections_in_use', 'Database connections checked out of the pool', (p) => p.totalCount - p.idleCount);
   poolGauge('db_pool_connections_idle', 'Idle database connections in the pool', (p) => p.idleCount);
   poolGauge('db_pool_requests_waiting', 'Queries waiting for a database connection', (p) => p.waitingCount);
+
+  new Gauge({
+    name: 'rate_limit_store_up',
+    help: 'Whether the rate-limit counter store answers (1) or requests pass uncounted (0); always 1 in memory',
+    registers: [registry],
+    collect() {
+      let storage: unknown;
+      try {
+        storage = app.get(getStorageToken(), { strict: false });
+      } catch {
+        storage = undefined;
+      }
+      this.set(rateLimitStoreUp(storage) ? 1 : 0);
+    },
+  });
 
   // One bound child per (method, route, status): prom-client then skips hashing the labels per request.
   const children = new Map<string, { count: Counter.Internal; time: Histogram.Internal<string> }>();

@@ -17,16 +17,20 @@ export type CursorValues = ReadonlyArray<string | number | null>;
 const VERSION = 1;
 const MAC_BYTES = 32;
 
+let secret: string | null = null;
+
 /**
- * The signing secret: `CURSOR_SECRET`, else a built-in default. The default
- * keeps cursors valid across restarts and between processes; set your own in
- * production so that nobody else can mint cursors for your server (a forged
- * cursor can only choose where a page starts: the filters and access rules
- * are applied to every page regardless).
+ * Sets the signing secret: once at start-up (tasks/cursor-secret.ts: `CURSOR_SECRET`, else the
+ * random secret the migrations created in the database, so that every process on it agrees).
  */
+export function useCursorSecret(value: string): void {
+  secret = value;
+}
+
+/** The signing secret set by useCursorSecret; there is no built-in one. @throws Error when none was set */
 export function cursorSecret(): string {
-  const secret = process.env.CURSOR_SECRET;
-  return secret && secret !== '' ? secret : 'work-tracking-api default cursor secret';
+  if (secret === null) throw new Error('The cursor secret is not loaded');
+  return secret;
 }
 
 function mac(binding: string, payload: Buffer): Buffer {

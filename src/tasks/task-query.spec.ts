@@ -1,11 +1,13 @@
 import { BadRequestException } from '@nestjs/common';
 import fc from 'fast-check';
-import { openCursor, sealCursor } from './task-cursor';
+import { openCursor, sealCursor, useCursorSecret } from './task-cursor';
 import { parseSort, parseTaskQuery, QUERY_MESSAGES, QUERY_PARAMS, QueryPairs, queryInstant, TaskQuery } from './task-query';
 
 /** Unit spec of the List tasks query parser and cursors (D34; issue 11). */
 
 const CONTEXT = { workspaceId: 3, userId: 7 };
+
+beforeAll(() => useCursorSecret('unit test secret'));
 
 const parse = (pairs: QueryPairs, context = CONTEXT): TaskQuery => parseTaskQuery(pairs, context);
 const errorOf = (pairs: QueryPairs): string | null => {

@@ -1,4 +1,5 @@
 import { BadRequestException } from '@nestjs/common';
+import { MAX_LENGTH } from '../common/validation/body';
 import { formatTimestamp, invalidDateMessage, parseIsoDate } from '../common/validation/dates';
 import { parseId } from '../common/validation/ids';
 import { STATUS_CATEGORIES, StatusCategory } from '../statuses/statuses.dto';
@@ -317,7 +318,10 @@ export function cursorBinding(context: QueryContext, f: TaskFilters, sort: SortT
   ]);
 }
 
-/** The values a cursor carries for `key`: timestamps as text with microseconds, due_date maybe null, ranks and numbers as integers, titles as text. */
+/**
+ * The values a cursor carries for `key`: timestamps as text with microseconds (years 0001 to 9999), due_date maybe
+ * null, ranks and numbers as integers, titles as text a title may hold.
+ */
 const TIMESTAMP_TEXT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 const isRowInt = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= 2147483647;
 const isTimestamp = (v: unknown) => typeof v === 'string' && TIMESTAMP_TEXT.test(v) && parseIsoDate(v) !== null;
@@ -327,7 +331,8 @@ const CURSOR_VALUE_FITS: Record<SortKey, (v: unknown) => boolean> = {
   due_date: (v) => v === null || isTimestamp(v),
   priority: (v) => isRowInt(v) && (v as number) < PRIORITIES.length,
   identifier: isRowInt,
-  title: (v) => typeof v === 'string',
+  // Issue 19: as a stored title is, so that no value of a forged cursor reaches the database as text it refuses.
+  title: (v) => typeof v === 'string' && v.length <= MAX_LENGTH.title && !v.includes('\u0000'),
 };
 
 /** Whether signed cursor values have the shape the sort needs: one value per key, then the id. */

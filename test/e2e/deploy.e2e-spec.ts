@@ -50,7 +50,9 @@ describe('docker-compose.yml', () => {
     const nginx = readFileSync(join(ROOT, conf), 'utf8');
     expect(nginx).toMatch(/server api:3000 resolve;/);
     expect(nginx).toMatch(/proxy_pass http:\/\/api;/);
-    expect(nginx).toMatch(/proxy_set_header X-Forwarded-For/);
+    // The client cannot choose its rate-limit identity: the header is overwritten with the peer address (issue 19).
+    expect(nginx).toMatch(/proxy_set_header X-Forwarded-For \$remote_addr;/);
+    expect(nginx).not.toMatch(/proxy_add_x_forwarded_for/);
   });
 
   it('migrations run once, before the replicas, which do not migrate themselves', () => {
@@ -60,7 +62,9 @@ describe('docker-compose.yml', () => {
       db: { condition: 'service_healthy' },
       redis: { condition: 'service_healthy' },
     });
-    expect(services.api.environment).toMatchObject({ MIGRATIONS_RUN: 'false', REDIS_URL: 'redis://redis:6379', TRUST_PROXY: 'true' });
+    expect(services.api.environment).toMatchObject({ MIGRATIONS_RUN: 'false', REDIS_URL: 'redis://redis:6379', TRUST_PROXY: '1' });
+    // No secret written in the file: cursors are signed with the random one the migration stores (issue 19).
+    for (const name of ['api', 'migrate']) expect(Object.keys(services[name].environment ?? {})).not.toContain('CURSOR_SECRET');
   });
 
   it('every variable given to the app is one the configuration knows, with a valid value', () => {

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import type { InjectOptions } from 'fastify';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
+import { sealCursor } from '../../src/tasks/task-cursor';
+import { parseTaskQuery, SORT_KEYS } from '../../src/tasks/task-query';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
 import { KEYS, tasksWorld } from './tasks-world';
 
@@ -221,6 +223,36 @@ describe('fuzz: every operation, hostile values (issue 8)', () => {
         { seed: SEED, numRuns: RUNS, endOnFailure: true, plugins: [fc.interruptAfterTimeLimit(TIME_MS)] },
       );
     }
+  });
+
+  // Issue 19: cursors signed with the server's own secret (as someone who learnt it could) carrying any values answer
+  // 200 or 400 `Invalid cursor`, never a 500 (a title holding NUL used to reach PostgreSQL and answer 500).
+  it('forged cursors signed with the server secret: any values answer 200 or 400 Invalid cursor', async () => {
+    const statuses = new Set<number>();
+    const send = async (sort: string, values: unknown[]) => {
+      const binding = parseTaskQuery([['sort', sort]], { workspaceId: ids.acme, userId: ids.alice }).binding;
+      const cursor = sealCursor(binding, values as never);
+      const res = await t.inject({ method: 'GET', url: `/api/v1/workspaces/${ids.acme}/tasks?sort=${sort}&cursor=${cursor}`, headers: auth(KEYS.owner) });
+      statuses.add(res.statusCode);
+      return { sort, values, status: res.statusCode, body: res.statusCode === 200 ? null : res.json() };
+    };
+    expect(await send('title', ['a\u0000b', 1])).toEqual({ sort: 'title', values: ['a\u0000b', 1], status: 400, body: { error: 'Invalid cursor' } });
+    expect(await send('title', ['a', 1])).toMatchObject({ status: 200 });
+    expect(await send('title', ['x'.repeat(501), 1])).toMatchObject({ status: 400, body: { error: 'Invalid cursor' } });
+    expect(await send('-created_at', ['0000-01-01T00:00:00.000000Z', 1])).toMatchObject({ status: 400, body: { error: 'Invalid cursor' } });
+    const TIMESTAMPS = ['2025-01-15T09:30:00.000000Z', '0000-01-01T00:00:00.000000Z', '9999-12-31T23:59:59.999999Z', '2025-02-30T00:00:00.000000Z', '1970-01-01T00:00:00.000000Z'];
+    const value = fc.oneof(hostileScalar, fc.constantFrom(...TIMESTAMPS), fc.integer({ min: -1, max: 2 ** 31 }));
+    const sort = fc.uniqueArray(fc.constantFrom(...SORT_KEYS), { minLength: 1, maxLength: 3 }).chain((keys) =>
+      fc.tuple(...keys.map((k) => fc.constantFrom(k, `-${k}`))).map((terms) => terms.join(',')),
+    );
+    await fc.assert(
+      fc.asyncProperty(sort, fc.array(value, { maxLength: 4 }), async (s, values) => {
+        const res = await send(s, values);
+        if (res.status !== 200 && !(res.status === 400 && res.body.error === 'Invalid cursor')) throw new Error(JSON.stringify(res));
+      }),
+      { seed: SEED, numRuns: RUNS * 3, endOnFailure: true, plugins: [fc.interruptAfterTimeLimit(TIME_MS * 3)] },
+    );
+    expect([...statuses].sort()).toEqual([200, 400]);
   });
 
   it('reached past authentication and scope on every operation, and succeeded on each kind of method (the fuzz is not vacuous)', () => {

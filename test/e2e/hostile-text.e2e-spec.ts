@@ -1,3 +1,4 @@
+import { INLINE_SANITIZE_MAX, SANITIZE_QUEUE_MAX, sanitizeHtmlAsync } from '../../src/common/validation/html';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
 import { KEYS, tasksWorld } from './tasks-world';
@@ -66,6 +67,19 @@ describe('hostile text', () => {
     const list = await t.inject({ method: 'GET', url: `/api/v1/workspaces/${ids.acme}/tasks?list_id=1%00`, headers: auth(KEYS.owner) });
     expect([list.statusCode, list.json()]).toEqual([400, { error: 'list_id must be a valid numeric ID' }]);
   });
+
+  it('answers 503 Service unavailable while the sanitizer worker queue is full (issue 19), and serves again once drained', async () => {
+    // A few of the costliest inputs (~0.5 s each) first, so that the queue is still full when the request arrives.
+    const costly = '<b>'.repeat(16_000) + '</p>'.repeat(12_000);
+    const filler = 'x'.repeat(INLINE_SANITIZE_MAX + 1);
+    const queued = Array.from({ length: SANITIZE_QUEUE_MAX }, (_, n) => sanitizeHtmlAsync(n < 4 ? costly : filler));
+    const description = '<p>' + 'y'.repeat(INLINE_SANITIZE_MAX) + '</p>';
+    const full = await send('POST', '/api/v1/tasks', { list_id: ids.backlog, title: 'Queued', description });
+    expect([full.statusCode, full.json()]).toEqual([503, { error: 'Service unavailable' }]);
+    await Promise.all(queued);
+    const drained = await send('POST', '/api/v1/tasks', { list_id: ids.backlog, title: 'Queued', description });
+    expect([drained.statusCode, drained.json().description]).toEqual([201, description]);
+  }, 30_000);
 
   describe('sizes of HTML fields (item 9, D8, D9)', () => {
     // `<` is stored as `&lt;`: 4 characters each.

@@ -58,7 +58,7 @@ describe('configuration (validated at boot)', () => {
     [{ DATABASE_URL: 'garbage' }, 'Invalid configuration: DATABASE_URL="garbage": expected a postgres://user:pass@host:port/db URL'],
     [{ REDIS_URL: 'localhost:6379' }, 'Invalid configuration: REDIS_URL="localhost:6379": expected a redis://host:port URL'],
     [{ CORS_ORIGINS: 'app.example.com' }, 'Invalid configuration: CORS_ORIGINS="app.example.com": expected * or a comma-separated list of origins such as https://app.example.com'],
-    [{ SHUTDOWN_TIMEOUT_MS: '10s' }, 'Invalid configuration: SHUTDOWN_TIMEOUT_MS="10s": expected a positive whole number of milliseconds'],
+    [{ SHUTDOWN_TIMEOUT_MS: '10s' }, 'Invalid configuration: SHUTDOWN_TIMEOUT_MS="10s": expected a whole number of milliseconds from 1 to 2147483647'],
     [{ WEB_CONCURRENCY: 'auto' }, 'Invalid configuration: WEB_CONCURRENCY="auto": expected an integer from 1 to 256'],
     [{ RATE_LIMIT_PER_MINUTE: '-1' }, 'Invalid configuration: RATE_LIMIT_PER_MINUTE="-1": expected an integer, 0 or more (0 turns rate limiting off)'],
   ])('%j stops with one line naming the variable and what it accepts', (env, message) => {
@@ -119,7 +119,13 @@ describe('health probes (@nestjs/terminus)', () => {
     try {
       const ready = await t.inject({ method: 'GET', url: '/health/ready' });
       expect(ready.statusCode).toBe(503);
-      expect(ready.json()).toMatchObject({ status: 'error', error: { migrations: { status: 'down' } }, info: { database: { status: 'up' } } });
+      // Status words only (issue 19): no message, no response time.
+      expect(ready.json()).toEqual({
+        status: 'error',
+        info: { shutdown: { status: 'up' }, database: { status: 'up' } },
+        error: { migrations: { status: 'down' } },
+        details: { shutdown: { status: 'up' }, database: { status: 'up' }, migrations: { status: 'down' } },
+      });
     } finally {
       await t.db.ds.query('INSERT INTO migrations (id, timestamp, name) VALUES ($1, $2, $3)', [applied.id, applied.timestamp, applied.name]);
     }
@@ -174,6 +180,25 @@ describe('rate limits (@nestjs/throttler)', () => {
       // Another client address has its own budget.
       const res = await t.inject({ method: 'GET', url: '/api/v1/me', remoteAddress: '10.1.2.3' });
       expect([res.statusCode, res.json()]).toEqual([401, { error: 'API key required' }]);
+    });
+  });
+
+  // Issue 19: behind the compose nginx (one proxy, X-Forwarded-For overwritten with the peer's address) TRUST_PROXY=1
+  // takes the client from the rightmost entry: a value the client put on the left does not choose its budget.
+  it('TRUST_PROXY=1: a spoofed leftmost X-Forwarded-For value is not the client IP; with true it would be', async () => {
+    const spoofed = (n: number, client = '198.51.100.7') => ({ 'x-forwarded-for': `203.0.113.${n}, ${client}` });
+    const statuses = async (t: TestApp, n: number, headers: (i: number) => Record<string, string>) => {
+      const out: number[] = [];
+      for (let i = 0; i < n; i++) out.push((await t.inject({ method: 'GET', url: '/api/v1/me', headers: headers(i) })).statusCode);
+      return out;
+    };
+    await withApp({ RATE_LIMIT_PER_MINUTE: '2', TRUST_PROXY: '1' }, async (t) => {
+      expect(await statuses(t, 4, (i) => spoofed(i))).toEqual([401, 401, 429, 429]);
+      // The address the proxy reports is the client: another one has a budget of its own.
+      expect(await statuses(t, 1, () => spoofed(9, '198.51.100.8'))).toEqual([401]);
+    });
+    await withApp({ RATE_LIMIT_PER_MINUTE: '2', TRUST_PROXY: 'true' }, async (t) => {
+      expect(await statuses(t, 4, (i) => spoofed(i))).toEqual([401, 401, 401, 401]);
     });
   });
 
@@ -295,7 +320,8 @@ describe('readiness during shutdown', () => {
     markShuttingDown();
     const ready = await t.inject({ method: 'GET', url: '/health/ready' });
     expect(ready.statusCode).toBe(503);
-    expect(ready.json()).toMatchObject({ status: 'error', error: { shutdown: { status: 'down', message: 'shutting down' } } });
+    expect(ready.json()).toMatchObject({ status: 'error', error: { shutdown: { status: 'down' } } });
+    expect(ready.body).not.toContain('message');
     expect((await t.inject({ method: 'GET', url: '/health/live' })).statusCode).toBe(200);
   });
 });

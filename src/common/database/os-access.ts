@@ -1,5 +1,7 @@
 import { execFileSync } from 'child_process';
-import { statSync } from 'fs';
+import { createHash } from 'crypto';
+import { chmodSync, mkdirSync, statSync } from 'fs';
+import { tmpdir } from 'os';
 import { join, parse, resolve, sep } from 'path';
 
 /** An OS user as far as directory permissions go. */
@@ -62,29 +64,29 @@ export function osUser(name: string): OsUser | null {
   }
 }
 
+/** Name of the directory that holds, per checkout, what the OS user `postgres` could not reach where it was. */
+const REACHABLE_NAME = 'work-tracking-api';
+
 /**
- * Issue 8: as root, the embedded PostgreSQL runs as the OS user `postgres`,
- * which must reach its programs (`binDir`) and its data (`dataDir`). Returns the
- * one sentence telling what to do when it cannot, else null. A user that does
- * not exist yet (created on first start) counts as a stranger to every directory.
+ * Issue 19: the directory for embedded PostgreSQL's programs and data when the OS user `postgres` cannot reach
+ * them where they are (a checkout under /root, mode 0700): `/var/lib/work-tracking-api` when it can be made and
+ * reached, else `<tmpdir>/work-tracking-api`. Created mode 0755.
  */
-export function postgresAccessProblem(binDir: string, dataDir: string, user: OsUser | null, stat?: (p: string) => DirStat | null): string | null {
+export function reachableHome(user: OsUser | null): string {
   const who = user ?? { uid: -1, gids: [] };
-  const blockedBin = firstBlockedDirectory(binDir, who, stat);
-  if (blockedBin) {
-    return (
-      `The embedded PostgreSQL runs as the OS user "postgres" (PostgreSQL refuses to run as root), and that user cannot enter ${blockedBin}, ` +
-      `on the way to its programs in ${binDir}: move the project to a directory every user may enter (e.g. /srv or /opt, not /root), ` +
-      `run npm start as a user other than root, or set DATABASE_URL to a PostgreSQL server of your own.`
-    );
+  for (const home of [join('/var/lib', REACHABLE_NAME), join(tmpdir(), REACHABLE_NAME)]) {
+    try {
+      mkdirSync(home, { recursive: true, mode: 0o755 });
+      chmodSync(home, 0o755);
+      if (!firstBlockedDirectory(home, who)) return home;
+    } catch {
+      // not writable here: try the next place
+    }
   }
-  const blockedData = firstBlockedDirectory(dataDir, who, stat);
-  if (blockedData) {
-    return (
-      `The embedded PostgreSQL runs as the OS user "postgres" (PostgreSQL refuses to run as root), and that user cannot enter ${blockedData}, ` +
-      `on the way to its data directory ${dataDir}: set DATA_DIR to a directory every user may enter (e.g. /var/lib/work-tracking), ` +
-      `run npm start as a user other than root, or set DATABASE_URL to a PostgreSQL server of your own.`
-    );
-  }
-  return null;
+  throw new Error(`No directory the OS user "postgres" may enter could be made (tried /var/lib and ${tmpdir()}): set DATABASE_URL`);
+}
+
+/** A stable place under `home` for `kind` (`pg` programs, `data`) of `source`: one per source path, so per checkout and data directory. */
+export function reachablePlace(home: string, kind: 'pg' | 'data', source: string): string {
+  return join(home, `${kind}-${createHash('sha256').update(resolve(source)).digest('hex').slice(0, 12)}`);
 }

@@ -1,5 +1,6 @@
-import { BadRequestException } from '@nestjs/common';
-import { INLINE_SANITIZE_MAX, sanitizeHtml, sanitizeHtmlAsync, sanitizeHtmlField } from './html';
+import { BadRequestException, ServiceUnavailableException } from '@nestjs/common';
+import { toHttpError } from '../errors/to-http-error';
+import { INLINE_SANITIZE_MAX, SANITIZE_QUEUE_MAX, sanitizeHtml, sanitizeHtmlAsync, sanitizeHtmlField } from './html';
 
 describe('sanitizeHtmlAsync (D9; issue 8: long inputs off the event loop)', () => {
   it('gives what the inline sanitizer gives, below and above the worker threshold', async () => {
@@ -13,6 +14,23 @@ describe('sanitizeHtmlAsync (D9; issue 8: long inputs off the event loop)', () =
   it('answers concurrent requests each with its own result', async () => {
     const inputs = [1, 2, 3].map((n) => `<b>${n}</b>`.repeat(INLINE_SANITIZE_MAX / 4));
     expect(await Promise.all(inputs.map(sanitizeHtmlAsync))).toEqual(inputs.map(sanitizeHtml));
+  });
+});
+
+describe('the worker queue is bounded (issue 19)', () => {
+  it(`holds at most ${SANITIZE_QUEUE_MAX} inputs; one more is refused at once with 503, short inputs still run inline`, async () => {
+    expect(SANITIZE_QUEUE_MAX).toBe(64);
+    const long = (n: number) => `<b>${n}</b>`.repeat(INLINE_SANITIZE_MAX / 4);
+    const queued = Array.from({ length: SANITIZE_QUEUE_MAX }, (_, n) => sanitizeHtmlAsync(long(n)));
+    const started = Date.now();
+    const refused = await sanitizeHtmlAsync(long(-1)).then(() => null, (e: unknown) => e);
+    expect(Date.now() - started).toBeLessThan(50);
+    expect(refused).toBeInstanceOf(ServiceUnavailableException);
+    expect(toHttpError(refused)).toEqual({ status: 503, message: 'Service unavailable' });
+    expect(await sanitizeHtmlAsync('<b>short</b><script>x</script>')).toBe('<b>short</b>');
+    // Every queued input is answered, and the queue takes inputs again once drained.
+    expect(await Promise.all(queued)).toEqual(queued.map((_, n) => sanitizeHtml(long(n))));
+    expect(await sanitizeHtmlAsync(long(-1))).toBe(sanitizeHtml(long(-1)));
   });
 });
 

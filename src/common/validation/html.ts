@@ -1,3 +1,4 @@
+import { ServiceUnavailableException } from '@nestjs/common';
 import sanitize from 'sanitize-html';
 import { Worker } from 'node:worker_threads';
 import { checkLength, checkText, MAX_LENGTH } from './body';
@@ -33,13 +34,22 @@ const sanitize = require(workerData.module);
 parentPort.on('message', ({ id, input }) => parentPort.postMessage({ id, output: sanitize(input, workerData.options) }));
 `;
 
+/**
+ * Most inputs waiting for (or in) the worker at once (issue 19). At ~0.5 s for the worst input this is
+ * about half a minute of work; past it a request answers 503 `Service unavailable` at once instead of
+ * queueing without bound (memory, and answers later than any client waits).
+ */
+export const SANITIZE_QUEUE_MAX = 64;
+
 /** One lazily started worker, unref'd so that it never keeps the process alive; replaced when it dies. */
 class SanitizerWorker {
   private worker: Worker | null = null;
   private nextId = 0;
   private readonly pending = new Map<number, { resolve: (s: string) => void; reject: (e: Error) => void }>();
 
+  /** Sanitizes `input` in the worker; rejects with ServiceUnavailableException when SANITIZE_QUEUE_MAX inputs are pending. */
   run(input: string): Promise<string> {
+    if (this.pending.size >= SANITIZE_QUEUE_MAX) return Promise.reject(new ServiceUnavailableException());
     const worker = this.start();
     const id = this.nextId++;
     return new Promise<string>((resolve, reject) => {
@@ -75,7 +85,11 @@ class SanitizerWorker {
 
 const worker = new SanitizerWorker();
 
-/** D9: sanitizes `input`, off the event loop when it is long enough to be costly (INLINE_SANITIZE_MAX). */
+/**
+ * D9: sanitizes `input`, off the event loop when it is long enough to be costly (INLINE_SANITIZE_MAX).
+ *
+ * @throws ServiceUnavailableException (503) when the worker already has SANITIZE_QUEUE_MAX inputs
+ */
 export function sanitizeHtmlAsync(input: string): Promise<string> {
   return input.length <= INLINE_SANITIZE_MAX ? Promise.resolve(sanitizeHtml(input)) : worker.run(input);
 }
