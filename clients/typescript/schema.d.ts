@@ -805,7 +805,7 @@ export interface components {
              */
             id: number | string;
             /**
-             * @description Stored as a string; a number or boolean is stored as its JSON text; null clears
+             * @description Stored as a string of at most 10000 characters; a number or boolean is stored as its JSON text; null clears. An element without `value` is ignored
              * @example 4
              */
             value: string | null;
@@ -2266,7 +2266,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskWrite"];
                 };
             };
-            /** @description `Subtasks cannot have subtasks`, `list_id is required`, `list_id must be a valid numeric ID`, `title is required`, `title must not contain NUL characters`, `title must be at most 500 characters`, `description must be a string`, `description must not contain NUL characters`, `description must be at most 100000 characters`, `Invalid priority. Must be one of: urgent, high, medium, low, none`, `status_id must be a valid numeric ID`, `Invalid due_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid start_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `assignee_ids must be an array`, `custom_fields must be an array`, `custom_fields value must be a string or null`, `custom_fields value must not contain NUL characters`, `label_ids must be an array`, `parent_id must be a valid numeric ID`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
+            /** @description `Subtasks cannot have subtasks`, `list_id is required`, `list_id must be a valid numeric ID`, `title is required`, `title must not contain NUL characters`, `title must be at most 500 characters`, `description must be a string`, `description must not contain NUL characters`, `description must be at most 100000 characters`, `Invalid priority. Must be one of: urgent, high, medium, low, none`, `status_id must be a valid numeric ID`, `Invalid due_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid start_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `assignee_ids must be an array`, `custom_fields must be an array`, `custom_fields value must be a string or null`, `custom_fields value must not contain NUL characters`, `custom_fields value must be at most 10000 characters`, `label_ids must be an array`, `parent_id must be a valid numeric ID`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2583,7 +2583,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskWrite"];
                 };
             };
-            /** @description `Invalid task ID`, `title must be a string`, `title cannot be empty`, `title must not contain NUL characters`, `title must be at most 500 characters`, `description must be a string`, `description must not contain NUL characters`, `description must be at most 100000 characters`, `Invalid priority. Must be one of: urgent, high, medium, low, none`, `status_id must be a valid numeric ID`, `list_id must be a valid numeric ID`, `Invalid due_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid start_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `assignee_ids must be an array`, `custom_fields must be an array`, `custom_fields value must be a string or null`, `custom_fields value must not contain NUL characters`, `label_ids must be an array`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
+            /** @description `Invalid task ID`, `title must be a string`, `title cannot be empty`, `title must not contain NUL characters`, `title must be at most 500 characters`, `description must be a string`, `description must not contain NUL characters`, `description must be at most 100000 characters`, `Invalid priority. Must be one of: urgent, high, medium, low, none`, `status_id must be a valid numeric ID`, `list_id must be a valid numeric ID`, `Invalid due_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid start_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `assignee_ids must be an array`, `custom_fields must be an array`, `custom_fields value must be a string or null`, `custom_fields value must not contain NUL characters`, `custom_fields value must be at most 10000 characters`, `label_ids must be an array`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
                     [name: string]: unknown;
