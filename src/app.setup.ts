@@ -1,4 +1,4 @@
-import { BadRequestException, UnsupportedMediaTypeException } from '@nestjs/common';
+import { UnsupportedMediaTypeException } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
@@ -7,7 +7,7 @@ import { nestLogger, requestId, rootLogger } from './common/logging/logger';
 import { AppEnv, loadEnv } from './config/env';
 import { answerClientError, answerFrameworkError, answerWhileClosing } from './common/http/framework-answers';
 import { sendRawJsonAsIs } from './common/http/raw-json';
-import { deferBodyError } from './common/validation/body-error';
+import { deferBodyError, parseJsonBody } from './common/validation/body-error';
 import { mountOpenApi } from './openapi/openapi.mount';
 
 /** D7: largest request body accepted, in bytes (1 MiB). */
@@ -62,20 +62,7 @@ export async function configureApp(app: NestFastifyApplication): Promise<void> {
   fastify.removeAllContentTypeParsers();
   // Body errors are kept on the request and thrown by the guard after authentication and scope (D3).
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    if (text.trim() === '') return done(null, undefined);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      deferBodyError(request, new BadRequestException('Invalid JSON body'));
-      return done(null, undefined);
-    }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      deferBodyError(request, new BadRequestException('Request body must be a JSON object'));
-      return done(null, undefined);
-    }
-    done(null, parsed);
+    done(null, parseJsonBody(request, typeof body === 'string' ? body : body.toString('utf8')));
   });
   // D7: any other content type with a body is 415 (read whole, within the body limit, then discarded).
   fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (request, _body, done) => {

@@ -805,7 +805,7 @@ export interface components {
              */
             id: number | string;
             /**
-             * @description Stored as a string; a number or boolean is stored as its JSON text; null clears
+             * @description Stored as a string of at most 10000 characters; a number or boolean is stored as its JSON text; null clears. An element without `value` is ignored
              * @example 4
              */
             value: string | null;
@@ -1329,7 +1329,7 @@ export interface operations {
                     "application/json": components["schemas"]["Folder"];
                 };
             };
-            /** @description `workspace_id is required`, `name is required`, `name must not contain NUL characters`, `name must be at most 255 characters`, `icon must be a string`, `icon must not contain NUL characters`, `icon must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `Invalid JSON body`, `Request body must be a JSON object` */
+            /** @description `workspace_id is required`, `name is required`, `name must not contain NUL characters`, `name must be at most 255 characters`, `icon must be a string`, `icon must not contain NUL characters`, `icon must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1472,7 +1472,7 @@ export interface operations {
                     "application/json": components["schemas"]["Folder"];
                 };
             };
-            /** @description `Invalid folder ID`, `name must be a string`, `name cannot be empty`, `name must not contain NUL characters`, `name must be at most 255 characters`, `icon must be a string`, `icon must not contain NUL characters`, `icon must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `position must be an integer`, `Invalid JSON body`, `Request body must be a JSON object` */
+            /** @description `Invalid folder ID`, `name must be a string`, `name cannot be empty`, `name must not contain NUL characters`, `name must be at most 255 characters`, `icon must be a string`, `icon must not contain NUL characters`, `icon must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `position must be an integer`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1626,7 +1626,7 @@ export interface operations {
                     "application/json": components["schemas"]["Label"];
                 };
             };
-            /** @description `workspace_id is required`, `name is required`, `name must not contain NUL characters`, `name must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `Invalid JSON body`, `Request body must be a JSON object` */
+            /** @description `workspace_id is required`, `name is required`, `name must not contain NUL characters`, `name must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1776,7 +1776,7 @@ export interface operations {
                     "application/json": components["schemas"]["List"];
                 };
             };
-            /** @description `workspace_id is required`, `folder_id is required`, `name is required`, `name must not contain NUL characters`, `name must be at most 255 characters`, `icon must be a string`, `icon must not contain NUL characters`, `icon must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `Invalid JSON body`, `Request body must be a JSON object` */
+            /** @description `workspace_id is required`, `folder_id is required`, `name is required`, `name must not contain NUL characters`, `name must be at most 255 characters`, `icon must be a string`, `icon must not contain NUL characters`, `icon must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1920,7 +1920,7 @@ export interface operations {
                     "application/json": components["schemas"]["List"];
                 };
             };
-            /** @description `Invalid list ID`, `name must be a string`, `name cannot be empty`, `name must not contain NUL characters`, `name must be at most 255 characters`, `icon must be a string`, `icon must not contain NUL characters`, `icon must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `position must be an integer`, `folder_id must be a valid numeric ID`, `Invalid JSON body`, `Request body must be a JSON object` */
+            /** @description `Invalid list ID`, `name must be a string`, `name cannot be empty`, `name must not contain NUL characters`, `name must be at most 255 characters`, `icon must be a string`, `icon must not contain NUL characters`, `icon must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `position must be an integer`, `folder_id must be a valid numeric ID`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2060,7 +2060,7 @@ export interface operations {
                     "application/json": components["schemas"]["Status"];
                 };
             };
-            /** @description `workspace_id is required`, `name is required`, `name must not contain NUL characters`, `name must be at most 255 characters`, `Invalid category. Must be one of: pending, in_progress, completed, cancelled`, `icon must be a string`, `icon must not contain NUL characters`, `icon must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `Invalid JSON body`, `Request body must be a JSON object` */
+            /** @description `workspace_id is required`, `name is required`, `name must not contain NUL characters`, `name must be at most 255 characters`, `Invalid category. Must be one of: pending, in_progress, completed, cancelled`, `icon must be a string`, `icon must not contain NUL characters`, `icon must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2151,7 +2151,7 @@ export interface operations {
                     "application/json": components["schemas"]["Status"];
                 };
             };
-            /** @description `Invalid status ID`, `At least one completed status must remain in the workspace`, `name must be a string`, `name cannot be empty`, `name must not contain NUL characters`, `name must be at most 255 characters`, `Invalid category. Must be one of: pending, in_progress, completed, cancelled`, `icon must be a string`, `icon must not contain NUL characters`, `icon must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `position must be an integer`, `Invalid JSON body`, `Request body must be a JSON object` */
+            /** @description `Invalid status ID`, `At least one completed status must remain in the workspace`, `name must be a string`, `name cannot be empty`, `name must not contain NUL characters`, `name must be at most 255 characters`, `Invalid category. Must be one of: pending, in_progress, completed, cancelled`, `icon must be a string`, `icon must not contain NUL characters`, `icon must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `position must be an integer`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2266,7 +2266,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskWrite"];
                 };
             };
-            /** @description `Subtasks cannot have subtasks`, `list_id is required`, `list_id must be a valid numeric ID`, `title is required`, `title must not contain NUL characters`, `title must be at most 500 characters`, `description must be a string`, `description must not contain NUL characters`, `description must be at most 100000 characters`, `Invalid priority. Must be one of: urgent, high, medium, low, none`, `status_id must be a valid numeric ID`, `Invalid due_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid start_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `assignee_ids must be an array`, `custom_fields must be an array`, `custom_fields value must be a string or null`, `custom_fields value must not contain NUL characters`, `label_ids must be an array`, `parent_id must be a valid numeric ID`, `Invalid JSON body`, `Request body must be a JSON object` */
+            /** @description `Subtasks cannot have subtasks`, `list_id is required`, `list_id must be a valid numeric ID`, `title is required`, `title must not contain NUL characters`, `title must be at most 500 characters`, `description must be a string`, `description must not contain NUL characters`, `description must be at most 100000 characters`, `Invalid priority. Must be one of: urgent, high, medium, low, none`, `status_id must be a valid numeric ID`, `Invalid due_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid start_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `assignee_ids must be an array`, `custom_fields must be an array`, `custom_fields value must be a string or null`, `custom_fields value must not contain NUL characters`, `custom_fields value must be at most 10000 characters`, `label_ids must be an array`, `parent_id must be a valid numeric ID`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2583,7 +2583,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskWrite"];
                 };
             };
-            /** @description `Invalid task ID`, `title must be a string`, `title cannot be empty`, `title must not contain NUL characters`, `title must be at most 500 characters`, `description must be a string`, `description must not contain NUL characters`, `description must be at most 100000 characters`, `Invalid priority. Must be one of: urgent, high, medium, low, none`, `status_id must be a valid numeric ID`, `list_id must be a valid numeric ID`, `Invalid due_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid start_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `assignee_ids must be an array`, `custom_fields must be an array`, `custom_fields value must be a string or null`, `custom_fields value must not contain NUL characters`, `label_ids must be an array`, `Invalid JSON body`, `Request body must be a JSON object` */
+            /** @description `Invalid task ID`, `title must be a string`, `title cannot be empty`, `title must not contain NUL characters`, `title must be at most 500 characters`, `description must be a string`, `description must not contain NUL characters`, `description must be at most 100000 characters`, `Invalid priority. Must be one of: urgent, high, medium, low, none`, `status_id must be a valid numeric ID`, `list_id must be a valid numeric ID`, `Invalid due_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid start_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `assignee_ids must be an array`, `custom_fields must be an array`, `custom_fields value must be a string or null`, `custom_fields value must not contain NUL characters`, `custom_fields value must be at most 10000 characters`, `label_ids must be an array`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2745,7 +2745,7 @@ export interface operations {
                     "application/json": components["schemas"]["Comment"];
                 };
             };
-            /** @description `Invalid task ID`, `content is required`, `content must not contain NUL characters`, `content must be at most 100000 characters`, `Invalid JSON body`, `Request body must be a JSON object` */
+            /** @description `Invalid task ID`, `content is required`, `content must not contain NUL characters`, `content must be at most 100000 characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3351,7 +3351,7 @@ export interface operations {
                 created_after?: string;
                 /** @description Last change (any accepted update) >= this. One instant: `YYYY-MM-DD`, `YYYY-MM-DDTHH:mm[:ss[.ffffff]]`, with `Z`, `±HH:MM` or nothing (UTC). */
                 updated_after?: string;
-                /** @description Text search, 1 to 200 characters after trimming: every whitespace-separated term must occur, ignoring case, in the title or in the description text (outside HTML tags). Commas are text. */
+                /** @description Text search, 1 to 200 characters after trimming, at most 10 whitespace-separated terms: every term must occur, ignoring case, in the title or in the description text (outside HTML tags). Commas are text. */
                 q?: string;
                 /** @description One to three comma-separated keys of `created_at`, `updated_at`, `due_date`, `priority`, `identifier`, `title`, each at most once, `-` for descending; ties by id in the last key's direction. `priority` ascending is urgent, high, medium, low, none; `title` compares with ASCII letters lower-cased, by code point; tasks without due date come last both ways. */
                 sort?: string;
@@ -3446,7 +3446,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskPage"] | components["schemas"]["TaskCursorPage"] | components["schemas"]["TaskCursorPageWithTotal"];
                 };
             };
-            /** @description `Invalid workspace ID`, `Unknown query parameter: <name>`, `<name> must be given only once`, `<name> accepts at most 100 values`, `page must be a positive integer`, `limit must be an integer between 1 and 100`, `list_id must be a valid numeric ID`, `status_id must be a valid numeric ID`, `Invalid status_category. Must be one of: pending, in_progress, completed, cancelled`, `assignee_id must be a valid numeric ID, me or none`, `label_id must be a valid numeric ID`, `Invalid priority. Must be one of: urgent, high, medium, low, none`, `parent_id must be a valid numeric ID`, `include_subtasks must be true or false`, `Invalid due_after format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid due_before format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid created_after format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid updated_after format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `q cannot be empty`, `q must be at most 200 characters`, `Invalid sort. Use one to three of: created_at, updated_at, due_date, priority, identifier, title, each optionally prefixed with -`, `include_total must be true or false`, `page cannot be combined with cursor or include_total=false`, `Invalid cursor` */
+            /** @description `Invalid workspace ID`, `Unknown query parameter: <name>`, `<name> must be given only once`, `<name> accepts at most 100 values`, `page must be a positive integer`, `limit must be an integer between 1 and 100`, `list_id must be a valid numeric ID`, `status_id must be a valid numeric ID`, `Invalid status_category. Must be one of: pending, in_progress, completed, cancelled`, `assignee_id must be a valid numeric ID, me or none`, `label_id must be a valid numeric ID`, `Invalid priority. Must be one of: urgent, high, medium, low, none`, `parent_id must be a valid numeric ID`, `include_subtasks must be true or false`, `Invalid due_after format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid due_before format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid created_after format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid updated_after format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `q cannot be empty`, `q must be at most 200 characters`, `q accepts at most 10 terms`, `Invalid sort. Use one to three of: created_at, updated_at, due_date, priority, identifier, title, each optionally prefixed with -`, `include_total must be true or false`, `page cannot be combined with cursor or include_total=false`, `Invalid cursor` */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -77,7 +77,7 @@ describe('OpenAPI post-processing (src/openapi/openapi.finalize.ts)', () => {
   });
 
   it('adds 400 bad-JSON messages (after the documented ones), 413 and 415 to operations with a body (D7)', () => {
-    expect(patch.responses['400']).toEqual(errorResponse(['name cannot be empty', 'Invalid JSON body', 'Request body must be a JSON object']));
+    expect(patch.responses['400']).toEqual(errorResponse(['name cannot be empty', 'Invalid JSON body', 'Request body must be a JSON object', 'Request body is nested too deeply']));
     expect(patch.responses['413']).toEqual({ $ref: '#/components/responses/PayloadTooLarge' });
     expect(patch.responses['415']).toEqual({ $ref: '#/components/responses/UnsupportedMediaType' });
     expect(doc.components.responses.PayloadTooLarge).toEqual(errorResponse(['Request body is too large']));

@@ -3,7 +3,8 @@
  * so that it tells the truth about what the service answers:
  * - component schemas get the contract's names (`TaskDto` -> `Task`);
  * - the answers no decorator states are added to every operation that can
- *   give them: 400 `Invalid JSON body` / `Request body must be a JSON object`,
+ *   give them: 400 `Invalid JSON body` / `Request body must be a JSON object` /
+ *   `Request body is nested too deeply`,
  *   413 and 415 where there is a request body (D7), 403 `Scope 'X' is required
  *   for this endpoint` where there is an `x-scope` (spec: Authentication 5),
  *   429 `Too many requests` where there is an `x-scope` (the rate limit counts authenticated routes),
@@ -26,6 +27,7 @@
 import { RATE_LIMIT_MESSAGE } from '../common/throttle/rate-limit.constants';
 import { SERVICE_UNAVAILABLE } from '../common/errors/to-http-error';
 import { WWW_AUTHENTICATE } from '../common/errors/www-authenticate';
+import { BODY_400_MESSAGES } from '../common/validation/body-error';
 
 /** A node of the JSON document (loosely typed on purpose: this code walks it generically). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -39,9 +41,6 @@ export const SCHEMA_ALIASES: Record<string, string> = {};
 
 /** Convention 2: `YYYY-MM-DDTHH:mm:ss.sssZ`. */
 export const TIMESTAMP_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$';
-
-/** D7: the 400 messages of a body that is not a JSON object. */
-export const BODY_400_MESSAGES = ['Invalid JSON body', 'Request body must be a JSON object'];
 
 /** Messages of the shared error answers (D7, D31), published under components.responses. */
 export const SHARED_ERROR_RESPONSES: Record<string, { status: string; message: string }> = {

@@ -9,6 +9,7 @@ import {
   onlyOnceMessage,
   PAGE_LIMIT,
   Q_MAX_LENGTH,
+  Q_MAX_TERMS,
   QUERY_MESSAGES,
   SORT_KEYS,
   tooManyValuesMessage,
@@ -40,6 +41,7 @@ export const QUERY_400 = [
   ...DATE_PARAMS.map(invalidDateMessage),
   QUERY_MESSAGES.qEmpty,
   QUERY_MESSAGES.qLong,
+  QUERY_MESSAGES.qTerms,
   QUERY_MESSAGES.sort,
   QUERY_MESSAGES.includeTotal,
   QUERY_MESSAGES.pageCombined,
@@ -87,7 +89,7 @@ export function TaskQueryParams() {
     ApiQuery({
       name: 'q', required: false, schema: { type: 'string', minLength: 1, maxLength: Q_MAX_LENGTH, example: 'login bug' },
       description:
-        `Text search, 1 to ${Q_MAX_LENGTH} characters after trimming: every whitespace-separated term must occur, ignoring case, ` +
+        `Text search, 1 to ${Q_MAX_LENGTH} characters after trimming, at most ${Q_MAX_TERMS} whitespace-separated terms: every term must occur, ignoring case, ` +
         'in the title or in the description text (outside HTML tags). Commas are text.',
     }),
     ApiQuery({

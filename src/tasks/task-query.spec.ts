@@ -127,6 +127,17 @@ describe('parseTaskQuery', () => {
     expect(queryInstant(text)).toBe(expected);
   });
 
+  it('q: trimmed, at most 200 code points, at most 10 terms, checked in that order', () => {
+    const terms = (n: number, sep = ' ') => Array.from({ length: n }, (_, i) => `t${i}`).join(sep);
+    expect(parse([['q', terms(10)]]).filters.terms).toHaveLength(10);
+    expect(parse([['q', ` \t${terms(10, ' \n ')}\t `]]).filters.terms).toEqual(terms(10).split(' '));
+    expect(errorOf([['q', terms(11)]])).toBe('q accepts at most 10 terms');
+    expect(errorOf([['q', terms(11, '\t')]])).toBe('q accepts at most 10 terms');
+    expect(errorOf([['q', Array(101).fill('x').join(' ')]])).toBe(QUERY_MESSAGES.qLong);
+    expect(errorOf([['q', terms(11)], ['sort', 'bad']])).toBe('q accepts at most 10 terms');
+    expect(errorOf([['q', terms(11)], ['created_after', 'bad']])).toBe('Invalid created_after format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z');
+  });
+
   it('cursor mode, include_total and page', () => {
     expect(parse([['include_total', 'false']])).toMatchObject({ mode: 'cursor', includeTotal: false });
     expect(parse([['include_total', 'true']])).toMatchObject({ mode: 'offset', includeTotal: false });

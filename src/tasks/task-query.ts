@@ -22,6 +22,9 @@ export const MAX_VALUES = 100;
 /** D34: `q` length bound, in code points after trimming. */
 export const Q_MAX_LENGTH = 200;
 
+/** D34: most whitespace-separated terms in `q` (each term costs a scan of the searchable text). */
+export const Q_MAX_TERMS = 10;
+
 /** D34: longest cursor text. */
 export const CURSOR_MAX_LENGTH = 4096;
 
@@ -55,6 +58,7 @@ export const QUERY_MESSAGES = {
   includeSubtasks: 'include_subtasks must be true or false',
   qEmpty: 'q cannot be empty',
   qLong: `q must be at most ${Q_MAX_LENGTH} characters`,
+  qTerms: `q accepts at most ${Q_MAX_TERMS} terms`,
   sort: `Invalid sort. Use one to three of: ${SORT_KEYS.join(', ')}, each optionally prefixed with -`,
   includeTotal: 'include_total must be true or false',
   pageCombined: 'page cannot be combined with cursor or include_total=false',
@@ -195,12 +199,14 @@ export function queryInstant(text: string): string | null {
   return formatTimestamp(date).replace(/Z$/, fraction.padEnd(6, '0').slice(3) + 'Z');
 }
 
-/** D34: `q` trimmed, 1 to 200 code points, split into whitespace-separated terms. */
+/** D34: `q` trimmed, 1 to 200 code points, split into at most 10 whitespace-separated terms (empty, then length, then terms). */
 function parseSearch(value: string): string[] {
   const text = value.trim();
   if (text === '') throw bad(QUERY_MESSAGES.qEmpty);
   if ([...text].length > Q_MAX_LENGTH) throw bad(QUERY_MESSAGES.qLong);
-  return text.split(/\s+/);
+  const terms = text.split(/\s+/);
+  if (terms.length > Q_MAX_TERMS) throw bad(QUERY_MESSAGES.qTerms);
+  return terms;
 }
 
 /** D34: one to three distinct keys, each optionally prefixed with `-`; null when malformed. */

@@ -1,4 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -11,6 +12,7 @@ import {
 import { ACCESS_DENIED, NOT_FOUND } from '../common/access/access.policy';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
+import { TASK_CACHE_CONTROL } from '../common/cache/cache-control';
 import { RawJson } from '../common/http/raw-json';
 import { ApiErrors, ApiValidatedBody } from '../common/openapi/api-errors.decorator';
 import { PathId } from '../common/validation/id.pipe';
@@ -51,8 +53,11 @@ export class TasksController {
     description: 'The full task with labels, subtasks and attachments.',
   })
   @ApiOkResponse({ type: TaskDto })
-  getTask(@CurrentCaller() caller: Caller, @PathId('task') id: number): Promise<RawJson<TaskDto>> {
-    return this.tasks.getTask(caller, id);
+  async getTask(@CurrentCaller() caller: Caller, @PathId('task') id: number, @Res({ passthrough: true }) reply: FastifyReply): Promise<RawJson<TaskDto>> {
+    const task = await this.tasks.getTask(caller, id);
+    // D36 on the 200 only: its errors keep the no-store of every keyed answer (D31).
+    void reply.header('cache-control', TASK_CACHE_CONTROL);
+    return task;
   }
 
   /** spec: Update task. */

@@ -20,7 +20,7 @@ describe('CreateTaskDto', () => {
         due_date: '2025-01-15T10:00+01:00',
         start_date: '',
         assignee_ids: [3, '3', 'x', null, 2, 0],
-        custom_fields: [{ id: 1, value: 2 }, { id: '2', value: false }, { id: 1, value: 'last' }, { id: 3 }, { id: 'x', value: 'y' }, 7],
+        custom_fields: [{ id: 1, value: 2 }, { id: '2', value: false }, { id: 1, value: 'last' }, { id: 3, value: null }, { id: 'x', value: 'y' }, 7, { id: 1 }, { id: 4 }],
         label_ids: ['9'],
         parent_id: 12,
         unknown_field: 'dropped (D7)',
@@ -54,6 +54,20 @@ describe('CreateTaskDto', () => {
     await fails(parseCreateBody({ title: 'x', description: '\u0000', priority: 'x' }), 'description must not contain NUL characters');
   });
 
+  it('custom_fields (D13): an element without value is ignored, even after another for the same field', async () => {
+    expect(await parseCreateBody({ title: 'x', custom_fields: [{ id: 1 }, { id: 2, value: 'v' }, { id: 2 }] })).toMatchObject({ customFields: [{ id: 2, value: 'v' }] });
+    expect(await parseCreateBody({ title: 'x', custom_fields: [{ id: 1 }] })).toMatchObject({ customFields: [] });
+  });
+
+  it('custom_fields (D13): a stored text of at most 10,000 characters', async () => {
+    expect((await parseCreateBody({ title: 'x', custom_fields: [{ id: 1, value: 'v'.repeat(10_000) }] })).customFields).toEqual([{ id: 1, value: 'v'.repeat(10_000) }]);
+    await fails(parseCreateBody({ title: 'x', custom_fields: [{ id: 1, value: 'v'.repeat(10_001) }] }), 'custom_fields value must be at most 10000 characters');
+    // Counted on every element sent, before the field is looked up; after the type and NUL checks of that element.
+    await fails(parseCreateBody({ title: 'x', custom_fields: [{ id: 'x', value: [] }, { id: 99, value: 'v'.repeat(10_001) }, { id: 1, value: [] }] }), 'custom_fields value must be at most 10000 characters');
+    await fails(parseCreateBody({ title: 'x', custom_fields: [{ id: 1, value: '\u0000'.repeat(10_001) }] }), 'custom_fields value must not contain NUL characters');
+    await fails(parseCreateBody({ title: 'x', priority: 'x', custom_fields: [{ id: 1, value: 'v'.repeat(10_001) }] }), 'Invalid priority. Must be one of: urgent, high, medium, low, none');
+  });
+
   it('bounds the stored description: sanitizing may grow it past the D8 limit (issue 8)', async () => {
     expect((await parseCreateBody({ title: 'x', description: '<'.repeat(25_000) })).description).toHaveLength(100_000);
     await fails(parseCreateBody({ title: 'x', description: '<'.repeat(25_001) }), 'description must be at most 100000 characters');
@@ -76,6 +90,7 @@ describe('UpdateTaskDto', () => {
     [{ title: 'a\u0000b' }, 'title must not contain NUL characters'],
     [{ description: '<p>\u0000</p>' }, 'description must not contain NUL characters'],
     [{ custom_fields: [{ id: 1, value: '\u0000' }] }, 'custom_fields value must not contain NUL characters'],
+    [{ custom_fields: [{ id: 1, value: 'x'.repeat(10_001) }] }, 'custom_fields value must be at most 10000 characters'],
     [{ description: 'a'.repeat(100_001) }, 'description must be at most 100000 characters'],
     [{ description: '<'.repeat(30_000) }, 'description must be at most 100000 characters'],
   ] as Array<[Record<string, unknown>, string]>).map(([body, message]) => [message, JSON.stringify(body).slice(0, 60), body] as const))('%s (%s)', async (message, _label, body) => {

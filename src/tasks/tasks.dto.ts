@@ -1,7 +1,7 @@
 import { BadRequestException } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { BODY_ID } from '../common/openapi/ids';
-import { checkText, MAX_LENGTH, nulMessage } from '../common/validation/body';
+import { checkLength, checkText, MAX_LENGTH, nulMessage, tooLongMessage } from '../common/validation/body';
 import { parseId } from '../common/validation/ids';
 import { IdArray, IsApiDate, IsNumericId, IsOneOf, RuleField, SanitizedHtml, TrimmedText } from '../common/validation/body-fields';
 import { CUSTOM_FIELD_TYPES } from '../custom-fields/custom-fields.dto';
@@ -20,18 +20,23 @@ export interface CustomFieldInput {
   value: string | null;
 }
 
-/** The 400s of customFieldValues other than checkText's NUL message. */
+/** D13: longest stored text of a custom-field value, in characters. */
+export const CUSTOM_FIELD_VALUE_MAX_LENGTH = 10_000;
+
+/** The 400s of customFieldValues other than checkText's NUL message and checkLength's. */
 const NOT_AN_ARRAY = 'custom_fields must be an array';
 const NOT_A_STRING = 'custom_fields value must be a string or null';
+const VALUE_FIELD = 'custom_fields value';
 
 /**
  * D13, the `custom_fields` of create and update task, as sent: undefined when
  * not sent; not an array: 400 `custom_fields must be an array`. Elements that
- * are not objects with a well-formed `id` are ignored. `value`: a string as is
- * (NUL: 400 `custom_fields value must not contain NUL characters`), a number
- * or boolean as its JSON text, null (or left out) clears; an object or array:
- * 400 `custom_fields value must be a string or null`. One entry per field id:
- * the last one sent wins.
+ * are not objects with a well-formed `id`, or have no `value` key, are ignored.
+ * `value`: a string as is (NUL: 400 `custom_fields value must not contain NUL
+ * characters`), a number or boolean as its JSON text, null clears; an object
+ * or array: 400 `custom_fields value must be a string or null`; a stored text
+ * over 10,000 characters: 400 `custom_fields value must be at most 10000
+ * characters`. One entry per field id: the last one sent wins.
  */
 function customFieldValues(value: unknown): CustomFieldInput[] | undefined {
   if (value === undefined) return undefined;
@@ -41,13 +46,14 @@ function customFieldValues(value: unknown): CustomFieldInput[] | undefined {
     if (typeof element !== 'object' || element === null || Array.isArray(element)) continue;
     const entry = element as Record<string, unknown>;
     const id = parseId(entry.id);
-    if (!id) continue;
+    if (!id || !Object.hasOwn(entry, 'value')) continue;
     const raw = entry.value;
     let stored: string | null;
-    if (raw === undefined || raw === null) stored = null;
-    else if (typeof raw === 'string') stored = checkText('custom_fields value', raw);
+    if (raw === null) stored = null;
+    else if (typeof raw === 'string') stored = checkText(VALUE_FIELD, raw);
     else if (typeof raw === 'number' || typeof raw === 'boolean') stored = JSON.stringify(raw);
     else throw new BadRequestException(NOT_A_STRING);
+    if (stored !== null) checkLength(VALUE_FIELD, stored, CUSTOM_FIELD_VALUE_MAX_LENGTH);
     byId.delete(id); // keep the order of the last occurrence
     byId.set(id, stored);
   }
@@ -182,7 +188,7 @@ export class CustomFieldValueInputDto {
   @ApiProperty({
     type: 'string',
     nullable: true,
-    description: 'Stored as a string; a number or boolean is stored as its JSON text; null clears',
+    description: `Stored as a string of at most ${CUSTOM_FIELD_VALUE_MAX_LENGTH} characters; a number or boolean is stored as its JSON text; null clears. An element without \`value\` is ignored`,
     example: '4',
   })
   value: string | null;
@@ -191,7 +197,7 @@ export class CustomFieldValueInputDto {
 /** D13: `custom_fields` of create and update task: an array of `{ id, value }`. */
 function CustomFieldValues(description: string): PropertyDecorator {
   return RuleField(
-    { name: 'custom_fields', api: { type: [CustomFieldValueInputDto], description }, required: false, messages: [NOT_AN_ARRAY, NOT_A_STRING, nulMessage('custom_fields value')] },
+    { name: 'custom_fields', api: { type: [CustomFieldValueInputDto], description }, required: false, messages: [NOT_AN_ARRAY, NOT_A_STRING, nulMessage(VALUE_FIELD), tooLongMessage(VALUE_FIELD, CUSTOM_FIELD_VALUE_MAX_LENGTH)] },
     customFieldValues,
   );
 }

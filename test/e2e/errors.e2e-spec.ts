@@ -84,6 +84,58 @@ describe('errors and framework answers (D3, D7, D31)', () => {
       expectError(await postRaw(payload, type, {}), 401, 'API key required');
     });
 
+    describe('nesting depth (D7: arrays or objects nested more than 32 deep)', () => {
+      /** A body object whose `pad` field nests arrays or objects so that the whole body is `depth` levels deep. */
+      const nested = (depth: number, kind: 'array' | 'object' | 'mixed', fields: object = {}) => {
+        let inner = '1';
+        for (let level = 2; level <= depth; level++) inner = kind === 'array' || (kind === 'mixed' && level % 2) ? `[${inner}]` : `{"k":${inner}}`;
+        return JSON.stringify({ ...fields, pad: '@' }).replace('"@"', inner);
+      };
+      /** Every operation of the served document that takes a body, with a path id no row has. */
+      const writeRoutes = async () => {
+        const doc = (await t.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
+        return Object.entries<Record<string, { requestBody?: unknown }>>(doc.paths).flatMap(([path, item]) =>
+          Object.entries(item)
+            .filter(([, op]) => op.requestBody)
+            .map(([method, op]) => ({ method: method.toUpperCase() as InjectOptions['method'], url: path.replace(/\{[a-z_]+\}/, '99999999'), op })),
+        );
+      };
+
+      it('accepts 32 levels of arrays or objects', async () => {
+        for (const [i, kind] of (['array', 'object'] as const).entries()) {
+          const res = await postRaw(nested(32, kind, { workspace_id: ids.acme, name: `Deep ${i}` }), 'application/json');
+          expect([kind, res.statusCode]).toEqual([kind, 201]);
+        }
+      });
+
+      it.each([
+        ['33 levels of arrays', nested(33, 'array')],
+        ['33 levels of objects', nested(33, 'object')],
+        ['mixed arrays and objects, 1,400 levels (3 KB)', nested(1400, 'mixed')],
+        ['a top-level object of 100,000 levels', nested(100_000, 'object')],
+        ['deep but otherwise valid', nested(40, 'object', { workspace_id: 1, name: 'x' })],
+      ])('answers 400 Request body is nested too deeply for %s', async (_case, payload) => {
+        expectError(await postRaw(payload, 'application/json'), 400, 'Request body is nested too deeply');
+      });
+
+      it('malformed JSON and a non-object answer their own message first', async () => {
+        expectError(await postRaw(nested(40, 'array') + ',', 'application/json'), 400, 'Invalid JSON body');
+        expectError(await postRaw('[' + nested(40, 'array') + ']', 'application/json'), 400, 'Request body must be a JSON object');
+      });
+
+      it('on every write route: 400 after authentication and scope, before the target is looked up (D3)', async () => {
+        const routes = await writeRoutes();
+        expect(routes.length).toBeGreaterThanOrEqual(10);
+        const payload = nested(1400, 'mixed');
+        expect(payload.length).toBeLessThan(6000);
+        for (const { method, url } of routes) {
+          const send = (headers: Record<string, string>) => t.inject({ method, url, headers: { ...headers, 'content-type': 'application/json' }, payload });
+          const answers = [await send({}), await send(auth('svc_err_scopeless')), await send(key)].map((res) => [res.statusCode, res.json().error]);
+          expect([method, url, answers[0], answers[1][0], answers[2]]).toEqual([method, url, [401, 'API key required'], 403, [400, 'Request body is nested too deeply']]);
+        }
+      });
+    });
+
     it('answers 415 for a body sent without any content type', async () => {
       const res = await t.inject({ method: 'POST', url: '/api/v1/labels', headers: key, payload: Buffer.from('{"name":"x"}') });
       // light-my-request sets no content type for a Buffer payload.

@@ -67,16 +67,28 @@ const hostileScalar = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.string({ unit: 'grapheme', maxLength: 40 }),
 );
+/** D7: arrays and objects nested `depth` levels deep around a scalar (issue 19: ~1,400 levels answered 500). */
+const nestedValue = (depth: number, mixed: boolean): unknown => {
+  let value: unknown = 1;
+  for (let level = 1; level <= depth; level++) value = mixed && level % 2 ? { k: value } : [value];
+  return value;
+};
+const deep = fc.tuple(fc.oneof(fc.integer({ min: 31, max: 40 }), fc.integer({ min: 41, max: 3000 })), fc.boolean()).map(([depth, mixed]) => nestedValue(depth, mixed));
 const hostile: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 6, arbitrary: hostileScalar },
   { weight: 1, arbitrary: fc.array(hostileScalar, { maxLength: 5 }) },
   { weight: 1, arbitrary: fc.dictionary(fc.constantFrom('id', 'value', '__proto__', 'x', 'field'), hostileScalar, { maxKeys: 3 }) },
   { weight: 1, arbitrary: fc.anything({ maxDepth: 3, maxKeys: 3 }) },
+  { weight: 1, arbitrary: deep },
 );
 /** Body fields a create needs, sent by the mostly-valid bodies. */
 const REQUIRED = ['workspace_id', 'folder_id', 'list_id', 'title', 'name', 'category', 'content'];
 /** Raw bodies that are not a JSON object, or not JSON at all (D7). */
-const RAW_BODIES = ['[]', '[{}]', '1', '"s"', 'null', 'true', '{', '{"a":', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{"x":1}}}', '\u0000', '{"title":"\\u0000"}', ''];
+const RAW_BODIES = [
+  '[]', '[{}]', '1', '"s"', 'null', 'true', '{', '{"a":', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{"x":1}}}', '\u0000', '{"title":"\\u0000"}', '',
+  // D7: nested too deeply (3 KB), as an object, as an array, and unclosed.
+  '{"a":' + '['.repeat(1400) + ']'.repeat(1400) + '}', '['.repeat(1400) + ']'.repeat(1400), '{"a":' + '{"a":'.repeat(1400),
+];
 
 describe('fuzz: every operation, hostile values (issue 8)', () => {
   let t: TestApp;

@@ -163,6 +163,8 @@ describe('rate limits (@nestjs/throttler)', () => {
       expect(refused.json()).toEqual({ error: 'Too many requests' });
       expect(refused.headers['content-type']).toMatch(/^application\/json/);
       expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      // D31: the 429 of a keyed route is not stored either.
+      expect(refused.headers['cache-control']).toBe('no-store');
       // Another key has a budget of its own; health probes are never limited.
       expect((await t.inject({ method: 'GET', url: '/api/v1/me', headers: auth(other) })).statusCode).toBe(200);
       expect((await t.inject({ method: 'GET', url: '/health/live' })).statusCode).toBe(200);
@@ -223,6 +225,7 @@ describe('rate limits (@nestjs/throttler)', () => {
         const res = await t.inject({ method: 'GET', url: '/api/v1/me' });
         expect(res.statusCode).toBe(401);
         expect(res.headers['ratelimit-limit']).toBeUndefined();
+        expect(res.headers['cache-control']).toBe('no-store');
       }
     });
   });

@@ -149,6 +149,8 @@ describe('POST /api/v1/tasks', () => {
       ['custom_fields not an array', { title: 'x', custom_fields: { id: 1 } }, 400, 'custom_fields must be an array'],
       ['custom_fields value an object', { title: 'x', custom_fields: [{ id: 1, value: { a: 1 } }] }, 400, 'custom_fields value must be a string or null'],
       ['custom_fields value an array', { title: 'x', custom_fields: [{ id: 1, value: ['a'] }] }, 400, 'custom_fields value must be a string or null'],
+      ['custom_fields value over 10,000 characters (D13)', { title: 'x', custom_fields: [{ id: 1, value: 'v'.repeat(10_001) }] }, 400, 'custom_fields value must be at most 10000 characters'],
+      ['custom_fields value too long, beside a malformed value later', { title: 'x', custom_fields: [{ id: 1, value: 'v'.repeat(10_001) }, { id: 2, value: {} }] }, 400, 'custom_fields value must be at most 10000 characters'],
       ['label_ids not an array', { title: 'x', label_ids: 3 }, 400, 'label_ids must be an array'],
       ['parent_id malformed', { title: 'x', parent_id: 'p' }, 400, 'parent_id must be a valid numeric ID'],
       ['status_id of another workspace', { title: 'x', status_id: 'o_todo' }, 404, 'Status not found in this workspace'],
@@ -157,6 +159,7 @@ describe('POST /api/v1/tasks', () => {
       ['parent unknown', { title: 'x', parent_id: 99999999 }, 404, 'Parent task not found'],
       ['parent is a subtask (D14)', { title: 'x', parent_id: 't_sub1' }, 400, 'Subtasks cannot have subtasks'],
       // D3: the body (step 7) before other ids (step 8).
+      ['a too long custom_fields value before a foreign status (D3 step 7, then 8)', { title: 'x', status_id: 'o_todo', custom_fields: [{ id: 1, value: 'v'.repeat(10_001) }] }, 400, 'custom_fields value must be at most 10000 characters'],
       ['a bad body field before a foreign status', { title: 'x', status_id: 'o_todo', due_date: 'soon' }, 400, 'Invalid due_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z'],
     ])('%s', async (_case, fields, status, error) => {
       // Refs stand for ids of the world.
@@ -216,6 +219,8 @@ describe('POST /api/v1/tasks', () => {
           null,
           { value: 'no id' },
           { id: ids.cf_open, value: 'last wins' },
+          { id: ids.cf_open }, // no value: ignored (D13), the value before it stays
+          { id: ids.cf_inbox, val: 'typo' },
         ],
       },
       KEYS.member,
@@ -224,6 +229,13 @@ describe('POST /api/v1/tasks', () => {
     expect(cfValues(res.json())).toEqual({ [ids.cf_open]: 'last wins', [ids.cf_inbox]: 'phone', [ids.cf_stars]: '4.5', [ids.cf_money]: 'true' });
     const stored = await t.db.ds.query(`SELECT field_id FROM task_custom_field_values WHERE task_id = $1 ORDER BY field_id`, [res.json().id]);
     expect(stored.map((r: { field_id: number }) => r.field_id)).toEqual([ids.cf_open, ids.cf_inbox, ids.cf_stars, ids.cf_money].sort((a, b) => a - b));
+  });
+
+  it('stores a value of exactly 10,000 characters (D13)', async () => {
+    const value = '€'.repeat(10_000);
+    const res = await create({ list_id: ids.backlog, title: 'Long value', custom_fields: [{ id: ids.cf_open, value }] });
+    expect(res.statusCode).toBe(201);
+    expect(cfValues(res.json())[ids.cf_open]).toBe(value);
   });
 
   it('lets an allowed user write an allowed-users field; null leaves it unset', async () => {

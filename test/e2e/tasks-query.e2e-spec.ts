@@ -493,6 +493,10 @@ describe('GET /api/v1/workspaces/:id/tasks: task queries (D34)', () => {
       ['?q=+%09+', 'q cannot be empty'],
       ['?q=' + 'x'.repeat(201), 'q must be at most 200 characters'],
       ['?q=' + encodeURIComponent('😀'.repeat(201)), 'q must be at most 200 characters'],
+      ['?q=a+b+c+d+e+f+g+h+i+j+k', 'q accepts at most 10 terms'],
+      ['?q=' + encodeURIComponent(Array(11).fill('x').join('\t\n ')), 'q accepts at most 10 terms'],
+      ['?q=' + Array(101).fill('x').join('+'), 'q must be at most 200 characters'],
+      ['?sort=bad&q=a+b+c+d+e+f+g+h+i+j+k', 'q accepts at most 10 terms'],
       ...['', 'name', 'created_at,created_at', 'created_at,-created_at', 'title,priority,identifier,due_date', '--created_at', '%2Bcreated_at', 'created_at,', 'Title', '%20title']
         .map((v) => [`?sort=${v}`, 'Invalid sort. Use one to three of: created_at, updated_at, due_date, priority, identifier, title, each optionally prefixed with -']),
       ...['yes', '', 'False'].map((v) => [`?include_total=${v}`, 'include_total must be true or false']),
@@ -536,6 +540,7 @@ describe('GET /api/v1/workspaces/:id/tasks: task queries (D34)', () => {
       ['100 values over repeated parameters', `?priority=${Array(50).fill('high').join(',')}&priority=${Array(50).fill('low').join(',')}`],
       ['q of 200 code points', '?q=' + encodeURIComponent('😀'.repeat(200))],
       ['q of 200 characters between spaces', '?q=' + encodeURIComponent(' ' + 'x'.repeat(200) + ' ')],
+      ['q of 10 terms', '?q=' + encodeURIComponent(' a b  c d e f g h i ' + 'x'.repeat(180) + ' ')],
       ['three sort keys', '?sort=title,-priority,identifier'],
       ['page with include_total=true', '?page=2&include_total=true'],
       ['an id beyond any row', '?label_id=99999999999999'],

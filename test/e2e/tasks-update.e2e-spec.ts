@@ -109,6 +109,27 @@ describe('PATCH and DELETE /api/v1/tasks/:id', () => {
       expect(stored).toEqual([{ field_id: ids.cf_open, value: 'b' }, { field_id: ids.cf_stars, value: '2' }]);
     });
 
+    it('ignores an element without value: the stored value stays (D13)', async () => {
+      const id = await create({ custom_fields: [{ id: ids.cf_open, value: 'kept' }, { id: ids.cf_eng, value: '1' }] });
+      const res = await patch(id, { custom_fields: [{ id: ids.cf_open }, { id: ids.cf_eng, val: null }, { id: ids.cf_stars, value: '3' }] });
+      expect(res.statusCode).toBe(200);
+      expect([valueOf(res.json(), ids.cf_open), valueOf(res.json(), ids.cf_eng), valueOf(res.json(), ids.cf_stars)]).toEqual(['kept', '1', '3']);
+      const stored = await t.db.ds.query(`SELECT field_id, value FROM task_custom_field_values WHERE task_id = $1 ORDER BY field_id`, [id]);
+      expect(stored).toEqual(
+        [{ field_id: ids.cf_open, value: 'kept' }, { field_id: ids.cf_eng, value: '1' }, { field_id: ids.cf_stars, value: '3' }].sort((a, b) => a.field_id - b.field_id),
+      );
+    });
+
+    it('refuses a value over 10,000 characters and changes nothing; 10,000 is stored (D13)', async () => {
+      const id = await create({ title: 'Bounded', custom_fields: [{ id: ids.cf_open, value: 'before' }] });
+      const refused = await patch(id, { title: 'Changed', custom_fields: [{ id: ids.cf_open, value: 'x'.repeat(10_001) }] });
+      expect({ status: refused.statusCode, body: refused.json() }).toEqual({ status: 400, body: { error: 'custom_fields value must be at most 10000 characters' } });
+      expect((await get(id)).json()).toMatchObject({ title: 'Bounded' });
+      expect(valueOf((await get(id)).json(), ids.cf_open)).toBe('before');
+      const res = await patch(id, { custom_fields: [{ id: ids.cf_open, value: 'x'.repeat(10_000) }] });
+      expect(valueOf(res.json(), ids.cf_open)).toBe('x'.repeat(10_000));
+    });
+
     it('moves a task within the workspace; values of fields that no longer apply are kept but hidden (D13)', async () => {
       const id = await create({ custom_fields: [{ id: ids.cf_eng, value: '5' }] });
       let res = await patch(id, { list_id: String(ids.inbox), custom_fields: [{ id: ids.cf_inbox, value: 'phone' }, { id: ids.cf_eng, value: null }] });
@@ -174,6 +195,7 @@ describe('PATCH and DELETE /api/v1/tasks/:id', () => {
         ['assignee_ids not an array', { assignee_ids: null }, 400, 'assignee_ids must be an array'],
         ['custom_fields not an array', { custom_fields: 'x' }, 400, 'custom_fields must be an array'],
         ['custom_fields value an object', { custom_fields: [{ id: 1, value: {} }] }, 400, 'custom_fields value must be a string or null'],
+        ['custom_fields value over 10,000 characters (D13)', { custom_fields: [{ id: 1, value: 'v'.repeat(10_001) }] }, 400, 'custom_fields value must be at most 10000 characters'],
         ['label_ids not an array', { label_ids: {} }, 400, 'label_ids must be an array'],
         ['list_id of another workspace', { list_id: 'o_list' }, 404, 'List not found in this workspace'],
         ['list_id unknown', { list_id: 99999999 }, 404, 'List not found in this workspace'],
