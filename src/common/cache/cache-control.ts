@@ -1,5 +1,3 @@
-import type { FastifyReply } from 'fastify';
-
 /**
  * `Cache-Control` of the answers of routes that need a key (D31): no cache,
  * shared or private, keeps them. Set before the route runs, so that every
@@ -10,8 +8,3 @@ export const KEYED_CACHE_CONTROL = 'no-store';
 
 /** `Cache-Control` of get task's 200 (D36): a client may keep it, and must revalidate it before use. */
 export const TASK_CACHE_CONTROL = 'private, no-cache';
-
-/** Marks the answer of a route that needs a key as not to be stored (D31). */
-export function keepOutOfCaches(reply: FastifyReply): void {
-  void reply.header('cache-control', KEYED_CACHE_CONTROL);
-}

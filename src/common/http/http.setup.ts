@@ -7,6 +7,7 @@ import type { AppEnv } from '../../config/env';
 import { mountMetrics } from '../../metrics/metrics';
 import { OPENAPI_JSON_PATH } from '../../openapi/openapi.document';
 import { CALLER_KEY, type Caller } from '../auth/auth-context';
+import { KEYED_CACHE_CONTROL } from '../cache/cache-control';
 import { sendError } from '../errors/error.filter';
 import { logRequest } from '../logging/logger';
 import { inFlight } from './in-flight';
@@ -16,8 +17,6 @@ const CORS_ALLOWED_HEADERS = ['Authorization', 'X-API-Key', 'Content-Type', 'X-R
 /** Response headers a browser script may read. */
 const CORS_EXPOSED_HEADERS = ['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'];
 
-/** D31: answers of routes that need a key are never stored by caches. */
-const NO_STORE = 'no-store';
 
 /**
  * helmet's security headers, computed once: helmet runs against a recording
@@ -90,7 +89,7 @@ export async function configureHttp(app: NestFastifyApplication, env: AppEnv, lo
   fastify.addHook('onRequest', (request: Tracked, reply, done) => {
     requests.add(request);
     void reply.headers(headers).header('x-request-id', request.id);
-    if (needsKey(request.routeOptions.url)) void reply.header('cache-control', NO_STORE);
+    if (needsKey(request.routeOptions.url)) void reply.header('cache-control', KEYED_CACHE_CONTROL);
     const deadline = setTimeout(() => {
       if (!reply.sent) sendError(reply, new ServiceUnavailableException(), request);
     }, timeoutMs);

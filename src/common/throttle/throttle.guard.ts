@@ -4,9 +4,7 @@ import { ConfigService } from '@nestjs/config';
 import { InjectThrottlerOptions, InjectThrottlerStorage, ThrottlerGuard, type ThrottlerModuleOptions, type ThrottlerStorage } from '@nestjs/throttler';
 import { ApiKeyCache } from '../auth/api-key.cache';
 import { PUBLIC_KEY } from '../auth/authenticated.decorator';
-import type { FastifyReply } from 'fastify';
 import type { AppEnv } from '../../config/env';
-import { keepOutOfCaches } from '../cache/cache-control';
 
 /**
  * Rate limiting (issue 12), a global guard that runs before authentication:
@@ -15,7 +13,6 @@ import { keepOutOfCaches } from '../cache/cache-control';
  * client IP. Headers `RateLimit-Limit`, `RateLimit-Remaining`,
  * `RateLimit-Reset`; over the limit, 429 `{"error": "Too many requests"}`
  * with `Retry-After` (D31). Public routes (health probes) are not limited;
- * every other route's answers get `Cache-Control: no-store` here (D31);
  * RATE_LIMIT_PER_MINUTE=0 turns it off.
  */
 @Injectable()
@@ -35,21 +32,8 @@ export class RateLimitGuard extends ThrottlerGuard {
 
   private readonly enabled: boolean;
 
-  /**
-   * The first guard of every route: besides counting, marks each answer of a
-   * route that needs a key `Cache-Control: no-store` (D31), whatever answers it.
-   */
-  override async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (!this.isPublic(context)) keepOutOfCaches(context.switchToHttp().getResponse<FastifyReply>());
-    return super.canActivate(context);
-  }
-
   protected override async shouldSkip(context: ExecutionContext): Promise<boolean> {
-    return !this.enabled || this.isPublic(context);
-  }
-
-  private isPublic(context: ExecutionContext): boolean {
-    return this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, [context.getHandler(), context.getClass()]) === true;
+    return !this.enabled || this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, [context.getHandler(), context.getClass()]) === true;
   }
 
   /**
