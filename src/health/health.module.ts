@@ -1,5 +1,5 @@
 import { Controller, Get, HttpException, Module, Res } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { HealthCheckService, HealthIndicatorService, TerminusModule, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import type { FastifyReply } from 'fastify';
 import { DataSource } from 'typeorm';
@@ -14,7 +14,22 @@ import { isShuttingDown } from './shutdown-state';
  * (the database answers within DB_CONNECT_TIMEOUT_MS, every migration is applied,
  * and shutdown has not begun), in @nestjs/terminus's shape.
  */
-@ApiExcludeController()
+/** Body of GET /health. */
+const HEALTH_BODY = { type: 'object', properties: { status: { type: 'string', enum: ['ok', 'unavailable'] } } };
+
+/** One probe result of @nestjs/terminus, by check name: `{ "status": "up" | "down", ... }`. */
+const CHECKS = {
+  type: 'object',
+  additionalProperties: { type: 'object', properties: { status: { type: 'string', enum: ['up', 'down'] } }, required: ['status'], additionalProperties: true },
+};
+
+/** Body of the probes, in @nestjs/terminus's shape. */
+const PROBE_BODY = {
+  type: 'object',
+  properties: { status: { type: 'string', enum: ['ok', 'error', 'shutting_down'] }, info: CHECKS, error: CHECKS, details: CHECKS },
+};
+
+@ApiTags('Health')
 @Controller('health')
 export class HealthController {
   /** Issue 8: an unreachable database is reported within DB_CONNECT_TIMEOUT_MS, whatever the pool waits for. */
@@ -30,6 +45,9 @@ export class HealthController {
   /** `{ "status": "ok" }` (200) or `{ "status": "unavailable" }` (503), within DB_CONNECT_TIMEOUT_MS. */
   @Get()
   @Public()
+  @ApiOperation({ summary: 'Health', description: 'Whether the service and its database answer. No key needed.' })
+  @ApiOkResponse({ description: 'The database answers', schema: { ...HEALTH_BODY, example: { status: 'ok' } } })
+  @ApiResponse({ status: 503, description: 'The database does not answer', content: { 'application/json': { schema: HEALTH_BODY, example: { status: 'unavailable' } } } })
   async getHealth(@Res() reply: FastifyReply): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<boolean>((done) => (timer = setTimeout(() => done(false), this.deadlineMs)));
@@ -42,6 +60,8 @@ export class HealthController {
   /** Liveness: 200 `{ "status": "ok", ... }` while the process answers; it touches nothing else. */
   @Get('live')
   @Public()
+  @ApiOperation({ summary: 'Liveness probe', description: 'Answers while the process serves HTTP; checks nothing else. No key needed.' })
+  @ApiOkResponse({ description: 'The process serves HTTP', schema: { ...PROBE_BODY, example: { status: 'ok', info: {}, error: {}, details: {} } } })
   async getLiveness(@Res() reply: FastifyReply): Promise<void> {
     await this.answer(reply, () => this.health.check([]));
   }
@@ -49,6 +69,16 @@ export class HealthController {
   /** Readiness: 200 when the checks pass; 503 `{ "status": "error", "error": { "<check>": { "status": "down" } }, ... }` naming the failed ones. */
   @Get('ready')
   @Public()
+  @ApiOperation({
+    summary: 'Readiness probe',
+    description: 'Ready when the database answers in time, every migration is applied and shutdown has not begun. No key needed.',
+  })
+  @ApiOkResponse({ description: 'Ready', schema: { ...PROBE_BODY, example: { status: 'ok', info: { database: { status: 'up' } }, error: {}, details: { database: { status: 'up' } } } } })
+  @ApiResponse({
+    status: 503,
+    description: 'Not ready: `error` names the failed checks',
+    content: { 'application/json': { schema: PROBE_BODY, example: { status: 'error', info: {}, error: { database: { status: 'down' } }, details: { database: { status: 'down' } } } } },
+  })
   async getReadiness(@Res() reply: FastifyReply): Promise<void> {
     const timeout = this.deadlineMs;
     await this.answer(reply, () =>

@@ -7,6 +7,23 @@ import { rateLimitStoreUp } from '../common/throttle/throttle.module';
 /** Path of the Prometheus text exposition (public, outside /api/v1). */
 export const METRICS_PATH = '/metrics';
 
+/** The OpenAPI path item of METRICS_PATH (a Fastify route, which the controller scan does not see). */
+export const METRICS_OPENAPI = {
+  get: {
+    tags: ['Health'],
+    summary: 'Metrics',
+    description: 'Prometheus text exposition: requests by method, route and status, durations, database pool, process. No key needed. Absent (404) when metrics are turned off.',
+    operationId: 'getMetrics',
+    responses: {
+      200: {
+        description: 'Metrics in the Prometheus text format',
+        content: { 'text/plain': { schema: { type: 'string', maxLength: 10_000_000 }, example: 'http_requests_total{method="GET",route="/api/v1/me",status="200"} 1\n' } },
+      },
+      404: { description: '`Not found`', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorDto' }, example: { error: 'Not found' } } } },
+    },
+  },
+};
+
 /** Route label of requests that matched no route (keeps label cardinality bounded). */
 const UNMATCHED = 'unmatched';
 

@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { METRICS_OPENAPI, METRICS_PATH } from '../metrics/metrics';
 import { finalizeDocument, JsonObject } from './openapi.finalize';
 
 /** Where the document and Swagger UI are served (D1: public, outside the API key). */
@@ -33,6 +34,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Tasks: 'Tasks, with status, assignees, labels, subtasks, attachments and custom-field values',
   Comments: 'Comments on tasks',
   'Custom fields': 'Custom-field definitions of a workspace',
+  Health: 'Probes and metrics for operators, without a key',
 };
 
 /** The document's static part: info, servers and the two security schemes `@Authenticated` refers to (D20). */
@@ -42,7 +44,7 @@ export function documentConfig(): ReturnType<DocumentBuilder['build']> {
     .setTitle('Work-tracking API')
     .setVersion(API_VERSION)
     .setDescription(DESCRIPTION)
-    .addServer('/', 'The server this document is served from')
+    .addServer('/', 'The server this document is served from (production, staging or local alike)')
     .addServer('http://localhost:3000', 'A local `npm start` (default PORT)')
     .addSecurity('bearer', { type: 'http', scheme: 'bearer', description: 'API key as a bearer token: `Authorization: Bearer svc_...`' })
     .addSecurity('apiKey', { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API key in the `X-API-Key` header (used when there is no bearer token)' })
@@ -59,5 +61,9 @@ export function buildOpenApiDocument(app: INestApplication): JsonObject {
   const scanned = SwaggerModule.createDocument(app, documentConfig(), {
     operationIdFactory: (_controller, method) => method,
   });
-  return finalizeDocument(scanned as unknown as JsonObject, TAG_DESCRIPTIONS);
+  const doc = scanned as unknown as JsonObject;
+  doc.paths[METRICS_PATH] = METRICS_OPENAPI;
+  // The audience of each server, for API inventories: both are the public API.
+  doc.servers = (doc.servers ?? []).map((server: JsonObject) => ({ ...server, 'x-internal': false }));
+  return finalizeDocument(doc, TAG_DESCRIPTIONS);
 }

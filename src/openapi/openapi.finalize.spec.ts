@@ -5,6 +5,9 @@ import {
   exampleOf,
   finalizeDocument,
   JsonObject,
+  KEYED_HEADERS,
+  REQUEST_ID_HEADERS,
+  RETRY_AFTER_HEADERS,
   schemaName,
   serializeDocument,
   TIMESTAMP_PATTERN,
@@ -12,6 +15,9 @@ import {
 } from './openapi.finalize';
 
 const err = { $ref: '#/components/schemas/ErrorDto' };
+
+/** The headers of every answer of a route that needs a key (issue 12, D31). */
+const KEYED = { ...REQUEST_ID_HEADERS, ...KEYED_HEADERS };
 
 /** A scanned document as @nestjs/swagger 12 emits it for 3.1 (nullable already converted). */
 function scanned(): JsonObject {
@@ -77,19 +83,19 @@ describe('OpenAPI post-processing (src/openapi/openapi.finalize.ts)', () => {
   });
 
   it('adds 400 bad-JSON messages (after the documented ones), 413 and 415 to operations with a body (D7)', () => {
-    expect(patch.responses['400']).toEqual(errorResponse(['name cannot be empty', 'Invalid JSON body', 'Request body must be a JSON object', 'Request body is nested too deeply']));
+    expect(patch.responses['400']).toEqual({ ...errorResponse(['name cannot be empty', 'Invalid JSON body', 'Request body must be a JSON object', 'Request body is nested too deeply']), headers: KEYED });
     expect(patch.responses['413']).toEqual({ $ref: '#/components/responses/PayloadTooLarge' });
     expect(patch.responses['415']).toEqual({ $ref: '#/components/responses/UnsupportedMediaType' });
-    expect(doc.components.responses.PayloadTooLarge).toEqual(errorResponse(['Request body is too large']));
-    expect(doc.components.responses.UnsupportedMediaType).toEqual(errorResponse(['Content-Type must be application/json']));
+    expect(doc.components.responses.PayloadTooLarge).toEqual({ ...errorResponse(['Request body is too large']), headers: KEYED });
+    expect(doc.components.responses.UnsupportedMediaType).toEqual({ ...errorResponse(['Content-Type must be application/json']), headers: KEYED });
   });
 
   it('adds no 400, 413 or 415 where there is no body', () => {
-    expect(Object.keys(doc.paths['/api/v1/things/{id}'].delete.responses)).toEqual(['204', '403', '429', '500', '503']);
+    expect(Object.keys(doc.paths['/api/v1/things/{id}'].delete.responses)).toEqual(['204', '403', '408', '414', '429', '431', '500', '503']);
   });
 
   it("adds the 403 of a missing scope from x-scope, and 500 everywhere (D31)", () => {
-    expect(patch.responses['403']).toEqual(errorResponse(["Scope 'things:write' is required for this endpoint"]));
+    expect(patch.responses['403']).toEqual({ ...errorResponse(["Scope 'things:write' is required for this endpoint"]), headers: KEYED });
     expect(doc.paths['/api/v1/a'].get.responses['403']).toBeUndefined();
     // Issue 12: the rate limit's 429 where there is a scope (authenticated routes).
     expect(patch.responses['429']).toEqual({ $ref: '#/components/responses/TooManyRequests' });
@@ -99,11 +105,38 @@ describe('OpenAPI post-processing (src/openapi/openapi.finalize.ts)', () => {
 
   it('adds 503 everywhere (issue 8: database unavailable, request timeout)', () => {
     expect(doc.paths['/api/v1/a'].get.responses['503']).toEqual({ $ref: '#/components/responses/ServiceUnavailable' });
-    expect(doc.components.responses.ServiceUnavailable).toEqual(errorResponse(['Service unavailable']));
+    expect(doc.components.responses.ServiceUnavailable).toEqual({ ...errorResponse(['Service unavailable']), headers: KEYED });
+  });
+
+  it('adds the answers given before any route runs: 408 and 431 everywhere, 414 where the path has a parameter (issue 8)', () => {
+    expect(Object.keys(doc.paths['/api/v1/a'].get.responses)).toEqual(['200', '408', '431', '500', '503']);
+    expect(patch.responses['414']).toEqual({ $ref: '#/components/responses/UriTooLong' });
+    // Written on the socket: no header beyond the content type.
+    expect(doc.components.responses.RequestTimeout).toEqual(errorResponse(['Request timeout']));
+    expect(doc.components.responses.RequestHeadersTooLarge).toEqual(errorResponse(['Request headers are too large']));
+    expect(doc.components.responses.UriTooLong).toEqual({ ...errorResponse(['URI too long']), headers: KEYED });
+  });
+
+  it('documents response headers: X-Request-Id everywhere, RateLimit-* and Cache-Control on keyed routes, Retry-After on 429 (issue 12, D31)', () => {
+    expect(patch.responses['200'].headers).toEqual(KEYED);
+    expect(Object.keys(KEYED)).toEqual(['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Cache-Control']);
+    expect(doc.components.responses.TooManyRequests.headers).toEqual({ ...KEYED, ...RETRY_AFTER_HEADERS });
+    // A public route: its own answers carry the request id only, and it needs no key.
+    expect(doc.paths['/api/v1/a'].get.responses['200'].headers).toEqual(REQUEST_ID_HEADERS);
+    expect(doc.paths['/api/v1/a'].get.security).toEqual([]);
+    expect(patch.security).toBeUndefined();
+  });
+
+  it('keeps a 503 an operation documents with a body of its own (health)', () => {
+    const input = scanned();
+    const own = { description: 'down', content: { 'application/json': { schema: { type: 'object', properties: { status: { type: 'string' } } } } } };
+    input.paths['/api/v1/a'].get.responses['503'] = own;
+    const out = finalizeDocument(input).paths['/api/v1/a'].get.responses['503'];
+    expect(out).toEqual({ ...own, content: { 'application/json': { schema: { ...own.content['application/json'].schema, required: ['status'], additionalProperties: false } } }, headers: REQUEST_ID_HEADERS });
   });
 
   it('normalises error answers: a single example and backticked messages become named examples', () => {
-    expect(patch.responses['401']).toEqual({ ...errorResponse(['API key required', 'Invalid API key']), headers: UNAUTHORIZED_HEADERS });
+    expect(patch.responses['401']).toEqual({ ...errorResponse(['API key required', 'Invalid API key']), headers: { ...UNAUTHORIZED_HEADERS, ...KEYED } });
     expect(errorMessages({ description: '`a`, `b`', content: { 'application/json': { examples: { x: { value: { error: 'c' } } }, example: { error: 'a' } } } })).toEqual(['c', 'a', 'b']);
     expect(errorResponse(['Task not found'])).toEqual({
       description: '`Task not found`',
@@ -163,14 +196,14 @@ describe('OpenAPI post-processing (src/openapi/openapi.finalize.ts)', () => {
     expect(Object.keys(doc.paths)).toEqual(['/api/v1/a', '/api/v1/things/{id}']);
     expect(Object.keys(doc.paths['/api/v1/things/{id}'])).toEqual(['patch', 'delete']);
     expect(Object.keys(patch)).toEqual(['tags', 'operationId', 'x-scope', 'requestBody', 'responses']);
-    expect(Object.keys(patch.responses)).toEqual(['200', '400', '401', '403', '404', '413', '415', '429', '500', '503']);
+    expect(Object.keys(patch.responses)).toEqual(['200', '400', '401', '403', '404', '408', '413', '414', '415', '429', '431', '500', '503']);
     expect(Object.keys(doc.components)).toEqual(['responses', 'schemas', 'securitySchemes']);
   });
 
   it('drops empty scanner leftovers, describes bare success answers and lists the tags used', () => {
     expect(doc.info).toEqual({ title: 't', version: '1' });
     expect(doc.paths['/api/v1/things/{id}'].delete.parameters).toBeUndefined();
-    expect(doc.paths['/api/v1/things/{id}'].delete.responses['204']).toEqual({ description: 'No content' });
+    expect(doc.paths['/api/v1/things/{id}'].delete.responses['204']).toEqual({ description: 'No content', headers: KEYED });
     expect(patch.responses['200'].description).toBe('OK');
     expect(doc.tags).toEqual([{ name: 'Things', description: 'All the things' }]);
   });

@@ -17,6 +17,10 @@
  *   count or a size);
  * - an operation's description ends with who may call it: its scope and the
  *   wording `@Authenticated` took from the access policy (`x-access`, folded in);
+ * - answers given before any route runs: 408, 414 (routes with a path
+ *   parameter) and 431 (issue 8); public routes say `security: []`;
+ * - response headers: `X-Request-Id`, `RateLimit-*`, `Cache-Control`,
+ *   `Retry-After` (addResponseHeaders);
  * - every 401 answer documents its `WWW-Authenticate: Bearer` header, and
  *   every success answer with a body gets an example built from its schema
  *   (issue 10: for client generators and Swagger UI);
@@ -25,7 +29,8 @@
  */
 
 import { RATE_LIMIT_MESSAGE } from '../common/throttle/rate-limit.constants';
-import { SERVICE_UNAVAILABLE } from '../common/errors/to-http-error';
+import { SERVICE_UNAVAILABLE, URI_TOO_LONG } from '../common/errors/to-http-error';
+import { KEYED_CACHE_CONTROL, TASK_CACHE_CONTROL } from '../common/cache/cache-control';
 import { WWW_AUTHENTICATE } from '../common/errors/www-authenticate';
 import { BODY_400_MESSAGES } from '../common/validation/body-error';
 
@@ -49,6 +54,41 @@ export const SHARED_ERROR_RESPONSES: Record<string, { status: string; message: s
   TooManyRequests: { status: '429', message: RATE_LIMIT_MESSAGE },
   InternalServerError: { status: '500', message: 'Internal server error' },
   ServiceUnavailable: { status: '503', message: SERVICE_UNAVAILABLE.message },
+  // Issue 8: answers given before any route runs. The 408 and 431 messages are those of
+  // common/http/framework-answers.ts (CLIENT_ERRORS, not exported there).
+  RequestTimeout: { status: '408', message: 'Request timeout' },
+  UriTooLong: { status: '414', message: URI_TOO_LONG.message },
+  RequestHeadersTooLarge: { status: '431', message: 'Request headers are too large' },
+};
+
+/** Shared answers written on the socket before Fastify sees the request: they carry no header beyond the content type. */
+const SOCKET_ANSWERS = ['408', '431'];
+
+/** Issue 12: the header of every answer that reaches Fastify. */
+export const REQUEST_ID_HEADERS = {
+  'X-Request-Id': {
+    description: 'The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID',
+    schema: { type: 'string', maxLength: 200, example: '3f6c1a9e-8a3b-4d7e-9a51-2b0c7d6e4f10' },
+  },
+};
+
+/** Issue 12 and D31: the headers of the answers of a route that needs a key. */
+export const KEYED_HEADERS = {
+  'RateLimit-Limit': {
+    description: 'Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off',
+    schema: { type: 'integer', minimum: 1, maximum: 2147483647 },
+  },
+  'RateLimit-Remaining': { description: 'Requests left in the current window; absent when rate limiting is off', schema: { type: 'integer', minimum: 0, maximum: 2147483647 } },
+  'RateLimit-Reset': { description: 'Seconds until the window resets; absent when rate limiting is off', schema: { type: 'integer', minimum: 0, maximum: 86400 } },
+  'Cache-Control': {
+    description: `\`${KEYED_CACHE_CONTROL}\` on every answer of a route that needs a key, except a task read with Get task: \`${TASK_CACHE_CONTROL}\``,
+    schema: { type: 'string', enum: [KEYED_CACHE_CONTROL, TASK_CACHE_CONTROL] },
+  },
+};
+
+/** The header of a 429 answer, beside KEYED_HEADERS. */
+export const RETRY_AFTER_HEADERS = {
+  'Retry-After': { description: 'Seconds to wait before the next request counts again', schema: { type: 'integer', minimum: 0, maximum: 86400 } },
 };
 
 const ERROR_REF = '#/components/schemas/Error';
@@ -166,10 +206,12 @@ export function addGenericResponses(doc: JsonObject): void {
     return { $ref: '#/components/responses/' + name };
   };
 
-  for (const { op } of operations(doc)) {
+  for (const { path, op } of operations(doc)) {
     op.responses ??= {};
     for (const [status, response] of Object.entries<JsonObject>(op.responses)) {
-      if (Number(status) >= 400 && !response.$ref) op.responses[status] = errorResponse(errorMessages(response));
+      // An answer with a body of its own (health's 503) is not an `{ error }` answer.
+      const schema: JsonObject | undefined = response.content?.['application/json']?.schema;
+      if (Number(status) >= 400 && !response.$ref && (!schema || schema.$ref === ERROR_REF)) op.responses[status] = errorResponse(errorMessages(response));
     }
     if (op.requestBody) {
       mergeError(op, '400', BODY_400_MESSAGES);
@@ -179,10 +221,39 @@ export function addGenericResponses(doc: JsonObject): void {
     if (typeof op['x-scope'] === 'string') {
       mergeError(op, '403', [`Scope '${op['x-scope']}' is required for this endpoint`]);
       op.responses['429'] = refOf('429');
+    } else {
+      // A public route (health, metrics): no key, said explicitly.
+      op.security = [];
     }
     if (op.responses['401']) op.responses['401'].headers = clone(UNAUTHORIZED_HEADERS);
+    op.responses['408'] = refOf('408');
+    if (path.includes('{')) op.responses['414'] = refOf('414');
+    op.responses['431'] = refOf('431');
     op.responses['500'] = refOf('500');
-    op.responses['503'] = refOf('503');
+    // A route documenting its own 503 (health) keeps it.
+    op.responses['503'] ??= refOf('503');
+  }
+}
+
+/**
+ * Documents the response headers (issue 12, D31): `X-Request-Id` on every
+ * answer but those written on the socket (408, 431); `RateLimit-*` and
+ * `Cache-Control` on the answers of routes that need a key (the shared
+ * responses say so in their descriptions); `Retry-After` on 429.
+ */
+export function addResponseHeaders(doc: JsonObject): void {
+  const shared: JsonObject = doc.components?.responses ?? {};
+  for (const [name, response] of Object.entries<JsonObject>(shared)) {
+    const status = SHARED_ERROR_RESPONSES[name]?.status;
+    if (SOCKET_ANSWERS.includes(status)) continue;
+    response.headers = { ...(response.headers ?? {}), ...clone(REQUEST_ID_HEADERS), ...clone(KEYED_HEADERS), ...(status === '429' ? clone(RETRY_AFTER_HEADERS) : {}) };
+  }
+  for (const { op } of operations(doc)) {
+    const keyed = typeof op['x-scope'] === 'string';
+    for (const response of Object.values<JsonObject>(op.responses ?? {})) {
+      if (response.$ref) continue;
+      response.headers = { ...(response.headers ?? {}), ...clone(REQUEST_ID_HEADERS), ...(keyed ? clone(KEYED_HEADERS) : {}) };
+    }
   }
 }
 
@@ -372,6 +443,7 @@ export function finalizeDocument(scanned: JsonObject, tagDescriptions: Record<st
   describeAccess(doc);
   renameSchemas(doc);
   addGenericResponses(doc);
+  addResponseHeaders(doc);
   strictResponses(doc);
   addSuccessExamples(doc);
   collectTags(doc, tagDescriptions);

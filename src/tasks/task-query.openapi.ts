@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiQuery } from '@nestjs/swagger';
-import { DATE_EXAMPLE, invalidDateMessage } from '../common/validation/dates';
+import { DATE_EXAMPLE, DATE_PATTERN, invalidDateMessage } from '../common/validation/dates';
 import { STATUS_CATEGORIES } from '../statuses/statuses.dto';
 import {
   CURSOR_MAX_LENGTH,
@@ -49,7 +49,12 @@ export const QUERY_400 = [
 ];
 
 const MULTI = `Several values: a comma list, the parameter repeated, or both (at most ${MAX_VALUES} values in all); a task matching any of them is kept.`;
-const ID_LIST = { type: 'array', items: { type: 'string', pattern: '^[0-9]+(,[0-9]+)*$' } } as const;
+/** A query value as comma list of `item`s (a pattern without anchors), as the parser takes it. */
+const commaList = (item: string) => `^(${item})(,(${item}))*$`;
+/** A multi-valued parameter: repeated, each value a comma list, at most MAX_VALUES values (so at most as many repetitions). */
+const multi = (item: string) => ({ type: 'array', maxItems: MAX_VALUES, items: { type: 'string', pattern: commaList(item) } }) as const;
+const ID_LIST = multi('[0-9]+');
+const DATE_SCHEMA = { type: 'string', pattern: DATE_PATTERN } as const;
 const DATE = `One instant: \`YYYY-MM-DD\`, \`YYYY-MM-DDTHH:mm[:ss[.ffffff]]\`, with \`Z\`, \`±HH:MM\` or nothing (UTC).`;
 
 /** Documents every query parameter of List tasks. */
@@ -61,18 +66,18 @@ export function TaskQueryParams() {
     ApiQuery({ name: 'status_id', required: false, schema: { ...ID_LIST, example: ['4', '5'] }, style: 'form', explode: true, description: `Status ids. ${MULTI}` }),
     ApiQuery({
       name: 'status_category', required: false, style: 'form', explode: true,
-      schema: { type: 'array', items: { type: 'string', enum: [...STATUS_CATEGORIES] }, example: ['pending', 'in_progress'] },
+      schema: { ...multi(STATUS_CATEGORIES.join('|')), example: ['pending,in_progress'] },
       description: `Categories of the task's status (a task without status never matches). ${MULTI}`,
     }),
     ApiQuery({
       name: 'assignee_id', required: false, style: 'form', explode: true,
-      schema: { type: 'array', items: { type: 'string' }, example: ['me', '7'] },
+      schema: { ...multi('[0-9]+|me|none'), example: ['me', '7'] },
       description: `User ids, \`me\` (the key's user) or \`none\` (tasks without assignee). ${MULTI}`,
     }),
     ApiQuery({ name: 'label_id', required: false, schema: { ...ID_LIST, example: ['7'] }, style: 'form', explode: true, description: `Label ids. ${MULTI}` }),
     ApiQuery({
       name: 'priority', required: false, style: 'form', explode: true,
-      schema: { type: 'array', items: { type: 'string', enum: [...PRIORITIES] }, example: ['urgent', 'high'] }, description: MULTI,
+      schema: { ...multi(PRIORITIES.join('|')), example: ['urgent,high'] }, description: `${PRIORITIES.map((p) => '`' + p + '`').join(', ')}. ${MULTI}`,
     }),
     ApiQuery({
       name: 'parent_id', required: false, type: 'string', example: '41',
@@ -82,12 +87,13 @@ export function TaskQueryParams() {
       name: 'include_subtasks', required: false, schema: { type: 'string', enum: ['true', 'false'], default: 'false', example: 'true' },
       description: '`true`: subtasks are rows too, beside top-level tasks',
     }),
-    ApiQuery({ name: 'due_after', required: false, type: 'string', example: DATE_EXAMPLE, description: `due_date >= this (tasks without due date never match). ${DATE}` }),
-    ApiQuery({ name: 'due_before', required: false, type: 'string', example: '2025-01-22', description: `due_date < this (tasks without due date never match). ${DATE}` }),
-    ApiQuery({ name: 'created_after', required: false, type: 'string', example: '2025-01-01', description: `created_at >= this. ${DATE}` }),
-    ApiQuery({ name: 'updated_after', required: false, type: 'string', example: '2025-01-01T00:00:00Z', description: `Last change (any accepted update) >= this. ${DATE}` }),
+    ApiQuery({ name: 'due_after', required: false, schema: { ...DATE_SCHEMA, example: DATE_EXAMPLE }, description: `due_date >= this (tasks without due date never match). ${DATE}` }),
+    ApiQuery({ name: 'due_before', required: false, schema: { ...DATE_SCHEMA, example: '2025-01-22' }, description: `due_date < this (tasks without due date never match). ${DATE}` }),
+    ApiQuery({ name: 'created_after', required: false, schema: { ...DATE_SCHEMA, example: '2025-01-01' }, description: `created_at >= this. ${DATE}` }),
+    ApiQuery({ name: 'updated_after', required: false, schema: { ...DATE_SCHEMA, example: '2025-01-01T00:00:00Z' }, description: `Last change (any accepted update) >= this. ${DATE}` }),
     ApiQuery({
-      name: 'q', required: false, schema: { type: 'string', minLength: 1, maxLength: Q_MAX_LENGTH, example: 'login bug' },
+      // No maxLength: the limit counts after trimming, which a schema cannot say.
+      name: 'q', required: false, schema: { type: 'string', minLength: 1, example: 'login bug' },
       description:
         `Text search, 1 to ${Q_MAX_LENGTH} characters after trimming, at most ${Q_MAX_TERMS} whitespace-separated terms: every term must occur, ignoring case, ` +
         'in the title or in the description text (outside HTML tags). Commas are text.',

@@ -1,5 +1,5 @@
 import { BadRequestException } from '@nestjs/common';
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
 import { BODY_ID } from '../common/openapi/ids';
 import { checkLength, checkText, MAX_LENGTH, nulMessage, tooLongMessage } from '../common/validation/body';
 import { parseId } from '../common/validation/ids';
@@ -182,27 +182,43 @@ export class TaskCursorPageWithTotalDto extends TaskCursorPageDto {
   @ApiProperty({ description: 'All matching tasks' }) total: number;
 }
 
-/** spec: `custom_fields` element of create and update task (D13). */
+/** spec: `custom_fields` element of create and update task (D13), as loose as customFieldValues takes it. */
 export class CustomFieldValueInputDto {
-  @ApiProperty({ ...BODY_ID, description: 'Custom field id (a number, or a string of digits)', example: 3 }) id: number | string;
   @ApiProperty({
-    type: 'string',
-    nullable: true,
-    description: `Stored as a string of at most ${CUSTOM_FIELD_VALUE_MAX_LENGTH} characters; a number or boolean is stored as its JSON text; null clears. An element without \`value\` is ignored`,
+    // Any JSON value: an id as BODY_ID, anything else makes the element ignored.
+    anyOf: [...BODY_ID.oneOf, { description: 'Any other JSON value: the element is ignored' }],
+    required: false,
+    description: 'Custom field id (a number, or a string of digits); an element without a well-formed id is ignored',
+    example: 3,
+  })
+  id?: unknown;
+  @ApiProperty({
+    oneOf: [{ type: 'string', maxLength: CUSTOM_FIELD_VALUE_MAX_LENGTH }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }],
+    required: false,
+    description:
+      `Stored as a string of at most ${CUSTOM_FIELD_VALUE_MAX_LENGTH} characters; a number or boolean is stored as its JSON text; null clears. ` +
+      'An element without `value` is ignored',
     example: '4',
   })
-  value: string | null;
+  value?: string | number | boolean | null;
 }
 
 /** D13: `custom_fields` of create and update task: an array of `{ id, value }`. */
 function CustomFieldValues(description: string): PropertyDecorator {
   return RuleField(
-    { name: 'custom_fields', api: { type: [CustomFieldValueInputDto], description }, required: false, messages: [NOT_AN_ARRAY, NOT_A_STRING, nulMessage(VALUE_FIELD), tooLongMessage(VALUE_FIELD, CUSTOM_FIELD_VALUE_MAX_LENGTH)] },
+    {
+      name: 'custom_fields',
+      // Elements that are not objects are ignored, like objects without a well-formed id.
+      api: { type: 'array', items: { anyOf: [{ $ref: getSchemaPath(CustomFieldValueInputDto) }, { not: { type: 'object' } }] }, description },
+      required: false,
+      messages: [NOT_AN_ARRAY, NOT_A_STRING, nulMessage(VALUE_FIELD), tooLongMessage(VALUE_FIELD, CUSTOM_FIELD_VALUE_MAX_LENGTH)],
+    },
     customFieldValues,
   );
 }
 
 /** spec: Create task body; after validation, the values as stored. */
+@ApiExtraModels(CustomFieldValueInputDto)
 export class CreateTaskDto {
   @IsNumericId('list_id', { missing: 'list_id is required', target: true, description: 'The list to place the task in; the workspace is derived from it' })
   listId: number;

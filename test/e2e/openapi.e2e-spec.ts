@@ -132,11 +132,16 @@ const SCHEMA_NAMES = [
 ];
 
 const hasBody = (c: RouteCase) => c.method === 'POST' || c.method === 'PATCH';
+/** Public routes outside D1's table (health probes, metrics), documented without a key. */
+const PUBLIC_ROUTES = ['GET /health', 'GET /health/live', 'GET /health/ready', 'GET /metrics'];
+
 const successStatus = (c: RouteCase) => (c.method === 'DELETE' ? '204' : c.method === 'POST' ? '201' : '200');
 
 function expectedStatuses(c: RouteCase): string[] {
   // 429: the rate limit (issue 12) on every authenticated route.
-  const statuses = new Set([successStatus(c), '401', '403', '429', '500', '503', ...Object.keys(c.errors)]);
+  // 408, 431 (and 414 with a path parameter): answered before any route runs (issue 8).
+  const statuses = new Set([successStatus(c), '401', '403', '408', '429', '431', '500', '503', ...Object.keys(c.errors)]);
+  if (c.path.includes('{')) statuses.add('414');
   if (hasBody(c)) ['400', '413', '415'].forEach((s) => statuses.add(s));
   return [...statuses].sort();
 }
@@ -203,9 +208,15 @@ describe('OpenAPI document (issue 5; D1)', () => {
     });
   });
 
-  it('has every route of D1 and no other', () => {
+  it('has every route of D1, the public health and metrics routes, and no other', () => {
     const documented = operations(doc).map(({ method, path }) => `${method.toUpperCase()} ${path}`).sort();
-    expect(documented).toEqual(D1.map((c) => `${c.method} ${c.path}`).sort());
+    expect(documented).toEqual([...D1.map((c) => `${c.method} ${c.path}`), ...PUBLIC_ROUTES].sort());
+  });
+
+  it.each(PUBLIC_ROUTES)('documents %s as public: no key, no 401, 403 or 429', (route) => {
+    const [method, path] = route.split(' ');
+    const op = doc.paths[path][method.toLowerCase()];
+    expect([op.security, op['x-scope'], Object.keys(op.responses).filter((s) => ['401', '403', '429'].includes(s))]).toEqual([[], undefined, []]);
   });
 
   describe.each(D1)('$method $path', (c) => {
@@ -229,7 +240,7 @@ describe('OpenAPI document (issue 5; D1)', () => {
     it('documents its success answer with the named schema', () => {
       const success = op()?.responses?.[successStatus(c)];
       if (c.returns === null) {
-        if (c.method === 'DELETE') expect(success).toEqual({ description: expect.any(String) });
+        if (c.method === 'DELETE') expect(success).toEqual({ description: expect.any(String), headers: expect.any(Object) });
         else expect(success?.content?.['application/json']?.schema?.$ref).toEqual(expect.stringMatching(/^#\/components\/schemas\/\w+$/));
       } else if (Array.isArray(c.returns)) {
         expect(success?.content?.['application/json']?.schema).toEqual({ type: 'array', items: { $ref: `#/components/schemas/${c.returns[0]}` } });
@@ -293,8 +304,8 @@ describe('OpenAPI document (issue 5; D1)', () => {
 
     it('lists servers: the serving host first, then a local npm start', () => {
       expect(doc.servers).toEqual([
-        { url: '/', description: expect.any(String) },
-        { url: 'http://localhost:3000', description: expect.any(String) },
+        { url: '/', description: expect.any(String), 'x-internal': false },
+        { url: 'http://localhost:3000', description: expect.any(String), 'x-internal': false },
       ]);
     });
 
@@ -304,6 +315,11 @@ describe('OpenAPI document (issue 5; D1)', () => {
       for (const { path, method, op } of operations(doc)) {
         for (const [status, response] of Object.entries<Doc>(op.responses)) {
           if (!status.startsWith('2') || !response.content) continue;
+          if (!response.content['application/json']) {
+            // /metrics: Prometheus text.
+            expect({ path, example: typeof response.content['text/plain']?.example }).toEqual({ path, example: 'string' });
+            continue;
+          }
           const example = response.content['application/json'].example;
           expect({ path, status, example: example === undefined ? 'missing' : 'present' }).toEqual({ path, status, example: 'present' });
           const url = path.replace(/\{[^}]+\}/g, '1');
@@ -311,12 +327,16 @@ describe('OpenAPI document (issue 5; D1)', () => {
           checked++;
         }
       }
-      expect(checked).toBe(22);
+      expect(checked).toBe(25);
     });
 
     it('documents the WWW-Authenticate: Bearer header of every 401, and the service sends it', async () => {
       for (const { path, op } of operations(doc)) {
-        expect({ path, headers: op.responses['401'].headers }).toEqual({ path, headers: { 'WWW-Authenticate': { description: expect.any(String), schema: { type: 'string', const: 'Bearer' } } } });
+        if (!op['x-scope']) continue;
+        expect({ path, headers: op.responses['401'].headers }).toEqual({
+          path,
+          headers: expect.objectContaining({ 'WWW-Authenticate': { description: expect.any(String), schema: { type: 'string', const: 'Bearer' } } }),
+        });
       }
       const res = await t.inject({ method: 'GET', url: '/api/v1/me' });
       expect(res.statusCode).toBe(401);

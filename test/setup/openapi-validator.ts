@@ -13,7 +13,7 @@ type JsonObject = Record<string, any>;
  */
 export const VALIDATE_RESPONSES_DEFAULT = true;
 
-/** Paths that answer outside the document (D1): not validated. */
+/** Paths whose answers are not validated: health bodies are @nestjs/terminus's, metrics is text, the document and Swagger UI are not API answers. */
 const UNDOCUMENTED = [/^\/health(\/live|\/ready)?$/, /^\/metrics$/, /^\/api\/v1\/openapi\.json$/, /^\/docs(\/.*)?$/];
 
 const DOC_ID = 'https://openapi.local/openapi.json';

@@ -48,6 +48,9 @@ const FASTIFY_ERRORS: Record<string, HttpError> = {
   FST_ERR_MAX_PARAM_LENGTH: { status: 414, message: 'URI too long' },
 };
 
+/** Issue 8: the answer to an over-long path parameter (published by the OpenAPI document). */
+export const URI_TOO_LONG: HttpError = FASTIFY_ERRORS.FST_ERR_MAX_PARAM_LENGTH;
+
 function messageOf(exception: HttpException): string {
   const response = exception.getResponse();
   if (typeof response === 'string') return response;

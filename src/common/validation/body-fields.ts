@@ -15,7 +15,7 @@ import {
   requiredTextMessages,
   tooLongMessage,
 } from './body';
-import { DATE_EXAMPLE, invalidDateMessage, optionalDate } from './dates';
+import { DATE_EXAMPLE, DATE_PATTERN, invalidDateMessage, optionalDate } from './dates';
 import { HtmlField, sanitizeHtmlField } from './html';
 import { parseId, requireId } from './ids';
 
@@ -264,6 +264,8 @@ export function IsApiDate(name: string, options: { update: boolean }): PropertyD
       api: {
         type: 'string',
         nullable: true,
+        // "" is accepted too (no date).
+        pattern: `^$|${DATE_PATTERN}`,
         description: `ISO 8601: \`YYYY-MM-DD\`, \`YYYY-MM-DDTHH:mm[:ss[.ffffff]]\`, with \`Z\`, \`±HH:MM\` or nothing (UTC). \`null\` or \`""\`: ${options.update ? 'removes the date' : 'no date'}.`,
         example: DATE_EXAMPLE,
       },
@@ -280,7 +282,8 @@ export function IsApiDate(name: string, options: { update: boolean }): PropertyD
  */
 export function IdArray(name: string, api: ApiExtras = {}): PropertyDecorator {
   return RuleField(
-    { name, api: { type: 'array', items: BODY_ID, ...api }, required: false, messages: [`${name} must be an array`] },
+    // Items: any JSON value, as the service takes them (ids as in BODY_ID; anything else is dropped).
+    { name, api: { type: 'array', items: { description: 'An id: a number, or a string of digits; other values are ignored' }, ...api }, required: false, messages: [`${name} must be an array`] },
     (value) => {
       if (value === undefined) return undefined;
       if (!Array.isArray(value)) throw new BadRequestException(`${name} must be an array`);
@@ -309,7 +312,7 @@ export function IsOneOf(name: string, values: readonly string[], message: string
 export function IsPosition(api: ApiExtras = {}): PropertyDecorator {
   const message = 'position must be an integer';
   return declareField(
-    { name: 'position', api: { type: 'integer', description: 'Sort position', ...api }, required: false, messages: [message] },
+    { name: 'position', api: { type: 'integer', minimum: -MAX_POSITION, maximum: MAX_POSITION, description: 'Sort position', ...api }, required: false, messages: [message] },
     ValidateIf((_object, value) => value !== undefined),
     IsInt({ message }),
     Min(-MAX_POSITION, { message }),

@@ -6,6 +6,9 @@ export const DATE_EXAMPLE = '2025-01-15T09:30:00.000Z';
 // D11: date, or date + T + HH:mm[:ss[.f{1,6}]], then Z, ±HH:MM or nothing (UTC).
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?)?(Z|[+-]\d{2}:\d{2})?$/;
 
+/** D11: the forms of a date, as an OpenAPI `pattern` (impossible dates such as `2025-02-30` match it but are refused). */
+export const DATE_PATTERN = ISO_DATE.source;
+
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 function isLeapYear(year: number): boolean {
