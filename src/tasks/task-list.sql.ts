@@ -148,7 +148,7 @@ export function taskListSql(scope: TaskListScope, userId: number, query: TaskQue
   const user = p.add(userId, 'int');
   const limit = p.add(query.limit, 'int');
   // Each page row's object by primary key, whatever the planner thinks of joining a few rows with all tasks.
-  const rowJson = `(SELECT ${taskJsonSql('listItem', user, grants)} FROM tasks t LEFT JOIN lists l ON l.id = t.list_id WHERE t.id = p.id)`;
+  const rowJson = `(SELECT ${taskJsonSql('listItem', user, grants)} FROM tasks t WHERE t.id = p.id)`;
 
   if (query.mode === 'offset') {
     // D22: the scope is counted and paged by one statement. Unfiltered, it is not materialized:

@@ -60,8 +60,7 @@ export interface TaskViewer {
 /** The statement reading task `taskId` in `shape` as JSON text (column `task`; no row when there is no such task). */
 function loadTaskSql(shape: TaskShape, taskId: string, user: string, grants: GrantParams | null): string {
   return `SELECT ${taskJsonSql(shape, user, grants)}::text AS task
-            FROM tasks t LEFT JOIN lists l ON l.id = t.list_id
-           WHERE t.id = ${taskId}`;
+            FROM tasks t WHERE t.id = ${taskId}`;
 }
 
 /** SQL for tasks, their assignees, labels and custom-field values; reads return API shapes directly. */

@@ -99,12 +99,11 @@ export function customFieldsSql(t: string, folderExpr: string, userExpr: string)
 }
 
 /**
- * The task object of `shape` for task row `t` joined with its list row `l`
- * (LEFT JOIN lists l ON l.id = t.list_id), as seen by user `userExpr` with the
+ * The task object of `shape` for task row `t`, as seen by user `userExpr` with the
  * grants `grants` (needed by the shapes with subtasks, D33).
  * Keys exactly as D16 requires for that response.
  */
-export function taskJsonSql(shape: TaskShape, userExpr: string, grants: GrantParams | null, t = 't', l = 'l'): string {
+export function taskJsonSql(shape: TaskShape, userExpr: string, grants: GrantParams | null, t = 't'): string {
   const parts: string[] = [
     `'id', ${t}.id`,
     `'workspace_id', ${t}.workspace_id`,
@@ -128,6 +127,7 @@ export function taskJsonSql(shape: TaskShape, userExpr: string, grants: GrantPar
     parts.push(`'subtasks', ${subtasksSql(`${t}.id`, grants)}`);
   }
   if (shape === 'full') parts.push(`'attachments', ${attachmentsSql(`${t}.id`)}`);
-  parts.push(`'custom_fields', ${customFieldsSql(t, `${l}.folder_id`, userExpr)}`);
+  // The list's folder by key (a join with lists would let a generic plan hash the whole table per task).
+  parts.push(`'custom_fields', ${customFieldsSql(t, `(SELECT lf.folder_id FROM lists lf WHERE lf.id = ${t}.list_id)`, userExpr)}`);
   return `json_build_object(${parts.join(', ')})`;
 }

@@ -26,7 +26,7 @@ const TARGETS: Record<ResourceKind, (id: string) => string> = {
   workspace: (id) => `SELECT id AS workspace_id, NULL::int AS folder_id, NULL::int AS list_id FROM workspaces WHERE id = ${id}`,
   folder: (id) => `SELECT workspace_id, id AS folder_id, NULL::int AS list_id FROM folders WHERE id = ${id}`,
   list: (id) => `SELECT workspace_id, folder_id, id AS list_id FROM lists WHERE id = ${id}`,
-  task: (id) => `SELECT t.workspace_id, l.folder_id, t.list_id FROM tasks t LEFT JOIN lists l ON l.id = t.list_id WHERE t.id = ${id}`,
+  task: (id) => `SELECT t.workspace_id, (SELECT l.folder_id FROM lists l WHERE l.id = t.list_id) AS folder_id, t.list_id FROM tasks t WHERE t.id = ${id}`,
   status: (id) => `SELECT workspace_id, NULL::int AS folder_id, NULL::int AS list_id FROM statuses WHERE id = ${id}`,
   label: (id) => `SELECT workspace_id, NULL::int AS folder_id, NULL::int AS list_id FROM labels WHERE id = ${id}`,
 };
