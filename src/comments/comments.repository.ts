@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { ReadContext } from '../common/access/access.repository';
+import { READ_PARAMS } from '../common/access/access.repository';
 import { Sql } from '../common/database/sql';
 import { jsonArraySql } from '../common/http/raw-json';
 import type { CommentDto } from './comments.dto';
@@ -17,13 +17,11 @@ export class CommentsRepository {
    * The List comments read inside an access check's statement (AccessService.checkAndRead):
    * the comments of the target task, oldest first (created_at then id, D23), as a JSON array text.
    */
-  byTaskRead({ id }: ReadContext): string {
-    return jsonArraySql(`SELECT ${COMMENT_COLUMNS}
+  readonly byTaskRead = jsonArraySql(`SELECT ${COMMENT_COLUMNS}
          FROM comments c
          JOIN users u ON u.id = c.user_id
-        WHERE c.task_id = ${id}
+        WHERE c.task_id = ${READ_PARAMS.id}
         ORDER BY c.created_at, c.id`);
-  }
 
   /**
    * Inserts a top-level, unresolved comment by `userId` on task `taskId` and

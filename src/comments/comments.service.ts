@@ -20,7 +20,7 @@ export class CommentsService {
    * permitted lists (D30). 404 `Task not found`; 403 `Access denied`. One round trip: the check and the read in one statement.
    */
   async listComments(caller: Caller, taskId: number): Promise<RawJson<CommentDto[]>> {
-    const { body } = await this.access.checkAndRead(caller, 'comment.read', taskId, (context) => this.comments.byTaskRead(context));
+    const { body } = await this.access.checkAndRead(caller, 'comment.read', taskId, this.comments.byTaskRead);
     return new RawJson(body);
   }
 

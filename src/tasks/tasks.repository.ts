@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Membership } from '../common/access/access.policy';
-import type { ReadContext } from '../common/access/access.repository';
+import { READ_PARAMS } from '../common/access/access.repository';
 import { ACCESS_ROW_GRANTS, GrantParams, grantParams, permittedListSql } from '../common/access/access.sql';
 import { Sql } from '../common/database/sql';
 import { RawJson } from '../common/http/raw-json';
@@ -81,10 +81,8 @@ export class TasksRepository {
     return rows.length ? new RawJson(rows[0].task) : null;
   }
 
-  /** The get-task read inside an access check's statement (AccessService.checkAndRead): the full task as `userId` sees it. */
-  fullTaskRead(userId: number): (context: ReadContext) => string {
-    return ({ p, id }) => loadTaskSql('full', id, p.add(userId, 'int'), ACCESS_ROW_GRANTS);
-  }
+  /** The get-task read inside an access check's statement (AccessService.checkAndRead): the full task as the caller sees it. */
+  readonly fullTaskRead = loadTaskSql('full', READ_PARAMS.id, READ_PARAMS.user, ACCESS_ROW_GRANTS);
 
   /**
    * One page of List tasks (D22, D34) in ONE statement whatever the page size

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { Sql } from '../database/sql';
-import { SqlParams } from '../database/sql-params';
 import type { ResourceKind } from './access.policy';
 
 /** A resource's place in its workspace and the caller's membership there (null fields when not a member). */
@@ -46,12 +45,12 @@ function accessRowSql(kind: ResourceKind, id: string, user: string, list: string
          LEFT JOIN lists ol ON ol.id = ${list} AND ol.workspace_id = r.workspace_id`;
 }
 
-/** What a read inside the access statement gets: the statement's parameters, and the placeholder of the target id. */
-export interface ReadContext {
-  p: SqlParams;
-  /** Placeholder of the target id. */
-  id: string;
-}
+/**
+ * Placeholders a read inside the access statement may use (AccessRepository.resolveAndRead):
+ * the target id and the caller's user id. With the access row `a`, they are all a read sees,
+ * so its text is fixed and the whole statement is built once.
+ */
+export const READ_PARAMS = { id: '$1::int', user: '$2::int' } as const;
 
 /** SQL of the access policy: one round trip resolves a target and the caller's membership with grants. */
 @Injectable()
@@ -70,26 +69,19 @@ export class AccessRepository {
   }
 
   /**
-   * resolve() and, in the same statement (one round trip), the text `read`
-   * builds, computed only where `allowed` (an SQL condition over the access row
-   * `a`) holds; `body` is null elsewhere. `read` may refer to `a`'s columns.
+   * The statement of resolveAndRead: resolve()'s row and, in the same statement,
+   * the value of `read` (SQL over READ_PARAMS and the access row `a`), computed
+   * only where `allowed` (an SQL condition over `a`) holds; `body` is null elsewhere.
+   * Built once per route by the caller, then run by resolveAndRead.
    */
-  async resolveAndRead(
-    kind: ResourceKind,
-    id: number,
-    userId: number,
-    allowed: string,
-    read: (context: ReadContext) => string,
-  ): Promise<AccessRowWith | null> {
-    const p = new SqlParams();
-    const idParam = p.add(id, 'int');
-    const user = p.add(userId, 'int');
-    const row = accessRowSql(kind, idParam, user, 'NULL::int');
-    const rows: AccessRowWith[] = await this.sql.rows(
-      `WITH a AS MATERIALIZED (${row})
-       SELECT a.*, CASE WHEN ${allowed} THEN (${read({ p, id: idParam })}) END AS body FROM a`,
-      p.values,
-    );
+  readStatement(kind: ResourceKind, allowed: string, read: string): string {
+    return `WITH a AS MATERIALIZED (${accessRowSql(kind, READ_PARAMS.id, READ_PARAMS.user, 'NULL::int')})
+            SELECT a.*, CASE WHEN ${allowed} THEN (${read}) END AS body FROM a`;
+  }
+
+  /** Runs a statement of readStatement for target `id` and user `userId`: one round trip. */
+  async resolveAndRead(statement: string, id: number, userId: number): Promise<AccessRowWith | null> {
+    const rows: AccessRowWith[] = await this.sql.rows(statement, [id, userId]);
     return rows[0] ?? null;
   }
 }

@@ -2,7 +2,7 @@ import { ForbiddenException, Injectable, NotFoundException } from '@nestjs/commo
 import type { EntityManager } from 'typeorm';
 import type { Caller } from '../auth/auth-context';
 import { ACCESS_DENIED, decide, Membership, nonMemberAnswer, notFoundMessage, Operation, permitsList, permitsListMove, POLICY } from './access.policy';
-import { AccessRepository, AccessRow, ReadContext } from './access.repository';
+import { AccessRepository, AccessRow } from './access.repository';
 import { readAllowedSql } from './access.sql';
 
 /** What an allowed access check found: where the target lies and the caller's membership there. */
@@ -22,6 +22,9 @@ export interface Access {
 export class AccessService {
   constructor(private readonly repo: AccessRepository) {}
 
+  /** The statements of checkAndRead, built once per operation and read (the same text each call: no re-hashing, no re-building). */
+  private readonly readStatements = new Map<Operation, Map<string, string>>();
+
   /**
    * Checks `operation` by `caller` on its target (POLICY: the kind of resource) with id `id`.
    * Throws 404 (no such target), 404/403 for non-members (D4), 403 with the D2
@@ -32,12 +35,17 @@ export class AccessService {
   }
 
   /**
-   * check() for a read `operation` and, when it passes, `read`'s text from the
-   * same statement: one round trip for both. `read` may use the access row's
-   * grants (ACCESS_ROW_GRANTS). Throws what check() throws.
+   * check() for a read `operation` and, when it passes, the text `read` selects,
+   * from the same statement: one round trip for both. `read` is SQL over
+   * READ_PARAMS and the access row's grants (ACCESS_ROW_GRANTS), a constant of
+   * its repository. Throws what check() throws.
    */
-  async checkAndRead(caller: Caller, operation: Operation, id: number, read: (context: ReadContext) => string): Promise<Access & { body: string }> {
-    const row = await this.repo.resolveAndRead(POLICY[operation].target, id, caller.userId, readAllowedSql(operation), read);
+  async checkAndRead(caller: Caller, operation: Operation, id: number, read: string): Promise<Access & { body: string }> {
+    let statements = this.readStatements.get(operation);
+    if (!statements) this.readStatements.set(operation, (statements = new Map()));
+    let statement = statements.get(read);
+    if (statement === undefined) statements.set(read, (statement = this.repo.readStatement(POLICY[operation].target, readAllowedSql(operation), read)));
+    const row = await this.repo.resolveAndRead(statement, id, caller.userId);
     const access = this.decideRow(caller, row, operation);
     // readAllowedSql is decide()'s twin: an allowed check whose read is missing is a bug, not a client error.
     if (row!.body === null) throw new Error(`checkAndRead: ${operation} allowed, but the statement read nothing`);
