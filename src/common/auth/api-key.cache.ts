@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { randomUUID } from 'crypto';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { hashApiKey, readApiKey } from './api-key';
@@ -13,6 +14,11 @@ const RECONNECT_DELAY_MAX_MS = 5_000;
 
 /** The notification channel the api_keys trigger (migration ApiKeyNotify) sends key hashes on. */
 export const API_KEY_CHANNEL = 'api_keys';
+
+/** Longest wait for the listener to hear its own probe notification before the cache is trusted. */
+const PROBE_TIMEOUT_MS = 1_000;
+/** Payload prefix of the probe notifications (they change no key). */
+const PROBE_PREFIX = 'probe:';
 
 /** `application_name` of the listener connection (to find it in pg_stat_activity). */
 export const API_KEY_LISTENER_NAME = 'api-key-listener';
@@ -39,6 +45,9 @@ interface Entry {
  * every process through LISTEN/NOTIFY (a trigger on api_keys) within
  * milliseconds. While the listener connection is down (and until it is back
  * and listening), nothing is answered from memory: every request looks its key up.
+ * The listener is trusted only once it has heard a probe notification sent from
+ * the pool: behind a transaction pooler (PgBouncer) LISTEN succeeds but hears
+ * nothing, and the cache then stays off for the life of the process (one warning).
  */
 @Injectable()
 export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
@@ -53,6 +62,8 @@ export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
   private readonly byRequest = new WeakMap<object, Promise<RequestKey> | null>();
   /** Bumped on every notification and on every loss of the listener: a lookup that overlapped one is not kept. */
   private generation = 0;
+  /** The probe the listener waits to hear: its payload and what to call when heard. */
+  private probe: { payload: string; heard: () => void } | null = null;
 
   constructor(
     private readonly db: DataSource,
@@ -132,6 +143,10 @@ export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
     client.on('error', (error) => lost(error.message));
     client.on('end', () => lost('connection closed'));
     client.on('notification', (message) => {
+      if (message.payload?.startsWith(PROBE_PREFIX)) {
+        if (message.payload === this.probe?.payload) this.probe.heard();
+        return;
+      }
       this.generation++;
       if (!message.payload || message.payload === '*') this.entries.clear();
       else this.entries.delete(message.payload);
@@ -144,11 +159,42 @@ export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
       return;
     }
     if (this.listener !== client) return;
+    if (!(await this.hearsProbe())) {
+      if (this.listener !== client) return;
+      // A pooler that cannot carry LISTEN: no retry would fare better, so the cache stays off.
+      this.closed = true;
+      this.listener = null;
+      await client.end().catch(() => undefined);
+      this.logger.warn(
+        'API key changes cannot be heard (LISTEN through a transaction pooler such as PgBouncer?): keys are looked up on every request',
+      );
+      return;
+    }
+    if (this.listener !== client) return;
     // Changes made while not listening were missed: start from nothing.
     this.failedAttempts = 0;
     this.entries.clear();
     this.generation++;
     this.trusted = true;
+  }
+
+  /** Sends a probe notification from the pool and waits up to PROBE_TIMEOUT_MS for the listener to hear it. */
+  private async hearsProbe(): Promise<boolean> {
+    const payload = PROBE_PREFIX + randomUUID();
+    let timer: NodeJS.Timeout | undefined;
+    const heard = new Promise<boolean>((done) => {
+      this.probe = { payload, heard: () => done(true) };
+      timer = setTimeout(() => done(false), PROBE_TIMEOUT_MS);
+    });
+    try {
+      await this.db.query('SELECT pg_notify($1, $2)', [API_KEY_CHANNEL, payload]);
+      return await heard;
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+      this.probe = null;
+    }
   }
 
   private distrust(): void {
