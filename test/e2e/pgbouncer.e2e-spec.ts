@@ -97,19 +97,32 @@ describe('behind PgBouncer in transaction mode (issue 16)', () => {
   /** Lines logged at `warn` or above (the apps log nothing below). */
   const logged = () => lines.filter((l) => l.level === 'warn' || l.level === 'error' || l.level === 'fatal');
 
+  /**
+   * An app reaching the test's database through PgBouncer with DB_PREPARED_STATEMENTS=`prepared`,
+   * logging into `lines` (emptied); closing it also restores the environment.
+   */
+  const startPooled = async (prepared: 'true' | 'false', validateResponses?: boolean): Promise<TestApp> => {
+    const restoreEnv = setEnv({ DB_PREPARED_STATEMENTS: prepared });
+    const app = await createTestApp({ database: direct!.db, connectVia: (url) => bouncer!.via(url), validateResponses });
+    app.app.useLogger(nestLogger(processLogger()));
+    lines.length = 0;
+    return {
+      ...app,
+      async close() {
+        await app.close();
+        restoreEnv();
+      },
+    };
+  };
+
   describe('DB_PREPARED_STATEMENTS=false: everything works', () => {
     let pooled: TestApp;
-    let restoreEnv: () => void;
 
     beforeAll(async () => {
-      restoreEnv = setEnv({ DB_PREPARED_STATEMENTS: 'false' });
-      pooled = await createTestApp({ database: direct!.db, connectVia: (url) => bouncer!.via(url) });
-      pooled.app.useLogger(nestLogger(processLogger()));
-      lines.length = 0;
+      pooled = await startPooled('false');
     });
     afterAll(async () => {
       await pooled?.close();
-      restoreEnv();
     });
 
     it('the app connects through PgBouncer', async () => {
@@ -200,18 +213,13 @@ describe('behind PgBouncer in transaction mode (issue 16)', () => {
 
   describe('DB_PREPARED_STATEMENTS=true (the default): 500s, and one line telling the operator what to set', () => {
     let named: TestApp;
-    let restoreEnv: () => void;
 
     beforeAll(async () => {
-      restoreEnv = setEnv({ DB_PREPARED_STATEMENTS: 'true' });
       // Its 500s are not in the OpenAPI document: no response validation.
-      named = await createTestApp({ database: direct!.db, connectVia: (url) => bouncer!.via(url), validateResponses: false });
-      named.app.useLogger(nestLogger(processLogger()));
-      lines.length = 0;
+      named = await startPooled('true', false);
     });
     afterAll(async () => {
       await named?.close();
-      restoreEnv();
     });
 
     it('concurrent requests answer 200 (the direct answer) or 500 `Internal server error`, and the hint is logged once', async () => {
