@@ -94,6 +94,19 @@ describe('Cache-Control (D31)', () => {
     expect(answers.map(cacheOf)).toEqual([[400, 'no-store'], [415, 'no-store'], [403, 'no-store'], [403, 'no-store'], [400, 'no-store']]);
   });
 
+  it('answers given before any route runs on a keyed path: no-store (413, 414; malformed URLs in http-edges)', async () => {
+    const answers = [
+      await t.inject({
+        method: 'POST',
+        url: '/api/v1/tasks',
+        headers: { ...auth(KEYS.owner), 'content-type': 'application/json' },
+        payload: JSON.stringify({ title: 'x'.repeat(1024 * 1024) }),
+      }),
+      await send('GET', `/api/v1/tasks/${'9'.repeat(1001)}`, KEYS.owner),
+    ];
+    expect(answers.map(cacheOf)).toEqual([[413, 'no-store'], [414, 'no-store']]);
+  });
+
   it.each(['/health', '/health/live', '/health/ready', '/api/v1/openapi.json', '/metrics'])('public route %s does not carry no-store', async (url) => {
     const res = await send('GET', url);
     expect(res.statusCode).toBe(200);

@@ -45,9 +45,13 @@ describe('framework answers over a socket (issue 8; D5, D31)', () => {
     expect(answer.headers['content-type']).toMatch(JSON_TYPE);
   };
 
-  it('answers bad percent-encoding in the path with 400', async () => {
-    expectError(await get('/api/v1/tasks/%E0%A4%A'), 400, 'Malformed URL');
-    expectError(await get('/api/v1/workspaces/%ZZ/tasks'), 400, 'Malformed URL');
+  it('answers bad percent-encoding in the path with 400 (not to be stored on a keyed path, D31)', async () => {
+    for (const path of ['/api/v1/tasks/%E0%A4%A', '/api/v1/workspaces/%ZZ/tasks']) {
+      const answer = await get(path);
+      expectError(answer, 400, 'Malformed URL');
+      expect(answer.headers['cache-control']).toBe('no-store');
+    }
+    expect((await get('/nowhere/%ZZ')).headers['cache-control']).toBeUndefined();
   });
 
   it.each([[101], [500], [1000]])('answers a well-formed id of %i digits as not found (D5)', async (digits) => {

@@ -3,6 +3,7 @@ import { STATUS_CODES } from 'http';
 import type { Duplex } from 'stream';
 import { sendError } from '../errors/error.filter';
 import { HttpError, SERVICE_UNAVAILABLE } from '../errors/to-http-error';
+import { keepOutOfCaches } from './http.setup';
 
 /*
  * Issue 8, D31: the answers Fastify and Node give on their own, before any
@@ -39,6 +40,7 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex):
 
 /** Fastify `frameworkErrors`: the router's bad percent-encoding (400) and over-long path parameter (414), through toHttpError. */
 export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  keepOutOfCaches(reply, request.url);
   sendError(reply, error, request);
 }
 
@@ -53,8 +55,9 @@ export function answerWhileClosing(fastify: FastifyInstance): void {
     closing = true;
     done();
   });
-  fastify.addHook('onRequest', (_request, reply, done) => {
+  fastify.addHook('onRequest', (request, reply, done) => {
     if (!closing) return done();
+    keepOutOfCaches(reply, request.url);
     void reply
       .status(SERVICE_UNAVAILABLE.status)
       .header('connection', 'close')

@@ -48,9 +48,17 @@ export function securityHeaders(): Record<string, string> {
   return headers;
 }
 
-/** Whether a route needs an API key: every route under /api/v1 but the public OpenAPI document. */
-function needsKey(route: string | undefined): boolean {
-  return route !== undefined && route.startsWith('/api/v1/') && route !== OPENAPI_JSON_PATH;
+/**
+ * Whether a route (its pattern, or a request's path when no route matched) needs an API key:
+ * everything under /api/v1 but the public OpenAPI document.
+ */
+export function needsKey(route: string | undefined): boolean {
+  return route !== undefined && route.startsWith('/api/v1/') && route.split('?')[0] !== OPENAPI_JSON_PATH;
+}
+
+/** D31: an answer on a path that needs a key is not to be stored, whoever writes it. */
+export function keepOutOfCaches(reply: FastifyReply, route: string | undefined): void {
+  if (needsKey(route)) void reply.header('cache-control', KEYED_CACHE_CONTROL);
 }
 
 /** Per-request state of the pipeline, kept on the request. */
@@ -89,7 +97,7 @@ export async function configureHttp(app: NestFastifyApplication, env: AppEnv, lo
   fastify.addHook('onRequest', (request: Tracked, reply, done) => {
     requests.add(request);
     void reply.headers(headers).header('x-request-id', request.id);
-    if (needsKey(request.routeOptions.url)) void reply.header('cache-control', KEYED_CACHE_CONTROL);
+    keepOutOfCaches(reply, request.routeOptions.url);
     const deadline = setTimeout(() => {
       if (!reply.sent) sendError(reply, new ServiceUnavailableException(), request);
     }, timeoutMs);
