@@ -25,9 +25,9 @@ import { UsersModule } from './users/users.module';
 import { WorkspacesModule } from './workspaces/workspaces.module';
 
 /**
- * The application: one module per domain, the validated configuration, a
- * global rate-limit guard then the API-key guard, and one error filter. Request
- * logs, metrics and the request deadline are Fastify hooks (common/http/http.setup.ts);
+ * The application: one module per domain, the validated configuration, the
+ * global API-key guard and one error filter. The rate limit, request logs,
+ * metrics and the request deadline run in Fastify hooks (common/http/http.setup.ts);
  * write routes retry a lost race (the Authenticated decorator).
  */
 @Module({
@@ -52,8 +52,8 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
   providers: [
     AuthRepository,
     ApiKeyCache,
-    // Guards run in this order: the rate limit counts requests refused by authentication too.
-    { provide: APP_GUARD, useClass: RateLimitGuard },
+    // Run by the HTTP layer's request hook, before the body is read (common/http/http.setup.ts).
+    RateLimitGuard,
     { provide: APP_GUARD, useClass: ApiKeyGuard },
     { provide: APP_FILTER, useClass: ErrorFilter },
   ],

@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'net';
 import { readFileSync } from 'fs';
 import { join } from 'path';
 import { generateApiKey } from '../../src/common/auth/api-key';
@@ -7,6 +8,7 @@ import { ConfigError, loadEnv, VARIABLES } from '../../src/config/env';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import type { FixtureWorld } from '../../src/fixtures/fixture.types';
 import { markShuttingDown } from '../../src/health/shutdown-state';
+import { rawRequest } from '../setup/raw-http';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
 import { setEnv } from '../setup/env';
 import { ROOT } from '../setup/paths';
@@ -216,6 +218,21 @@ describe('rate limits (@nestjs/throttler)', () => {
       } finally {
         counter.uninstall();
       }
+    });
+  });
+
+  // Issue 19: a request over the limit is refused from its headers: its body is neither waited for nor parsed.
+  it('over the limit, 429 comes before the body is read', async () => {
+    await withApp({ RATE_LIMIT_PER_MINUTE: '1' }, async (t) => {
+      await t.app.listen(0, '127.0.0.1');
+      const port = (t.app.getHttpServer().address() as AddressInfo).port;
+      const head = `POST /api/v1/tasks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\nConnection: close\r\n\r\n`;
+      // The first request uses the budget; the second sends its headers and a piece of a large body only.
+      expect((await t.inject({ method: 'GET', url: '/api/v1/me', remoteAddress: '127.0.0.1' })).statusCode).toBe(401);
+      const refused = await rawRequest(port, [head + '{"title"']);
+      expect({ status: refused.status, body: JSON.parse(refused.body) }).toEqual({ status: 429, body: { error: 'Too many requests' } });
+      expect(refused.ms).toBeLessThan(2_000);
+      expect(refused.headers['retry-after']).toMatch(/^[0-9]+$/);
     });
   });
 

@@ -10,6 +10,7 @@ import { CALLER_KEY, type Caller } from '../auth/auth-context';
 import { KEYED_CACHE_CONTROL } from '../cache/cache-control';
 import { sendError } from '../errors/error.filter';
 import { logRequest } from '../logging/logger';
+import { RateLimitGuard } from '../throttle/throttle.guard';
 import { inFlight } from './in-flight';
 
 /** Request headers a browser may send cross-origin (D20's two key forms, the body type, the request id). */
@@ -74,7 +75,7 @@ type Tracked = FastifyRequest & { [LIFECYCLE]?: Lifecycle };
  * request that can be done once): helmet's security headers, `X-Request-Id`,
  * `Cache-Control: no-store` on keyed routes (D31), the REQUEST_TIMEOUT_MS
  * deadline (503 `Service unavailable`, issue 8), the in-flight set of the
- * shutdown; then, once answered, the request's log line and its metrics.
+ * shutdown, the rate limit (when on); then, once answered, the request's log line and its metrics.
  * CORS for the origins of CORS_ORIGINS (off when unset); Prometheus metrics at
  * /metrics unless METRICS_ENABLED=false.
  */
@@ -104,6 +105,19 @@ export async function configureHttp(app: NestFastifyApplication, env: AppEnv, lo
     request[LIFECYCLE] = { deadline };
     done();
   });
+  // Issue 19: the rate limit counts a request as soon as its headers are in: a refused one costs no body read.
+  const limiter = app.get(RateLimitGuard);
+  if (limiter.enabled) {
+    fastify.addHook('onRequest', async (request, reply) => {
+      if (!needsKey(request.routeOptions.url)) return;
+      try {
+        await limiter.limitRequest(request, reply);
+      } catch (error) {
+        sendError(reply, error, request);
+        return reply;
+      }
+    });
+  }
   const finish = (request: Tracked) => {
     requests.delete(request);
     clearTimeout(request[LIFECYCLE]?.deadline);

@@ -1,14 +1,16 @@
 import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ConfigService } from '@nestjs/config';
 import { InjectThrottlerOptions, InjectThrottlerStorage, ThrottlerGuard, type ThrottlerModuleOptions, type ThrottlerStorage } from '@nestjs/throttler';
 import { ApiKeyCache } from '../auth/api-key.cache';
-import { PUBLIC_KEY } from '../auth/authenticated.decorator';
 import type { AppEnv } from '../../config/env';
 
 /**
- * Rate limiting (issue 12), a global guard that runs before authentication:
- * one budget of RATE_LIMIT_PER_MINUTE requests per minute per API key, for
+ * Rate limiting (issue 12), @nestjs/throttler's guard run by the HTTP layer's
+ * request hook (limitRequest) as soon as a request's headers are in, before
+ * its body is read or parsed (issue 19), and before authentication: one budget of RATE_LIMIT_PER_MINUTE requests per minute per API key, for
  * every route together; a request without a valid key counts against its
  * client IP. Headers `RateLimit-Limit`, `RateLimit-Remaining`,
  * `RateLimit-Reset`; over the limit, 429 `{"error": "Too many requests"}`
@@ -30,10 +32,21 @@ export class RateLimitGuard extends ThrottlerGuard {
     this.enabled = config.get('rateLimitPerMinute', { infer: true }) > 0;
   }
 
-  private readonly enabled: boolean;
+  /** Whether RATE_LIMIT_PER_MINUTE turns the limit on. */
+  readonly enabled: boolean;
 
-  protected override async shouldSkip(context: ExecutionContext): Promise<boolean> {
-    return !this.enabled || this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, [context.getHandler(), context.getClass()]) === true;
+  /**
+   * Counts `request` (a request to a route that needs a key); throws the 429 when it is over
+   * the limit, after setting `Retry-After`. The `RateLimit-*` headers go on `reply`.
+   */
+  async limitRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const context = new ExecutionContextHost([request, reply], RateLimitGuard, RateLimitGuard.prototype.limitRequest);
+    context.setType('http');
+    await this.canActivate(context);
+  }
+
+  protected override async shouldSkip(): Promise<boolean> {
+    return !this.enabled;
   }
 
   /**
@@ -41,7 +54,7 @@ export class RateLimitGuard extends ThrottlerGuard {
    * The hash, not the row id, so that databases sharing one Redis (tests) never share a budget.
    */
   protected override async getTracker(request: Record<string, unknown>): Promise<string> {
-    // The API-key guard right after gets this same lookup (one per request).
+    // The API-key guard later gets this same lookup (one per request).
     const key = await this.keys.forRequest(request as { headers: Record<string, string | string[] | undefined> });
     if (key?.stored && !key.stored.revoked && !key.stored.expired) return `key:${key.hash.slice(0, 32)}`;
     return `ip:${await super.getTracker(request)}`;
