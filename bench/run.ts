@@ -76,6 +76,11 @@ const SCENARIOS: Scenario[] = [
     name: 'list tasks deep cursor limit=50',
     request: (w) => ({ method: 'GET', path: `/api/v1/workspaces/${w.workspaceId}/tasks?cursor=${deepCursor(w)}&limit=50` }),
   },
+  {
+    // Issue 19: the costliest valid search, 10 one-character terms (each matches nearly every task): within 5x of 'list tasks limit=50'.
+    name: 'list tasks worst q limit=50',
+    request: (w) => ({ method: 'GET', path: `/api/v1/workspaces/${w.workspaceId}/tasks?q=a+e+i+o+u+t+s+r+n+l&limit=50` }),
+  },
   { name: 'comments', request: (w) => ({ method: 'GET', path: `/api/v1/tasks/${w.hotTaskId}/comments` }) },
   { name: 'list folders', request: (w) => ({ method: 'GET', path: `/api/v1/workspaces/${w.workspaceId}/folders` }) },
   {

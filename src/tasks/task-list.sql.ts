@@ -59,6 +59,9 @@ export function cursorValuesSql(sort: SortTerm[]): string {
 /** D34: a priority's place in the ascending order, as SQL's task_priority_rank() gives it (0 = urgent). */
 export const priorityRank = (priority: Priority): number => PRIORITIES.indexOf(priority);
 
+/** Characters in a trigram: a `q` term shorter than this cannot be narrowed by the trigram index. */
+const TRIGRAM = 3;
+
 /** D34 `q`: a term as a LIKE pattern matching it anywhere, `\`, `%` and `_` taken literally. */
 export function containsPattern(term: string): string {
   return `%${term.replace(/[\\%_]/g, '\\$&')}%`;
@@ -101,7 +104,15 @@ function filterSql(p: SqlParams, scope: TaskListScope, grants: GrantParams, quer
   if (f.updatedAfter) where.push(`t.updated_at >= ${p.add(f.updatedAfter, 'timestamptz')}`);
   for (const term of f.terms ?? []) {
     // PostgreSQL text holds no NUL character: such a term occurs nowhere (and cannot be a parameter).
-    where.push(term.includes('\0') ? 'false' : `task_search_text(t.title, t.description) LIKE lower(${p.add(containsPattern(term), 'text')})`);
+    if (term.includes('\0')) {
+      where.push('false');
+      continue;
+    }
+    // The trigram index narrows a term of 3 characters or more; a shorter one matches nearly every task, and a
+    // scan of the whole index for it costs more than testing the stored text of the scope's rows: that form is
+    // kept from the index (the statement's text differs, so each form keeps its own plan).
+    const text = [...term].length >= TRIGRAM ? 't.search_text' : "(t.search_text || '')";
+    where.push(`${text} LIKE lower(${p.add(containsPattern(term), 'text')})`);
   }
   return where;
 }
