@@ -7,13 +7,6 @@ import { Public } from '../common/auth/authenticated.decorator';
 import { loadEnv } from '../config/env';
 import { isShuttingDown } from './shutdown-state';
 
-/**
- * Health routes, outside /api/v1 and without a key. D1: `GET /health`, 200
- * when the database answers, else 503. Issue 12 adds the probes of an
- * orchestrator: `/health/live` (the process serves HTTP) and `/health/ready`
- * (the database answers within DB_CONNECT_TIMEOUT_MS, every migration is applied,
- * and shutdown has not begun), in @nestjs/terminus's shape.
- */
 /** Body of GET /health. */
 const HEALTH_BODY = { type: 'object', properties: { status: { type: 'string', enum: ['ok', 'unavailable'] } } };
 
@@ -29,6 +22,13 @@ const PROBE_BODY = {
   properties: { status: { type: 'string', enum: ['ok', 'error', 'shutting_down'] }, info: CHECKS, error: CHECKS, details: CHECKS },
 };
 
+/**
+ * Health routes, outside /api/v1 and without a key. D1: `GET /health`, 200
+ * when the database answers, else 503. Issue 12 adds the probes of an
+ * orchestrator: `/health/live` (the process serves HTTP) and `/health/ready`
+ * (the database answers within DB_CONNECT_TIMEOUT_MS, every migration is applied,
+ * and shutdown has not begun), in @nestjs/terminus's shape.
+ */
 @ApiTags('Health')
 @Controller('health')
 export class HealthController {

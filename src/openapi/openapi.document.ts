@@ -4,7 +4,7 @@ import { METRICS_OPENAPI, METRICS_PATH } from '../metrics/metrics';
 import { finalizeDocument, JsonObject } from './openapi.finalize';
 
 /** Where the document and Swagger UI are served (D1: public, outside the API key). */
-export const OPENAPI_JSON_PATH = '/api/v1/openapi.json';
+export { OPENAPI_JSON_PATH } from '../common/http/paths';
 export const SWAGGER_UI_PATH = 'docs';
 
 /** The document's `info.version`: the API version of the path prefix, with the package's version. */

@@ -32,6 +32,7 @@ import { RATE_LIMIT_MESSAGE } from '../common/throttle/rate-limit.constants';
 import { SERVICE_UNAVAILABLE, URI_TOO_LONG } from '../common/errors/to-http-error';
 import { KEYED_CACHE_CONTROL, TASK_CACHE_CONTROL } from '../common/cache/cache-control';
 import { WWW_AUTHENTICATE } from '../common/errors/www-authenticate';
+import { CLIENT_ERRORS } from '../common/http/framework-answers';
 import { BODY_400_MESSAGES } from '../common/validation/body-error';
 
 /** A node of the JSON document (loosely typed on purpose: this code walks it generically). */
@@ -54,11 +55,10 @@ export const SHARED_ERROR_RESPONSES: Record<string, { status: string; message: s
   TooManyRequests: { status: '429', message: RATE_LIMIT_MESSAGE },
   InternalServerError: { status: '500', message: 'Internal server error' },
   ServiceUnavailable: { status: '503', message: SERVICE_UNAVAILABLE.message },
-  // Issue 8: answers given before any route runs. The 408 and 431 messages are those of
-  // common/http/framework-answers.ts (CLIENT_ERRORS, not exported there).
-  RequestTimeout: { status: '408', message: 'Request timeout' },
+  // Issue 8: answers given before any route runs.
+  RequestTimeout: { status: '408', message: CLIENT_ERRORS.ERR_HTTP_REQUEST_TIMEOUT.message },
   UriTooLong: { status: '414', message: URI_TOO_LONG.message },
-  RequestHeadersTooLarge: { status: '431', message: 'Request headers are too large' },
+  RequestHeadersTooLarge: { status: '431', message: CLIENT_ERRORS.HPE_HEADER_OVERFLOW.message },
 };
 
 /** Shared answers written on the socket before Fastify sees the request: they carry no header beyond the content type. */

@@ -3,7 +3,7 @@ import { STATUS_CODES } from 'http';
 import type { Duplex } from 'stream';
 import { sendError } from '../errors/error.filter';
 import { HttpError, SERVICE_UNAVAILABLE } from '../errors/to-http-error';
-import { keepOutOfCaches } from './http.setup';
+import { keepOutOfCaches } from '../cache/cache-control';
 
 /*
  * Issue 8, D31: the answers Fastify and Node give on their own, before any
@@ -12,7 +12,7 @@ import { keepOutOfCaches } from './http.setup';
 
 
 /** Node's HTTP parser failures and the answer each gets; any other is 400 `Malformed HTTP request`. */
-const CLIENT_ERRORS: Record<string, HttpError> = {
+export const CLIENT_ERRORS: Record<string, HttpError> = {
   ERR_HTTP_REQUEST_TIMEOUT: { status: 408, message: 'Request timeout' },
   HPE_HEADER_OVERFLOW: { status: 431, message: 'Request headers are too large' },
 };

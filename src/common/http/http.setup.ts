@@ -5,13 +5,13 @@ import helmet from 'helmet';
 import type { Logger } from 'pino';
 import type { AppEnv } from '../../config/env';
 import { mountMetrics } from '../../metrics/metrics';
-import { OPENAPI_JSON_PATH } from '../../openapi/openapi.document';
 import { CALLER_KEY, type Caller } from '../auth/auth-context';
-import { KEYED_CACHE_CONTROL } from '../cache/cache-control';
+import { keepOutOfCaches } from '../cache/cache-control';
 import { sendError } from '../errors/error.filter';
 import { logRequest } from '../logging/logger';
 import { RateLimitGuard } from '../throttle/throttle.guard';
 import { inFlight } from './in-flight';
+import { needsKey } from './paths';
 
 /** Request headers a browser may send cross-origin (D20's two key forms, the body type, the request id). */
 const CORS_ALLOWED_HEADERS = ['Authorization', 'X-API-Key', 'Content-Type', 'X-Request-Id'];
@@ -47,19 +47,6 @@ export function securityHeaders(): Record<string, string> {
   middleware({} as never, recorder as never, (error?: unknown) => (failure = error));
   if (failure) throw failure;
   return headers;
-}
-
-/**
- * Whether a route (its pattern, or a request's path when no route matched) needs an API key:
- * everything under /api/v1 but the public OpenAPI document.
- */
-export function needsKey(route: string | undefined): boolean {
-  return route !== undefined && route.startsWith('/api/v1/') && route.split('?')[0] !== OPENAPI_JSON_PATH;
-}
-
-/** D31: an answer on a path that needs a key is not to be stored, whoever writes it. */
-export function keepOutOfCaches(reply: FastifyReply, route: string | undefined): void {
-  if (needsKey(route)) void reply.header('cache-control', KEYED_CACHE_CONTROL);
 }
 
 /** Per-request state of the pipeline, kept on the request. */
