@@ -73,8 +73,9 @@ describe('named prepared statements (issue 9)', () => {
     const find = (pattern: RegExp) => rows.filter((r) => pattern.test(r.statement));
     // Exactly one prepared statement per text, run on every request that needs it.
     expect(new Set(rows.map((r) => r.statement)).size).toBe(rows.length);
-    const tasks = find(/AS task\s+FROM tasks t LEFT JOIN lists l ON l.id = t.list_id\s+WHERE t.id = \$1/);
-    expect(tasks).toHaveLength(2); // the full shape (get task) and the write shape (create's read back)
+    const tasks = find(/AS task\s+FROM tasks t WHERE t\.id = \$1::int/);
+    // The full shape (get task, inside its access check's statement) and the write shape (create's read back).
+    expect(tasks).toHaveLength(2);
     const task = tasks.filter((r) => r.statement.includes("'attachments'"));
     expect(task).toHaveLength(1);
     expect(task[0].runs).toBe(RUNS);
