@@ -24,10 +24,8 @@ import type { FixtureMember, FixtureUser, FixtureWorkspace, FixtureWorld } from 
 export const WORLD_ROLES = ['owner', 'admin', 'member', 'viewer', 'restricted', 'restrictedViewer', 'outsider'] as const;
 export type WorldRole = (typeof WORLD_ROLES)[number];
 
-/** A loaded role world: ids by ref, and keys. */
-export interface RoleWorld {
-  /** Every ref of the world (without the prefix) mapped to its id: `ws`, `eng`, `t_backlog`, `owner`, ... */
-  ids: Record<string, number>;
+/** The keys of the role world `prefix`: known before it is loaded (test tables name them). */
+export interface RoleKeys {
   /** The key of a role, with every scope. */
   key(role: WorldRole): string;
   /** A key of the owner that has every scope but `scope` (D21: scopes are exact). */
@@ -38,6 +36,25 @@ export interface RoleWorld {
   revokedKey: string;
   /** A key of the owner that has `scope` only. */
   keyOnly(scope: Scope): string;
+}
+
+/** A loaded role world: ids by ref, and keys. */
+export interface RoleWorld extends RoleKeys {
+  /** Every ref of the world (without the prefix) mapped to its id: `ws`, `eng`, `t_backlog`, `owner`, ... */
+  ids: Record<string, number>;
+}
+
+const scopeName = (s: Scope) => s.replace(':', '_');
+
+/** The keys of the role world `prefix`. */
+export function roleKeys(prefix: string): RoleKeys {
+  return {
+    key: (role) => `svc_${prefix}_${role}`,
+    keyWithout: (scope) => `svc_${prefix}_without_${scopeName(scope)}`,
+    keyOnly: (scope) => `svc_${prefix}_only_${scopeName(scope)}`,
+    expiredKey: `svc_${prefix}_expired`,
+    revokedKey: `svc_${prefix}_revoked`,
+  };
 }
 
 /** The members of `ws` and of every `team` workspace, with their role there. */
@@ -102,25 +119,23 @@ export const WORLD_NAMES: Record<WorldRole, string> = {
 /** The email of a role user of the world `prefix`. */
 export const worldEmail = (prefix: string, role: WorldRole): string => `${role}@${prefix}.world.test`;
 
-const scopeName = (s: Scope) => s.replace(':', '_');
-
 /**
  * The fixture of the role world; the world's refs, emails, slugs and keys all
  * carry `prefix`. `extend` adds a file's own objects (see `RoleWorldExtras`).
  */
 export function roleWorldFixture(prefix: string, extend?: RoleWorldExtend): FixtureWorld {
   const r = (ref: string) => `${prefix}_${ref}`;
-  const key = (name: string) => `svc_${prefix}_${name}`;
+  const keys = roleKeys(prefix);
   const extras = extend?.(worldBuilder(prefix)) ?? {};
   const user = (role: WorldRole): FixtureUser => ({ ref: r(role), email: worldEmail(prefix, role), name: WORLD_NAMES[role], ...extras.users?.[role] });
   return {
     users: [...WORLD_ROLES.map(user), ...(extras.more?.users ?? [])],
     api_keys: [
-      ...WORLD_ROLES.map((role) => ({ user: r(role), key: key(role), scopes: ALL })),
-      ...SCOPES.map((s) => ({ user: r('owner'), key: key(`without_${scopeName(s)}`), scopes: ALL.filter((x) => x !== s) })),
-      ...SCOPES.map((s) => ({ user: r('owner'), key: key(`only_${scopeName(s)}`), scopes: [s] })),
-      { user: r('owner'), key: key('expired'), scopes: ALL, expires_at: '2020-01-01T00:00:00Z' },
-      { user: r('owner'), key: key('revoked'), scopes: ALL, revoked: true },
+      ...WORLD_ROLES.map((role) => ({ user: r(role), key: keys.key(role), scopes: ALL })),
+      ...SCOPES.map((s) => ({ user: r('owner'), key: keys.keyWithout(s), scopes: ALL.filter((x) => x !== s) })),
+      ...SCOPES.map((s) => ({ user: r('owner'), key: keys.keyOnly(s), scopes: [s] })),
+      { user: r('owner'), key: keys.expiredKey, scopes: ALL, expires_at: '2020-01-01T00:00:00Z' },
+      { user: r('owner'), key: keys.revokedKey, scopes: ALL, revoked: true },
       ...(extras.more?.api_keys ?? []),
     ],
     workspaces: [
@@ -177,14 +192,7 @@ export async function loadRoleWorld(ds: DataSource, prefix: string, extend?: Rol
     if (name in ids) throw new Error(`role world ${prefix}: the ref ${name} is the world's; name the file's object otherwise`);
     ids[name] = id;
   }
-  return {
-    ids,
-    key: (role) => `svc_${prefix}_${role}`,
-    keyWithout: (scope) => `svc_${prefix}_without_${scopeName(scope)}`,
-    keyOnly: (scope) => `svc_${prefix}_only_${scopeName(scope)}`,
-    expiredKey: `svc_${prefix}_expired`,
-    revokedKey: `svc_${prefix}_revoked`,
-  };
+  return { ids, ...roleKeys(prefix) };
 }
 
 /**
