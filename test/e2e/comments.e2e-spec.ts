@@ -1,6 +1,6 @@
-import { auth, createTestApp, TestApp } from '../setup/create-app';
+import { auth } from '../setup/create-app';
 import { QueryCounter } from '../setup/query-counter';
-import { loadRoleWorld, roleKeys, WORLD_NAMES } from '../setup/world';
+import { roleKeys, WORLD_NAMES, useRoleWorld } from '../setup/world';
 
 /**
  * Comments: GET and POST /api/v1/tasks/:id/comments.
@@ -16,49 +16,40 @@ const OWNER_AVATAR = 'https://img.test/owner.png';
 const MEMBER_AVATAR = 'https://img.test/member.png';
 
 describe('comments', () => {
-  let t: TestApp;
-  let ids: Record<string, number>;
-
-  beforeAll(async () => {
-    t = await createTestApp();
-    ({ ids } = await loadRoleWorld(t.db.ds, 'cm', (b) => ({
-      users: { owner: { avatar_url: OWNER_AVATAR }, member: { avatar_url: MEMBER_AVATAR } },
-      workspaces: [
-        b.team(
-          'acme',
-          {
-            folders: [
-              { ref: 'c_eng', name: 'Engineering', lists: [{ ref: 'c_backlog', name: 'Backlog' }] },
-              { ref: 'c_ops', name: 'Ops', lists: [{ ref: 'c_inbox', name: 'Inbox' }, { ref: 'granted_inbox', name: 'Granted inbox' }] },
-            ],
-            lists: [{ ref: 'c_loose', name: 'No folder' }],
-            tasks: [
-              {
-                ref: 't1', list: 'c_backlog', title: 'Ship it',
-                comments: [
-                  // created_at decides the order (D23), not insertion order; c2 and c3 tie and go by id.
-                  { ref: 'c1', user: b.user('admin'), content: '<p>on it</p>', resolved: true, created_at: '2025-03-02T10:00:00.000Z' },
-                  { ref: 'c2', user: b.user('member'), content: '<p>first</p>', created_at: '2025-03-01T09:00:00.000Z' },
-                  { ref: 'c3', user: b.user('owner'), content: 'same time', created_at: '2025-03-01T09:00:00.000Z', parent: 'c2' },
-                ],
-              },
-              { ref: 't_out', list: 'c_inbox', title: 'In a list of a folder not granted' },
-              { ref: 't_granted', list: 'granted_inbox', title: 'In a granted list' },
-              { ref: 't_loose', list: 'c_loose', title: 'In a list without folder' },
-              { ref: 't_nolist', title: 'Not in a list' },
-              { ref: 't_empty', list: 'c_backlog', title: 'No comments yet' },
-              { ref: 't_post', list: 'c_backlog', title: 'Posted on' },
-              { ref: 't_bulk', list: 'c_backlog', title: 'Many comments' },
-            ],
-          },
-          { restricted: { folders: ['c_eng'], lists: ['granted_inbox'] }, restrictedViewer: { folders: ['c_eng'] } },
-        ),
-      ],
-    })));
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const { t, ids } = useRoleWorld('cm', (b) => ({
+    users: { owner: { avatar_url: OWNER_AVATAR }, member: { avatar_url: MEMBER_AVATAR } },
+    workspaces: [
+      b.team(
+        'acme',
+        {
+          folders: [
+            { ref: 'c_eng', name: 'Engineering', lists: [{ ref: 'c_backlog', name: 'Backlog' }] },
+            { ref: 'c_ops', name: 'Ops', lists: [{ ref: 'c_inbox', name: 'Inbox' }, { ref: 'granted_inbox', name: 'Granted inbox' }] },
+          ],
+          lists: [{ ref: 'c_loose', name: 'No folder' }],
+          tasks: [
+            {
+              ref: 't1', list: 'c_backlog', title: 'Ship it',
+              comments: [
+                // created_at decides the order (D23), not insertion order; c2 and c3 tie and go by id.
+                { ref: 'c1', user: b.user('admin'), content: '<p>on it</p>', resolved: true, created_at: '2025-03-02T10:00:00.000Z' },
+                { ref: 'c2', user: b.user('member'), content: '<p>first</p>', created_at: '2025-03-01T09:00:00.000Z' },
+                { ref: 'c3', user: b.user('owner'), content: 'same time', created_at: '2025-03-01T09:00:00.000Z', parent: 'c2' },
+              ],
+            },
+            { ref: 't_out', list: 'c_inbox', title: 'In a list of a folder not granted' },
+            { ref: 't_granted', list: 'granted_inbox', title: 'In a granted list' },
+            { ref: 't_loose', list: 'c_loose', title: 'In a list without folder' },
+            { ref: 't_nolist', title: 'Not in a list' },
+            { ref: 't_empty', list: 'c_backlog', title: 'No comments yet' },
+            { ref: 't_post', list: 'c_backlog', title: 'Posted on' },
+            { ref: 't_bulk', list: 'c_backlog', title: 'Many comments' },
+          ],
+        },
+        { restricted: { folders: ['c_eng'], lists: ['granted_inbox'] }, restrictedViewer: { folders: ['c_eng'] } },
+      ),
+    ],
+  }));
 
   const get = (key: string | null, taskId: string | number) =>
     t.inject({ method: 'GET', url: `/api/v1/tasks/${taskId}/comments`, headers: key ? auth(key) : {} });

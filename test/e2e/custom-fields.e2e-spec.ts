@@ -1,7 +1,7 @@
 import { loadFixture } from '../../src/fixtures/fixture-loader';
-import { auth, createTestApp, TestApp } from '../setup/create-app';
+import { auth } from '../setup/create-app';
 import { QueryCounter } from '../setup/query-counter';
-import { loadRoleWorld, roleKeys } from '../setup/world';
+import { roleKeys, useRoleWorld } from '../setup/world';
 
 /**
  * Custom-field listing: GET /api/v1/workspaces/:id/custom-fields.
@@ -14,48 +14,39 @@ const DEFINITION_KEYS = ['config', 'granted_folder_ids', 'id', 'is_scope_restric
 const { key } = roleKeys('cf');
 
 describe('custom fields: GET /api/v1/workspaces/:id/custom-fields', () => {
-  let t: TestApp;
-  let ids: Record<string, number>;
-
-  beforeAll(async () => {
-    t = await createTestApp();
-    ({ ids } = await loadRoleWorld(t.db.ds, 'cf', (b) => ({
-      workspaces: [
-        // D30: the definitions are workspace-level data; a restricted member with no grants sees them all.
-        b.team('acme', {
-          // Folder "zeta" is created first so that its id is lower though it is listed second in grants.
-          folders: [
-            { ref: 'zeta', name: 'Zeta', lists: [{ ref: 'z1', name: 'Z1' }] },
-            { ref: 'f_eng', name: 'Engineering', lists: [{ ref: 'f_backlog', name: 'Backlog' }, { ref: 'sprint', name: 'Sprint' }] },
-          ],
-          lists: [{ ref: 'f_loose', name: 'No folder' }],
-          custom_fields: [
-            // Listed out of position order; the listing sorts by position, then id (D23).
-            { ref: 'price', name: 'Price', type: 'money', config: { currency: 'EUR', decimals: 2 }, position: 5 },
-            {
-              ref: 'est', name: 'Estimate', type: 'number', config: null, position: 1,
-              is_scope_restricted: true, granted_folders: ['f_eng', 'zeta'],
-              list_overrides: [{ list: 'sprint', access: 'denied' }, { list: 'f_loose', access: 'granted' }, { list: 'f_backlog', access: 'granted' }],
-            },
-            { ref: 'stars', name: 'Stars', type: 'rating', config: { iconName: 'star', color: 'orange' }, position: 2 },
-            { ref: 'pick', name: 'Pick', type: 'dropdown', config: { options: ['a', 'b', 'c'] }, position: 3 },
-            { ref: 'note', name: 'Note', type: 'text', position: 4 },
-            { ref: 'when', name: 'When', type: 'date', position: 4 },
-            { ref: 'f_done', name: 'Done?', type: 'checkbox', position: 6, is_scope_restricted: true },
-            { ref: 'who', name: 'Who', type: 'people', position: 7, is_scope_restricted: true, list_overrides: [{ list: 'z1', access: 'denied' }] },
-            // D19: an allowed-users list limits who sees the field, owners included.
-            { ref: 'secret', name: 'Secret', type: 'text', position: 8, allowed_users: [b.user('member'), b.user('viewer')] },
-            { ref: 'nobody', name: 'Nobody', type: 'text', position: 9, allowed_users: [] },
-          ],
-        }),
-        b.solo('theirs', 'outsider', { custom_fields: [{ ref: 'o_field', name: 'Elsewhere', type: 'text', position: 1 }] }),
-        b.team('bare'),
-      ],
-    })));
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const { t, ids } = useRoleWorld('cf', (b) => ({
+    workspaces: [
+      // D30: the definitions are workspace-level data; a restricted member with no grants sees them all.
+      b.team('acme', {
+        // Folder "zeta" is created first so that its id is lower though it is listed second in grants.
+        folders: [
+          { ref: 'zeta', name: 'Zeta', lists: [{ ref: 'z1', name: 'Z1' }] },
+          { ref: 'f_eng', name: 'Engineering', lists: [{ ref: 'f_backlog', name: 'Backlog' }, { ref: 'sprint', name: 'Sprint' }] },
+        ],
+        lists: [{ ref: 'f_loose', name: 'No folder' }],
+        custom_fields: [
+          // Listed out of position order; the listing sorts by position, then id (D23).
+          { ref: 'price', name: 'Price', type: 'money', config: { currency: 'EUR', decimals: 2 }, position: 5 },
+          {
+            ref: 'est', name: 'Estimate', type: 'number', config: null, position: 1,
+            is_scope_restricted: true, granted_folders: ['f_eng', 'zeta'],
+            list_overrides: [{ list: 'sprint', access: 'denied' }, { list: 'f_loose', access: 'granted' }, { list: 'f_backlog', access: 'granted' }],
+          },
+          { ref: 'stars', name: 'Stars', type: 'rating', config: { iconName: 'star', color: 'orange' }, position: 2 },
+          { ref: 'pick', name: 'Pick', type: 'dropdown', config: { options: ['a', 'b', 'c'] }, position: 3 },
+          { ref: 'note', name: 'Note', type: 'text', position: 4 },
+          { ref: 'when', name: 'When', type: 'date', position: 4 },
+          { ref: 'f_done', name: 'Done?', type: 'checkbox', position: 6, is_scope_restricted: true },
+          { ref: 'who', name: 'Who', type: 'people', position: 7, is_scope_restricted: true, list_overrides: [{ list: 'z1', access: 'denied' }] },
+          // D19: an allowed-users list limits who sees the field, owners included.
+          { ref: 'secret', name: 'Secret', type: 'text', position: 8, allowed_users: [b.user('member'), b.user('viewer')] },
+          { ref: 'nobody', name: 'Nobody', type: 'text', position: 9, allowed_users: [] },
+        ],
+      }),
+      b.solo('theirs', 'outsider', { custom_fields: [{ ref: 'o_field', name: 'Elsewhere', type: 'text', position: 1 }] }),
+      b.team('bare'),
+    ],
+  }));
 
   const list = (key: string | null, workspace: string | number) =>
     t.inject({ method: 'GET', url: `/api/v1/workspaces/${workspace}/custom-fields`, headers: key ? auth(key) : {} });

@@ -1,5 +1,5 @@
-import { auth, createTestApp, TestApp } from '../setup/create-app';
-import { loadRoleWorld, roleKeys } from '../setup/world';
+import { auth } from '../setup/create-app';
+import { roleKeys, useRoleWorld } from '../setup/world';
 
 /**
  * Labels: GET /api/v1/workspaces/:id/labels, POST /api/v1/labels (ext),
@@ -13,37 +13,28 @@ const LABEL_KEYS = ['color', 'created_at', 'id', 'name', 'workspace_id'];
 const { key, keyOnly } = roleKeys('lb');
 
 describe('labels', () => {
-  let t: TestApp;
-  let ids: Record<string, number>;
-
-  beforeAll(async () => {
-    t = await createTestApp();
-    ({ ids } = await loadRoleWorld(t.db.ds, 'lb', (b) => ({
-      workspaces: [
-        b.team('acme', {
-          // Listed out of order: the listing sorts by name ignoring case, then id (D23).
-          labels: [
-            { ref: 'zeta', name: 'zeta', color: 'gray', created_at: '2025-01-03T00:00:00.000Z' },
-            { ref: 'l_bug', name: 'Bug', color: 'red', created_at: '2025-01-01T00:00:00.000Z' },
-            { ref: 'alpha', name: 'alpha', color: null, created_at: '2025-01-02T00:00:00.000Z' },
-            { ref: 'Beta', name: 'Beta', created_at: '2025-01-04T00:00:00.000Z' },
-            { ref: 'gone', name: 'Gone soon', color: 'orange', created_at: '2025-01-05T00:00:00.000Z' },
-            { ref: 'gone2', name: 'Gone too', created_at: '2025-01-05T00:00:00.000Z' },
-            { ref: 'kept', name: 'Kept', created_at: '2025-01-05T00:00:00.000Z' },
-          ],
-          folders: [{ ref: 'f', name: 'F', lists: [{ ref: 'l', name: 'L' }] }],
-          tasks: [
-            { ref: 't1', list: 'l', title: 'Labelled', labels: ['gone', 'kept'] },
-            { ref: 't2', list: 'l', title: 'Also labelled', labels: ['gone'] },
-          ],
-        }),
-        b.team('empty'),
-      ],
-    })));
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const { t, ids } = useRoleWorld('lb', (b) => ({
+    workspaces: [
+      b.team('acme', {
+        // Listed out of order: the listing sorts by name ignoring case, then id (D23).
+        labels: [
+          { ref: 'zeta', name: 'zeta', color: 'gray', created_at: '2025-01-03T00:00:00.000Z' },
+          { ref: 'l_bug', name: 'Bug', color: 'red', created_at: '2025-01-01T00:00:00.000Z' },
+          { ref: 'alpha', name: 'alpha', color: null, created_at: '2025-01-02T00:00:00.000Z' },
+          { ref: 'Beta', name: 'Beta', created_at: '2025-01-04T00:00:00.000Z' },
+          { ref: 'gone', name: 'Gone soon', color: 'orange', created_at: '2025-01-05T00:00:00.000Z' },
+          { ref: 'gone2', name: 'Gone too', created_at: '2025-01-05T00:00:00.000Z' },
+          { ref: 'kept', name: 'Kept', created_at: '2025-01-05T00:00:00.000Z' },
+        ],
+        folders: [{ ref: 'f', name: 'F', lists: [{ ref: 'l', name: 'L' }] }],
+        tasks: [
+          { ref: 't1', list: 'l', title: 'Labelled', labels: ['gone', 'kept'] },
+          { ref: 't2', list: 'l', title: 'Also labelled', labels: ['gone'] },
+        ],
+      }),
+      b.team('empty'),
+    ],
+  }));
 
   const list = (key: string | null, ws: string | number) =>
     t.inject({ method: 'GET', url: `/api/v1/workspaces/${ws}/labels`, headers: key ? auth(key) : {} });

@@ -1,5 +1,5 @@
-import { auth, createTestApp, TestApp } from '../setup/create-app';
-import { loadRoleWorld, roleKeys, WORLD_NAMES, worldEmail, WorldRole } from '../setup/world';
+import { auth } from '../setup/create-app';
+import { roleKeys, WORLD_NAMES, worldEmail, WorldRole, useRoleWorld } from '../setup/world';
 
 /**
  * Workspaces: GET /api/v1/workspaces (ext), GET /api/v1/workspaces/:id,
@@ -16,43 +16,34 @@ const { key } = roleKeys('ws');
 const NOBODY_KEY = 'svc_ws_nobody';
 
 describe('workspaces', () => {
-  let t: TestApp;
-  let ids: Record<string, number>;
-
-  beforeAll(async () => {
-    t = await createTestApp();
-    ({ ids } = await loadRoleWorld(t.db.ds, 'ws', (b) => ({
-      users: { owner: { avatar_url: AVATAR } },
-      more: {
-        users: [{ ref: 'nobody', email: 'nobody@ws.test', name: 'Nobody' }],
-        api_keys: [{ user: 'nobody', key: NOBODY_KEY, scopes: ['workspaces:read'] }],
-      },
-      workspaces: [
-        b.team(
-          'acme',
-          {
-            name: 'Acme', description: 'Rockets and anvils', icon: 'rocket', color: 'red',
-            image_url: 'https://img.test/acme.png', created_at: '2025-01-10T08:00:00.000Z',
-          },
-          // Joined out of id order: the listing is by joined_at, then user id (D23).
-          {
-            viewer: { joined_at: '2025-01-12T00:00:00.000Z' },
-            member: { joined_at: '2025-01-11T00:00:00.000Z' },
-            admin: { joined_at: '2025-01-11T00:00:00.000Z' },
-            restricted: { joined_at: '2025-01-13T00:00:00.000Z' },
-            restrictedViewer: { joined_at: '2025-01-14T00:00:00.000Z' },
-          },
-        ),
-        // Created before acme: the owner's workspaces list it first (D23: created_at, then id).
-        b.solo('beta', 'owner', { name: 'Beta', created_at: '2024-12-01T00:00:00.000Z', members: [{ user: b.user('admin'), role: 'viewer' }] }),
-        // Same created_at as acme, higher id.
-        b.solo('gamma', 'member', { name: 'Gamma', created_at: '2025-01-10T08:00:00.000Z', members: [{ user: b.user('owner'), role: 'member' }] }),
-      ],
-    })));
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const { t, ids } = useRoleWorld('ws', (b) => ({
+    users: { owner: { avatar_url: AVATAR } },
+    more: {
+      users: [{ ref: 'nobody', email: 'nobody@ws.test', name: 'Nobody' }],
+      api_keys: [{ user: 'nobody', key: NOBODY_KEY, scopes: ['workspaces:read'] }],
+    },
+    workspaces: [
+      b.team(
+        'acme',
+        {
+          name: 'Acme', description: 'Rockets and anvils', icon: 'rocket', color: 'red',
+          image_url: 'https://img.test/acme.png', created_at: '2025-01-10T08:00:00.000Z',
+        },
+        // Joined out of id order: the listing is by joined_at, then user id (D23).
+        {
+          viewer: { joined_at: '2025-01-12T00:00:00.000Z' },
+          member: { joined_at: '2025-01-11T00:00:00.000Z' },
+          admin: { joined_at: '2025-01-11T00:00:00.000Z' },
+          restricted: { joined_at: '2025-01-13T00:00:00.000Z' },
+          restrictedViewer: { joined_at: '2025-01-14T00:00:00.000Z' },
+        },
+      ),
+      // Created before acme: the owner's workspaces list it first (D23: created_at, then id).
+      b.solo('beta', 'owner', { name: 'Beta', created_at: '2024-12-01T00:00:00.000Z', members: [{ user: b.user('admin'), role: 'viewer' }] }),
+      // Same created_at as acme, higher id.
+      b.solo('gamma', 'member', { name: 'Gamma', created_at: '2025-01-10T08:00:00.000Z', members: [{ user: b.user('owner'), role: 'member' }] }),
+    ],
+  }));
 
   const get = (key: string | null, url: string) => t.inject({ method: 'GET', url, headers: key ? auth(key) : {} });
 

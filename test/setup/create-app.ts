@@ -16,6 +16,13 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** How `createTestApp` builds the app (see there). */
+export interface TestAppOptions {
+  validateResponses?: boolean;
+  connectVia?: (url: string) => string;
+  database?: TestDatabase;
+}
+
 /**
  * Boots AppModule with the Fastify adapter and configureApp (the real guard,
  * filter and body rules) on a fresh database of its own. `inject` checks
@@ -24,7 +31,7 @@ export interface TestApp {
  * with `database`, the app runs on that database instead of a fresh one.
  */
 export async function createTestApp(
-  options: { validateResponses?: boolean; connectVia?: (url: string) => string; database?: TestDatabase } = {},
+  options: TestAppOptions = {},
 ): Promise<TestApp> {
   // A database given by the caller is shared (a second app on it, as a second server process would be): not dropped here.
   const db = options.database ?? (await createTestDatabase());
