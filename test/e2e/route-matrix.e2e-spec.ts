@@ -1,4 +1,5 @@
 import type { InjectOptions } from 'fastify';
+import { hashApiKey } from '../../src/common/auth/api-key';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
 import { ROUTES, routeName, RouteSpec, routeUrl } from '../setup/routes';
 import { loadRoleWorld, RoleWorld, WorldRole } from '../setup/world';
@@ -26,6 +27,14 @@ const BODY_400: Record<string, string> = { workspace_id: 'workspace_id is requir
 const MALFORMED_PATH_IDS = ['abc', '1.5', '-1', '1e3', '0x10', '12abc', '2.0', '%201'];
 /** D5, D6: body parent ids that are not a positive integer nor its digits. */
 const MALFORMED_BODY_IDS: unknown[] = ['abc', '1.5', '-1', '1e3', '1.0', 1.5, -1, '', true, false, {}, []];
+/** D21: a key with no scopes, and keys whose stored scopes only look like wildcards or differ in case. */
+const NO_SCOPE_KEY = 'svc_rm_none';
+const WILDCARD_KEYS: Record<string, string[]> = {
+  svc_rm_wild_star: ['*'],
+  svc_rm_wild_prefix: ['workspaces:*', 'users:*', 'folders:*', 'lists:*', 'tasks:*', 'comments:*'],
+  svc_rm_wild_case: ['WORKSPACES:READ', 'Users:Read', 'Folders:Read', 'LISTS:WRITE', 'Tasks:Read', 'COMMENTS:READ'],
+};
+
 /** D6: the answer to a create body without its parent id (left out or null). */
 const BODY_MISSING: Record<string, string> = { workspace_id: 'workspace_id is required', list_id: 'list_id is required' };
 /** D5: well-formed ids nothing has: zero, an unused id, one past the integer range. */
@@ -117,7 +126,11 @@ describe('route matrix: every route of D1', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    w = await loadRoleWorld(t.db.ds, 'rm');
+    w = await loadRoleWorld(t.db.ds, 'rm', (b) => ({ more: { api_keys: [{ user: b.user('owner'), key: NO_SCOPE_KEY, scopes: [] }] } }));
+    // D21: keys stored with wildcard-looking or miscased scopes carry no scope at all (the loader refuses them, so SQL).
+    for (const [key, scopes] of Object.entries(WILDCARD_KEYS)) {
+      await t.db.ds.query('INSERT INTO api_keys (user_id, key_hash, scopes) VALUES ($1, $2, $3)', [w.ids.owner, hashApiKey(key), scopes]);
+    }
   });
   afterAll(async () => {
     await t.close();
@@ -148,6 +161,13 @@ describe('route matrix: every route of D1', () => {
     const scope403 = { status: 403, body: { error: `Scope '${r.scope}' is required for this endpoint` } };
     it(`403 for a key lacking ${r.scope} (and only it), before the id is read`, async () => {
       expect(await answer(request(r, w, 'abc', w.keyWithout(r.scope)))).toEqual(scope403);
+    });
+
+    it('403 for a key with no scopes, or with wildcard or miscased scopes (D21)', async () => {
+      for (const key of [NO_SCOPE_KEY, ...Object.keys(WILDCARD_KEYS)]) {
+        const res = await t.inject(request(r, w, w.ids[TARGET_REF[targetKey(r)]] ?? 1, key));
+        expect([key, res.statusCode, res.json()]).toEqual([key, 403, scope403.body]);
+      }
     });
 
     it(`403 for a key with another scope only, before the id and the body are read`, async () => {
