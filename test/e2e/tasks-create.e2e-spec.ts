@@ -1,26 +1,17 @@
 import { loadFixture } from '../../src/fixtures/fixture-loader';
-import { auth, createTestApp, TestApp } from '../setup/create-app';
+import { auth, useTestApp } from '../setup/create-app';
 import { FIELDS, KEYS, keys, tasksWorld, TS } from './tasks-world';
 
 /**
- * Create task (issue 4): POST /api/v1/tasks.
+ * Create task: POST /api/v1/tasks.
  * spec: Create task, States and transitions (task rows); D1-D6, D8-D17, D30.
  */
 describe('POST /api/v1/tasks', () => {
-  let t: TestApp;
-  let ids: Record<string, number>;
+  const { t, ids } = useTestApp((ds) => loadFixture(ds, tasksWorld()));
   const create = (payload: unknown, key: string = KEYS.member) => t.inject({ method: 'POST', url: '/api/v1/tasks', headers: auth(key), payload: payload as object });
   const get = (id: number, key: string = KEYS.admin) => t.inject({ method: 'GET', url: `/api/v1/tasks/${id}`, headers: auth(key) });
   const cfValues = (task: { custom_fields: Array<{ id: number; value: string | null }> }) =>
     Object.fromEntries(task.custom_fields.map((f) => [f.id, f.value]));
-
-  beforeAll(async () => {
-    t = await createTestApp();
-    ids = await loadFixture(t.db.ds, tasksWorld());
-  });
-  afterAll(async () => {
-    await t.close();
-  });
 
   it('creates a task with every field and answers 201 with the create field set (D16)', async () => {
     const res = await create({

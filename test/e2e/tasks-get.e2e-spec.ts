@@ -1,23 +1,14 @@
 import { loadFixture } from '../../src/fixtures/fixture-loader';
-import { auth, createTestApp, TestApp } from '../setup/create-app';
+import { auth, useTestApp } from '../setup/create-app';
 import { FIELDS, KEYS, keys, tasksWorld } from './tasks-world';
 
 /**
- * Get task (issue 4): GET /api/v1/tasks/:id.
+ * Get task: GET /api/v1/tasks/:id.
  * spec: Get task, Task fields; D1, D3, D4, D5, D16, D18, D19, D23, D30.
  */
 describe('GET /api/v1/tasks/:id', () => {
-  let t: TestApp;
-  let ids: Record<string, number>;
+  const { t, ids } = useTestApp((ds) => loadFixture(ds, tasksWorld()));
   const get = (taskId: number | string, key: string = KEYS.owner) => t.inject({ method: 'GET', url: `/api/v1/tasks/${taskId}`, headers: auth(key) });
-
-  beforeAll(async () => {
-    t = await createTestApp();
-    ids = await loadFixture(t.db.ds, tasksWorld());
-  });
-  afterAll(async () => {
-    await t.close();
-  });
 
   it('returns the whole task: status, assignees, labels, subtasks, confirmed attachments, custom fields (D16, D18)', async () => {
     const res = await get(ids.t_full, KEYS.admin);

@@ -1,14 +1,13 @@
 import { loadFixture } from '../../src/fixtures/fixture-loader';
-import { auth, createTestApp, TestApp } from '../setup/create-app';
+import { auth, useTestApp } from '../setup/create-app';
 import { FIELDS, KEYS, keys, tasksWorld } from './tasks-world';
 
 /**
- * Update and delete task (issue 4): PATCH and DELETE /api/v1/tasks/:id.
+ * Update and delete task: PATCH and DELETE /api/v1/tasks/:id.
  * spec: Update task, Delete task; D1-D6, D8-D14, D16, D30.
  */
 describe('PATCH and DELETE /api/v1/tasks/:id', () => {
-  let t: TestApp;
-  let ids: Record<string, number>;
+  const { t, ids } = useTestApp((ds) => loadFixture(ds, tasksWorld()));
   const patch = (id: number | string, payload: unknown, key: string = KEYS.member) =>
     t.inject({ method: 'PATCH', url: `/api/v1/tasks/${id}`, headers: auth(key), payload: payload as object });
   const get = (id: number, key: string = KEYS.admin) => t.inject({ method: 'GET', url: `/api/v1/tasks/${id}`, headers: auth(key) });
@@ -20,14 +19,6 @@ describe('PATCH and DELETE /api/v1/tasks/:id', () => {
   const valueOf = (task: { custom_fields: Array<{ id: number; value: string | null }> }, field: number) =>
     task.custom_fields.find((f) => f.id === field)?.value;
   const fieldIds = (task: { custom_fields: Array<{ id: number }> }) => task.custom_fields.map((f) => f.id);
-
-  beforeAll(async () => {
-    t = await createTestApp();
-    ids = await loadFixture(t.db.ds, tasksWorld());
-  });
-  afterAll(async () => {
-    await t.close();
-  });
 
   describe('PATCH', () => {
     it('changes the fields sent and answers 200 with the update field set (D16)', async () => {

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { Scope, SCOPES } from '../../src/common/auth/scope';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
-import { createTestApp, TestApp, TestAppOptions } from './create-app';
+import { TestApp, TestAppOptions, useTestApp } from './create-app';
 import type { FixtureMember, FixtureUser, FixtureWorkspace, FixtureWorld } from '../../src/fixtures/fixture.types';
 
 /**
@@ -209,31 +209,9 @@ export function usersWithKeys(domain: string, names: string[], keys: Record<stri
 }
 
 /**
- * The usual preamble of a domain spec file: before its tests, the app on a
- * fresh database with the role world `prefix` (and the file's `extend`)
- * loaded; after them, both gone. Call it at the top of the file or of a
- * describe block. `t` forwards to the app once it is up; `ids` is filled in
- * place, so both may be destructured right away.
+ * The usual preamble of a domain spec file (`useTestApp`) with the role world
+ * `prefix` and the file's `extend` loaded.
  */
 export function useRoleWorld(prefix: string, extend?: RoleWorldExtend, options?: TestAppOptions): { t: TestApp; ids: Record<string, number> } {
-  let app: TestApp | undefined;
-  const ids: Record<string, number> = {};
-  const up = (): TestApp => {
-    if (!app) throw new Error(`role world ${prefix}: used before its beforeAll ran`);
-    return app;
-  };
-  const t: TestApp = {
-    get app() { return up().app; },
-    get db() { return up().db; },
-    inject: (request) => up().inject(request),
-    close: () => up().close(),
-  };
-  beforeAll(async () => {
-    app = await createTestApp(options);
-    Object.assign(ids, (await loadRoleWorld(app.db.ds, prefix, extend)).ids);
-  });
-  afterAll(async () => {
-    await app?.close();
-  });
-  return { t, ids };
+  return useTestApp(async (ds) => (await loadRoleWorld(ds, prefix, extend)).ids, options);
 }
