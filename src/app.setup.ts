@@ -4,7 +4,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { AppModule } from './app.module';
 import { configureHttp } from './common/http/http.setup';
 import { nestLogger, requestId, rootLogger } from './common/logging/logger';
-import { AppEnv, loadEnv } from './config/env';
+import type { AppEnv } from './config/env';
 import { answerClientError, answerFrameworkError, answerWhileClosing } from './common/http/framework-answers';
 import { sendRawJsonAsIs } from './common/http/raw-json';
 import { deferBodyError, parseJsonBody } from './common/validation/body-error';
@@ -27,7 +27,7 @@ export const MAX_PARAM_LENGTH = 1000;
  * every framework answer as `{ "error" }` (malformed HTTP, oversized headers,
  * bad URLs, shutting down).
  */
-export function createAdapter(env: AppEnv = loadEnv()): FastifyAdapter {
+export function createAdapter(env: AppEnv): FastifyAdapter {
   const { timeouts } = env;
   return new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
@@ -53,9 +53,9 @@ export function createAdapter(env: AppEnv = loadEnv()): FastifyAdapter {
  * D7 and the OpenAPI document. Errors raised by Fastify itself (bad JSON, too
  * large, unsupported type) and unknown routes reach the ErrorFilter through
  * Nest's own Fastify error and not-found handlers (D31). Shared by main.ts, the tests
- * and the OpenAPI script; call before `app.init()`.
+ * and the OpenAPI script; call before `app.init()` with the settings the app was built with.
  */
-export async function configureApp(app: NestFastifyApplication): Promise<void> {
+export async function configureApp(app: NestFastifyApplication, env: AppEnv): Promise<void> {
   const fastify = app.getHttpAdapter().getInstance();
 
   sendRawJsonAsIs(fastify);
@@ -70,18 +70,17 @@ export async function configureApp(app: NestFastifyApplication): Promise<void> {
     done(null, undefined);
   });
   answerWhileClosing(fastify);
-  const env = loadEnv();
   // Issue 12: security headers, CORS, request logs, the deadline, /metrics.
   await configureHttp(app, env, rootLogger(env));
   // D1: GET /api/v1/openapi.json and /docs (unless DOCS_ENABLED=false), public.
   mountOpenApi(app, { ui: env.docsEnabled });
 }
 
-/** A fully configured, initialised app on `DATABASE_URL` (not listening). */
-export async function buildApp(): Promise<NestFastifyApplication> {
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule, createAdapter(), { bodyParser: false, bufferLogs: true });
-  app.useLogger(nestLogger(rootLogger(loadEnv())));
-  await configureApp(app);
+/** A fully configured, initialised app with `settings` (its database: `settings.databaseUrl`), not listening. */
+export async function buildApp(settings: AppEnv): Promise<NestFastifyApplication> {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(settings), createAdapter(settings), { bodyParser: false, bufferLogs: true });
+  app.useLogger(nestLogger(rootLogger(settings)));
+  await configureApp(app, settings);
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
   return app;
