@@ -3,7 +3,7 @@ import { resolve } from 'path';
 import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
-import { createAdapter } from './app.setup';
+import { createAdapter } from './common/http/adapter';
 import { processSettings } from './config/settings';
 import { buildOpenApiDocument } from './openapi/openapi.document';
 import { serializeDocument } from './openapi/openapi.finalize';

@@ -7,7 +7,8 @@ import type { InjectOptions } from 'fastify';
 import { Authenticated, Public, PUBLIC_KEY, SCOPE_KEY } from '../../src/common/auth/authenticated.decorator';
 import type { Scope } from '../../src/common/auth/scope';
 import { AppModule } from '../../src/app.module';
-import { configureApp, createAdapter } from '../../src/app.setup';
+import { configureApp } from '../../src/app.setup';
+import { createAdapter } from '../../src/common/http/adapter';
 import { createTestApp, TestApp, testSettings } from '../setup/create-app';
 import { ROUTES } from '../setup/routes';
 
