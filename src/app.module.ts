@@ -1,6 +1,5 @@
-import { Module } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
-import { ConfigModule } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccessModule } from './common/access/access.module';
 import { ApiKeyCache } from './common/auth/api-key.cache';
@@ -12,7 +11,8 @@ import { SqlModule } from './common/database/sql';
 import { ErrorFilter } from './common/errors/error.filter';
 import { RateLimitGuard } from './common/throttle/throttle.guard';
 import { RateLimitModule } from './common/throttle/throttle.module';
-import { loadEnv } from './config/env';
+import type { AppEnv } from './config/env';
+import { SETTINGS, SettingsModule } from './config/settings';
 import { CommentsModule } from './comments/comments.module';
 import { CustomFieldsModule } from './custom-fields/custom-fields.module';
 import { FoldersModule } from './folders/folders.module';
@@ -25,17 +25,14 @@ import { UsersModule } from './users/users.module';
 import { WorkspacesModule } from './workspaces/workspaces.module';
 
 /**
- * The application: one module per domain, the validated configuration, the
+ * The application (`AppModule.forRoot(settings)`): one module per domain, its settings, the
  * global API-key guard and one error filter. The rate limit, request logs,
  * metrics and the request deadline run in Fastify hooks (common/http/http.setup.ts);
  * write routes retry a lost race (the Authenticated decorator).
  */
 @Module({
   imports: [
-    // Validated when each app is built (the server entry validates first, to fail with one line).
-    ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, load: [() => ({ ...loadEnv() })] }),
     RateLimitModule,
-    TypeOrmModule.forRootAsync({ useFactory: () => withBoundedWaits(dataSourceOptions()) }),
     SqlModule,
     AccessModule,
     HealthModule,
@@ -58,4 +55,18 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
     { provide: APP_FILTER, useClass: ErrorFilter },
   ],
 })
-export class AppModule {}
+export class AppModule {
+  /** The app with `settings` (validated by loadEnv); its database is `settings.databaseUrl`. */
+  static forRoot(settings: AppEnv): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        SettingsModule.forRoot(settings),
+        TypeOrmModule.forRootAsync({
+          inject: [SETTINGS],
+          useFactory: (s: AppEnv) => withBoundedWaits(dataSourceOptions(s.databaseUrl, s), s.timeouts),
+        }),
+      ],
+    };
+  }
+}

@@ -3,7 +3,7 @@ import { LoggerService } from '@nestjs/common';
 import { CommandFactory } from 'nest-commander';
 import { CliModule } from './cli/cli.module';
 import { debugEnabled, logToStderr } from './cli/database';
-import { loadEnvOrExit } from './config/env';
+import { processSettingsOrExit } from './config/settings';
 
 /**
  * Command-line entry (D32): `npm run cli -- <command>`, or `node dist/cli.js
@@ -23,7 +23,7 @@ const stderrLogger: LoggerService = {
 
 async function main(): Promise<void> {
   // Issue 12: a bad variable stops here with one line on stderr.
-  loadEnvOrExit();
+  processSettingsOrExit();
   await CommandFactory.run(CliModule, {
     logger: stderrLogger,
     cliName: 'work-tracking-api',

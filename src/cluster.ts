@@ -1,5 +1,5 @@
 import cluster, { Worker } from 'node:cluster';
-import { loadEnvOrExit } from './config/env';
+import { processSettingsOrExit } from './config/settings';
 
 /*
  * Worker processes for the server (issue 9): `WEB_CONCURRENCY` processes share
@@ -18,7 +18,7 @@ const SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
 
 /** Runs `serve` in this process, or, with WEB_CONCURRENCY > 1, in that many workers managed from here. */
 export function runWorkers(serve: () => void): void {
-  const count = loadEnvOrExit().webConcurrency;
+  const count = processSettingsOrExit().webConcurrency;
   if (count <= 1 || !cluster.isPrimary) return serve();
 
   const workers: Worker[] = [];

@@ -7,7 +7,7 @@ import { buildApp } from './app.setup';
 import { DEMO_KEY_FILE, migrateLocked, recordServerPort, resolveDatabase } from './cli/database';
 import { openDatabase } from './common/database/data-source';
 import { nestLogger, rootLogger } from './common/logging/logger';
-import { loadEnvOrExit } from './config/env';
+import { processSettingsOrExit } from './config/settings';
 import type { EmbeddedDatabase } from './common/database/embedded';
 import { describeCut, requestsInFlight } from './common/http/in-flight';
 import { runWorkers } from './cluster';
@@ -33,7 +33,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | 'timeout'>
 
 async function main(): Promise<void> {
   // Issue 12: the configuration is checked first (one line and exit 1 when bad); logs are pino's from here on.
-  const env = loadEnvOrExit();
+  const env = processSettingsOrExit();
   Logger.overrideLogger(nestLogger(rootLogger(env)));
   const logger = new Logger('Main');
   const drainMs = env.timeouts.shutdown;
@@ -73,8 +73,6 @@ async function main(): Promise<void> {
   try {
     const database = await resolveDatabase((line) => logger.log(line));
     embedded = database.embedded;
-    // The app reads DATABASE_URL (app.setup.ts), so the embedded one is handed over here.
-    process.env.DATABASE_URL = database.url;
 
     let demoKey: string | undefined;
     const migrate = env.migrationsRun;
@@ -99,7 +97,7 @@ async function main(): Promise<void> {
 
     // This process owns SIGTERM and SIGINT (the drain above): handlers the app installs are removed.
     const before = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
-    app = await buildApp();
+    app = await buildApp({ ...env, databaseUrl: database.url });
     for (const s of SIGNALS) {
       for (const listener of process.listeners(s)) if (!before.get(s)!.has(listener)) process.removeListener(s, listener);
     }

@@ -3,7 +3,8 @@ import { resolve } from 'path';
 import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
-import { createAdapter } from './app.setup';
+import { createAdapter } from './common/http/adapter';
+import { processSettings } from './config/settings';
 import { buildOpenApiDocument } from './openapi/openapi.document';
 import { serializeDocument } from './openapi/openapi.finalize';
 
@@ -15,7 +16,8 @@ import { serializeDocument } from './openapi/openapi.finalize';
  */
 async function main(): Promise<void> {
   const out = resolve(process.argv[2] ?? resolve(__dirname, '..', 'openapi.json'));
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule, createAdapter(), { preview: true, logger: ['error'], abortOnError: false });
+  const settings = processSettings();
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(settings), createAdapter(settings), { preview: true, logger: ['error'], abortOnError: false });
   const text = serializeDocument(buildOpenApiDocument(app));
   await app.close();
   writeFileSync(out, text);

@@ -3,7 +3,7 @@ import { readFileSync, rmSync, writeFileSync } from 'fs';
 import { join } from 'path';
 import { DataSource } from 'typeorm';
 import { openDatabase } from '../common/database/data-source';
-import { loadEnv } from '../config/env';
+import { processSettings } from '../config/settings';
 import { EmbeddedDatabase, startEmbeddedPostgres } from '../common/database/embedded';
 
 /** Writes a log line to stderr: stdout carries only results (D32). */
@@ -13,7 +13,7 @@ export function logToStderr(line: string): void {
 
 /** True when LOG_LEVEL asks for debug output. */
 export function debugEnabled(): boolean {
-  return ['debug', 'verbose', 'trace'].includes((process.env.LOG_LEVEL ?? '').trim().toLowerCase());
+  return ['debug', 'verbose', 'trace'].includes(processSettings().logLevel);
 }
 
 /** File name of the plain demo key inside the data directory (only its hash is in the database). */
@@ -63,8 +63,8 @@ export async function migrateLocked(ds: DataSource): Promise<string[]> {
  * embedded PostgreSQL of the data directory, started here.
  */
 export async function resolveDatabase(log: (line: string) => void): Promise<{ url: string; embedded?: EmbeddedDatabase }> {
-  const url = process.env.DATABASE_URL;
-  if (url && url.trim() !== '') return { url };
+  const url = processSettings().databaseUrl;
+  if (url) return { url };
   const embedded = await startEmbeddedPostgres({ log, postgresLog: debugEnabled() ? log : undefined });
   return { url: embedded.url, embedded };
 }
@@ -85,7 +85,7 @@ export class CliDatabase implements OnApplicationShutdown {
     const { url, embedded } = await resolveDatabase(logToStderr);
     this.embedded = embedded;
     this.ds = await openDatabase(url, false);
-    if (options.migrate !== false && loadEnv().migrationsRun) {
+    if (options.migrate !== false && processSettings().migrationsRun) {
       const applied = await migrateLocked(this.ds);
       if (applied.length) logToStderr(`Applied migrations: ${applied.join(', ')}`);
     }
@@ -97,8 +97,9 @@ export class CliDatabase implements OnApplicationShutdown {
    * the port a running `npm start` on this data directory recorded, else the default.
    */
   serverPort(): number {
-    if (process.env.PORT?.trim()) return loadEnv().port;
-    return (this.embedded && recordedServerPort(this.embedded.dataDir)) || loadEnv().port;
+    const { port, portSet } = processSettings();
+    if (portSet) return port;
+    return (this.embedded && recordedServerPort(this.embedded.dataDir)) || port;
   }
 
   /** Path of the demo key file when the CLI runs on the embedded database, else undefined. */

@@ -1,4 +1,4 @@
-import { DEFAULT_TIMEOUTS } from '../common/timeouts';
+import { DEFAULT_TIMEOUTS } from './timeouts';
 import { loadEnv, MAX_MILLISECONDS, VARIABLES } from './env';
 
 describe('loadEnv timeouts (issue 8)', () => {

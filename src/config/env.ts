@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { isIP } from 'net';
-import { DEFAULT_TIMEOUTS, Timeouts } from '../common/timeouts';
+import { DEFAULT_TIMEOUTS, Timeouts } from './timeouts';
 
 /*
  * The process configuration (issue 12): every environment variable the
@@ -157,6 +157,8 @@ export type VariableName = keyof typeof VARIABLES;
 export interface AppEnv {
   databaseUrl?: string;
   port: number;
+  /** Whether PORT was given (the CLI's curl line otherwise names the port a running server recorded). */
+  portSet: boolean;
   host: string;
   dataDir: string;
   embeddedPgPort?: number;
@@ -189,11 +191,12 @@ export class ConfigError extends Error {}
 const SCHEMA = Joi.object(Object.fromEntries(Object.entries(VARIABLES).map(([name, v]) => [name, v.schema]))).unknown(true);
 
 /**
- * Validates `env` (default `process.env`) and returns the typed configuration.
+ * Validates `env` and returns the typed configuration, frozen (it is read-only
+ * for the life of an app; config/settings.ts hands it out).
  *
  * @throws ConfigError `Invalid configuration: PORT="abc": expected a port number from 0 to 65535`
  */
-export function loadEnv(env: NodeJS.ProcessEnv = process.env): AppEnv {
+export function loadEnv(env: NodeJS.ProcessEnv): AppEnv {
   const { value, error } = SCHEMA.validate(env, { abortEarly: true, convert: true });
   if (error) {
     const name = String(error.details[0]?.context?.key ?? error.details[0]?.path[0] ?? '');
@@ -202,9 +205,10 @@ export function loadEnv(env: NodeJS.ProcessEnv = process.env): AppEnv {
   }
   const v = value as Record<VariableName, never>;
   const cors = v.CORS_ORIGINS as string | undefined;
-  return {
+  return deepFreeze({
     databaseUrl: v.DATABASE_URL,
     port: v.PORT,
+    portSet: (env.PORT ?? '').trim() !== '',
     host: v.HOST,
     dataDir: v.DATA_DIR,
     embeddedPgPort: v.EMBEDDED_PG_PORT,
@@ -229,19 +233,11 @@ export function loadEnv(env: NodeJS.ProcessEnv = process.env): AppEnv {
     docsEnabled: v.DOCS_ENABLED,
     metricsEnabled: v.METRICS_ENABLED,
     cursorSecret: v.CURSOR_SECRET,
-  };
+  });
 }
 
-/**
- * loadEnv for process entry points: on a bad value, prints the one line to
- * stderr and exits 1 (no stack).
- */
-export function loadEnvOrExit(env: NodeJS.ProcessEnv = process.env): AppEnv {
-  try {
-    return loadEnv(env);
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(error.message + '\n');
-    process.exit(1);
-  }
+/** `value` with it and every object inside it frozen. */
+function deepFreeze<T extends object>(value: T): T {
+  for (const inner of Object.values(value)) if (inner && typeof inner === 'object') deepFreeze(inner as object);
+  return Object.freeze(value);
 }

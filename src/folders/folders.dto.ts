@@ -1,15 +1,16 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { ApiInteger } from '../common/openapi/integer.decorator';
 import { MAX_LENGTH } from '../common/validation/body';
 import { IsPosition, ParentId, PlainString, TrimmedText } from '../common/validation/body-fields';
 
 /** spec: Folder. */
 export class FolderDto {
-  @ApiProperty({ example: 1 }) id: number;
-  @ApiProperty({ example: 1 }) workspace_id: number;
+  @ApiInteger({ example: 1 }) id: number;
+  @ApiInteger({ example: 1 }) workspace_id: number;
   @ApiProperty({ example: 'Engineering' }) name: string;
   @ApiProperty({ type: 'string', nullable: true, example: 'folder-1', description: 'Icon slug' }) icon: string | null;
   @ApiProperty({ type: 'string', nullable: true, example: 'blue', description: 'Defaults to `blue` on creation' }) color: string | null;
-  @ApiProperty({ example: 1, description: 'Sort position, ascending' }) position: number;
+  @ApiInteger({ example: 1, description: 'Sort position, ascending' }) position: number;
   @ApiProperty({ format: 'date-time', example: '2025-01-15T09:30:00.000Z' }) created_at: string;
 }
 

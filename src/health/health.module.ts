@@ -4,7 +4,8 @@ import { HealthCheckService, HealthIndicatorService, TerminusModule, TypeOrmHeal
 import type { FastifyReply } from 'fastify';
 import { DataSource } from 'typeorm';
 import { Public } from '../common/auth/authenticated.decorator';
-import { loadEnv } from '../config/env';
+import type { AppEnv } from '../config/env';
+import { InjectSettings } from '../config/settings';
 import { isShuttingDown } from './shutdown-state';
 
 /** Body of GET /health. */
@@ -33,14 +34,17 @@ const PROBE_BODY = {
 @Controller('health')
 export class HealthController {
   /** Issue 8: an unreachable database is reported within DB_CONNECT_TIMEOUT_MS, whatever the pool waits for. */
-  private readonly deadlineMs = loadEnv().timeouts.dbConnect;
+  private readonly deadlineMs: number;
 
   constructor(
+    @InjectSettings() settings: AppEnv,
     private readonly db: DataSource,
     private readonly health: HealthCheckService,
     private readonly indicators: HealthIndicatorService,
     private readonly typeorm: TypeOrmHealthIndicator,
-  ) {}
+  ) {
+    this.deadlineMs = settings.timeouts.dbConnect;
+  }
 
   /** `{ "status": "ok" }` (200) or `{ "status": "unavailable" }` (503), within DB_CONNECT_TIMEOUT_MS. */
   @Get()

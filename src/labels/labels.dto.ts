@@ -1,11 +1,12 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { ApiInteger } from '../common/openapi/integer.decorator';
 import { MAX_LENGTH } from '../common/validation/body';
 import { ParentId, PlainString, TrimmedText } from '../common/validation/body-fields';
 
 /** spec: Label. */
 export class LabelDto {
-  @ApiProperty() id: number;
-  @ApiProperty() workspace_id: number;
+  @ApiInteger() id: number;
+  @ApiInteger() workspace_id: number;
   @ApiProperty() name: string;
   @ApiProperty({ type: 'string', nullable: true }) color: string | null;
   @ApiProperty({ format: 'date-time' }) created_at: string;

@@ -1,16 +1,17 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { ApiInteger } from '../common/openapi/integer.decorator';
 import { MAX_LENGTH } from '../common/validation/body';
 import { IsNumericId, IsPosition, ParentId, PlainString, TrimmedText } from '../common/validation/body-fields';
 
 /** spec: List. */
 export class ListDto {
-  @ApiProperty({ example: 1 }) id: number;
-  @ApiProperty({ example: 1 }) workspace_id: number;
-  @ApiProperty({ type: 'integer', nullable: true, example: 1, description: 'Parent folder' }) folder_id: number | null;
+  @ApiInteger({ example: 1 }) id: number;
+  @ApiInteger({ example: 1 }) workspace_id: number;
+  @ApiInteger({ nullable: true, example: 1, description: 'Parent folder' }) folder_id: number | null;
   @ApiProperty({ example: 'Backlog' }) name: string;
   @ApiProperty({ type: 'string', nullable: true, example: 'library', description: 'Icon slug' }) icon: string | null;
   @ApiProperty({ type: 'string', nullable: true, example: 'gray', description: 'Defaults to `gray` on creation' }) color: string | null;
-  @ApiProperty({ example: 1, description: 'Sort position, ascending' }) position: number;
+  @ApiInteger({ example: 1, description: 'Sort position, ascending' }) position: number;
   @ApiProperty({ format: 'date-time', example: '2025-01-15T09:30:00.000Z' }) created_at: string;
 }
 

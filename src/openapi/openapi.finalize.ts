@@ -12,9 +12,8 @@
  * - error answers are normalised: the `Error` schema, one named example per
  *   message, and a description listing the messages;
  * - every schema a response reaches is strict (D16): all properties required,
- *   no others allowed, timestamps in the form of convention 2, and numbers
- *   typed `integer` (every number the API answers is an id, a position, a
- *   count or a size);
+ *   no others allowed, timestamps in the form of convention 2 (whole numbers
+ *   are typed `integer` where they are declared: ApiInteger);
  * - an operation's description ends with who may call it: its scope and the
  *   wording `@Authenticated` took from the access policy (`x-access`, folded in);
  * - answers given before any route runs: 408, 414 (routes with a path
@@ -312,8 +311,6 @@ export function strictify(schema: unknown): void {
       obj.required = Object.keys(obj.properties);
     }
     if (obj.format === 'date-time' && !obj.pattern) obj.pattern = TIMESTAMP_PATTERN;
-    if (obj.type === 'number') obj.type = 'integer';
-    if (Array.isArray(obj.type)) obj.type = obj.type.map((t: unknown) => (t === 'number' ? 'integer' : t));
   });
 }
 

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { ApiInteger } from '../common/openapi/integer.decorator';
 import { MAX_LENGTH } from '../common/validation/body';
 import { IsOneOf, IsPosition, ParentId, PlainString, TrimmedText } from '../common/validation/body-fields';
 
@@ -11,13 +12,13 @@ export const INVALID_CATEGORY = `Invalid category. Must be one of: ${STATUS_CATE
 
 /** spec: Status (the full object, as create, update and the listing return it). */
 export class StatusDto {
-  @ApiProperty({ example: 1 }) id: number;
-  @ApiProperty({ example: 1 }) workspace_id: number;
+  @ApiInteger({ example: 1 }) id: number;
+  @ApiInteger({ example: 1 }) workspace_id: number;
   @ApiProperty({ example: 'In Review', description: 'Unique in the workspace ignoring case and surrounding spaces' }) name: string;
   @ApiProperty({ type: 'string', nullable: true, example: 'chart', description: 'Icon slug' }) icon: string | null;
   @ApiProperty({ type: 'string', nullable: true, example: 'gray' }) color: string | null;
   @ApiProperty({ enum: STATUS_CATEGORIES }) category: StatusCategory;
-  @ApiProperty({ example: 1, description: 'Sort position, ascending' }) position: number;
+  @ApiInteger({ example: 1, description: 'Sort position, ascending' }) position: number;
   @ApiProperty({ format: 'date-time', example: '2025-01-15T09:30:00.000Z' }) created_at: string;
 }
 

@@ -1,6 +1,7 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { loadEnv } from '../config/env';
+import type { AppEnv } from '../config/env';
+import { InjectSettings } from '../config/settings';
 import { useCursorSecret } from './task-cursor';
 
 /** Something that runs SQL and returns rows (a DataSource, a QueryRunner). */
@@ -15,13 +16,12 @@ export const MISSING_CURSOR_SECRET =
   'The database has no cursor secret: run the migrations (npm run cli -- migrate) or set CURSOR_SECRET';
 
 /**
- * Issue 19: the secret that signs cursors, `CURSOR_SECRET` when set, else the random one the
+ * The secret that signs cursors: `configured` (CURSOR_SECRET) when set, else the random one the
  * migrations created in `server_secrets` (shared by every process on the database).
  *
  * @throws Error MISSING_CURSOR_SECRET when neither exists
  */
-export async function readCursorSecret(db: Queryable): Promise<string> {
-  const configured = loadEnv().cursorSecret;
+export async function readCursorSecret(db: Queryable, configured?: string): Promise<string> {
   if (configured !== undefined) return configured;
   const rows = (await db.query(`SELECT value FROM server_secrets WHERE name = 'cursor'`).catch((error: unknown) => {
     if ((error as { code?: string }).code === UNDEFINED_TABLE) return [];
@@ -34,9 +34,12 @@ export async function readCursorSecret(db: Queryable): Promise<string> {
 /** Reads the cursor secret once when the application starts (after the migrations that run at start). */
 @Injectable()
 export class CursorSecretLoader implements OnModuleInit {
-  constructor(private readonly db: DataSource) {}
+  constructor(
+    private readonly db: DataSource,
+    @InjectSettings() private readonly settings: AppEnv,
+  ) {}
 
   async onModuleInit(): Promise<void> {
-    useCursorSecret(await readCursorSecret(this.db));
+    useCursorSecret(await readCursorSecret(this.db, this.settings.cursorSecret));
   }
 }

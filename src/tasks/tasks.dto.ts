@@ -1,5 +1,6 @@
 import { BadRequestException } from '@nestjs/common';
 import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
+import { ApiInteger } from '../common/openapi/integer.decorator';
 import { BODY_ID } from '../common/openapi/ids';
 import { checkLength, checkText, MAX_LENGTH, nulMessage, tooLongMessage } from '../common/validation/body';
 import { parseId } from '../common/validation/ids';
@@ -62,7 +63,7 @@ function customFieldValues(value: unknown): CustomFieldInput[] | undefined {
 
 /** spec: Status embedded in a task. */
 export class StatusSummaryDto {
-  @ApiProperty({ example: 1 }) id: number;
+  @ApiInteger({ example: 1 }) id: number;
   @ApiProperty({ example: 'To Do' }) name: string;
   @ApiProperty({ type: 'string', nullable: true }) icon: string | null;
   @ApiProperty({ type: 'string', nullable: true, example: 'gray' }) color: string | null;
@@ -71,33 +72,33 @@ export class StatusSummaryDto {
 
 /** spec: Label embedded in a task. */
 export class LabelSummaryDto {
-  @ApiProperty({ example: 1 }) id: number;
+  @ApiInteger({ example: 1 }) id: number;
   @ApiProperty({ example: 'Bug' }) name: string;
   @ApiProperty({ type: 'string', nullable: true, example: 'red' }) color: string | null;
 }
 
 /** spec: Task assignee (also an attachment's uploader). */
 export class AssigneeDto {
-  @ApiProperty({ description: 'User id', example: 7 }) id: number;
+  @ApiInteger({ description: 'User id', example: 7 }) id: number;
   @ApiProperty({ example: 'Alice' }) name: string;
   @ApiProperty({ type: 'string', nullable: true }) avatar_url: string | null;
 }
 
 /** spec: Subtask element. */
 export class SubtaskDto {
-  @ApiProperty({ example: 42 }) id: number;
+  @ApiInteger({ example: 42 }) id: number;
   @ApiProperty({ example: 'Write the changelog' }) title: string;
   @ApiProperty({ enum: PRIORITIES }) priority: string;
-  @ApiProperty({ description: 'Workspace-scoped sequential number', example: 2 }) identifier: number;
+  @ApiInteger({ description: 'Workspace-scoped sequential number', example: 2 }) identifier: number;
   @ApiProperty({ type: StatusSummaryDto, nullable: true }) status: StatusSummaryDto | null;
   @ApiProperty({ type: [AssigneeDto], description: 'Ascending user id' }) assignees: AssigneeDto[];
 }
 
 /** spec: Attachment element (confirmed attachments only). */
 export class AttachmentDto {
-  @ApiProperty({ example: 9 }) id: number;
+  @ApiInteger({ example: 9 }) id: number;
   @ApiProperty({ description: 'Original file name', example: 'spec.pdf' }) file_name: string;
-  @ApiProperty({ description: 'Bytes', example: 1024 }) file_size: number;
+  @ApiInteger({ description: 'Bytes', example: 1024 }) file_size: number;
   @ApiProperty({ example: 'application/pdf' }) mime_type: string;
   @ApiProperty({ format: 'date-time' }) created_at: string;
   @ApiProperty({ type: AssigneeDto }) uploader: AssigneeDto;
@@ -105,7 +106,7 @@ export class AttachmentDto {
 
 /** spec: Custom-field entry on a task (D18). */
 export class CustomFieldEntryDto {
-  @ApiProperty({ example: 3 }) id: number;
+  @ApiInteger({ example: 3 }) id: number;
   @ApiProperty({ example: 'Estimate' }) name: string;
   @ApiProperty({ enum: CUSTOM_FIELD_TYPES, example: 'number' }) type: string;
   @ApiProperty({
@@ -115,21 +116,21 @@ export class CustomFieldEntryDto {
     description: 'rating `{icon, color}`; dropdown `{options}`; money `{currency, decimals}`; other types null',
   })
   config: Record<string, unknown> | null;
-  @ApiProperty({ description: 'Sort position within the workspace' }) position: number;
+  @ApiInteger({ description: 'Sort position within the workspace' }) position: number;
   @ApiProperty({ type: 'string', nullable: true, description: "The task's value; null when unset", example: '3' }) value: string | null;
 }
 
 /** spec: Task fields of every response kind. */
 class TaskBaseDto {
-  @ApiProperty({ example: 41 }) id: number;
-  @ApiProperty({ example: 1 }) workspace_id: number;
-  @ApiProperty({ type: 'number', nullable: true, description: 'null when the task is not in a list', example: 3 }) list_id: number | null;
+  @ApiInteger({ example: 41 }) id: number;
+  @ApiInteger({ example: 1 }) workspace_id: number;
+  @ApiInteger({ nullable: true, description: 'null when the task is not in a list', example: 3 }) list_id: number | null;
   @ApiProperty({ example: 'Ship it' }) title: string;
   @ApiProperty({ enum: PRIORITIES }) priority: string;
-  @ApiProperty({ description: 'Workspace-scoped sequential number, never reused', example: 1 }) identifier: number;
+  @ApiInteger({ description: 'Workspace-scoped sequential number, never reused', example: 1 }) identifier: number;
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true }) due_date: string | null;
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true }) start_date: string | null;
-  @ApiProperty({ description: 'User id of the creator', example: 7 }) creator_id: number;
+  @ApiInteger({ description: 'User id of the creator', example: 7 }) creator_id: number;
   @ApiProperty({ format: 'date-time' }) created_at: string;
   @ApiProperty({ type: StatusSummaryDto, nullable: true }) status: StatusSummaryDto | null;
   @ApiProperty({ type: [AssigneeDto], description: 'Ascending user id' }) assignees: AssigneeDto[];
@@ -157,16 +158,16 @@ export class TaskListItemDto extends TaskBaseDto {
 /** spec: List tasks response (D22). */
 export class TaskPageDto {
   @ApiProperty({ type: [TaskListItemDto] }) data: TaskListItemDto[];
-  @ApiProperty({ example: 1 }) page: number;
-  @ApiProperty({ example: 50 }) limit: number;
-  @ApiProperty({ description: 'All matching tasks' }) total: number;
-  @ApiProperty({ description: 'ceil(total / limit); 0 when there are no tasks' }) total_pages: number;
+  @ApiInteger({ example: 1 }) page: number;
+  @ApiInteger({ example: 50 }) limit: number;
+  @ApiInteger({ description: 'All matching tasks' }) total: number;
+  @ApiInteger({ description: 'ceil(total / limit); 0 when there are no tasks' }) total_pages: number;
 }
 
 /** D34: a keyset page of List tasks (a request with `cursor` or `include_total=false`). */
 export class TaskCursorPageDto {
   @ApiProperty({ type: [TaskListItemDto] }) data: TaskListItemDto[];
-  @ApiProperty({ example: 50 }) limit: number;
+  @ApiInteger({ example: 50 }) limit: number;
   @ApiProperty({
     type: 'string',
     nullable: true,
@@ -179,7 +180,7 @@ export class TaskCursorPageDto {
 
 /** D34: a keyset page with `total`, when `include_total=true` is sent with a cursor. */
 export class TaskCursorPageWithTotalDto extends TaskCursorPageDto {
-  @ApiProperty({ description: 'All matching tasks' }) total: number;
+  @ApiInteger({ description: 'All matching tasks' }) total: number;
 }
 
 /** spec: `custom_fields` element of create and update task (D13), as loose as customFieldValues takes it. */

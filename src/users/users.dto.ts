@@ -1,8 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { ApiInteger } from '../common/openapi/integer.decorator';
 
 /** spec: Current user. */
 export class CurrentUserDto {
-  @ApiProperty({ example: 1 }) id: number;
+  @ApiInteger({ example: 1 }) id: number;
   @ApiProperty({ example: 'alice@example.com' }) email: string;
   @ApiProperty({ example: 'Alice' }) name: string;
   @ApiProperty({ type: 'string', nullable: true, example: null }) avatar_url: string | null;

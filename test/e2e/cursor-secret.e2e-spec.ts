@@ -3,7 +3,6 @@ import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { MISSING_CURSOR_SECRET, readCursorSecret } from '../../src/tasks/cursor-secret';
 import { cursorSecret } from '../../src/tasks/task-cursor';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
-import { setEnv } from '../setup/env';
 import { KEYS, tasksWorld } from './tasks-world';
 
 /**
@@ -76,16 +75,11 @@ describe('cursor secret', () => {
   });
 
   it('CURSOR_SECRET set wins over the stored secret', async () => {
-    const restore = setEnv({ CURSOR_SECRET: 'a secret of our own' });
+    const other = await createTestApp({ database: t.db, env: { CURSOR_SECRET: 'a secret of our own' } });
     try {
-      const other = await createTestApp({ database: t.db });
-      try {
-        expect(cursorSecret()).toBe('a secret of our own');
-      } finally {
-        await other.close();
-      }
+      expect(cursorSecret()).toBe('a secret of our own');
     } finally {
-      restore();
+      await other.close();
     }
     expect(await readCursorSecret(t.db.ds)).toBe(await stored());
   });

@@ -2,7 +2,6 @@ import { AddressInfo, connect } from 'net';
 import { SCOPES } from '../../src/common/auth/scope';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { createTestApp, TestApp } from '../setup/create-app';
-import { setEnv } from '../setup/env';
 import { rawRequest, RawAnswer } from '../setup/raw-http';
 
 /**
@@ -20,11 +19,9 @@ const JSON_TYPE = /^application\/json(; charset=utf-8)?$/;
 describe('framework answers over a socket (issue 8; D5, D31)', () => {
   let t: TestApp;
   let port: number;
-  let restoreEnv: () => void;
 
   beforeAll(async () => {
-    restoreEnv = setEnv({ HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), HTTP_IDLE_TIMEOUT_MS: String(IDLE_TIMEOUT_MS) });
-    t = await createTestApp();
+    t = await createTestApp({ env: { HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), HTTP_IDLE_TIMEOUT_MS: String(IDLE_TIMEOUT_MS) } });
     await loadFixture(t.db.ds, {
       users: [{ ref: 'alice', email: 'alice@edges.test', name: 'Alice' }],
       api_keys: [{ user: 'alice', key: KEY, scopes: [...SCOPES] }],
@@ -33,7 +30,6 @@ describe('framework answers over a socket (issue 8; D5, D31)', () => {
     port = (t.app.getHttpServer().address() as AddressInfo).port;
   });
   afterAll(async () => {
-    restoreEnv();
     await t.close();
   });
 

@@ -284,7 +284,7 @@ describe('OpenAPI document (issue 5; D1)', () => {
       }
     });
 
-    it('types every number a response holds as an integer', () => {
+    it('types every number a response holds as an integer, declared at its DTO (ApiInteger: nothing rewrites number to integer)', () => {
       const { responses } = responseAndRequestRoots(doc);
       const numbers: string[] = [];
       const visit = (node: unknown, at: string): void => {

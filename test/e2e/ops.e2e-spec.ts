@@ -1,16 +1,15 @@
 import type { AddressInfo } from 'net';
-import { readFileSync } from 'fs';
+import { readdirSync, readFileSync } from 'fs';
 import { join } from 'path';
 import { generateApiKey } from '../../src/common/auth/api-key';
 import { SCOPES } from '../../src/common/auth/scope';
-import { DEFAULT_TIMEOUTS } from '../../src/common/timeouts';
+import { DEFAULT_TIMEOUTS } from '../../src/config/timeouts';
 import { ConfigError, loadEnv, VARIABLES } from '../../src/config/env';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import type { FixtureWorld } from '../../src/fixtures/fixture.types';
 import { markShuttingDown } from '../../src/health/shutdown-state';
 import { rawRequest } from '../setup/raw-http';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
-import { setEnv } from '../setup/env';
 import { ROOT } from '../setup/paths';
 import { QueryCounter } from '../setup/query-counter';
 
@@ -31,14 +30,9 @@ function world(key: string, slug: string): FixtureWorld {
   };
 }
 
-/** createTestApp with environment variables set while the app is built (its configuration is read then). */
-async function appWith(env: Record<string, string>, options: { validateResponses?: boolean } = {}): Promise<TestApp> {
-  const restore = setEnv(env);
-  try {
-    return await createTestApp(options);
-  } finally {
-    restore();
-  }
+/** createTestApp with configuration variables `env`. */
+function appWith(env: Record<string, string>, options: { validateResponses?: boolean } = {}): Promise<TestApp> {
+  return createTestApp({ ...options, env });
 }
 
 /** Runs `run` against an app booted with `env` (see appWith), closing the app afterwards. */
@@ -70,7 +64,7 @@ describe('configuration (validated at boot)', () => {
   it('defaults, and the accepted spellings of booleans', () => {
     const env = loadEnv({});
     expect(env).toEqual({
-      databaseUrl: undefined, port: 3000, host: '0.0.0.0', dataDir: '.data', embeddedPgPort: undefined, migrationsRun: true,
+      databaseUrl: undefined, port: 3000, portSet: false, host: '0.0.0.0', dataDir: '.data', embeddedPgPort: undefined, migrationsRun: true,
       dbPoolSize: 10, logLevel: 'log', logFormat: 'auto', rateLimitPerMinute: 0, redisUrl: undefined, trustProxy: false,
       corsOrigins: [], docsEnabled: true, metricsEnabled: true,
       timeouts: DEFAULT_TIMEOUTS, preparedStatements: true, webConcurrency: 1,
@@ -80,6 +74,14 @@ describe('configuration (validated at boot)', () => {
     expect(loadEnv({ DOCS_ENABLED: 'off', CORS_ORIGINS: 'https://a.example.com, http://localhost:5173' })).toMatchObject({
       docsEnabled: false, corsOrigins: ['https://a.example.com', 'http://localhost:5173'],
     });
+  });
+
+  it('settings are read once: no source file but config/settings.ts reads process.env (npm\'s own variables aside), and they are frozen', () => {
+    const files = (readdirSync(join(ROOT, 'src'), { recursive: true }) as string[]).filter((f) => f.endsWith('.ts') && !f.endsWith('.spec.ts'));
+    const readers = files.filter((f) => /process\.env\b(?!\.(npm_lifecycle_event|INIT_CWD)\b)/.test(readFileSync(join(ROOT, 'src', f), 'utf8')));
+    expect(readers.map((f) => f.split('\\').join('/'))).toEqual(['config/settings.ts']);
+    const env = loadEnv({ REQUEST_TIMEOUT_MS: '100' });
+    expect(Object.isFrozen(env) && Object.isFrozen(env.timeouts) && Object.isFrozen(env.corsOrigins)).toBe(true);
   });
 
   it('the README configuration table lists exactly the validated variables, with their defaults', () => {

@@ -2,12 +2,10 @@ import type { InjectOptions } from 'fastify';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../../src/common/database/data-source';
 import { withBoundedWaits } from '../../src/common/database/pool-options';
-import { loadEnv } from '../../src/config/env';
 import { SCOPES } from '../../src/common/auth/scope';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
-import { auth, createTestApp, TestApp } from '../setup/create-app';
+import { auth, createTestApp, TestApp, testSettings } from '../setup/create-app';
 import { adminUrl } from '../setup/database';
-import { setEnv } from '../setup/env';
 import { CutMode, TcpProxy } from '../setup/tcp-proxy';
 
 /**
@@ -31,13 +29,11 @@ describe('database outage (issue 8)', () => {
   let proxy: TcpProxy;
   let listId: number;
   const key = auth('svc_outage_owner');
-  let restoreEnv: () => void;
 
   beforeAll(async () => {
-    restoreEnv = setEnv(TIMEOUTS);
     const admin = new URL(adminUrl());
     proxy = await TcpProxy.start(admin.hostname, Number(admin.port || 5432));
-    t = await createTestApp({ connectVia: (url) => proxy.via(url) });
+    t = await createTestApp({ connectVia: (url) => proxy.via(url), env: TIMEOUTS });
     const ids = await loadFixture(t.db.ds, {
       users: [{ ref: 'alice', email: 'alice@outage.test', name: 'Alice' }],
       api_keys: [{ user: 'alice', key: 'svc_outage_owner', scopes: [...SCOPES] }],
@@ -46,7 +42,6 @@ describe('database outage (issue 8)', () => {
     listId = ids.inbox;
   });
   afterAll(async () => {
-    restoreEnv();
     await t?.close();
     await proxy?.close();
   });
@@ -141,7 +136,7 @@ describe('database outage (issue 8)', () => {
   );
 
   it('does not hand out again a pooled connection whose statement got no answer (stays silent after the cut)', async () => {
-    const ds = new DataSource(withBoundedWaits({ ...dataSourceOptions(proxy.via(t.db.url)), extra: { max: 3 } }, loadEnv().timeouts));
+    const ds = new DataSource(withBoundedWaits({ ...dataSourceOptions(proxy.via(t.db.url)), extra: { max: 3 } }, testSettings(TIMEOUTS).timeouts));
     await ds.initialize();
     try {
       await Promise.all([1, 2, 3].map(() => ds.query('SELECT 1')));

@@ -8,7 +8,6 @@ import { revokeKey } from '../../src/cli/admin';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
 import { adminUrl } from '../setup/database';
-import { setEnv } from '../setup/env';
 import { PgBouncer, startPgBouncer } from '../setup/pgbouncer';
 import { FIELDS, KEYS, keys, tasksWorld } from './tasks-world';
 
@@ -102,17 +101,10 @@ describe('behind PgBouncer in transaction mode (issue 16)', () => {
    * logging into `lines` (emptied); closing it also restores the environment.
    */
   const startPooled = async (prepared: 'true' | 'false', validateResponses?: boolean): Promise<TestApp> => {
-    const restoreEnv = setEnv({ DB_PREPARED_STATEMENTS: prepared });
-    const app = await createTestApp({ database: direct!.db, connectVia: (url) => bouncer!.via(url), validateResponses });
+    const app = await createTestApp({ database: direct!.db, connectVia: (url) => bouncer!.via(url), validateResponses, env: { DB_PREPARED_STATEMENTS: prepared } });
     app.app.useLogger(nestLogger(processLogger()));
     lines.length = 0;
-    return {
-      ...app,
-      async close() {
-        await app.close();
-        restoreEnv();
-      },
-    };
+    return app;
   };
 
   describe('DB_PREPARED_STATEMENTS=false: everything works', () => {

@@ -4,7 +4,6 @@ import { dataSourceOptions } from '../../src/common/database/data-source';
 import { NamedStatementClient } from '../../src/common/database/prepared';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
-import { setEnv } from '../setup/env';
 
 /**
  * Issue 9: every parameterised statement is a named prepared statement, parsed
@@ -19,11 +18,9 @@ const RUNS = 12;
 describe('named prepared statements (issue 9)', () => {
   let t: TestApp;
   let ids: Record<string, number>;
-  let restoreEnv: () => void;
 
   beforeAll(async () => {
-    restoreEnv = setEnv({ DB_POOL_SIZE: '1' });
-    t = await createTestApp();
+    t = await createTestApp({ env: { DB_POOL_SIZE: '1' } });
     ids = await loadFixture(t.db.ds, {
       users: [{ ref: 'owner', email: 'owner@prep.test', name: 'Owner' }],
       api_keys: [{ user: 'owner', key: KEY, scopes: [...SCOPES] }],
@@ -41,7 +38,6 @@ describe('named prepared statements (issue 9)', () => {
     });
   });
   afterAll(async () => {
-    restoreEnv();
     await t.close();
   });
 

@@ -4,7 +4,6 @@ import { generateApiKey } from '../../src/common/auth/api-key';
 import { SCOPES } from '../../src/common/auth/scope';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
-import { setEnv } from '../setup/env';
 import { TcpProxy } from '../setup/tcp-proxy';
 
 /**
@@ -34,15 +33,10 @@ describe('rate limits when Redis fails (issue 19)', () => {
 
   /** An app limiting 1,000 requests a minute per key, counting in the Redis at `redisUrl`, with a world of one key. */
   async function appOn(redisUrl: string): Promise<{ t: TestApp; key: string }> {
-    const restore = setEnv({ RATE_LIMIT_PER_MINUTE: '1000', REDIS_URL: redisUrl });
-    try {
-      const t = await createTestApp({ validateResponses: false });
-      const key = generateApiKey();
-      await loadFixture(t.db.ds, { users: [{ ref: 'ann', email: `ann@${Date.now()}.test`, name: 'Ann' }], api_keys: [{ user: 'ann', key, scopes: [...SCOPES] }] });
-      return { t, key };
-    } finally {
-      restore();
-    }
+    const t = await createTestApp({ validateResponses: false, env: { RATE_LIMIT_PER_MINUTE: '1000', REDIS_URL: redisUrl } });
+    const key = generateApiKey();
+    await loadFixture(t.db.ds, { users: [{ ref: 'ann', email: `ann@${Date.now()}.test`, name: 'Ann' }], api_keys: [{ user: 'ann', key, scopes: [...SCOPES] }] });
+    return { t, key };
   }
 
   const storeUp = async (t: TestApp) => /^rate_limit_store_up (\d)$/m.exec((await t.inject({ method: 'GET', url: '/metrics' })).body)?.[1];

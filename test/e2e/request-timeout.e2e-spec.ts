@@ -1,7 +1,6 @@
 import { SCOPES } from '../../src/common/auth/scope';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
-import { setEnv } from '../setup/env';
 
 /**
  * Issue 8 item 7: a request whose handler runs past REQUEST_TIMEOUT_MS answers
@@ -16,11 +15,9 @@ describe('request deadline (issue 8)', () => {
   let t: TestApp;
   let taskId: number;
   const key = auth('svc_deadline_owner');
-  let restoreEnv: () => void;
 
   beforeAll(async () => {
-    restoreEnv = setEnv(ENV);
-    t = await createTestApp();
+    t = await createTestApp({ env: ENV });
     const ids = await loadFixture(t.db.ds, {
       users: [{ ref: 'alice', email: 'alice@deadline.test', name: 'Alice' }],
       api_keys: [{ user: 'alice', key: 'svc_deadline_owner', scopes: [...SCOPES] }],
@@ -29,7 +26,6 @@ describe('request deadline (issue 8)', () => {
     taskId = ids.t1;
   });
   afterAll(async () => {
-    restoreEnv();
     await t.close();
   });
 

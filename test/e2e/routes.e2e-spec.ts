@@ -7,8 +7,9 @@ import type { InjectOptions } from 'fastify';
 import { Authenticated, Public, PUBLIC_KEY, SCOPE_KEY } from '../../src/common/auth/authenticated.decorator';
 import type { Scope } from '../../src/common/auth/scope';
 import { AppModule } from '../../src/app.module';
-import { configureApp, createAdapter } from '../../src/app.setup';
-import { createTestApp, TestApp } from '../setup/create-app';
+import { configureApp } from '../../src/app.setup';
+import { createAdapter } from '../../src/common/http/adapter';
+import { createTestApp, TestApp, testSettings } from '../setup/create-app';
 import { ROUTES } from '../setup/routes';
 
 /**
@@ -173,9 +174,10 @@ describe('routes (D1; closed by default)', () => {
   });
 
   it('the guard refuses (500, revealing nothing) a route that declares neither, should one slip through', async () => {
-    const moduleRef = await Test.createTestingModule({ imports: [AppModule], controllers: [ForgottenController] }).compile();
-    const app = moduleRef.createNestApplication<NestFastifyApplication>(createAdapter(), { logger: false, bodyParser: false });
-    await configureApp(app);
+    const settings = testSettings({ DATABASE_URL: t.db.url });
+    const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(settings)], controllers: [ForgottenController] }).compile();
+    const app = moduleRef.createNestApplication<NestFastifyApplication>(createAdapter(settings), { logger: false, bodyParser: false });
+    await configureApp(app, settings);
     await app.init();
     await app.getHttpAdapter().getInstance().ready();
     try {

@@ -2,7 +2,9 @@ import { Test } from '@nestjs/testing';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { AppModule } from '../../src/app.module';
-import { configureApp, createAdapter } from '../../src/app.setup';
+import { configureApp } from '../../src/app.setup';
+import { createAdapter } from '../../src/common/http/adapter';
+import { AppEnv, loadEnv } from '../../src/config/env';
 import { createTestDatabase, TestDatabase } from './database';
 import { responseChecker, validationEnabled } from './openapi-validator';
 
@@ -16,30 +18,35 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** How `createTestApp` builds the app (see there). */
+/** Settings of a test app: the test environment with `env` (variable name → value, as an operator would set them) over it. */
+export function testSettings(env: Record<string, string> = {}): AppEnv {
+  return loadEnv({ ...process.env, ...env });
+}
+
+/** Options of createTestApp. */
 export interface TestAppOptions {
+  /** false: answers are not checked against the OpenAPI document. */
   validateResponses?: boolean;
+  /** Maps the database URL the app uses (an outage test's TCP proxy); `db.ds` stays direct. */
   connectVia?: (url: string) => string;
+  /** Run on this database (shared, not dropped here: a second app on it, as a second server process would be). */
   database?: TestDatabase;
+  /** Configuration variables of this app (e.g. `{ REQUEST_TIMEOUT_MS: '300' }`), validated as at start-up. */
+  env?: Record<string, string>;
 }
 
 /**
  * Boots AppModule with the Fastify adapter and configureApp (the real guard,
  * filter and body rules) on a fresh database of its own. `inject` checks
  * every answer against the served OpenAPI document (test/setup/openapi-validator.ts)
- * unless `validateResponses` is false. `connectVia` maps the database URL the app uses;
- * with `database`, the app runs on that database instead of a fresh one.
+ * unless `validateResponses` is false.
  */
-export async function createTestApp(
-  options: TestAppOptions = {},
-): Promise<TestApp> {
-  // A database given by the caller is shared (a second app on it, as a second server process would be): not dropped here.
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const db = options.database ?? (await createTestDatabase());
-  // connectVia: the app reaches its database another way (an outage test's TCP proxy); `db.ds` stays direct.
-  process.env.DATABASE_URL = options.connectVia ? options.connectVia(db.url) : db.url;
-  const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
-  const app = moduleRef.createNestApplication<NestFastifyApplication>(createAdapter(), { logger: ['error'], bodyParser: false });
-  await configureApp(app);
+  const settings = testSettings({ ...options.env, DATABASE_URL: options.connectVia ? options.connectVia(db.url) : db.url });
+  const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(settings)] }).compile();
+  const app = moduleRef.createNestApplication<NestFastifyApplication>(createAdapter(settings), { logger: ['error'], bodyParser: false });
+  await configureApp(app, settings);
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
   const check = await responseChecker(app, validationEnabled(options.validateResponses));

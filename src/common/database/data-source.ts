@@ -1,6 +1,7 @@
 import { types } from 'pg';
 import { DataSource, DataSourceOptions } from 'typeorm';
-import { loadEnv } from '../../config/env';
+import type { AppEnv } from '../../config/env';
+import { processSettings } from '../../config/settings';
 import { InitialSchema1732250000000 } from './migrations/1732250000000-initial-schema';
 import { ApiKeyNotify1795431327202 } from './migrations/1795431327202-api-key-notify';
 import { TaskQueries1795500000000 } from './migrations/1795500000000-task-queries';
@@ -16,13 +17,16 @@ types.setTypeParser(types.builtins.INT8, (value) => Number(value));
 export const MIGRATIONS = [InitialSchema1732250000000, ApiKeyNotify1795431327202, TaskQueries1795500000000, ServerSecrets1795600000000, TaskSearchText1795700000000, Events1795800000000];
 
 /**
- * TypeORM options for PostgreSQL at `url` (default `DATABASE_URL`).
- * Pool size from `DB_POOL_SIZE` (default 10). Parameterised statements are
- * named prepared statements unless `DB_PREPARED_STATEMENTS=false` (prepared.ts).
+ * TypeORM options for PostgreSQL at `url`. Pool size from `env.dbPoolSize`
+ * (DB_POOL_SIZE, default 10). Parameterised statements are named prepared
+ * statements unless `env.preparedStatements` is false (prepared.ts).
+ * `env` defaults to this process's settings (the CLI, the tests' own connections).
  */
-export function dataSourceOptions(url: string | undefined = process.env.DATABASE_URL): DataSourceOptions {
+export function dataSourceOptions(
+  url: string | undefined,
+  env: Pick<AppEnv, 'dbPoolSize' | 'preparedStatements'> = processSettings(),
+): DataSourceOptions {
   if (!url) throw new Error('DATABASE_URL is not set');
-  const env = loadEnv();
   return {
     type: 'postgres',
     url,

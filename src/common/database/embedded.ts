@@ -4,6 +4,7 @@ import { createServer } from 'net';
 import { userInfo } from 'os';
 import { basename, dirname, join, resolve } from 'path';
 import { Client } from 'pg';
+import { processSettings } from '../../config/settings';
 import { firstBlockedDirectory, OsUser, osUser, reachableHome, reachablePlace } from './os-access';
 
 /*
@@ -103,7 +104,7 @@ export interface EmbeddedOptions {
 }
 
 /** The data directory of D32: `DATA_DIR`, else `./.data`, absolute. */
-export function resolveDataDir(dir: string | undefined = process.env.DATA_DIR): string {
+export function resolveDataDir(dir: string | undefined = processSettings().dataDir): string {
   return resolve(dir && dir.trim() !== '' ? dir : '.data');
 }
 
@@ -284,11 +285,8 @@ async function ensureAppDatabase(port: number): Promise<void> {
 
 /** `port`, else EMBEDDED_PG_PORT, else 5433 when free, else any free port. */
 async function choosePort(port: number | undefined): Promise<number> {
-  const configured = port ?? (process.env.EMBEDDED_PG_PORT ? Number(process.env.EMBEDDED_PG_PORT) : undefined);
-  if (configured !== undefined) {
-    if (!Number.isInteger(configured) || configured < 1 || configured > 65535) throw new Error('EMBEDDED_PG_PORT must be a port number');
-    return configured;
-  }
+  const configured = port ?? processSettings().embeddedPgPort;
+  if (configured !== undefined) return configured;
   return (await portIsFree(DEFAULT_PORT)) ? DEFAULT_PORT : freePort();
 }
 

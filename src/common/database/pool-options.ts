@@ -1,7 +1,6 @@
 import { Client } from 'pg';
 import type { DataSourceOptions } from 'typeorm';
-import { loadEnv } from '../../config/env';
-import { Timeouts } from '../timeouts';
+import type { Timeouts } from '../../config/timeouts';
 
 /** What pg answers when a statement gets no reply within `query_timeout`. */
 const READ_TIMEOUT_MESSAGE = 'Query read timeout';
@@ -40,7 +39,7 @@ export function timeoutSafe<T extends ClientClass>(Base: T): T {
  * later, for a server that does not answer at all), TCP keep-alive. `Base` is the
  * client class the options already name (prepared statements), made timeout-safe.
  */
-export function boundedPoolOptions(timeouts: Timeouts = loadEnv().timeouts, Base: ClientClass = Client): Record<string, unknown> {
+export function boundedPoolOptions(timeouts: Timeouts, Base: ClientClass = Client): Record<string, unknown> {
   return {
     connectionTimeoutMillis: timeouts.dbConnect,
     statement_timeout: timeouts.dbStatement,
@@ -51,7 +50,7 @@ export function boundedPoolOptions(timeouts: Timeouts = loadEnv().timeouts, Base
 }
 
 /** `options` with the bounded pool options of the serving app added to its `extra`. */
-export function withBoundedWaits(options: DataSourceOptions, timeouts?: Timeouts): DataSourceOptions {
+export function withBoundedWaits(options: DataSourceOptions, timeouts: Timeouts): DataSourceOptions {
   const extra = (options as { extra?: Record<string, unknown> }).extra ?? {};
   return { ...options, extra: { ...extra, ...boundedPoolOptions(timeouts, (extra.Client as ClientClass | undefined) ?? Client) } } as DataSourceOptions;
 }

@@ -2,7 +2,8 @@ import type { LoggerService } from '@nestjs/common';
 import { randomUUID } from 'crypto';
 import type { IncomingHttpHeaders, IncomingMessage } from 'http';
 import pino, { type DestinationStream, type Level, type Logger } from 'pino';
-import { loadEnv, type AppEnv, type LogLevelName } from '../../config/env';
+import type { AppEnv, LogLevelName } from '../../config/env';
+import { processSettings } from '../../config/settings';
 
 /*
  * Structured logs (issue 12): pino, one JSON object per line on stdout
@@ -161,7 +162,7 @@ export function rootLogger(env: Pick<AppEnv, 'logLevel' | 'logFormat'>): Logger 
 
 /** The process's root logger as created (LOG_LEVEL, LOG_FORMAT of the environment) or replaced. */
 export function processLogger(): Logger {
-  return (root ??= createRootLogger(loadEnv()));
+  return (root ??= createRootLogger(processSettings()));
 }
 
 /** Replaces the process's root logger (tests capture lines with it). Returns the previous one. */

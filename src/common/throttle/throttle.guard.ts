@@ -2,10 +2,10 @@ import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ConfigService } from '@nestjs/config';
 import { InjectThrottlerOptions, InjectThrottlerStorage, ThrottlerGuard, type ThrottlerModuleOptions, type ThrottlerStorage } from '@nestjs/throttler';
 import { ApiKeyCache } from '../auth/api-key.cache';
 import type { AppEnv } from '../../config/env';
+import { InjectSettings } from '../../config/settings';
 
 /**
  * Rate limiting (issue 12), @nestjs/throttler's guard run by the HTTP layer's
@@ -26,10 +26,10 @@ export class RateLimitGuard extends ThrottlerGuard {
     @InjectThrottlerStorage() storage: ThrottlerStorage,
     reflector: Reflector,
     private readonly keys: ApiKeyCache,
-    config: ConfigService<AppEnv, true>,
+    @InjectSettings() settings: AppEnv,
   ) {
     super(options, storage, reflector);
-    this.enabled = config.get('rateLimitPerMinute', { infer: true }) > 0;
+    this.enabled = settings.rateLimitPerMinute > 0;
   }
 
   /** Whether RATE_LIMIT_PER_MINUTE turns the limit on. */

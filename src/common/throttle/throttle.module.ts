@@ -1,8 +1,8 @@
 import { Logger, Module } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { ThrottlerModule, type ThrottlerStorage } from '@nestjs/throttler';
 import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
 import type { AppEnv } from '../../config/env';
+import { SETTINGS } from '../../config/settings';
 import { RATE_LIMIT_MESSAGE } from './rate-limit.constants';
 
 /** The window of RATE_LIMIT_PER_MINUTE, in milliseconds. */
@@ -93,11 +93,10 @@ export function rateLimitStoreUp(storage: unknown): boolean {
 @Module({
   imports: [
     ThrottlerModule.forRootAsync({
-      inject: [ConfigService],
-      useFactory: (config: ConfigService<AppEnv, true>) => {
-        const redisUrl = config.get('redisUrl', { infer: true });
+      inject: [SETTINGS],
+      useFactory: ({ redisUrl, rateLimitPerMinute }: AppEnv) => {
         return {
-          throttlers: [{ ttl: WINDOW_MS, limit: Math.max(1, config.get('rateLimitPerMinute', { infer: true })) }],
+          throttlers: [{ ttl: WINDOW_MS, limit: Math.max(1, rateLimitPerMinute) }],
           errorMessage: RATE_LIMIT_MESSAGE,
           storage: redisUrl ? new FailOpenRedisStorage(redisUrl) : undefined,
         };

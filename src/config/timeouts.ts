@@ -1,6 +1,6 @@
 /**
  * Every timeout of the server, in milliseconds, from the environment
- * (README: Configuration; validated and read by config/env.ts loadEnv). Issue 8: nothing waits without bound, neither on a
+ * (README: Configuration; validated and read by loadEnv in env.ts). Nothing waits without bound, neither on a
  * slow client nor on an unreachable database.
  */
 export interface Timeouts {
