@@ -198,12 +198,17 @@ export async function loadRoleWorld(ds: DataSource, prefix: string, extend?: Rol
 
 /**
  * Users and keys of a hand-made world: for each name a user (ref `name`, email
- * `name@domain`, display name capitalised), and for each entry of `keys`
- * (user ref → key) a key of that user with every scope.
+ * `name@domain`, display name capitalised, and the fields `users` gives it),
+ * and for each entry of `keys` (user ref → key) a key of that user with every scope.
  */
-export function usersWithKeys(domain: string, names: string[], keys: Record<string, string>): Pick<FixtureWorld, 'users' | 'api_keys'> {
+export function usersWithKeys(
+  domain: string,
+  names: string[],
+  keys: Record<string, string>,
+  users: Record<string, Partial<FixtureUser>> = {},
+): Pick<FixtureWorld, 'users' | 'api_keys'> {
   return {
-    users: names.map((ref) => ({ ref, email: `${ref}@${domain}`, name: ref[0].toUpperCase() + ref.slice(1) })),
+    users: names.map((ref) => ({ ref, email: `${ref}@${domain}`, name: ref[0].toUpperCase() + ref.slice(1), ...users[ref] })),
     api_keys: Object.entries(keys).map(([user, key]) => ({ user, key, scopes: ALL })),
   };
 }
