@@ -136,6 +136,18 @@ describe('route matrix: every route of D1', () => {
     await t.close();
   });
 
+  /** Every row of the tables a refused request could touch: the matrix's requests are all refused, so this never changes. */
+  const TABLES = ['workspaces', 'workspace_members', 'labels', 'statuses', 'folders', 'lists', 'tasks', 'task_labels', 'comments', 'member_folder_grants', 'member_list_grants'];
+  const snapshot = async () => {
+    const rows: Record<string, unknown[]> = {};
+    for (const table of TABLES) rows[table] = await t.db.ds.query(`SELECT * FROM ${table} ORDER BY 1, 2`);
+    return rows;
+  };
+  let before: Record<string, unknown[]>;
+  beforeAll(async () => {
+    before = await snapshot();
+  });
+
   const answer = async (options: InjectOptions) => {
     const res = await t.inject(options);
     return { status: res.statusCode, body: res.json() as unknown };
@@ -230,6 +242,10 @@ describe('route matrix: every route of D1', () => {
         });
       }
     }
+  });
+
+  it('changed nothing: a refused request writes no row (runs last)', async () => {
+    expect(await snapshot()).toEqual(before);
   });
 
   it('has the role message of D2 for every write route', () => {
