@@ -4,7 +4,7 @@ import type { CursorValues } from './task-cursor';
 import { PRIORITIES, Priority } from './tasks.dto';
 import type { SortKey, SortTerm, TaskFilters, TaskQuery } from './task-query';
 import { SqlParams } from '../common/database/sql-params';
-import { taskJsonSql } from './tasks.sql';
+import { taskPageSql } from './tasks.sql';
 
 /*
  * The one statement of List tasks (D22, D34): filters, sort, offset or keyset
@@ -158,8 +158,6 @@ export function taskListSql(scope: TaskListScope, userId: number, query: TaskQue
   const keys = query.sort.map((s, i) => `${SORT_SQL[s.key].expr(s.desc)} AS k${i}`).join(', ');
   const user = p.add(userId, 'int');
   const limit = p.add(query.limit, 'int');
-  // Each page row's object by primary key, whatever the planner thinks of joining a few rows with all tasks.
-  const rowJson = `(SELECT ${taskJsonSql('listItem', user, grants)} FROM tasks t WHERE t.id = p.id)`;
 
   if (query.mode === 'offset') {
     // D22: the scope is counted and paged by one statement. Unfiltered, it is not materialized:
@@ -167,25 +165,26 @@ export function taskListSql(scope: TaskListScope, userId: number, query: TaskQue
     // every match anyway, and the page then sorts those few rows instead of walking the index
     // past all the others (the generic plan cannot know how few match).
     const offset = p.add((BigInt(query.page - 1) * BigInt(query.limit)).toString(), 'bigint');
+    const items = taskPageSql('SELECT id FROM page', 'page p JOIN tasks t ON t.id = p.id', orderSql(query.sort, 'p'), user, grants);
     const sql = `WITH scope AS ${narrows(query.filters) ? 'MATERIALIZED' : 'NOT MATERIALIZED'} (
          SELECT t.id, ${keys} FROM tasks t WHERE ${where}
-       ), page AS (
+       ), page AS MATERIALIZED (
          SELECT * FROM scope ORDER BY ${orderSql(query.sort, 'scope')} LIMIT ${limit} OFFSET ${offset}
-       )
-       SELECT (SELECT count(*)::int FROM scope) AS total,
-              COALESCE((SELECT json_agg(${rowJson} ORDER BY ${orderSql(query.sort, 'p')}) FROM page p), '[]'::json)::text AS data`;
+       ), ${items.ctes.join(',\n')}
+       SELECT (SELECT count(*)::int FROM scope) AS total, ${items.array} AS data`;
     return { sql, params: p.values };
   }
 
   // D34 keyset page: one row more than asked tells whether a next page exists.
   const keyset = query.after ? `\n AND ${afterSql(p, query.sort, query.after)}` : '';
   const total = query.includeTotal ? `,\n (SELECT count(*)::int FROM tasks t WHERE ${where}) AS total` : '';
-  const sql = `WITH page AS (
+  const items = taskPageSql(`SELECT id FROM page WHERE n <= ${limit}`, `page p JOIN tasks t ON t.id = p.id AND p.n <= ${limit}`, 'p.n', user, grants);
+  const sql = `WITH page AS MATERIALIZED (
        SELECT t.id, row_number() OVER (ORDER BY ${orderSql(query.sort)}) AS n, ${cursorValuesSql(query.sort)} AS next_key
          FROM tasks t WHERE ${where}${keyset}
         ORDER BY ${orderSql(query.sort)} LIMIT ${limit} + 1
-     )
-     SELECT COALESCE((SELECT json_agg(${rowJson} ORDER BY p.n) FROM page p WHERE p.n <= ${limit}), '[]'::json)::text AS data,
+     ), ${items.ctes.join(',\n')}
+     SELECT ${items.array} AS data,
             (SELECT p.next_key FROM page p WHERE p.n = ${limit} AND EXISTS (SELECT 1 FROM page m WHERE m.n > ${limit})) AS next_key${total}`;
   return { sql, params: p.values };
 }

@@ -1,56 +1,80 @@
 /**
- * SQL fragments that build task response shapes inside PostgreSQL (json_build_object
- * and json_agg subqueries), so a task or a whole page of tasks is one statement
+ * SQL fragments that build task response shapes inside PostgreSQL as compact
+ * JSON text (json-sql.ts), so a task or a whole page of tasks is one statement
  * whatever it holds (performance rules; D16 field sets; D18, D19 custom fields).
  * Only fixed identifiers are interpolated here; values always travel as parameters.
  */
 
 import { GrantParams, permittedListSql } from '../common/access/access.sql';
+import { J, JsonSql } from '../common/database/json-sql';
+import type { TaskDto, TaskListItemDto, TaskWriteDto } from './tasks.dto';
 
 /** Which response a task object is built for (spec: "Which fields appear in which response", D16). */
 export type TaskShape = 'write' | 'full' | 'listItem';
 
 /** spec: Status embedded in a task: id, name, icon, color, category; null when none. */
-export function statusSummarySql(statusIdExpr: string): string {
-  return `(SELECT json_build_object('id', s.id, 'name', s.name, 'icon', s.icon, 'color', s.color, 'category', s.category)
-             FROM statuses s WHERE s.id = ${statusIdExpr})`;
+export function statusSummarySql(statusIdExpr: string): JsonSql {
+  const status = J.object([
+    ['id', J.int('s.id')], ['name', J.text('s.name')], ['icon', J.textOrNull('s.icon')],
+    ['color', J.textOrNull('s.color')], ['category', J.text('s.category')],
+  ]);
+  return J.jsonOrNull(`(SELECT ${status} FROM statuses s WHERE s.id = ${statusIdExpr})`);
+}
+
+/** spec: a user as embedded in tasks (assignee, uploader): `{id, name, avatar_url}` of users row `u`. */
+function userSummarySql(u: string): JsonSql {
+  return J.object([['id', J.int(`${u}.id`)], ['name', J.text(`${u}.name`)], ['avatar_url', J.textOrNull(`${u}.avatar_url`)]]);
 }
 
 /** spec: assignees `{id, name, avatar_url}`, ascending user id (D12); `[]` when none. */
-export function assigneesSql(taskIdExpr: string): string {
-  return `COALESCE((SELECT json_agg(json_build_object('id', u.id, 'name', u.name, 'avatar_url', u.avatar_url) ORDER BY u.id)
-                      FROM task_assignees ta JOIN users u ON u.id = ta.user_id
-                     WHERE ta.task_id = ${taskIdExpr}), '[]'::json)`;
+export function assigneesSql(taskIdExpr: string): JsonSql {
+  return J.array(userSummarySql('u'), `task_assignees ta JOIN users u ON u.id = ta.user_id WHERE ta.task_id = ${taskIdExpr}`, 'u.id');
 }
 
 /** spec: labels embedded in a task `{id, name, color}`, in the label order of D23. */
-export function labelsSql(taskIdExpr: string): string {
-  return `COALESCE((SELECT json_agg(json_build_object('id', lb.id, 'name', lb.name, 'color', lb.color) ORDER BY lower(lb.name), lb.id)
-                      FROM task_labels tl JOIN labels lb ON lb.id = tl.label_id
-                     WHERE tl.task_id = ${taskIdExpr}), '[]'::json)`;
+export function labelsSql(taskIdExpr: string): JsonSql {
+  return J.array(
+    J.object([['id', J.int('lb.id')], ['name', J.text('lb.name')], ['color', J.textOrNull('lb.color')]]),
+    `task_labels tl JOIN labels lb ON lb.id = tl.label_id WHERE tl.task_id = ${taskIdExpr}`,
+    'lower(lb.name), lb.id',
+  );
 }
 
 /**
  * spec: subtask elements `{id, title, priority, identifier, status, assignees}`, oldest first (D16);
  * only subtasks in lists the caller may see (D33, the rule of permittedListSql).
  */
-export function subtasksSql(taskIdExpr: string, grants: GrantParams): string {
-  return `COALESCE((SELECT json_agg(json_build_object(
-                        'id', st.id, 'title', st.title, 'priority', st.priority, 'identifier', st.identifier,
-                        'status', ${statusSummarySql('st.status_id')},
-                        'assignees', ${assigneesSql('st.id')}) ORDER BY st.created_at, st.id)
-                      FROM tasks st WHERE st.parent_id = ${taskIdExpr} AND ${permittedListSql('st.list_id', grants)}), '[]'::json)`;
+export function subtasksSql(taskIdExpr: string, grants: GrantParams): JsonSql {
+  return J.array(subtaskSql('st', assigneesSql('st.id')), `tasks st WHERE ${subtaskOfSql('st', `= ${taskIdExpr}`, grants)}`, SUBTASK_ORDER);
 }
 
-/** spec: confirmed attachments with their uploader, oldest first. */
-export function attachmentsSql(taskIdExpr: string): string {
-  return `COALESCE((SELECT json_agg(json_build_object(
-                        'id', a.id, 'file_name', a.file_name, 'file_size', a.file_size, 'mime_type', a.mime_type,
-                        'created_at', api_ts(a.created_at),
-                        'uploader', json_build_object('id', au.id, 'name', au.name, 'avatar_url', au.avatar_url)) ORDER BY a.created_at, a.id)
-                      FROM attachments a JOIN users au ON au.id = a.uploader_id
-                     WHERE a.task_id = ${taskIdExpr} AND a.confirmed), '[]'::json)`;
+/** The subtask element of tasks row `st` whose assignees array is `assignees`. */
+function subtaskSql(st: string, assignees: JsonSql): JsonSql {
+  return J.object([
+    ['id', J.int(`${st}.id`)], ['title', J.text(`${st}.title`)], ['priority', J.text(`${st}.priority`)], ['identifier', J.int(`${st}.identifier`)],
+    ['status', statusSummarySql(`${st}.status_id`)], ['assignees', assignees],
+  ]);
 }
+
+/** Tasks row `st` is a subtask of a parent matching `parentTest` (`= 5`, `= ANY(...)`) in a list the caller may see (D33). */
+function subtaskOfSql(st: string, parentTest: string, grants: GrantParams): string {
+  return `${st}.parent_id ${parentTest} AND ${permittedListSql(`${st}.list_id`, grants)}`;
+}
+
+/** D16: subtasks oldest first. */
+const SUBTASK_ORDER = 'st.created_at, st.id';
+
+/** spec: confirmed attachments with their uploader, oldest first. */
+export function attachmentsSql(taskIdExpr: string): JsonSql {
+  const attachment = J.object([
+    ['id', J.int('a.id')], ['file_name', J.text('a.file_name')], ['file_size', J.int('a.file_size')], ['mime_type', J.text('a.mime_type')],
+    ['created_at', J.timestamp('a.created_at')], ['uploader', userSummarySql('au')],
+  ]);
+  return J.array(attachment, `attachments a JOIN users au ON au.id = a.uploader_id WHERE a.task_id = ${taskIdExpr} AND a.confirmed`, 'a.created_at, a.id');
+}
+
+/** SQL of the folder of the task's list, by key (a join with lists would let a generic plan hash the whole table per task). */
+const listFolderSql = (t: string) => `(SELECT lf.folder_id FROM lists lf WHERE lf.id = ${t}.list_id)`;
 
 /**
  * D19: custom field `f` applies to the list `listExpr` whose folder is `folderExpr`:
@@ -86,48 +110,166 @@ export function fieldConfigSql(f: string): string {
           END`;
 }
 
-/** D18: the entries `{id, name, type, config, position, value}` of the fields applying to the task and visible to the caller, by position then id. */
-export function customFieldsSql(t: string, folderExpr: string, userExpr: string): string {
-  return `COALESCE((SELECT json_agg(json_build_object(
-                        'id', f.id, 'name', f.name, 'type', f.type, 'config', ${fieldConfigSql('f')},
-                        'position', f.position, 'value', v.value) ORDER BY f.position, f.id)
-                      FROM custom_fields f
-                      LEFT JOIN task_custom_field_values v ON v.task_id = ${t}.id AND v.field_id = f.id
-                     WHERE f.workspace_id = ${t}.workspace_id
-                       AND ${fieldAppliesSql('f', `${t}.list_id`, folderExpr)}
-                       AND ${fieldVisibleSql('f', userExpr)}), '[]'::json)`;
+/** D18: an entry `{id, name, type, config, position, value}` of custom_fields row `f` with its value row `v`. */
+const FIELD_ENTRY = J.object([
+  ['id', J.int('f.id')], ['name', J.text('f.name')], ['type', J.text('f.type')], ['config', J.jsonOrNull(fieldConfigSql('f'))],
+  ['position', J.int('f.position')], ['value', J.textOrNull('v.value')],
+]);
+
+/** D18: custom fields by position then id. */
+const FIELD_ORDER = 'f.position, f.id';
+
+/**
+ * A one-row FROM item `tf` whose `folder_id` is the folder of task row `t`'s
+ * list (NULL without one), looked up once per task: OFFSET 0 keeps PostgreSQL
+ * from folding it into each field's test, where it ran once per field.
+ */
+const taskFolderSql = (t: string) => `(SELECT ${listFolderSql(t)} AS folder_id OFFSET 0) tf`;
+
+/** Conditions on custom_fields row `f`: a field of task row `t`'s workspace, applying to its list (in folder `tf.folder_id`) and visible to `userExpr` (D18, D19). */
+function fieldOfTaskSql(t: string, userExpr: string): string {
+  return `f.workspace_id = ${t}.workspace_id
+        AND ${fieldAppliesSql('f', `${t}.list_id`, 'tf.folder_id')}
+        AND ${fieldVisibleSql('f', userExpr)}`;
+}
+
+/** The join of a custom field `f` with task row `t`'s value `v` of it (none: NULL). */
+const fieldValueJoinSql = (t: string) => `LEFT JOIN task_custom_field_values v ON v.task_id = ${t}.id AND v.field_id = f.id`;
+
+/** D18: the entries of the fields applying to task row `t` and visible to the caller, by position then id. */
+export function customFieldsSql(t: string, userExpr: string): JsonSql {
+  return J.array(FIELD_ENTRY, `${taskFolderSql(t)} CROSS JOIN custom_fields f ${fieldValueJoinSql(t)} WHERE ${fieldOfTaskSql(t, userExpr)}`, FIELD_ORDER);
 }
 
 /**
- * The task object of `shape` for task row `t`, as seen by user `userExpr` with the
- * grants `grants` (needed by the shapes with subtasks, D33).
- * Keys exactly as D16 requires for that response.
+ * Where a task object's nested arrays come from: for one task, subqueries
+ * correlated with its row (taskJsonSql); for a page of tasks, arrays built
+ * once per page and joined to each row (taskPageSql).
  */
-export function taskJsonSql(shape: TaskShape, userExpr: string, grants: GrantParams | null, t = 't'): string {
-  const parts: string[] = [
-    `'id', ${t}.id`,
-    `'workspace_id', ${t}.workspace_id`,
-    `'list_id', ${t}.list_id`,
-    `'title', ${t}.title`,
+interface NestedSql {
+  assignees(t: string): JsonSql;
+  subtasks(t: string): JsonSql;
+  customFields(t: string): JsonSql;
+}
+
+/** What a task field's SQL may use: the tasks row's alias and the source of its nested arrays. */
+interface TaskSqlContext {
+  t: string;
+  nested: NestedSql;
+}
+
+/** One key of the task object: the shapes it appears in (D16) and the SQL of its JSON value. */
+interface TaskField {
+  key: string;
+  shapes: readonly TaskShape[];
+  json(c: TaskSqlContext): JsonSql;
+}
+
+const EVERY_SHAPE = ['full', 'write', 'listItem'] as const;
+
+
+/**
+ * The task object's keys in response order, the shapes each appears in (spec:
+ * "Which fields appear in which response", D16) and how each is rendered. The
+ * compiler checks every shape's keys against its response DTO (below).
+ */
+export const TASK_FIELDS = [
+  { key: 'id', shapes: EVERY_SHAPE, json: ({ t }) => J.int(`${t}.id`) },
+  { key: 'workspace_id', shapes: EVERY_SHAPE, json: ({ t }) => J.int(`${t}.workspace_id`) },
+  { key: 'list_id', shapes: EVERY_SHAPE, json: ({ t }) => J.intOrNull(`${t}.list_id`) },
+  { key: 'title', shapes: EVERY_SHAPE, json: ({ t }) => J.text(`${t}.title`) },
+  { key: 'description', shapes: ['full', 'write'], json: ({ t }) => J.textOrNull(`${t}.description`) },
+  { key: 'priority', shapes: EVERY_SHAPE, json: ({ t }) => J.text(`${t}.priority`) },
+  { key: 'identifier', shapes: EVERY_SHAPE, json: ({ t }) => J.int(`${t}.identifier`) },
+  { key: 'due_date', shapes: EVERY_SHAPE, json: ({ t }) => J.timestampOrNull(`${t}.due_date`) },
+  { key: 'start_date', shapes: EVERY_SHAPE, json: ({ t }) => J.timestampOrNull(`${t}.start_date`) },
+  { key: 'creator_id', shapes: EVERY_SHAPE, json: ({ t }) => J.int(`${t}.creator_id`) },
+  { key: 'created_at', shapes: EVERY_SHAPE, json: ({ t }) => J.timestamp(`${t}.created_at`) },
+  { key: 'status', shapes: EVERY_SHAPE, json: ({ t }) => statusSummarySql(`${t}.status_id`) },
+  { key: 'assignees', shapes: EVERY_SHAPE, json: ({ t, nested }) => nested.assignees(t) },
+  { key: 'labels', shapes: ['full'], json: ({ t }) => labelsSql(`${t}.id`) },
+  { key: 'subtasks', shapes: ['full', 'listItem'], json: ({ t, nested }) => nested.subtasks(t) },
+  { key: 'attachments', shapes: ['full'], json: ({ t }) => attachmentsSql(`${t}.id`) },
+  { key: 'custom_fields', shapes: EVERY_SHAPE, json: ({ t, nested }) => nested.customFields(t) },
+] as const satisfies readonly TaskField[];
+
+/** The keys TASK_FIELDS gives shape `S`. */
+type KeysOf<S extends TaskShape> = (typeof TASK_FIELDS)[number] extends infer F
+  ? F extends { key: infer K; shapes: readonly (infer Shape)[] }
+    ? S extends Shape
+      ? K
+      : never
+    : never
+  : never;
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+/** Fails to compile when a shape's keys and its response DTO's differ: a field added to one must be added to the other. */
+const FIELDS_MATCH_DTOS: [Same<KeysOf<'full'>, keyof TaskDto>, Same<KeysOf<'write'>, keyof TaskWriteDto>, Same<KeysOf<'listItem'>, keyof TaskListItemDto>] = [
+  true,
+  true,
+  true,
+];
+void FIELDS_MATCH_DTOS;
+
+/** The object of `shape` for the tasks row of `context`, from TASK_FIELDS. */
+function taskObjectSql(shape: TaskShape, context: TaskSqlContext): JsonSql {
+  const fields: readonly TaskField[] = TASK_FIELDS;
+  return J.object(fields.filter((f) => f.shapes.includes(shape)).map((f) => [f.key, f.json(context)] as const));
+}
+
+/**
+ * The task object of `shape` for task row `t` as compact JSON text, as seen by
+ * user `userExpr` with the grants `grants` (needed by the shapes with subtasks, D33).
+ * Keys exactly as D16 requires for that response, from TASK_FIELDS.
+ */
+export function taskJsonSql(shape: TaskShape, userExpr: string, grants: GrantParams | null, t = 't'): JsonSql {
+  if (shape !== 'write' && !grants) throw new Error(`taskJsonSql: the ${shape} shape embeds subtasks and needs the caller's grants`);
+  const nested: NestedSql = {
+    assignees: (row) => assigneesSql(`${row}.id`),
+    subtasks: (row) => subtasksSql(`${row}.id`, grants!),
+    customFields: (row) => customFieldsSql(row, userExpr),
+  };
+  return taskObjectSql(shape, { t, nested });
+}
+
+/**
+ * The list items (D16 `listItem` shape) of a page of tasks as one JSON array:
+ * `ctes` to add to the statement, then `array`, an expression over them.
+ * `pageIds` selects the page's task ids (column `id`) and `from` is a FROM
+ * clause naming the page's rows as tasks `t` (with whatever else `orderBy`
+ * sorts by). The nested arrays are built set-wise, once per page (subtasks,
+ * the assignees of tasks and subtasks, custom fields), instead of by one
+ * subquery per row: a fixed number of scans whatever the page size.
+ */
+export function taskPageSql(pageIds: string, from: string, orderBy: string, userExpr: string, grants: GrantParams): { ctes: string[]; array: JsonSql } {
+  const ctes = [
+    `page_subtasks AS MATERIALIZED (
+       SELECT st.* FROM tasks st WHERE ${subtaskOfSql('st', `= ANY(ARRAY(${pageIds}))`, grants)})`,
+    `page_assignees AS MATERIALIZED (
+       SELECT ta.task_id, ${J.arrayAgg(userSummarySql('u'), 'u.id')} AS json
+         FROM task_assignees ta JOIN users u ON u.id = ta.user_id
+        WHERE ta.task_id = ANY(ARRAY(${pageIds} UNION ALL SELECT id FROM page_subtasks))
+        GROUP BY ta.task_id)`,
+    `page_subtask_arrays AS MATERIALIZED (
+       SELECT st.parent_id, ${J.arrayAgg(subtaskSql('st', "COALESCE(sa.json, '[]')"), SUBTASK_ORDER)} AS json
+         FROM page_subtasks st LEFT JOIN page_assignees sa ON sa.task_id = st.id
+        GROUP BY st.parent_id)`,
+    `page_fields AS MATERIALIZED (
+       SELECT pt.id AS task_id, ${J.arrayAgg(FIELD_ENTRY, FIELD_ORDER)} AS json
+         FROM tasks pt CROSS JOIN LATERAL ${taskFolderSql('pt')}
+         JOIN custom_fields f ON ${fieldOfTaskSql('pt', userExpr)} ${fieldValueJoinSql('pt')}
+        WHERE pt.id = ANY(ARRAY(${pageIds}))
+        GROUP BY pt.id)`,
   ];
-  if (shape !== 'listItem') parts.push(`'description', ${t}.description`);
-  parts.push(
-    `'priority', ${t}.priority`,
-    `'identifier', ${t}.identifier`,
-    `'due_date', api_ts(${t}.due_date)`,
-    `'start_date', api_ts(${t}.start_date)`,
-    `'creator_id', ${t}.creator_id`,
-    `'created_at', api_ts(${t}.created_at)`,
-    `'status', ${statusSummarySql(`${t}.status_id`)}`,
-    `'assignees', ${assigneesSql(`${t}.id`)}`,
-  );
-  if (shape === 'full') parts.push(`'labels', ${labelsSql(`${t}.id`)}`);
-  if (shape !== 'write') {
-    if (!grants) throw new Error(`taskJsonSql: the ${shape} shape embeds subtasks and needs the caller's grants`);
-    parts.push(`'subtasks', ${subtasksSql(`${t}.id`, grants)}`);
-  }
-  if (shape === 'full') parts.push(`'attachments', ${attachmentsSql(`${t}.id`)}`);
-  // The list's folder by key (a join with lists would let a generic plan hash the whole table per task).
-  parts.push(`'custom_fields', ${customFieldsSql(t, `(SELECT lf.folder_id FROM lists lf WHERE lf.id = ${t}.list_id)`, userExpr)}`);
-  return `json_build_object(${parts.join(', ')})`;
+  const nested: NestedSql = {
+    assignees: () => "COALESCE(pa.json, '[]')",
+    subtasks: () => "COALESCE(ps.json, '[]')",
+    customFields: () => "COALESCE(pf.json, '[]')",
+  };
+  const element = taskObjectSql('listItem', { t: 't', nested });
+  const array = `(SELECT ${J.arrayAgg(element, orderBy)}
+                    FROM ${from}
+                    LEFT JOIN page_assignees pa ON pa.task_id = t.id
+                    LEFT JOIN page_subtask_arrays ps ON ps.parent_id = t.id
+                    LEFT JOIN page_fields pf ON pf.task_id = t.id)`;
+  return { ctes, array };
 }

@@ -72,7 +72,7 @@ describe('named prepared statements (issue 9)', () => {
     const tasks = find(/AS task\s+FROM tasks t WHERE t\.id = \$1::int/);
     // The full shape (get task, inside its access check's statement) and the write shape (create's read back).
     expect(tasks).toHaveLength(2);
-    const task = tasks.filter((r) => r.statement.includes("'attachments'"));
+    const task = tasks.filter((r) => r.statement.includes('"attachments":'));
     expect(task).toHaveLength(1);
     expect(task[0].runs).toBe(RUNS);
     expect(tasks.find((r) => r !== task[0])!.runs).toBe(RUNS);
