@@ -1,8 +1,8 @@
 import type { InjectOptions } from 'fastify';
 import { hashApiKey } from '../../src/common/auth/api-key';
-import { auth, createTestApp, TestApp } from '../setup/create-app';
+import { auth } from '../setup/create-app';
 import { ROUTES, routeName, RouteSpec, routeUrl } from '../setup/routes';
-import { loadRoleWorld, RoleWorld, WorldRole } from '../setup/world';
+import { RoleWorld, roleKeys, useRoleWorld, WorldRole } from '../setup/world';
 
 /**
  * Every route of D1 against the checks every route makes, in the order of D3:
@@ -121,19 +121,14 @@ function request(r: RouteSpec, w: RoleWorld, id: unknown, key?: string, body = b
 }
 
 describe('route matrix: every route of D1', () => {
-  let t: TestApp;
-  let w: RoleWorld;
+  const { t, ids } = useRoleWorld('rm', (b) => ({ more: { api_keys: [{ user: b.user('owner'), key: NO_SCOPE_KEY, scopes: [] }] } }));
+  const w: RoleWorld = { ...roleKeys('rm'), ids };
 
   beforeAll(async () => {
-    t = await createTestApp();
-    w = await loadRoleWorld(t.db.ds, 'rm', (b) => ({ more: { api_keys: [{ user: b.user('owner'), key: NO_SCOPE_KEY, scopes: [] }] } }));
     // D21: keys stored with wildcard-looking or miscased scopes carry no scope at all (the loader refuses them, so SQL).
     for (const [key, scopes] of Object.entries(WILDCARD_KEYS)) {
-      await t.db.ds.query('INSERT INTO api_keys (user_id, key_hash, scopes) VALUES ($1, $2, $3)', [w.ids.owner, hashApiKey(key), scopes]);
+      await t.db.ds.query('INSERT INTO api_keys (user_id, key_hash, scopes) VALUES ($1, $2, $3)', [ids.owner, hashApiKey(key), scopes]);
     }
-  });
-  afterAll(async () => {
-    await t.close();
   });
 
   /** Every row of the tables a refused request could touch: the matrix's requests are all refused, so this never changes. */
