@@ -31,6 +31,9 @@ export class Events1795800000000 implements MigrationInterface {
       ALTER SEQUENCE events_id_seq OWNED BY events.id;
       -- The feed: one workspace's events after an id, in id order.
       CREATE INDEX events_workspace_id_idx ON events (workspace_id, id);
+      -- The feed's filters: type, and task_id (data.task_id).
+      CREATE INDEX events_workspace_type_idx ON events (workspace_id, type, id);
+      CREATE INDEX events_workspace_task_idx ON events (workspace_id, ((data->>'task_id')::int), id) WHERE data ? 'task_id';
       -- Retention prunes by age.
       CREATE INDEX events_occurred_at_idx ON events (occurred_at);
 
