@@ -129,6 +129,8 @@ export class TasksRepository {
                 EXISTS (SELECT 1 FROM tasks WHERE id = ${parentId} AND parent_id IS NOT NULL) AS parent_is_subtask)`,
       `counter AS (UPDATE workspaces SET task_counter = task_counter + 1
                     WHERE id = ${ws} AND (SELECT status_ok AND parent_found AND NOT parent_is_subtask FROM checks)
+                      -- A list or parent deleted since the checks' snapshot: nothing is written (the caller answers its 404).
+                      AND EXISTS (SELECT 1 FROM ref_list) AND (${parentId} IS NULL OR EXISTS (SELECT 1 FROM ref_parent))
                     RETURNING task_counter)`,
       `new_task AS (
          INSERT INTO tasks (workspace_id, list_id, parent_id, identifier, title, description, priority, status_id, due_date, start_date, creator_id)
