@@ -334,7 +334,7 @@ describe('events (D37)', () => {
       ]);
       await sql(`DELETE FROM member_list_grants WHERE user_id = $1 AND list_id = $2`, [ids.restricted, ids.inbox]);
       // Events of a list that no longer exists: only unrestricted members see them (its grants went with it).
-      await call('DELETE', `/lists/${ids.inbox}`);
+      expect((await call('DELETE', `/api/v1/lists/${ids.inbox}`)).statusCode).toBe(204);
       const gone = (await recorded()).map((e) => e.type);
       expect(gone).toEqual(['list.deleted']);
       expect(summary(await seen('restrictedViewer'))).toEqual([['label.created', null], ['status.updated', null]]);
