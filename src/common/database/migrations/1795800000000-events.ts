@@ -37,6 +37,10 @@ export class Events1795800000000 implements MigrationInterface {
       -- Retention prunes by age.
       CREATE INDEX events_occurred_at_idx ON events (occurred_at);
 
+      -- Deletes of a list or folder remove the list's tasks, subtasks included, in their own statement
+      -- (before the event lock): by list_id over every task, which the partial tasks_list_top_idx does not cover.
+      CREATE INDEX tasks_list_id_idx ON tasks (list_id);
+
       CREATE FUNCTION event_json(e events) RETURNS jsonb
         LANGUAGE sql STABLE PARALLEL SAFE
         AS $$ SELECT jsonb_build_object(
@@ -48,6 +52,6 @@ export class Events1795800000000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`DROP FUNCTION event_json(events); DROP TABLE events;`);
+    await q.query(`DROP FUNCTION event_json(events); DROP TABLE events; DROP INDEX tasks_list_id_idx;`);
   }
 }
