@@ -4381,13 +4381,13 @@ export interface operations {
     listEvents: {
         parameters: {
             query?: {
-                /** @description Only the events about this task (`data.task_id`) */
-                task_id?: string;
-                /** @description Event types: a comma list, the parameter repeated, or both (at most 100 values); an event of any of them is kept. */
-                type?: string[];
-                limit?: number;
                 /** @description Only events with a larger id */
                 after?: string;
+                limit?: number;
+                /** @description Event types: a comma list, the parameter repeated, or both (at most 100 values); an event of any of them is kept. */
+                type?: string[];
+                /** @description Only the events about this task (`data.task_id`) */
+                task_id?: string;
             };
             header?: never;
             path: {

@@ -12,6 +12,9 @@ import { EVENT_TYPES } from './event-types';
 import { EventPageDto } from './events.dto';
 import { EventsService } from './events.service';
 
+/** An event type in a pattern (dots escaped). */
+const TYPE_PATTERN = EVENT_TYPES.map((t) => t.replace('.', '\\.')).join('|');
+
 @ApiTags('Events')
 @Controller('api/v1')
 export class EventsController {
@@ -28,14 +31,15 @@ export class EventsController {
       'Access-restricted members see the events of their permitted lists and granted folders, and every status and label event. ' +
       'Events are kept for a configured number of days; an `after` older than the oldest kept event is not an error.',
   })
-  @ApiQuery({ name: 'after', required: false, schema: { type: 'string', pattern: '^[0-9]+$', default: '0', example: '1042' }, description: 'Only events with a larger id' })
-  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: PAGE_LIMIT.min, maximum: PAGE_LIMIT.max, default: PAGE_LIMIT.default, example: 100 } })
+  // Swagger lists decorated parameters last-first: written in reverse, they read after, limit, type, task_id.
+  @ApiQuery({ name: 'task_id', required: false, schema: { type: 'string', pattern: '^[0-9]+$', example: '12' }, description: 'Only the events about this task (`data.task_id`)' })
   @ApiQuery({
     name: 'type', required: false, style: 'form', explode: true,
-    schema: { type: 'array', maxItems: MAX_VALUES, items: { type: 'string', pattern: `^(${EVENT_TYPES.join('|')})(,(${EVENT_TYPES.join('|')}))*$` }, example: ['task.created,task.updated'] },
+    schema: { type: 'array', maxItems: MAX_VALUES, items: { type: 'string', pattern: `^(${TYPE_PATTERN})(,(${TYPE_PATTERN}))*$` }, example: ['task.created,task.updated'] },
     description: `Event types: a comma list, the parameter repeated, or both (at most ${MAX_VALUES} values); an event of any of them is kept.`,
   })
-  @ApiQuery({ name: 'task_id', required: false, schema: { type: 'string', pattern: '^[0-9]+$', example: '12' }, description: 'Only the events about this task (`data.task_id`)' })
+  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: PAGE_LIMIT.min, maximum: PAGE_LIMIT.max, default: PAGE_LIMIT.default, example: 100 } })
+  @ApiQuery({ name: 'after', required: false, schema: { type: 'string', pattern: '^[0-9]+$', default: '0', example: '1042' }, description: 'Only events with a larger id' })
   @ApiOkResponse({ type: EventPageDto })
   @ApiErrors({
     400: [
