@@ -184,13 +184,15 @@ export class TasksRepository {
     const ctes = [
       // The row before the write (D37 changes), locked so that it is the version the update applies to.
       `old AS MATERIALIZED (SELECT * FROM tasks WHERE id = ${taskId} FOR NO KEY UPDATE)`,
+      // The list of a move, share-locked before the event lock (its foreign-key check runs at the statement's end);
+      // one deleted since the snapshot is not found (nothing is written, the caller answers its 404).
+      `ref_list AS MATERIALIZED (SELECT id FROM lists WHERE id = ${listId} FOR KEY SHARE)`,
       `checks AS (
-         SELECT ${listId} IS NULL OR l.id IS NOT NULL AS list_found, l.folder_id AS list_folder_id, ${permitted} AS list_permitted,
+         SELECT ${listId} IS NULL OR (l.id IS NOT NULL AND EXISTS (SELECT 1 FROM ref_list)) AS list_found, l.folder_id AS list_folder_id,
+                ${permitted} AS list_permitted,
                 ${statusId} IS NULL OR EXISTS (SELECT 1 FROM statuses WHERE id = ${statusId} AND workspace_id = ${ws}) AS status_ok
            FROM (SELECT 1) one
            LEFT JOIN lists l ON l.id = ${listId} AND l.workspace_id = ${ws})`,
-      // The list of a move, share-locked before the event lock (its foreign-key check runs at the statement's end).
-      `ref_list AS (SELECT id FROM lists WHERE id = ${listId} FOR KEY SHARE)`,
     ];
     const drain = ['ref_list'];
     const changes: Record<(typeof CHANGE_FIELDS)['task.updated'][number], string> = {
