@@ -49,9 +49,14 @@ export interface EventWrite<T extends EventType> {
  * append to a write's own statement (so no round trip is added), recording
  * one event per row of `w.from`. Their shape:
  *
- *   event_row AS MATERIALIZED (SELECT <workspace>, <data> FROM <from> [changed] WHERE <drained>)
- *   event_lock AS MATERIALIZED (SELECT r.*, pg_advisory_xact_lock(NS, r.workspace_id)::text = '' AS locked FROM event_row r)
- *   event_insert AS (INSERT INTO events (id, ...) SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, ... FROM event_lock l)
+ *   event_row AS MATERIALIZED (SELECT <workspace> AS workspace_id, jsonb_build_object(<data>) AS data
+ *                                FROM <from> [CROSS JOIN LATERAL (<changes>) changed] WHERE <drained> [AND cardinality(changed.names) > 0])
+ *   event_lock AS MATERIALIZED (SELECT r.workspace_id, r.data,
+ *                                      pg_advisory_xact_lock(EVENTS_LOCK_NAMESPACE, r.workspace_id)::text = '' AS locked
+ *                                 FROM event_row r)
+ *   event_insert AS (INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+ *                    SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, '<type>', now(), $user, $key, l.data
+ *                      FROM event_lock l RETURNING id)
  *
  * The order matters for the polling promise: the id is drawn from the
  * service-wide sequence only after the workspace's transaction-level advisory
