@@ -15,6 +15,7 @@ import type { AppEnv } from './config/env';
 import { SETTINGS, SettingsModule } from './config/settings';
 import { CommentsModule } from './comments/comments.module';
 import { CustomFieldsModule } from './custom-fields/custom-fields.module';
+import { EventsModule } from './events/events.module';
 import { FoldersModule } from './folders/folders.module';
 import { HealthModule } from './health/health.module';
 import { LabelsModule } from './labels/labels.module';
@@ -45,6 +46,7 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
     TasksModule,
     CommentsModule,
     CustomFieldsModule,
+    EventsModule,
   ],
   providers: [
     AuthRepository,

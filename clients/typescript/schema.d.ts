@@ -386,6 +386,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/workspaces/{workspace_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events
+         * @description What changed in the workspace, oldest first: one event per accepted create, update or delete of tasks, comments, folders, lists, statuses and labels. Poll with `after` = the previous answer's `next_after`: every event you may see arrives exactly once, in id order, whatever commits meanwhile. Access-restricted members see the events of their permitted lists and granted folders, and every status and label event. Events are kept for a configured number of days; an `after` older than the oldest kept event is not an error.
+         *
+         *     Scope `events:read`; any member of the workspace.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/workspaces/{workspace_id}/folders": {
         parameters: {
             query?: never;
@@ -893,6 +915,72 @@ export interface components {
         Error: {
             /** @example Task not found */
             error: string;
+        };
+        Event: {
+            /**
+             * @description Positive, increasing within a workspace in commit order (with gaps); never reused
+             * @example 1042
+             */
+            id: number;
+            /**
+             * @example task.updated
+             * @enum {string}
+             */
+            type: "task.created" | "task.updated" | "task.deleted" | "comment.created" | "folder.created" | "folder.deleted" | "folder.updated" | "list.created" | "list.deleted" | "list.updated" | "status.created" | "status.updated" | "label.created" | "label.deleted";
+            /** @example 1 */
+            workspace_id: number;
+            /**
+             * @description When the write happened (its transaction time): the created_at / updated_at it stored
+             * @example 2025-01-15T09:30:00.000Z
+             */
+            occurred_at: string;
+            actor: components["schemas"]["EventActor"];
+            /**
+             * @description Keys by type, each always present (null when there is no list, parent or folder): `task.created`: task_id, list_id, parent_id; `task.updated`: task_id, list_id, previous_list_id, parent_id, changes; `task.deleted`: task_id, list_id, parent_id; `comment.created`: comment_id, task_id, list_id; `folder.created`: folder_id; `folder.deleted`: folder_id; `folder.updated`: folder_id, changes; `list.created`: list_id, folder_id; `list.deleted`: list_id, folder_id; `list.updated`: list_id, folder_id, previous_folder_id, changes; `status.created`: status_id; `status.updated`: status_id, changes; `label.created`: label_id; `label.deleted`: label_id. `list_id` and `folder_id` are the values after the write, `previous_*` those before it. `changes`: the sorted names of the fields whose stored value changed.
+             * @example {
+             *       "task_id": 12,
+             *       "list_id": 3,
+             *       "previous_list_id": 2,
+             *       "parent_id": null,
+             *       "changes": [
+             *         "list_id",
+             *         "title"
+             *       ]
+             *     }
+             */
+            data: {
+                task_id?: number | null;
+                comment_id?: number | null;
+                folder_id?: number | null;
+                list_id?: number | null;
+                status_id?: number | null;
+                label_id?: number | null;
+                parent_id?: number | null;
+                previous_list_id?: number | null;
+                previous_folder_id?: number | null;
+                changes?: ("assignee_ids" | "category" | "color" | "custom_fields" | "description" | "due_date" | "folder_id" | "icon" | "label_ids" | "list_id" | "name" | "position" | "priority" | "start_date" | "status_id" | "title")[];
+            };
+        };
+        EventActor: {
+            /**
+             * @description User id of the API key that made the write
+             * @example 7
+             */
+            user_id: number;
+            /**
+             * @description Id of that API key
+             * @example 3
+             */
+            api_key_id: number;
+        };
+        EventPage: {
+            /** @description Events with id > after, ascending */
+            data: components["schemas"]["Event"][];
+            /**
+             * @description The last id returned, or `after` when `data` is empty: send it as `after` next time
+             * @example 1042
+             */
+            next_after: number;
         };
         Folder: {
             /** @example 1 */
@@ -4245,6 +4333,158 @@ export interface operations {
                 };
             };
             /** @description `Scope 'tasks:read' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Workspace not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Only events with a larger id */
+                after?: string;
+                limit?: number;
+                /** @description Event types: a comma list, the parameter repeated, or both (at most 100 values); an event of any of them is kept. */
+                type?: string[];
+                /** @description Only the events about this task (`data.task_id`) */
+                task_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Workspace id */
+                workspace_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": 1042,
+                     *           "type": "task.updated",
+                     *           "workspace_id": 1,
+                     *           "occurred_at": "2025-01-15T09:30:00.000Z",
+                     *           "actor": {
+                     *             "user_id": 7,
+                     *             "api_key_id": 3
+                     *           },
+                     *           "data": {
+                     *             "task_id": 12,
+                     *             "list_id": 3,
+                     *             "previous_list_id": 2,
+                     *             "parent_id": null,
+                     *             "changes": [
+                     *               "list_id",
+                     *               "title"
+                     *             ]
+                     *           }
+                     *         }
+                     *       ],
+                     *       "next_after": 1042
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EventPage"];
+                };
+            };
+            /** @description `Invalid workspace ID`, `Unknown query parameter: <name>`, `<name> must be given only once`, `<name> accepts at most 100 values`, `after must be a non-negative integer`, `limit must be an integer between 1 and 100`, `Invalid type. Must be one of: task.created, task.updated, task.deleted, comment.created, folder.created, folder.deleted, folder.updated, list.created, list.deleted, list.updated, status.created, status.updated, label.created, label.deleted`, `task_id must be a valid numeric ID` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Scope 'events:read' is required for this endpoint` */
             403: {
                 headers: {
                     /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */

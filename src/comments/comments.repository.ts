@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { READ_PARAMS } from '../common/access/access.repository';
 import { Sql } from '../common/database/sql';
+import { SqlParams } from '../common/database/sql-params';
 import { jsonArraySql } from '../common/http/raw-json';
+import { Actor, eventCtes } from '../events/events.sql';
 import type { CommentDto } from './comments.dto';
 
 /** The comment object of the specification, over `comments c` joined with its author `users u`. */
@@ -24,21 +26,26 @@ export class CommentsRepository {
         ORDER BY c.created_at, c.id`);
 
   /**
-   * Inserts a top-level, unresolved comment by `userId` on task `taskId` and
-   * returns it with its author, in one round trip. The workspace comes from
-   * the task row itself; null when the task no longer exists (deleted since
-   * the access check).
+   * Inserts a top-level, unresolved comment by `actor` on task `taskId` and
+   * returns it with its author, in one round trip, recording `comment.created`
+   * (D37; `list_id` is the task's). The workspace comes from the task row
+   * itself, share-locked so that it cannot go before the commit; null when the
+   * task no longer exists (deleted since the access check).
    */
-  async insert(taskId: number, userId: number, content: string): Promise<CommentDto | null> {
-    const rows: CommentDto[] = await this.sql.rows(
-      `WITH c AS (
+  async insert(actor: Actor, taskId: number, content: string): Promise<CommentDto | null> {
+    const p = new SqlParams();
+    const ctes = [
+      `tk AS MATERIALIZED (SELECT t.id, t.workspace_id, t.list_id FROM tasks t WHERE t.id = ${p.add(taskId, 'int')} FOR KEY SHARE)`,
+      `c AS (
          INSERT INTO comments (workspace_id, task_id, user_id, content, parent_comment_id, resolved)
-         SELECT t.workspace_id, t.id, $2, $3, NULL, false FROM tasks t WHERE t.id = $1
-         RETURNING *
-       )
-       SELECT ${COMMENT_COLUMNS} FROM c JOIN users u ON u.id = c.user_id`,
-      [taskId, userId, content],
-    );
+         SELECT tk.workspace_id, tk.id, ${p.add(actor.userId, 'int')}, ${p.add(content, 'text')}, NULL, false FROM tk
+         RETURNING *)`,
+      ...eventCtes(p, actor, {
+        type: 'comment.created', from: 'c JOIN tk ON tk.id = c.task_id', workspace: 'c.workspace_id',
+        data: { comment_id: 'c.id', task_id: 'c.task_id', list_id: 'tk.list_id' },
+      }),
+    ];
+    const rows: CommentDto[] = await this.sql.rows(`WITH ${ctes.join(',\n')} SELECT ${COMMENT_COLUMNS} FROM c JOIN users u ON u.id = c.user_id`, p.values);
     return rows[0] ?? null;
   }
 }

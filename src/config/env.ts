@@ -149,6 +149,8 @@ export const VARIABLES = {
   METRICS_ENABLED: { schema: BOOLEAN.default(true), accepts: 'true or false', default: 'true' },
   // Read by tasks/cursor-secret.ts, once at start-up.
   CURSOR_SECRET: { schema: Joi.string().empty(''), accepts: 'a non-empty text', defaultText: 'random, in the database' },
+  // Read by events/events-retention.ts (D37).
+  EVENTS_RETENTION_DAYS: { schema: DIGITS(1, Number.MAX_SAFE_INTEGER).default(30), accepts: 'a whole number of days, 1 or more', default: '30' },
 } satisfies Record<string, Variable>;
 
 export type VariableName = keyof typeof VARIABLES;
@@ -183,6 +185,8 @@ export interface AppEnv {
   metricsEnabled: boolean;
   /** CURSOR_SECRET; unset: the random secret created in the database at migration (issue 19). */
   cursorSecret?: string;
+  /** EVENTS_RETENTION_DAYS: events are kept at least this many days, then pruned (D37). */
+  eventsRetentionDays: number;
 }
 
 /** A configuration error: `message` is the one line to print. */
@@ -233,6 +237,7 @@ export function loadEnv(env: NodeJS.ProcessEnv): AppEnv {
     docsEnabled: v.DOCS_ENABLED,
     metricsEnabled: v.METRICS_ENABLED,
     cursorSecret: v.CURSOR_SECRET,
+    eventsRetentionDays: Number(v.EVENTS_RETENTION_DAYS),
   });
 }
 

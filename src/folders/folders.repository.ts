@@ -1,7 +1,10 @@
 import { patchStatement } from '../common/database/patch';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { SqlParams } from '../common/database/sql-params';
 import { jsonArraySql, RawJson } from '../common/http/raw-json';
+import { Actor, eventCtes } from '../events/events.sql';
+import { deleteTasksCtes } from '../tasks/tasks.sql';
 import type { FolderDto } from './folders.dto';
 
 const FOLDER_COLUMNS = `id, workspace_id, name, icon, color, position, api_ts(created_at) AS created_at`;
@@ -33,31 +36,60 @@ export class FoldersRepository {
     return new RawJson(rows[0].json);
   }
 
-  /** Inserts a folder at position max + 1 of the workspace, from 1 (D24). */
-  async insert(workspaceId: number, name: string, icon: string | null, color: string | null): Promise<FolderDto> {
-    const rows: FolderDto[] = await this.db.query(
-      `INSERT INTO folders (workspace_id, name, icon, color, position)
-       VALUES ($1, $2, $3, $4, (SELECT COALESCE(MAX(position), 0) + 1 FROM folders WHERE workspace_id = $1))
-       RETURNING ${FOLDER_COLUMNS}`,
-      [workspaceId, name, icon, color],
-    );
+  /** Inserts a folder at position max + 1 of the workspace, from 1 (D24), recording `folder.created` by `actor` (D37). */
+  async insert(actor: Actor, workspaceId: number, name: string, icon: string | null, color: string | null): Promise<FolderDto> {
+    const p = new SqlParams();
+    const ws = p.add(workspaceId, 'int');
+    const ctes = [
+      `f AS (INSERT INTO folders (workspace_id, name, icon, color, position)
+             VALUES (${ws}, ${p.add(name, 'text')}, ${p.add(icon, 'text')}, ${p.add(color, 'text')},
+                     (SELECT COALESCE(MAX(position), 0) + 1 FROM folders WHERE workspace_id = ${ws}))
+             RETURNING *)`,
+      ...eventCtes(p, actor, { type: 'folder.created', from: 'f', workspace: 'f.workspace_id', data: { folder_id: 'f.id' } }),
+    ];
+    const rows: FolderDto[] = await this.db.query(`WITH ${ctes.join(',\n')} SELECT ${FOLDER_COLUMNS} FROM f`, p.values);
     return rows[0];
   }
 
-  /** Applies `patch` to folder `id` and returns the whole folder; null when it no longer exists. */
-  async update(id: number, patch: FolderPatch): Promise<FolderDto | null> {
-    const { sql, params } = patchStatement('folders', PATCH_COLUMNS, id, patch, FOLDER_COLUMNS);
+  /**
+   * Applies `patch` to folder `id` and returns the whole folder; null when it no longer exists.
+   * Records `folder.updated` by `actor` when a stored value changed (D37).
+   */
+  async update(actor: Actor, id: number, patch: FolderPatch): Promise<FolderDto | null> {
+    const { sql, params } = patchStatement('folders', PATCH_COLUMNS, id, patch, FOLDER_COLUMNS, (p) =>
+      eventCtes(p, actor, {
+        type: 'folder.updated',
+        from: 'r JOIN old ON old.id = r.id',
+        workspace: 'r.workspace_id',
+        data: { folder_id: 'r.id' },
+        changes: Object.fromEntries(PATCH_COLUMNS.map((c) => [c, `r.${c} IS DISTINCT FROM old.${c}`])) as Record<keyof FolderPatch, string>,
+      }),
+    );
     const rows: FolderDto[] = await this.db.query(sql, params);
     return rows[0] ?? null;
   }
 
   /**
    * D26: deletes a folder with its lists and their tasks (with the tasks' subtasks,
-   * comments, attachments and values). One statement, so one transaction: the
-   * foreign keys cascade folders -> lists -> tasks -> the rest.
+   * comments, attachments and values), recording only `folder.deleted` by `actor` (D37).
+   * One statement, so one transaction. The lists and tasks are deleted by the
+   * statement itself rather than left to the foreign keys' cascade (which runs
+   * at the statement's end), so that their row locks are taken before the event lock.
    */
-  async delete(id: number): Promise<void> {
-    await this.db.query(`DELETE FROM folders WHERE id = $1`, [id]);
+  async delete(actor: Actor, id: number): Promise<void> {
+    const p = new SqlParams();
+    const folderId = p.add(id, 'int');
+    const lists = `SELECT id FROM lists WHERE folder_id = ${folderId}`;
+    const tasks = deleteTasksCtes(`list_id IN (${lists}) OR parent_id IN (SELECT id FROM tasks WHERE list_id IN (${lists}))`);
+    const ctes = [
+      ...tasks.ctes,
+      `doomed_lists AS (DELETE FROM lists WHERE folder_id = ${folderId} RETURNING id)`,
+      `f AS (DELETE FROM folders WHERE id = ${folderId} RETURNING id, workspace_id)`,
+      ...eventCtes(p, actor, {
+        type: 'folder.deleted', from: 'f', workspace: 'f.workspace_id', data: { folder_id: 'f.id' }, drain: [...tasks.names, 'doomed_lists'],
+      }),
+    ];
+    await this.db.query(`WITH ${ctes.join(',\n')} SELECT count(*) FROM f`, p.values);
   }
 
   /**

@@ -1,6 +1,9 @@
 import { patchStatement } from '../common/database/patch';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { SqlParams } from '../common/database/sql-params';
+import { Actor, eventCtes } from '../events/events.sql';
+import { deleteTasksCtes } from '../tasks/tasks.sql';
 import type { ListDto } from './lists.dto';
 
 const LIST_COLUMNS = `id, workspace_id, folder_id, name, icon, color, position, api_ts(created_at) AS created_at`;
@@ -32,26 +35,55 @@ export class ListsRepository {
     );
   }
 
-  /** Inserts a list in a folder at position max + 1 over all lists of the workspace, from 1 (D24). */
-  async insert(em: EntityManager, workspaceId: number, folderId: number, name: string, icon: string | null, color: string | null): Promise<ListDto> {
-    const rows: ListDto[] = await em.query(
-      `INSERT INTO lists (workspace_id, folder_id, name, icon, color, position)
-       VALUES ($1, $2, $3, $4, $5, (SELECT COALESCE(MAX(position), 0) + 1 FROM lists WHERE workspace_id = $1))
-       RETURNING ${LIST_COLUMNS}`,
-      [workspaceId, folderId, name, icon, color],
-    );
+  /** Inserts a list in a folder at position max + 1 over all lists of the workspace, from 1 (D24), recording `list.created` by `actor` (D37). */
+  async insert(em: EntityManager, actor: Actor, workspaceId: number, folderId: number, name: string, icon: string | null, color: string | null): Promise<ListDto> {
+    const p = new SqlParams();
+    const ws = p.add(workspaceId, 'int');
+    const ctes = [
+      `l AS (INSERT INTO lists (workspace_id, folder_id, name, icon, color, position)
+             VALUES (${ws}, ${p.add(folderId, 'int')}, ${p.add(name, 'text')}, ${p.add(icon, 'text')}, ${p.add(color, 'text')},
+                     (SELECT COALESCE(MAX(position), 0) + 1 FROM lists WHERE workspace_id = ${ws}))
+             RETURNING *)`,
+      ...eventCtes(p, actor, { type: 'list.created', from: 'l', workspace: 'l.workspace_id', data: { list_id: 'l.id', folder_id: 'l.folder_id' } }),
+    ];
+    const rows: ListDto[] = await em.query(`WITH ${ctes.join(',\n')} SELECT ${LIST_COLUMNS} FROM l`, p.values);
     return rows[0];
   }
 
-  /** Applies `patch` to list `id` and returns the whole list; null when it no longer exists. */
-  async update(id: number, patch: ListPatch, em?: EntityManager): Promise<ListDto | null> {
-    const { sql, params } = patchStatement('lists', PATCH_COLUMNS, id, patch, LIST_COLUMNS);
+  /**
+   * Applies `patch` to list `id` and returns the whole list; null when it no longer exists.
+   * Records `list.updated` by `actor` when a stored value changed (D37).
+   */
+  async update(actor: Actor, id: number, patch: ListPatch, em?: EntityManager): Promise<ListDto | null> {
+    const { sql, params } = patchStatement('lists', PATCH_COLUMNS, id, patch, LIST_COLUMNS, (p) =>
+      eventCtes(p, actor, {
+        type: 'list.updated',
+        from: 'r JOIN old ON old.id = r.id',
+        workspace: 'r.workspace_id',
+        data: { list_id: 'r.id', folder_id: 'r.folder_id', previous_folder_id: 'old.folder_id' },
+        changes: Object.fromEntries(PATCH_COLUMNS.map((c) => [c, `r.${c} IS DISTINCT FROM old.${c}`])) as Record<keyof ListPatch, string>,
+      }),
+    );
     const rows: ListDto[] = await (em ?? this.db).query(sql, params);
     return rows[0] ?? null;
   }
 
-  /** Deletes a list; its tasks (with their subtasks, comments, attachments, values) go by cascade (D26). */
-  async delete(id: number): Promise<void> {
-    await this.db.query(`DELETE FROM lists WHERE id = $1`, [id]);
+  /**
+   * Deletes a list; its tasks (with their subtasks, comments, attachments, values) go with it (D26).
+   * Records only `list.deleted` by `actor` (D37). The tasks are deleted by the statement itself
+   * (deleteTasksCtes: their row locks before the event lock).
+   */
+  async delete(actor: Actor, id: number): Promise<void> {
+    const p = new SqlParams();
+    const listId = p.add(id, 'int');
+    const tasks = deleteTasksCtes(`list_id = ${listId} OR parent_id IN (SELECT id FROM tasks WHERE list_id = ${listId})`);
+    const ctes = [
+      ...tasks.ctes,
+      `l AS (DELETE FROM lists WHERE id = ${listId} RETURNING id, workspace_id, folder_id)`,
+      ...eventCtes(p, actor, {
+        type: 'list.deleted', from: 'l', workspace: 'l.workspace_id', data: { list_id: 'l.id', folder_id: 'l.folder_id' }, drain: tasks.names,
+      }),
+    ];
+    await this.db.query(`WITH ${ctes.join(',\n')} SELECT count(*) FROM l`, p.values);
   }
 }

@@ -43,7 +43,7 @@ export class ListsService {
       // D3 step 6: role and restriction, decided on the folder (now known to be in this workspace).
       await this.access.check(caller, 'list.create', folderId, em);
       const { name, icon, color } = await validateBody(CreateListDto, rawBody);
-      return this.lists.insert(em, workspaceId, folderId, name, icon ?? null, color ?? 'gray');
+      return this.lists.insert(em, caller, workspaceId, folderId, name, icon ?? null, color ?? 'gray');
     });
   }
 
@@ -59,12 +59,12 @@ export class ListsService {
     const targetFolderId = patch.folder_id;
     const list =
       targetFolderId === undefined
-        ? await this.lists.update(id, patch)
+        ? await this.lists.update(caller, id, patch)
         : await this.db.transaction(async (em) => {
             // D3 step 8: the target folder, locked so it stays until the move commits.
             await this.requireFolderIn(em, targetFolderId, access.workspaceId);
             this.access.requireListMove(access, targetFolderId);
-            return this.lists.update(id, patch, em);
+            return this.lists.update(caller, id, patch, em);
           });
     if (!list) throw new NotFoundException(NOT_FOUND.list);
     return list;
@@ -73,7 +73,7 @@ export class ListsService {
   /** D1 (ext): delete list, managers only; its tasks go with it (D26). 404 `List not found`; 403 `Access denied` (D4), `Only owners and admins can delete lists`. */
   async deleteList(caller: Caller, id: number): Promise<void> {
     await this.access.check(caller, 'list.delete', id);
-    await this.lists.delete(id);
+    await this.lists.delete(caller, id);
   }
 
   /** D27: 404 `Folder not found` when no such folder, `List not found` when it lies in another workspace. Locks the folder (FOR KEY SHARE). */

@@ -1,6 +1,8 @@
 import { patchStatement } from '../common/database/patch';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { SqlParams } from '../common/database/sql-params';
+import { Actor, eventCtes } from '../events/events.sql';
 import type { StatusCategory, StatusDto } from './statuses.dto';
 
 const STATUS_COLUMNS = `id, workspace_id, name, icon, color, category, position, api_ts(created_at) AS created_at`;
@@ -28,17 +30,21 @@ export class StatusesRepository {
   }
 
   /**
-   * Inserts a status at position max + 1 of the workspace, from 1 (D24).
+   * Inserts a status at position max + 1 of the workspace, from 1 (D24), recording `status.created` by `actor` (D37).
    * A duplicate name raises the unique violation of `statuses_workspace_name_key`,
    * which toHttpError answers 409 (D25), also when two creates race.
    */
-  async insert(workspaceId: number, name: string, category: StatusCategory, icon: string | null, color: string | null): Promise<StatusDto> {
-    const rows: StatusDto[] = await this.db.query(
-      `INSERT INTO statuses (workspace_id, name, category, icon, color, position)
-       VALUES ($1, $2, $3, $4, $5, (SELECT COALESCE(MAX(position), 0) + 1 FROM statuses WHERE workspace_id = $1))
-       RETURNING ${STATUS_COLUMNS}`,
-      [workspaceId, name, category, icon, color],
-    );
+  async insert(actor: Actor, workspaceId: number, name: string, category: StatusCategory, icon: string | null, color: string | null): Promise<StatusDto> {
+    const p = new SqlParams();
+    const ws = p.add(workspaceId, 'int');
+    const ctes = [
+      `s AS (INSERT INTO statuses (workspace_id, name, category, icon, color, position)
+             VALUES (${ws}, ${p.add(name, 'text')}, ${p.add(category, 'text')}, ${p.add(icon, 'text')}, ${p.add(color, 'text')},
+                     (SELECT COALESCE(MAX(position), 0) + 1 FROM statuses WHERE workspace_id = ${ws}))
+             RETURNING *)`,
+      ...eventCtes(p, actor, { type: 'status.created', from: 's', workspace: 's.workspace_id', data: { status_id: 's.id' } }),
+    ];
+    const rows: StatusDto[] = await this.db.query(`WITH ${ctes.join(',\n')} SELECT ${STATUS_COLUMNS} FROM s`, p.values);
     return rows[0];
   }
 
@@ -55,9 +61,20 @@ export class StatusesRepository {
     return rows.map((r) => r.id);
   }
 
-  /** Applies `patch` to status `id` and returns it; null when the status no longer exists. A duplicate name raises the 409 violation (D25). */
-  async update(em: EntityManager, id: number, patch: StatusPatch): Promise<StatusDto | null> {
-    const { sql, params } = patchStatement('statuses', PATCH_COLUMNS, id, patch, STATUS_COLUMNS);
+  /**
+   * Applies `patch` to status `id` and returns it; null when the status no longer exists. A duplicate name raises the 409 violation (D25).
+   * Records `status.updated` by `actor` when a stored value changed (D37).
+   */
+  async update(em: EntityManager, actor: Actor, id: number, patch: StatusPatch): Promise<StatusDto | null> {
+    const { sql, params } = patchStatement('statuses', PATCH_COLUMNS, id, patch, STATUS_COLUMNS, (p) =>
+      eventCtes(p, actor, {
+        type: 'status.updated',
+        from: 'r JOIN old ON old.id = r.id',
+        workspace: 'r.workspace_id',
+        data: { status_id: 'r.id' },
+        changes: Object.fromEntries(PATCH_COLUMNS.map((c) => [c, `r.${c} IS DISTINCT FROM old.${c}`])) as Record<keyof StatusPatch, string>,
+      }),
+    );
     const rows: StatusDto[] = await em.query(sql, params);
     return rows[0] ?? null;
   }

@@ -34,7 +34,7 @@ export class StatusesService {
     const { workspace_id: workspaceId } = await validateTarget(CreateStatusDto, rawBody);
     await this.access.workspace(caller, workspaceId, 'status.create');
     const { name, category, icon, color } = await validateBody(CreateStatusDto, rawBody);
-    return this.statuses.insert(workspaceId, name, category, icon ?? null, color ?? 'gray');
+    return this.statuses.insert(caller, workspaceId, name, category, icon ?? null, color ?? 'gray');
   }
 
   /**
@@ -51,7 +51,7 @@ export class StatusesService {
       // Rule 1 under concurrency: lock the completed statuses before deciding, so two
       // updates of the last two completed statuses are serialised and the second sees the first.
       const completed = leavesCompleted ? await this.statuses.lockCompleted(em, access.workspaceId) : [];
-      const status = await this.statuses.update(em, id, patch); // D3 step 9: the 409 first
+      const status = await this.statuses.update(em, caller, id, patch); // D3 step 9: the 409 first
       if (!status) throw new NotFoundException(NOT_FOUND.status);
       if (leavesCompleted && completed.length === 1 && completed[0] === id) throw new BadRequestException(LAST_COMPLETED);
       return status;

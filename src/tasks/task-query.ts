@@ -128,8 +128,8 @@ export interface QueryContext {
 
 const bad = (message: string) => new BadRequestException(message);
 
-/** Reads the pairs of one request; each method throws the D34 400 for its parameter. */
-class QueryReader {
+/** Reads the pairs of one request; each method throws the D34 400 for its parameter (List tasks and the events feed, D37). */
+export class QueryReader {
   private readonly byName = new Map<string, string[]>();
 
   constructor(pairs: QueryPairs) {
@@ -171,7 +171,7 @@ class QueryReader {
 }
 
 /** D22: an integer of ASCII digits within 2^53, else null. */
-function integer(value: string): number | null {
+export function integer(value: string): number | null {
   if (!/^[0-9]+$/.test(value)) return null;
   const n = Number(value);
   return Number.isSafeInteger(n) ? n : null;

@@ -9,7 +9,9 @@ import { TaskListScope, taskListSql } from './task-list.sql';
 import type { TaskQuery } from './task-query';
 import type { CreateTaskDto, CustomFieldInput, TaskDto, TaskWriteDto, UpdateTaskDto } from './tasks.dto';
 import { SqlParams } from '../common/database/sql-params';
-import { fieldAppliesSql, fieldVisibleSql, TaskShape, taskJsonSql } from './tasks.sql';
+import { CHANGE_FIELDS } from '../events/event-types';
+import { Actor, eventCtes } from '../events/events.sql';
+import { deleteTasksCtes, fieldAppliesSql, fieldVisibleSql, TaskShape, taskJsonSql } from './tasks.sql';
 
 /** Where a task is being written: its workspace, its (final) list and that list's folder. */
 export interface TaskPlace {
@@ -106,14 +108,20 @@ export class TasksRepository {
    * assignees are filtered to workspace members (D12), labels to the workspace
    * (D14), custom fields to those applying to the list and visible to the creator (D13);
    * a parent outside the lists `membership` may see is not found (D33).
+   * Records `task.created` by `actor` (the creator, D37) in the same statement;
+   * the list, parent and labels it points at are share-locked before the event lock.
    */
-  async insertTask(place: TaskPlace, creatorId: number, membership: Membership, task: CreateTaskDto): Promise<CreatedTask> {
+  async insertTask(place: TaskPlace, actor: Actor, membership: Membership, task: CreateTaskDto): Promise<CreatedTask> {
+    const creatorId = actor.userId;
     const p = new SqlParams();
     const ws = p.add(place.workspaceId, 'int');
     const statusId = p.add(task.statusId ?? null, 'int');
     const parentId = p.add(task.parentId, 'int');
     const listId = p.add(place.listId, 'int');
     const ctes = [
+      // D37: the rows the insert's foreign keys check, share-locked now rather than by the checks at the statement's end (after the event lock).
+      `ref_list AS (SELECT id FROM lists WHERE id = ${listId} FOR KEY SHARE)`,
+      `ref_parent AS (SELECT id FROM tasks WHERE id = ${parentId} FOR KEY SHARE)`,
       `checks AS (
          SELECT ${statusId} IS NULL OR EXISTS (SELECT 1 FROM statuses WHERE id = ${statusId} AND workspace_id = ${ws}) AS status_ok,
                 ${parentId} IS NULL OR EXISTS (SELECT 1 FROM tasks pt WHERE pt.id = ${parentId} AND pt.workspace_id = ${ws}
@@ -121,6 +129,8 @@ export class TasksRepository {
                 EXISTS (SELECT 1 FROM tasks WHERE id = ${parentId} AND parent_id IS NOT NULL) AS parent_is_subtask)`,
       `counter AS (UPDATE workspaces SET task_counter = task_counter + 1
                     WHERE id = ${ws} AND (SELECT status_ok AND parent_found AND NOT parent_is_subtask FROM checks)
+                      -- A list or parent deleted since the checks' snapshot: nothing is written (the caller answers its 404).
+                      AND EXISTS (SELECT 1 FROM ref_list) AND (${parentId} IS NULL OR EXISTS (SELECT 1 FROM ref_parent))
                     RETURNING task_counter)`,
       `new_task AS (
          INSERT INTO tasks (workspace_id, list_id, parent_id, identifier, title, description, priority, status_id, due_date, start_date, creator_id)
@@ -129,14 +139,21 @@ export class TasksRepository {
                 COALESCE(${statusId}, (SELECT id FROM statuses WHERE workspace_id = ${ws} AND category = 'pending' ORDER BY position, id LIMIT 1)),
                 ${p.add(task.dueDate ?? null, 'timestamptz')}, ${p.add(task.startDate ?? null, 'timestamptz')}, ${p.add(creatorId, 'int')}
            FROM counter
-         RETURNING id)`,
+         RETURNING id, workspace_id, list_id, parent_id)`,
     ];
-    if (task.assigneeIds?.length) ctes.push(insertAssigneesSql(p, 'new_task', ws, task.assigneeIds));
-    if (task.labelIds?.length) ctes.push(insertLabelsSql(p, 'new_task', ws, task.labelIds));
+    const drain = ['ref_list', 'ref_parent'];
+    if (task.assigneeIds?.length) drain.push(...pushCtes(ctes, [insertAssigneesSql(p, 'new_task', ws, task.assigneeIds)]));
+    if (task.labelIds?.length) drain.push(...pushCtes(ctes, insertLabelsSql(p, 'new_task', ws, task.labelIds)));
     const values = (task.customFields ?? []).filter((cf) => cf.value !== null);
     if (values.length) {
-      ctes.push(...writeCustomFieldsSql(p, 'new_task', { workspace: ws, list: listId, folder: p.add(place.folderId, 'int') }, creatorId, values));
+      drain.push(...pushCtes(ctes, writeCustomFieldsSql(p, 'new_task', { workspace: ws, list: listId, folder: p.add(place.folderId, 'int') }, creatorId, values)));
     }
+    ctes.push(
+      ...eventCtes(p, actor, {
+        type: 'task.created', from: 'new_task', workspace: 'new_task.workspace_id',
+        data: { task_id: 'new_task.id', list_id: 'new_task.list_id', parent_id: 'new_task.parent_id' }, drain,
+      }),
+    );
     const rows: CreatedTask[] = await this.sql.rows(
       `WITH ${ctes.join(',\n')} SELECT checks.*, (SELECT id FROM new_task) AS id FROM checks`,
       p.values,
@@ -150,9 +167,13 @@ export class TasksRepository {
    * they pass, the patch of task `id`, in ONE statement: the sent columns,
    * assignees replaced (D12), labels replaced (D14), the listed custom-field
    * values set or cleared when the field applies to the task's list after the
-   * move and is visible to `userId` (D13; values of fields that no longer apply are kept).
+   * move and is visible to `actor` (D13; values of fields that no longer apply are kept).
+   * Records `task.updated` by `actor` when a stored value changed (D37: `changes`
+   * compares the row before the write, locked first, with what the write stores;
+   * the id sets and values as the statement's snapshot held them with what it writes).
    */
-  async updateTask(id: number, place: TaskPlace, membership: Membership, userId: number, patch: UpdateTaskDto): Promise<UpdatedTask> {
+  async updateTask(id: number, place: TaskPlace, membership: Membership, actor: Actor, patch: UpdateTaskDto): Promise<UpdatedTask> {
+    const userId = actor.userId;
     const p = new SqlParams();
     const taskId = p.add(id, 'int');
     const ws = p.add(place.workspaceId, 'int');
@@ -161,12 +182,25 @@ export class TasksRepository {
     const statusId = p.add(patch.statusId ?? null, 'int');
     const permitted = moving ? permittedListSql('l.id', grantParams(p, membership)) : 'true';
     const ctes = [
+      // The row before the write (D37 changes), locked so that it is the version the update applies to.
+      `old AS MATERIALIZED (SELECT * FROM tasks WHERE id = ${taskId} FOR NO KEY UPDATE)`,
+      // The list of a move, share-locked before the event lock (its foreign-key check runs at the statement's end);
+      // one deleted since the snapshot is not found (nothing is written, the caller answers its 404).
+      `ref_list AS MATERIALIZED (SELECT id FROM lists WHERE id = ${listId} FOR KEY SHARE)`,
       `checks AS (
-         SELECT ${listId} IS NULL OR l.id IS NOT NULL AS list_found, l.folder_id AS list_folder_id, ${permitted} AS list_permitted,
+         SELECT ${listId} IS NULL OR (l.id IS NOT NULL AND EXISTS (SELECT 1 FROM ref_list)) AS list_found, l.folder_id AS list_folder_id,
+                ${permitted} AS list_permitted,
                 ${statusId} IS NULL OR EXISTS (SELECT 1 FROM statuses WHERE id = ${statusId} AND workspace_id = ${ws}) AS status_ok
            FROM (SELECT 1) one
            LEFT JOIN lists l ON l.id = ${listId} AND l.workspace_id = ${ws})`,
     ];
+    const drain = ['ref_list'];
+    const changes: Record<(typeof CHANGE_FIELDS)['task.updated'][number], string> = {
+      assignee_ids: 'false', custom_fields: 'false', description: 'task.description IS DISTINCT FROM old.description',
+      due_date: 'task.due_date IS DISTINCT FROM old.due_date', label_ids: 'false', list_id: 'task.list_id IS DISTINCT FROM old.list_id',
+      priority: 'task.priority IS DISTINCT FROM old.priority', start_date: 'task.start_date IS DISTINCT FROM old.start_date',
+      status_id: 'task.status_id IS DISTINCT FROM old.status_id', title: 'task.title IS DISTINCT FROM old.title',
+    };
     const sets = ['updated_at = now()'];
     const column = (name: string, value: unknown, cast: string) => {
       if (value !== undefined) sets.push(`${name} = ${p.add(value, cast)}`);
@@ -179,28 +213,48 @@ export class TasksRepository {
     column('due_date', patch.dueDate, 'timestamptz');
     column('start_date', patch.startDate, 'timestamptz');
     // Everything below reads the id from `task`: nothing is written when a check failed or the task is gone.
-    ctes.push(`task AS (UPDATE tasks SET ${sets.join(', ')}
-                         WHERE id = ${taskId} AND (SELECT list_found AND list_permitted AND status_ok FROM checks)
-                         RETURNING id)`);
+    ctes.push(`task AS (UPDATE tasks t SET ${sets.join(', ')}
+                         FROM old WHERE t.id = old.id AND (SELECT list_found AND list_permitted AND status_ok FROM checks)
+                         RETURNING t.*)`);
+    // D37 id sets: before, as the snapshot holds them; after, the ids the write keeps (members, labels of the workspace).
+    const idSetChanged = (table: string, column: string, kept: string) =>
+      `ARRAY(SELECT x.${column} FROM ${table} x WHERE x.task_id = ${taskId} ORDER BY 1) IS DISTINCT FROM ARRAY(SELECT DISTINCT k.id FROM ${kept} k ORDER BY 1)`;
     if (patch.assigneeIds) {
       const members = `SELECT m.user_id FROM workspace_members m WHERE m.workspace_id = ${ws} AND m.user_id = ANY(${p.add(patch.assigneeIds, 'int[]')})`;
       // Delete those not kept and insert the new ones: disjoint rows, so one statement is safe.
-      ctes.push(`drop_assignees AS (DELETE FROM task_assignees WHERE task_id IN (SELECT id FROM task) AND user_id NOT IN (${members}))`);
-      ctes.push(`add_assignees AS (INSERT INTO task_assignees (task_id, user_id, workspace_id)
-                   SELECT task.id, k.user_id, ${ws} FROM task, (${members}) k ON CONFLICT DO NOTHING)`);
+      drain.push(...pushCtes(ctes, [
+        `drop_assignees AS (DELETE FROM task_assignees WHERE task_id IN (SELECT id FROM task) AND user_id NOT IN (${members}) RETURNING task_id)`,
+        `add_assignees AS (INSERT INTO task_assignees (task_id, user_id, workspace_id)
+                   SELECT task.id, k.user_id, ${ws} FROM task, (${members}) k ON CONFLICT DO NOTHING RETURNING task_id)`,
+      ]));
+      changes.assignee_ids = idSetChanged('task_assignees', 'user_id', `(SELECT user_id AS id FROM (${members}) km)`);
     }
     if (patch.labelIds) {
-      const labels = `SELECT lb.id FROM labels lb WHERE lb.workspace_id = ${ws} AND lb.id = ANY(${p.add(patch.labelIds, 'int[]')})`;
-      ctes.push(`drop_labels AS (DELETE FROM task_labels WHERE task_id IN (SELECT id FROM task) AND label_id NOT IN (${labels}))`);
-      ctes.push(`add_labels AS (INSERT INTO task_labels (task_id, label_id, workspace_id)
-                   SELECT task.id, k.id, ${ws} FROM task, (${labels}) k ON CONFLICT DO NOTHING)`);
+      // Share-locked: the label's foreign-key check would otherwise wait after the event lock.
+      drain.push(...pushCtes(ctes, [
+        `ref_labels AS MATERIALIZED (SELECT lb.id FROM labels lb WHERE lb.workspace_id = ${ws} AND lb.id = ANY(${p.add(patch.labelIds, 'int[]')}) FOR KEY SHARE)`,
+        `drop_labels AS (DELETE FROM task_labels WHERE task_id IN (SELECT id FROM task) AND label_id NOT IN (SELECT id FROM ref_labels) RETURNING task_id)`,
+        `add_labels AS (INSERT INTO task_labels (task_id, label_id, workspace_id)
+                   SELECT task.id, k.id, ${ws} FROM task, ref_labels k ON CONFLICT DO NOTHING RETURNING task_id)`,
+      ]));
+      changes.label_ids = idSetChanged('task_labels', 'label_id', 'ref_labels');
     }
     if (patch.customFields?.length) {
       const placeSql = moving
         ? { workspace: ws, list: listId, folder: '(SELECT list_folder_id FROM checks)' }
         : { workspace: ws, list: p.add(place.listId, 'int'), folder: p.add(place.folderId, 'int') };
-      ctes.push(...writeCustomFieldsSql(p, 'task', placeSql, userId, patch.customFields));
+      drain.push(...pushCtes(ctes, writeCustomFieldsSql(p, 'task', placeSql, userId, patch.customFields)));
+      // D37: a value written (applying, visible) that differs from the stored one; null = no value.
+      changes.custom_fields = `EXISTS (SELECT 1 FROM cf_input LEFT JOIN task_custom_field_values v ON v.task_id = ${taskId} AND v.field_id = cf_input.id
+                                       WHERE v.value IS DISTINCT FROM cf_input.value)`;
     }
+    ctes.push(
+      ...eventCtes(p, actor, {
+        type: 'task.updated', from: 'task JOIN old ON old.id = task.id', workspace: 'task.workspace_id',
+        data: { task_id: 'task.id', list_id: 'task.list_id', previous_list_id: 'old.list_id', parent_id: 'task.parent_id' },
+        changes, drain,
+      }),
+    );
     const rows: UpdatedTask[] = await this.sql.rows(
       `WITH ${ctes.join(',\n')} SELECT checks.list_found, checks.list_folder_id, checks.status_ok, EXISTS (SELECT 1 FROM task) AS updated FROM checks`,
       p.values,
@@ -208,24 +262,52 @@ export class TasksRepository {
     return rows[0];
   }
 
-  /** Deletes a task; subtasks, comments, attachments, assignees, labels and values go by FK cascade (D16). */
-  async deleteTask(id: number): Promise<void> {
-    await this.sql.rows(`DELETE FROM tasks WHERE id = $1`, [id]);
+  /**
+   * Deletes a task with its subtasks (D16), recording only `task.deleted` by `actor` (D37). The task and its
+   * subtasks are deleted by the statement itself (deleteTasksCtes: row locks before the event lock); comments,
+   * attachments, assignees and values go by FK cascade.
+   */
+  async deleteTask(actor: Actor, id: number): Promise<void> {
+    const p = new SqlParams();
+    const taskId = p.add(id, 'int');
+    const tasks = deleteTasksCtes(`id = ${taskId} OR parent_id = ${taskId}`);
+    const ctes = [
+      ...tasks.ctes,
+      ...eventCtes(p, actor, {
+        // The event is the task's, not its subtasks'.
+        type: 'task.deleted', from: `(SELECT * FROM doomed WHERE doomed.id = ${taskId}) d`, workspace: 'd.workspace_id',
+        data: { task_id: 'd.id', list_id: 'd.list_id', parent_id: 'd.parent_id' }, drain: tasks.names,
+      }),
+    ];
+    await this.sql.rows(`WITH ${ctes.join(',\n')} SELECT count(*) FROM doomed`, p.values);
   }
+}
+
+/** Appends `added` (CTE texts `name AS (...)`) to `ctes` and returns their names. */
+function pushCtes(ctes: string[], added: string[]): string[] {
+  ctes.push(...added);
+  return added.map((cte) => cte.slice(0, cte.indexOf(' ')));
 }
 
 /** D12: an INSERT CTE adding the workspace members among `ids` as assignees of the task of CTE `taskCte`. */
 function insertAssigneesSql(p: SqlParams, taskCte: string, ws: string, ids: number[]): string {
   return `add_assignees AS (INSERT INTO task_assignees (task_id, user_id, workspace_id)
             SELECT ${taskCte}.id, m.user_id, ${ws} FROM ${taskCte}
-              JOIN workspace_members m ON m.workspace_id = ${ws} AND m.user_id = ANY(${p.add(ids, 'int[]')}))`;
+              JOIN workspace_members m ON m.workspace_id = ${ws} AND m.user_id = ANY(${p.add(ids, 'int[]')})
+            RETURNING task_id)`;
 }
 
-/** D14: an INSERT CTE adding the workspace's labels among `ids` to the task of CTE `taskCte`. */
-function insertLabelsSql(p: SqlParams, taskCte: string, ws: string, ids: number[]): string {
-  return `add_labels AS (INSERT INTO task_labels (task_id, label_id, workspace_id)
-            SELECT ${taskCte}.id, lb.id, ${ws} FROM ${taskCte}
-              JOIN labels lb ON lb.workspace_id = ${ws} AND lb.id = ANY(${p.add(ids, 'int[]')}))`;
+/**
+ * D14: CTEs adding the workspace's labels among `ids` to the task of CTE `taskCte`; the labels are
+ * share-locked first (D37: their foreign-key check would otherwise wait after the event lock).
+ */
+function insertLabelsSql(p: SqlParams, taskCte: string, ws: string, ids: number[]): string[] {
+  return [
+    `ref_labels AS MATERIALIZED (SELECT lb.id FROM labels lb WHERE lb.workspace_id = ${ws} AND lb.id = ANY(${p.add(ids, 'int[]')}) FOR KEY SHARE)`,
+    `add_labels AS (INSERT INTO task_labels (task_id, label_id, workspace_id)
+            SELECT ${taskCte}.id, lb.id, ${ws} FROM ${taskCte}, ref_labels lb
+            RETURNING task_id)`,
+  ];
 }
 
 /** SQL expressions of where a task is written: its workspace, list and that list's folder. */
@@ -253,10 +335,12 @@ function writeCustomFieldsSql(p: SqlParams, taskCte: string, place: PlaceSql, us
           AND ${fieldAppliesSql('f', place.list, place.folder)}
           AND ${fieldVisibleSql('f', user)})`,
     `cf_clear AS (DELETE FROM task_custom_field_values v USING cf_input, ${taskCte}
-                   WHERE v.task_id = ${taskCte}.id AND v.field_id = cf_input.id AND cf_input.value IS NULL)`,
+                   WHERE v.task_id = ${taskCte}.id AND v.field_id = cf_input.id AND cf_input.value IS NULL
+                   RETURNING v.task_id)`,
     `cf_set AS (INSERT INTO task_custom_field_values (task_id, field_id, workspace_id, value)
                  SELECT ${taskCte}.id, cf_input.id, ${place.workspace}, cf_input.value FROM cf_input, ${taskCte}
                   WHERE cf_input.value IS NOT NULL
-                 ON CONFLICT (task_id, field_id) DO UPDATE SET value = EXCLUDED.value)`,
+                 ON CONFLICT (task_id, field_id) DO UPDATE SET value = EXCLUDED.value
+                 RETURNING task_id)`,
   ];
 }

@@ -31,7 +31,7 @@ export class TasksService {
     const input = await validateBody(CreateTaskDto, rawBody);
 
     const place = { workspaceId: access.workspaceId, listId, folderId: access.folderId };
-    const created = await this.tasks.insertTask(place, caller.userId, access.membership, input);
+    const created = await this.tasks.insertTask(place, caller, access.membership, input);
     if (!created.status_ok) throw new NotFoundException('Status not found in this workspace');
     if (!created.parent_found) throw new NotFoundException('Parent task not found');
     if (created.parent_is_subtask) throw new BadRequestException('Subtasks cannot have subtasks');
@@ -61,7 +61,7 @@ export class TasksService {
     const patch = await validateBody(UpdateTaskDto, rawBody);
 
     const place = { workspaceId: access.workspaceId, listId: access.listId, folderId: access.folderId };
-    const result = await this.tasks.updateTask(id, place, access.membership, caller.userId, patch);
+    const result = await this.tasks.updateTask(id, place, access.membership, caller, patch);
     if (patch.listId !== undefined) {
       if (!result.list_found) throw new NotFoundException('List not found in this workspace');
       this.access.requireListPermitted(access.membership, patch.listId, result.list_folder_id);
@@ -88,7 +88,7 @@ export class TasksService {
   /** spec: Delete task; subtasks, comments, attachments and values go with it (D16). */
   async deleteTask(caller: Caller, id: number): Promise<void> {
     await this.access.check(caller, 'task.delete', id);
-    await this.tasks.deleteTask(id);
+    await this.tasks.deleteTask(caller, id);
   }
 
   /**

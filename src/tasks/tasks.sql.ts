@@ -273,3 +273,23 @@ export function taskPageSql(pageIds: string, from: string, orderBy: string, user
                     LEFT JOIN page_fields pf ON pf.task_id = t.id)`;
   return { ctes, array };
 }
+
+/**
+ * CTEs deleting the tasks matching `where` (SQL over `tasks`) with their
+ * label links, for a delete statement that records an event (D37): the
+ * statement itself deletes them, rather than the foreign keys' cascade (which
+ * runs at the statement's end, after the event lock), so that every row lock
+ * these deletes need is taken before the event lock; their comments,
+ * assignees, values and attachments still go by cascade (no other writer
+ * locks those rows without first locking their task). `names` are the CTEs
+ * to drain before the lock; `doomed` returns id, workspace_id, list_id, parent_id.
+ */
+export function deleteTasksCtes(where: string): { ctes: string[]; names: string[] } {
+  return {
+    ctes: [
+      `doomed AS (DELETE FROM tasks WHERE ${where} RETURNING id, workspace_id, list_id, parent_id)`,
+      `doomed_labels AS (DELETE FROM task_labels WHERE task_id IN (SELECT id FROM doomed) RETURNING task_id)`,
+    ],
+    names: ['doomed', 'doomed_labels'],
+  };
+}

@@ -186,6 +186,19 @@ describe('typed client over HTTP (issue 5)', () => {
     ]);
   });
 
+  it('follows the events feed with after = next_after (D37)', async () => {
+    const first = await api.GET('/api/v1/workspaces/{workspace_id}/events', { params: { path: { workspace_id: ids.acme }, query: { limit: 2 } } });
+    expect(first.error).toBeUndefined();
+    expect(first.data!.data.map((e) => e.type)).toEqual(['folder.created', 'list.created']);
+    const rest = await api.GET('/api/v1/workspaces/{workspace_id}/events', {
+      params: { path: { workspace_id: ids.acme }, query: { after: String(first.data!.next_after), type: ['task.created,task.deleted'] } },
+    });
+    expect(rest.data!.data.map((e) => [e.type, e.actor.user_id])).toEqual([['task.created', ids.alice], ['task.deleted', ids.alice]]);
+    expect(rest.data!.next_after).toBe(rest.data!.data[1].id);
+    const bad = await api.GET('/api/v1/workspaces/{workspace_id}/events', { params: { path: { workspace_id: ids.acme }, query: { after: 'x' } } });
+    expect(bad.error).toEqual({ error: 'after must be a non-negative integer' });
+  });
+
   it('returns typed errors: a wrong key is 401, a bad body 400 (D7, D20)', async () => {
     const stranger = createApiClient(await t.app.getUrl(), 'svc_nobody');
     const me = await stranger.GET('/api/v1/me');

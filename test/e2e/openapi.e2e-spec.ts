@@ -123,12 +123,17 @@ const D1: RouteCase[] = [
     errors: { 400: ['Invalid task ID', 'content is required'], 403: ['Viewers cannot comment', 'Access denied'], 404: ['Task not found'] },
   },
   { method: 'GET', path: '/api/v1/workspaces/{workspace_id}/custom-fields', scope: 'tasks:read', returns: ['CustomFieldDefinition'], errors: { 400: ['Invalid workspace ID'], 404: ['Workspace not found'] } },
+  {
+    method: 'GET', path: '/api/v1/workspaces/{workspace_id}/events', scope: 'events:read', returns: 'EventPage',
+    errors: { 400: ['Invalid workspace ID', 'after must be a non-negative integer', 'limit must be an integer between 1 and 100', 'task_id must be a valid numeric ID'], 404: ['Workspace not found'] },
+  },
 ];
 
 /** The component schemas the contract's readers (and the client) know by name. */
 const SCHEMA_NAMES = [
   'Task', 'TaskListItem', 'Subtask', 'StatusSummary', 'LabelSummary', 'Assignee', 'Attachment', 'CustomFieldEntry',
   'CustomFieldDefinition', 'Folder', 'List', 'Status', 'Label', 'Comment', 'Workspace', 'Member', 'CurrentUser', 'Error', 'TaskPage',
+  'Event', 'EventActor', 'EventPage',
 ];
 
 const hasBody = (c: RouteCase) => c.method === 'POST' || c.method === 'PATCH';
@@ -327,7 +332,7 @@ describe('OpenAPI document (issue 5; D1)', () => {
           checked++;
         }
       }
-      expect(checked).toBe(25);
+      expect(checked).toBe(26);
     });
 
     it('documents the WWW-Authenticate: Bearer header of every 401, and the service sends it', async () => {

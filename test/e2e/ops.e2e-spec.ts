@@ -67,8 +67,13 @@ describe('configuration (validated at boot)', () => {
       databaseUrl: undefined, port: 3000, portSet: false, host: '0.0.0.0', dataDir: '.data', embeddedPgPort: undefined, migrationsRun: true,
       dbPoolSize: 10, logLevel: 'log', logFormat: 'auto', rateLimitPerMinute: 0, redisUrl: undefined, trustProxy: false,
       corsOrigins: [], docsEnabled: true, metricsEnabled: true,
-      timeouts: DEFAULT_TIMEOUTS, preparedStatements: true, webConcurrency: 1,
+      timeouts: DEFAULT_TIMEOUTS, preparedStatements: true, webConcurrency: 1, eventsRetentionDays: 30,
     });
+    // D37: EVENTS_RETENTION_DAYS, an integer >= 1.
+    expect(loadEnv({ EVENTS_RETENTION_DAYS: ' 365 ' }).eventsRetentionDays).toBe(365);
+    for (const bad of ['0', '-1', '1.5', '1e3', 'abc']) {
+      expect(() => loadEnv({ EVENTS_RETENTION_DAYS: bad })).toThrow(`Invalid configuration: EVENTS_RETENTION_DAYS=${JSON.stringify(bad)}: expected a whole number of days, 1 or more`);
+    }
     expect(loadEnv({ MIGRATIONS_RUN: '0' }).migrationsRun).toBe(false);
     expect(loadEnv({ MIGRATIONS_RUN: 'FALSE' }).migrationsRun).toBe(false);
     expect(loadEnv({ DOCS_ENABLED: 'off', CORS_ORIGINS: 'https://a.example.com, http://localhost:5173' })).toMatchObject({

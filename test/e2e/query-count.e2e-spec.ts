@@ -138,6 +138,9 @@ describe('SQL round trips of the task routes', () => {
     });
     const small = await count('create 1', 'POST', '/api/v1/tasks', payload(1));
     const large = await count('create 10', 'POST', '/api/v1/tasks', payload(10));
+    // D37: the event is a CTE of the insert's statement, not a statement of its own.
+    expect(large.statements.filter((s) => /INSERT INTO events/.test(s))).toHaveLength(1);
+    expect(large.statements.filter((s) => /INSERT INTO events/.test(s) && /INSERT INTO tasks/.test(s))).toHaveLength(1);
     expect(small.status).toBe(201);
     expect(large.status).toBe(201);
     expect(large.body.assignees).toHaveLength(10);
@@ -176,6 +179,15 @@ describe('SQL round trips of the task routes', () => {
     const { status, trips } = await count('delete', 'DELETE', `/api/v1/tasks/${ids.t20}`);
     expect(status).toBe(204);
     expect(trips).toBeLessThanOrEqual(2);
+  });
+
+  it('events: the writes above recorded theirs in their own statements (their counts above); the feed costs at most 2, the same for limit=1 and limit=100 (D37)', async () => {
+    const one = await count('events limit=1', 'GET', `/api/v1/workspaces/${ids.ws}/events?limit=1`);
+    const hundred = await count('events limit=100', 'GET', `/api/v1/workspaces/${ids.ws}/events?limit=100&type=task.created,task.updated,task.deleted`);
+    expect(one.body.data).toHaveLength(1);
+    expect(hundred.body.data.map((e: { type: string }) => e.type)).toEqual(['task.created', 'task.created', 'task.updated', 'task.updated', 'task.updated', 'task.deleted']);
+    expect(hundred.trips).toBeLessThanOrEqual(2);
+    expect(one.trips).toBe(hundred.trips);
   });
 
   it('comments: 1 (the access check and the listing in one statement, issue 16)', async () => {

@@ -1,4 +1,4 @@
-/** The scopes of the specification (Authentication section). D21: no wildcards. */
+/** The scopes of the specification (Authentication section), and those of its extensions (D37). D21: no wildcards. */
 export const SCOPES = [
   'tasks:read',
   'tasks:write',
@@ -10,6 +10,8 @@ export const SCOPES = [
   'workspaces:read',
   'workspaces:write',
   'users:read',
+  // D37: the events feed.
+  'events:read',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

@@ -1,5 +1,5 @@
 import { HttpException } from '@nestjs/common';
-import { isDatabaseUnavailable, pgCode, pgConstraint } from '../database/pg-errors';
+import { isDatabaseUnavailable, isLostRace, pgCode, pgConstraint } from '../database/pg-errors';
 
 /** An error as the client sees it: status and the `{ error }` message (D31). */
 export interface HttpError {
@@ -16,24 +16,6 @@ export const SERVICE_UNAVAILABLE: HttpError = { status: 503, message: 'Service u
 const UNIQUE_VIOLATIONS: Record<string, string> = {
   statuses_workspace_name_key: 'A status with this name already exists',
   labels_workspace_name_key: 'A label with this name already exists',
-};
-
-/**
- * Issue 8: a write that points at a row deleted meanwhile (foreign-key violation
- * left after the retry of RetryLostRaceInterceptor) answers what it would have,
- * had the delete committed first: the contract's 404 for that row (D4, D14, D27).
- */
-const FOREIGN_KEY_NOT_FOUND: Record<string, string> = {
-  tasks_list_id_fkey: 'List not found in this workspace',
-  tasks_parent_id_fkey: 'Parent task not found',
-  tasks_status_id_fkey: 'Status not found in this workspace',
-  lists_folder_id_fkey: 'Folder not found',
-  comments_task_id_fkey: 'Task not found',
-  task_assignees_task_id_fkey: 'Task not found',
-  task_labels_task_id_fkey: 'Task not found',
-  task_custom_field_values_task_id_fkey: 'Task not found',
-  attachments_task_id_fkey: 'Task not found',
-  task_labels_label_id_fkey: 'Label not found',
 };
 
 /** Fastify's own error codes and the D7/D31 answers for them. */
@@ -83,8 +65,11 @@ export function toHttpError(error: unknown): HttpError {
   const code = pgCode(error);
   const constraint = pgConstraint(error) ?? '';
   if (code === '23505' && Object.hasOwn(UNIQUE_VIOLATIONS, constraint)) return { status: 409, message: UNIQUE_VIOLATIONS[constraint] };
-  if (code === '23503' && Object.hasOwn(FOREIGN_KEY_NOT_FOUND, constraint)) return { status: 404, message: FOREIGN_KEY_NOT_FOUND[constraint] };
-  if (isDatabaseUnavailable(error)) return SERVICE_UNAVAILABLE;
+  // A race lost again after RetryLostRaceInterceptor's retry (a row the write points at deleted meanwhile, by
+  // whatever foreign key; a serialization failure; a deadlock): nothing was written, and the client may retry.
+  // The retry itself answers what a delete that committed first calls for (the checks' 404), so no table of
+  // constraint names is needed, and a new foreign key can never turn a race into a 500.
+  if (isLostRace(error) || isDatabaseUnavailable(error)) return SERVICE_UNAVAILABLE;
   if (typeof e.code === 'string' && Object.hasOwn(FASTIFY_ERRORS, e.code)) return FASTIFY_ERRORS[e.code];
   if (typeof e.code === 'string' && e.code.startsWith('FST_') && typeof e.statusCode === 'number' && e.statusCode < 500) {
     return { status: e.statusCode, message: 'Bad request' };

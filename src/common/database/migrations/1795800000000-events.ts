@@ -31,8 +31,15 @@ export class Events1795800000000 implements MigrationInterface {
       ALTER SEQUENCE events_id_seq OWNED BY events.id;
       -- The feed: one workspace's events after an id, in id order.
       CREATE INDEX events_workspace_id_idx ON events (workspace_id, id);
+      -- The feed's filters: type, and task_id (data.task_id).
+      CREATE INDEX events_workspace_type_idx ON events (workspace_id, type, id);
+      CREATE INDEX events_workspace_task_idx ON events (workspace_id, ((data->>'task_id')::int), id) WHERE data ? 'task_id';
       -- Retention prunes by age.
       CREATE INDEX events_occurred_at_idx ON events (occurred_at);
+
+      -- Deletes of a list or folder remove the list's tasks, subtasks included, in their own statement
+      -- (before the event lock): by list_id over every task, which the partial tasks_list_top_idx does not cover.
+      CREATE INDEX tasks_list_id_idx ON tasks (list_id);
 
       CREATE FUNCTION event_json(e events) RETURNS jsonb
         LANGUAGE sql STABLE PARALLEL SAFE
@@ -45,6 +52,6 @@ export class Events1795800000000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`DROP FUNCTION event_json(events); DROP TABLE events;`);
+    await q.query(`DROP FUNCTION event_json(events); DROP TABLE events; DROP INDEX tasks_list_id_idx;`);
   }
 }

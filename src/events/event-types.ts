@@ -1,0 +1,44 @@
+/**
+ * D37: the event types, in the contract's table order, each with the keys of
+ * its `data` (every key always present, `null` when absent; no other key).
+ * The one list of types: the feed's `type` filter, its message and the
+ * webhook subscriptions (D38) come from it.
+ */
+export const EVENT_DATA_KEYS = {
+  'task.created': ['task_id', 'list_id', 'parent_id'],
+  'task.updated': ['task_id', 'list_id', 'previous_list_id', 'parent_id', 'changes'],
+  'task.deleted': ['task_id', 'list_id', 'parent_id'],
+  'comment.created': ['comment_id', 'task_id', 'list_id'],
+  'folder.created': ['folder_id'],
+  'folder.deleted': ['folder_id'],
+  'folder.updated': ['folder_id', 'changes'],
+  'list.created': ['list_id', 'folder_id'],
+  'list.deleted': ['list_id', 'folder_id'],
+  'list.updated': ['list_id', 'folder_id', 'previous_folder_id', 'changes'],
+  'status.created': ['status_id'],
+  'status.updated': ['status_id', 'changes'],
+  'label.created': ['label_id'],
+  'label.deleted': ['label_id'],
+} as const;
+
+/** An event type of D37 (`task.created`, ...). */
+export type EventType = keyof typeof EVENT_DATA_KEYS;
+
+/** D37's types in table order. */
+export const EVENT_TYPES = Object.keys(EVENT_DATA_KEYS) as EventType[];
+
+/** True when `value` is one of D37's types. */
+export function isEventType(value: unknown): value is EventType {
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(EVENT_DATA_KEYS, value);
+}
+
+/** D37: the field names `changes` may list, per update type (sorted, as `changes` lists them). */
+export const CHANGE_FIELDS = {
+  'task.updated': ['assignee_ids', 'custom_fields', 'description', 'due_date', 'label_ids', 'list_id', 'priority', 'start_date', 'status_id', 'title'],
+  'folder.updated': ['color', 'icon', 'name', 'position'],
+  'list.updated': ['color', 'folder_id', 'icon', 'name', 'position'],
+  'status.updated': ['category', 'color', 'icon', 'name', 'position'],
+} as const;
+
+/** The event types whose data carries `changes`. */
+export type UpdateEventType = keyof typeof CHANGE_FIELDS;

@@ -1,0 +1,98 @@
+import type { SqlParams } from '../common/database/sql-params';
+import { CHANGE_FIELDS, EVENT_DATA_KEYS, EventType, UpdateEventType } from './event-types';
+
+/** Who made a write (D37 `actor`): the API key's user and the key. */
+export interface Actor {
+  userId: number;
+  keyId: number;
+}
+
+/**
+ * First half of the two-int advisory lock key of D37's per-workspace event
+ * lock (`pg_advisory_xact_lock(EVENTS_LOCK_NAMESPACE, workspace_id)`): 'EVNT',
+ * so that no other advisory lock of the service can collide with it.
+ */
+export const EVENTS_LOCK_NAMESPACE = 0x45564e54;
+
+type DataKey<T extends EventType> = Exclude<(typeof EVENT_DATA_KEYS)[T][number], 'changes'>;
+type ChangeField<T extends EventType> = T extends UpdateEventType ? (typeof CHANGE_FIELDS)[T][number] : never;
+
+/** One event a write statement records, described over the rows that write returned. */
+export interface EventWrite<T extends EventType> {
+  type: T;
+  /**
+   * FROM items with one row per event: the write's RETURNING CTE (joined with
+   * the row before the write for updates). No row, no event: a write that
+   * wrote nothing records nothing.
+   */
+  from: string;
+  /** SQL of the event's workspace id over those rows. */
+  workspace: string;
+  /** SQL of each `data` key over those rows (`NULL` where there is none). */
+  data: Record<DataKey<T>, string>;
+  /**
+   * Updates: for each field `changes` may name, SQL that is true when the
+   * stored value after the write differs from the one before it. No true
+   * field, no event (D37: a no-op update records nothing).
+   */
+  changes?: Record<ChangeField<T>, string>;
+  /**
+   * Names of the statement's other data-modifying CTEs (each with RETURNING):
+   * they run to completion before the lock, so the statement takes all its
+   * row locks before the event lock and never waits on a row while holding it.
+   */
+  drain?: string[];
+}
+
+/**
+ * D37's transactional outbox, the one place that writes `events`: CTEs to
+ * append to a write's own statement (so no round trip is added), recording
+ * one event per row of `w.from`. Their shape:
+ *
+ *   event_row AS MATERIALIZED (SELECT <workspace> AS workspace_id, jsonb_build_object(<data>) AS data
+ *                                FROM <from> [CROSS JOIN LATERAL (<changes>) changed] WHERE <drained> [AND cardinality(changed.names) > 0])
+ *   event_lock AS MATERIALIZED (SELECT r.workspace_id, r.data,
+ *                                      pg_advisory_xact_lock(EVENTS_LOCK_NAMESPACE, r.workspace_id)::text = '' AS locked
+ *                                 FROM event_row r)
+ *   event_insert AS (INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+ *                    SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, '<type>', now(), $user, $key, l.data
+ *                      FROM event_lock l RETURNING id)
+ *
+ * The order matters for the polling promise: the id is drawn from the
+ * service-wide sequence only after the workspace's transaction-level advisory
+ * lock is held (the nextval expression consumes the lock call's result, so it
+ * cannot be evaluated first), and the lock is the statement's last wait: it is
+ * taken after the write returned its rows and the `drain` CTEs finished, and
+ * held until commit. Within a workspace, ids therefore increase in commit
+ * order, and a reader of `id > after` never misses an event that commits later
+ * with a smaller id. `occurred_at` is now(): the transaction time the write
+ * stored as created_at / updated_at. The statement's query must not read the
+ * CTE names `event_row`, `event_lock`, `event_insert` (`changed` inside).
+ */
+export function eventCtes<T extends EventType>(p: SqlParams, actor: Actor, w: EventWrite<T>): string[] {
+  const keys = EVENT_DATA_KEYS[w.type] as readonly string[];
+  const values = w.data as Record<string, string>;
+  const data = keys.map((k) => `'${k}', ${k === 'changes' ? 'to_jsonb(changed.names)' : values[k]}`).join(', ');
+  const filters = (w.drain ?? []).map((cte) => `(SELECT count(*) FROM ${cte}) >= 0`);
+  let from = w.from;
+  if (w.changes) {
+    const changes = w.changes as Record<string, string>;
+    // Sorted names (D37): CHANGE_FIELDS lists them in order.
+    const names = (CHANGE_FIELDS[w.type as UpdateEventType] as readonly string[]).map((f) => `CASE WHEN ${changes[f]} THEN '${f}' END`);
+    from += ` CROSS JOIN LATERAL (SELECT array_remove(ARRAY[${names.join(', ')}]::text[], NULL) AS names) changed`;
+    filters.push('cardinality(changed.names) > 0');
+  }
+  return [
+    `event_row AS MATERIALIZED (
+       SELECT ${w.workspace} AS workspace_id, jsonb_build_object(${data}) AS data
+         FROM ${from}${filters.length ? `\n        WHERE ${filters.join(' AND ')}` : ''})`,
+    `event_lock AS MATERIALIZED (
+       SELECT r.workspace_id, r.data, pg_advisory_xact_lock(${EVENTS_LOCK_NAMESPACE}, r.workspace_id)::text = '' AS locked FROM event_row r)`,
+    `event_insert AS (
+       INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+       SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, '${w.type}', now(),
+              ${p.add(actor.userId, 'int')}, ${p.add(actor.keyId, 'int')}, l.data
+         FROM event_lock l
+       RETURNING id)`,
+  ];
+}
