@@ -132,7 +132,7 @@ describe('route matrix: every route of D1', () => {
   });
 
   /** Every row of the tables a refused request could touch: the matrix's requests are all refused, so this never changes. */
-  const TABLES = ['workspaces', 'workspace_members', 'labels', 'statuses', 'folders', 'lists', 'tasks', 'task_labels', 'comments', 'member_folder_grants', 'member_list_grants'];
+  const TABLES = ['workspaces', 'workspace_members', 'labels', 'statuses', 'folders', 'lists', 'tasks', 'task_labels', 'comments', 'member_folder_grants', 'member_list_grants', 'events'];
   const snapshot = async () => {
     const rows: Record<string, unknown[]> = {};
     for (const table of TABLES) rows[table] = await t.db.ds.query(`SELECT * FROM ${table} ORDER BY 1, 2`);
