@@ -1,92 +1,55 @@
-import { SCOPES } from '../../src/common/auth/scope';
-import { loadFixture } from '../../src/fixtures/fixture-loader';
-import type { FixtureWorld } from '../../src/fixtures/fixture.types';
-import { auth, createTestApp, TestApp } from '../setup/create-app';
+import { auth } from '../setup/create-app';
 import { QueryCounter } from '../setup/query-counter';
+import { roleKeys, WORLD_NAMES, useRoleWorld } from '../setup/world';
 
 /**
- * Comments (issue 4): GET and POST /api/v1/tasks/:id/comments.
- * spec: List comments, Create comment; D1, D2, D3, D4, D5, D6, D8, D9, D23, D30.
+ * Comments: GET and POST /api/v1/tasks/:id/comments.
+ * spec: List comments, Create comment; D1, D5, D8, D9, D23, D30. The checks
+ * every route makes (keys, scopes, ids, non-members, the D2 role messages)
+ * are the route matrix's (route-matrix.e2e-spec.ts).
  */
 
-const ALL = [...SCOPES];
 const TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const COMMENT_KEYS = ['avatar_url', 'content', 'created_at', 'id', 'name', 'parent_comment_id', 'resolved', 'task_id', 'user_id'];
+const { key, keyOnly } = roleKeys('cm');
+const OWNER_AVATAR = 'https://img.test/owner.png';
+const MEMBER_AVATAR = 'https://img.test/member.png';
 
-const world: FixtureWorld = {
-  users: [
-    { ref: 'alice', email: 'alice@comments.test', name: 'Alice', avatar_url: 'https://img.test/alice.png' },
-    { ref: 'bob', email: 'bob@comments.test', name: 'Bob' },
-    { ref: 'carol', email: 'carol@comments.test', name: 'Carol', avatar_url: 'https://img.test/carol.png' },
-    { ref: 'dave', email: 'dave@comments.test', name: 'Dave' },
-    { ref: 'erin', email: 'erin@comments.test', name: 'Erin' },
-    { ref: 'vera', email: 'vera@comments.test', name: 'Vera' },
-    { ref: 'olga', email: 'olga@comments.test', name: 'Olga' },
-  ],
-  api_keys: [
-    { user: 'alice', key: 'svc_cm_owner', scopes: ALL },
-    { user: 'bob', key: 'svc_cm_admin', scopes: ALL },
-    { user: 'carol', key: 'svc_cm_member', scopes: ALL },
-    { user: 'dave', key: 'svc_cm_viewer', scopes: ALL },
-    { user: 'erin', key: 'svc_cm_restricted', scopes: ALL },
-    { user: 'vera', key: 'svc_cm_restricted_viewer', scopes: ALL },
-    { user: 'olga', key: 'svc_cm_outsider', scopes: ALL },
-    { user: 'alice', key: 'svc_cm_no_comments', scopes: ALL.filter((s) => !s.startsWith('comments:')) },
-    { user: 'alice', key: 'svc_cm_read_only', scopes: ['comments:read'] },
-  ],
-  workspaces: [
-    {
-      ref: 'acme', name: 'Acme', slug: 'cm-acme', owner: 'alice',
-      members: [
-        { user: 'bob', role: 'admin' },
-        { user: 'carol', role: 'member' },
-        { user: 'dave', role: 'viewer' },
-        { user: 'erin', role: 'member', restricted: true, folders: ['eng'], lists: ['granted_inbox'] },
-        { user: 'vera', role: 'viewer', restricted: true, folders: ['eng'] },
-      ],
-      folders: [
-        { ref: 'eng', name: 'Engineering', lists: [{ ref: 'backlog', name: 'Backlog' }] },
-        { ref: 'ops', name: 'Ops', lists: [{ ref: 'inbox', name: 'Inbox' }, { ref: 'granted_inbox', name: 'Granted inbox' }] },
-      ],
-      lists: [{ ref: 'loose', name: 'No folder' }],
-      tasks: [
+describe('comments', () => {
+  const { t, ids } = useRoleWorld('cm', (b) => ({
+    users: { owner: { avatar_url: OWNER_AVATAR }, member: { avatar_url: MEMBER_AVATAR } },
+    workspaces: [
+      b.team(
+        'acme',
         {
-          ref: 't1', list: 'backlog', title: 'Ship it',
-          comments: [
-            // created_at decides the order (D23), not insertion order; c2 and c3 tie and go by id.
-            { ref: 'c1', user: 'bob', content: '<p>on it</p>', resolved: true, created_at: '2025-03-02T10:00:00.000Z' },
-            { ref: 'c2', user: 'carol', content: '<p>first</p>', created_at: '2025-03-01T09:00:00.000Z' },
-            { ref: 'c3', user: 'alice', content: 'same time', created_at: '2025-03-01T09:00:00.000Z', parent: 'c2' },
+          folders: [
+            { ref: 'c_eng', name: 'Engineering', lists: [{ ref: 'c_backlog', name: 'Backlog' }] },
+            { ref: 'c_ops', name: 'Ops', lists: [{ ref: 'c_inbox', name: 'Inbox' }, { ref: 'granted_inbox', name: 'Granted inbox' }] },
+          ],
+          lists: [{ ref: 'c_loose', name: 'No folder' }],
+          tasks: [
+            {
+              ref: 't1', list: 'c_backlog', title: 'Ship it',
+              comments: [
+                // created_at decides the order (D23), not insertion order; c2 and c3 tie and go by id.
+                { ref: 'c1', user: b.user('admin'), content: '<p>on it</p>', resolved: true, created_at: '2025-03-02T10:00:00.000Z' },
+                { ref: 'c2', user: b.user('member'), content: '<p>first</p>', created_at: '2025-03-01T09:00:00.000Z' },
+                { ref: 'c3', user: b.user('owner'), content: 'same time', created_at: '2025-03-01T09:00:00.000Z', parent: 'c2' },
+              ],
+            },
+            { ref: 't_out', list: 'c_inbox', title: 'In a list of a folder not granted' },
+            { ref: 't_granted', list: 'granted_inbox', title: 'In a granted list' },
+            { ref: 't_loose', list: 'c_loose', title: 'In a list without folder' },
+            { ref: 't_nolist', title: 'Not in a list' },
+            { ref: 't_empty', list: 'c_backlog', title: 'No comments yet' },
+            { ref: 't_post', list: 'c_backlog', title: 'Posted on' },
+            { ref: 't_bulk', list: 'c_backlog', title: 'Many comments' },
           ],
         },
-        { ref: 't_inbox', list: 'inbox', title: 'In a list of a folder not granted' },
-        { ref: 't_granted', list: 'granted_inbox', title: 'In a granted list' },
-        { ref: 't_loose', list: 'loose', title: 'In a list without folder' },
-        { ref: 't_nolist', title: 'Not in a list' },
-        { ref: 't_empty', list: 'backlog', title: 'No comments yet' },
-        { ref: 't_post', list: 'backlog', title: 'Posted on' },
-        { ref: 't_bulk', list: 'backlog', title: 'Many comments' },
-      ],
-    },
-    {
-      ref: 'other', name: 'Other', slug: 'cm-other', owner: 'olga',
-      folders: [{ ref: 'o_f', name: 'F', lists: [{ ref: 'o_l', name: 'L' }] }],
-      tasks: [{ ref: 'o_t', list: 'o_l', title: 'Elsewhere', comments: [{ user: 'olga', content: 'hidden' }] }],
-    },
-  ],
-};
-
-describe('comments (issue 4)', () => {
-  let t: TestApp;
-  let ids: Record<string, number>;
-
-  beforeAll(async () => {
-    t = await createTestApp();
-    ids = await loadFixture(t.db.ds, world);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+        { restricted: { folders: ['c_eng'], lists: ['granted_inbox'] }, restrictedViewer: { folders: ['c_eng'] } },
+      ),
+    ],
+  }));
 
   const get = (key: string | null, taskId: string | number) =>
     t.inject({ method: 'GET', url: `/api/v1/tasks/${taskId}/comments`, headers: key ? auth(key) : {} });
@@ -95,22 +58,22 @@ describe('comments (issue 4)', () => {
 
   /** The fixture's comments of t1 as the listing shows them, oldest first. */
   const t1Comments = () => [
-    { id: ids.c2, task_id: ids.t1, user_id: ids.carol, name: 'Carol', avatar_url: 'https://img.test/carol.png', content: '<p>first</p>', parent_comment_id: null, resolved: false, created_at: '2025-03-01T09:00:00.000Z' },
-    { id: ids.c3, task_id: ids.t1, user_id: ids.alice, name: 'Alice', avatar_url: 'https://img.test/alice.png', content: 'same time', parent_comment_id: ids.c2, resolved: false, created_at: '2025-03-01T09:00:00.000Z' },
-    { id: ids.c1, task_id: ids.t1, user_id: ids.bob, name: 'Bob', avatar_url: null, content: '<p>on it</p>', parent_comment_id: null, resolved: true, created_at: '2025-03-02T10:00:00.000Z' },
+    { id: ids.c2, task_id: ids.t1, user_id: ids.member, name: WORLD_NAMES.member, avatar_url: MEMBER_AVATAR, content: '<p>first</p>', parent_comment_id: null, resolved: false, created_at: '2025-03-01T09:00:00.000Z' },
+    { id: ids.c3, task_id: ids.t1, user_id: ids.owner, name: WORLD_NAMES.owner, avatar_url: OWNER_AVATAR, content: 'same time', parent_comment_id: ids.c2, resolved: false, created_at: '2025-03-01T09:00:00.000Z' },
+    { id: ids.c1, task_id: ids.t1, user_id: ids.admin, name: WORLD_NAMES.admin, avatar_url: null, content: '<p>on it</p>', parent_comment_id: null, resolved: true, created_at: '2025-03-02T10:00:00.000Z' },
   ];
 
   describe('GET /api/v1/tasks/:id/comments', () => {
     it.each([
-      ['owner', 'svc_cm_owner'],
-      ['admin', 'svc_cm_admin'],
-      ['member', 'svc_cm_member'],
-      ['viewer', 'svc_cm_viewer'],
-      ['restricted member, task in a granted folder', 'svc_cm_restricted'],
-      ['restricted viewer, task in a granted folder', 'svc_cm_restricted_viewer'],
-      ['key with comments:read only', 'svc_cm_read_only'],
-    ])('lists every comment, oldest first by created_at then id, for the %s (D1, D23)', async (_role, key) => {
-      const res = await get(key, ids.t1);
+      ['owner', key('owner')],
+      ['admin', key('admin')],
+      ['member', key('member')],
+      ['viewer', key('viewer')],
+      ['restricted member, task in a granted folder', key('restricted')],
+      ['restricted viewer, task in a granted folder', key('restrictedViewer')],
+      ['key with comments:read only', keyOnly('comments:read')],
+    ])('lists every comment, oldest first by created_at then id, for the %s (D1, D23)', async (_role, k) => {
+      const res = await get(k, ids.t1);
       expect(res.statusCode).toBe(200);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
       expect(res.json()).toEqual(t1Comments());
@@ -118,85 +81,52 @@ describe('comments (issue 4)', () => {
     });
 
     it('returns [] for a task without comments', async () => {
-      const res = await get('svc_cm_member', ids.t_empty);
+      const res = await get(key('member'), ids.t_empty);
       expect(res.statusCode).toBe(200);
       expect(res.json()).toEqual([]);
     });
 
     it('accepts the id as written digits of a number with leading zeros (D5)', async () => {
-      const res = await get('svc_cm_owner', `000${ids.t1}`);
+      const res = await get(key('owner'), `000${ids.t1}`);
       expect(res.statusCode).toBe(200);
       expect(res.json()).toHaveLength(3);
     });
 
     it('shows a task in a granted list to a restricted member (D29)', async () => {
-      const res = await get('svc_cm_restricted', ids.t_granted);
+      const res = await get(key('restricted'), ids.t_granted);
       expect(res.statusCode).toBe(200);
       expect(res.json()).toEqual([]);
     });
 
     it.each([
-      ['a list of a folder not granted', 't_inbox'],
+      ['a list of a folder not granted', 't_out'],
       ['a list without folder, not granted', 't_loose'],
       ['no list', 't_nolist'],
     ])('answers 403 Access denied to a restricted member for a task in %s (D30)', async (_case, task) => {
-      for (const key of ['svc_cm_restricted', 'svc_cm_restricted_viewer']) {
-        const res = await get(key, ids[task]);
+      for (const k of [key('restricted'), key('restrictedViewer')]) {
+        const res = await get(k, ids[task]);
         expect(res.statusCode).toBe(403);
         expect(res.json()).toEqual({ error: 'Access denied' });
       }
     });
 
     it('lets unrestricted members read tasks with no list', async () => {
-      const res = await get('svc_cm_viewer', ids.t_nolist);
+      const res = await get(key('viewer'), ids.t_nolist);
       expect(res.statusCode).toBe(200);
       expect(res.json()).toEqual([]);
     });
 
-    it('answers 403 Access denied to a non-member (D4), both ways round', async () => {
-      const res = await get('svc_cm_outsider', ids.t1);
-      expect(res.statusCode).toBe(403);
-      expect(res.json()).toEqual({ error: 'Access denied' });
-      const back = await get('svc_cm_owner', ids.o_t);
-      expect(back.statusCode).toBe(403);
-      expect(back.json()).toEqual({ error: 'Access denied' });
-    });
-
-    it.each(['abc', '1.5', '-1', '1e3', '12abc'])('answers 400 Invalid task ID for %p (D5, D6)', async (id) => {
-      const res = await get('svc_cm_owner', id);
-      expect(res.statusCode).toBe(400);
-      expect(res.json()).toEqual({ error: 'Invalid task ID' });
-    });
-
-    it.each(['0', '99999999', '99999999999999'])('answers 404 Task not found for the well-formed id %p (D5)', async (id) => {
-      const res = await get('svc_cm_owner', id);
-      expect(res.statusCode).toBe(404);
-      expect(res.json()).toEqual({ error: 'Task not found' });
-    });
-
-    it("answers 403 Scope 'comments:read' before looking at the id (D3)", async () => {
-      for (const id of [String(ids.t1), 'abc', '0']) {
-        const res = await get('svc_cm_no_comments', id);
-        expect(res.statusCode).toBe(403);
-        expect(res.json()).toEqual({ error: "Scope 'comments:read' is required for this endpoint" });
-      }
-    });
-
-    it('answers 401 API key required without a key', async () => {
-      const res = await get(null, ids.t1);
-      expect(res.statusCode).toBe(401);
-      expect(res.json()).toEqual({ error: 'API key required' });
-    });
   });
 
   describe('POST /api/v1/tasks/:id/comments', () => {
     it.each([
-      ['owner', 'svc_cm_owner', 'alice', 'Alice', 'https://img.test/alice.png'],
-      ['admin', 'svc_cm_admin', 'bob', 'Bob', null],
-      ['member', 'svc_cm_member', 'carol', 'Carol', 'https://img.test/carol.png'],
-      ['restricted member, task in a granted folder', 'svc_cm_restricted', 'erin', 'Erin', null],
-    ])('creates a comment as the %s, authored by the key user (spec: Create comment)', async (_role, key, user, name, avatar) => {
-      const res = await post(key, ids.t_post, { content: `<p>from ${user}</p>` });
+      ['owner', 'owner', OWNER_AVATAR],
+      ['admin', 'admin', null],
+      ['member', 'member', MEMBER_AVATAR],
+      ['restricted member, task in a granted folder', 'restricted', null],
+    ] as const)('creates a comment as the %s, authored by the key user (spec: Create comment)', async (_role, user, avatar) => {
+      const name = WORLD_NAMES[user];
+      const res = await post(key(user), ids.t_post, { content: `<p>from ${user}</p>` });
       expect(res.statusCode).toBe(201);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
       const body = res.json();
@@ -206,41 +136,41 @@ describe('comments (issue 4)', () => {
         content: `<p>from ${user}</p>`, parent_comment_id: null, resolved: false, created_at: expect.stringMatching(TS),
       });
       // It is stored: the listing shows it, last (newest).
-      const list = (await get('svc_cm_owner', ids.t_post)).json();
+      const list = (await get(key('owner'), ids.t_post)).json();
       expect(list[list.length - 1]).toEqual(body);
     });
 
     it('creates on a task in a granted list for a restricted member, and on a task with no list for others', async () => {
-      const granted = await post('svc_cm_restricted', ids.t_granted, { content: 'ok' });
+      const granted = await post(key('restricted'), ids.t_granted, { content: 'ok' });
       expect(granted.statusCode).toBe(201);
-      expect(granted.json()).toMatchObject({ task_id: ids.t_granted, user_id: ids.erin, content: 'ok' });
-      const noList = await post('svc_cm_member', ids.t_nolist, { content: 'ok' });
+      expect(granted.json()).toMatchObject({ task_id: ids.t_granted, user_id: ids.restricted, content: 'ok' });
+      const noList = await post(key('member'), ids.t_nolist, { content: 'ok' });
       expect(noList.statusCode).toBe(201);
-      expect(noList.json()).toMatchObject({ task_id: ids.t_nolist, user_id: ids.carol });
+      expect(noList.json()).toMatchObject({ task_id: ids.t_nolist, user_id: ids.member });
     });
 
     it('always creates a top-level, unresolved comment, whatever the body says (spec; D7 unknown fields ignored)', async () => {
-      const res = await post('svc_cm_member', ids.t_post, { content: 'x', resolved: true, parent_comment_id: ids.c1, user_id: ids.alice, task_id: ids.t1 });
+      const res = await post(key('member'), ids.t_post, { content: 'x', resolved: true, parent_comment_id: ids.c1, user_id: ids.owner, task_id: ids.t1 });
       expect(res.statusCode).toBe(201);
-      expect(res.json()).toMatchObject({ task_id: ids.t_post, user_id: ids.carol, parent_comment_id: null, resolved: false });
+      expect(res.json()).toMatchObject({ task_id: ids.t_post, user_id: ids.member, parent_comment_id: null, resolved: false });
     });
 
     it('orders new comments after older ones in the listing (D23)', async () => {
-      const first = (await post('svc_cm_member', ids.t_empty, { content: 'one' })).json();
-      const second = (await post('svc_cm_admin', ids.t_empty, { content: 'two' })).json();
-      const list = await get('svc_cm_viewer', ids.t_empty);
+      const first = (await post(key('member'), ids.t_empty, { content: 'one' })).json();
+      const second = (await post(key('admin'), ids.t_empty, { content: 'two' })).json();
+      const list = await get(key('viewer'), ids.t_empty);
       expect(list.json()).toEqual([first, second]);
       expect(second.id).toBeGreaterThan(first.id);
     });
 
     it('trims the content (D8)', async () => {
-      const res = await post('svc_cm_member', ids.t_post, { content: '  \n <p>trimmed</p>\t ' });
+      const res = await post(key('member'), ids.t_post, { content: '  \n <p>trimmed</p>\t ' });
       expect(res.statusCode).toBe(201);
       expect(res.json().content).toBe('<p>trimmed</p>');
     });
 
     it('sanitizes the content: scripts, styles, iframes, handlers and javascript: URLs go (D9)', async () => {
-      const res = await post('svc_cm_member', ids.t_post, {
+      const res = await post(key('member'), ids.t_post, {
         content:
           '<p onclick="steal()">Hi <b>there</b> <a href="javascript:alert(1)">bad</a> <a href="https://ok.test/">good</a></p>' +
           '<script>alert(1)</script><style>p{}</style><iframe src="https://evil.test"></iframe><img src="https://img.test/x.png" onerror="x()">',
@@ -252,7 +182,7 @@ describe('comments (issue 4)', () => {
     it('keeps the allowlisted tags of D9', async () => {
       const html = '<h1>T</h1><p>a<br />b <strong>s</strong> <em>e</em> <i>i</i> <u>u</u> <s>x</s> <span>sp</span></p>' +
         '<ul><li>1</li></ul><ol><li>2</li></ol><blockquote>q</blockquote><pre><code>c</code></pre><a href="mailto:a@b.test">m</a>';
-      const res = await post('svc_cm_member', ids.t_post, { content: html });
+      const res = await post(key('member'), ids.t_post, { content: html });
       expect(res.statusCode).toBe(201);
       expect(res.json().content).toBe(html);
     });
@@ -268,102 +198,47 @@ describe('comments (issue 4)', () => {
       ['empty after sanitizing', { content: '<script>alert(1)</script>' }],
       ['whitespace after sanitizing', { content: ' <style>p{}</style>  <iframe></iframe> ' }],
     ])('answers 400 content is required when content is %s (spec; D8, D9)', async (_case, payload) => {
-      const res = await post('svc_cm_member', ids.t_post, payload);
+      const res = await post(key('member'), ids.t_post, payload);
       expect(res.statusCode).toBe(400);
       expect(res.json()).toEqual({ error: 'content is required' });
     });
 
     it('answers 400 content is required for a POST without a body', async () => {
-      const res = await t.inject({ method: 'POST', url: `/api/v1/tasks/${ids.t_post}/comments`, headers: auth('svc_cm_member') });
+      const res = await t.inject({ method: 'POST', url: `/api/v1/tasks/${ids.t_post}/comments`, headers: auth(key('member')) });
       expect(res.statusCode).toBe(400);
       expect(res.json()).toEqual({ error: 'content is required' });
     });
 
     it('accepts 100,000 characters and refuses 100,001 (D8)', async () => {
-      const ok = await post('svc_cm_member', ids.t_post, { content: '  ' + 'a'.repeat(100_000) + '  ' });
+      const ok = await post(key('member'), ids.t_post, { content: '  ' + 'a'.repeat(100_000) + '  ' });
       expect(ok.statusCode).toBe(201);
       expect(ok.json().content).toHaveLength(100_000);
-      const tooLong = await post('svc_cm_member', ids.t_post, { content: 'a'.repeat(100_001) });
+      const tooLong = await post(key('member'), ids.t_post, { content: 'a'.repeat(100_001) });
       expect(tooLong.statusCode).toBe(400);
       expect(tooLong.json()).toEqual({ error: 'content must be at most 100000 characters' });
     });
 
-    it('answers 403 Viewers cannot comment, before looking at the body (D2, D3)', async () => {
-      for (const payload of [{ content: 'hello' }, {}, { content: '   ' }]) {
-        const res = await post('svc_cm_viewer', ids.t1, payload);
-        expect(res.statusCode).toBe(403);
-        expect(res.json()).toEqual({ error: 'Viewers cannot comment' });
-      }
-    });
-
-    it('answers a restricted viewer with the role message first (D3 step 6)', async () => {
-      const res = await post('svc_cm_restricted_viewer', ids.t_inbox, { content: 'x' });
-      expect(res.statusCode).toBe(403);
-      expect(res.json()).toEqual({ error: 'Viewers cannot comment' });
-    });
-
     it.each([
-      ['a list of a folder not granted', 't_inbox'],
+      ['a list of a folder not granted', 't_out'],
       ['a list without folder, not granted', 't_loose'],
       ['no list', 't_nolist'],
     ])('answers 403 Access denied to a restricted member for a task in %s, even with a bad body (D30, D3)', async (_case, task) => {
       for (const payload of [{ content: 'x' }, {}]) {
-        const res = await post('svc_cm_restricted', ids[task], payload);
+        const res = await post(key('restricted'), ids[task], payload);
         expect(res.statusCode).toBe(403);
         expect(res.json()).toEqual({ error: 'Access denied' });
       }
-    });
-
-    it('answers 403 Access denied to a non-member, even with a bad body (D4, D3)', async () => {
-      for (const payload of [{ content: 'x' }, {}]) {
-        const res = await post('svc_cm_outsider', ids.t1, payload);
-        expect(res.statusCode).toBe(403);
-        expect(res.json()).toEqual({ error: 'Access denied' });
-      }
-      const count = await t.db.ds.query('SELECT count(*)::int AS n FROM comments WHERE task_id = $1', [ids.t1]);
-      expect(count).toEqual([{ n: 3 }]);
-    });
-
-    it.each(['abc', '1.5', '-1', ' 1'])('answers 400 Invalid task ID for %p (D5, D6)', async (id) => {
-      const res = await post('svc_cm_owner', encodeURIComponent(id), { content: 'x' });
-      expect(res.statusCode).toBe(400);
-      expect(res.json()).toEqual({ error: 'Invalid task ID' });
-    });
-
-    it.each(['0', '99999999999999'])('answers 404 Task not found for %p, even with a bad body (D5, D3)', async (id) => {
-      for (const payload of [{ content: 'x' }, {}]) {
-        const res = await post('svc_cm_owner', id, payload);
-        expect(res.statusCode).toBe(404);
-        expect(res.json()).toEqual({ error: 'Task not found' });
-      }
-    });
-
-    it.each([
-      ['svc_cm_no_comments'],
-      ['svc_cm_read_only'],
-    ])("answers 403 Scope 'comments:write' for %s, before the id and the body (D3, D21)", async (key) => {
-      for (const id of [String(ids.t1), 'abc']) {
-        const res = await post(key, id, {});
-        expect(res.statusCode).toBe(403);
-        expect(res.json()).toEqual({ error: "Scope 'comments:write' is required for this endpoint" });
-      }
-    });
-
-    it('answers 401 API key required without a key', async () => {
-      const res = await post(null, ids.t1, { content: 'x' });
-      expect(res.statusCode).toBe(401);
-      expect(res.json()).toEqual({ error: 'API key required' });
     });
 
     it('answers the body errors of D7 (bad JSON, array, wrong content type)', async () => {
       const url = `/api/v1/tasks/${ids.t_post}/comments`;
-      const bad = await t.inject({ method: 'POST', url, headers: { ...auth('svc_cm_member'), 'content-type': 'application/json' }, payload: '{"content":' });
+      const bad = await t.inject({ method: 'POST', url, headers: { ...auth(key('member')), 'content-type': 'application/json' }, payload: '{"content":' });
       expect(bad.statusCode).toBe(400);
       expect(bad.json()).toEqual({ error: 'Invalid JSON body' });
-      const array = await t.inject({ method: 'POST', url, headers: { ...auth('svc_cm_member'), 'content-type': 'application/json' }, payload: '["x"]' });
+      const array = await t.inject({ method: 'POST', url, headers: { ...auth(key('member')), 'content-type': 'application/json' }, payload: '["x"]' });
       expect(array.statusCode).toBe(400);
       expect(array.json()).toEqual({ error: 'Request body must be a JSON object' });
-      const text = await t.inject({ method: 'POST', url, headers: { ...auth('svc_cm_member'), 'content-type': 'text/plain' }, payload: 'hello' });
+      const text = await t.inject({ method: 'POST', url, headers: { ...auth(key('member')), 'content-type': 'text/plain' }, payload: 'hello' });
       expect(text.statusCode).toBe(415);
       expect(text.json()).toEqual({ error: 'Content-Type must be application/json' });
     });
@@ -374,7 +249,7 @@ describe('comments (issue 4)', () => {
       await t.db.ds.query(
         `INSERT INTO comments (workspace_id, task_id, user_id, content)
          SELECT $1, $2, $3, 'bulk ' || g FROM generate_series(1, 40) g`,
-        [ids.acme, ids.t_bulk, ids.carol],
+        [ids.acme, ids.t_bulk, ids.member],
       );
       // Counted at the pg driver (test/setup/query-counter.ts, a pass-through spy).
       const counter = new QueryCounter().install();
@@ -384,13 +259,13 @@ describe('comments (issue 4)', () => {
         return sent.length;
       };
       try {
-        const few = await statements(() => get('svc_cm_owner', ids.t1), 200);
-        const lots = await statements(() => get('svc_cm_owner', ids.t_bulk), 200);
+        const few = await statements(() => get(key('owner'), ids.t1), 200);
+        const lots = await statements(() => get(key('owner'), ids.t_bulk), 200);
         expect(lots).toBe(few);
-        // The key is in the guard's cache by now (issue 9). Listing: the access check and the listing in
-        // one statement (issue 16); creating: the access check, then the insert returning the comment with its author.
+        // The key is in the guard's cache by now. Listing: the access check and the listing in one
+        // statement; creating: the access check, then the insert returning the comment with its author.
         expect(few).toBe(1);
-        expect(await statements(() => post('svc_cm_owner', ids.t_bulk, { content: 'counted' }), 201)).toBe(2);
+        expect(await statements(() => post(key('owner'), ids.t_bulk, { content: 'counted' }), 201)).toBe(2);
       } finally {
         counter.uninstall();
       }
@@ -400,10 +275,10 @@ describe('comments (issue 4)', () => {
   describe('deleting a task (D16)', () => {
     it('deletes its comments with it', async () => {
       const task = ids.t_loose;
-      expect((await post('svc_cm_owner', task, { content: 'soon gone' })).statusCode).toBe(201);
+      expect((await post(key('owner'), task, { content: 'soon gone' })).statusCode).toBe(201);
       await t.db.ds.query('DELETE FROM tasks WHERE id = $1', [task]);
       expect(await t.db.ds.query('SELECT id FROM comments WHERE task_id = $1', [task])).toEqual([]);
-      const res = await post('svc_cm_owner', task, { content: 'x' });
+      const res = await post(key('owner'), task, { content: 'x' });
       expect(res.statusCode).toBe(404);
       expect(res.json()).toEqual({ error: 'Task not found' });
     });

@@ -1,14 +1,14 @@
-import { execFileSync, spawn, spawnSync } from 'child_process';
+import { execFileSync, spawnSync } from 'child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { parse } from 'yaml';
 import { loadEnv, VARIABLES } from '../../src/config/env';
 import { createTestDatabase, TestDatabase } from '../setup/database';
-import { ensureBuilt, freePort, ROOT } from '../setup/server-process';
+import { ensureBuilt, freePort, ROOT, startProcess } from '../setup/server-process';
 
 /**
- * Issue 12: the deployment files, without Docker (there is no engine here).
+ * The deployment files, without Docker (there is no engine here).
  * docker-compose.yml is parsed and checked (PostgreSQL, Redis, migrations run
  * once, two API replicas behind nginx, every variable valid); the Dockerfile's
  * commands are run as the image runs them: a production-only install of the
@@ -50,7 +50,7 @@ describe('docker-compose.yml', () => {
     const nginx = readFileSync(join(ROOT, conf), 'utf8');
     expect(nginx).toMatch(/server api:3000 resolve;/);
     expect(nginx).toMatch(/proxy_pass http:\/\/api;/);
-    // The client cannot choose its rate-limit identity: the header is overwritten with the peer address (issue 19).
+    // The client cannot choose its rate-limit identity: the header is overwritten with the peer address.
     expect(nginx).toMatch(/proxy_set_header X-Forwarded-For \$remote_addr;/);
     expect(nginx).not.toMatch(/proxy_add_x_forwarded_for/);
   });
@@ -63,7 +63,7 @@ describe('docker-compose.yml', () => {
       redis: { condition: 'service_healthy' },
     });
     expect(services.api.environment).toMatchObject({ MIGRATIONS_RUN: 'false', REDIS_URL: 'redis://redis:6379', TRUST_PROXY: '1' });
-    // No secret written in the file: cursors are signed with the random one the migration stores (issue 19).
+    // No secret written in the file: cursors are signed with the random one the migration stores.
     for (const name of ['api', 'migrate']) expect(Object.keys(services[name].environment ?? {})).not.toContain('CURSOR_SECRET');
   });
 
@@ -124,29 +124,28 @@ describe('Dockerfile', () => {
       cpSync(join(ROOT, 'package.json'), join(dir, 'package.json'));
       const port = await freePort();
       const env = { ...process.env, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'log', LOG_FORMAT: 'json', DATABASE_URL: db.url };
-      const server = spawn('node', ['dist/main.js'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      server.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      server.stderr.on('data', (d: Buffer) => (out += d.toString()));
-      const exited = new Promise<number | null>((done) => server.once('exit', done));
       const healthcheck = JSON.parse(/HEALTHCHECK .*CMD (\[.*\])$/m.exec(dockerfile)![1]) as string[];
+      const server = await startProcess({
+        name: 'the image CMD',
+        command: 'node',
+        args: ['dist/main.js'],
+        cwd: dir,
+        env,
+        // --timeout=3s of the HEALTHCHECK
+        ready: () => spawnSync(healthcheck[0], healthcheck.slice(1), { env, timeout: 3000 }).status === 0,
+        pollMs: 200,
+      });
       try {
-        let healthy = false;
-        for (let i = 0; i < 100 && !healthy && server.exitCode === null; i++) {
-          // --timeout=3s of the HEALTHCHECK
-          healthy = spawnSync(healthcheck[0], healthcheck.slice(1), { env, timeout: 3000 }).status === 0;
-          if (!healthy) await new Promise((r) => setTimeout(r, 200));
-        }
-        expect([healthy, out]).toEqual([true, out]);
         await new Promise((r) => setTimeout(r, 200)); // the child's output, read while spawnSync blocked
+        const out = server.output();
         // One JSON object per line, no colour codes.
         expect(out).toContain('"msg":"Listening on http://127.0.0.1:');
         for (const line of out.trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
         expect(out).not.toContain('\u001b[');
       } finally {
-        server.kill('SIGTERM');
+        server.child.kill('SIGTERM');
       }
-      expect(await exited).toBe(0);
+      expect(await server.exited).toBe(0);
     }, 60_000);
 
     it('without DATABASE_URL the image says so in one line and exits 1', () => {

@@ -1,26 +1,17 @@
 import { INLINE_SANITIZE_MAX, SANITIZE_QUEUE_MAX, sanitizeHtmlAsync } from '../../src/common/validation/html';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
-import { auth, createTestApp, TestApp } from '../setup/create-app';
+import { auth, useTestApp } from '../setup/create-app';
 import { KEYS, tasksWorld } from './tasks-world';
 
 /**
- * Issue 8, items 1 and 9: the one text rule (U+0000 is 400 naming the field, at
+ * The one text rule (U+0000 is 400 naming the field, at
  * D3 step 7, never a 500) on every string field of every body, and the D8 limits
  * of the HTML fields before and after sanitizing (D9).
  */
 describe('hostile text', () => {
-  let t: TestApp;
-  let ids: Record<string, number>;
+  const { t, ids } = useTestApp((ds) => loadFixture(ds, tasksWorld()));
   const send = (method: 'POST' | 'PATCH', url: string, payload: object, key: string = KEYS.owner) =>
     t.inject({ method, url, headers: auth(key), payload });
-
-  beforeAll(async () => {
-    t = await createTestApp();
-    ids = await loadFixture(t.db.ds, tasksWorld());
-  });
-  afterAll(async () => {
-    await t.close();
-  });
 
   const NUL = 'a\u0000b';
 
@@ -45,7 +36,7 @@ describe('hostile text', () => {
     );
   };
 
-  it('answers NUL in every body string field with 400 naming the field (item 1)', async () => {
+  it('answers NUL in every body string field with 400 naming the field', async () => {
     for (const [name, method, url, body, field] of cases()) {
       const res = await send(method, url, body);
       expect([name, res.statusCode, res.json()]).toEqual([name, 400, { error: `${field} must not contain NUL characters` }]);
@@ -68,7 +59,7 @@ describe('hostile text', () => {
     expect([list.statusCode, list.json()]).toEqual([400, { error: 'list_id must be a valid numeric ID' }]);
   });
 
-  it('answers 503 Service unavailable while the sanitizer worker queue is full (issue 19), and serves again once drained', async () => {
+  it('answers 503 Service unavailable while the sanitizer worker queue is full, and serves again once drained', async () => {
     // A few of the costliest inputs (~0.5 s each) first, so that the queue is still full when the request arrives.
     const costly = '<b>'.repeat(16_000) + '</p>'.repeat(12_000);
     const filler = 'x'.repeat(INLINE_SANITIZE_MAX + 1);
@@ -81,7 +72,7 @@ describe('hostile text', () => {
     expect([drained.statusCode, drained.json().description]).toEqual([201, description]);
   }, 30_000);
 
-  describe('sizes of HTML fields (item 9, D8, D9)', () => {
+  describe('sizes of HTML fields (D8, D9)', () => {
     // `<` is stored as `&lt;`: 4 characters each.
     it.each([
       ['create task', () => ['POST', '/api/v1/tasks', { list_id: ids.backlog, title: 'T' }], 'description'],

@@ -1,15 +1,18 @@
 import type { InjectOptions } from 'fastify';
-import { auth, createTestApp, TestApp } from '../setup/create-app';
+import { hashApiKey } from '../../src/common/auth/api-key';
+import { auth } from '../setup/create-app';
 import { ROUTES, routeName, RouteSpec, routeUrl } from '../setup/routes';
-import { loadRoleWorld, RoleWorld } from '../setup/world';
+import { RoleWorld, roleKeys, useRoleWorld, WorldRole } from '../setup/world';
 
 /**
- * Every route of D1 against the checks every route makes, in the order of D3
- * (issue 10, item 7): 401 for no key, a bad key, an expired key and a revoked
- * key (D20), 403 for a key lacking the route's scope (D21); these come before
- * the id is even read, so they are sent with a malformed id. Then 400 for a
- * malformed id (D5, D6), 404 for a well-formed id nothing has (D4), and the
- * answer a caller who is not a member of the target's workspace gets (D4).
+ * Every route of D1 against the checks every route makes, in the order of D3:
+ * 401 for no key, a bad key, an expired key and a revoked key (D20), 403 for a
+ * key lacking the route's scope (D21); these come before the id is even read,
+ * so they are sent with a malformed id. Then 400 for a malformed id (D5, D6),
+ * 404 for a well-formed id nothing has (D4), the answer a caller who is not a
+ * member of the target's workspace gets (D4), and the role rule of each write
+ * route (D2, D30), which comes before the body (D3 step 6). Domain spec files
+ * keep only their own rules: these cases live here once.
  */
 
 /** D6: malformed path ids. */
@@ -19,6 +22,23 @@ const PATH_400: Record<string, string> = {
 };
 /** D6: malformed parent ids in a create body. */
 const BODY_400: Record<string, string> = { workspace_id: 'workspace_id is required', list_id: 'list_id must be a valid numeric ID' };
+
+/** D5, D6: path ids that are not the digits of a positive integer (`%201` is ` 1`). */
+const MALFORMED_PATH_IDS = ['abc', '1.5', '-1', '1e3', '0x10', '12abc', '2.0', '%201'];
+/** D5, D6: body parent ids that are not a positive integer nor its digits. */
+const MALFORMED_BODY_IDS: unknown[] = ['abc', '1.5', '-1', '1e3', '1.0', 1.5, -1, '', true, false, {}, []];
+/** D21: a key with no scopes, and keys whose stored scopes only look like wildcards or differ in case. */
+const NO_SCOPE_KEY = 'svc_rm_none';
+const WILDCARD_KEYS: Record<string, string[]> = {
+  svc_rm_wild_star: ['*'],
+  svc_rm_wild_prefix: ['workspaces:*', 'users:*', 'folders:*', 'lists:*', 'tasks:*', 'comments:*'],
+  svc_rm_wild_case: ['WORKSPACES:READ', 'Users:Read', 'Folders:Read', 'LISTS:WRITE', 'Tasks:Read', 'COMMENTS:READ'],
+};
+
+/** D6: the answer to a create body without its parent id (left out or null). */
+const BODY_MISSING: Record<string, string> = { workspace_id: 'workspace_id is required', list_id: 'list_id is required' };
+/** D5: well-formed ids nothing has: zero, an unused id, one past the integer range. */
+const UNKNOWN_IDS: (string | number)[] = [99999999, 0, '0', '99999999999999'];
 
 /** D4: the answer to an id nothing has, by route. */
 const NOT_FOUND: Record<string, string> = {
@@ -37,41 +57,90 @@ const NON_MEMBER: Record<string, [number, string]> = {
 const TARGET_REF: Record<string, string> = {
   workspace: 'ws', folder: 'eng', list: 'backlog', task: 't_backlog', status: 'review', label: 'bug', workspace_id: 'ws', list_id: 'backlog',
 };
+/** The target of each kind in the outsider's workspace `other`, of which the owner of `ws` is no member. */
+const OTHER_REF: Record<string, string> = {
+  workspace: 'other', folder: 'o_folder', list: 'o_list', task: 'o_task', status: 'o_todo', label: 'o_bug', workspace_id: 'other', list_id: 'o_list',
+};
+/** The target of each kind in `ws` not granted to the restricted member (granted folder `eng` only). */
+const NOT_GRANTED_REF: Record<string, string> = { ...TARGET_REF, folder: 'ops', list: 'inbox', task: 't_inbox', list_id: 'inbox' };
+
+/**
+ * D2: the 403 of each write route to the roles its class excludes (writer
+ * routes: viewers; manager routes: members and viewers, restricted or not).
+ * D3 step 6: the role is checked before the body, so it is sent a bad one too.
+ */
+const DENIAL: Record<string, string> = {
+  'POST /api/v1/labels': 'Only owners and admins can create labels',
+  'DELETE /api/v1/labels/:label_id': 'Only owners and admins can delete labels',
+  'POST /api/v1/statuses': 'Only owners and admins can create statuses',
+  'PATCH /api/v1/statuses/:status_id': 'Only owners and admins can edit statuses',
+  'POST /api/v1/folders': 'Viewers cannot create folders',
+  'PATCH /api/v1/folders/:folder_id': 'Viewers cannot edit folders',
+  'DELETE /api/v1/folders/:folder_id': 'Only owners and admins can delete folders',
+  'POST /api/v1/lists': 'Viewers cannot create lists',
+  'PATCH /api/v1/lists/:list_id': 'Viewers cannot edit lists',
+  'DELETE /api/v1/lists/:list_id': 'Only owners and admins can delete lists',
+  'POST /api/v1/tasks': 'Viewers cannot create tasks',
+  'PATCH /api/v1/tasks/:task_id': 'Viewers cannot edit tasks',
+  'DELETE /api/v1/tasks/:task_id': 'Viewers cannot delete tasks',
+  'POST /api/v1/tasks/:task_id/comments': 'Viewers cannot comment',
+};
+const DENIED_ROLES: Record<'writer' | 'manager', WorldRole[]> = {
+  writer: ['viewer', 'restrictedViewer'],
+  manager: ['member', 'viewer', 'restricted', 'restrictedViewer'],
+};
 
 const targetKey = (r: RouteSpec): string => (r.target === undefined ? '' : r.target.in === 'path' ? r.target.kind : r.target.field);
 
-/** A valid body for each route that takes one (its target id put in by `request`). */
-function bodyOf(r: RouteSpec, w: RoleWorld): Record<string, unknown> | undefined {
+/** A valid body for each route that takes one (its target id put in by `request`; a new list goes into `folder`). */
+function bodyOf(r: RouteSpec, w: RoleWorld, folder = 'eng'): Record<string, unknown> | undefined {
   switch (routeName(r)) {
     case 'POST /api/v1/labels': return { name: 'New label' };
     case 'POST /api/v1/statuses': return { name: 'New status', category: 'pending' };
     case 'POST /api/v1/folders': return { name: 'New folder' };
-    case 'POST /api/v1/lists': return { folder_id: w.ids.eng, name: 'New list' };
+    case 'POST /api/v1/lists': return { folder_id: w.ids[folder], name: 'New list' };
     case 'POST /api/v1/tasks': return { title: 'New task' };
     case 'POST /api/v1/tasks/:task_id/comments': return { content: '<p>New</p>' };
+    case 'PATCH /api/v1/tasks/:task_id': return { title: 'Renamed' };
     default: return r.method === 'PATCH' ? { name: 'Renamed' } : undefined;
   }
 }
 
-/** The request of `r` on target `id` (any text, malformed too), with `key` (none when undefined). */
-function request(r: RouteSpec, w: RoleWorld, id: string | number, key?: string): InjectOptions {
-  const body = bodyOf(r, w);
-  const options: InjectOptions = { method: r.method, url: r.target?.in === 'path' ? routeUrl(r, id) : r.path, headers: key ? auth(key) : {} };
+/** `body` with its text fields blanked: a body the route refuses with a 400 once the role check has passed. */
+function blanked(body: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (!body) return body;
+  return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, ['name', 'title', 'content'].includes(k) ? '' : v]));
+}
+
+/** The request of `r` on target `id` (any value, malformed too), with `key` (none when undefined) and `body` (a valid one by default). */
+function request(r: RouteSpec, w: RoleWorld, id: unknown, key?: string, body = bodyOf(r, w)): InjectOptions {
+  const options: InjectOptions = { method: r.method, url: r.target?.in === 'path' ? routeUrl(r, String(id)) : r.path, headers: key ? auth(key) : {} };
   if (r.target?.in === 'body') options.payload = { ...body, [r.target.field]: id };
   else if (body) options.payload = body;
   return options;
 }
 
-describe('route matrix: every route of D1 (issue 10)', () => {
-  let t: TestApp;
-  let w: RoleWorld;
+describe('route matrix: every route of D1', () => {
+  const { t, ids } = useRoleWorld('rm', (b) => ({ more: { api_keys: [{ user: b.user('owner'), key: NO_SCOPE_KEY, scopes: [] }] } }));
+  const w: RoleWorld = { ...roleKeys('rm'), ids };
 
   beforeAll(async () => {
-    t = await createTestApp();
-    w = await loadRoleWorld(t.db.ds, 'rm');
+    // D21: keys stored with wildcard-looking or miscased scopes carry no scope at all (the loader refuses them, so SQL).
+    for (const [key, scopes] of Object.entries(WILDCARD_KEYS)) {
+      await t.db.ds.query('INSERT INTO api_keys (user_id, key_hash, scopes) VALUES ($1, $2, $3)', [ids.owner, hashApiKey(key), scopes]);
+    }
   });
-  afterAll(async () => {
-    await t.close();
+
+  /** Every row of the tables a refused request could touch: the matrix's requests are all refused, so this never changes. */
+  const TABLES = ['workspaces', 'workspace_members', 'labels', 'statuses', 'folders', 'lists', 'tasks', 'task_labels', 'comments', 'member_folder_grants', 'member_list_grants', 'events'];
+  const snapshot = async () => {
+    const rows: Record<string, unknown[]> = {};
+    for (const table of TABLES) rows[table] = await t.db.ds.query(`SELECT * FROM ${table} ORDER BY 1, 2`);
+    return rows;
+  };
+  let before: Record<string, unknown[]>;
+  beforeAll(async () => {
+    before = await snapshot();
   });
 
   const answer = async (options: InjectOptions) => {
@@ -96,25 +165,86 @@ describe('route matrix: every route of D1 (issue 10)', () => {
       expect(res.headers['www-authenticate']).toBe('Bearer');
     });
 
+    const scope403 = { status: 403, body: { error: `Scope '${r.scope}' is required for this endpoint` } };
     it(`403 for a key lacking ${r.scope} (and only it), before the id is read`, async () => {
-      expect(await answer(request(r, w, 'abc', w.keyWithout(r.scope)))).toEqual({ status: 403, body: { error: `Scope '${r.scope}' is required for this endpoint` } });
+      expect(await answer(request(r, w, 'abc', w.keyWithout(r.scope)))).toEqual(scope403);
+    });
+
+    it('403 for a key with no scopes, or with wildcard or miscased scopes (D21)', async () => {
+      for (const key of [NO_SCOPE_KEY, ...Object.keys(WILDCARD_KEYS)]) {
+        const res = await t.inject(request(r, w, w.ids[TARGET_REF[targetKey(r)]] ?? 1, key));
+        expect([key, res.statusCode, res.json()]).toEqual([key, 403, scope403.body]);
+      }
+    });
+
+    it(`403 for a key with another scope only, before the id and the body are read`, async () => {
+      const other = r.scope === 'users:read' ? 'tasks:read' : 'users:read';
+      expect(await answer(request(r, w, 'abc', w.keyOnly(other), r.method === 'POST' || r.method === 'PATCH' ? {} : undefined))).toEqual(scope403);
     });
 
     if (r.target === undefined) return;
     const target = targetKey(r);
-    const message400 = r.target.in === 'path' ? PATH_400[target] : BODY_400[target];
+    const inBody = r.target.in === 'body';
+    const message400 = inBody ? BODY_400[target] : PATH_400[target];
 
-    it.each(['abc', '1.5', '-1', '1e3'])(`400 for the malformed id %p: ${message400}`, async (id) => {
-      expect(await answer(request(r, w, id, w.key('owner')))).toEqual({ status: 400, body: { error: message400 } });
+    it.each(inBody ? MALFORMED_BODY_IDS : MALFORMED_PATH_IDS)(`400 for the malformed id %p, whatever the role and the body: ${message400}`, async (id) => {
+      for (const role of ['owner', 'viewer', 'outsider'] as const) {
+        for (const body of [bodyOf(r, w), blanked(bodyOf(r, w))]) {
+          expect(await answer(request(r, w, id, w.key(role), body))).toEqual({ status: 400, body: { error: message400 } });
+        }
+      }
     });
 
-    it(`404 for a well-formed id nothing has: ${NOT_FOUND[target]}`, async () => {
-      expect(await answer(request(r, w, 99999999, w.key('owner')))).toEqual({ status: 404, body: { error: NOT_FOUND[target] } });
+    if (inBody) {
+      it.each([undefined, null])(`400 ${BODY_MISSING[target]} for the parent id %p, whatever the role and the body`, async (id) => {
+        for (const role of ['owner', 'viewer', 'outsider'] as const) {
+          for (const body of [bodyOf(r, w), blanked(bodyOf(r, w))]) {
+            expect(await answer(request(r, w, id, w.key(role), body))).toEqual({ status: 400, body: { error: BODY_MISSING[target] } });
+          }
+        }
+      });
+    }
+
+    it.each(UNKNOWN_IDS)(`404 for the well-formed id %p nothing has, whatever the body: ${NOT_FOUND[target]}`, async (id) => {
+      for (const body of [bodyOf(r, w), blanked(bodyOf(r, w))]) {
+        expect(await answer(request(r, w, id, w.key('owner'), body))).toEqual({ status: 404, body: { error: NOT_FOUND[target] } });
+      }
     });
 
-    it(`${NON_MEMBER[target].join(' ')} for a caller who is not a member of the target's workspace`, async () => {
+    it(`${NON_MEMBER[target].join(' ')} for a caller who is not a member of the target's workspace, both ways round, whatever the body`, async () => {
       const [status, error] = NON_MEMBER[target];
-      expect(await answer(request(r, w, w.ids[TARGET_REF[target]], w.key('outsider')))).toEqual({ status, body: { error } });
+      for (const [role, ref] of [['outsider', TARGET_REF[target]], ['owner', OTHER_REF[target]]] as const) {
+        for (const body of [bodyOf(r, w), blanked(bodyOf(r, w))]) {
+          expect(await answer(request(r, w, w.ids[ref], w.key(role), body))).toEqual({ status, body: { error } });
+        }
+      }
     });
+
+    if (r.role === 'writer' || r.role === 'manager') {
+      const denial = DENIAL[routeName(r)];
+      it.each(DENIED_ROLES[r.role])(`403 ${denial} for the %s, before the body (D2, D3)`, async (role) => {
+        for (const body of [bodyOf(r, w), blanked(bodyOf(r, w))]) {
+          expect(await answer(request(r, w, w.ids[TARGET_REF[target]], w.key(role), body))).toEqual({ status: 403, body: { error: denial } });
+        }
+      });
+
+      if (r.role === 'writer') {
+        it('403 Access denied for a restricted member on a target not granted, before the body (D30)', async () => {
+          const body = bodyOf(r, w, 'ops');
+          for (const b of [body, blanked(body)]) {
+            expect(await answer(request(r, w, w.ids[NOT_GRANTED_REF[target]], w.key('restricted'), b))).toEqual({ status: 403, body: { error: 'Access denied' } });
+          }
+        });
+      }
+    }
+  });
+
+  it('changed nothing: a refused request writes no row (runs last)', async () => {
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('has the role message of D2 for every write route', () => {
+    const writes = ROUTES.filter((r) => r.role === 'writer' || r.role === 'manager').map(routeName);
+    expect(writes.filter((name) => DENIAL[name] === undefined)).toEqual([]);
   });
 });

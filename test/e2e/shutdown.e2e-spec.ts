@@ -1,27 +1,23 @@
-import { ChildProcess, spawn } from 'child_process';
 import { connect, Socket } from 'net';
 import { SCOPES } from '../../src/common/auth/scope';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { createTestDatabase, TestDatabase } from '../setup/database';
 import { rawRequest } from '../setup/raw-http';
 import { ROOT } from '../setup/paths';
-import { freePort } from '../setup/server-process';
+import { freePort, startProcess, StartedProcess } from '../setup/server-process';
 import { tsEntryScript } from '../setup/ts-child';
 
 /**
  * The server process of D32 (src/main.ts, run from the sources) on SIGTERM:
  * nothing in flight → exit 0; a request still in flight when
- * SHUTDOWN_TIMEOUT_MS runs out → it is cut, logged, and the exit code is 1 (issue 8 item 11).
+ * SHUTDOWN_TIMEOUT_MS runs out → it is cut, logged, and the exit code is 1.
  */
 
 const KEY = 'svc_shutdown_owner';
 const DRAIN_MS = 800;
 
-interface Server {
-  child: ChildProcess;
+interface Server extends StartedProcess {
   port: number;
-  output: () => string;
-  exited: Promise<number | null>;
 }
 
 /** Starts src/main.ts on this file's database and resolves once it listens. */
@@ -36,21 +32,20 @@ async function startServer(db: TestDatabase): Promise<Server> {
     LOG_LEVEL: 'log',
     SHUTDOWN_TIMEOUT_MS: String(DRAIN_MS),
   };
-  const child = spawn(process.execPath, ['-e', tsEntryScript('src/main.ts', 'main')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
-  const started = Date.now();
-  while (!out.includes('Listening on')) {
-    if (child.exitCode !== null) throw new Error(`server exited: ${out}`);
-    if (Date.now() - started > 60_000) throw new Error(`server did not start: ${out}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return { child, port, output: () => out, exited };
+  const server = await startProcess({
+    name: 'src/main.ts',
+    command: process.execPath,
+    args: ['-e', tsEntryScript('src/main.ts', 'main')],
+    cwd: ROOT,
+    env,
+    ready: (p) => p.output().includes('Listening on'),
+    timeoutMs: 60_000,
+    pollMs: 50,
+  });
+  return { ...server, port };
 }
 
-describe('SIGTERM (D32, issue 8)', () => {
+describe('SIGTERM (D32)', () => {
   let db: TestDatabase;
 
   beforeAll(async () => {

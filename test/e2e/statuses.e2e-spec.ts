@@ -1,91 +1,55 @@
 import type { LightMyRequestResponse } from 'fastify';
-import { loadFixture } from '../../src/fixtures/fixture-loader';
-import type { FixtureStatus, FixtureWorkspace, FixtureWorld } from '../../src/fixtures/fixture.types';
-import { auth, createTestApp, TestApp } from '../setup/create-app';
+import type { FixtureStatus } from '../../src/fixtures/fixture.types';
+import { auth } from '../setup/create-app';
+import { roleKeys, useRoleWorld } from '../setup/world';
 
 /**
- * Statuses: list (ext), create, update (spec: Statuses; D1-D4, D8, D23-D25; rule 1 of
- * States and transitions). Every workspace below has the same members; each mutating
- * group of tests works in a workspace of its own.
+ * Statuses: list (ext), create, update (spec: Statuses; D8, D23-D25; rule 1
+ * of States and transitions). Every workspace below has the members of the
+ * role world; each mutating group of tests works in a workspace of its own.
+ * The checks every route makes (keys, scopes, ids, non-members, the D2 role
+ * messages) are the route matrix's (route-matrix.e2e-spec.ts).
  */
 
-const USERS = ['owner', 'admin', 'member', 'viewer', 'restricted', 'outsider'] as const;
-type User = (typeof USERS)[number];
-const KEY = (user: User) => `svc_statuses_${user}`;
-const NO_SCOPE_KEY = 'svc_statuses_noscope';
+const { key: KEY } = roleKeys('statuses');
 const TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const STATUS_KEYS = ['category', 'color', 'created_at', 'icon', 'id', 'name', 'position', 'workspace_id'];
 const INVALID_CATEGORY = 'Invalid category. Must be one of: pending, in_progress, completed, cancelled';
 const LAST_COMPLETED = 'At least one completed status must remain in the workspace';
 const DUPLICATE = 'A status with this name already exists';
 
-/** A workspace owned by `owner` with admin, member, viewer and a restricted member (D29, no grants). */
-function workspace(ref: string, statuses: FixtureStatus[]): FixtureWorkspace {
-  return {
-    ref,
-    name: ref,
-    slug: `statuses-${ref}`,
-    owner: 'owner',
-    created_at: '2025-01-01T00:00:00.000Z',
-    members: [
-      { user: 'admin', role: 'admin' },
-      { user: 'member', role: 'member' },
-      { user: 'viewer', role: 'viewer' },
-      { user: 'restricted', role: 'member', restricted: true },
-    ],
-    statuses,
-  };
-}
-
 const status = (ref: string, name: string, category: FixtureStatus['category'], position: number, extra: Partial<FixtureStatus> = {}): FixtureStatus => ({
   ref, name, category, position, created_at: '2025-01-02T00:00:00.000Z', ...extra,
 });
 
-const WORLD: FixtureWorld = {
-  users: USERS.map((u) => ({ ref: u, email: `${u}@statuses.test`, name: u })),
-  api_keys: [
-    ...USERS.map((u) => ({ ref: `${u}_key`, user: u, key: KEY(u), scopes: ['workspaces:read', 'workspaces:write'] })),
-    { ref: 'noscope_key', user: 'owner', key: NO_SCOPE_KEY, scopes: ['tasks:read', 'tasks:write', 'folders:read'] },
-  ],
-  workspaces: [
-    // Read only: the listing. `doing` and `done` share a position (D23: then id).
-    workspace('acme', [
-      status('todo', 'To Do', 'pending', 1, { icon: 'folder-1', color: 'blue' }),
-      status('doing', 'Doing', 'in_progress', 2),
-      status('done', 'Done', 'completed', 2, { color: 'purple' }),
-      status('wont', "Won't do", 'cancelled', 0, { color: null }),
-    ]),
-    workspace('lab', [status('lab_todo', 'To Do', 'pending', 7), status('lab_done', 'Done', 'completed', 3)]),
-    workspace('empty', []),
-    workspace('dup', []),
-    workspace('edit', [
-      status('e_todo', 'To Do', 'pending', 1, { icon: 'chart', color: 'gray' }),
-      status('e_doing', 'Doing', 'in_progress', 2),
-      status('e_done', 'Done', 'completed', 3),
-    ]),
-    workspace('rule', [
-      status('r_todo', 'To Do', 'pending', 1),
-      status('r_done', 'Done', 'completed', 2),
-      status('r_shipped', 'Shipped', 'completed', 3),
-    ]),
-    workspace('nocompleted', [status('n_todo', 'To Do', 'pending', 1)]),
-    workspace('race', [status('race_a', 'A', 'completed', 1), status('race_b', 'B', 'completed', 2)]),
-    {
-      ref: 'other', name: 'Other', slug: 'statuses-other', owner: 'outsider',
-      statuses: [status('other_done', 'Done', 'completed', 1)],
-    },
-  ],
-};
-
-let t: TestApp;
-let ids: Record<string, number>;
-
-beforeAll(async () => {
-  t = await createTestApp();
-  ids = await loadFixture(t.db.ds, WORLD);
-});
-afterAll(async () => {
-  await t.close();
+const { t, ids } = useRoleWorld('statuses', (b) => {
+  const workspace = (ref: string, statuses: FixtureStatus[]) => b.team(ref, { statuses });
+  return {
+    workspaces: [
+      // Read only: the listing. `doing` and `s_done` share a position (D23: then id).
+      workspace('acme', [
+        status('s_todo', 'To Do', 'pending', 1, { icon: 'folder-1', color: 'blue' }),
+        status('doing', 'Doing', 'in_progress', 2),
+        status('s_done', 'Done', 'completed', 2, { color: 'purple' }),
+        status('wont', "Won't do", 'cancelled', 0, { color: null }),
+      ]),
+      workspace('lab', [status('lab_todo', 'To Do', 'pending', 7), status('lab_done', 'Done', 'completed', 3)]),
+      workspace('empty', []),
+      workspace('dup', []),
+      workspace('edit', [
+        status('e_todo', 'To Do', 'pending', 1, { icon: 'chart', color: 'gray' }),
+        status('e_doing', 'Doing', 'in_progress', 2),
+        status('e_done', 'Done', 'completed', 3),
+      ]),
+      workspace('rule', [
+        status('r_todo', 'To Do', 'pending', 1),
+        status('r_done', 'Done', 'completed', 2),
+        status('r_shipped', 'Shipped', 'completed', 3),
+      ]),
+      workspace('nocompleted', [status('n_todo', 'To Do', 'pending', 1)]),
+      workspace('race', [status('race_a', 'A', 'completed', 1), status('race_b', 'B', 'completed', 2)]),
+    ],
+  };
 });
 
 const send = (method: 'GET' | 'POST' | 'PATCH', url: string, key: string | null, payload?: unknown): Promise<LightMyRequestResponse> =>
@@ -99,9 +63,9 @@ const row = async (id: number) =>
 describe('GET /api/v1/workspaces/:id/statuses (D1 ext)', () => {
   const expected = () => [
     { id: ids.wont, workspace_id: ids.acme, name: "Won't do", icon: null, color: null, category: 'cancelled', position: 0, created_at: '2025-01-02T00:00:00.000Z' },
-    { id: ids.todo, workspace_id: ids.acme, name: 'To Do', icon: 'folder-1', color: 'blue', category: 'pending', position: 1, created_at: '2025-01-02T00:00:00.000Z' },
+    { id: ids.s_todo, workspace_id: ids.acme, name: 'To Do', icon: 'folder-1', color: 'blue', category: 'pending', position: 1, created_at: '2025-01-02T00:00:00.000Z' },
     { id: ids.doing, workspace_id: ids.acme, name: 'Doing', icon: null, color: 'gray', category: 'in_progress', position: 2, created_at: '2025-01-02T00:00:00.000Z' },
-    { id: ids.done, workspace_id: ids.acme, name: 'Done', icon: null, color: 'purple', category: 'completed', position: 2, created_at: '2025-01-02T00:00:00.000Z' },
+    { id: ids.s_done, workspace_id: ids.acme, name: 'Done', icon: null, color: 'purple', category: 'completed', position: 2, created_at: '2025-01-02T00:00:00.000Z' },
   ];
 
   it.each(['owner', 'admin', 'member', 'viewer', 'restricted'] as const)('gives %s every status by position, then id (D23, D30: not restricted)', async (user) => {
@@ -115,36 +79,6 @@ describe('GET /api/v1/workspaces/:id/statuses (D1 ext)', () => {
     const res = await list(ids.empty);
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual([]);
-  });
-
-  it.each([
-    ['a non-member (D4)', () => ids.acme, KEY('outsider')],
-    ['no such workspace', () => 99999999, KEY('owner')],
-    ['an id past the integer range (D5)', () => '99999999999999', KEY('owner')],
-  ])('answers 404 Workspace not found for %s', async (_case, workspace, key) => {
-    const res = await list(workspace(), key);
-    expect(res.statusCode).toBe(404);
-    expect(res.json()).toEqual({ error: 'Workspace not found' });
-  });
-
-  it.each(['abc', '1.5', '-1', '1e3', '0x10'])('answers 400 Invalid workspace ID for %s (D5, D6)', async (bad) => {
-    const res = await list(bad);
-    expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ error: 'Invalid workspace ID' });
-  });
-
-  it('needs the workspaces:read scope, before the id is parsed (D3)', async () => {
-    for (const workspace of [ids.acme, 'abc']) {
-      const res = await list(workspace, NO_SCOPE_KEY);
-      expect(res.statusCode).toBe(403);
-      expect(res.json()).toEqual({ error: "Scope 'workspaces:read' is required for this endpoint" });
-    }
-  });
-
-  it('needs an API key', async () => {
-    const res = await list(ids.acme, null);
-    expect(res.statusCode).toBe(401);
-    expect(res.json()).toEqual({ error: 'API key required' });
   });
 });
 
@@ -178,34 +112,6 @@ describe('POST /api/v1/statuses (spec: Create status)', () => {
     expect(res.json().position).toBe(1);
     const second = await create({ workspace_id: ids.empty, name: 'Second', category: 'pending' });
     expect(second.json().position).toBe(2);
-  });
-
-  it.each(['member', 'viewer', 'restricted'] as const)('refuses the %s: 403 Only owners and admins can create statuses (D2)', async (user) => {
-    const res = await create({ workspace_id: ids.lab, name: 'Nope', category: 'pending' }, KEY(user));
-    expect(res.statusCode).toBe(403);
-    expect(res.json()).toEqual({ error: 'Only owners and admins can create statuses' });
-  });
-
-  it('checks the role before the body (D3): a member with a bad body gets 403', async () => {
-    const res = await create({ workspace_id: ids.lab, name: '', category: 'nope' }, KEY('member'));
-    expect(res.statusCode).toBe(403);
-    expect(res.json()).toEqual({ error: 'Only owners and admins can create statuses' });
-  });
-
-  it.each([
-    ['a non-member (D4)', () => ids.lab, KEY('outsider')],
-    ['a workspace of which the caller is not a member', () => ids.other, KEY('owner')],
-    ['no such workspace', () => 99999999, KEY('owner')],
-  ])('answers 404 Workspace not found for %s', async (_case, workspace, key) => {
-    const res = await create({ workspace_id: workspace(), name: 'X', category: 'pending' }, key);
-    expect(res.statusCode).toBe(404);
-    expect(res.json()).toEqual({ error: 'Workspace not found' });
-  });
-
-  it.each([undefined, null, 'abc', '1.5', 1.5, -1, '', true, {}])('answers 400 workspace_id is required for workspace_id %p (D6)', async (workspaceId) => {
-    const res = await create({ workspace_id: workspaceId, name: 'X', category: 'pending' });
-    expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ error: 'workspace_id is required' });
   });
 
   it.each([
@@ -250,18 +156,6 @@ describe('POST /api/v1/statuses (spec: Create status)', () => {
     expect(results.map((r) => r.statusCode).sort()).toEqual([201, 409, 409, 409, 409, 409]);
     for (const r of results.filter((r) => r.statusCode === 409)) expect(r.json()).toEqual({ error: DUPLICATE });
     expect(await t.db.ds.query(`SELECT name FROM statuses WHERE workspace_id = $1`, [ids.dup])).toEqual([{ name: 'Racing' }]);
-  });
-
-  it('needs the workspaces:write scope, before the body is read (D3)', async () => {
-    const res = await create({ workspace_id: 'abc' }, NO_SCOPE_KEY);
-    expect(res.statusCode).toBe(403);
-    expect(res.json()).toEqual({ error: "Scope 'workspaces:write' is required for this endpoint" });
-  });
-
-  it('needs a valid API key', async () => {
-    const res = await create({ workspace_id: ids.lab, name: 'X', category: 'pending' }, 'svc_not_a_key');
-    expect(res.statusCode).toBe(401);
-    expect(res.json()).toEqual({ error: 'Invalid API key' });
   });
 });
 
@@ -334,55 +228,6 @@ describe('PATCH /api/v1/statuses/:id (spec: Update status)', () => {
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({ error: message });
     expect(await row(ids.e_todo)).toEqual(before);
-  });
-
-  it.each(['member', 'viewer', 'restricted'] as const)('refuses the %s: 403 Only owners and admins can edit statuses (D2)', async (user) => {
-    const res = await update(ids.e_todo, { color: 'red' }, KEY(user));
-    expect(res.statusCode).toBe(403);
-    expect(res.json()).toEqual({ error: 'Only owners and admins can edit statuses' });
-  });
-
-  it('checks the role before the body (D3): a viewer with a bad body gets 403', async () => {
-    const res = await update(ids.e_todo, { name: '', position: 'x' }, KEY('viewer'));
-    expect(res.statusCode).toBe(403);
-    expect(res.json()).toEqual({ error: 'Only owners and admins can edit statuses' });
-  });
-
-  it('answers 403 Access denied to a non-member, before the body (D4)', async () => {
-    for (const key of [KEY('outsider')]) {
-      const res = await update(ids.e_todo, { name: '' }, key);
-      expect(res.statusCode).toBe(403);
-      expect(res.json()).toEqual({ error: 'Access denied' });
-    }
-    const res = await update(ids.other_done, { name: 'Mine' }, KEY('owner'));
-    expect(res.statusCode).toBe(403);
-    expect(res.json()).toEqual({ error: 'Access denied' });
-  });
-
-  it.each([0, 99999999, '99999999999999'])('answers 404 Status not found for id %p (D5)', async (id) => {
-    const res = await update(id, { name: 'X' });
-    expect(res.statusCode).toBe(404);
-    expect(res.json()).toEqual({ error: 'Status not found' });
-  });
-
-  it.each(['abc', '1.0', '-3'])('answers 400 Invalid status ID for %p (D6)', async (id) => {
-    const res = await update(id, { name: 'X' });
-    expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ error: 'Invalid status ID' });
-  });
-
-  it('needs the workspaces:write scope, before the id is parsed (D3)', async () => {
-    for (const id of [ids.e_todo, 'abc']) {
-      const res = await update(id, { name: 'X' }, NO_SCOPE_KEY);
-      expect(res.statusCode).toBe(403);
-      expect(res.json()).toEqual({ error: "Scope 'workspaces:write' is required for this endpoint" });
-    }
-  });
-
-  it('needs an API key', async () => {
-    const res = await update(ids.e_todo, { name: 'X' }, null);
-    expect(res.statusCode).toBe(401);
-    expect(res.json()).toEqual({ error: 'API key required' });
   });
 });
 

@@ -7,15 +7,15 @@ import { parseTaskQuery } from '../../src/tasks/task-query';
 import { createTestDatabase, TestDatabase } from '../setup/database';
 
 /**
- * Issue 16: the plans of List tasks hold on skewed data. One workspace holds
+ * The plans of List tasks hold on skewed data. One workspace holds
  * most of the tasks and one of its lists ~1,500 of them, as in real tenants.
  * The listing statement runs as the service runs it (a named statement on a
  * connection of the service's client class, several times, so that PostgreSQL
  * has settled on its plan), then its plan for the big workspace must read the
  * first page in index order (no sort of the whole filtered set) and count
  * through an index (an index-only or index scan, not a bitmap heap scan).
- * Forcing generic plans (the connection setting before issue 16) breaks both
- * rules on this world, and the test checks that it notices.
+ * Forcing generic plans breaks both rules on this world, and the test checks
+ * that it notices.
  */
 
 const BIG_TOP_LEVEL = 20_000;
@@ -25,6 +25,9 @@ const SMALL_WORKSPACES = 20;
 const SMALL_TOP_LEVEL = 1_000;
 
 type PlanNode = Record<string, unknown>;
+
+/** The names the listing statement gives task rows: the table, its filtered scope and its page. */
+const TASK_ALIASES = ['t', 'tasks', 'scope', 'page', 'p'];
 
 /** Every node of an EXPLAIN (FORMAT JSON) plan. */
 function nodes(plan: PlanNode): PlanNode[] {
@@ -36,8 +39,10 @@ function nodes(plan: PlanNode): PlanNode[] {
 function violations(plan: PlanNode): string[] {
   const found: string[] = [];
   for (const node of nodes(plan)) {
-    const keys = (node['Sort Key'] as string[] | undefined)?.join(', ') ?? '';
-    if (node['Node Type'] === 'Sort' && /created_at|\bid\b/.test(keys)) found.push(`Sort (${keys})`);
+    const keys = (node['Sort Key'] as string[] | undefined) ?? [];
+    // A sort of the rows of another table (a task's assignees by user id, say) is no sort of the page.
+    const taskKeys = keys.filter((key) => !/^\(?(\w+)\./.test(key) || TASK_ALIASES.includes(/^\(?(\w+)\./.exec(key)![1]));
+    if (node['Node Type'] === 'Sort' && /created_at|\bid\b/.test(taskKeys.join(', '))) found.push(`Sort (${keys.join(', ')})`);
     if (node['Node Type'] === 'Aggregate' && node['Strategy'] === 'Plain') {
       for (const input of (node.Plans as PlanNode[] | undefined) ?? []) {
         if (input['Relation Name'] === 'tasks' && !['Index Only Scan', 'Index Scan'].includes(String(input['Node Type']))) {
@@ -49,7 +54,7 @@ function violations(plan: PlanNode): string[] {
   return found;
 }
 
-describe('List tasks: plans that hold on a skewed world (issue 16)', () => {
+describe('List tasks: plans that hold on a skewed world', () => {
   let db: TestDatabase;
   let ids: Record<string, number>;
 

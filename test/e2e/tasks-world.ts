@@ -1,8 +1,9 @@
 import { SCOPES } from '../../src/common/auth/scope';
 import type { FixtureWorld } from '../../src/fixtures/fixture.types';
+import { usersWithKeys } from '../setup/world';
 
 /**
- * The world of the task specs (tests/e2e/tasks-*.e2e-spec.ts): one workspace with
+ * The world of the task specs (test/e2e/tasks-*.e2e-spec.ts): one workspace with
  * every role, a restricted member, custom fields covering the D19 applicability
  * matrix, and a second workspace for the cross-workspace cases. Each spec file
  * loads it into its own database.
@@ -45,26 +46,16 @@ export const TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** The task world (refs as named above). */
 export function tasksWorld(): FixtureWorld {
+  const { users, api_keys } = usersWithKeys(
+    'tasks.test',
+    ['alice', 'bob', 'carol', 'dave', 'erin', 'vera', 'olga', 'fay'],
+    { alice: KEYS.owner, bob: KEYS.admin, carol: KEYS.member, dave: KEYS.viewer, erin: KEYS.restricted, vera: KEYS.restrictedViewer, olga: KEYS.nonMember, fay: KEYS.fay },
+    { alice: { avatar_url: 'https://img.test/alice.png' }, carol: { avatar_url: 'https://img.test/carol.png' } },
+  );
   return {
-    users: [
-      { ref: 'alice', email: 'alice@tasks.test', name: 'Alice', avatar_url: 'https://img.test/alice.png' },
-      { ref: 'bob', email: 'bob@tasks.test', name: 'Bob' },
-      { ref: 'carol', email: 'carol@tasks.test', name: 'Carol', avatar_url: 'https://img.test/carol.png' },
-      { ref: 'dave', email: 'dave@tasks.test', name: 'Dave' },
-      { ref: 'erin', email: 'erin@tasks.test', name: 'Erin' },
-      { ref: 'vera', email: 'vera@tasks.test', name: 'Vera' },
-      { ref: 'olga', email: 'olga@tasks.test', name: 'Olga' },
-      { ref: 'fay', email: 'fay@tasks.test', name: 'Fay' },
-    ],
+    users,
     api_keys: [
-      { user: 'alice', key: KEYS.owner, scopes: ALL },
-      { user: 'bob', key: KEYS.admin, scopes: ALL },
-      { user: 'carol', key: KEYS.member, scopes: ALL },
-      { user: 'dave', key: KEYS.viewer, scopes: ALL },
-      { user: 'erin', key: KEYS.restricted, scopes: ALL },
-      { user: 'vera', key: KEYS.restrictedViewer, scopes: ALL },
-      { user: 'olga', key: KEYS.nonMember, scopes: ALL },
-      { user: 'fay', key: KEYS.fay, scopes: ALL },
+      ...api_keys!,
       { user: 'alice', key: KEYS.noTasks, scopes: ALL.filter((s) => !s.startsWith('tasks:')) },
       { user: 'alice', key: KEYS.readOnly, scopes: ['tasks:read'] },
     ],

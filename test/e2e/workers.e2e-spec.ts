@@ -1,4 +1,3 @@
-import { ChildProcess, spawn } from 'child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
@@ -10,9 +9,10 @@ import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { createTestDatabase, TestDatabase } from '../setup/database';
 import { tsEntryScript } from '../setup/ts-child';
 import { ROOT } from '../setup/paths';
+import { answers200, startProcess, StartedProcess } from '../setup/server-process';
 
 /**
- * Issue 9: the server as real OS processes. `WEB_CONCURRENCY=2` runs two worker
+ * The server as real OS processes. `WEB_CONCURRENCY=2` runs two worker
  * processes under one primary (node:cluster), both answering on the one port;
  * a key revoked by SQL is refused by both within 1 s although each kept it in
  * memory; SIGTERM stops them all with exit code 0. The server runs this tree's
@@ -25,12 +25,11 @@ const WITHIN_MS = 1000;
 // main.ts under a require hook for .ts files; in a file, not `node -e`: cluster workers run the primary's script again.
 const ENTRY = tsEntryScript('src/main.ts');
 
-describe('WEB_CONCURRENCY worker processes (issue 9)', () => {
+describe('WEB_CONCURRENCY worker processes', () => {
   let db: TestDatabase;
   let dir: string;
-  let server: ChildProcess;
+  let server: StartedProcess;
   let base: string;
-  let exit: Promise<number | null>;
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -44,26 +43,20 @@ describe('WEB_CONCURRENCY worker processes (issue 9)', () => {
     writeFileSync(entry, ENTRY);
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    server = spawn(process.execPath, [entry], {
+    server = await startProcess({
+      name: 'src/main.ts with WEB_CONCURRENCY=2',
+      command: process.execPath,
+      args: [entry],
       cwd: ROOT,
       env: { ...process.env, DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', WEB_CONCURRENCY: '2', LOG_LEVEL: 'error' },
-      stdio: ['ignore', 'ignore', 'inherit'],
+      // Both workers listen once the second answers: they start one after the other.
+      ready: async (p) => childrenOf(p.child.pid!).length === 2 && answers200(`${base}/health`),
+      timeoutMs: 60_000,
     });
-    exit = new Promise((done) => server.once('exit', (code) => done(code)));
-    // Both workers listen once the second answers: they start one after the other.
-    for (let i = 0; i < 600 && childrenOf(server.pid!).length < 2; i++) await new Promise((done) => setTimeout(done, 100));
-    for (let i = 0; i < 600; i++) {
-      const ok = await fetch(`${base}/health`).then((r) => r.ok, () => false);
-      if (ok && childrenOf(server.pid!).length === 2) break;
-      await new Promise((done) => setTimeout(done, 100));
-    }
   }, 120_000);
 
   afterAll(async () => {
-    if (server.exitCode === null) {
-      server.kill('SIGKILL');
-      await exit;
-    }
+    await server?.stop('SIGKILL');
     await db.drop();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -71,7 +64,7 @@ describe('WEB_CONCURRENCY worker processes (issue 9)', () => {
   const me = () => fetch(`${base}/api/v1/me`, { headers: { authorization: `Bearer ${KEY}` } });
 
   it('runs two worker processes under the primary, both serving', async () => {
-    expect(childrenOf(server.pid!)).toHaveLength(2);
+    expect(childrenOf(server.child.pid!)).toHaveLength(2);
     for (let i = 0; i < 20; i++) expect((await me()).status).toBe(200);
   });
 
@@ -89,9 +82,8 @@ describe('WEB_CONCURRENCY worker processes (issue 9)', () => {
   });
 
   it('SIGTERM stops the workers and the primary with exit code 0', async () => {
-    const workers = childrenOf(server.pid!);
-    server.kill('SIGTERM');
-    expect(await exit).toBe(0);
+    const workers = childrenOf(server.child.pid!);
+    expect(await server.stop()).toBe(0);
     for (const pid of workers) expect(() => process.kill(pid, 0)).toThrow();
   }, 30_000);
 });

@@ -65,3 +65,36 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
 export function auth(key: string): Record<string, string> {
   return { authorization: `Bearer ${key}` };
 }
+
+/**
+ * The usual preamble of a spec file: before its tests, the app on a fresh
+ * database with `load` run on it (a fixture loader: it answers the ids by
+ * ref); after them, both gone. Call it at the top of the file or of a describe
+ * block. `t` forwards to the app once it is up and `ids` is filled in place,
+ * so both may be destructured right away.
+ */
+export function useTestApp(
+  load: (ds: TestDatabase['ds']) => Promise<Record<string, number>> = async () => ({}),
+  options?: TestAppOptions,
+): { t: TestApp; ids: Record<string, number> } {
+  let app: TestApp | undefined;
+  const ids: Record<string, number> = {};
+  const up = (): TestApp => {
+    if (!app) throw new Error('the test app is used before its beforeAll ran');
+    return app;
+  };
+  const t: TestApp = {
+    get app() { return up().app; },
+    get db() { return up().db; },
+    inject: (request) => up().inject(request),
+    close: () => up().close(),
+  };
+  beforeAll(async () => {
+    app = await createTestApp(options);
+    Object.assign(ids, await load(app.db.ds));
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+  return { t, ids };
+}

@@ -4,13 +4,17 @@ import { join } from 'path';
 import { Client } from 'pg';
 import { openDatabase } from '../../src/common/database/data-source';
 import { withDatabase } from './database';
+import { ensureBuilt } from './server-process';
 
 /**
  * Jest global setup: the PostgreSQL server of the run is `DATABASE_URL` when
  * set, else an embedded one started here. A template database is migrated once;
- * each test file clones it (test/setup/database.ts).
+ * each test file clones it (test/setup/database.ts). With several workers,
+ * dist/ is brought up to date here, once: files that run the built server
+ * would otherwise each compile it at the same time into the same place.
  */
-export default async function globalSetup(): Promise<void> {
+export default async function globalSetup(globalConfig: { maxWorkers: number }): Promise<void> {
+  if (globalConfig.maxWorkers > 1) ensureBuilt();
   let url = process.env.DATABASE_URL;
   if (!url) {
     // A native import: Jest's require hooks must not touch this ESM package here.

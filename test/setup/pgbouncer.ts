@@ -1,12 +1,13 @@
-import { ChildProcess, execFileSync, spawn } from 'child_process';
+import { execFileSync } from 'child_process';
 import { accessSync, chmodSync, constants, mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { connect } from 'net';
 import { tmpdir } from 'os';
 import { delimiter, join } from 'path';
 import { freePort } from '../../src/common/database/embedded';
+import { startProcess, StartedProcess } from './server-process';
 
 /*
- * A PgBouncer process of a test's own (issue 16), in front of the test
+ * A PgBouncer process of a test's own, in front of the test
  * PostgreSQL server: transaction pooling, a small server pool so that
  * server connections really are shared between the app's connections.
  * CI installs Debian's `pgbouncer` package (.ci/run).
@@ -43,12 +44,6 @@ export interface PgBouncer {
   /** Stops it (SIGINT, then SIGKILL after 5 s) and removes its files. Safe to call twice. */
   stop(): Promise<void>;
 }
-
-/** PgBouncer still running when the test process exits, whatever happened: killed then. */
-const running = new Set<ChildProcess>();
-process.once('exit', () => {
-  for (const child of running) child.kill('SIGKILL');
-});
 
 /**
  * Starts PgBouncer on 127.0.0.1 and a free port in front of the server of
@@ -102,35 +97,28 @@ export async function startPgBouncer(serverUrl: string, poolSize = 2): Promise<P
   writeFileSync(join(dir, 'users.txt'), `"${decodeURIComponent(server.username || 'postgres')}" ""\n`, { mode: 0o644 });
 
   const asRoot = process.getuid?.() === 0;
-  const child = spawn(binary, [...(asRoot ? ['-u', 'nobody'] : []), join(dir, 'pgbouncer.ini')], { stdio: ['ignore', 'pipe', 'pipe'] });
-  running.add(child);
-  let output = '';
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<void>((done) => child.once('exit', () => done()));
-  child.once('exit', () => running.delete(child));
+  let bouncer: StartedProcess;
+  try {
+    bouncer = await startProcess({
+      name: `pgbouncer (${binary})`,
+      command: binary,
+      args: [...(asRoot ? ['-u', 'nobody'] : []), join(dir, 'pgbouncer.ini')],
+      ready: () => accepts(port),
+      timeoutMs: 10_000,
+      pollMs: 50,
+    });
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
   let stopped = false;
   const stop = async () => {
     if (!stopped) {
       stopped = true;
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGINT');
-        const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-        await exited;
-        clearTimeout(timer);
-      }
+      await bouncer.stop('SIGINT', 5_000);
       rmSync(dir, { recursive: true, force: true });
     }
   };
-
-  const deadline = Date.now() + 10_000;
-  while (!(await accepts(port))) {
-    if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
-      await stop();
-      throw new Error(`pgbouncer did not start (${binary}):\n${output}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
   return {
     via(url: string) {
       const u = new URL(url);
@@ -138,7 +126,7 @@ export async function startPgBouncer(serverUrl: string, poolSize = 2): Promise<P
       u.port = String(port);
       return u.toString();
     },
-    log: () => output,
+    log: () => bouncer.output(),
     stop,
   };
 }

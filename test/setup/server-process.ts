@@ -20,6 +20,98 @@ export function ensureBuilt(): void {
   if (buildIfStale() !== 0) throw new Error('npm run build failed');
 }
 
+/** A child process started by `startProcess`. */
+export interface StartedProcess {
+  child: ChildProcess;
+  /** Everything the process wrote so far: stdout, stderr, and both as they came. */
+  stdout(): string;
+  stderr(): string;
+  output(): string;
+  /** Its exit code once it exits (null when killed by a signal). */
+  exited: Promise<number | null>;
+  /** `signal` (SIGTERM) unless it has exited, SIGKILL after `killAfterMs` (none when undefined); then the exit code. Safe to call twice. */
+  stop(signal?: NodeJS.Signals, killAfterMs?: number): Promise<number | null>;
+}
+
+/** How `startProcess` starts a process and tells that it is up. */
+export interface StartOptions {
+  /** Named in errors. */
+  name: string;
+  command: string;
+  args: string[];
+  cwd?: string;
+  /** The whole environment of the process (default: this process's). */
+  env?: NodeJS.ProcessEnv;
+  /** True once the process is up; asked every `pollMs` (100) until `timeoutMs` (30 s) runs out. */
+  ready: (p: StartedProcess) => boolean | Promise<boolean>;
+  timeoutMs?: number;
+  pollMs?: number;
+}
+
+/** Processes still running when the test process exits, whatever happened: killed then. */
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+/**
+ * The one way tests start a process and wait for it (servers, PgBouncer):
+ * spawns `command`, collects its output, and resolves once `ready` says so.
+ * @throws Error with the process's output when it exits or is not ready within `timeoutMs` (it is killed then)
+ */
+export async function startProcess(options: StartOptions): Promise<StartedProcess> {
+  const { name, timeoutMs = 30_000, pollMs = 100 } = options;
+  const child = spawn(options.command, options.args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(child);
+  let out = '';
+  let err = '';
+  let both = '';
+  child.stdout!.on('data', (d: Buffer) => {
+    out += d.toString();
+    both += d.toString();
+  });
+  child.stderr!.on('data', (d: Buffer) => {
+    err += d.toString();
+    both += d.toString();
+  });
+  const exited = new Promise<number | null>((done) =>
+    child.once('exit', (code) => {
+      running.delete(child);
+      done(code);
+    }),
+  );
+  const gone = () => child.exitCode !== null || child.signalCode !== null;
+  const p: StartedProcess = {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    output: () => both,
+    exited,
+    async stop(signal = 'SIGTERM', killAfterMs) {
+      if (!gone()) child.kill(signal);
+      const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (gone()) throw new Error(`${name} exited with ${child.exitCode ?? child.signalCode}:\n${both}`);
+    if (await options.ready(p)) return p;
+    if (Date.now() > deadline) {
+      await p.stop('SIGKILL');
+      throw new Error(`${name} not ready within ${timeoutMs} ms:\n${both}`);
+    }
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+}
+
+/** True when `url` answers with status 200 (false while nothing listens there). */
+export async function answers200(url: string): Promise<boolean> {
+  return fetch(url).then((r) => r.status === 200, () => false);
+}
+
 export interface ServerProcess {
   /** `http://127.0.0.1:<port>` */
   url: string;
@@ -38,40 +130,15 @@ export interface ServerProcess {
  */
 export async function startServer(env: Record<string, string>, timeoutMs = 30_000): Promise<ServerProcess> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
-  const child = spawn(process.execPath, [join(ROOT, 'dist', 'main.js')], {
+  const url = `http://127.0.0.1:${port}`;
+  const p = await startProcess({
+    name: 'server',
+    command: process.execPath,
+    args: [join(ROOT, 'dist', 'main.js')],
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    ready: () => answers200(`${url}/health/ready`),
+    timeoutMs,
   });
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${out}\n${err}`);
-    try {
-      if ((await fetch(`${url}/health/ready`)).status === 200) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`server not ready within ${timeoutMs} ms:\n${out}\n${err}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return {
-    url,
-    port,
-    child,
-    stdout: () => out,
-    stderr: () => err,
-    async stop() {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      return exited;
-    },
-  };
+  return { url, port, child: p.child, stdout: p.stdout, stderr: p.stderr, stop: () => p.stop() };
 }
