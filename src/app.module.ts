@@ -9,6 +9,7 @@ import { AuthRepository } from './common/auth/auth.repository';
 import { dataSourceOptions } from './common/database/data-source';
 import { withBoundedWaits } from './common/database/pool-options';
 import { SqlModule } from './common/database/sql';
+import { IdempotencyModule } from './common/idempotency/idempotency.module';
 import { ErrorFilter } from './common/errors/error.filter';
 import { RateLimitGuard } from './common/throttle/throttle.guard';
 import { RateLimitModule } from './common/throttle/throttle.module';
@@ -37,6 +38,7 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
     RateLimitModule,
     TypeOrmModule.forRootAsync({ useFactory: () => withBoundedWaits(dataSourceOptions()) }),
     SqlModule,
+    IdempotencyModule,
     AccessModule,
     HealthModule,
     UsersModule,

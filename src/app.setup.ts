@@ -9,6 +9,7 @@ import { answerClientError, answerFrameworkError, answerWhileClosing } from './c
 import { sendRawJsonAsIs } from './common/http/raw-json';
 import { deferBodyError, parseJsonBody } from './common/validation/body-error';
 import { mountOpenApi } from './openapi/openapi.mount';
+import { keepRawBody } from './common/idempotency/idempotency-key';
 
 /** D7: largest request body accepted, in bytes (1 MiB). */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -61,8 +62,11 @@ export async function configureApp(app: NestFastifyApplication): Promise<void> {
   sendRawJsonAsIs(fastify);
   fastify.removeAllContentTypeParsers();
   // Body errors are kept on the request and thrown by the guard after authentication and scope (D3).
-  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    done(null, parseJsonBody(request, typeof body === 'string' ? body : body.toString('utf8')));
+  fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const bytes = body as Buffer;
+    // D35: a keyed POST is "the same request" only with the same body bytes.
+    keepRawBody(request, bytes);
+    done(null, parseJsonBody(request, bytes.toString('utf8')));
   });
   // D7: any other content type with a body is 415 (read whole, within the body limit, then discarded).
   fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (request, _body, done) => {

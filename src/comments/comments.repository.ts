@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { READ_PARAMS } from '../common/access/access.repository';
+import type { Db } from '../common/database/request-db';
 import { Sql } from '../common/database/sql';
 import { jsonArraySql } from '../common/http/raw-json';
 import type { CommentDto } from './comments.dto';
@@ -29,8 +30,8 @@ export class CommentsRepository {
    * the task row itself; null when the task no longer exists (deleted since
    * the access check).
    */
-  async insert(taskId: number, userId: number, content: string): Promise<CommentDto | null> {
-    const rows: CommentDto[] = await this.sql.rows(
+  async insert(taskId: number, userId: number, content: string, db: Db = this.sql): Promise<CommentDto | null> {
+    const rows: CommentDto[] = await db.rows(
       `WITH c AS (
          INSERT INTO comments (workspace_id, task_id, user_id, content, parent_comment_id, resolved)
          SELECT t.workspace_id, t.id, $2, $3, NULL, false FROM tasks t WHERE t.id = $1

@@ -1,5 +1,6 @@
 import { patchStatement } from '../common/database/patch';
 import { Injectable } from '@nestjs/common';
+import type { Db } from '../common/database/request-db';
 import { DataSource, EntityManager } from 'typeorm';
 import { jsonArraySql, RawJson } from '../common/http/raw-json';
 import type { FolderDto } from './folders.dto';
@@ -34,8 +35,8 @@ export class FoldersRepository {
   }
 
   /** Inserts a folder at position max + 1 of the workspace, from 1 (D24). */
-  async insert(workspaceId: number, name: string, icon: string | null, color: string | null): Promise<FolderDto> {
-    const rows: FolderDto[] = await this.db.query(
+  async insert(workspaceId: number, name: string, icon: string | null, color: string | null, db?: Db): Promise<FolderDto> {
+    const rows: FolderDto[] = await (db?.manager ?? this.db).query(
       `INSERT INTO folders (workspace_id, name, icon, color, position)
        VALUES ($1, $2, $3, $4, (SELECT COALESCE(MAX(position), 0) + 1 FROM folders WHERE workspace_id = $1))
        RETURNING ${FOLDER_COLUMNS}`,
@@ -45,9 +46,9 @@ export class FoldersRepository {
   }
 
   /** Applies `patch` to folder `id` and returns the whole folder; null when it no longer exists. */
-  async update(id: number, patch: FolderPatch): Promise<FolderDto | null> {
+  async update(id: number, patch: FolderPatch, db?: Db): Promise<FolderDto | null> {
     const { sql, params } = patchStatement('folders', PATCH_COLUMNS, id, patch, FOLDER_COLUMNS);
-    const rows: FolderDto[] = await this.db.query(sql, params);
+    const rows: FolderDto[] = await (db?.manager ?? this.db).query(sql, params);
     return rows[0] ?? null;
   }
 
@@ -56,8 +57,8 @@ export class FoldersRepository {
    * comments, attachments and values). One statement, so one transaction: the
    * foreign keys cascade folders -> lists -> tasks -> the rest.
    */
-  async delete(id: number): Promise<void> {
-    await this.db.query(`DELETE FROM folders WHERE id = $1`, [id]);
+  async delete(id: number, db?: Db): Promise<void> {
+    await (db?.manager ?? this.db).query(`DELETE FROM folders WHERE id = $1`, [id]);
   }
 
   /**

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { Db } from '../common/database/request-db';
 import { DataSource } from 'typeorm';
 import type { LabelDto } from './labels.dto';
 
@@ -15,8 +16,8 @@ export class LabelsRepository {
   }
 
   /** Inserts a label; a duplicate name raises the unique violation that maps to 409 (D28). */
-  async insert(workspaceId: number, name: string, color: string | null): Promise<LabelDto> {
-    const rows: LabelDto[] = await this.db.query(
+  async insert(workspaceId: number, name: string, color: string | null, db?: Db): Promise<LabelDto> {
+    const rows: LabelDto[] = await (db?.manager ?? this.db).query(
       `INSERT INTO labels (workspace_id, name, color) VALUES ($1, $2, $3) RETURNING ${LABEL_COLUMNS}`,
       [workspaceId, name, color],
     );
@@ -24,7 +25,7 @@ export class LabelsRepository {
   }
 
   /** Deletes a label; task links go with it (D26, ON DELETE CASCADE). */
-  async delete(id: number): Promise<void> {
-    await this.db.query(`DELETE FROM labels WHERE id = $1`, [id]);
+  async delete(id: number, db?: Db): Promise<void> {
+    await (db?.manager ?? this.db).query(`DELETE FROM labels WHERE id = $1`, [id]);
   }
 }

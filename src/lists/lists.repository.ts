@@ -1,5 +1,6 @@
 import { patchStatement } from '../common/database/patch';
 import { Injectable } from '@nestjs/common';
+import type { Db } from '../common/database/request-db';
 import { DataSource, EntityManager } from 'typeorm';
 import type { ListDto } from './lists.dto';
 
@@ -44,14 +45,14 @@ export class ListsRepository {
   }
 
   /** Applies `patch` to list `id` and returns the whole list; null when it no longer exists. */
-  async update(id: number, patch: ListPatch, em?: EntityManager): Promise<ListDto | null> {
+  async update(id: number, patch: ListPatch, em?: EntityManager | Db['manager']): Promise<ListDto | null> {
     const { sql, params } = patchStatement('lists', PATCH_COLUMNS, id, patch, LIST_COLUMNS);
     const rows: ListDto[] = await (em ?? this.db).query(sql, params);
     return rows[0] ?? null;
   }
 
   /** Deletes a list; its tasks (with their subtasks, comments, attachments, values) go by cascade (D26). */
-  async delete(id: number): Promise<void> {
-    await this.db.query(`DELETE FROM lists WHERE id = $1`, [id]);
+  async delete(id: number, db?: Db): Promise<void> {
+    await (db?.manager ?? this.db).query(`DELETE FROM lists WHERE id = $1`, [id]);
   }
 }

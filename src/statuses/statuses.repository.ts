@@ -1,5 +1,6 @@
 import { patchStatement } from '../common/database/patch';
 import { Injectable } from '@nestjs/common';
+import type { Db } from '../common/database/request-db';
 import { DataSource, EntityManager } from 'typeorm';
 import type { StatusCategory, StatusDto } from './statuses.dto';
 
@@ -32,8 +33,8 @@ export class StatusesRepository {
    * A duplicate name raises the unique violation of `statuses_workspace_name_key`,
    * which toHttpError answers 409 (D25), also when two creates race.
    */
-  async insert(workspaceId: number, name: string, category: StatusCategory, icon: string | null, color: string | null): Promise<StatusDto> {
-    const rows: StatusDto[] = await this.db.query(
+  async insert(workspaceId: number, name: string, category: StatusCategory, icon: string | null, color: string | null, db?: Db): Promise<StatusDto> {
+    const rows: StatusDto[] = await (db?.manager ?? this.db).query(
       `INSERT INTO statuses (workspace_id, name, category, icon, color, position)
        VALUES ($1, $2, $3, $4, $5, (SELECT COALESCE(MAX(position), 0) + 1 FROM statuses WHERE workspace_id = $1))
        RETURNING ${STATUS_COLUMNS}`,

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Patch, Post, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import {
   ApiCreatedResponse,
@@ -13,6 +13,7 @@ import { ACCESS_DENIED, NOT_FOUND } from '../common/access/access.policy';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { TASK_CACHE_CONTROL } from '../common/cache/cache-control';
+import { markNotModified } from '../common/http/not-modified';
 import { RawJson } from '../common/http/raw-json';
 import { ApiErrors, ApiValidatedBody } from '../common/openapi/api-errors.decorator';
 import { PathId } from '../common/validation/id.pipe';
@@ -41,8 +42,10 @@ export class TasksController {
     // 'Task not found': the new task was deleted (with its list or folder) before it was read back.
     404: ['Status not found in this workspace', 'Parent task not found', NOT_FOUND.task],
   })
-  createTask(@CurrentCaller() caller: Caller, @Body() body: unknown): Promise<RawJson<TaskWriteDto>> {
-    return this.tasks.createTask(caller, body);
+  async createTask(@CurrentCaller() caller: Caller, @Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply): Promise<RawJson<TaskWriteDto>> {
+    const { task, etag } = await this.tasks.createTask(caller, body);
+    void reply.header('etag', etag);
+    return task;
   }
 
   /** spec: Get task. */
@@ -53,10 +56,16 @@ export class TasksController {
     description: 'The full task with labels, subtasks and attachments.',
   })
   @ApiOkResponse({ type: TaskDto })
-  async getTask(@CurrentCaller() caller: Caller, @PathId('task') id: number, @Res({ passthrough: true }) reply: FastifyReply): Promise<RawJson<TaskDto>> {
-    const task = await this.tasks.getTask(caller, id);
-    // D36 on the 200 only: its errors keep the no-store of every keyed answer (D31).
-    void reply.header('cache-control', TASK_CACHE_CONTROL);
+  async getTask(
+    @CurrentCaller() caller: Caller,
+    @PathId('task') id: number,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<RawJson<TaskDto>> {
+    const { task, etag, notModified } = await this.tasks.getTask(caller, id, ifNoneMatch);
+    // D36 on the 200 and 304 only: its errors keep the no-store of every keyed answer (D31).
+    void reply.header('cache-control', TASK_CACHE_CONTROL).header('etag', etag);
+    if (notModified) markNotModified(reply);
     return task;
   }
 
@@ -72,8 +81,16 @@ export class TasksController {
   @ApiErrors({
     404: ['List not found in this workspace', 'Status not found in this workspace'],
   })
-  updateTask(@CurrentCaller() caller: Caller, @PathId('task') id: number, @Body() body: unknown): Promise<RawJson<TaskWriteDto>> {
-    return this.tasks.updateTask(caller, id, body);
+  async updateTask(
+    @CurrentCaller() caller: Caller,
+    @PathId('task') id: number,
+    @Body() body: unknown,
+    @Headers('if-match') ifMatch: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<RawJson<TaskWriteDto>> {
+    const { task, etag } = await this.tasks.updateTask(caller, id, body, ifMatch);
+    void reply.header('etag', etag);
+    return task;
   }
 
   /** spec: Delete task. */
@@ -85,8 +102,8 @@ export class TasksController {
     description: 'Permanent; subtasks, comments, attachments and custom-field values go with it.',
   })
   @ApiNoContentResponse()
-  async deleteTask(@CurrentCaller() caller: Caller, @PathId('task') id: number): Promise<void> {
-    await this.tasks.deleteTask(caller, id);
+  async deleteTask(@CurrentCaller() caller: Caller, @PathId('task') id: number, @Headers('if-match') ifMatch: string | undefined): Promise<void> {
+    await this.tasks.deleteTask(caller, id, ifMatch);
   }
 
   /** spec: List tasks (D22), with the filters, sorts and cursor pages of D34. */

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Membership } from '../common/access/access.policy';
 import { READ_PARAMS } from '../common/access/access.repository';
 import { ACCESS_ROW_GRANTS, GrantParams, grantParams, permittedListSql } from '../common/access/access.sql';
+import type { Db } from '../common/database/request-db';
 import { Sql } from '../common/database/sql';
 import { RawJson } from '../common/http/raw-json';
 import type { CursorValues } from './task-cursor';
@@ -38,6 +39,25 @@ export interface UpdatedTask {
   /** status_id (when sent) belongs to the workspace. */
   status_ok: boolean;
   updated: boolean;
+  /** With an If-Match precondition: whether it held (null when the task is gone). */
+  precondition_ok?: boolean | null;
+}
+
+/**
+ * D36 If-Match as a write checks it, atomically with the write: `any` for `*`, else
+ * the SHA-256 digests of the get-task bodies the caller may have (ifMatchPrecondition).
+ * The write happens only when the body as `viewer` sees it now has one of them.
+ */
+export interface Precondition {
+  any: boolean;
+  digests: Buffer[];
+  viewer: TaskViewer;
+}
+
+/** A task as create and update answer it: the write shape, and the SHA-256 of the get-task body after the write (its ETag, D36). */
+export interface WrittenTask {
+  task: RawJson<TaskWriteDto>;
+  digest: Buffer;
 }
 
 /**
@@ -57,6 +77,26 @@ export interface TaskViewer {
   membership: Membership;
 }
 
+/** SQL: the SHA-256 of the get-task body of task row `t` as `user` with `grants` sees it (the bytes of its ETag, D36). */
+function fullDigestSql(user: string, grants: GrantParams, t: string): string {
+  return `sha256(convert_to((${taskJsonSql('full', user, grants, t)})::text, 'UTF8'))`;
+}
+
+/**
+ * D36's check inside a write statement (CTE `pre`): `ok` when the precondition
+ * holds on the task as the statement sees it, and the `updated_at` it saw: the
+ * write also requires that `updated_at`, so a write of the same task that
+ * committed meanwhile (each sets it) makes this one write nothing, and the
+ * statement runs again on the new state (TasksRepository callers).
+ */
+function preconditionSql(p: SqlParams, taskId: string, pre: Precondition): string {
+  const ok = pre.any ? 'true' : `${fullDigestSql(p.add(pre.viewer.userId, 'int'), grantParams(p, pre.viewer.membership), 'pt')} = ANY(${p.add(pre.digests, 'bytea[]')})`;
+  return `pre AS (SELECT ${ok} AS ok, pt.updated_at AS seen FROM tasks pt WHERE pt.id = ${taskId})`;
+}
+
+/** The condition a write guarded by preconditionSql adds to its WHERE on `tasks`. */
+const PRECONDITION_HOLDS = `(SELECT ok FROM pre) AND updated_at = (SELECT seen FROM pre)`;
+
 /** The statement reading task `taskId` in `shape` as JSON text (column `task`; no row when there is no such task). */
 function loadTaskSql(shape: TaskShape, taskId: string, user: string, grants: GrantParams | null): string {
   return `SELECT ${taskJsonSql(shape, user, grants)}::text AS task
@@ -69,16 +109,33 @@ export class TasksRepository {
   constructor(private readonly sql: Sql) {}
 
   /** Task `id` in `shape` as seen by `viewer` (D16, D18; subtasks per D33), as JSON text built by PostgreSQL, or null. One round trip. */
-  async loadTask(id: number, viewer: TaskViewer, shape: 'full'): Promise<RawJson<TaskDto> | null>;
-  async loadTask(id: number, viewer: TaskViewer, shape: 'write'): Promise<RawJson<TaskWriteDto> | null>;
-  async loadTask(id: number, viewer: TaskViewer, shape: TaskShape): Promise<RawJson | null> {
+  async loadTask(id: number, viewer: TaskViewer, shape: 'full', db?: Db): Promise<RawJson<TaskDto> | null>;
+  async loadTask(id: number, viewer: TaskViewer, shape: 'write', db?: Db): Promise<RawJson<TaskWriteDto> | null>;
+  async loadTask(id: number, viewer: TaskViewer, shape: TaskShape, db: Db = this.sql): Promise<RawJson | null> {
     const p = new SqlParams();
     const taskId = p.add(id, 'int');
     const user = p.add(viewer.userId, 'int');
     // Grants only when the shape uses them: PostgreSQL rejects untyped unused parameters.
     const grants = shape === 'write' ? null : grantParams(p, viewer.membership);
-    const rows: { task: string }[] = await this.sql.rows(loadTaskSql(shape, taskId, user, grants), p.values);
+    const rows: { task: string }[] = await db.rows(loadTaskSql(shape, taskId, user, grants), p.values);
     return rows.length ? new RawJson(rows[0].task) : null;
+  }
+
+  /**
+   * Task `id` as create and update answer it, with the digest of its get-task body as
+   * `viewer` sees it (D36: their ETag is the get-task one), both from ONE statement; null when gone.
+   */
+  async loadWritten(id: number, viewer: TaskViewer, db: Db = this.sql): Promise<WrittenTask | null> {
+    const p = new SqlParams();
+    const taskId = p.add(id, 'int');
+    const user = p.add(viewer.userId, 'int');
+    const grants = grantParams(p, viewer.membership);
+    const rows: { task: string; digest: Buffer }[] = await db.rows(
+      `SELECT ${taskJsonSql('write', user, null)}::text AS task, ${fullDigestSql(user, grants, 't')} AS digest
+         FROM tasks t WHERE t.id = ${taskId}`,
+      p.values,
+    );
+    return rows.length ? { task: new RawJson(rows[0].task), digest: rows[0].digest } : null;
   }
 
   /** The get-task read inside an access check's statement (AccessService.checkAndRead): the full task as the caller sees it. */
@@ -107,7 +164,7 @@ export class TasksRepository {
    * (D14), custom fields to those applying to the list and visible to the creator (D13);
    * a parent outside the lists `membership` may see is not found (D33).
    */
-  async insertTask(place: TaskPlace, creatorId: number, membership: Membership, task: CreateTaskDto): Promise<CreatedTask> {
+  async insertTask(place: TaskPlace, creatorId: number, membership: Membership, task: CreateTaskDto, db: Db = this.sql): Promise<CreatedTask> {
     const p = new SqlParams();
     const ws = p.add(place.workspaceId, 'int');
     const statusId = p.add(task.statusId ?? null, 'int');
@@ -137,7 +194,7 @@ export class TasksRepository {
     if (values.length) {
       ctes.push(...writeCustomFieldsSql(p, 'new_task', { workspace: ws, list: listId, folder: p.add(place.folderId, 'int') }, creatorId, values));
     }
-    const rows: CreatedTask[] = await this.sql.rows(
+    const rows: CreatedTask[] = await db.rows(
       `WITH ${ctes.join(',\n')} SELECT checks.*, (SELECT id FROM new_task) AS id FROM checks`,
       p.values,
     );
@@ -152,7 +209,7 @@ export class TasksRepository {
    * values set or cleared when the field applies to the task's list after the
    * move and is visible to `userId` (D13; values of fields that no longer apply are kept).
    */
-  async updateTask(id: number, place: TaskPlace, membership: Membership, userId: number, patch: UpdateTaskDto): Promise<UpdatedTask> {
+  async updateTask(id: number, place: TaskPlace, membership: Membership, userId: number, patch: UpdateTaskDto, db: Db = this.sql, pre?: Precondition): Promise<UpdatedTask> {
     const p = new SqlParams();
     const taskId = p.add(id, 'int');
     const ws = p.add(place.workspaceId, 'int');
@@ -178,9 +235,10 @@ export class TasksRepository {
     column('list_id', patch.listId, 'int');
     column('due_date', patch.dueDate, 'timestamptz');
     column('start_date', patch.startDate, 'timestamptz');
+    if (pre) ctes.push(preconditionSql(p, taskId, pre));
     // Everything below reads the id from `task`: nothing is written when a check failed or the task is gone.
     ctes.push(`task AS (UPDATE tasks SET ${sets.join(', ')}
-                         WHERE id = ${taskId} AND (SELECT list_found AND list_permitted AND status_ok FROM checks)
+                         WHERE id = ${taskId} AND (SELECT list_found AND list_permitted AND status_ok FROM checks)${pre ? ` AND ${PRECONDITION_HOLDS}` : ''}
                          RETURNING id)`);
     if (patch.assigneeIds) {
       const members = `SELECT m.user_id FROM workspace_members m WHERE m.workspace_id = ${ws} AND m.user_id = ANY(${p.add(patch.assigneeIds, 'int[]')})`;
@@ -201,16 +259,33 @@ export class TasksRepository {
         : { workspace: ws, list: p.add(place.listId, 'int'), folder: p.add(place.folderId, 'int') };
       ctes.push(...writeCustomFieldsSql(p, 'task', placeSql, userId, patch.customFields));
     }
-    const rows: UpdatedTask[] = await this.sql.rows(
-      `WITH ${ctes.join(',\n')} SELECT checks.list_found, checks.list_folder_id, checks.status_ok, EXISTS (SELECT 1 FROM task) AS updated FROM checks`,
+    const rows: UpdatedTask[] = await db.rows(
+      `WITH ${ctes.join(',\n')} SELECT checks.list_found, checks.list_folder_id, checks.status_ok, EXISTS (SELECT 1 FROM task) AS updated${pre ? ', (SELECT ok FROM pre) AS precondition_ok' : ''} FROM checks`,
       p.values,
     );
     return rows[0];
   }
 
   /** Deletes a task; subtasks, comments, attachments, assignees, labels and values go by FK cascade (D16). */
-  async deleteTask(id: number): Promise<void> {
-    await this.sql.rows(`DELETE FROM tasks WHERE id = $1`, [id]);
+  async deleteTask(id: number, db: Db = this.sql): Promise<void> {
+    await db.rows(`DELETE FROM tasks WHERE id = $1`, [id]);
+  }
+
+  /**
+   * deleteTask under D36's If-Match, in one statement: deletes task `id` only when
+   * `pre` holds on it now. `precondition_ok` null: the task is gone; `deleted`
+   * false with `precondition_ok` true: a write of the task committed meanwhile (run it again).
+   */
+  async deleteTaskIf(id: number, pre: Precondition, db: Db = this.sql): Promise<{ precondition_ok: boolean | null; deleted: boolean }> {
+    const p = new SqlParams();
+    const taskId = p.add(id, 'int');
+    const rows: { precondition_ok: boolean | null; deleted: boolean }[] = await db.rows(
+      `WITH ${preconditionSql(p, taskId, pre)},
+            gone AS (DELETE FROM tasks WHERE id = ${taskId} AND ${PRECONDITION_HOLDS} RETURNING 1)
+       SELECT (SELECT ok FROM pre) AS precondition_ok, EXISTS (SELECT 1 FROM gone) AS deleted`,
+      p.values,
+    );
+    return rows[0];
   }
 }
 

@@ -1,0 +1,21 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+const NOT_MODIFIED = Symbol('notModified');
+type Marked = FastifyReply & { [NOT_MODIFIED]?: true };
+
+/** D36: answer this request 304 Not Modified instead of the body the route returns (its ETag and other headers stay). */
+export function markNotModified(reply: FastifyReply): void {
+  (reply as Marked)[NOT_MODIFIED] = true;
+}
+
+/**
+ * Fastify `onSend` hook: a reply marked by markNotModified goes out as 304
+ * without body, Content-Type or Content-Length (D36). Others pass untouched.
+ */
+export function sendNotModified(_request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void): void {
+  if ((reply as Marked)[NOT_MODIFIED] !== true || reply.statusCode !== 200) return done(null, payload);
+  void reply.code(304);
+  reply.removeHeader('content-type');
+  reply.removeHeader('content-length');
+  done(null, null);
+}
