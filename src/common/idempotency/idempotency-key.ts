@@ -36,8 +36,10 @@ interface RawRequest {
  */
 export function checkIdempotencyKey(request: RawRequest): string | undefined {
   if (request.method !== 'POST') return undefined;
-  const value = request.headers[IDEMPOTENCY_HEADER];
-  if (value === undefined) return undefined;
+  const header = request.headers[IDEMPOTENCY_HEADER];
+  if (header === undefined) return undefined;
+  // HTTP's own trimming of the field value (Node's parser does it; an injected request may not have).
+  const value = typeof header === 'string' ? header.replace(/^[ \t]+|[ \t]+$/g, '') : header;
   let lines = 0;
   const raw = request.raw.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) if (raw[i].length === IDEMPOTENCY_HEADER.length && raw[i].toLowerCase() === IDEMPOTENCY_HEADER) lines++;
