@@ -1,4 +1,4 @@
-import { applyDecorators, Body, Controller, Delete, Get, Headers, HttpCode, Patch, Post, Res } from '@nestjs/common';
+import { applyDecorators, Body, Controller, createParamDecorator, Delete, ExecutionContext, Get, HttpCode, Patch, Post, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import {
   ApiCreatedResponse,
@@ -25,6 +25,15 @@ import type { QueryPairs } from './task-query';
 import { QUERY_400, TaskQueryParams } from './task-query.openapi';
 import { CreateTaskDto, TaskCursorPageDto, TaskCursorPageWithTotalDto, TaskDto, TaskPageDto, TaskWriteDto, UpdateTaskDto } from './tasks.dto';
 import { TasksService } from './tasks.service';
+
+/**
+ * A request header's value (lower-case name), for the handler only: the OpenAPI document
+ * describes the header once, with ApiHeader (Nest's own @Headers would add a second copy).
+ */
+const RequestHeader = createParamDecorator((name: string, context: ExecutionContext): string | undefined => {
+  const value = context.switchToHttp().getRequest<{ headers: Record<string, string | string[] | undefined> }>().headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+});
 
 /** D36: the ETag header of the task answers. */
 const ETAG_HEADERS = {
@@ -91,7 +100,7 @@ export class TasksController {
   async getTask(
     @CurrentCaller() caller: Caller,
     @PathId('task') id: number,
-    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @RequestHeader('if-none-match') ifNoneMatch: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<RawJson<TaskDto>> {
     const { task, etag, notModified } = await this.tasks.getTask(caller, id, ifNoneMatch);
@@ -118,7 +127,7 @@ export class TasksController {
     @CurrentCaller() caller: Caller,
     @PathId('task') id: number,
     @Body() body: unknown,
-    @Headers('if-match') ifMatch: string | undefined,
+    @RequestHeader('if-match') ifMatch: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<RawJson<TaskWriteDto>> {
     const { task, etag } = await this.tasks.updateTask(caller, id, body, ifMatch);
@@ -136,7 +145,7 @@ export class TasksController {
   })
   @ApiNoContentResponse()
   @IfMatch()
-  async deleteTask(@CurrentCaller() caller: Caller, @PathId('task') id: number, @Headers('if-match') ifMatch: string | undefined): Promise<void> {
+  async deleteTask(@CurrentCaller() caller: Caller, @PathId('task') id: number, @RequestHeader('if-match') ifMatch: string | undefined): Promise<void> {
     await this.tasks.deleteTask(caller, id, ifMatch);
   }
 
