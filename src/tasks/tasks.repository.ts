@@ -131,7 +131,7 @@ export class TasksRepository {
     const user = p.add(viewer.userId, 'int');
     const grants = grantParams(p, viewer.membership);
     const rows: { task: string; digest: Buffer }[] = await db.rows(
-      `SELECT ${taskJsonSql('write', user, null)}::text AS task, ${fullDigestSql(user, grants, 't')} AS digest
+      `SELECT ${fullDigestSql(user, grants, 't')} AS digest, ${taskJsonSql('write', user, null)}::text AS task
          FROM tasks t WHERE t.id = ${taskId}`,
       p.values,
     );

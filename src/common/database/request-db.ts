@@ -60,6 +60,10 @@ export class RequestDb implements Db {
   /** Something the request wrote has committed: a 503 would no longer be true. */
   private committed = false;
 
+  private readonly onError = () => {
+    this.broken = true;
+  };
+
   constructor(
     private readonly dataSource: DataSource,
     readonly transactional: boolean,
@@ -106,6 +110,7 @@ export class RequestDb implements Db {
     const client = this.client;
     if (!client) return;
     delete (client as { query?: unknown }).query;
+    client.removeListener('error', this.onError);
     (this.runner as unknown as { releasePostgresConnection(error?: Error): Promise<void> }).releasePostgresConnection(
       this.broken || this.cutting ? new RequestCutError() : undefined,
     );
@@ -165,6 +170,8 @@ export class RequestDb implements Db {
     });
     this.abandon = undefined;
     this.client = client;
+    // A connection that fails while checked out emits `error`: heard here (no crash), and it is not reused.
+    client.on('error', this.onError);
     // TypeORM's runner runs its statements and transactions on this connection and gives it back on release.
     const wired = runner as unknown as { databaseConnection: PoolClient; releaseCallback: (error?: Error) => void };
     wired.databaseConnection = client;
