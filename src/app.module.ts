@@ -29,7 +29,7 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
  * The application: one module per domain, the validated configuration, the
  * global API-key guard and one error filter. The rate limit, request logs,
  * metrics and the request deadline run in Fastify hooks (common/http/http.setup.ts);
- * write routes retry a lost race (the Authenticated decorator).
+ * write routes run on a connection of their own (Idempotency-Key, the deadline's cut) and retry a lost race (the Authenticated decorator).
  */
 @Module({
   imports: [

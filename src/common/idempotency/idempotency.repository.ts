@@ -19,20 +19,23 @@ export type Claim =
 
 /** How often each process deletes expired keys. */
 export const PRUNE_EVERY_MS = 10 * 60_000;
+/** How often a claim is tried when racing claims keep changing the row under it. */
+const CLAIM_ATTEMPTS = 5;
 /** Rows one prune deletes at most (the next one goes on). */
 const PRUNE_BATCH = 10_000;
 
 /**
  * One statement: claims (api key, key) for `token` when the key is unused, its
  * answer expired, or its claim is stale (no answer REQUEST_TIMEOUT_MS after it
- * was claimed: its request died); else returns the row as it is. The second
+ * was claimed: its request died); else returns the row as it is. A claim
+ * expires no sooner than it turns stale, so a short TTL never frees a running one. The second
  * branch reads the statement's snapshot, which misses a row committed after it
  * began: then no row comes back and the claim is tried again.
  */
 const CLAIM_SQL = `
   WITH claim AS (
     INSERT INTO idempotency_keys AS k (api_key_id, key, fingerprint, token, claimed_at, expires_at)
-    VALUES ($1, $2, $3, $4, now(), now() + make_interval(secs => $5))
+    VALUES ($1, $2, $3, $4, now(), now() + make_interval(secs => greatest($5, $6)))
     ON CONFLICT (api_key_id, key) DO UPDATE
        SET fingerprint = EXCLUDED.fingerprint, token = EXCLUDED.token, claimed_at = EXCLUDED.claimed_at,
            expires_at = EXCLUDED.expires_at, status = NULL, body = NULL, etag = NULL
@@ -59,15 +62,19 @@ export class IdempotencyRepository implements OnApplicationBootstrap, OnModuleDe
     this.staleSeconds = env.timeouts.request / 1000;
   }
 
-  /** Claims `key` of API key `apiKeyId` for the request `fingerprint`, or says why not. One round trip (two when it races a claim). */
+  /** Claims `key` of API key `apiKeyId` for the request `fingerprint`, or says why not. One round trip (more when it races other claims). */
   async claim(apiKeyId: number, key: string, fingerprint: Buffer, token: string): Promise<Claim> {
-    for (;;) {
+    for (let attempt = 1; ; attempt++) {
       const rows: { claimed: boolean; fingerprint: Buffer | null; status: number | null; body: string | null; etag: string | null }[] = await this.sql.rows(
         CLAIM_SQL,
         [apiKeyId, key, fingerprint, token, this.ttlSeconds, this.staleSeconds],
       );
       const row = rows[0];
-      if (!row) continue;
+      // A row committed or released by a racing request since the statement began: look again (a few times).
+      if (!row) {
+        if (attempt < CLAIM_ATTEMPTS) continue;
+        return { kind: 'in-progress' };
+      }
       if (row.claimed) return { kind: 'claimed' };
       if (!row.fingerprint!.equals(fingerprint)) return { kind: 'other-request' };
       if (row.status === null) return { kind: 'in-progress' };
