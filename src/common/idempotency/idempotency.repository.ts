@@ -35,11 +35,11 @@ const PRUNE_BATCH = 10_000;
 const CLAIM_SQL = `
   WITH claim AS (
     INSERT INTO idempotency_keys AS k (api_key_id, key, fingerprint, token, claimed_at, expires_at)
-    VALUES ($1, $2, $3, $4, now(), now() + make_interval(secs => greatest($5, $6)))
+    VALUES ($1, $2, $3, $4, now(), now() + make_interval(secs => greatest($5::float8, $6::float8)))
     ON CONFLICT (api_key_id, key) DO UPDATE
        SET fingerprint = EXCLUDED.fingerprint, token = EXCLUDED.token, claimed_at = EXCLUDED.claimed_at,
            expires_at = EXCLUDED.expires_at, status = NULL, body = NULL, etag = NULL
-     WHERE k.expires_at <= now() OR (k.status IS NULL AND k.claimed_at <= now() - make_interval(secs => $6))
+     WHERE k.expires_at <= now() OR (k.status IS NULL AND k.claimed_at <= now() - make_interval(secs => $6::float8))
     RETURNING 1)
   SELECT true AS claimed, NULL::bytea AS fingerprint, NULL::smallint AS status, NULL::text AS body, NULL::text AS etag FROM claim
   UNION ALL
