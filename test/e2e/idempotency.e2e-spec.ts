@@ -115,6 +115,25 @@ describe('Idempotency-Key (D35)', () => {
     });
   });
 
+  it('the stored answer commits with the write: when storing it fails, the write is rolled back and a retry runs anew', async () => {
+    // Storing this key's answer fails inside the request's transaction, as a process dying before COMMIT would leave it.
+    await t.db.ds.query(`
+      CREATE FUNCTION fail_store() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'store failed'; END $$;
+      CREATE TRIGGER fail_store BEFORE UPDATE ON idempotency_keys FOR EACH ROW WHEN (NEW.key = 'atomic' AND NEW.status IS NOT NULL) EXECUTE FUNCTION fail_store();`);
+    const payload = { list_id: ids.l, title: 'Atomic' };
+    try {
+      const failed = await post('/api/v1/tasks', payload, 'atomic');
+      expect({ status: failed.statusCode, body: failed.json() }).toEqual({ status: 500, body: { error: 'Internal server error' } });
+    } finally {
+      await t.db.ds.query(`DROP TRIGGER fail_store ON idempotency_keys; DROP FUNCTION fail_store();`);
+    }
+    expect(await count('tasks', 'title = $1', ['Atomic'])).toBe(0);
+    expect(await count('idempotency_keys', 'key = $1', ['atomic'])).toBe(0);
+    const retry = await post('/api/v1/tasks', payload, 'atomic');
+    expect([retry.statusCode, retry.headers['idempotent-replayed']]).toEqual([201, undefined]);
+    expect(await count('tasks', 'title = $1', ['Atomic'])).toBe(1);
+  });
+
   it('the same key with another body, path or query: 422, and nothing runs', async () => {
     const key = fresh();
     const payload = { workspace_id: ids.ws, name: 'Original' };

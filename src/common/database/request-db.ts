@@ -111,9 +111,9 @@ export class RequestDb implements Db {
     if (!client) return;
     delete (client as { query?: unknown }).query;
     client.removeListener('error', this.onError);
-    (this.runner as unknown as { releasePostgresConnection(error?: Error): Promise<void> }).releasePostgresConnection(
-      this.broken || this.cutting ? new RequestCutError() : undefined,
-    );
+    const error = this.broken || this.cutting ? new RequestCutError() : undefined;
+    if (this.runner) await (this.runner as unknown as { releasePostgresConnection(error?: Error): Promise<void> }).releasePostgresConnection(error);
+    else client.release(error);
   }
 
   /**
@@ -141,12 +141,14 @@ export class RequestDb implements Db {
     return true;
   }
 
+  /** TypeORM's runner on this connection, made when first needed (a transaction, or a repository on TypeORM). */
   private queryRunner(): QueryRunner {
     if (!this.runner) {
       const runner = this.dataSource.createQueryRunner();
       // TypeORM asks its runner for the connection before each statement: it gets this request's.
       runner.connect = () => (this.client ? Promise.resolve(this.client) : this.connect()) as never;
       this.runner = runner;
+      if (this.client) wire(runner, this.client);
     }
     return this.runner;
   }
@@ -157,7 +159,6 @@ export class RequestDb implements Db {
   }
 
   private async open(): Promise<PoolClient> {
-    const runner = this.queryRunner();
     const pool = (this.dataSource.driver as unknown as { master: { connect(): Promise<PoolClient> } }).master;
     const client = await new Promise<PoolClient>((resolve, reject) => {
       this.abandon = reject;
@@ -172,10 +173,7 @@ export class RequestDb implements Db {
     this.client = client;
     // A connection that fails while checked out emits `error`: heard here (no crash), and it is not reused.
     client.on('error', this.onError);
-    // TypeORM's runner runs its statements and transactions on this connection and gives it back on release.
-    const wired = runner as unknown as { databaseConnection: PoolClient; releaseCallback: (error?: Error) => void };
-    wired.databaseConnection = client;
-    wired.releaseCallback = (error?: Error) => client.release(error);
+    if (this.runner) wire(this.runner, client);
     const original = client.query;
     // Every statement on this connection (ours and TypeORM's) goes through `track`.
     client.query = ((config: unknown, values?: unknown, callback?: unknown) => {
@@ -183,7 +181,7 @@ export class RequestDb implements Db {
       return this.track(text, () => (original as (...a: unknown[]) => Promise<unknown>).call(client, config, values, callback));
     }) as typeof client.query;
     // A service's own transaction() then nests as a savepoint in this one.
-    if (this.transactional) await runner.startTransaction();
+    if (this.transactional) await this.queryRunner().startTransaction();
     return client;
   }
 
@@ -210,6 +208,13 @@ export class RequestDb implements Db {
     }).catch(() => undefined);
     return sent;
   }
+}
+
+/** Makes TypeORM's `runner` run its statements and transactions on `client` and give it back on release. */
+function wire(runner: QueryRunner, client: PoolClient): void {
+  const wired = runner as unknown as { databaseConnection: PoolClient; releaseCallback: (error?: Error) => void };
+  wired.databaseConnection = client;
+  wired.releaseCallback = (error?: Error) => client.release(error);
 }
 
 /** PostgreSQL's cancel request for the statement `client` is running, on a connection of its own (works through PgBouncer too). */
