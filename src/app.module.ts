@@ -8,6 +8,7 @@ import { AuthRepository } from './common/auth/auth.repository';
 import { dataSourceOptions } from './common/database/data-source';
 import { withBoundedWaits } from './common/database/pool-options';
 import { SqlModule } from './common/database/sql';
+import { IdempotencyModule } from './common/idempotency/idempotency.module';
 import { ErrorFilter } from './common/errors/error.filter';
 import { RateLimitGuard } from './common/throttle/throttle.guard';
 import { RateLimitModule } from './common/throttle/throttle.module';
@@ -29,12 +30,13 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
  * The application (`AppModule.forRoot(settings)`): one module per domain, its settings, the
  * global API-key guard and one error filter. The rate limit, request logs,
  * metrics and the request deadline run in Fastify hooks (common/http/http.setup.ts);
- * write routes retry a lost race (the Authenticated decorator).
+ * write routes run on a connection of their own (Idempotency-Key, the deadline's cut) and retry a lost race (the Authenticated decorator).
  */
 @Module({
   imports: [
     RateLimitModule,
     SqlModule,
+    IdempotencyModule,
     AccessModule,
     HealthModule,
     UsersModule,

@@ -10,6 +10,7 @@ import { answerWhileClosing } from './common/http/framework-answers';
 import { sendRawJsonAsIs } from './common/http/raw-json';
 import { deferBodyError, parseJsonBody } from './common/validation/body-error';
 import { mountOpenApi } from './openapi/openapi.mount';
+import { keepRawBody } from './common/idempotency/idempotency-key';
 
 /**
  * Applies everything the app needs beyond its modules: the JSON body rules of
@@ -24,8 +25,11 @@ export async function configureApp(app: NestFastifyApplication, env: AppEnv): Pr
   sendRawJsonAsIs(fastify);
   fastify.removeAllContentTypeParsers();
   // Body errors are kept on the request and thrown by the guard after authentication and scope (D3).
-  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    done(null, parseJsonBody(request, typeof body === 'string' ? body : body.toString('utf8')));
+  fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const bytes = body as Buffer;
+    // D35: a keyed POST is "the same request" only with the same body bytes.
+    keepRawBody(request, bytes);
+    done(null, parseJsonBody(request, bytes.toString('utf8')));
   });
   // D7: any other content type with a body is 415 (read whole, within the body limit, then discarded).
   fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (request, _body, done) => {

@@ -1556,7 +1556,10 @@ export interface operations {
     createFolder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request gets the stored answer again (`Idempotent-Replayed: true`) instead of running twice. The key belongs to your API key; answers are kept for `IDEMPOTENCY_TTL_SECONDS` (default one day). Use a new key (a UUID, for instance) for each new request. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1579,6 +1582,8 @@ export interface operations {
                     "RateLimit-Reset"?: number;
                     /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
                     "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1596,7 +1601,7 @@ export interface operations {
                     "application/json": components["schemas"]["Folder"];
                 };
             };
-            /** @description `workspace_id is required`, `name is required`, `name must not contain NUL characters`, `name must be at most 255 characters`, `icon must be a string`, `icon must not contain NUL characters`, `icon must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
+            /** @description `workspace_id is required`, `name is required`, `name must not contain NUL characters`, `name must be at most 255 characters`, `icon must be a string`, `icon must not contain NUL characters`, `icon must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `Idempotency-Key must be 1 to 255 visible ASCII characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
                     /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
@@ -1609,6 +1614,8 @@ export interface operations {
                     "RateLimit-Reset"?: number;
                     /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
                     "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1649,6 +1656,8 @@ export interface operations {
                     "RateLimit-Reset"?: number;
                     /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
                     "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1668,6 +1677,8 @@ export interface operations {
                     "RateLimit-Reset"?: number;
                     /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
                     "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1675,8 +1686,48 @@ export interface operations {
                 };
             };
             408: components["responses"]["RequestTimeout"];
+            /** @description `A request with this Idempotency-Key is in progress` */
+            409: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description `Idempotency-Key was already used with a different request` */
+            422: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeadersTooLarge"];
             500: components["responses"]["InternalServerError"];
@@ -2066,7 +2117,10 @@ export interface operations {
     createLabel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request gets the stored answer again (`Idempotent-Replayed: true`) instead of running twice. The key belongs to your API key; answers are kept for `IDEMPOTENCY_TTL_SECONDS` (default one day). Use a new key (a UUID, for instance) for each new request. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2089,6 +2143,8 @@ export interface operations {
                     "RateLimit-Reset"?: number;
                     /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
                     "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2104,7 +2160,7 @@ export interface operations {
                     "application/json": components["schemas"]["Label"];
                 };
             };
-            /** @description `workspace_id is required`, `name is required`, `name must not contain NUL characters`, `name must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
+            /** @description `workspace_id is required`, `name is required`, `name must not contain NUL characters`, `name must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `Idempotency-Key must be 1 to 255 visible ASCII characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
                     /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
@@ -2117,6 +2173,8 @@ export interface operations {
                     "RateLimit-Reset"?: number;
                     /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
                     "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2157,6 +2215,8 @@ export interface operations {
                     "RateLimit-Reset"?: number;
                     /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
                     "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2176,6 +2236,8 @@ export interface operations {
                     "RateLimit-Reset"?: number;
                     /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
                     "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2183,8 +2245,31 @@ export interface operations {
                 };
             };
             408: components["responses"]["RequestTimeout"];
-            /** @description `A label with this name already exists` */
+            /** @description `A label with this name already exists`, `A request with this Idempotency-Key is in progress` */
             409: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description `Idempotency-Key was already used with a different request` */
+            422: {
                 headers: {
                     /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
                     "X-Request-Id"?: string;
@@ -2202,8 +2287,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeadersTooLarge"];
             500: components["responses"]["InternalServerError"];
@@ -2328,7 +2411,10 @@ export interface operations {
     createList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request gets the stored answer again (`Idempotent-Replayed: true`) instead of running twice. The key belongs to your API key; answers are kept for `IDEMPOTENCY_TTL_SECONDS` (default one day). Use a new key (a UUID, for instance) for each new request. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2351,6 +2437,8 @@ export interface operations {
                     "RateLimit-Reset"?: number;
                     /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
                     "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2369,7 +2457,7 @@ export interface operations {
                     "application/json": components["schemas"]["List"];
                 };
             };
-            /** @description `workspace_id is required`, `folder_id is required`, `name is required`, `name must not contain NUL characters`, `name must be at most 255 characters`, `icon must be a string`, `icon must not contain NUL characters`, `icon must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
+            /** @description `workspace_id is required`, `folder_id is required`, `name is required`, `name must not contain NUL characters`, `name must be at most 255 characters`, `icon must be a string`, `icon must not contain NUL characters`, `icon must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `Idempotency-Key must be 1 to 255 visible ASCII characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
                     /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
@@ -2382,6 +2470,8 @@ export interface operations {
                     "RateLimit-Reset"?: number;
                     /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
                     "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2422,6 +2512,8 @@ export interface operations {
                     "RateLimit-Reset"?: number;
                     /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
                     "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2441,6 +2533,8 @@ export interface operations {
                     "RateLimit-Reset"?: number;
                     /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
                     "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2448,8 +2542,48 @@ export interface operations {
                 };
             };
             408: components["responses"]["RequestTimeout"];
+            /** @description `A request with this Idempotency-Key is in progress` */
+            409: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description `Idempotency-Key was already used with a different request` */
+            422: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeadersTooLarge"];
             500: components["responses"]["InternalServerError"];
@@ -2812,7 +2946,10 @@ export interface operations {
     createStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request gets the stored answer again (`Idempotent-Replayed: true`) instead of running twice. The key belongs to your API key; answers are kept for `IDEMPOTENCY_TTL_SECONDS` (default one day). Use a new key (a UUID, for instance) for each new request. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2835,6 +2972,8 @@ export interface operations {
                     "RateLimit-Reset"?: number;
                     /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
                     "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2853,7 +2992,7 @@ export interface operations {
                     "application/json": components["schemas"]["Status"];
                 };
             };
-            /** @description `workspace_id is required`, `name is required`, `name must not contain NUL characters`, `name must be at most 255 characters`, `Invalid category. Must be one of: pending, in_progress, completed, cancelled`, `icon must be a string`, `icon must not contain NUL characters`, `icon must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
+            /** @description `workspace_id is required`, `name is required`, `name must not contain NUL characters`, `name must be at most 255 characters`, `Invalid category. Must be one of: pending, in_progress, completed, cancelled`, `icon must be a string`, `icon must not contain NUL characters`, `icon must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `Idempotency-Key must be 1 to 255 visible ASCII characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
                     /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
@@ -2866,6 +3005,8 @@ export interface operations {
                     "RateLimit-Reset"?: number;
                     /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
                     "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2906,6 +3047,8 @@ export interface operations {
                     "RateLimit-Reset"?: number;
                     /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
                     "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2925,6 +3068,8 @@ export interface operations {
                     "RateLimit-Reset"?: number;
                     /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
                     "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2932,8 +3077,31 @@ export interface operations {
                 };
             };
             408: components["responses"]["RequestTimeout"];
-            /** @description `A status with this name already exists` */
+            /** @description `A status with this name already exists`, `A request with this Idempotency-Key is in progress` */
             409: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description `Idempotency-Key was already used with a different request` */
+            422: {
                 headers: {
                     /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
                     "X-Request-Id"?: string;
@@ -2951,8 +3119,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeadersTooLarge"];
             500: components["responses"]["InternalServerError"];
@@ -3116,7 +3282,10 @@ export interface operations {
     createTask: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request gets the stored answer again (`Idempotent-Replayed: true`) instead of running twice. The key belongs to your API key; answers are kept for `IDEMPOTENCY_TTL_SECONDS` (default one day). Use a new key (a UUID, for instance) for each new request. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3129,6 +3298,8 @@ export interface operations {
             /** @description All task fields except labels, subtasks, attachments */
             201: {
                 headers: {
+                    /** @description Tag of the task as Get task shows it to you now; send it back in `If-None-Match` (Get task) or `If-Match` (Update task, Delete task) */
+                    ETag?: string;
                     /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
                     "X-Request-Id"?: string;
                     /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
@@ -3139,6 +3310,8 @@ export interface operations {
                     "RateLimit-Reset"?: number;
                     /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
                     "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3184,7 +3357,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskWrite"];
                 };
             };
-            /** @description `Subtasks cannot have subtasks`, `list_id is required`, `list_id must be a valid numeric ID`, `title is required`, `title must not contain NUL characters`, `title must be at most 500 characters`, `description must be a string`, `description must not contain NUL characters`, `description must be at most 100000 characters`, `Invalid priority. Must be one of: urgent, high, medium, low, none`, `status_id must be a valid numeric ID`, `Invalid due_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid start_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `assignee_ids must be an array`, `custom_fields must be an array`, `custom_fields value must be a string or null`, `custom_fields value must not contain NUL characters`, `custom_fields value must be at most 10000 characters`, `label_ids must be an array`, `parent_id must be a valid numeric ID`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
+            /** @description `Subtasks cannot have subtasks`, `list_id is required`, `list_id must be a valid numeric ID`, `title is required`, `title must not contain NUL characters`, `title must be at most 500 characters`, `description must be a string`, `description must not contain NUL characters`, `description must be at most 100000 characters`, `Invalid priority. Must be one of: urgent, high, medium, low, none`, `status_id must be a valid numeric ID`, `Invalid due_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid start_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `assignee_ids must be an array`, `custom_fields must be an array`, `custom_fields value must be a string or null`, `custom_fields value must not contain NUL characters`, `custom_fields value must be at most 10000 characters`, `label_ids must be an array`, `parent_id must be a valid numeric ID`, `Idempotency-Key must be 1 to 255 visible ASCII characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
                     /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
@@ -3197,6 +3370,8 @@ export interface operations {
                     "RateLimit-Reset"?: number;
                     /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
                     "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3237,6 +3412,8 @@ export interface operations {
                     "RateLimit-Reset"?: number;
                     /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
                     "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3256,6 +3433,8 @@ export interface operations {
                     "RateLimit-Reset"?: number;
                     /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
                     "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3263,8 +3442,48 @@ export interface operations {
                 };
             };
             408: components["responses"]["RequestTimeout"];
+            /** @description `A request with this Idempotency-Key is in progress` */
+            409: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description `Idempotency-Key was already used with a different request` */
+            422: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeadersTooLarge"];
             500: components["responses"]["InternalServerError"];
@@ -3274,7 +3493,10 @@ export interface operations {
     getTask: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the copy you hold (several, comma-separated, or `*`): when the task is unchanged the answer is 304 without a body. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Task id */
                 task_id: number;
@@ -3286,6 +3508,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description Tag of the task as Get task shows it to you now; send it back in `If-None-Match` (Get task) or `If-Match` (Update task, Delete task) */
+                    ETag?: string;
                     /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
                     "X-Request-Id"?: string;
                     /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
@@ -3384,6 +3608,25 @@ export interface operations {
                     "application/json": components["schemas"]["Task"];
                 };
             };
+            /** @description Not modified: the `If-None-Match` tag is current. No body. */
+            304: {
+                headers: {
+                    /** @description Tag of the task as Get task shows it to you now; send it back in `If-None-Match` (Get task) or `If-Match` (Update task, Delete task) */
+                    ETag?: string;
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description `Invalid task ID` */
             400: {
                 headers: {
@@ -3473,7 +3716,10 @@ export interface operations {
     deleteTask: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Only change the task if it is still as you saw it: the `ETag` you received (several, comma-separated, or `*` for any). Otherwise 412 and nothing changes. Required when the server runs with `REQUIRE_IF_MATCH=true` (428 without it). */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description Task id */
                 task_id: number;
@@ -3578,7 +3824,45 @@ export interface operations {
                 };
             };
             408: components["responses"]["RequestTimeout"];
+            /** @description `Precondition failed` */
+            412: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             414: components["responses"]["UriTooLong"];
+            /** @description `If-Match is required` */
+            428: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeadersTooLarge"];
             500: components["responses"]["InternalServerError"];
@@ -3588,7 +3872,10 @@ export interface operations {
     updateTask: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Only change the task if it is still as you saw it: the `ETag` you received (several, comma-separated, or `*` for any). Otherwise 412 and nothing changes. Required when the server runs with `REQUIRE_IF_MATCH=true` (428 without it). */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description Task id */
                 task_id: number;
@@ -3604,6 +3891,8 @@ export interface operations {
             /** @description All task fields except labels, subtasks, attachments */
             200: {
                 headers: {
+                    /** @description Tag of the task as Get task shows it to you now; send it back in `If-None-Match` (Get task) or `If-Match` (Update task, Delete task) */
+                    ETag?: string;
                     /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
                     "X-Request-Id"?: string;
                     /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
@@ -3738,9 +4027,47 @@ export interface operations {
                 };
             };
             408: components["responses"]["RequestTimeout"];
+            /** @description `Precondition failed` */
+            412: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description `If-Match is required` */
+            428: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeadersTooLarge"];
             500: components["responses"]["InternalServerError"];
@@ -3882,7 +4209,10 @@ export interface operations {
     createComment: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request gets the stored answer again (`Idempotent-Replayed: true`) instead of running twice. The key belongs to your API key; answers are kept for `IDEMPOTENCY_TTL_SECONDS` (default one day). Use a new key (a UUID, for instance) for each new request. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description Task id */
                 task_id: number;
@@ -3908,6 +4238,8 @@ export interface operations {
                     "RateLimit-Reset"?: number;
                     /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
                     "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3927,7 +4259,7 @@ export interface operations {
                     "application/json": components["schemas"]["Comment"];
                 };
             };
-            /** @description `Invalid task ID`, `content is required`, `content must not contain NUL characters`, `content must be at most 100000 characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
+            /** @description `Invalid task ID`, `content is required`, `content must not contain NUL characters`, `content must be at most 100000 characters`, `Idempotency-Key must be 1 to 255 visible ASCII characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
                     /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
@@ -3940,6 +4272,8 @@ export interface operations {
                     "RateLimit-Reset"?: number;
                     /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
                     "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3980,6 +4314,8 @@ export interface operations {
                     "RateLimit-Reset"?: number;
                     /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
                     "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3999,6 +4335,8 @@ export interface operations {
                     "RateLimit-Reset"?: number;
                     /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
                     "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4006,9 +4344,49 @@ export interface operations {
                 };
             };
             408: components["responses"]["RequestTimeout"];
+            /** @description `A request with this Idempotency-Key is in progress` */
+            409: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description `Idempotency-Key was already used with a different request` */
+            422: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeadersTooLarge"];
             500: components["responses"]["InternalServerError"];

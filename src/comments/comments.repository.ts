@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { READ_PARAMS } from '../common/access/access.repository';
+import type { Db } from '../common/database/request-db';
 import { Sql } from '../common/database/sql';
 import { SqlParams } from '../common/database/sql-params';
 import { jsonArraySql } from '../common/http/raw-json';
@@ -32,7 +33,7 @@ export class CommentsRepository {
    * itself, share-locked so that it cannot go before the commit; null when the
    * task no longer exists (deleted since the access check).
    */
-  async insert(actor: Actor, taskId: number, content: string): Promise<CommentDto | null> {
+  async insert(actor: Actor, taskId: number, content: string, db: Db = this.sql): Promise<CommentDto | null> {
     const p = new SqlParams();
     const ctes = [
       `tk AS MATERIALIZED (SELECT t.id, t.workspace_id, t.list_id FROM tasks t WHERE t.id = ${p.add(taskId, 'int')} FOR KEY SHARE)`,
@@ -45,7 +46,7 @@ export class CommentsRepository {
         data: { comment_id: 'c.id', task_id: 'c.task_id', list_id: 'tk.list_id' },
       }),
     ];
-    const rows: CommentDto[] = await this.sql.rows(`WITH ${ctes.join(',\n')} SELECT ${COMMENT_COLUMNS} FROM c JOIN users u ON u.id = c.user_id`, p.values);
+    const rows: CommentDto[] = await db.rows(`WITH ${ctes.join(',\n')} SELECT ${COMMENT_COLUMNS} FROM c JOIN users u ON u.id = c.user_id`, p.values);
     return rows[0] ?? null;
   }
 }

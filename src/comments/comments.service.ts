@@ -33,7 +33,7 @@ export class CommentsService {
   async createComment(caller: Caller, taskId: number, rawBody: unknown): Promise<CommentDto> {
     await this.access.check(caller, 'comment.create', taskId);
     const { content } = await validateBody(CreateCommentDto, rawBody);
-    const comment = await this.comments.insert(caller, taskId, content);
+    const comment = await this.comments.insert(caller, taskId, content, caller.db);
     if (!comment) throw new NotFoundException(NOT_FOUND.task);
     return comment;
   }

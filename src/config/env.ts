@@ -147,6 +147,10 @@ export const VARIABLES = {
   },
   DOCS_ENABLED: { schema: BOOLEAN.default(true), accepts: 'true or false', default: 'true' },
   METRICS_ENABLED: { schema: BOOLEAN.default(true), accepts: 'true or false', default: 'true' },
+  // D35: how long a stored answer to an Idempotency-Key is replayed (at most 10 years).
+  IDEMPOTENCY_TTL_SECONDS: { schema: DIGITS(1, 315_360_000).default(86_400), accepts: 'a whole number of seconds from 1 to 315360000', default: '86400' },
+  // D36: update and delete task need If-Match (428 without it).
+  REQUIRE_IF_MATCH: { schema: BOOLEAN.default(false), accepts: 'true or false', default: 'false' },
   // Read by tasks/cursor-secret.ts, once at start-up.
   CURSOR_SECRET: { schema: Joi.string().empty(''), accepts: 'a non-empty text', defaultText: 'random, in the database' },
   // Read by events/events-retention.ts (D37).
@@ -183,6 +187,10 @@ export interface AppEnv {
   corsOrigins: string[];
   docsEnabled: boolean;
   metricsEnabled: boolean;
+  /** IDEMPOTENCY_TTL_SECONDS: a stored Idempotency-Key answer is replayed this long after it was stored (D35). */
+  idempotencyTtlSeconds: number;
+  /** REQUIRE_IF_MATCH: update and delete task without If-Match answer 428 (D36). */
+  requireIfMatch: boolean;
   /** CURSOR_SECRET; unset: the random secret created in the database at migration (issue 19). */
   cursorSecret?: string;
   /** EVENTS_RETENTION_DAYS: events are kept at least this many days, then pruned (D37). */
@@ -236,6 +244,8 @@ export function loadEnv(env: NodeJS.ProcessEnv): AppEnv {
     corsOrigins: cors ? cors.split(',').map((o) => o.trim()) : [],
     docsEnabled: v.DOCS_ENABLED,
     metricsEnabled: v.METRICS_ENABLED,
+    idempotencyTtlSeconds: Number(v.IDEMPOTENCY_TTL_SECONDS),
+    requireIfMatch: v.REQUIRE_IF_MATCH,
     cursorSecret: v.CURSOR_SECRET,
     eventsRetentionDays: Number(v.EVENTS_RETENTION_DAYS),
   });

@@ -1,5 +1,6 @@
 import { patchStatement } from '../common/database/patch';
 import { Injectable } from '@nestjs/common';
+import type { Db } from '../common/database/request-db';
 import { DataSource, EntityManager } from 'typeorm';
 import { SqlParams } from '../common/database/sql-params';
 import { jsonArraySql, RawJson } from '../common/http/raw-json';
@@ -37,7 +38,7 @@ export class FoldersRepository {
   }
 
   /** Inserts a folder at position max + 1 of the workspace, from 1 (D24), recording `folder.created` by `actor` (D37). */
-  async insert(actor: Actor, workspaceId: number, name: string, icon: string | null, color: string | null): Promise<FolderDto> {
+  async insert(actor: Actor, workspaceId: number, name: string, icon: string | null, color: string | null, db?: Db): Promise<FolderDto> {
     const p = new SqlParams();
     const ws = p.add(workspaceId, 'int');
     const ctes = [
@@ -47,7 +48,7 @@ export class FoldersRepository {
              RETURNING *)`,
       ...eventCtes(p, actor, { type: 'folder.created', from: 'f', workspace: 'f.workspace_id', data: { folder_id: 'f.id' } }),
     ];
-    const rows: FolderDto[] = await this.db.query(`WITH ${ctes.join(',\n')} SELECT ${FOLDER_COLUMNS} FROM f`, p.values);
+    const rows: FolderDto[] = await (db?.manager ?? this.db).query(`WITH ${ctes.join(',\n')} SELECT ${FOLDER_COLUMNS} FROM f`, p.values);
     return rows[0];
   }
 
@@ -55,7 +56,7 @@ export class FoldersRepository {
    * Applies `patch` to folder `id` and returns the whole folder; null when it no longer exists.
    * Records `folder.updated` by `actor` when a stored value changed (D37).
    */
-  async update(actor: Actor, id: number, patch: FolderPatch): Promise<FolderDto | null> {
+  async update(actor: Actor, id: number, patch: FolderPatch, db?: Db): Promise<FolderDto | null> {
     const { sql, params } = patchStatement('folders', PATCH_COLUMNS, id, patch, FOLDER_COLUMNS, (p) =>
       eventCtes(p, actor, {
         type: 'folder.updated',
@@ -65,7 +66,7 @@ export class FoldersRepository {
         changes: Object.fromEntries(PATCH_COLUMNS.map((c) => [c, `r.${c} IS DISTINCT FROM old.${c}`])) as Record<keyof FolderPatch, string>,
       }),
     );
-    const rows: FolderDto[] = await this.db.query(sql, params);
+    const rows: FolderDto[] = await (db?.manager ?? this.db).query(sql, params);
     return rows[0] ?? null;
   }
 
@@ -76,7 +77,7 @@ export class FoldersRepository {
    * statement itself rather than left to the foreign keys' cascade (which runs
    * at the statement's end), so that their row locks are taken before the event lock.
    */
-  async delete(actor: Actor, id: number): Promise<void> {
+  async delete(actor: Actor, id: number, db?: Db): Promise<void> {
     const p = new SqlParams();
     const folderId = p.add(id, 'int');
     const lists = `SELECT id FROM lists WHERE folder_id = ${folderId}`;
@@ -89,7 +90,7 @@ export class FoldersRepository {
         type: 'folder.deleted', from: 'f', workspace: 'f.workspace_id', data: { folder_id: 'f.id' }, drain: [...tasks.names, 'doomed_lists'],
       }),
     ];
-    await this.db.query(`WITH ${ctes.join(',\n')} SELECT count(*) FROM f`, p.values);
+    await (db?.manager ?? this.db).query(`WITH ${ctes.join(',\n')} SELECT count(*) FROM f`, p.values);
   }
 
   /**

@@ -29,7 +29,7 @@ export class FoldersService {
     const { workspace_id: workspaceId } = await validateTarget(CreateFolderDto, rawBody);
     await this.access.workspace(caller, workspaceId, 'folder.create');
     const { name, icon, color } = await validateBody(CreateFolderDto, rawBody);
-    return this.folders.insert(caller, workspaceId, name, icon ?? null, color ?? 'blue');
+    return this.folders.insert(caller, workspaceId, name, icon ?? null, color ?? 'blue', caller.db);
   }
 
   /**
@@ -39,7 +39,7 @@ export class FoldersService {
    */
   async updateFolder(caller: Caller, id: number, rawBody: unknown): Promise<FolderDto> {
     await this.access.check(caller, 'folder.edit', id);
-    const folder = await this.folders.update(caller, id, await validateBody(UpdateFolderDto, rawBody));
+    const folder = await this.folders.update(caller, id, await validateBody(UpdateFolderDto, rawBody), caller.db);
     if (!folder) throw new NotFoundException(NOT_FOUND.folder);
     return folder;
   }
@@ -47,6 +47,6 @@ export class FoldersService {
   /** spec: Delete folder, managers only; cascades to its lists and their tasks (D26). 404 `Folder not found`; 403 `Only owners and admins can delete folders`. */
   async deleteFolder(caller: Caller, id: number): Promise<void> {
     await this.access.check(caller, 'folder.delete', id);
-    await this.folders.delete(caller, id);
+    await this.folders.delete(caller, id, caller.db);
   }
 }

@@ -24,12 +24,12 @@ export class LabelsService {
     const { workspace_id: workspaceId } = await validateTarget(CreateLabelDto, rawBody);
     await this.access.workspace(caller, workspaceId, 'label.create');
     const { name, color } = await validateBody(CreateLabelDto, rawBody);
-    return this.labels.insert(caller, workspaceId, name, color ?? null);
+    return this.labels.insert(caller, workspaceId, name, color ?? null, caller.db);
   }
 
   /** spec: Delete label, managers only. */
   async deleteLabel(caller: Caller, id: number): Promise<void> {
     await this.access.check(caller, 'label.delete', id);
-    await this.labels.delete(caller, id);
+    await this.labels.delete(caller, id, caller.db);
   }
 }

@@ -1,5 +1,6 @@
 import { patchStatement } from '../common/database/patch';
 import { Injectable } from '@nestjs/common';
+import type { Db } from '../common/database/request-db';
 import { DataSource, EntityManager } from 'typeorm';
 import { SqlParams } from '../common/database/sql-params';
 import { Actor, eventCtes } from '../events/events.sql';
@@ -54,7 +55,7 @@ export class ListsRepository {
    * Applies `patch` to list `id` and returns the whole list; null when it no longer exists.
    * Records `list.updated` by `actor` when a stored value changed (D37).
    */
-  async update(actor: Actor, id: number, patch: ListPatch, em?: EntityManager): Promise<ListDto | null> {
+  async update(actor: Actor, id: number, patch: ListPatch, em?: EntityManager | Db['manager']): Promise<ListDto | null> {
     const { sql, params } = patchStatement('lists', PATCH_COLUMNS, id, patch, LIST_COLUMNS, (p) =>
       eventCtes(p, actor, {
         type: 'list.updated',
@@ -73,7 +74,7 @@ export class ListsRepository {
    * Records only `list.deleted` by `actor` (D37). The tasks are deleted by the statement itself
    * (deleteTasksCtes: their row locks before the event lock).
    */
-  async delete(actor: Actor, id: number): Promise<void> {
+  async delete(actor: Actor, id: number, db?: Db): Promise<void> {
     const p = new SqlParams();
     const listId = p.add(id, 'int');
     const tasks = deleteTasksCtes(`list_id = ${listId} OR parent_id IN (SELECT id FROM tasks WHERE list_id = ${listId})`);
@@ -84,6 +85,6 @@ export class ListsRepository {
         type: 'list.deleted', from: 'l', workspace: 'l.workspace_id', data: { list_id: 'l.id', folder_id: 'l.folder_id' }, drain: tasks.names,
       }),
     ];
-    await this.db.query(`WITH ${ctes.join(',\n')} SELECT count(*) FROM l`, p.values);
+    await (db?.manager ?? this.db).query(`WITH ${ctes.join(',\n')} SELECT count(*) FROM l`, p.values);
   }
 }

@@ -38,7 +38,7 @@ export class ListsService {
     const { workspace_id: workspaceId, folder_id: folderId } = await validateTarget(CreateListDto, rawBody);
     // D3 step 5: the workspace, then the folder in it.
     await this.access.workspace(caller, workspaceId);
-    return this.db.transaction(async (em) => {
+    return (caller.db?.manager ?? this.db).transaction(async (em) => {
       await this.requireFolderIn(em, folderId, workspaceId);
       // D3 step 6: role and restriction, decided on the folder (now known to be in this workspace).
       await this.access.check(caller, 'list.create', folderId, em);
@@ -59,8 +59,8 @@ export class ListsService {
     const targetFolderId = patch.folder_id;
     const list =
       targetFolderId === undefined
-        ? await this.lists.update(caller, id, patch)
-        : await this.db.transaction(async (em) => {
+        ? await this.lists.update(caller, id, patch, caller.db?.manager)
+        : await (caller.db?.manager ?? this.db).transaction(async (em) => {
             // D3 step 8: the target folder, locked so it stays until the move commits.
             await this.requireFolderIn(em, targetFolderId, access.workspaceId);
             this.access.requireListMove(access, targetFolderId);
@@ -73,7 +73,7 @@ export class ListsService {
   /** D1 (ext): delete list, managers only; its tasks go with it (D26). 404 `List not found`; 403 `Access denied` (D4), `Only owners and admins can delete lists`. */
   async deleteList(caller: Caller, id: number): Promise<void> {
     await this.access.check(caller, 'list.delete', id);
-    await this.lists.delete(caller, id);
+    await this.lists.delete(caller, id, caller.db);
   }
 
   /** D27: 404 `Folder not found` when no such folder, `List not found` when it lies in another workspace. Locks the folder (FOR KEY SHARE). */

@@ -23,6 +23,8 @@
  * - every 401 answer documents its `WWW-Authenticate: Bearer` header, and
  *   every success answer with a body gets an example built from its schema
  *   (issue 10: for client generators and Swagger UI);
+ * - every authenticated POST takes an `Idempotency-Key` (D35): the header,
+ *   its 400, 409 and 422, and the `Idempotent-Replayed` header of a replay (addIdempotency);
  * - keys are put in a stable order, so the serialised document is byte-stable.
  * Pure functions of a plain JSON document; unit-tested in openapi.finalize.spec.ts.
  */
@@ -33,6 +35,7 @@ import { KEYED_CACHE_CONTROL, TASK_CACHE_CONTROL } from '../common/cache/cache-c
 import { WWW_AUTHENTICATE } from '../common/errors/www-authenticate';
 import { CLIENT_ERRORS } from '../common/http/framework-answers';
 import { BODY_400_MESSAGES } from '../common/validation/body-error';
+import { IDEMPOTENCY_MESSAGES } from '../common/idempotency/idempotency-key';
 
 /** A node of the JSON document (loosely typed on purpose: this code walks it generically). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -234,6 +237,37 @@ export function addGenericResponses(doc: JsonObject): void {
   }
 }
 
+/** D35: the request header every authenticated POST takes. */
+export const IDEMPOTENCY_KEY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes the request safe to retry: a retry with the same key and the same request gets the stored answer again ' +
+    '(`Idempotent-Replayed: true`) instead of running twice. The key belongs to your API key; answers are kept for ' +
+    '`IDEMPOTENCY_TTL_SECONDS` (default one day). Use a new key (a UUID, for instance) for each new request.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[!-~]+$' },
+};
+
+/** D35: the header of a replayed answer. */
+export const REPLAYED_HEADERS = {
+  'Idempotent-Replayed': {
+    description: '`true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise',
+    schema: { type: 'string', const: 'true' },
+  },
+};
+
+/** D35 on every authenticated POST: the Idempotency-Key header and its answers (400 bad key, 409 in progress, 422 other request). */
+export function addIdempotency(doc: JsonObject): void {
+  for (const { method, op } of operations(doc)) {
+    if (method !== 'post' || typeof op['x-scope'] !== 'string') continue;
+    op.parameters = [...(op.parameters ?? []).filter((p: JsonObject) => p.name !== IDEMPOTENCY_KEY_PARAMETER.name), clone(IDEMPOTENCY_KEY_PARAMETER)];
+    mergeError(op, '400', [IDEMPOTENCY_MESSAGES.format]);
+    mergeError(op, '409', [IDEMPOTENCY_MESSAGES.inProgress]);
+    mergeError(op, '422', [IDEMPOTENCY_MESSAGES.otherRequest]);
+  }
+}
+
 /**
  * Documents the response headers (issue 12, D31): `X-Request-Id` on every
  * answer but those written on the socket (408, 431); `RateLimit-*` and
@@ -247,11 +281,18 @@ export function addResponseHeaders(doc: JsonObject): void {
     if (SOCKET_ANSWERS.includes(status)) continue;
     response.headers = { ...(response.headers ?? {}), ...clone(REQUEST_ID_HEADERS), ...clone(KEYED_HEADERS), ...(status === '429' ? clone(RETRY_AFTER_HEADERS) : {}) };
   }
-  for (const { op } of operations(doc)) {
+  for (const { method, op } of operations(doc)) {
     const keyed = typeof op['x-scope'] === 'string';
-    for (const response of Object.values<JsonObject>(op.responses ?? {})) {
+    for (const [status, response] of Object.entries<JsonObject>(op.responses ?? {})) {
       if (response.$ref) continue;
-      response.headers = { ...(response.headers ?? {}), ...clone(REQUEST_ID_HEADERS), ...(keyed ? clone(KEYED_HEADERS) : {}) };
+      // D35: a replay repeats a stored 2xx or 4xx of the route (never a 401, nor the key's own answers).
+      const replayable = method === 'post' && keyed && /^[24]/.test(status) && !['401', '422'].includes(status);
+      response.headers = {
+        ...(response.headers ?? {}),
+        ...clone(REQUEST_ID_HEADERS),
+        ...(keyed ? clone(KEYED_HEADERS) : {}),
+        ...(replayable ? clone(REPLAYED_HEADERS) : {}),
+      };
     }
   }
 }
@@ -439,6 +480,7 @@ export function finalizeDocument(scanned: JsonObject, tagDescriptions: Record<st
   tidy(doc);
   describeAccess(doc);
   renameSchemas(doc);
+  addIdempotency(doc);
   addGenericResponses(doc);
   addResponseHeaders(doc);
   strictResponses(doc);

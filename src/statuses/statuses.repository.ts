@@ -1,5 +1,6 @@
 import { patchStatement } from '../common/database/patch';
 import { Injectable } from '@nestjs/common';
+import type { Db } from '../common/database/request-db';
 import { DataSource, EntityManager } from 'typeorm';
 import { SqlParams } from '../common/database/sql-params';
 import { Actor, eventCtes } from '../events/events.sql';
@@ -34,7 +35,7 @@ export class StatusesRepository {
    * A duplicate name raises the unique violation of `statuses_workspace_name_key`,
    * which toHttpError answers 409 (D25), also when two creates race.
    */
-  async insert(actor: Actor, workspaceId: number, name: string, category: StatusCategory, icon: string | null, color: string | null): Promise<StatusDto> {
+  async insert(actor: Actor, workspaceId: number, name: string, category: StatusCategory, icon: string | null, color: string | null, db?: Db): Promise<StatusDto> {
     const p = new SqlParams();
     const ws = p.add(workspaceId, 'int');
     const ctes = [
@@ -44,7 +45,7 @@ export class StatusesRepository {
              RETURNING *)`,
       ...eventCtes(p, actor, { type: 'status.created', from: 's', workspace: 's.workspace_id', data: { status_id: 's.id' } }),
     ];
-    const rows: StatusDto[] = await this.db.query(`WITH ${ctes.join(',\n')} SELECT ${STATUS_COLUMNS} FROM s`, p.values);
+    const rows: StatusDto[] = await (db?.manager ?? this.db).query(`WITH ${ctes.join(',\n')} SELECT ${STATUS_COLUMNS} FROM s`, p.values);
     return rows[0];
   }
 

@@ -34,7 +34,7 @@ export class StatusesService {
     const { workspace_id: workspaceId } = await validateTarget(CreateStatusDto, rawBody);
     await this.access.workspace(caller, workspaceId, 'status.create');
     const { name, category, icon, color } = await validateBody(CreateStatusDto, rawBody);
-    return this.statuses.insert(caller, workspaceId, name, category, icon ?? null, color ?? 'gray');
+    return this.statuses.insert(caller, workspaceId, name, category, icon ?? null, color ?? 'gray', caller.db);
   }
 
   /**
@@ -47,7 +47,7 @@ export class StatusesService {
     const patch = await validateBody(UpdateStatusDto, rawBody);
     // D25: setting `completed` again, or leaving the category alone, cannot break rule 1.
     const leavesCompleted = patch.category !== undefined && patch.category !== 'completed';
-    return this.db.transaction(async (em) => {
+    return (caller.db?.manager ?? this.db).transaction(async (em) => {
       // Rule 1 under concurrency: lock the completed statuses before deciding, so two
       // updates of the last two completed statuses are serialised and the second sees the first.
       const completed = leavesCompleted ? await this.statuses.lockCompleted(em, access.workspaceId) : [];

@@ -1,11 +1,13 @@
-import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Res } from '@nestjs/common';
+import { applyDecorators, Body, Controller, createParamDecorator, Delete, ExecutionContext, Get, HttpCode, Patch, Post, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
   ApiExtraModels,
+  ApiHeader,
   ApiOperation,
+  ApiResponse,
   ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
@@ -13,6 +15,8 @@ import { ACCESS_DENIED, NOT_FOUND } from '../common/access/access.policy';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { TASK_CACHE_CONTROL } from '../common/cache/cache-control';
+import { PRECONDITION_MESSAGES } from '../common/http/etag';
+import { markNotModified } from '../common/http/not-modified';
 import { RawJson } from '../common/http/raw-json';
 import { ApiErrors, ApiValidatedBody } from '../common/openapi/api-errors.decorator';
 import { PathId } from '../common/validation/id.pipe';
@@ -21,6 +25,37 @@ import type { QueryPairs } from './task-query';
 import { QUERY_400, TaskQueryParams } from './task-query.openapi';
 import { CreateTaskDto, TaskCursorPageDto, TaskCursorPageWithTotalDto, TaskDto, TaskPageDto, TaskWriteDto, UpdateTaskDto } from './tasks.dto';
 import { TasksService } from './tasks.service';
+
+/**
+ * A request header's value (lower-case name), for the handler only: the OpenAPI document
+ * describes the header once, with ApiHeader (Nest's own @Headers would add a second copy).
+ */
+const RequestHeader = createParamDecorator((name: string, context: ExecutionContext): string | undefined => {
+  const value = context.switchToHttp().getRequest<{ headers: Record<string, string | string[] | undefined> }>().headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+});
+
+/** D36: the ETag header of the task answers. */
+const ETAG_HEADERS = {
+  ETag: {
+    description: 'Tag of the task as Get task shows it to you now; send it back in `If-None-Match` (Get task) or `If-Match` (Update task, Delete task)',
+    schema: { type: 'string', pattern: '^"[A-Za-z0-9_-]{1,64}"$', example: '"3q2-7wYhSAxJ0tc3xYKUePvTTnxhVaAYm52kBQOKp1Y"' },
+  },
+};
+
+/** D36: If-Match on update and delete task, and its answers. */
+const IfMatch = () =>
+  applyDecorators(
+    ApiHeader({
+      name: 'If-Match',
+      required: false,
+      description:
+        'Only change the task if it is still as you saw it: the `ETag` you received (several, comma-separated, or `*` for any). ' +
+        'Otherwise 412 and nothing changes. Required when the server runs with `REQUIRE_IF_MATCH=true` (428 without it).',
+      schema: { type: 'string' },
+    }),
+    ApiErrors({ 412: [PRECONDITION_MESSAGES.failed], 428: [PRECONDITION_MESSAGES.required] }),
+  );
 
 @ApiTags('Tasks')
 @Controller('api/v1')
@@ -35,14 +70,16 @@ export class TasksController {
     description: 'The workspace is derived from `list_id`. `identifier` is the next number of the workspace task counter, never reused.',
   })
   @ApiValidatedBody(CreateTaskDto)
-  @ApiCreatedResponse({ type: TaskWriteDto, description: 'All task fields except labels, subtasks, attachments' })
+  @ApiCreatedResponse({ type: TaskWriteDto, description: 'All task fields except labels, subtasks, attachments', headers: ETAG_HEADERS })
   @ApiErrors({
     400: ['Subtasks cannot have subtasks'],
     // 'Task not found': the new task was deleted (with its list or folder) before it was read back.
     404: ['Status not found in this workspace', 'Parent task not found', NOT_FOUND.task],
   })
-  createTask(@CurrentCaller() caller: Caller, @Body() body: unknown): Promise<RawJson<TaskWriteDto>> {
-    return this.tasks.createTask(caller, body);
+  async createTask(@CurrentCaller() caller: Caller, @Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply): Promise<RawJson<TaskWriteDto>> {
+    const { task, etag } = await this.tasks.createTask(caller, body);
+    void reply.header('etag', etag);
+    return task;
   }
 
   /** spec: Get task. */
@@ -52,11 +89,24 @@ export class TasksController {
     summary: 'Get task',
     description: 'The full task with labels, subtasks and attachments.',
   })
-  @ApiOkResponse({ type: TaskDto })
-  async getTask(@CurrentCaller() caller: Caller, @PathId('task') id: number, @Res({ passthrough: true }) reply: FastifyReply): Promise<RawJson<TaskDto>> {
-    const task = await this.tasks.getTask(caller, id);
-    // D36 on the 200 only: its errors keep the no-store of every keyed answer (D31).
-    void reply.header('cache-control', TASK_CACHE_CONTROL);
+  @ApiHeader({
+    name: 'If-None-Match',
+    required: false,
+    description: 'The `ETag` of the copy you hold (several, comma-separated, or `*`): when the task is unchanged the answer is 304 without a body.',
+    schema: { type: 'string' },
+  })
+  @ApiOkResponse({ type: TaskDto, headers: ETAG_HEADERS })
+  @ApiResponse({ status: 304, description: 'Not modified: the `If-None-Match` tag is current. No body.', headers: ETAG_HEADERS })
+  async getTask(
+    @CurrentCaller() caller: Caller,
+    @PathId('task') id: number,
+    @RequestHeader('if-none-match') ifNoneMatch: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<RawJson<TaskDto>> {
+    const { task, etag, notModified } = await this.tasks.getTask(caller, id, ifNoneMatch);
+    // D36 on the 200 and 304 only: its errors keep the no-store of every keyed answer (D31).
+    void reply.header('cache-control', TASK_CACHE_CONTROL).header('etag', etag);
+    if (notModified) markNotModified(reply);
     return task;
   }
 
@@ -68,12 +118,21 @@ export class TasksController {
     description: 'Only the fields sent change. A move (`list_id`) by an access-restricted member needs the target list permitted too.',
   })
   @ApiValidatedBody(UpdateTaskDto)
-  @ApiOkResponse({ type: TaskWriteDto, description: 'All task fields except labels, subtasks, attachments' })
+  @ApiOkResponse({ type: TaskWriteDto, description: 'All task fields except labels, subtasks, attachments', headers: ETAG_HEADERS })
   @ApiErrors({
     404: ['List not found in this workspace', 'Status not found in this workspace'],
   })
-  updateTask(@CurrentCaller() caller: Caller, @PathId('task') id: number, @Body() body: unknown): Promise<RawJson<TaskWriteDto>> {
-    return this.tasks.updateTask(caller, id, body);
+  @IfMatch()
+  async updateTask(
+    @CurrentCaller() caller: Caller,
+    @PathId('task') id: number,
+    @Body() body: unknown,
+    @RequestHeader('if-match') ifMatch: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<RawJson<TaskWriteDto>> {
+    const { task, etag } = await this.tasks.updateTask(caller, id, body, ifMatch);
+    void reply.header('etag', etag);
+    return task;
   }
 
   /** spec: Delete task. */
@@ -85,8 +144,9 @@ export class TasksController {
     description: 'Permanent; subtasks, comments, attachments and custom-field values go with it.',
   })
   @ApiNoContentResponse()
-  async deleteTask(@CurrentCaller() caller: Caller, @PathId('task') id: number): Promise<void> {
-    await this.tasks.deleteTask(caller, id);
+  @IfMatch()
+  async deleteTask(@CurrentCaller() caller: Caller, @PathId('task') id: number, @RequestHeader('if-match') ifMatch: string | undefined): Promise<void> {
+    await this.tasks.deleteTask(caller, id, ifMatch);
   }
 
   /** spec: List tasks (D22), with the filters, sorts and cursor pages of D34. */

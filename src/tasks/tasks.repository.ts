@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Membership } from '../common/access/access.policy';
 import { READ_PARAMS } from '../common/access/access.repository';
 import { ACCESS_ROW_GRANTS, GrantParams, grantParams, permittedListSql } from '../common/access/access.sql';
+import type { Db } from '../common/database/request-db';
 import { Sql } from '../common/database/sql';
 import { RawJson } from '../common/http/raw-json';
 import type { CursorValues } from './task-cursor';
@@ -40,6 +41,25 @@ export interface UpdatedTask {
   /** status_id (when sent) belongs to the workspace. */
   status_ok: boolean;
   updated: boolean;
+  /** With an If-Match precondition: whether it held (null when the task is gone). */
+  precondition_ok?: boolean | null;
+}
+
+/**
+ * D36 If-Match as a write checks it, atomically with the write: `any` for `*`, else
+ * the SHA-256 digests of the get-task bodies the caller may have (ifMatchPrecondition).
+ * The write happens only when the body as `viewer` sees it now has one of them.
+ */
+export interface Precondition {
+  any: boolean;
+  digests: Buffer[];
+  viewer: TaskViewer;
+}
+
+/** A task as create and update answer it: the write shape, and the SHA-256 of the get-task body after the write (its ETag, D36). */
+export interface WrittenTask {
+  task: RawJson<TaskWriteDto>;
+  digest: Buffer;
 }
 
 /**
@@ -59,6 +79,26 @@ export interface TaskViewer {
   membership: Membership;
 }
 
+/** SQL: the SHA-256 of the get-task body of task row `t` as `user` with `grants` sees it (the bytes of its ETag, D36). */
+function fullDigestSql(user: string, grants: GrantParams, t: string): string {
+  return `sha256(convert_to((${taskJsonSql('full', user, grants, t)})::text, 'UTF8'))`;
+}
+
+/**
+ * D36's check inside a write statement (CTE `pre`): `ok` when the precondition
+ * holds on the task as the statement sees it, and the `updated_at` it saw: the
+ * write also requires that `updated_at`, so a write of the same task that
+ * committed meanwhile (each sets it) makes this one write nothing, and the
+ * statement runs again on the new state (TasksRepository callers).
+ */
+function preconditionSql(p: SqlParams, taskId: string, pre: Precondition): string {
+  const ok = pre.any ? 'true' : `${fullDigestSql(p.add(pre.viewer.userId, 'int'), grantParams(p, pre.viewer.membership), 'pt')} = ANY(${p.add(pre.digests, 'bytea[]')})`;
+  return `pre AS (SELECT ${ok} AS ok, pt.updated_at AS seen FROM tasks pt WHERE pt.id = ${taskId})`;
+}
+
+/** The condition a write guarded by preconditionSql adds to its WHERE on the tasks row `t`. */
+const preconditionHolds = (t: string) => `(SELECT ok FROM pre) AND ${t}.updated_at = (SELECT seen FROM pre)`;
+
 /** The statement reading task `taskId` in `shape` as JSON text (column `task`; no row when there is no such task). */
 function loadTaskSql(shape: TaskShape, taskId: string, user: string, grants: GrantParams | null): string {
   return `SELECT ${taskJsonSql(shape, user, grants)}::text AS task
@@ -71,16 +111,33 @@ export class TasksRepository {
   constructor(private readonly sql: Sql) {}
 
   /** Task `id` in `shape` as seen by `viewer` (D16, D18; subtasks per D33), as JSON text built by PostgreSQL, or null. One round trip. */
-  async loadTask(id: number, viewer: TaskViewer, shape: 'full'): Promise<RawJson<TaskDto> | null>;
-  async loadTask(id: number, viewer: TaskViewer, shape: 'write'): Promise<RawJson<TaskWriteDto> | null>;
-  async loadTask(id: number, viewer: TaskViewer, shape: TaskShape): Promise<RawJson | null> {
+  async loadTask(id: number, viewer: TaskViewer, shape: 'full', db?: Db): Promise<RawJson<TaskDto> | null>;
+  async loadTask(id: number, viewer: TaskViewer, shape: 'write', db?: Db): Promise<RawJson<TaskWriteDto> | null>;
+  async loadTask(id: number, viewer: TaskViewer, shape: TaskShape, db: Db = this.sql): Promise<RawJson | null> {
     const p = new SqlParams();
     const taskId = p.add(id, 'int');
     const user = p.add(viewer.userId, 'int');
     // Grants only when the shape uses them: PostgreSQL rejects untyped unused parameters.
     const grants = shape === 'write' ? null : grantParams(p, viewer.membership);
-    const rows: { task: string }[] = await this.sql.rows(loadTaskSql(shape, taskId, user, grants), p.values);
+    const rows: { task: string }[] = await db.rows(loadTaskSql(shape, taskId, user, grants), p.values);
     return rows.length ? new RawJson(rows[0].task) : null;
+  }
+
+  /**
+   * Task `id` as create and update answer it, with the digest of its get-task body as
+   * `viewer` sees it (D36: their ETag is the get-task one), both from ONE statement; null when gone.
+   */
+  async loadWritten(id: number, viewer: TaskViewer, db: Db = this.sql): Promise<WrittenTask | null> {
+    const p = new SqlParams();
+    const taskId = p.add(id, 'int');
+    const user = p.add(viewer.userId, 'int');
+    const grants = grantParams(p, viewer.membership);
+    const rows: { task: string; digest: Buffer }[] = await db.rows(
+      `SELECT ${fullDigestSql(user, grants, 't')} AS digest, ${taskJsonSql('write', user, null)}::text AS task
+         FROM tasks t WHERE t.id = ${taskId}`,
+      p.values,
+    );
+    return rows.length ? { task: new RawJson(rows[0].task), digest: rows[0].digest } : null;
   }
 
   /** The get-task read inside an access check's statement (AccessService.checkAndRead): the full task as the caller sees it. */
@@ -111,7 +168,7 @@ export class TasksRepository {
    * Records `task.created` by `actor` (the creator, D37) in the same statement;
    * the list, parent and labels it points at are share-locked before the event lock.
    */
-  async insertTask(place: TaskPlace, actor: Actor, membership: Membership, task: CreateTaskDto): Promise<CreatedTask> {
+  async insertTask(place: TaskPlace, actor: Actor, membership: Membership, task: CreateTaskDto, db: Db = this.sql): Promise<CreatedTask> {
     const creatorId = actor.userId;
     const p = new SqlParams();
     const ws = p.add(place.workspaceId, 'int');
@@ -154,7 +211,7 @@ export class TasksRepository {
         data: { task_id: 'new_task.id', list_id: 'new_task.list_id', parent_id: 'new_task.parent_id' }, drain,
       }),
     );
-    const rows: CreatedTask[] = await this.sql.rows(
+    const rows: CreatedTask[] = await db.rows(
       `WITH ${ctes.join(',\n')} SELECT checks.*, (SELECT id FROM new_task) AS id FROM checks`,
       p.values,
     );
@@ -172,7 +229,7 @@ export class TasksRepository {
    * compares the row before the write, locked first, with what the write stores;
    * the id sets and values as the statement's snapshot held them with what it writes).
    */
-  async updateTask(id: number, place: TaskPlace, membership: Membership, actor: Actor, patch: UpdateTaskDto): Promise<UpdatedTask> {
+  async updateTask(id: number, place: TaskPlace, membership: Membership, actor: Actor, patch: UpdateTaskDto, db: Db = this.sql, pre?: Precondition): Promise<UpdatedTask> {
     const userId = actor.userId;
     const p = new SqlParams();
     const taskId = p.add(id, 'int');
@@ -212,9 +269,10 @@ export class TasksRepository {
     column('list_id', patch.listId, 'int');
     column('due_date', patch.dueDate, 'timestamptz');
     column('start_date', patch.startDate, 'timestamptz');
+    if (pre) ctes.push(preconditionSql(p, taskId, pre));
     // Everything below reads the id from `task`: nothing is written when a check failed or the task is gone.
     ctes.push(`task AS (UPDATE tasks t SET ${sets.join(', ')}
-                         FROM old WHERE t.id = old.id AND (SELECT list_found AND list_permitted AND status_ok FROM checks)
+                         FROM old WHERE t.id = old.id AND (SELECT list_found AND list_permitted AND status_ok FROM checks)${pre ? ` AND ${preconditionHolds('t')}` : ''}
                          RETURNING t.*)`);
     // D37 id sets: before, as the snapshot holds them; after, the ids the write keeps (members, labels of the workspace).
     const idSetChanged = (table: string, column: string, kept: string) =>
@@ -255,8 +313,8 @@ export class TasksRepository {
         changes, drain,
       }),
     );
-    const rows: UpdatedTask[] = await this.sql.rows(
-      `WITH ${ctes.join(',\n')} SELECT checks.list_found, checks.list_folder_id, checks.status_ok, EXISTS (SELECT 1 FROM task) AS updated FROM checks`,
+    const rows: UpdatedTask[] = await db.rows(
+      `WITH ${ctes.join(',\n')} SELECT checks.list_found, checks.list_folder_id, checks.status_ok, EXISTS (SELECT 1 FROM task) AS updated${pre ? ', (SELECT ok FROM pre) AS precondition_ok' : ''} FROM checks`,
       p.values,
     );
     return rows[0];
@@ -265,21 +323,35 @@ export class TasksRepository {
   /**
    * Deletes a task with its subtasks (D16), recording only `task.deleted` by `actor` (D37). The task and its
    * subtasks are deleted by the statement itself (deleteTasksCtes: row locks before the event lock); comments,
-   * attachments, assignees and values go by FK cascade.
+   * attachments, assignees and values go by FK cascade. Under D36's If-Match (`pre`), only when it holds on the
+   * task as it is now: the task row is locked first and its `updated_at` must be the one the check saw.
+   * `precondition_ok` null: no precondition, or the task is gone; `deleted` false with `precondition_ok` true:
+   * a write of the task committed meanwhile (run it again). One statement.
    */
-  async deleteTask(actor: Actor, id: number): Promise<void> {
+  async deleteTask(actor: Actor, id: number, db: Db = this.sql, pre?: Precondition): Promise<{ precondition_ok: boolean | null; deleted: boolean }> {
     const p = new SqlParams();
     const taskId = p.add(id, 'int');
-    const tasks = deleteTasksCtes(`id = ${taskId} OR parent_id = ${taskId}`);
-    const ctes = [
+    const ctes: string[] = [];
+    let where = `id = ${taskId} OR parent_id = ${taskId}`;
+    if (pre) {
+      ctes.push(preconditionSql(p, taskId, pre), `target AS MATERIALIZED (SELECT tt.updated_at FROM tasks tt WHERE tt.id = ${taskId} FOR UPDATE)`);
+      where = `(${where}) AND (SELECT ok FROM pre) AND (SELECT updated_at FROM target) = (SELECT seen FROM pre)`;
+    }
+    const tasks = deleteTasksCtes(where);
+    ctes.push(
       ...tasks.ctes,
       ...eventCtes(p, actor, {
         // The event is the task's, not its subtasks'.
         type: 'task.deleted', from: `(SELECT * FROM doomed WHERE doomed.id = ${taskId}) d`, workspace: 'd.workspace_id',
         data: { task_id: 'd.id', list_id: 'd.list_id', parent_id: 'd.parent_id' }, drain: tasks.names,
       }),
-    ];
-    await this.sql.rows(`WITH ${ctes.join(',\n')} SELECT count(*) FROM doomed`, p.values);
+    );
+    const rows: { precondition_ok: boolean | null; deleted: boolean }[] = await db.rows(
+      `WITH ${ctes.join(',\n')}
+       SELECT ${pre ? '(SELECT ok FROM pre)' : 'NULL::boolean'} AS precondition_ok, EXISTS (SELECT 1 FROM doomed WHERE doomed.id = ${taskId}) AS deleted`,
+      p.values,
+    );
+    return rows[0];
   }
 }
 

@@ -1,21 +1,40 @@
-import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, Injectable, NotFoundException, PreconditionFailedException } from '@nestjs/common';
+import { HttpException, HttpStatus } from '@nestjs/common';
 import { NOT_FOUND } from '../common/access/access.policy';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
+import { etagOf, etagOfDigest, ifMatchPrecondition, noneMatch, PRECONDITION_MESSAGES } from '../common/http/etag';
 import { RawJson } from '../common/http/raw-json';
+import type { AppEnv } from '../config/env';
+import { InjectSettings } from '../config/settings';
 import { validateBody, validateTarget } from '../common/validation/validate-body';
 import { sealCursor } from './task-cursor';
 import { parseTaskQuery, QueryPairs, TaskQuery } from './task-query';
 import { CreateTaskDto, TaskCursorPageDto, TaskDto, TaskPageDto, TaskWriteDto, UpdateTaskDto } from './tasks.dto';
-import { TasksRepository } from './tasks.repository';
+import { Precondition, TasksRepository, TaskViewer, WrittenTask } from './tasks.repository';
+
+/** A task answer and its ETag (D36). */
+export interface TaggedTask<T> {
+  task: RawJson<T>;
+  etag: string;
+}
+
+/** How often a write under If-Match runs again after a write of the same task committed under it (D36); then 412. */
+const PRECONDITION_ATTEMPTS = 3;
 
 /** Rules for tasks, in the order of D3. */
 @Injectable()
 export class TasksService {
+  /** REQUIRE_IF_MATCH (D36). */
+  private readonly requireIfMatch: boolean;
+
   constructor(
     private readonly access: AccessService,
     private readonly tasks: TasksRepository,
-  ) {}
+    @InjectSettings() settings: AppEnv,
+  ) {
+    this.requireIfMatch = settings.requireIfMatch;
+  }
 
   /**
    * spec: Create task. list_id (400 required / malformed, D6) → the list and the
@@ -25,28 +44,47 @@ export class TasksService {
    * the write field set. Three round trips whatever the body: the access check,
    * one statement for the checks and the insert (atomic without a transaction), the read back.
    */
-  async createTask(caller: Caller, rawBody: unknown): Promise<RawJson<TaskWriteDto>> {
+  async createTask(caller: Caller, rawBody: unknown): Promise<TaggedTask<TaskWriteDto>> {
     const { listId } = await validateTarget(CreateTaskDto, rawBody);
     const access = await this.access.check(caller, 'task.create', listId);
     const input = await validateBody(CreateTaskDto, rawBody);
 
     const place = { workspaceId: access.workspaceId, listId, folderId: access.folderId };
-    const created = await this.tasks.insertTask(place, caller, access.membership, input);
+    const created = await this.tasks.insertTask(place, caller, access.membership, input, caller.db);
     if (!created.status_ok) throw new NotFoundException('Status not found in this workspace');
     if (!created.parent_found) throw new NotFoundException('Parent task not found');
     if (created.parent_is_subtask) throw new BadRequestException('Subtasks cannot have subtasks');
     const viewer = { userId: caller.userId, membership: access.membership };
-    const task = created.id === null ? null : await this.tasks.loadTask(created.id, viewer, 'write');
-    return task ?? this.vanished(caller, listId, input.parentId !== null ? 'Parent task not found' : NOT_FOUND.task);
+    const task = created.id === null ? null : await this.tasks.loadWritten(created.id, viewer, caller.db);
+    return task ? tagged(task) : this.vanished(caller, listId, input.parentId !== null ? 'Parent task not found' : NOT_FOUND.task);
   }
 
   /**
    * spec: Get task; embedded subtasks only in lists the caller may see (D33). One round
    * trip (the key is usually in the guard's cache): the access check and the whole task in one statement.
+   * D36: its ETag is that of the body; `notModified` when `ifNoneMatch` (after the access checks) names it.
    */
-  async getTask(caller: Caller, id: number): Promise<RawJson<TaskDto>> {
+  async getTask(caller: Caller, id: number, ifNoneMatch?: string): Promise<TaggedTask<TaskDto> & { notModified: boolean }> {
     const { body } = await this.access.checkAndRead(caller, 'task.read', id, this.tasks.fullTaskRead);
-    return new RawJson(body);
+    const etag = etagOf(body);
+    return { task: new RawJson(body), etag, notModified: noneMatch(ifNoneMatch, etag) };
+  }
+
+  /**
+   * D36: the If-Match precondition of an update or delete by `viewer`, or null when there is none
+   * to check; with REQUIRE_IF_MATCH and no If-Match, one that never holds (answered 428, not 412).
+   */
+  private precondition(ifMatch: string | undefined, viewer: TaskViewer): (Precondition & { required: boolean }) | null {
+    const parsed = ifMatchPrecondition(ifMatch);
+    if (parsed) return { ...parsed, viewer, required: false };
+    return this.requireIfMatch ? { any: false, digests: [], viewer, required: true } : null;
+  }
+
+  /** D36: the answer of a precondition that did not hold. */
+  private static preconditionError(pre: { required: boolean }): HttpException {
+    return pre.required
+      ? new HttpException(PRECONDITION_MESSAGES.required, HttpStatus.PRECONDITION_REQUIRED)
+      : new PreconditionFailedException(PRECONDITION_MESSAGES.failed);
   }
 
   /**
@@ -54,22 +92,33 @@ export class TasksService {
    * restriction on the current list) → the body (400s) → the target list of a
    * move (404 `List not found in this workspace`, then 403 when a restricted
    * member may not use it) and status_id (404), checked by the write statement
-   * itself, which writes nothing when one fails → the read back. Three round trips.
+   * itself, which writes nothing when one fails → D36's If-Match, checked by that same
+   * statement against the body as the caller sees it (412, or 428 under REQUIRE_IF_MATCH) →
+   * the read back, with the ETag of the get-task body. Three round trips, If-Match or not
+   * (one more each time a write of the same task commits under it).
    */
-  async updateTask(caller: Caller, id: number, rawBody: unknown): Promise<RawJson<TaskWriteDto>> {
+  async updateTask(caller: Caller, id: number, rawBody: unknown, ifMatch?: string): Promise<TaggedTask<TaskWriteDto>> {
     const access = await this.access.check(caller, 'task.edit', id);
     const patch = await validateBody(UpdateTaskDto, rawBody);
+    const viewer = { userId: caller.userId, membership: access.membership };
+    const pre = this.precondition(ifMatch, viewer);
 
     const place = { workspaceId: access.workspaceId, listId: access.listId, folderId: access.folderId };
-    const result = await this.tasks.updateTask(id, place, access.membership, caller, patch);
-    if (patch.listId !== undefined) {
-      if (!result.list_found) throw new NotFoundException('List not found in this workspace');
-      this.access.requireListPermitted(access.membership, patch.listId, result.list_folder_id);
+    for (let attempt = 1; ; attempt++) {
+      const result = await this.tasks.updateTask(id, place, access.membership, caller, patch, caller.db, pre ?? undefined);
+      if (patch.listId !== undefined) {
+        if (!result.list_found) throw new NotFoundException('List not found in this workspace');
+        this.access.requireListPermitted(access.membership, patch.listId, result.list_folder_id);
+      }
+      if (!result.status_ok) throw new NotFoundException('Status not found in this workspace');
+      if (pre && result.precondition_ok === false) throw TasksService.preconditionError(pre);
+      if (!result.updated && pre && result.precondition_ok && attempt < PRECONDITION_ATTEMPTS) continue;
+      if (!result.updated && pre && result.precondition_ok) throw TasksService.preconditionError(pre);
+      if (!result.updated) throw new NotFoundException(NOT_FOUND.task);
+      break;
     }
-    if (!result.status_ok) throw new NotFoundException('Status not found in this workspace');
-    if (!result.updated) throw new NotFoundException(NOT_FOUND.task);
-    const task = await this.tasks.loadTask(id, { userId: caller.userId, membership: access.membership }, 'write');
-    return task ?? this.vanished(caller, patch.listId ?? null, NOT_FOUND.task);
+    const task = await this.tasks.loadWritten(id, viewer, caller.db);
+    return task ? tagged(task) : this.vanished(caller, patch.listId ?? null, NOT_FOUND.task);
   }
 
   /**
@@ -85,10 +134,20 @@ export class TasksService {
     throw new NotFoundException(otherwise);
   }
 
-  /** spec: Delete task; subtasks, comments, attachments and values go with it (D16). */
-  async deleteTask(caller: Caller, id: number): Promise<void> {
-    await this.access.check(caller, 'task.delete', id);
-    await this.tasks.deleteTask(caller, id);
+  /**
+   * spec: Delete task; subtasks, comments, attachments and values go with it (D16).
+   * D36: under If-Match (or REQUIRE_IF_MATCH), only when the body as the caller sees it
+   * still has one of the tags, checked by the delete statement itself (412 / 428).
+   */
+  async deleteTask(caller: Caller, id: number, ifMatch?: string): Promise<void> {
+    const access = await this.access.check(caller, 'task.delete', id);
+    const pre = this.precondition(ifMatch, { userId: caller.userId, membership: access.membership });
+    for (let attempt = 1; ; attempt++) {
+      const result = await this.tasks.deleteTask(caller, id, caller.db, pre ?? undefined);
+      if (!pre || result.deleted) return;
+      if (result.precondition_ok === null) throw new NotFoundException(NOT_FOUND.task);
+      if (result.precondition_ok === false || attempt >= PRECONDITION_ATTEMPTS) throw TasksService.preconditionError(pre);
+    }
   }
 
   /**
@@ -129,4 +188,9 @@ export class TasksService {
     const nextCursor = next_key ? sealCursor(query.binding, next_key) : null;
     return new RawJson(`{"data":${data},"limit":${limit},"next_cursor":${JSON.stringify(nextCursor)}${query.includeTotal ? `,"total":${total}` : ''}}`);
   }
+}
+
+/** A written task with its ETag. */
+function tagged(written: WrittenTask): TaggedTask<TaskWriteDto> {
+  return { task: written.task, etag: etagOfDigest(written.digest) };
 }

@@ -1,5 +1,5 @@
 import type { Middleware } from 'openapi-fetch';
-import { createApiClient, type ApiClient } from '../../clients/typescript';
+import { createApiClient, etagOf, isReplay, newIdempotencyKey, type ApiClient } from '../../clients/typescript';
 import { SCOPES } from '../../src/common/auth/scope';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import type { FixtureWorld } from '../../src/fixtures/fixture.types';
@@ -208,5 +208,33 @@ describe('typed client over HTTP (issue 5)', () => {
     const bad = await api.POST('/api/v1/folders', { body: { workspace_id: String(ids.acme), name: '   ' } });
     expect(bad.response.status).toBe(400);
     expect(bad.error).toEqual({ error: 'name is required' });
+  });
+
+  it('sends Idempotency-Key and If-Match, and reads Idempotent-Replayed and ETag (D35, D36)', async () => {
+    const folder = await api.POST('/api/v1/folders', { body: { workspace_id: String(ids.acme), name: 'Retries' } });
+    const list = await api.POST('/api/v1/lists', { body: { workspace_id: String(ids.acme), folder_id: String(folder.data!.id), name: 'Retried' } });
+    const key = newIdempotencyKey();
+    const create = () =>
+      api.POST('/api/v1/tasks', { params: { header: { 'Idempotency-Key': key } }, body: { list_id: String(list.data!.id), title: 'Once', priority: 'none' } });
+    const first = await create();
+    const retry = await create();
+    expect([first.response.status, isReplay(first.response)]).toEqual([201, false]);
+    expect([retry.response.status, isReplay(retry.response)]).toEqual([201, true]);
+    expect(retry.data).toEqual(first.data);
+    const etag = etagOf(first.response)!;
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
+    expect(etagOf(retry.response)).toBe(etag);
+
+    const taskId = first.data!.id;
+    const read = await api.GET('/api/v1/tasks/{task_id}', { params: { path: { task_id: taskId }, header: { 'If-None-Match': etag } } });
+    expect([read.response.status, read.data, etagOf(read.response)]).toEqual([304, undefined, etag]);
+
+    const edit = (ifMatch: string) => api.PATCH('/api/v1/tasks/{task_id}', { params: { path: { task_id: taskId }, header: { 'If-Match': ifMatch } }, body: { title: 'Edited' } });
+    const edited = await edit(etag);
+    expect([edited.response.status, edited.data?.title]).toEqual([200, 'Edited']);
+    const stale = await edit(etag);
+    expect([stale.response.status, stale.error]).toEqual([412, { error: 'Precondition failed' }]);
+    const removed = await api.DELETE('/api/v1/tasks/{task_id}', { params: { path: { task_id: taskId }, header: { 'If-Match': etagOf(edited.response)! } } });
+    expect(removed.response.status).toBe(204);
   });
 });

@@ -148,6 +148,10 @@ function expectedStatuses(c: RouteCase): string[] {
   const statuses = new Set([successStatus(c), '401', '403', '408', '429', '431', '500', '503', ...Object.keys(c.errors)]);
   if (c.path.includes('{')) statuses.add('414');
   if (hasBody(c)) ['400', '413', '415'].forEach((s) => statuses.add(s));
+  // D35: every POST takes an Idempotency-Key (400 bad key, 409 in progress, 422 another request under it).
+  if (c.method === 'POST') ['400', '409', '422'].forEach((s) => statuses.add(s));
+  // D36: conditional requests on a task.
+  if (c.path === '/api/v1/tasks/{task_id}') (c.method === 'GET' ? ['304'] : ['412', '428']).forEach((s) => statuses.add(s));
   return [...statuses].sort();
 }
 
@@ -264,6 +268,12 @@ describe('OpenAPI document (issue 5; D1)', () => {
         500: ['Internal server error'],
         ...(hasBody(c) ? { 400: ['Invalid JSON body', 'Request body must be a JSON object'], 413: ['Request body is too large'], 415: ['Content-Type must be application/json'] } : {}),
       };
+      if (c.method === 'POST') {
+        expected[400] = [...expected[400], 'Idempotency-Key must be 1 to 255 visible ASCII characters'];
+        expected[409] = ['A request with this Idempotency-Key is in progress'];
+        expected[422] = ['Idempotency-Key was already used with a different request'];
+      }
+      if (c.path === '/api/v1/tasks/{task_id}' && c.method !== 'GET') Object.assign(expected, { 412: ['Precondition failed'], 428: ['If-Match is required'] });
       for (const [status, messages] of Object.entries(c.errors)) expected[status] = [...(expected[status] ?? []), ...messages];
       for (const [status, messages] of Object.entries(expected)) {
         expect({ status, messages: messagesOf(doc, responses[status] ?? { content: { 'application/json': {} } }) }).toEqual({ status, messages: expect.arrayContaining(messages) });

@@ -53,6 +53,9 @@ describe('configuration (validated at boot)', () => {
     [{ MIGRATIONS_RUN: 'maybe' }, 'Invalid configuration: MIGRATIONS_RUN="maybe": expected true or false'],
     [{ DATABASE_URL: 'garbage' }, 'Invalid configuration: DATABASE_URL="garbage": expected a postgres://user:pass@host:port/db URL'],
     [{ REDIS_URL: 'localhost:6379' }, 'Invalid configuration: REDIS_URL="localhost:6379": expected a redis://host:port URL'],
+    [{ IDEMPOTENCY_TTL_SECONDS: '0' }, 'Invalid configuration: IDEMPOTENCY_TTL_SECONDS="0": expected a whole number of seconds from 1 to 315360000'],
+    [{ IDEMPOTENCY_TTL_SECONDS: '1e3' }, 'Invalid configuration: IDEMPOTENCY_TTL_SECONDS="1e3": expected a whole number of seconds from 1 to 315360000'],
+    [{ REQUIRE_IF_MATCH: 'maybe' }, 'Invalid configuration: REQUIRE_IF_MATCH="maybe": expected true or false'],
     [{ CORS_ORIGINS: 'app.example.com' }, 'Invalid configuration: CORS_ORIGINS="app.example.com": expected * or a comma-separated list of origins such as https://app.example.com'],
     [{ SHUTDOWN_TIMEOUT_MS: '10s' }, 'Invalid configuration: SHUTDOWN_TIMEOUT_MS="10s": expected a whole number of milliseconds from 1 to 2147483647'],
     [{ WEB_CONCURRENCY: 'auto' }, 'Invalid configuration: WEB_CONCURRENCY="auto": expected an integer from 1 to 256'],
@@ -68,7 +71,9 @@ describe('configuration (validated at boot)', () => {
       dbPoolSize: 10, logLevel: 'log', logFormat: 'auto', rateLimitPerMinute: 0, redisUrl: undefined, trustProxy: false,
       corsOrigins: [], docsEnabled: true, metricsEnabled: true,
       timeouts: DEFAULT_TIMEOUTS, preparedStatements: true, webConcurrency: 1, eventsRetentionDays: 30,
+      idempotencyTtlSeconds: 86400, requireIfMatch: false,
     });
+    expect(loadEnv({ IDEMPOTENCY_TTL_SECONDS: '60', REQUIRE_IF_MATCH: 'yes' })).toMatchObject({ idempotencyTtlSeconds: 60, requireIfMatch: true });
     // D37: EVENTS_RETENTION_DAYS, an integer >= 1.
     expect(loadEnv({ EVENTS_RETENTION_DAYS: ' 365 ' }).eventsRetentionDays).toBe(365);
     for (const bad of ['0', '-1', '1.5', '1e3', 'abc']) {
@@ -286,11 +291,14 @@ describe('security headers, CORS, docs switch, metrics', () => {
       expect(preflight.headers).toMatchObject({
         'access-control-allow-origin': 'https://app.example.com',
         'access-control-allow-methods': 'GET, POST, PATCH, DELETE, OPTIONS',
-        'access-control-allow-headers': 'Authorization, X-API-Key, Content-Type, X-Request-Id',
+        // D35, D36: the conditional and idempotency request headers.
+        'access-control-allow-headers': 'Authorization, X-API-Key, Content-Type, X-Request-Id, If-Match, If-None-Match, Idempotency-Key',
       });
       const get = await t.inject({ method: 'GET', url: '/api/v1/me', headers: { origin: 'https://app.example.com' } });
       expect([get.statusCode, get.headers['access-control-allow-origin']]).toEqual([401, 'https://app.example.com']);
-      expect(get.headers['access-control-expose-headers']).toContain('X-Request-Id');
+      expect(get.headers['access-control-expose-headers']).toBe(
+        'ETag, Idempotent-Replayed, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-Request-Id',
+      );
       const elsewhere = await t.inject({ method: 'GET', url: '/api/v1/me', headers: { origin: 'https://evil.example.com' } });
       expect(elsewhere.headers['access-control-allow-origin']).toBeUndefined();
     }, { validateResponses: false });

@@ -175,6 +175,46 @@ describe('SQL round trips of the task routes', () => {
     expect(trips).toBeLessThanOrEqual(3);
   });
 
+  it('get task with If-None-Match: still 1, for the 304 and for the 200 (D36)', async () => {
+    const first = await count('get task', 'GET', `/api/v1/tasks/${ids.t5}`);
+    const etag = (await t.inject({ method: 'GET', url: `/api/v1/tasks/${ids.t5}`, headers: auth(KEY) })).headers.etag as string;
+    const { result, statements } = await counter.record(() => t.inject({ method: 'GET', url: `/api/v1/tasks/${ids.t5}`, headers: { ...auth(KEY), 'if-none-match': etag } }));
+    measured['get task 304'] = statements.length;
+    expect(result.statusCode).toBe(304);
+    expect(statements.length).toBe(first.trips);
+  });
+
+  it('update task with If-Match: the same as without (the check is in the write statement, D36)', async () => {
+    const etag = (await t.inject({ method: 'GET', url: `/api/v1/tasks/${ids.t13}`, headers: auth(KEY) })).headers.etag as string;
+    const plain = await count('update', 'PATCH', `/api/v1/tasks/${ids.t14}`, { title: 'Plain' });
+    const { result, statements } = await counter.record(() =>
+      t.inject({ method: 'PATCH', url: `/api/v1/tasks/${ids.t13}`, headers: { ...auth(KEY), 'if-match': etag }, payload: { title: 'Conditional' } }),
+    );
+    measured['update If-Match'] = statements.length;
+    expect(result.statusCode).toBe(200);
+    expect(statements.length).toBe(plain.trips);
+    const { result: del, statements: delStatements } = await counter.record(() =>
+      t.inject({ method: 'DELETE', url: `/api/v1/tasks/${ids.t21}`, headers: { ...auth(KEY), 'if-match': '*' } }),
+    );
+    measured['delete If-Match'] = delStatements.length;
+    expect(del.statusCode).toBe(204);
+    expect(delStatements.length).toBeLessThanOrEqual(2);
+  });
+
+  it('create task with an Idempotency-Key: the claim, BEGIN, the same 3, the stored answer and COMMIT; its replay: the claim alone (D35)', async () => {
+    const payload = { list_id: ids.backlog, title: 'Keyed', assignee_ids: [ids.m0], label_ids: [ids.l0] };
+    const plain = await count('create', 'POST', '/api/v1/tasks', payload);
+    const keyed = (headers: Record<string, string>) => counter.record(() => t.inject({ method: 'POST', url: '/api/v1/tasks', headers: { ...auth(KEY), ...headers }, payload }));
+    const first = await keyed({ 'idempotency-key': 'qc-create' });
+    measured['create keyed'] = first.statements.length;
+    expect(first.result.statusCode).toBe(201);
+    expect(first.statements.length).toBe(plain.trips + 4);
+    const replay = await keyed({ 'idempotency-key': 'qc-create' });
+    measured['create keyed replay'] = replay.statements.length;
+    expect([replay.result.statusCode, replay.result.headers['idempotent-replayed']]).toEqual([201, 'true']);
+    expect(replay.statements.length).toBe(1);
+  });
+
   it('delete task: the access check and one delete', async () => {
     const { status, trips } = await count('delete', 'DELETE', `/api/v1/tasks/${ids.t20}`);
     expect(status).toBe(204);
@@ -185,7 +225,12 @@ describe('SQL round trips of the task routes', () => {
     const one = await count('events limit=1', 'GET', `/api/v1/workspaces/${ids.ws}/events?limit=1`);
     const hundred = await count('events limit=100', 'GET', `/api/v1/workspaces/${ids.ws}/events?limit=100&type=task.created,task.updated,task.deleted`);
     expect(one.body.data).toHaveLength(1);
-    expect(hundred.body.data.map((e: { type: string }) => e.type)).toEqual(['task.created', 'task.created', 'task.updated', 'task.updated', 'task.updated', 'task.deleted']);
+    // The writes above, in order: two creates, five updates (If-Match included), the If-Match delete, a create and
+    // a keyed create (its replay records nothing), a delete.
+    expect(hundred.body.data.map((e: { type: string }) => e.type)).toEqual([
+      'task.created', 'task.created', 'task.updated', 'task.updated', 'task.updated', 'task.updated', 'task.updated',
+      'task.deleted', 'task.created', 'task.created', 'task.deleted',
+    ]);
     expect(hundred.trips).toBeLessThanOrEqual(2);
     expect(one.trips).toBe(hundred.trips);
   });

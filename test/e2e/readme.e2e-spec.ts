@@ -76,6 +76,38 @@ it('every block of "API by example" runs as printed on the demo workspace', () =
   expect(r.status).toBe(0);
 }, 120_000);
 
+it('"Safe retries and edits" do what they say: one task for two keyed POSTs, the retry replayed; the PATCH under If-Match applies, and again is 412', async () => {
+  const [setup] = bashBlocks('## API by example', '## API documentation');
+  const [retry, edit] = bashBlocks('Safe retries and edits.', 'Unauthenticated:');
+  const title = 'Draft the changelog';
+  const before = Number((await db.ds.query(`SELECT count(*)::int AS n FROM tasks WHERE title = $1`, [title]))[0].n);
+  const r = bash(port(setup.replace('KEY=svc_...', `KEY=${key}`)) + port(retry), {});
+  expect([r.status, r.stderr]).toEqual([0, '']);
+  // The examples block above ran the same lines already: both are replays then; on their own, the second is.
+  expect(r.stdout.match(/^idempotent-replayed: true\s*$/gim)).toHaveLength(before > 0 ? 2 : 1);
+  const bodies = r.stdout.split('\n').filter((line) => line.startsWith('{'));
+  expect(bodies).toHaveLength(2);
+  expect(bodies[1]).toBe(bodies[0]);
+  expect(Number((await db.ds.query(`SELECT count(*)::int AS n FROM tasks WHERE title = $1`, [title]))[0].n)).toBe(Math.max(before, 1));
+
+  // As on a fresh demo: task 1 is urgent, so the edit changes it (the examples above may have run it already).
+  await db.ds.query(`UPDATE tasks SET priority = 'urgent' WHERE id = 1`);
+  const e = bash(port(setup.replace('KEY=svc_...', `KEY=${key}`)) + port(edit) + 'echo "ETAG=$ETAG"\n', {});
+  expect([e.status, e.stderr]).toEqual([0, '']);
+  const etag = /^ETAG=("[A-Za-z0-9_-]{43}")$/m.exec(e.stdout)?.[1];
+  expect(etag).toBeDefined();
+  expect(JSON.parse(e.stdout.split('\n')[0]).priority).toBe('low');
+  const again = await fetch(`${server.url}/api/v1/tasks/1`, {
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'if-match': etag! },
+    body: JSON.stringify({ priority: 'low' }),
+  });
+  const current = await fetch(`${server.url}/api/v1/tasks/1`, { headers: { authorization: `Bearer ${key}` } });
+  // The tag was taken before the edit; the edit changed the task, so the stale tag no longer matches.
+  expect(current.headers.get('etag')).not.toBe(etag);
+  expect([again.status, await again.json()]).toEqual([412, { error: 'Precondition failed' }]);
+}, 120_000);
+
 // After the examples: it adds rows, which would move the ids the examples name.
 it('"A world from scratch" runs as printed after the demo data', () => {
   const [block] = bashBlocks('A world from scratch:', '## API by example');

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import type { Db } from '../database/request-db';
 import { Sql } from '../database/sql';
 import type { ResourceKind } from './access.policy';
 
@@ -60,11 +61,12 @@ export class AccessRepository {
   /**
    * The target of `kind` with `id` and user `userId`'s membership in its workspace; null
    * when no such target. With `listId`, also whether that list is in the same workspace.
+   * Runs in `manager`'s transaction when given, else on `db` (a write request's connection) or the pool.
    */
-  async resolve(kind: ResourceKind, id: number, userId: number, manager?: EntityManager, listId: number | null = null): Promise<AccessRow | null> {
+  async resolve(kind: ResourceKind, id: number, userId: number, manager?: EntityManager, listId: number | null = null, db: Db = this.sql): Promise<AccessRow | null> {
     const text = accessRowSql(kind, '$1', '$2', '$3::int');
     const values = [id, userId, listId];
-    const rows: AccessRow[] = manager ? await manager.query(text, values) : await this.sql.rows(text, values);
+    const rows: AccessRow[] = manager ? await manager.query(text, values) : await db.rows(text, values);
     return rows[0] ?? null;
   }
 

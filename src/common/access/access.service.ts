@@ -31,7 +31,7 @@ export class AccessService {
    * message or `Access denied` (D30).
    */
   async check(caller: Caller, operation: Operation, id: number, manager?: EntityManager): Promise<Access> {
-    return this.decideRow(caller, await this.repo.resolve(POLICY[operation].target, id, caller.userId, manager), operation);
+    return this.decideRow(caller, await this.repo.resolve(POLICY[operation].target, id, caller.userId, manager, null, caller.db), operation);
   }
 
   /**

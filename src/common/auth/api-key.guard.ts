@@ -1,5 +1,6 @@
 import { CanActivate, ExecutionContext, ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { checkIdempotencyKey } from '../idempotency/idempotency-key';
 import { deferredBodyError } from '../validation/body-error';
 import { CALLER_KEY, Caller } from './auth-context';
 import { ApiKeyCache } from './api-key.cache';
@@ -8,7 +9,7 @@ import { isScope, Scope } from './scope';
 
 /**
  * Global guard, closed by default: authentication (D20) then scope (D21),
- * steps 2 and 3 of D3, then any body error the parser kept (D7). A route with neither `@Authenticated` nor `@Public`
+ * steps 2 and 3 of D3, then the Idempotency-Key format of a POST (D35), then any body error the parser kept (D7). A route with neither `@Authenticated` nor `@Public`
  * is refused (500), and a test fails on it.
  */
 @Injectable()
@@ -34,6 +35,7 @@ export class ApiKeyGuard implements CanActivate {
 
     const caller: Caller = { userId: stored.user_id, keyId: stored.id, scopes: stored.scopes.filter(isScope) };
     request[CALLER_KEY] = caller;
+    checkIdempotencyKey(request as never);
     return this.bodyChecked(context);
   }
 

@@ -3,6 +3,7 @@ import { ApiBearerAuth, ApiExtension, ApiResponse, ApiSecurity } from '@nestjs/s
 import { accessAnswers, accessWording, Operation } from '../access/access.policy';
 import { ApiErrors, ErrorDto } from '../openapi/api-errors.decorator';
 import { RetryLostRaceInterceptor } from '../http/resilience.interceptors';
+import { WriteRequestInterceptor } from '../http/write-request.interceptor';
 import type { Scope } from './scope';
 
 export const SCOPE_KEY = 'auth:scope';
@@ -18,7 +19,9 @@ export const ACCESS_EXTENSION = 'x-access';
  * the guard and the OpenAPI document alike: the scope, the 401s, and from the
  * policy table the 403 and 404 answers of the access check and who may call
  * the route. Routes without a target (the key's own user and workspaces) name no operation.
- * A route that needs a write scope is a write: it runs once more when it loses a
+ * A route that needs a write scope is a write: its statements run on a connection
+ * of its own, cut by the deadline, and a POST's in one transaction with its
+ * Idempotency-Key (WriteRequestInterceptor, D35); it runs once more when it loses a
  * race with a concurrent delete (RetryLostRaceInterceptor); reads carry no interceptor.
  */
 export const Authenticated = (scope: Scope, operation?: Operation) =>
@@ -30,7 +33,7 @@ export const Authenticated = (scope: Scope, operation?: Operation) =>
     ApiResponse({ status: 401, type: ErrorDto, description: '`API key required`, `Invalid API key`, `API key has expired`', example: { error: 'API key required' } }),
     ApiExtension(ACCESS_EXTENSION, operation ? accessWording(operation) : 'any key'),
     ...(operation ? [ApiErrors(accessAnswers(operation))] : []),
-    ...(scope.endsWith(':write') ? [UseInterceptors(RetryLostRaceInterceptor)] : []),
+    ...(scope.endsWith(':write') ? [UseInterceptors(WriteRequestInterceptor, RetryLostRaceInterceptor)] : []),
   );
 
 /** The route needs no API key (health, OpenAPI document). Routes are closed unless marked. */

@@ -8,13 +8,14 @@ import { TaskQueries1795500000000 } from './migrations/1795500000000-task-querie
 import { ServerSecrets1795600000000 } from './migrations/1795600000000-server-secrets';
 import { TaskSearchText1795700000000 } from './migrations/1795700000000-task-search-text';
 import { Events1795800000000 } from './migrations/1795800000000-events';
+import { IdempotencyKeys1795810000000 } from './migrations/1795810000000-idempotency-keys';
 import { NamedStatementClient } from './prepared';
 
 // bigint (COUNT(*), file sizes) as JS numbers: every value we keep fits in 2^53.
 types.setTypeParser(types.builtins.INT8, (value) => Number(value));
 
 /** Every migration, in order. `synchronize` is never used: the schema comes from these. */
-export const MIGRATIONS = [InitialSchema1732250000000, ApiKeyNotify1795431327202, TaskQueries1795500000000, ServerSecrets1795600000000, TaskSearchText1795700000000, Events1795800000000];
+export const MIGRATIONS = [InitialSchema1732250000000, ApiKeyNotify1795431327202, TaskQueries1795500000000, ServerSecrets1795600000000, TaskSearchText1795700000000, Events1795800000000, IdempotencyKeys1795810000000];
 
 /**
  * TypeORM options for PostgreSQL at `url`. Pool size from `env.dbPoolSize`

@@ -1,6 +1,7 @@
 import { Global, Injectable, Module } from '@nestjs/common';
 import type { Pool } from 'pg';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import type { Db } from './request-db';
 
 /**
  * The request path's way to PostgreSQL (issue 16): a statement goes straight
@@ -9,13 +10,18 @@ import { DataSource } from 'typeorm';
  * TypeORM keeps migrations, transactions and the CLI.
  */
 @Injectable()
-export class Sql {
+export class Sql implements Db {
   constructor(private readonly dataSource: DataSource) {}
 
   /** The rows of one statement, as pg parses them. Errors are pg's own (see pg-errors.ts). */
   async rows<T>(text: string, values: unknown[]): Promise<T[]> {
     const pool = (this.dataSource.driver as unknown as { master: Pool }).master;
     return (await pool.query(text, values)).rows as T[];
+  }
+
+  /** TypeORM's manager on the pool (each statement on any free connection). */
+  get manager(): EntityManager {
+    return this.dataSource.manager;
   }
 }
 

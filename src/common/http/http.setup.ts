@@ -10,13 +10,15 @@ import { keepOutOfCaches } from '../cache/cache-control';
 import { sendError } from '../errors/error.filter';
 import { logRequest } from '../logging/logger';
 import { RateLimitGuard } from '../throttle/throttle.guard';
+import { cutAtDeadline } from './deadline';
 import { inFlight } from './in-flight';
+import { sendNotModified } from './not-modified';
 import { needsKey } from './paths';
 
-/** Request headers a browser may send cross-origin (D20's two key forms, the body type, the request id). */
-const CORS_ALLOWED_HEADERS = ['Authorization', 'X-API-Key', 'Content-Type', 'X-Request-Id'];
-/** Response headers a browser script may read. */
-const CORS_EXPOSED_HEADERS = ['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'];
+/** Request headers a browser may send cross-origin (D20's two key forms, the body type, the request id, D35's and D36's headers). */
+export const CORS_ALLOWED_HEADERS = ['Authorization', 'X-API-Key', 'Content-Type', 'X-Request-Id', 'If-Match', 'If-None-Match', 'Idempotency-Key'];
+/** Response headers a browser script may read (D36). */
+export const CORS_EXPOSED_HEADERS = ['ETag', 'Idempotent-Replayed', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'X-Request-Id'];
 
 
 /**
@@ -86,8 +88,13 @@ export async function configureHttp(app: NestFastifyApplication, env: AppEnv, lo
     requests.add(request);
     void reply.headers(headers).header('x-request-id', request.id);
     keepOutOfCaches(reply, request.routeOptions.url);
+    // Issue 18: a write's database work is stopped first (cutAtDeadline), so that the 503 means nothing
+    // committed; a write that already committed gets its own answer instead.
     const deadline = setTimeout(() => {
-      if (!reply.sent) sendError(reply, new ServiceUnavailableException(), request);
+      if (reply.sent) return;
+      void cutAtDeadline(request).then((cut) => {
+        if (cut && !reply.sent) sendError(reply, new ServiceUnavailableException(), request);
+      });
     }, timeoutMs);
     request[LIFECYCLE] = { deadline };
     done();
@@ -113,6 +120,7 @@ export async function configureHttp(app: NestFastifyApplication, env: AppEnv, lo
     finish(request);
     done();
   });
+  fastify.addHook('onSend', sendNotModified);
   fastify.addHook('onResponse', (request: Tracked, reply: FastifyReply, done) => {
     finish(request);
     const route = request.routeOptions.url;

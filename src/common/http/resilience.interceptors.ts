@@ -1,5 +1,7 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
-import { Observable, retry, throwError, timer } from 'rxjs';
+import { from, Observable, retry, throwError } from 'rxjs';
+import { CALLER_KEY, type Caller } from '../auth/auth-context';
+import { RequestDb } from '../database/request-db';
 import { isLostRace } from '../database/pg-errors';
 
 /**
@@ -14,7 +16,10 @@ import { isLostRace } from '../database/pg-errors';
  */
 @Injectable()
 export class RetryLostRaceInterceptor implements NestInterceptor {
-  intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    return next.handle().pipe(retry({ count: 1, delay: (error: unknown) => (isLostRace(error) ? timer(0) : throwError(() => error)) }));
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const caller = context.switchToHttp().getRequest<Record<string, Caller | undefined>>()[CALLER_KEY];
+    // Issue 18: a request running in one transaction (Idempotency-Key) begins a new one for its second run.
+    const again = () => from(caller?.db instanceof RequestDb ? caller.db.restart() : Promise.resolve());
+    return next.handle().pipe(retry({ count: 1, delay: (error: unknown) => (isLostRace(error) ? again() : throwError(() => error)) }));
   }
 }

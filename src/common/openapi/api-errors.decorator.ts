@@ -8,7 +8,7 @@ export class ErrorDto {
 }
 
 /** Statuses a route may document with ApiErrors. */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 412 | 413 | 415 | 422 | 428;
 
 /**
  * The named examples of an error response: one per message, keyed by the

@@ -1,0 +1,118 @@
+import {
+  CallHandler,
+  ConflictException,
+  ExecutionContext,
+  HttpException,
+  Injectable,
+  NestInterceptor,
+  ServiceUnavailableException,
+  UnprocessableEntityException,
+} from '@nestjs/common';
+import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
+import { randomUUID } from 'crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { defer, finalize, lastValueFrom, Observable } from 'rxjs';
+import { DataSource } from 'typeorm';
+import { CALLER_KEY, type Caller } from '../auth/auth-context';
+import { RequestDb } from '../database/request-db';
+import { toHttpError } from '../errors/to-http-error';
+import { IDEMPOTENCY_MESSAGES, idempotencyKeyOf, REPLAYED_HEADER, requestFingerprint } from '../idempotency/idempotency-key';
+import { IdempotencyRepository, StoredAnswer } from '../idempotency/idempotency.repository';
+import { RawJson } from './raw-json';
+import { onDeadline, pastDeadline } from './deadline';
+
+/** Longest a cut waits for the request to have rolled back (and released its key) before the 503 goes out. */
+const SETTLE_WAIT_MS = 1_000;
+
+/**
+ * D35: which answers of a keyed request are stored: 2xx and the 4xx of D3
+ * steps 4-9 (what a route's handler throws). Its 408, 429 and 5xx are not.
+ */
+function storable(status: number): boolean {
+  return (status >= 200 && status < 300) || (status >= 400 && status < 500 && status !== 408 && status !== 429);
+}
+
+/**
+ * Every write route (issue 18; the Authenticated decorator adds it to routes of a
+ * `:write` scope): the request's statements run on one connection of its own
+ * (Caller.db, a RequestDb), which the REQUEST_TIMEOUT_MS deadline cuts so that a
+ * 503 means nothing committed.
+ *
+ * A POST with an Idempotency-Key (checked by the guard, D35) also claims its key
+ * first and then runs in ONE transaction, its 2xx answer stored before COMMIT:
+ * a retry replays it (`Idempotent-Replayed: true`) if the write committed and runs
+ * anew if not. Another request under the same key: 422; the same one still
+ * running: 409. A 4xx of the route is stored after the rollback; any other
+ * failure releases the key.
+ */
+@Injectable()
+export class WriteRequestInterceptor implements NestInterceptor {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly keys: IdempotencyRepository,
+  ) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const http = context.switchToHttp();
+    const request = http.getRequest<FastifyRequest>();
+    if (pastDeadline(request)) throw new ServiceUnavailableException();
+    const caller = (request as unknown as Record<string, Caller>)[CALLER_KEY];
+    const key = idempotencyKeyOf(request);
+    const db = new RequestDb(this.dataSource, key !== undefined);
+    caller.db = db;
+    let settle!: () => void;
+    const settled = new Promise<void>((done) => (settle = done));
+    onDeadline(request, async () => {
+      if (!(await db.cut())) return false;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([settled, new Promise((done) => (timer = setTimeout(done, SETTLE_WAIT_MS)))]);
+      clearTimeout(timer);
+      return true;
+    });
+    const done = () => {
+      void db.release().finally(settle);
+    };
+    if (key === undefined) return next.handle().pipe(finalize(done));
+    return defer(() => this.keyed(context, next, caller, key, db)).pipe(finalize(done));
+  }
+
+  /** D35: claim, replay or refuse; else run the route in one transaction and store its answer. */
+  private async keyed(context: ExecutionContext, next: CallHandler, caller: Caller, key: string, db: RequestDb): Promise<unknown> {
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    const reply = context.switchToHttp().getResponse<FastifyReply>();
+    const fingerprint = requestFingerprint(request as never);
+    const token = randomUUID();
+    const claim = await this.keys.claim(caller.keyId, key, fingerprint, token);
+    if (claim.kind === 'other-request') throw new UnprocessableEntityException(IDEMPOTENCY_MESSAGES.otherRequest);
+    if (claim.kind === 'in-progress') throw new ConflictException(IDEMPOTENCY_MESSAGES.inProgress);
+    if (claim.kind === 'stored') return replay(reply, claim.answer);
+
+    let answer: StoredAnswer;
+    try {
+      const value = await lastValueFrom(next.handle());
+      const status = (Reflect.getMetadata(HTTP_CODE_METADATA, context.getHandler()) as number | undefined) ?? 201;
+      const etag = reply.getHeader('etag');
+      answer = { status, body: value instanceof RawJson ? value.text : JSON.stringify(value), etag: typeof etag === 'string' ? etag : null };
+      if (!(await this.keys.store(db, caller.keyId, key, token, answer))) throw new ServiceUnavailableException();
+      await db.commit();
+    } catch (error) {
+      await db.rollback();
+      const { status, message } = toHttpError(error);
+      if (storable(status)) {
+        await this.keys.store(this.keys.pool, caller.keyId, key, token, { status, body: JSON.stringify({ error: message }), etag: null }).catch(() => undefined);
+      } else {
+        await this.keys.release(caller.keyId, key, token).catch(() => undefined);
+      }
+      throw error;
+    }
+    return new RawJson(answer.body);
+  }
+}
+
+/** D35: the stored answer again, marked as a replay; a stored error goes out through the error filter (the same `{ error }` bytes). */
+function replay(reply: FastifyReply, answer: StoredAnswer): RawJson {
+  void reply.header(REPLAYED_HEADER, 'true');
+  if (answer.etag !== null) void reply.header('etag', answer.etag);
+  if (answer.status >= 400) throw new HttpException((JSON.parse(answer.body) as { error: string }).error, answer.status);
+  return new RawJson(answer.body);
+}
