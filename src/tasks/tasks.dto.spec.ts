@@ -26,22 +26,22 @@ describe('CreateTaskDto', () => {
         unknown_field: 'dropped (D7)',
       }),
     ).toEqual({
-      listId: 1,
+      list_id: 1,
       title: 'T',
       description: '<p>d</p>',
       priority: 'low',
-      statusId: 4,
-      dueDate: '2025-01-15T09:00:00.000Z',
-      startDate: null,
-      assigneeIds: [3, 2],
-      customFields: [{ id: 2, value: 'false' }, { id: 1, value: 'last' }, { id: 3, value: null }],
-      labelIds: [9],
-      parentId: 12,
+      status_id: 4,
+      due_date: '2025-01-15T09:00:00.000Z',
+      start_date: null,
+      assignee_ids: [3, 2],
+      custom_fields: [{ id: 2, value: 'false' }, { id: 1, value: 'last' }, { id: 3, value: null }],
+      label_ids: [9],
+      parent_id: 12,
     });
   });
 
   it('leaves out what is not sent', async () => {
-    expect(await parseCreateBody({ title: 'x' })).toEqual({ listId: 1, title: 'x', parentId: null });
+    expect(await parseCreateBody({ title: 'x' })).toEqual({ list_id: 1, title: 'x', parent_id: null });
   });
 
   it('reports the first bad field in the order of the specification table', async () => {
@@ -55,12 +55,12 @@ describe('CreateTaskDto', () => {
   });
 
   it('custom_fields (D13): an element without value is ignored, even after another for the same field', async () => {
-    expect(await parseCreateBody({ title: 'x', custom_fields: [{ id: 1 }, { id: 2, value: 'v' }, { id: 2 }] })).toMatchObject({ customFields: [{ id: 2, value: 'v' }] });
-    expect(await parseCreateBody({ title: 'x', custom_fields: [{ id: 1 }] })).toMatchObject({ customFields: [] });
+    expect(await parseCreateBody({ title: 'x', custom_fields: [{ id: 1 }, { id: 2, value: 'v' }, { id: 2 }] })).toMatchObject({ custom_fields: [{ id: 2, value: 'v' }] });
+    expect(await parseCreateBody({ title: 'x', custom_fields: [{ id: 1 }] })).toMatchObject({ custom_fields: [] });
   });
 
   it('custom_fields (D13): a stored text of at most 10,000 characters', async () => {
-    expect((await parseCreateBody({ title: 'x', custom_fields: [{ id: 1, value: 'v'.repeat(10_000) }] })).customFields).toEqual([{ id: 1, value: 'v'.repeat(10_000) }]);
+    expect((await parseCreateBody({ title: 'x', custom_fields: [{ id: 1, value: 'v'.repeat(10_000) }] })).custom_fields).toEqual([{ id: 1, value: 'v'.repeat(10_000) }]);
     await fails(parseCreateBody({ title: 'x', custom_fields: [{ id: 1, value: 'v'.repeat(10_001) }] }), 'custom_fields value must be at most 10000 characters');
     // Counted on every element sent, before the field is looked up; after the type and NUL checks of that element.
     await fails(parseCreateBody({ title: 'x', custom_fields: [{ id: 'x', value: [] }, { id: 99, value: 'v'.repeat(10_001) }, { id: 1, value: [] }] }), 'custom_fields value must be at most 10000 characters');
@@ -76,7 +76,7 @@ describe('CreateTaskDto', () => {
 
 describe('UpdateTaskDto', () => {
   it('keeps only the fields sent', async () => {
-    expect(await parseUpdateBody({ list_id: 5, due_date: null })).toEqual({ listId: 5, dueDate: null });
+    expect(await parseUpdateBody({ list_id: 5, due_date: null })).toEqual({ list_id: 5, due_date: null });
   });
 
   it.each(([
@@ -109,7 +109,7 @@ describe('validateTarget (D3 step 4)', () => {
   });
 
   it('checks only list_id: the rest of the body waits for the access check', async () => {
-    expect((await validateTarget(CreateTaskDto, { list_id: '7', title: 3, priority: 'x' })).listId).toBe(7);
+    expect((await validateTarget(CreateTaskDto, { list_id: '7', title: 3, priority: 'x' })).list_id).toBe(7);
   });
 });
 
@@ -117,6 +117,6 @@ describe('class-transformer hazards', () => {
   it('answers a 400, not a TypeError, for objects with a constructor key (class-transformer#1462)', async () => {
     await fails(parseCreateBody({ title: { constructor: 1 } }), 'title is required');
     await fails(parseUpdateBody({ custom_fields: [{ id: 1, value: { constructor: { prototype: 1 } } }] }), 'custom_fields value must be a string or null');
-    expect(await parseUpdateBody({ custom_fields: [{ constructor: 1, id: 2, value: 'v' }], other: { constructor: 1 } })).toEqual({ customFields: [{ id: 2, value: 'v' }] });
+    expect(await parseUpdateBody({ custom_fields: [{ constructor: 1, id: 2, value: 'v' }], other: { constructor: 1 } })).toEqual({ custom_fields: [{ id: 2, value: 'v' }] });
   });
 });

@@ -10,6 +10,9 @@ import { STATUS_CATEGORIES } from '../statuses/statuses.dto';
 
 /** spec: Task priority values (D10). */
 export const PRIORITIES = ['urgent', 'high', 'medium', 'low', 'none'] as const;
+
+/** spec: a new task's priority when the body gives none. */
+export const DEFAULT_PRIORITY = 'none' satisfies (typeof PRIORITIES)[number];
 export type Priority = (typeof PRIORITIES)[number];
 
 /** D10: the 400 for a priority outside the five. */
@@ -222,17 +225,17 @@ function CustomFieldValues(description: string): PropertyDecorator {
 @ApiExtraModels(CustomFieldValueInputDto)
 export class CreateTaskDto {
   @IsNumericId('list_id', { missing: 'list_id is required', target: true, description: 'The list to place the task in; the workspace is derived from it' })
-  listId: number;
+  list_id: number;
   @TrimmedText('title', { max: MAX_LENGTH.title, required: true, description: 'Trimmed; blank is rejected', example: 'Ship it' }) title: string;
   @SanitizedHtml('description', { description: 'HTML, sanitized', example: '<p>Details</p>' }) description?: string | null;
-  @IsOneOf('priority', PRIORITIES, PRIORITY_MESSAGE, { default: 'none' }) priority?: Priority;
-  @IsNumericId('status_id', { description: 'A status of the same workspace; default: its first `pending` status by position' }) statusId?: number;
-  @IsApiDate('due_date', { update: false }) dueDate?: string | null;
-  @IsApiDate('start_date', { update: false }) startDate?: string | null;
-  @IdArray('assignee_ids', { description: 'User ids; non-members and malformed ids are ignored', example: [7] }) assigneeIds?: number[];
-  @CustomFieldValues('Fields not applying to the list or not visible to the caller are ignored') customFields?: CustomFieldInput[];
-  @IdArray('label_ids', { description: 'Label ids; replaces the labels; other workspaces\u2019 labels are ignored', example: [3] }) labelIds?: number[];
-  @IsNumericId('parent_id', { nullable: true, description: 'Parent task: same workspace, not itself a subtask' }) parentId: number | null;
+  @IsOneOf('priority', PRIORITIES, PRIORITY_MESSAGE, { default: DEFAULT_PRIORITY }) priority?: Priority;
+  @IsNumericId('status_id', { description: 'A status of the same workspace; default: its first `pending` status by position' }) status_id?: number;
+  @IsApiDate('due_date', { update: false }) due_date?: string | null;
+  @IsApiDate('start_date', { update: false }) start_date?: string | null;
+  @IdArray('assignee_ids', { description: 'User ids; non-members and malformed ids are ignored', example: [7] }) assignee_ids?: number[];
+  @CustomFieldValues('Fields not applying to the list or not visible to the caller are ignored') custom_fields?: CustomFieldInput[];
+  @IdArray('label_ids', { description: 'Label ids; replaces the labels; other workspaces\u2019 labels are ignored', example: [3] }) label_ids?: number[];
+  @IsNumericId('parent_id', { nullable: true, description: 'Parent task: same workspace, not itself a subtask' }) parent_id: number | null;
 }
 
 /** spec: Update task body; only the fields sent change (the others stay undefined after validation). */
@@ -240,11 +243,11 @@ export class UpdateTaskDto {
   @TrimmedText('title', { max: MAX_LENGTH.title, required: false, description: 'Trimmed; cannot be blank' }) title?: string;
   @SanitizedHtml('description', { description: 'HTML, sanitized; null or "" removes' }) description?: string | null;
   @IsOneOf('priority', PRIORITIES, PRIORITY_MESSAGE) priority?: Priority;
-  @IsNumericId('status_id', { description: 'A status of the same workspace' }) statusId?: number;
-  @IsNumericId('list_id', { description: 'Moves the task to a list of the same workspace' }) listId?: number;
-  @IsApiDate('due_date', { update: true }) dueDate?: string | null;
-  @IsApiDate('start_date', { update: true }) startDate?: string | null;
-  @IdArray('assignee_ids', { description: 'Replaces the assignees entirely; [] removes all; non-members ignored', example: [7] }) assigneeIds?: number[];
-  @CustomFieldValues('Only the listed fields change; inapplicable or invisible fields ignored') customFields?: CustomFieldInput[];
-  @IdArray('label_ids', { description: 'Replaces the labels; other workspaces\u2019 labels are ignored', example: [3] }) labelIds?: number[];
+  @IsNumericId('status_id', { description: 'A status of the same workspace' }) status_id?: number;
+  @IsNumericId('list_id', { description: 'Moves the task to a list of the same workspace' }) list_id?: number;
+  @IsApiDate('due_date', { update: true }) due_date?: string | null;
+  @IsApiDate('start_date', { update: true }) start_date?: string | null;
+  @IdArray('assignee_ids', { description: 'Replaces the assignees entirely; [] removes all; non-members ignored', example: [7] }) assignee_ids?: number[];
+  @CustomFieldValues('Only the listed fields change; inapplicable or invisible fields ignored') custom_fields?: CustomFieldInput[];
+  @IdArray('label_ids', { description: 'Replaces the labels; other workspaces\u2019 labels are ignored', example: [3] }) label_ids?: number[];
 }

@@ -12,7 +12,7 @@ import type { CreateTaskDto, CustomFieldInput, TaskDto, TaskWriteDto, UpdateTask
 import { SqlParams } from '../common/database/sql-params';
 import { CHANGE_FIELDS } from '../events/event-types';
 import { Actor, eventCtes } from '../events/events.sql';
-import { deleteTasksCtes, fieldAppliesSql, fieldVisibleSql, TaskShape, taskJsonSql } from './tasks.sql';
+import { deleteTasksCtes, fieldAppliesSql, fieldVisibleSql, TASK_WRITE_COLUMNS, TaskShape, taskJsonSql } from './tasks.sql';
 
 /** Where a task is being written: its workspace, its (final) list and that list's folder. */
 export interface TaskPlace {
@@ -172,9 +172,14 @@ export class TasksRepository {
     const creatorId = actor.userId;
     const p = new SqlParams();
     const ws = p.add(place.workspaceId, 'int');
-    const statusId = p.add(task.statusId ?? null, 'int');
-    const parentId = p.add(task.parentId, 'int');
+    const statusId = p.add(task.status_id ?? null, 'int');
+    const parentId = p.add(task.parent_id, 'int');
     const listId = p.add(place.listId, 'int');
+    // The body's columns (TASK_WRITE_COLUMNS), each with its default when left out; the list is the one checked.
+    const written = TASK_WRITE_COLUMNS.map(({ column: name, cast, createDefault }) => {
+      const value = name === 'list_id' ? listId : name === 'status_id' ? statusId : p.add(task[name] ?? null, cast);
+      return createDefault ? `COALESCE(${value}, ${createDefault(ws)})` : value;
+    });
     const ctes = [
       // D37: the rows the insert's foreign keys check, share-locked now rather than by the checks at the statement's end (after the event lock).
       `ref_list AS (SELECT id FROM lists WHERE id = ${listId} FOR KEY SHARE)`,
@@ -190,18 +195,15 @@ export class TasksRepository {
                       AND EXISTS (SELECT 1 FROM ref_list) AND (${parentId} IS NULL OR EXISTS (SELECT 1 FROM ref_parent))
                     RETURNING task_counter)`,
       `new_task AS (
-         INSERT INTO tasks (workspace_id, list_id, parent_id, identifier, title, description, priority, status_id, due_date, start_date, creator_id)
-         SELECT ${ws}, ${listId}, ${parentId}, counter.task_counter, ${p.add(task.title, 'text')},
-                ${p.add(task.description ?? null, 'text')}, ${p.add(task.priority ?? 'none', 'text')},
-                COALESCE(${statusId}, (SELECT id FROM statuses WHERE workspace_id = ${ws} AND category = 'pending' ORDER BY position, id LIMIT 1)),
-                ${p.add(task.dueDate ?? null, 'timestamptz')}, ${p.add(task.startDate ?? null, 'timestamptz')}, ${p.add(creatorId, 'int')}
+         INSERT INTO tasks (workspace_id, parent_id, identifier, creator_id, ${TASK_WRITE_COLUMNS.map((c) => c.column).join(', ')})
+         SELECT ${ws}, ${parentId}, counter.task_counter, ${p.add(creatorId, 'int')}, ${written.join(', ')}
            FROM counter
          RETURNING id, workspace_id, list_id, parent_id)`,
     ];
     const drain = ['ref_list', 'ref_parent'];
-    if (task.assigneeIds?.length) drain.push(...pushCtes(ctes, [insertAssigneesSql(p, 'new_task', ws, task.assigneeIds)]));
-    if (task.labelIds?.length) drain.push(...pushCtes(ctes, insertLabelsSql(p, 'new_task', ws, task.labelIds)));
-    const values = (task.customFields ?? []).filter((cf) => cf.value !== null);
+    if (task.assignee_ids?.length) drain.push(...pushCtes(ctes, [insertAssigneesSql(p, 'new_task', ws, task.assignee_ids)]));
+    if (task.label_ids?.length) drain.push(...pushCtes(ctes, insertLabelsSql(p, 'new_task', ws, task.label_ids)));
+    const values = (task.custom_fields ?? []).filter((cf) => cf.value !== null);
     if (values.length) {
       drain.push(...pushCtes(ctes, writeCustomFieldsSql(p, 'new_task', { workspace: ws, list: listId, folder: p.add(place.folderId, 'int') }, creatorId, values)));
     }
@@ -234,9 +236,9 @@ export class TasksRepository {
     const p = new SqlParams();
     const taskId = p.add(id, 'int');
     const ws = p.add(place.workspaceId, 'int');
-    const moving = patch.listId !== undefined;
-    const listId = p.add(patch.listId ?? null, 'int');
-    const statusId = p.add(patch.statusId ?? null, 'int');
+    const moving = patch.list_id !== undefined;
+    const listId = p.add(patch.list_id ?? null, 'int');
+    const statusId = p.add(patch.status_id ?? null, 'int');
     const permitted = moving ? permittedListSql('l.id', grantParams(p, membership)) : 'true';
     const ctes = [
       // The row before the write (D37 changes), locked so that it is the version the update applies to.
@@ -252,23 +254,16 @@ export class TasksRepository {
            LEFT JOIN lists l ON l.id = ${listId} AND l.workspace_id = ${ws})`,
     ];
     const drain = ['ref_list'];
-    const changes: Record<(typeof CHANGE_FIELDS)['task.updated'][number], string> = {
-      assignee_ids: 'false', custom_fields: 'false', description: 'task.description IS DISTINCT FROM old.description',
-      due_date: 'task.due_date IS DISTINCT FROM old.due_date', label_ids: 'false', list_id: 'task.list_id IS DISTINCT FROM old.list_id',
-      priority: 'task.priority IS DISTINCT FROM old.priority', start_date: 'task.start_date IS DISTINCT FROM old.start_date',
-      status_id: 'task.status_id IS DISTINCT FROM old.status_id', title: 'task.title IS DISTINCT FROM old.title',
-    };
+    // D37: a written column changed when its stored value did; the sets below say when they changed.
+    const changes = {
+      assignee_ids: 'false', custom_fields: 'false', label_ids: 'false',
+      ...Object.fromEntries(TASK_WRITE_COLUMNS.map(({ column: name }) => [name, `task.${name} IS DISTINCT FROM old.${name}`])),
+    } as Record<(typeof CHANGE_FIELDS)['task.updated'][number], string>;
     const sets = ['updated_at = now()'];
     const column = (name: string, value: unknown, cast: string) => {
       if (value !== undefined) sets.push(`${name} = ${p.add(value, cast)}`);
     };
-    column('title', patch.title, 'text');
-    column('description', patch.description, 'text');
-    column('priority', patch.priority, 'text');
-    column('status_id', patch.statusId, 'int');
-    column('list_id', patch.listId, 'int');
-    column('due_date', patch.dueDate, 'timestamptz');
-    column('start_date', patch.startDate, 'timestamptz');
+    for (const { column: name, cast } of TASK_WRITE_COLUMNS) column(name, patch[name], cast);
     if (pre) ctes.push(preconditionSql(p, taskId, pre));
     // Everything below reads the id from `task`: nothing is written when a check failed or the task is gone.
     ctes.push(`task AS (UPDATE tasks t SET ${sets.join(', ')}
@@ -277,8 +272,8 @@ export class TasksRepository {
     // D37 id sets: before, as the snapshot holds them; after, the ids the write keeps (members, labels of the workspace).
     const idSetChanged = (table: string, column: string, kept: string) =>
       `ARRAY(SELECT x.${column} FROM ${table} x WHERE x.task_id = ${taskId} ORDER BY 1) IS DISTINCT FROM ARRAY(SELECT DISTINCT k.id FROM ${kept} k ORDER BY 1)`;
-    if (patch.assigneeIds) {
-      const members = `SELECT m.user_id FROM workspace_members m WHERE m.workspace_id = ${ws} AND m.user_id = ANY(${p.add(patch.assigneeIds, 'int[]')})`;
+    if (patch.assignee_ids) {
+      const members = `SELECT m.user_id FROM workspace_members m WHERE m.workspace_id = ${ws} AND m.user_id = ANY(${p.add(patch.assignee_ids, 'int[]')})`;
       // Delete those not kept and insert the new ones: disjoint rows, so one statement is safe.
       drain.push(...pushCtes(ctes, [
         `drop_assignees AS (DELETE FROM task_assignees WHERE task_id IN (SELECT id FROM task) AND user_id NOT IN (${members}) RETURNING task_id)`,
@@ -287,21 +282,21 @@ export class TasksRepository {
       ]));
       changes.assignee_ids = idSetChanged('task_assignees', 'user_id', `(SELECT user_id AS id FROM (${members}) km)`);
     }
-    if (patch.labelIds) {
+    if (patch.label_ids) {
       // Share-locked: the label's foreign-key check would otherwise wait after the event lock.
       drain.push(...pushCtes(ctes, [
-        `ref_labels AS MATERIALIZED (SELECT lb.id FROM labels lb WHERE lb.workspace_id = ${ws} AND lb.id = ANY(${p.add(patch.labelIds, 'int[]')}) FOR KEY SHARE)`,
+        `ref_labels AS MATERIALIZED (SELECT lb.id FROM labels lb WHERE lb.workspace_id = ${ws} AND lb.id = ANY(${p.add(patch.label_ids, 'int[]')}) FOR KEY SHARE)`,
         `drop_labels AS (DELETE FROM task_labels WHERE task_id IN (SELECT id FROM task) AND label_id NOT IN (SELECT id FROM ref_labels) RETURNING task_id)`,
         `add_labels AS (INSERT INTO task_labels (task_id, label_id, workspace_id)
                    SELECT task.id, k.id, ${ws} FROM task, ref_labels k ON CONFLICT DO NOTHING RETURNING task_id)`,
       ]));
       changes.label_ids = idSetChanged('task_labels', 'label_id', 'ref_labels');
     }
-    if (patch.customFields?.length) {
+    if (patch.custom_fields?.length) {
       const placeSql = moving
         ? { workspace: ws, list: listId, folder: '(SELECT list_folder_id FROM checks)' }
         : { workspace: ws, list: p.add(place.listId, 'int'), folder: p.add(place.folderId, 'int') };
-      drain.push(...pushCtes(ctes, writeCustomFieldsSql(p, 'task', placeSql, userId, patch.customFields)));
+      drain.push(...pushCtes(ctes, writeCustomFieldsSql(p, 'task', placeSql, userId, patch.custom_fields)));
       // D37: a value written (applying, visible) that differs from the stored one; null = no value.
       changes.custom_fields = `EXISTS (SELECT 1 FROM cf_input LEFT JOIN task_custom_field_values v ON v.task_id = ${taskId} AND v.field_id = cf_input.id
                                        WHERE v.value IS DISTINCT FROM cf_input.value)`;

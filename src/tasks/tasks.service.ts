@@ -45,7 +45,7 @@ export class TasksService {
    * one statement for the checks and the insert (atomic without a transaction), the read back.
    */
   async createTask(caller: Caller, rawBody: unknown): Promise<TaggedTask<TaskWriteDto>> {
-    const { listId } = await validateTarget(CreateTaskDto, rawBody);
+    const { list_id: listId } = await validateTarget(CreateTaskDto, rawBody);
     const access = await this.access.check(caller, 'task.create', listId);
     const input = await validateBody(CreateTaskDto, rawBody);
 
@@ -56,7 +56,7 @@ export class TasksService {
     if (created.parent_is_subtask) throw new BadRequestException('Subtasks cannot have subtasks');
     const viewer = { userId: caller.userId, membership: access.membership };
     const task = created.id === null ? null : await this.tasks.loadWritten(created.id, viewer, caller.db);
-    return task ? tagged(task) : this.vanished(caller, listId, input.parentId !== null ? 'Parent task not found' : NOT_FOUND.task);
+    return task ? tagged(task) : this.vanished(caller, listId, input.parent_id !== null ? 'Parent task not found' : NOT_FOUND.task);
   }
 
   /**
@@ -106,9 +106,9 @@ export class TasksService {
     const place = { workspaceId: access.workspaceId, listId: access.listId, folderId: access.folderId };
     for (let attempt = 1; ; attempt++) {
       const result = await this.tasks.updateTask(id, place, access.membership, caller, patch, caller.db, pre ?? undefined);
-      if (patch.listId !== undefined) {
+      if (patch.list_id !== undefined) {
         if (!result.list_found) throw new NotFoundException('List not found in this workspace');
-        this.access.requireListPermitted(access.membership, patch.listId, result.list_folder_id);
+        this.access.requireListPermitted(access.membership, patch.list_id, result.list_folder_id);
       }
       if (!result.status_ok) throw new NotFoundException('Status not found in this workspace');
       if (pre && result.precondition_ok === false) throw TasksService.preconditionError(pre);
@@ -118,7 +118,7 @@ export class TasksService {
       break;
     }
     const task = await this.tasks.loadWritten(id, viewer, caller.db);
-    return task ? tagged(task) : this.vanished(caller, patch.listId ?? null, NOT_FOUND.task);
+    return task ? tagged(task) : this.vanished(caller, patch.list_id ?? null, NOT_FOUND.task);
   }
 
   /**

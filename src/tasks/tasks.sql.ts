@@ -7,7 +7,7 @@
 
 import { GrantParams, permittedListSql } from '../common/access/access.sql';
 import { J, JsonSql } from '../common/database/json-sql';
-import type { TaskDto, TaskListItemDto, TaskWriteDto } from './tasks.dto';
+import { type CreateTaskDto, DEFAULT_PRIORITY, type TaskDto, type TaskListItemDto, type TaskWriteDto, type UpdateTaskDto } from './tasks.dto';
 
 /** Which response a task object is built for (spec: "Which fields appear in which response", D16). */
 export type TaskShape = 'write' | 'full' | 'listItem';
@@ -158,11 +158,23 @@ interface TaskSqlContext {
   nested: NestedSql;
 }
 
-/** One key of the task object: the shapes it appears in (D16) and the SQL of its JSON value. */
+/**
+ * How create and update write a column of tasks from the body field of the
+ * same name: its SQL type and, on create, the SQL of its value when the body
+ * leaves it out (over the workspace id `ws`).
+ */
+interface TaskColumnWrite {
+  column: keyof CreateTaskDto & keyof UpdateTaskDto;
+  cast: string;
+  createDefault?: (ws: string) => string;
+}
+
+/** One key of the task object: the shapes it appears in (D16), the SQL of its JSON value, and the column behind it when the API writes one. */
 interface TaskField {
   key: string;
   shapes: readonly TaskShape[];
   json(c: TaskSqlContext): JsonSql;
+  write?: TaskColumnWrite;
 }
 
 const EVERY_SHAPE = ['full', 'write', 'listItem'] as const;
@@ -176,16 +188,20 @@ const EVERY_SHAPE = ['full', 'write', 'listItem'] as const;
 export const TASK_FIELDS = [
   { key: 'id', shapes: EVERY_SHAPE, json: ({ t }) => J.int(`${t}.id`) },
   { key: 'workspace_id', shapes: EVERY_SHAPE, json: ({ t }) => J.int(`${t}.workspace_id`) },
-  { key: 'list_id', shapes: EVERY_SHAPE, json: ({ t }) => J.intOrNull(`${t}.list_id`) },
-  { key: 'title', shapes: EVERY_SHAPE, json: ({ t }) => J.text(`${t}.title`) },
-  { key: 'description', shapes: ['full', 'write'], json: ({ t }) => J.textOrNull(`${t}.description`) },
-  { key: 'priority', shapes: EVERY_SHAPE, json: ({ t }) => J.text(`${t}.priority`) },
+  { key: 'list_id', shapes: EVERY_SHAPE, json: ({ t }) => J.intOrNull(`${t}.list_id`), write: { column: 'list_id', cast: 'int' } },
+  { key: 'title', shapes: EVERY_SHAPE, json: ({ t }) => J.text(`${t}.title`), write: { column: 'title', cast: 'text' } },
+  { key: 'description', shapes: ['full', 'write'], json: ({ t }) => J.textOrNull(`${t}.description`), write: { column: 'description', cast: 'text' } },
+  { key: 'priority', shapes: EVERY_SHAPE, json: ({ t }) => J.text(`${t}.priority`), write: { column: 'priority', cast: 'text', createDefault: () => `'${DEFAULT_PRIORITY}'` } },
   { key: 'identifier', shapes: EVERY_SHAPE, json: ({ t }) => J.int(`${t}.identifier`) },
-  { key: 'due_date', shapes: EVERY_SHAPE, json: ({ t }) => J.timestampOrNull(`${t}.due_date`) },
-  { key: 'start_date', shapes: EVERY_SHAPE, json: ({ t }) => J.timestampOrNull(`${t}.start_date`) },
+  { key: 'due_date', shapes: EVERY_SHAPE, json: ({ t }) => J.timestampOrNull(`${t}.due_date`), write: { column: 'due_date', cast: 'timestamptz' } },
+  { key: 'start_date', shapes: EVERY_SHAPE, json: ({ t }) => J.timestampOrNull(`${t}.start_date`), write: { column: 'start_date', cast: 'timestamptz' } },
   { key: 'creator_id', shapes: EVERY_SHAPE, json: ({ t }) => J.int(`${t}.creator_id`) },
   { key: 'created_at', shapes: EVERY_SHAPE, json: ({ t }) => J.timestamp(`${t}.created_at`) },
-  { key: 'status', shapes: EVERY_SHAPE, json: ({ t }) => statusSummarySql(`${t}.status_id`) },
+  {
+    key: 'status', shapes: EVERY_SHAPE, json: ({ t }) => statusSummarySql(`${t}.status_id`),
+    // D17: the workspace's first pending status by position.
+    write: { column: 'status_id', cast: 'int', createDefault: (ws) => `(SELECT id FROM statuses WHERE workspace_id = ${ws} AND category = 'pending' ORDER BY position, id LIMIT 1)` },
+  },
   { key: 'assignees', shapes: EVERY_SHAPE, json: ({ t, nested }) => nested.assignees(t) },
   { key: 'labels', shapes: ['full'], json: ({ t }) => labelsSql(`${t}.id`) },
   { key: 'subtasks', shapes: ['full', 'listItem'], json: ({ t, nested }) => nested.subtasks(t) },
@@ -209,6 +225,9 @@ const FIELDS_MATCH_DTOS: [Same<KeysOf<'full'>, keyof TaskDto>, Same<KeysOf<'writ
   true,
 ];
 void FIELDS_MATCH_DTOS;
+
+/** The columns create and update write from the body (TASK_FIELDS with a `write`), in table order. */
+export const TASK_WRITE_COLUMNS: readonly TaskColumnWrite[] = (TASK_FIELDS as readonly TaskField[]).flatMap((f) => (f.write ? [f.write] : []));
 
 /** The object of `shape` for the tasks row of `context`, from TASK_FIELDS. */
 function taskObjectSql(shape: TaskShape, context: TaskSqlContext): JsonSql {
