@@ -22,6 +22,7 @@ import { ListsModule } from './lists/lists.module';
 import { StatusesModule } from './statuses/statuses.module';
 import { TasksModule } from './tasks/tasks.module';
 import { UsersModule } from './users/users.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 import { WorkspacesModule } from './workspaces/workspaces.module';
 
 /**
@@ -48,6 +49,7 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
     TasksModule,
     CommentsModule,
     CustomFieldsModule,
+    WebhooksModule,
   ],
   providers: [
     AuthRepository,

@@ -10,6 +10,9 @@ export const SCOPES = [
   'workspaces:read',
   'workspaces:write',
   'users:read',
+  // D38: webhook routes.
+  'webhooks:read',
+  'webhooks:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

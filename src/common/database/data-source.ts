@@ -7,13 +7,15 @@ import { TaskQueries1795500000000 } from './migrations/1795500000000-task-querie
 import { ServerSecrets1795600000000 } from './migrations/1795600000000-server-secrets';
 import { TaskSearchText1795700000000 } from './migrations/1795700000000-task-search-text';
 import { Events1795800000000 } from './migrations/1795800000000-events';
+import { Webhooks1795820000000 } from './migrations/1795820000000-webhooks';
+import { installJobQueue } from '../../webhooks/job-queue';
 import { NamedStatementClient } from './prepared';
 
 // bigint (COUNT(*), file sizes) as JS numbers: every value we keep fits in 2^53.
 types.setTypeParser(types.builtins.INT8, (value) => Number(value));
 
 /** Every migration, in order. `synchronize` is never used: the schema comes from these. */
-export const MIGRATIONS = [InitialSchema1732250000000, ApiKeyNotify1795431327202, TaskQueries1795500000000, ServerSecrets1795600000000, TaskSearchText1795700000000, Events1795800000000];
+export const MIGRATIONS = [InitialSchema1732250000000, ApiKeyNotify1795431327202, TaskQueries1795500000000, ServerSecrets1795600000000, TaskSearchText1795700000000, Events1795800000000, Webhooks1795820000000];
 
 /**
  * TypeORM options for PostgreSQL at `url` (default `DATABASE_URL`).
@@ -45,6 +47,18 @@ export function dataSourceOptions(url: string | undefined = process.env.DATABASE
 export async function openDatabase(url?: string, runMigrations = true): Promise<DataSource> {
   const ds = new DataSource(dataSourceOptions(url));
   await ds.initialize();
-  if (runMigrations) await ds.runMigrations({ transaction: 'all' });
+  if (runMigrations) await migrateAll(ds);
   return ds;
+}
+
+/**
+ * Runs pending migrations, then installs or upgrades the webhook job queue's
+ * schema (graphile-worker's own migrations, which the events trigger needs).
+ *
+ * @returns the migrations applied now
+ */
+export async function migrateAll(ds: DataSource): Promise<Array<{ name: string }>> {
+  const applied = await ds.runMigrations({ transaction: 'all' });
+  await installJobQueue((ds.options as { url: string }).url);
+  return applied;
 }

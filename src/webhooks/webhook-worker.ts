@@ -1,0 +1,107 @@
+import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { run, type Runner } from 'graphile-worker';
+import { Pool } from 'pg';
+import { boundedPoolOptions } from '../common/database/pool-options';
+import { processLogger } from '../common/logging/logger';
+import type { AppEnv, WebhookSettings } from '../config/env';
+import { DELIVERY_TASK, DeliveryJob } from './delivery-job';
+import { jobQueueLogger } from './job-queue';
+import { attemptDelivery } from './webhook-sender';
+import { WebhookMetrics } from './webhooks.metrics';
+import { WebhooksRepository } from './webhooks.repository';
+
+/** Delivery jobs one process runs at once. */
+const CONCURRENCY = 10;
+/** How often the queue looks for jobs that fell due (new jobs are announced at once); well under D38's 5 s. */
+const POLL_INTERVAL_MS = 1_000;
+/**
+ * How long after an attempt starts its stand-in job falls due (beyond the
+ * attempt's own timeout): only a process that died mid-attempt lets it run.
+ */
+const STAND_IN_MARGIN_MS = 10_000;
+
+/**
+ * D38: delivers webhooks, in every server process unless WEBHOOK_WORKER=false.
+ * The queue (graphile-worker, on our database) hands each job to one process;
+ * a job is one attempt. An attempt starts only for an existing, active webhook
+ * and an attempt not yet recorded, uses the webhook's url as it is then, and
+ * ends recorded in the delivery log together with the next attempt's job
+ * (due the next WEBHOOK_RETRY_DELAYS_MS delay after it ended) or with none.
+ * Shutdown aborts attempts in flight unrecorded: their stand-in jobs make them again.
+ */
+@Injectable()
+export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly settings: WebhookSettings;
+  private readonly databaseUrl?: string;
+  private runner?: Runner;
+  private pool?: Pool;
+  private readonly stopping = new AbortController();
+
+  constructor(
+    config: ConfigService<AppEnv, true>,
+    private readonly repo: WebhooksRepository,
+    private readonly metrics: WebhookMetrics,
+  ) {
+    this.settings = config.get('webhooks', { infer: true });
+    this.databaseUrl = config.get('databaseUrl', { infer: true }) ?? process.env.DATABASE_URL;
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.settings.worker || !this.databaseUrl) return;
+    this.pool = new Pool({ connectionString: this.databaseUrl, max: 4, ...boundedPoolOptions() });
+    this.runner = await run({
+      pgPool: this.pool,
+      concurrency: CONCURRENCY,
+      pollInterval: POLL_INTERVAL_MS,
+      noHandleSignals: true,
+      logger: jobQueueLogger(processLogger()),
+      taskList: { [DELIVERY_TASK]: (payload) => this.deliver(payload as DeliveryJob) },
+    });
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopping.abort(new Error('shutting down'));
+    await this.runner?.stop().catch(() => undefined);
+    await this.pool?.end().catch(() => undefined);
+  }
+
+  /** One attempt of `job`: skipped, or made, logged, counted and recorded with what follows it. */
+  private async deliver(job: DeliveryJob): Promise<void> {
+    const { timeoutMs, retryDelaysMs, allowPrivate } = this.settings;
+    const start = await this.repo.startAttempt(job, timeoutMs + STAND_IN_MARGIN_MS);
+    if (!start.go) return;
+    const outcome = await attemptDelivery({
+      url: start.url,
+      secret: start.secret,
+      messageId: `evt_${job.event_id}`,
+      body: JSON.stringify(job.body),
+      timeoutMs,
+      allowPrivate,
+      signal: this.stopping.signal,
+    });
+    // attempt k + 1 (k from 1) waits the k-th delay; after the last delay's attempt, none.
+    const delay = retryDelaysMs[job.attempt - 1];
+    const next = outcome.result !== 'delivered' && delay !== undefined ? { job: { ...job, attempt: job.attempt + 1 }, inMs: delay } : null;
+    await this.repo.recordAttempt(
+      job,
+      { result: outcome.result, responseStatus: outcome.responseStatus, durationMs: outcome.durationMs, attemptedAt: outcome.startedAt },
+      next,
+    );
+    this.metrics.attempted(outcome.result);
+    processLogger().info(
+      {
+        context: 'Webhooks',
+        webhook_id: job.webhook_id,
+        event_id: job.event_id,
+        attempt: job.attempt,
+        host: new URL(start.url).host,
+        result: outcome.result,
+        response_status: outcome.responseStatus,
+        duration_ms: outcome.durationMs,
+        next_attempt_in_ms: next?.inMs ?? null,
+      },
+      'webhook delivery attempt',
+    );
+  }
+}
