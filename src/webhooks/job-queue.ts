@@ -1,5 +1,4 @@
 import { Logger as GraphileLogger, runMigrations } from 'graphile-worker';
-import { Pool } from 'pg';
 import type { Logger } from 'pino';
 
 /**
@@ -26,10 +25,5 @@ export function jobQueueLogger(logger?: Logger): GraphileLogger {
 
 /** Installs or upgrades the job queue's schema in the database at `url` (idempotent). */
 export async function installJobQueue(url: string): Promise<void> {
-  const pgPool = new Pool({ connectionString: url, max: 1 });
-  try {
-    await runMigrations({ pgPool, logger: jobQueueLogger() });
-  } finally {
-    await pgPool.end();
-  }
+  await runMigrations({ connectionString: url, maxPoolSize: 1, logger: jobQueueLogger() });
 }

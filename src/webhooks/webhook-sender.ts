@@ -73,9 +73,11 @@ export async function attemptDelivery(attempt: Attempt): Promise<AttemptOutcome>
   const deadline = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => reject(new AttemptTimeout()), attempt.timeoutMs);
   });
+  let onAbort: (() => void) | undefined;
   const aborted = new Promise<never>((_resolve, reject) => {
-    if (attempt.signal.aborted) reject(attempt.signal.reason);
-    attempt.signal.addEventListener('abort', () => reject(attempt.signal.reason), { once: true });
+    onAbort = () => reject(attempt.signal.reason);
+    if (attempt.signal.aborted) onAbort();
+    else attempt.signal.addEventListener('abort', onAbort, { once: true });
   });
   deadline.catch(() => undefined);
   aborted.catch(() => undefined);
@@ -126,6 +128,7 @@ export async function attemptDelivery(attempt: Attempt): Promise<AttemptOutcome>
     throw error;
   } finally {
     clearTimeout(timer);
+    attempt.signal.removeEventListener('abort', onAbort!);
     request?.destroy();
   }
 }

@@ -1,8 +1,6 @@
 import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { run, type Runner } from 'graphile-worker';
-import { Pool } from 'pg';
-import { boundedPoolOptions } from '../common/database/pool-options';
 import { processLogger } from '../common/logging/logger';
 import type { AppEnv, WebhookSettings } from '../config/env';
 import { DELIVERY_TASK, DeliveryJob } from './delivery-job';
@@ -35,7 +33,6 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
   private readonly settings: WebhookSettings;
   private readonly databaseUrl?: string;
   private runner?: Runner;
-  private pool?: Pool;
   private readonly stopping = new AbortController();
 
   constructor(
@@ -49,9 +46,10 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.settings.worker || !this.databaseUrl) return;
-    this.pool = new Pool({ connectionString: this.databaseUrl, max: 4, ...boundedPoolOptions() });
+    // The queue's own small pool (it installs its error handlers and closes it on stop).
     this.runner = await run({
-      pgPool: this.pool,
+      connectionString: this.databaseUrl,
+      maxPoolSize: 4,
       concurrency: CONCURRENCY,
       pollInterval: POLL_INTERVAL_MS,
       noHandleSignals: true,
@@ -63,7 +61,6 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
   async onApplicationShutdown(): Promise<void> {
     this.stopping.abort(new Error('shutting down'));
     await this.runner?.stop().catch(() => undefined);
-    await this.pool?.end().catch(() => undefined);
   }
 
   /** One attempt of `job`: skipped, or made, logged, counted and recorded with what follows it. */

@@ -17,7 +17,7 @@ export class WebhookMetrics {
   /** Adds the metrics to `registry` (src/metrics/metrics.ts). */
   register(registry: Registry): void {
     this.attempts = new Counter({ name: 'webhook_delivery_attempts_total', help: 'Webhook delivery attempts made by this process, by result', labelNames: ['result'], registers: [registry] });
-    for (const result of DELIVERY_RESULTS) this.attempts.labels(result);
+    for (const result of DELIVERY_RESULTS) this.attempts.labels(result).inc(0);
     let state: Promise<{ pending: number; oldest_due_seconds: number }> | undefined;
     // Both gauges read one query per scrape.
     const read = () => (state ??= this.repo.queueState().finally(() => setImmediate(() => (state = undefined))));

@@ -97,8 +97,9 @@ export class WebhooksRepository {
   /**
    * Records a finished attempt and, in the same statement, what follows it:
    * `next` (the next attempt, due `nextInMs` from now) replaces the stand-in
-   * job, or without `next` the stand-in is removed. Nothing happens when the
-   * webhook is gone or the attempt was already recorded (a job run twice).
+   * job, or without `next` the stand-in is removed. When the webhook is gone
+   * the stand-in is removed and nothing is recorded; when the attempt was
+   * already recorded (a job run twice) nothing changes.
    */
   async recordAttempt(job: DeliveryJob, record: AttemptRecord, next: { job: DeliveryJob; inMs: number } | null): Promise<void> {
     await this.sql.rows(
@@ -107,9 +108,12 @@ export class WebhooksRepository {
          SELECT w.id, $2, $3, $4, $5, $6, $7 FROM webhooks w WHERE w.id = $1
          ON CONFLICT (webhook_id, event_id, attempt) DO NOTHING
          RETURNING id)
-       SELECT CASE WHEN $9::json IS NULL THEN (graphile_worker.remove_job($8)).id
-                   ELSE (graphile_worker.add_job($11, $9::json, run_at := now() + $10 * interval '1 millisecond', job_key := $8)).id END
-         FROM recorded`,
+       SELECT CASE
+                WHEN EXISTS (SELECT 1 FROM recorded) AND $9::json IS NOT NULL
+                  THEN (graphile_worker.add_job($11, $9::json, run_at := now() + $10 * interval '1 millisecond', job_key := $8)).id
+                WHEN EXISTS (SELECT 1 FROM recorded) OR NOT EXISTS (SELECT 1 FROM webhooks WHERE id = $1)
+                  THEN (graphile_worker.remove_job($8)).id
+              END`,
       [
         job.webhook_id, job.event_id, job.attempt, record.result, record.responseStatus, record.durationMs, record.attemptedAt,
         deliveryJobKey(job), next ? JSON.stringify(next.job) : null, next?.inMs ?? 0, DELIVERY_TASK,

@@ -19,7 +19,7 @@ export interface Receiver {
   url: string;
   port: number;
   received: Received[];
-  answer: (request: Received, index: number) => Answer;
+  answer: (request: Received, index: number) => Answer | Promise<Answer>;
   /** Resolves once `predicate` holds for the requests received, polling; rejects after `ms`. */
   waitFor(predicate: (received: Received[]) => boolean, ms?: number): Promise<void>;
   close(): Promise<void>;
@@ -49,12 +49,13 @@ export async function startReceiver(port = 0): Promise<Receiver> {
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
+    req.on('end', async () => {
       const request = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
       const index = receiver.received.push(request) - 1;
-      const answer = receiver.answer(request, index);
+      const answer = await receiver.answer(request, index);
       if (answer === 'hang') return void hanging.add(res);
-      res.writeHead(answer, { 'content-type': 'text/plain' }).end('ok');
+      const location = answer >= 300 && answer < 400 ? { location: `${receiver.url}/moved` } : {};
+      res.writeHead(answer, { 'content-type': 'text/plain', ...location }).end('ok');
     });
   });
   await new Promise<void>((ready) => server.listen(port, '127.0.0.1', ready));
