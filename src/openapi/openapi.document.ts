@@ -34,6 +34,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Tasks: 'Tasks, with status, assignees, labels, subtasks, attachments and custom-field values',
   Comments: 'Comments on tasks',
   'Custom fields': 'Custom-field definitions of a workspace',
+  Webhooks: 'Signed HTTP deliveries of a workspace\'s events to subscribed URLs',
   Health: 'Probes and metrics for operators, without a key',
 };
 

@@ -4,7 +4,7 @@ import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { ApiValidatedBody } from '../common/openapi/api-errors.decorator';
 import { PathId } from '../common/validation/id.pipe';
-import { CreatedWebhookDto, CreateWebhookDto, DeliveryDto, UpdateWebhookDto, WebhookDto } from './webhooks.dto';
+import { CreatedWebhookDto, CreateWebhookDto, WebhookDeliveryDto, UpdateWebhookDto, WebhookDto } from './webhooks.dto';
 import { WebhooksService } from './webhooks.service';
 
 /** HTTP for webhooks (D38): create, list, update, delete, deliveries. */
@@ -69,8 +69,8 @@ export class WebhooksController {
     summary: 'List webhook deliveries',
     description: 'The webhook\'s 100 most recent finished delivery attempts, over all its events, newest first (by `attempted_at`, then `id`).',
   })
-  @ApiOkResponse({ type: [DeliveryDto] })
-  listWebhookDeliveries(@CurrentCaller() caller: Caller, @PathId('webhook') id: number): Promise<DeliveryDto[]> {
+  @ApiOkResponse({ type: [WebhookDeliveryDto] })
+  listWebhookDeliveries(@CurrentCaller() caller: Caller, @PathId('webhook') id: number): Promise<WebhookDeliveryDto[]> {
     return this.webhooks.listDeliveries(caller, id);
   }
 }

@@ -95,7 +95,7 @@ export class CreatedWebhookDto extends WebhookDto {
 }
 
 /** D38: one finished delivery attempt. */
-export class DeliveryDto {
+export class WebhookDeliveryDto {
   @ApiProperty({ example: 17 }) id: number;
   @ApiProperty({ example: 1042, description: 'The delivered event' }) event_id: number;
   @ApiProperty({ example: 1, minimum: 1, description: 'Attempt number for this event, from 1' }) attempt: number;

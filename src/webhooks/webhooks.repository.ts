@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Sql } from '../common/database/sql';
 import type { EventType } from '../events/event-types';
-import type { CreatedWebhookDto, DeliveryDto, DeliveryResult, WebhookDto } from './webhooks.dto';
+import type { CreatedWebhookDto, WebhookDeliveryDto, DeliveryResult, WebhookDto } from './webhooks.dto';
 import { DELIVERY_TASK, DeliveryJob, deliveryJobKey } from './delivery-job';
 
 const WEBHOOK_COLUMNS = `id, workspace_id, url, events, active, api_ts(created_at) AS created_at`;
@@ -60,7 +60,7 @@ export class WebhooksRepository {
   }
 
   /** D38: the webhook's 100 most recent finished attempts, newest first. */
-  listDeliveries(webhookId: number): Promise<DeliveryDto[]> {
+  listDeliveries(webhookId: number): Promise<WebhookDeliveryDto[]> {
     return this.sql.rows(
       `SELECT id, event_id, attempt, result, response_status, duration_ms, api_ts(attempted_at) AS attempted_at
          FROM webhook_deliveries WHERE webhook_id = $1

@@ -9,7 +9,7 @@ import { validateBody, validateTarget } from '../common/validation/validate-body
 import type { AppEnv } from '../config/env';
 import { EVENT_TYPES } from '../events/event-types';
 import { webhookUrl, type UrlRules } from './webhook-url';
-import { CreatedWebhookDto, CreateWebhookDto, DeliveryDto, UpdateWebhookDto, WebhookDto } from './webhooks.dto';
+import { CreatedWebhookDto, CreateWebhookDto, WebhookDeliveryDto, UpdateWebhookDto, WebhookDto } from './webhooks.dto';
 import { WebhooksRepository } from './webhooks.repository';
 
 /** D38: a new signing secret, `whsec_` + padded base64 of 32 random bytes (44 characters). */
@@ -69,7 +69,7 @@ export class WebhooksService {
   }
 
   /** D38: the webhook's 100 most recent finished delivery attempts. */
-  async listDeliveries(caller: Caller, id: number): Promise<DeliveryDto[]> {
+  async listDeliveries(caller: Caller, id: number): Promise<WebhookDeliveryDto[]> {
     await this.access.check(caller, 'webhook.manage', id);
     return this.webhooks.listDeliveries(id);
   }

@@ -213,6 +213,17 @@ describe('authentication (D20, D21) and scopes', () => {
       request: () => ({ method: 'DELETE', url: `/api/v1/labels/${ids.l_del}` }),
       badId: () => ({ method: 'DELETE', url: '/api/v1/labels/abc' }),
     },
+    // D38: the webhook scopes, granted like any other.
+    {
+      name: 'POST /api/v1/webhooks', scope: 'webhooks:write', status: 201,
+      request: () => ({ method: 'POST', url: '/api/v1/webhooks', payload: { workspace_id: ids.acme, url: 'https://localhost/hook' } }),
+      badId: () => ({ method: 'POST', url: '/api/v1/webhooks', payload: { workspace_id: 'abc', url: 5 } }),
+    },
+    {
+      name: 'GET /api/v1/workspaces/:id/webhooks', scope: 'webhooks:read', status: 200,
+      request: () => ({ method: 'GET', url: `/api/v1/workspaces/${ids.acme}/webhooks` }),
+      badId: () => ({ method: 'GET', url: '/api/v1/workspaces/abc/webhooks' }),
+    },
   ];
 
   describe.each(ROUTES)('$name needs $scope', ({ scope, request, status, badId }) => {

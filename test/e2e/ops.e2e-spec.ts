@@ -74,7 +74,16 @@ describe('configuration (validated at boot)', () => {
       dbPoolSize: 10, logLevel: 'log', logFormat: 'auto', rateLimitPerMinute: 0, redisUrl: undefined, trustProxy: false,
       corsOrigins: [], docsEnabled: true, metricsEnabled: true,
       timeouts: DEFAULT_TIMEOUTS, preparedStatements: true, webConcurrency: 1,
+      webhooks: { timeoutMs: 10000, retryDelaysMs: [5000, 300000, 1800000, 7200000, 18000000, 36000000, 36000000], allowPrivate: false, allowHttp: false, worker: true },
     });
+    // D38: WEBHOOK_RETRY_DELAYS_MS: digits only, each at most a day; empty means no retries.
+    expect(loadEnv({ WEBHOOK_RETRY_DELAYS_MS: '' }).webhooks.retryDelaysMs).toEqual([]);
+    expect(loadEnv({ WEBHOOK_RETRY_DELAYS_MS: '0, 50,86400000' }).webhooks.retryDelaysMs).toEqual([0, 50, 86400000]);
+    for (const bad of ['86400001', '1e3', '5,,6', '-1', 'x']) {
+      expect(() => loadEnv({ WEBHOOK_RETRY_DELAYS_MS: bad })).toThrow(
+        `Invalid configuration: WEBHOOK_RETRY_DELAYS_MS=${JSON.stringify(bad)}: expected a comma-separated list of whole numbers of milliseconds from 0 to 86400000, or nothing`,
+      );
+    }
     expect(loadEnv({ MIGRATIONS_RUN: '0' }).migrationsRun).toBe(false);
     expect(loadEnv({ MIGRATIONS_RUN: 'FALSE' }).migrationsRun).toBe(false);
     expect(loadEnv({ DOCS_ENABLED: 'off', CORS_ORIGINS: 'https://a.example.com, http://localhost:5173' })).toMatchObject({

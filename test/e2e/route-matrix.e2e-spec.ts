@@ -15,7 +15,7 @@ import { loadRoleWorld, RoleWorld } from '../setup/world';
 /** D6: malformed path ids. */
 const PATH_400: Record<string, string> = {
   workspace: 'Invalid workspace ID', folder: 'Invalid folder ID', list: 'Invalid list ID',
-  task: 'Invalid task ID', status: 'Invalid status ID', label: 'Invalid label ID',
+  task: 'Invalid task ID', status: 'Invalid status ID', label: 'Invalid label ID', webhook: 'Invalid webhook ID',
 };
 /** D6: malformed parent ids in a create body. */
 const BODY_400: Record<string, string> = { workspace_id: 'workspace_id is required', list_id: 'list_id must be a valid numeric ID' };
@@ -24,18 +24,20 @@ const BODY_400: Record<string, string> = { workspace_id: 'workspace_id is requir
 const NOT_FOUND: Record<string, string> = {
   workspace: 'Workspace not found', folder: 'Folder not found', list: 'List not found', task: 'Task not found',
   status: 'Status not found', label: 'Label not found', workspace_id: 'Workspace not found', list_id: 'List not found in this workspace',
+  webhook: 'Webhook not found',
 };
 
 /** D4: what a caller who is not a member of the target's workspace gets, by target. */
 const NON_MEMBER: Record<string, [number, string]> = {
   workspace: [404, 'Workspace not found'], folder: [404, 'Folder not found'], workspace_id: [404, 'Workspace not found'],
   list: [403, 'Access denied'], task: [403, 'Access denied'], status: [403, 'Access denied'], label: [403, 'Access denied'],
-  list_id: [403, 'Access denied'],
+  list_id: [403, 'Access denied'], webhook: [403, 'Access denied'],
 };
 
 /** The target of each kind in the world's workspace `ws`. */
 const TARGET_REF: Record<string, string> = {
   workspace: 'ws', folder: 'eng', list: 'backlog', task: 't_backlog', status: 'review', label: 'bug', workspace_id: 'ws', list_id: 'backlog',
+  webhook: 'webhook',
 };
 
 const targetKey = (r: RouteSpec): string => (r.target === undefined ? '' : r.target.in === 'path' ? r.target.kind : r.target.field);
@@ -49,6 +51,7 @@ function bodyOf(r: RouteSpec, w: RoleWorld): Record<string, unknown> | undefined
     case 'POST /api/v1/lists': return { folder_id: w.ids.eng, name: 'New list' };
     case 'POST /api/v1/tasks': return { title: 'New task' };
     case 'POST /api/v1/tasks/:task_id/comments': return { content: '<p>New</p>' };
+    case 'POST /api/v1/webhooks': return { url: 'https://localhost/hook' };
     default: return r.method === 'PATCH' ? { name: 'Renamed' } : undefined;
   }
 }
@@ -69,6 +72,9 @@ describe('route matrix: every route of D1 (issue 10)', () => {
   beforeAll(async () => {
     t = await createTestApp();
     w = await loadRoleWorld(t.db.ds, 'rm');
+    // D38: the world's webhook (webhooks are not part of fixtures).
+    const [hook] = await t.db.ds.query(`INSERT INTO webhooks (workspace_id, url, events, secret) VALUES ($1, 'https://localhost/hook', '{task.created}', 'whsec_x') RETURNING id`, [w.ids.ws]);
+    w.ids.webhook = hook.id;
   });
   afterAll(async () => {
     await t.close();
@@ -79,8 +85,8 @@ describe('route matrix: every route of D1 (issue 10)', () => {
     return { status: res.statusCode, body: res.json() as unknown };
   };
 
-  it('covers the 26 routes of D1, each once', () => {
-    expect(new Set(ROUTES.map(routeName)).size).toBe(26);
+  it('covers the 26 routes of D1 and the 5 of D38, each once', () => {
+    expect(new Set(ROUTES.map(routeName)).size).toBe(31);
   });
 
   describe.each(ROUTES.map((r) => [routeName(r), r] as const))('%s', (_name, r) => {
