@@ -1,4 +1,9 @@
+import { ChildProcess, spawn } from 'child_process';
+import { readFileSync } from 'fs';
+import { join } from 'path';
 import { Webhook } from 'standardwebhooks';
+import { signedHeaders } from '../../src/webhooks/webhook-sender';
+import { freePort, ROOT } from '../setup/server-process';
 import { createRootLogger, replaceRootLogger } from '../../src/common/logging/logger';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
 import { EventObject, pendingDeliveries, recordEvent } from '../setup/events';
@@ -292,12 +297,39 @@ describe('webhook delivery (D38)', () => {
     expect(log[99]).toMatchObject({ event_id: 1008 });
   });
 
+  it('the README receiver, run as printed, verifies a delivery, refuses a bad signature and skips a repeated webhook-id', async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Events and webhooks'), readme.indexOf('## Performance'));
+    const code = /```js\n([\s\S]*?)```/.exec(section)![1];
+    const port = await freePort();
+    const hook = await createHook(`http://127.0.0.1:${port}/`, ['label.created']);
+    const child: ChildProcess = spawn(process.execPath, ['-e', code], { cwd: ROOT, env: { ...process.env, WEBHOOK_SECRET: hook.secret, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    try {
+      const post = (body: string, headers: Record<string, string>) => fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers, body });
+      await until(() => post('{}', {}).then((r) => r.status, () => 0), (status) => status === 400);
+      const e = await event('label.created', { label_id: 5 });
+      await until(async () => out, (text) => text.includes('\n'));
+      expect(out).toBe('label.created {"label_id":5}\n');
+      const body = JSON.stringify(e);
+      const headers = signedHeaders(hook.secret, `evt_${e.id}`, new Date(), body);
+      expect((await post(body, headers)).status).toBe(204);
+      expect((await post(body.replace('"label_id":5', '"label_id":6'), headers)).status).toBe(400);
+      expect((await post(body, signedHeaders('whsec_' + Buffer.alloc(32, 7).toString('base64'), `evt_${e.id}`, new Date(), body))).status).toBe(400);
+      expect(out).toBe('label.created {"label_id":5}\n');
+      expect((await deliveries(hook.id)).map((d) => [d.event_id, d.result, d.response_status])).toEqual([[e.id, 'delivered', 204]]);
+    } finally {
+      child.kill();
+    }
+  });
+
   it('metrics: attempts by result, pending deliveries and the age of the oldest one due', async () => {
     const res = await t.inject({ method: 'GET', url: '/metrics' });
     expect(res.statusCode).toBe(200);
     const value = (name: string) => Number(new RegExp(`^${name.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(res.body)?.[1]);
     // The attempts of the tests above: each test's own webhooks only (afterEach).
-    expect(value('webhook_delivery_attempts_total{result="delivered"}')).toBe(7);
+    expect(value('webhook_delivery_attempts_total{result="delivered"}')).toBe(8);
     expect(value('webhook_delivery_attempts_total{result="failed"}')).toBe(15);
     expect(value('webhook_delivery_attempts_total{result="timeout"}')).toBe(4);
     expect(value('webhook_delivery_attempts_total{result="blocked"}')).toBe(0);
