@@ -32,6 +32,7 @@ const STAND_IN_MARGIN_MS = 10_000;
 export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly settings: WebhookSettings;
   private readonly databaseUrl?: string;
+  private readonly preparedStatements: boolean;
   private runner?: Runner;
   private readonly stopping = new AbortController();
 
@@ -42,6 +43,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
   ) {
     this.settings = config.get('webhooks', { infer: true });
     this.databaseUrl = config.get('databaseUrl', { infer: true }) ?? process.env.DATABASE_URL;
+    this.preparedStatements = config.get('preparedStatements', { infer: true });
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -50,6 +52,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
     this.runner = await run({
       connectionString: this.databaseUrl,
       maxPoolSize: 4,
+      // Behind a pooler that cannot keep prepared statements (DB_PREPARED_STATEMENTS=false), the queue's go unnamed too.
+      noPreparedStatements: !this.preparedStatements,
       concurrency: CONCURRENCY,
       pollInterval: POLL_INTERVAL_MS,
       noHandleSignals: true,

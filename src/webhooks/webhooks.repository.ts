@@ -95,7 +95,8 @@ export class WebhooksRepository {
   }
 
   /**
-   * Records a finished attempt and, in the same statement, what follows it:
+   * Records a finished attempt (dropping attempts of the webhook older than the
+   * DELIVERIES_SHOWN most recent) and, in the same statement, what follows it:
    * `next` (the next attempt, due `nextInMs` from now) replaces the stand-in
    * job, or without `next` the stand-in is removed. When the webhook is gone
    * the stand-in is removed and nothing is recorded; when the attempt was
@@ -107,7 +108,14 @@ export class WebhooksRepository {
          INSERT INTO webhook_deliveries (webhook_id, event_id, attempt, result, response_status, duration_ms, attempted_at)
          SELECT w.id, $2, $3, $4, $5, $6, $7 FROM webhooks w WHERE w.id = $1
          ON CONFLICT (webhook_id, event_id, attempt) DO NOTHING
-         RETURNING id)
+         RETURNING id),
+       -- Only the most recent attempts are ever shown: the log keeps those (this statement sees the
+       -- log without the new row, so DELIVERIES_SHOWN - 1 of the older ones stay beside it; attempts
+       -- recorded at the same moment do not see each other, so the log may hold a few more).
+       pruned AS (
+         DELETE FROM webhook_deliveries WHERE id IN (
+           SELECT id FROM webhook_deliveries WHERE webhook_id = $1 AND EXISTS (SELECT 1 FROM recorded)
+            ORDER BY attempted_at DESC, id DESC OFFSET ${DELIVERIES_SHOWN - 1}))
        SELECT CASE
                 WHEN EXISTS (SELECT 1 FROM recorded) AND $9::json IS NOT NULL
                   THEN (graphile_worker.add_job($11, $9::json, run_at := now() + $10 * interval '1 millisecond', job_key := $8)).id

@@ -297,6 +297,23 @@ describe('webhook delivery (D38)', () => {
     expect(log[99]).toMatchObject({ event_id: 1008 });
   });
 
+  it('the log keeps about the 100 most recent attempts of a webhook (attempts recorded at the same moment may each keep one more)', async () => {
+    const r = await receiver();
+    r.answer = () => 500;
+    const hook = await createHook(r.url);
+    for (let i = 0; i < 26; i++) await event();
+    await r.waitFor((got) => got.length === 104);
+    await settled();
+    const [{ n }] = await t.db.ds.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1`, [hook.id]);
+    expect(n).toBeGreaterThanOrEqual(100);
+    expect(n).toBeLessThan(104);
+    const log = await deliveries(hook.id);
+    expect(log).toHaveLength(100);
+    expect(log.map((d) => d.id)).toEqual(
+      ((await t.db.ds.query(`SELECT id FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY attempted_at DESC, id DESC LIMIT 100`, [hook.id])) as Array<{ id: number }>).map((d) => d.id),
+    );
+  });
+
   it('the README receiver, run as printed, verifies a delivery, refuses a bad signature and skips a repeated webhook-id', async () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const section = readme.slice(readme.indexOf('## Events and webhooks'), readme.indexOf('## Performance'));
@@ -330,7 +347,7 @@ describe('webhook delivery (D38)', () => {
     const value = (name: string) => Number(new RegExp(`^${name.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(res.body)?.[1]);
     // The attempts of the tests above: each test's own webhooks only (afterEach).
     expect(value('webhook_delivery_attempts_total{result="delivered"}')).toBe(8);
-    expect(value('webhook_delivery_attempts_total{result="failed"}')).toBe(15);
+    expect(value('webhook_delivery_attempts_total{result="failed"}')).toBe(15 + 104);
     expect(value('webhook_delivery_attempts_total{result="timeout"}')).toBe(4);
     expect(value('webhook_delivery_attempts_total{result="blocked"}')).toBe(0);
     expect(value('webhook_deliveries_pending')).toBe(0);
