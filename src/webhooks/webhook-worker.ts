@@ -58,7 +58,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
       pollInterval: POLL_INTERVAL_MS,
       noHandleSignals: true,
       logger: jobQueueLogger(processLogger()),
-      taskList: { [DELIVERY_TASK]: (payload) => this.deliver(payload as DeliveryJob) },
+      taskList: { [DELIVERY_TASK]: (payload, helpers) => this.deliver(payload as DeliveryJob, helpers.job.run_at) },
     });
   }
 
@@ -67,10 +67,10 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
     await this.runner?.stop().catch(() => undefined);
   }
 
-  /** One attempt of `job`: skipped, or made, logged, counted and recorded with what follows it. */
-  private async deliver(job: DeliveryJob): Promise<void> {
+  /** One attempt of `job`, due at `dueAt`: skipped, or made, logged, counted and recorded with what follows it. */
+  private async deliver(job: DeliveryJob, dueAt: Date): Promise<void> {
     const { timeoutMs, retryDelaysMs, allowPrivate } = this.settings;
-    const start = await this.repo.startAttempt(job, timeoutMs + STAND_IN_MARGIN_MS);
+    const start = await this.repo.startAttempt(job, dueAt, timeoutMs + STAND_IN_MARGIN_MS);
     if (!start.go) return;
     const outcome = await attemptDelivery({
       url: start.url,

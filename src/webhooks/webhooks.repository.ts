@@ -47,7 +47,8 @@ export class WebhooksRepository {
   /** Changes the fields given (undefined: unchanged); null when the webhook is gone. */
   async update(id: number, patch: { url?: string; events?: EventType[]; active?: boolean }): Promise<WebhookDto | null> {
     const rows = await this.sql.rows<WebhookDto>(
-      `UPDATE webhooks SET url = COALESCE($2, url), events = COALESCE($3, events), active = COALESCE($4, active)
+      `UPDATE webhooks SET url = COALESCE($2, url), events = COALESCE($3, events), active = COALESCE($4, active),
+              activated_at = CASE WHEN $4::boolean AND NOT active THEN now() ELSE activated_at END
         WHERE id = $1 RETURNING ${WEBHOOK_COLUMNS}`,
       [id, patch.url ?? null, patch.events ?? null, patch.active ?? null],
     );
@@ -70,26 +71,27 @@ export class WebhooksRepository {
   }
 
   /**
-   * The start of attempt `job.attempt`, in one statement: the webhook's url and
-   * secret, and `go` true only when it exists, is active and this attempt is
-   * not recorded yet. When it goes, a stand-in job for the same attempt is
+   * The start of attempt `job.attempt`, which fell due at `dueAt`, in one
+   * statement: the webhook's url and secret, and `go` true only when it
+   * exists, is active, has been active since `dueAt` (D38: an attempt falling
+   * due while inactive is dropped for good) and this attempt is not recorded yet. When it goes, a stand-in job for the same attempt is
    * queued under the delivery's job key, due `standInMs` from now: if this
    * process dies before the attempt is recorded, the stand-in makes it (the
    * running job keeps no key, graphile-worker's add_job rule for a locked job);
    * recordAttempt replaces or removes it.
    */
-  async startAttempt(job: DeliveryJob, standInMs: number): Promise<AttemptStart> {
+  async startAttempt(job: DeliveryJob, dueAt: Date, standInMs: number): Promise<AttemptStart> {
     const rows = await this.sql.rows<AttemptStart>(
       `WITH hook AS (
          SELECT w.url, w.secret,
-                w.active AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d
+                w.active AND w.activated_at <= $8 AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d
                                           WHERE d.webhook_id = w.id AND d.event_id = $2 AND d.attempt = $3) AS go
            FROM webhooks w WHERE w.id = $1),
        stand_in AS (
          SELECT graphile_worker.add_job($4, $5::json, run_at := now() + $6 * interval '1 millisecond', job_key := $7)
            FROM hook WHERE hook.go)
        SELECT hook.url, hook.secret, hook.go AND (SELECT count(*) FROM stand_in) = 1 AS go FROM hook`,
-      [job.webhook_id, job.event_id, job.attempt, DELIVERY_TASK, JSON.stringify(job), standInMs, deliveryJobKey(job)],
+      [job.webhook_id, job.event_id, job.attempt, DELIVERY_TASK, JSON.stringify(job), standInMs, deliveryJobKey(job), dueAt],
     );
     return rows[0] ?? { go: false, url: '', secret: '' };
   }

@@ -27,6 +27,9 @@ export class Webhooks1795820000000 implements MigrationInterface {
         url          text NOT NULL,
         events       text[] NOT NULL,
         active       boolean NOT NULL DEFAULT true,
+        -- When the webhook last became active: an attempt that fell due before it fell due while
+        -- the webhook was inactive (or before it existed) and is dropped.
+        activated_at timestamptz NOT NULL DEFAULT now(),
         secret       text NOT NULL,
         created_at   timestamptz NOT NULL DEFAULT now()
       );
