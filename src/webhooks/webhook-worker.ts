@@ -26,7 +26,7 @@ const STAND_IN_MARGIN_MS = 10_000;
  * and an attempt not yet recorded, uses the webhook's url as it is then, and
  * ends recorded in the delivery log together with the next attempt's job
  * (due the next WEBHOOK_RETRY_DELAYS_MS delay after it ended) or with none.
- * Shutdown aborts attempts in flight unrecorded: their stand-in jobs make them again.
+ * Shutdown abandons attempts in flight unrecorded: their stand-in jobs make them again.
  */
 @Injectable()
 export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -72,15 +72,23 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
     const { timeoutMs, retryDelaysMs, allowPrivate } = this.settings;
     const start = await this.repo.startAttempt(job, dueAt, timeoutMs + STAND_IN_MARGIN_MS);
     if (!start.go) return;
-    const outcome = await attemptDelivery({
-      url: start.url,
-      secret: start.secret,
-      messageId: `evt_${job.event_id}`,
-      body: JSON.stringify(job.body),
-      timeoutMs,
-      allowPrivate,
-      signal: this.stopping.signal,
-    });
+    let outcome;
+    try {
+      outcome = await attemptDelivery({
+        url: start.url,
+        secret: start.secret,
+        messageId: `evt_${job.event_id}`,
+        body: JSON.stringify(job.body),
+        timeoutMs,
+        allowPrivate,
+        signal: this.stopping.signal,
+      });
+    } catch (error) {
+      if (!this.stopping.signal.aborted) throw error;
+      // Shutting down: the attempt is abandoned unrecorded; its stand-in job makes it after the restart.
+      processLogger().info({ context: 'Webhooks', webhook_id: job.webhook_id, event_id: job.event_id, attempt: job.attempt }, 'webhook delivery attempt abandoned at shutdown');
+      return;
+    }
     // attempt k + 1 (k from 1) waits the k-th delay; after the last delay's attempt, none.
     const delay = retryDelaysMs[job.attempt - 1];
     const next = outcome.result !== 'delivered' && delay !== undefined ? { job: { ...job, attempt: job.attempt + 1 }, inMs: delay } : null;

@@ -109,6 +109,8 @@ it.each(['SIGKILL', 'SIGTERM'] as const)('a process stopped by %s in the middle 
   await receiver.waitFor((got) => got.length === 1);
   // SIGTERM: the attempt in flight is abandoned unrecorded, and the process exits 0 at once.
   expect(await stop(first, signal)).toBe(signal === 'SIGKILL' ? null : 0);
+  // Nothing logged at error level (pino level 50) or above: abandoning the attempt is part of a clean stop.
+  expect(first.stdout() + first.stderr()).not.toMatch(/"level":(50|60)/);
   const second = await server();
   await receiver.waitFor((got) => got.length === 2, 60_000);
   expect(receiver.received.map((got) => got.headers['webhook-id'])).toEqual([`evt_${e.id}`, `evt_${e.id}`]);
