@@ -19,6 +19,11 @@ export interface Attempt {
   allowPrivate: boolean;
   /** Aborts the attempt (server shutdown): the promise rejects, nothing counts as sent. */
   signal: AbortSignal;
+  /**
+   * Called once connected, before a byte is sent: calls `send` if the attempt
+   * may still go, and resolves whether it did. A rejection rejects the attempt.
+   */
+  beforeSend: (send: () => void) => Promise<boolean>;
 }
 
 /** How an attempt ended (D38). */
@@ -59,12 +64,14 @@ class AttemptTimeout extends Error {}
  * addresses is not public (and that is not allowed) the attempt is `blocked`
  * without connecting. Otherwise it connects to the first resolved address,
  * exactly the one checked (a custom lookup: no second resolution), and POSTs
- * the body with the signed headers. A 2xx answer is `delivered`, another
- * status (redirects included: never followed) `failed` with that status, no
- * answer within `timeoutMs` (resolution included) `timeout`, no connection or
- * no resolution `failed` without status. Rejects only when `signal` aborts.
+ * the body with the signed headers, once `beforeSend` lets it (null when it
+ * does not: nothing was sent). A 2xx answer is `delivered`, another status
+ * (redirects included: never followed) `failed` with that status, no answer
+ * within `timeoutMs` (resolution included) `timeout`, no connection or no
+ * resolution `failed` without status. Rejects when `signal` aborts or
+ * `beforeSend` rejects.
  */
-export async function attemptDelivery(attempt: Attempt): Promise<AttemptOutcome> {
+export async function attemptDelivery(attempt: Attempt): Promise<AttemptOutcome | null> {
   const startedAt = new Date();
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -103,24 +110,31 @@ export async function attemptDelivery(attempt: Attempt): Promise<AttemptOutcome>
     if (!attempt.allowPrivate && addresses.some((a) => !isPublicAddress(a.address))) return outcome('blocked');
     const { address, family } = addresses[0];
     const status = await Promise.race([
-      new Promise<number | null>((resolve) => {
+      new Promise<number | null | 'cancelled'>((resolve, reject) => {
         const send = url.protocol === 'https:' ? https.request : http.request;
-        request = send(url, {
+        const req = send(url, {
           method: 'POST',
           headers: { ...signedHeaders(attempt.secret, attempt.messageId, startedAt, attempt.body), 'content-length': String(Buffer.byteLength(attempt.body)) },
           lookup: fixedLookup(address, family),
           agent: false,
         });
-        request.on('response', (response) => {
+        request = req;
+        req.on('response', (response) => {
           resolve(response.statusCode ?? null);
           response.destroy();
         });
-        request.on('error', () => resolve(null));
-        request.end(attempt.body);
+        req.on('error', () => resolve(null));
+        // Nothing is written before end(): connect first, then ask whether the attempt may still go.
+        req.once('socket', (socket) => {
+          socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => {
+            attempt.beforeSend(() => req.end(attempt.body)).then((sent) => sent || resolve('cancelled'), reject);
+          });
+        });
       }),
       deadline,
       aborted,
     ]);
+    if (status === 'cancelled') return null;
     if (status === null) return outcome('failed');
     return outcome(status >= 200 && status < 300 ? 'delivered' : 'failed', status);
   } catch (error) {

@@ -23,7 +23,7 @@ const STAND_IN_MARGIN_MS = 10_000;
  * D38: delivers webhooks, in every server process unless WEBHOOK_WORKER=false.
  * The queue (graphile-worker, on our database) hands each job to one process;
  * a job is one attempt. An attempt starts only for an existing, active webhook
- * and an attempt not yet recorded, uses the webhook's url as it is then, and
+ * and an attempt not yet recorded (checked again, under a lock, right before it sends), uses the webhook's url as it is then, and
  * ends recorded in the delivery log together with the next attempt's job
  * (due the next WEBHOOK_RETRY_DELAYS_MS delay after it ended) or with none.
  * Shutdown abandons attempts in flight unrecorded: their stand-in jobs make them again.
@@ -82,6 +82,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
         timeoutMs,
         allowPrivate,
         signal: this.stopping.signal,
+        beforeSend: (send) => this.repo.sendIfActive(job, dueAt, send),
       });
     } catch (error) {
       if (!this.stopping.signal.aborted) throw error;
@@ -89,6 +90,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
       processLogger().info({ context: 'Webhooks', webhook_id: job.webhook_id, event_id: job.event_id, attempt: job.attempt }, 'webhook delivery attempt abandoned at shutdown');
       return;
     }
+    // Deleted or paused since the attempt started: it sent nothing and ends here.
+    if (outcome === null) return;
     // attempt k + 1 (k from 1) waits the k-th delay; after the last delay's attempt, none.
     const delay = retryDelaysMs[job.attempt - 1];
     const next = outcome.result !== 'delivered' && delay !== undefined ? { job: { ...job, attempt: job.attempt + 1 }, inMs: delay } : null;

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import { Sql } from '../common/database/sql';
 import type { EventType } from '../events/event-types';
 import type { CreatedWebhookDto, WebhookDeliveryDto, DeliveryResult, WebhookDto } from './webhooks.dto';
@@ -28,7 +29,10 @@ export interface AttemptRecord {
 /** SQL for webhooks, their delivery log, and the delivery jobs of the queue (graphile-worker's SQL API). */
 @Injectable()
 export class WebhooksRepository {
-  constructor(private readonly sql: Sql) {}
+  constructor(
+    private readonly sql: Sql,
+    private readonly db: DataSource,
+  ) {}
 
   /** Inserts a webhook; returns it with its secret. */
   async insert(workspaceId: number, url: string, events: EventType[], secret: string): Promise<CreatedWebhookDto> {
@@ -94,6 +98,26 @@ export class WebhooksRepository {
       [job.webhook_id, job.event_id, job.attempt, DELIVERY_TASK, JSON.stringify(job), standInMs, deliveryJobKey(job), dueAt],
     );
     return rows[0] ?? { go: false, url: '', secret: '' };
+  }
+
+  /**
+   * D38 (after DELETE answers, or a pause, no attempt starts): runs `send` (it
+   * queues the request's bytes) while holding a share lock on the webhook row,
+   * if the webhook still exists, is active and has been active since `dueAt`.
+   * An update or delete of the webhook waits for that lock, so once it has
+   * answered no attempt sends anything. When the attempt may not go, the
+   * delivery's pending job is removed too. Resolves whether `send` ran.
+   */
+  async sendIfActive(job: DeliveryJob, dueAt: Date, send: () => void): Promise<boolean> {
+    return this.db.transaction(async (em) => {
+      const rows: unknown[] = await em.query(`SELECT 1 FROM webhooks WHERE id = $1 AND active AND activated_at <= $2 FOR SHARE`, [job.webhook_id, dueAt]);
+      if (rows.length === 0) {
+        await em.query(`SELECT graphile_worker.remove_job($1)`, [deliveryJobKey(job)]);
+        return false;
+      }
+      send();
+      return true;
+    });
   }
 
   /**

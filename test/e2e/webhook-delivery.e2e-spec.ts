@@ -243,6 +243,33 @@ describe('webhook delivery (D38)', () => {
     expect(r.received).toHaveLength(1);
   });
 
+  it.each([
+    ['a delete', 'DELETE FROM webhooks WHERE id = $1'],
+    ['a pause', 'UPDATE webhooks SET active = false WHERE id = $1'],
+  ])('an attempt racing %s waits for it after connecting, then sends nothing once it has committed', async (_case, change) => {
+    const r = await receiver();
+    const hook = await createHook(r.url);
+    const runner = t.db.ds.createQueryRunner();
+    await runner.connect();
+    try {
+      await runner.startTransaction();
+      await runner.query(change, [hook.id]);
+      // Committed before the change: the event is queued for the webhook, and the attempt starts.
+      await event();
+      await until(
+        async () => (await t.db.ds.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FROM webhooks%FOR SHARE%'`))[0].n,
+        (n) => n === 1,
+      );
+      expect(r.received).toHaveLength(0);
+      await runner.commitTransaction();
+    } finally {
+      await runner.release();
+    }
+    await settled();
+    expect(r.received).toHaveLength(0);
+    expect(await t.db.ds.query(`SELECT * FROM webhook_deliveries WHERE webhook_id = $1`, [hook.id])).toEqual([]);
+  });
+
   it('each attempt uses the URL as it is when the attempt starts', async () => {
     const first = await receiver();
     const second = await receiver();
