@@ -121,37 +121,39 @@ export class WebhooksRepository {
   }
 
   /**
-   * Records a finished attempt (dropping attempts of the webhook older than the
-   * DELIVERIES_SHOWN most recent) and, in the same statement, what follows it:
+   * Records a finished attempt and, in the same statement, what follows it:
    * `next` (the next attempt, due `nextInMs` from now) replaces the stand-in
    * job, or without `next` the stand-in is removed. When the webhook is gone
    * the stand-in is removed and nothing is recorded; when the attempt was
-   * already recorded (a job run twice) nothing changes.
+   * already recorded (a job run twice) nothing changes. Then attempts of the
+   * webhook older than the DELIVERIES_SHOWN most recent are dropped (a second
+   * statement, after the commit: the last recorder sees every attempt).
    */
   async recordAttempt(job: DeliveryJob, record: AttemptRecord, next: { job: DeliveryJob; inMs: number } | null): Promise<void> {
-    await this.sql.rows(
+    const rows = await this.sql.rows<{ recorded: boolean }>(
       `WITH recorded AS (
          INSERT INTO webhook_deliveries (webhook_id, event_id, attempt, result, response_status, duration_ms, attempted_at)
          SELECT w.id, $2, $3, $4, $5, $6, $7 FROM webhooks w WHERE w.id = $1
          ON CONFLICT (webhook_id, event_id, attempt) DO NOTHING
-         RETURNING id),
-       -- Only the most recent attempts are ever shown: the log keeps those (this statement sees the
-       -- log without the new row, so DELIVERIES_SHOWN - 1 of the older ones stay beside it; attempts
-       -- recorded at the same moment do not see each other, so the log may hold a few more).
-       pruned AS (
-         DELETE FROM webhook_deliveries WHERE id IN (
-           SELECT id FROM webhook_deliveries WHERE webhook_id = $1 AND EXISTS (SELECT 1 FROM recorded)
-            ORDER BY attempted_at DESC, id DESC OFFSET ${DELIVERIES_SHOWN - 1}))
-       SELECT CASE
+         RETURNING id)
+       SELECT EXISTS (SELECT 1 FROM recorded) AS recorded,
+              CASE
                 WHEN EXISTS (SELECT 1 FROM recorded) AND $9::json IS NOT NULL
                   THEN (graphile_worker.add_job($11, $9::json, run_at := now() + $10 * interval '1 millisecond', job_key := $8)).id
                 WHEN EXISTS (SELECT 1 FROM recorded) OR NOT EXISTS (SELECT 1 FROM webhooks WHERE id = $1)
                   THEN (graphile_worker.remove_job($8)).id
-              END`,
+              END AS job_id`,
       [
         job.webhook_id, job.event_id, job.attempt, record.result, record.responseStatus, record.durationMs, record.attemptedAt,
         deliveryJobKey(job), next ? JSON.stringify(next.job) : null, next?.inMs ?? 0, DELIVERY_TASK,
       ],
+    );
+    if (!rows[0].recorded) return;
+    // Only the most recent attempts are ever shown: the log keeps those.
+    await this.sql.rows(
+      `DELETE FROM webhook_deliveries WHERE id IN (
+         SELECT id FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY attempted_at DESC, id DESC OFFSET ${DELIVERIES_SHOWN})`,
+      [job.webhook_id],
     );
   }
 
