@@ -24,6 +24,7 @@ import { ListsModule } from './lists/lists.module';
 import { StatusesModule } from './statuses/statuses.module';
 import { TasksModule } from './tasks/tasks.module';
 import { UsersModule } from './users/users.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 import { WorkspacesModule } from './workspaces/workspaces.module';
 
 /**
@@ -49,6 +50,7 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
     CommentsModule,
     CustomFieldsModule,
     EventsModule,
+    WebhooksModule,
   ],
   providers: [
     AuthRepository,

@@ -320,6 +320,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create webhook
+         * @description Subscribes a URL to the workspace's events; it starts active. The answer carries the signing `secret`, which no other answer shows. Each event of a subscribed type is then POSTed to the URL as JSON with the Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`), retried on failure.
+         *
+         *     Scope `webhooks:write`; owners and admins only.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete webhook
+         * @description Permanent, with its delivery log; no delivery attempt starts after the answer.
+         *
+         *     Scope `webhooks:write`; owners and admins only.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Update webhook
+         * @description Only the fields sent change. While inactive nothing is delivered, and attempts that fall due meanwhile are dropped; after re-activation only newer events are delivered. A new URL applies to every later attempt.
+         *
+         *     Scope `webhooks:write`; owners and admins only.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/api/v1/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook deliveries
+         * @description The webhook's 100 most recent finished delivery attempts, over all its events, newest first (by `attempted_at`, then `id`).
+         *
+         *     Scope `webhooks:read`; owners and admins only.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/workspaces": {
         parameters: {
             query?: never;
@@ -512,6 +584,28 @@ export interface paths {
          *     Scope `tasks:read`; any member of the workspace.
          */
         get: operations["listTasks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/workspaces/{workspace_id}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhooks
+         * @description The workspace's webhooks, by id (without secrets).
+         *
+         *     Scope `webhooks:read`; owners and admins only.
+         */
+        get: operations["listWebhooks"];
         put?: never;
         post?: never;
         delete?: never;
@@ -819,6 +913,53 @@ export interface components {
              * @example 1
              */
             parent_id?: (number | string) | null;
+        };
+        CreateWebhook: {
+            /**
+             * @description Numeric id of the workspace
+             * @example 1
+             */
+            workspace_id: number | string;
+            /**
+             * Format: uri
+             * @description An `https` URL (also `http` when the server allows it) without user name, password or fragment; stored as normalized by the WHATWG URL parser. A host that is a private, loopback or otherwise non-public IP address is refused unless the server allows it; host names are checked when each delivery is attempted.
+             * @example https://hooks.example.com/work-tracking
+             */
+            url: string;
+            /**
+             * @description Event types to deliver; omitted: all of them
+             * @example [
+             *       "task.created",
+             *       "task.updated"
+             *     ]
+             */
+            events?: ("task.created" | "task.updated" | "task.deleted" | "comment.created" | "folder.created" | "folder.deleted" | "folder.updated" | "list.created" | "list.deleted" | "list.updated" | "status.created" | "status.updated" | "label.created" | "label.deleted")[];
+        };
+        CreatedWebhook: {
+            /** @example 6 */
+            id: number;
+            /** @example 1 */
+            workspace_id: number;
+            /** @example https://hooks.example.com/work-tracking */
+            url: string;
+            /**
+             * @example [
+             *       "task.created"
+             *     ]
+             */
+            events: ("task.created" | "task.updated" | "task.deleted" | "comment.created" | "folder.created" | "folder.deleted" | "folder.updated" | "list.created" | "list.deleted" | "list.updated" | "status.created" | "status.updated" | "label.created" | "label.deleted")[];
+            /** @example true */
+            active: boolean;
+            /**
+             * Format: date-time
+             * @example 2025-01-15T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description Signing secret: `whsec_` and the base64 of 32 random bytes. Shown only in this answer.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw3vtoqHLoRWM=
+             */
+            secret: string;
         };
         CurrentUser: {
             /** @example 1 */
@@ -1387,6 +1528,77 @@ export interface components {
              *     ]
              */
             label_ids?: unknown[];
+        };
+        UpdateWebhook: {
+            /**
+             * Format: uri
+             * @description An `https` URL (also `http` when the server allows it) without user name, password or fragment; stored as normalized by the WHATWG URL parser. A host that is a private, loopback or otherwise non-public IP address is refused unless the server allows it; host names are checked when each delivery is attempted.
+             * @example https://hooks.example.com/work-tracking
+             */
+            url?: string;
+            /**
+             * @description Event types to deliver
+             * @example [
+             *       "task.created",
+             *       "task.updated"
+             *     ]
+             */
+            events?: ("task.created" | "task.updated" | "task.deleted" | "comment.created" | "folder.created" | "folder.deleted" | "folder.updated" | "list.created" | "list.deleted" | "list.updated" | "status.created" | "status.updated" | "label.created" | "label.deleted")[];
+            /** @description false: nothing is delivered, and events meanwhile are never delivered */
+            active?: boolean;
+        };
+        Webhook: {
+            /** @example 6 */
+            id: number;
+            /** @example 1 */
+            workspace_id: number;
+            /** @example https://hooks.example.com/work-tracking */
+            url: string;
+            /**
+             * @example [
+             *       "task.created"
+             *     ]
+             */
+            events: ("task.created" | "task.updated" | "task.deleted" | "comment.created" | "folder.created" | "folder.deleted" | "folder.updated" | "list.created" | "list.deleted" | "list.updated" | "status.created" | "status.updated" | "label.created" | "label.deleted")[];
+            /** @example true */
+            active: boolean;
+            /**
+             * Format: date-time
+             * @example 2025-01-15T09:30:00.000Z
+             */
+            created_at: string;
+        };
+        WebhookDelivery: {
+            /** @example 17 */
+            id: number;
+            /**
+             * @description The delivered event
+             * @example 1042
+             */
+            event_id: number;
+            /**
+             * @description Attempt number for this event, from 1
+             * @example 1
+             */
+            attempt: number;
+            /** @enum {string} */
+            result: "delivered" | "failed" | "timeout" | "blocked";
+            /**
+             * @description HTTP status of the response; null without one
+             * @example 200
+             */
+            response_status: number | null;
+            /**
+             * @description Milliseconds; 0 when blocked
+             * @example 84
+             */
+            duration_ms: number;
+            /**
+             * Format: date-time
+             * @description When the attempt started
+             * @example 2025-01-15T09:30:00.000Z
+             */
+            attempted_at: string;
         };
         Workspace: {
             /** @example 1 */
@@ -4393,6 +4605,569 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request gets the stored answer again (`Idempotent-Replayed: true`) instead of running twice. The key belongs to your API key; answers are kept for `IDEMPOTENCY_TTL_SECONDS` (default one day). Use a new key (a UUID, for instance) for each new request. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhook"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 6,
+                     *       "workspace_id": 1,
+                     *       "url": "https://hooks.example.com/work-tracking",
+                     *       "events": [
+                     *         "task.created"
+                     *       ],
+                     *       "active": true,
+                     *       "created_at": "2025-01-15T09:30:00.000Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw3vtoqHLoRWM="
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreatedWebhook"];
+                };
+            };
+            /** @description `workspace_id is required`, `url must be an https URL`, `url must not point to a private address`, `events must be a non-empty array of event types`, `Idempotency-Key must be 1 to 255 visible ASCII characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Only owners and admins can manage webhooks`, `Scope 'webhooks:write' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Workspace not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /** @description `A request with this Idempotency-Key is in progress` */
+            409: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description `Idempotency-Key was already used with a different request` */
+            422: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Webhook id */
+                webhook_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `Invalid webhook ID` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Access denied`, `Only owners and admins can manage webhooks`, `Scope 'webhooks:write' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Webhook not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Webhook id */
+                webhook_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhook"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 6,
+                     *       "workspace_id": 1,
+                     *       "url": "https://hooks.example.com/work-tracking",
+                     *       "events": [
+                     *         "task.created"
+                     *       ],
+                     *       "active": true,
+                     *       "created_at": "2025-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description `Invalid webhook ID`, `url must be an https URL`, `url must not point to a private address`, `events must be a non-empty array of event types`, `active must be a boolean`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Access denied`, `Only owners and admins can manage webhooks`, `Scope 'webhooks:write' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Webhook not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Webhook id */
+                webhook_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": 17,
+                     *         "event_id": 1042,
+                     *         "attempt": 1,
+                     *         "result": "delivered",
+                     *         "response_status": 200,
+                     *         "duration_ms": 84,
+                     *         "attempted_at": "2025-01-15T09:30:00.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["WebhookDelivery"][];
+                };
+            };
+            /** @description `Invalid webhook ID` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Access denied`, `Only owners and admins can manage webhooks`, `Scope 'webhooks:read' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Webhook not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listWorkspaces: {
         parameters: {
             query?: never;
@@ -5621,6 +6396,137 @@ export interface operations {
                 };
             };
             /** @description `List not found in this workspace`, `Workspace not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Workspace id */
+                workspace_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": 6,
+                     *         "workspace_id": 1,
+                     *         "url": "https://hooks.example.com/work-tracking",
+                     *         "events": [
+                     *           "task.created"
+                     *         ],
+                     *         "active": true,
+                     *         "created_at": "2025-01-15T09:30:00.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Webhook"][];
+                };
+            };
+            /** @description `Invalid workspace ID` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Only owners and admins can manage webhooks`, `Scope 'webhooks:read' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Workspace not found` */
             404: {
                 headers: {
                     /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */

@@ -2,7 +2,7 @@ import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { readFileSync, rmSync, writeFileSync } from 'fs';
 import { join } from 'path';
 import { DataSource } from 'typeorm';
-import { openDatabase } from '../common/database/data-source';
+import { migrateAll, openDatabase } from '../common/database/data-source';
 import { processSettings } from '../config/settings';
 import { EmbeddedDatabase, startEmbeddedPostgres } from '../common/database/embedded';
 
@@ -50,7 +50,7 @@ export async function migrateLocked(ds: DataSource): Promise<string[]> {
   await runner.connect();
   try {
     await runner.query(`SELECT pg_advisory_lock(hashtext('work-tracking-api:migrations'))`);
-    const applied = await ds.runMigrations({ transaction: 'all' });
+    const applied = await migrateAll(ds);
     return applied.map((m) => m.name);
   } finally {
     await runner.query(`SELECT pg_advisory_unlock(hashtext('work-tracking-api:migrations'))`).catch(() => undefined);

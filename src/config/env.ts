@@ -88,6 +88,26 @@ const TRUST_PROXY = Joi.string()
     return items;
   });
 
+/** D38: the default retry schedule of webhook deliveries (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h). */
+const DEFAULT_RETRY_DELAYS = '5000,300000,1800000,7200000,18000000,36000000,36000000';
+/** D38: the longest delay between two delivery attempts (one day). */
+const MAX_RETRY_DELAY = 86_400_000;
+/** WEBHOOK_RETRY_DELAYS_MS: digits-only delays, comma-separated; empty: no retries. Converted to numbers. */
+const RETRY_DELAYS = Joi.any().custom((text: unknown) => {
+  if (typeof text !== 'string') throw new Error('not a text');
+  return parseRetryDelays(text);
+});
+
+/** The delays of a WEBHOOK_RETRY_DELAYS_MS text, in ms; throws on an item that is not digits or is over a day. */
+function parseRetryDelays(text: string): number[] {
+  if (text.trim() === '') return [];
+  return text.split(',').map((item) => {
+    const delay = item.trim();
+    if (!/^[0-9]+$/.test(delay) || Number(delay) > MAX_RETRY_DELAY) throw new Error('not a delay');
+    return Number(delay);
+  });
+}
+
 /** One variable: its schema (with its default), what it accepts (for the error line) and what it means (README). */
 interface Variable {
   schema: Joi.Schema;
@@ -155,6 +175,16 @@ export const VARIABLES = {
   CURSOR_SECRET: { schema: Joi.string().empty(''), accepts: 'a non-empty text', defaultText: 'random, in the database' },
   // Read by events/events-retention.ts (D37).
   EVENTS_RETENTION_DAYS: { schema: DIGITS(1, Number.MAX_SAFE_INTEGER).default(30), accepts: 'a whole number of days, 1 or more', default: '30' },
+  // D38: webhook deliveries (src/webhooks).
+  WEBHOOK_TIMEOUT_MS: MILLISECONDS(10_000),
+  WEBHOOK_RETRY_DELAYS_MS: {
+    schema: RETRY_DELAYS.default(parseRetryDelays(DEFAULT_RETRY_DELAYS)),
+    accepts: `a comma-separated list of whole numbers of milliseconds from 0 to ${MAX_RETRY_DELAY}, or nothing`,
+    default: DEFAULT_RETRY_DELAYS,
+  },
+  WEBHOOK_ALLOW_PRIVATE: { schema: BOOLEAN.default(false), accepts: 'true or false', default: 'false' },
+  WEBHOOK_ALLOW_HTTP: { schema: BOOLEAN.default(false), accepts: 'true or false', default: 'false' },
+  WEBHOOK_WORKER: { schema: BOOLEAN.default(true), accepts: 'true or false', default: 'true' },
 } satisfies Record<string, Variable>;
 
 export type VariableName = keyof typeof VARIABLES;
@@ -195,6 +225,22 @@ export interface AppEnv {
   cursorSecret?: string;
   /** EVENTS_RETENTION_DAYS: events are kept at least this many days, then pruned (D37). */
   eventsRetentionDays: number;
+  /** WEBHOOK_*: how webhooks are checked and delivered (D38). */
+  webhooks: WebhookSettings;
+}
+
+/** D38: webhook settings. */
+export interface WebhookSettings {
+  /** WEBHOOK_TIMEOUT_MS: an attempt without a response within this is a `timeout`. */
+  timeoutMs: number;
+  /** WEBHOOK_RETRY_DELAYS_MS: delay before attempt k+1 after attempt k ended, ms; empty: no retries. */
+  retryDelaysMs: number[];
+  /** WEBHOOK_ALLOW_PRIVATE: private, loopback and other non-public addresses are allowed. */
+  allowPrivate: boolean;
+  /** WEBHOOK_ALLOW_HTTP: `http` URLs are allowed beside `https`. */
+  allowHttp: boolean;
+  /** WEBHOOK_WORKER: this process delivers webhooks (runs the job worker). */
+  worker: boolean;
 }
 
 /** A configuration error: `message` is the one line to print. */
@@ -248,6 +294,13 @@ export function loadEnv(env: NodeJS.ProcessEnv): AppEnv {
     requireIfMatch: v.REQUIRE_IF_MATCH,
     cursorSecret: v.CURSOR_SECRET,
     eventsRetentionDays: Number(v.EVENTS_RETENTION_DAYS),
+    webhooks: {
+      timeoutMs: Number(v.WEBHOOK_TIMEOUT_MS),
+      retryDelaysMs: v.WEBHOOK_RETRY_DELAYS_MS,
+      allowPrivate: v.WEBHOOK_ALLOW_PRIVATE,
+      allowHttp: v.WEBHOOK_ALLOW_HTTP,
+      worker: v.WEBHOOK_WORKER,
+    },
   });
 }
 

@@ -3,6 +3,7 @@ import { getStorageToken } from '@nestjs/throttler';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { rateLimitStoreUp } from '../common/throttle/throttle.module';
+import { WebhookMetrics } from '../webhooks/webhooks.metrics';
 
 /** Path of the Prometheus text exposition (public, outside /api/v1). */
 export const METRICS_PATH = '/metrics';
@@ -91,6 +92,9 @@ export function mountMetrics(app: NestFastifyApplication): ObserveRequest {
       this.set(rateLimitStoreUp(storage) ? 1 : 0);
     },
   });
+
+  // D38: webhook delivery attempts by result, queue depth and the age of the oldest due delivery.
+  app.get(WebhookMetrics, { strict: false }).register(registry);
 
   // One bound child per (method, route, status): prom-client then skips hashing the labels per request.
   const children = new Map<string, { count: Counter.Internal; time: Histogram.Internal<string> }>();

@@ -35,6 +35,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Comments: 'Comments on tasks',
   'Custom fields': 'Custom-field definitions of a workspace',
   Events: 'What changed in a workspace, in order, for clients that poll',
+  Webhooks: 'Signed HTTP deliveries of a workspace\'s events to subscribed URLs',
   Health: 'Probes and metrics for operators, without a key',
 };
 

@@ -189,6 +189,15 @@ describe('authentication (D20, D21) and scopes', () => {
       name: 'DELETE /api/v1/labels/:id', scope: 'workspaces:write', status: 204,
       request: () => ({ method: 'DELETE', url: `/api/v1/labels/${ids.l_del}` }),
     },
+    // D38: the webhook scopes, granted like any other.
+    {
+      name: 'POST /api/v1/webhooks', scope: 'webhooks:write', status: 201,
+      request: () => ({ method: 'POST', url: '/api/v1/webhooks', payload: { workspace_id: ids.acme, url: 'https://localhost/hook' } }),
+    },
+    {
+      name: 'GET /api/v1/workspaces/:id/webhooks', scope: 'webhooks:read', status: 200,
+      request: () => ({ method: 'GET', url: `/api/v1/workspaces/${ids.acme}/webhooks` }),
+    },
   ];
 
   describe.each(ROUTES)('$name needs $scope', ({ scope, request, status }) => {

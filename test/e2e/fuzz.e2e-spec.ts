@@ -82,7 +82,7 @@ const hostile: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 1, arbitrary: deep },
 );
 /** Body fields a create needs, sent by the mostly-valid bodies. */
-const REQUIRED = ['workspace_id', 'folder_id', 'list_id', 'title', 'name', 'category', 'content'];
+const REQUIRED = ['workspace_id', 'folder_id', 'list_id', 'title', 'name', 'category', 'content', 'url'];
 /** Raw bodies that are not a JSON object, or not JSON at all (D7). */
 const RAW_BODIES = [
   '[]', '[{}]', '1', '"s"', 'null', 'true', '{', '{"a":', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{"x":1}}}', '\u0000', '{"title":"\\u0000"}', '',
@@ -100,6 +100,11 @@ describe('fuzz: every operation, hostile values (issue 8)', () => {
   beforeAll(async () => {
     t = await createTestApp();
     ids = await loadFixture(t.db.ds, tasksWorld());
+    // D38: webhooks are not part of fixtures.
+    for (const [ref, ws] of [['wh_acme', 'acme'], ['wh_other', 'other']]) {
+      const [row] = await t.db.ds.query(`INSERT INTO webhooks (workspace_id, url, events, secret) VALUES ($1, 'https://localhost/hook', '{task.created}', 'whsec_x') RETURNING id`, [ids[ws]]);
+      ids[ref] = row.id;
+    }
     operations = operationsOf((await t.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json());
   });
   afterAll(async () => {
@@ -117,6 +122,7 @@ describe('fuzz: every operation, hostile values (issue 8)', () => {
     label: ['bug', 'feature', 'chore', 'o_label'],
     user: ['alice', 'bob', 'carol', 'dave', 'olga'],
     custom_field: ['cf_open', 'cf_eng', 'cf_inbox', 'cf_secret', 'cf_stars'],
+    webhook: ['wh_acme', 'wh_other'],
   };
   const idOf = (kind: string) => fc.constantFrom(...POOL[kind]).map((ref) => ids[ref]);
   const idValue = (kind: string) => fc.oneof(idOf(kind), idOf(kind).map(String));
@@ -142,6 +148,12 @@ describe('fuzz: every operation, hostile values (issue 8)', () => {
       case 'due_date':
       case 'start_date':
         return fc.constantFrom('2025-01-15', '2025-01-15T09:30:00.000Z', null, '');
+      case 'url':
+        return fc.constantFrom('https://localhost/hook', 'https://93.184.215.14/x', 'https://[2606:4700::1]/');
+      case 'events':
+        return fc.constantFrom(['task.created'], ['label.deleted', 'task.updated']);
+      case 'active':
+        return fc.boolean();
       case 'description':
       case 'content':
         return fc.constantFrom('<p>ok</p>', 'plain', '<img src="https://e.test/a.png">');

@@ -127,6 +127,33 @@ const D1: RouteCase[] = [
     method: 'GET', path: '/api/v1/workspaces/{workspace_id}/events', scope: 'events:read', returns: 'EventPage',
     errors: { 400: ['Invalid workspace ID', 'after must be a non-negative integer', 'limit must be an integer between 1 and 100', 'task_id must be a valid numeric ID'], 404: ['Workspace not found'] },
   },
+  // D38: webhooks.
+  {
+    method: 'POST', path: '/api/v1/webhooks', scope: 'webhooks:write', returns: 'CreatedWebhook',
+    errors: {
+      400: ['workspace_id is required', 'url must be an https URL', 'url must not point to a private address', 'events must be a non-empty array of event types'],
+      403: ['Only owners and admins can manage webhooks'], 404: ['Workspace not found'],
+    },
+  },
+  {
+    method: 'GET', path: '/api/v1/workspaces/{workspace_id}/webhooks', scope: 'webhooks:read', returns: ['Webhook'],
+    errors: { 400: ['Invalid workspace ID'], 403: ['Only owners and admins can manage webhooks'], 404: ['Workspace not found'] },
+  },
+  {
+    method: 'PATCH', path: '/api/v1/webhooks/{webhook_id}', scope: 'webhooks:write', returns: 'Webhook',
+    errors: {
+      400: ['Invalid webhook ID', 'url must be an https URL', 'url must not point to a private address', 'events must be a non-empty array of event types', 'active must be a boolean'],
+      403: ['Only owners and admins can manage webhooks', 'Access denied'], 404: ['Webhook not found'],
+    },
+  },
+  {
+    method: 'DELETE', path: '/api/v1/webhooks/{webhook_id}', scope: 'webhooks:write', returns: null,
+    errors: { 400: ['Invalid webhook ID'], 403: ['Only owners and admins can manage webhooks', 'Access denied'], 404: ['Webhook not found'] },
+  },
+  {
+    method: 'GET', path: '/api/v1/webhooks/{webhook_id}/deliveries', scope: 'webhooks:read', returns: ['WebhookDelivery'],
+    errors: { 400: ['Invalid webhook ID'], 403: ['Only owners and admins can manage webhooks', 'Access denied'], 404: ['Webhook not found'] },
+  },
 ];
 
 /** The component schemas the contract's readers (and the client) know by name. */
@@ -287,7 +314,7 @@ describe('OpenAPI document (issue 5; D1)', () => {
   });
 
   describe('for client generators (issue 10)', () => {
-    const KIND_OF_SEGMENT: Record<string, string> = { workspaces: 'workspace', folders: 'folder', lists: 'list', tasks: 'task', statuses: 'status', labels: 'label' };
+    const KIND_OF_SEGMENT: Record<string, string> = { workspaces: 'workspace', folders: 'folder', lists: 'list', tasks: 'task', statuses: 'status', labels: 'label', webhooks: 'webhook' };
 
     it('names each path parameter for its resource and types it as an integer', () => {
       for (const { path, op } of operations(doc)) {
@@ -342,7 +369,8 @@ describe('OpenAPI document (issue 5; D1)', () => {
           checked++;
         }
       }
-      expect(checked).toBe(26);
+      // D1's routes, the events feed (D37) and the 4 webhook routes that answer a body (D38).
+      expect(checked).toBe(30);
     });
 
     it('documents the WWW-Authenticate: Bearer header of every 401, and the service sends it', async () => {

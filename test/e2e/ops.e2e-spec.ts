@@ -72,12 +72,21 @@ describe('configuration (validated at boot)', () => {
       corsOrigins: [], docsEnabled: true, metricsEnabled: true,
       timeouts: DEFAULT_TIMEOUTS, preparedStatements: true, webConcurrency: 1, eventsRetentionDays: 30,
       idempotencyTtlSeconds: 86400, requireIfMatch: false,
+      webhooks: { timeoutMs: 10000, retryDelaysMs: [5000, 300000, 1800000, 7200000, 18000000, 36000000, 36000000], allowPrivate: false, allowHttp: false, worker: true },
     });
     expect(loadEnv({ IDEMPOTENCY_TTL_SECONDS: '60', REQUIRE_IF_MATCH: 'yes' })).toMatchObject({ idempotencyTtlSeconds: 60, requireIfMatch: true });
     // D37: EVENTS_RETENTION_DAYS, an integer >= 1.
     expect(loadEnv({ EVENTS_RETENTION_DAYS: ' 365 ' }).eventsRetentionDays).toBe(365);
     for (const bad of ['0', '-1', '1.5', '1e3', 'abc']) {
       expect(() => loadEnv({ EVENTS_RETENTION_DAYS: bad })).toThrow(`Invalid configuration: EVENTS_RETENTION_DAYS=${JSON.stringify(bad)}: expected a whole number of days, 1 or more`);
+    }
+    // D38: WEBHOOK_RETRY_DELAYS_MS: digits only, each at most a day; empty means no retries.
+    expect(loadEnv({ WEBHOOK_RETRY_DELAYS_MS: '' }).webhooks.retryDelaysMs).toEqual([]);
+    expect(loadEnv({ WEBHOOK_RETRY_DELAYS_MS: '0, 50,86400000' }).webhooks.retryDelaysMs).toEqual([0, 50, 86400000]);
+    for (const bad of ['86400001', '1e3', '5,,6', '-1', 'x']) {
+      expect(() => loadEnv({ WEBHOOK_RETRY_DELAYS_MS: bad })).toThrow(
+        `Invalid configuration: WEBHOOK_RETRY_DELAYS_MS=${JSON.stringify(bad)}: expected a comma-separated list of whole numbers of milliseconds from 0 to 86400000, or nothing`,
+      );
     }
     expect(loadEnv({ MIGRATIONS_RUN: '0' }).migrationsRun).toBe(false);
     expect(loadEnv({ MIGRATIONS_RUN: 'FALSE' }).migrationsRun).toBe(false);

@@ -18,7 +18,7 @@ import { RoleWorld, roleKeys, useRoleWorld, WorldRole } from '../setup/world';
 /** D6: malformed path ids. */
 const PATH_400: Record<string, string> = {
   workspace: 'Invalid workspace ID', folder: 'Invalid folder ID', list: 'Invalid list ID',
-  task: 'Invalid task ID', status: 'Invalid status ID', label: 'Invalid label ID',
+  task: 'Invalid task ID', status: 'Invalid status ID', label: 'Invalid label ID', webhook: 'Invalid webhook ID',
 };
 /** D6: malformed parent ids in a create body. */
 const BODY_400: Record<string, string> = { workspace_id: 'workspace_id is required', list_id: 'list_id must be a valid numeric ID' };
@@ -44,22 +44,25 @@ const UNKNOWN_IDS: (string | number)[] = [99999999, 0, '0', '99999999999999'];
 const NOT_FOUND: Record<string, string> = {
   workspace: 'Workspace not found', folder: 'Folder not found', list: 'List not found', task: 'Task not found',
   status: 'Status not found', label: 'Label not found', workspace_id: 'Workspace not found', list_id: 'List not found in this workspace',
+  webhook: 'Webhook not found',
 };
 
 /** D4: what a caller who is not a member of the target's workspace gets, by target. */
 const NON_MEMBER: Record<string, [number, string]> = {
   workspace: [404, 'Workspace not found'], folder: [404, 'Folder not found'], workspace_id: [404, 'Workspace not found'],
   list: [403, 'Access denied'], task: [403, 'Access denied'], status: [403, 'Access denied'], label: [403, 'Access denied'],
-  list_id: [403, 'Access denied'],
+  list_id: [403, 'Access denied'], webhook: [403, 'Access denied'],
 };
 
 /** The target of each kind in the world's workspace `ws`. */
 const TARGET_REF: Record<string, string> = {
   workspace: 'ws', folder: 'eng', list: 'backlog', task: 't_backlog', status: 'review', label: 'bug', workspace_id: 'ws', list_id: 'backlog',
+  webhook: 'webhook',
 };
 /** The target of each kind in the outsider's workspace `other`, of which the owner of `ws` is no member. */
 const OTHER_REF: Record<string, string> = {
   workspace: 'other', folder: 'o_folder', list: 'o_list', task: 'o_task', status: 'o_todo', label: 'o_bug', workspace_id: 'other', list_id: 'o_list',
+  webhook: 'o_webhook',
 };
 /** The target of each kind in `ws` not granted to the restricted member (granted folder `eng` only). */
 const NOT_GRANTED_REF: Record<string, string> = { ...TARGET_REF, folder: 'ops', list: 'inbox', task: 't_inbox', list_id: 'inbox' };
@@ -84,6 +87,11 @@ const DENIAL: Record<string, string> = {
   'PATCH /api/v1/tasks/:task_id': 'Viewers cannot edit tasks',
   'DELETE /api/v1/tasks/:task_id': 'Viewers cannot delete tasks',
   'POST /api/v1/tasks/:task_id/comments': 'Viewers cannot comment',
+  'POST /api/v1/webhooks': 'Only owners and admins can manage webhooks',
+  'GET /api/v1/workspaces/:workspace_id/webhooks': 'Only owners and admins can manage webhooks',
+  'PATCH /api/v1/webhooks/:webhook_id': 'Only owners and admins can manage webhooks',
+  'DELETE /api/v1/webhooks/:webhook_id': 'Only owners and admins can manage webhooks',
+  'GET /api/v1/webhooks/:webhook_id/deliveries': 'Only owners and admins can manage webhooks',
 };
 const DENIED_ROLES: Record<'writer' | 'manager', WorldRole[]> = {
   writer: ['viewer', 'restrictedViewer'],
@@ -102,6 +110,7 @@ function bodyOf(r: RouteSpec, w: RoleWorld, folder = 'eng'): Record<string, unkn
     case 'POST /api/v1/tasks': return { title: 'New task' };
     case 'POST /api/v1/tasks/:task_id/comments': return { content: '<p>New</p>' };
     case 'PATCH /api/v1/tasks/:task_id': return { title: 'Renamed' };
+    case 'POST /api/v1/webhooks': return { url: 'https://localhost/hook' };
     default: return r.method === 'PATCH' ? { name: 'Renamed' } : undefined;
   }
 }
@@ -129,10 +138,15 @@ describe('route matrix: every route of D1', () => {
     for (const [key, scopes] of Object.entries(WILDCARD_KEYS)) {
       await t.db.ds.query('INSERT INTO api_keys (user_id, key_hash, scopes) VALUES ($1, $2, $3)', [ids.owner, hashApiKey(key), scopes]);
     }
+    // D38: a webhook in each workspace (webhooks are not part of fixtures).
+    for (const [ref, ws] of [['webhook', 'ws'], ['o_webhook', 'other']]) {
+      const [hook] = await t.db.ds.query(`INSERT INTO webhooks (workspace_id, url, events, secret) VALUES ($1, 'https://localhost/hook', '{task.created}', 'whsec_x') RETURNING id`, [ids[ws]]);
+      ids[ref] = hook.id;
+    }
   });
 
   /** Every row of the tables a refused request could touch: the matrix's requests are all refused, so this never changes. */
-  const TABLES = ['workspaces', 'workspace_members', 'labels', 'statuses', 'folders', 'lists', 'tasks', 'task_labels', 'comments', 'member_folder_grants', 'member_list_grants', 'events'];
+  const TABLES = ['workspaces', 'workspace_members', 'labels', 'statuses', 'folders', 'lists', 'tasks', 'task_labels', 'comments', 'member_folder_grants', 'member_list_grants', 'events', 'webhooks'];
   const snapshot = async () => {
     const rows: Record<string, unknown[]> = {};
     for (const table of TABLES) rows[table] = await t.db.ds.query(`SELECT * FROM ${table} ORDER BY 1, 2`);
@@ -148,8 +162,8 @@ describe('route matrix: every route of D1', () => {
     return { status: res.statusCode, body: res.json() as unknown };
   };
 
-  it('covers the 27 routes of D1 (D37\'s events feed included), each once', () => {
-    expect(new Set(ROUTES.map(routeName)).size).toBe(27);
+  it('covers the 26 routes of D1, the events feed of D37 and the 5 webhook routes of D38, each once', () => {
+    expect(new Set(ROUTES.map(routeName)).size).toBe(32);
   });
 
   describe.each(ROUTES.map((r) => [routeName(r), r] as const))('%s', (_name, r) => {

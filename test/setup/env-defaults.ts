@@ -1,6 +1,8 @@
 /*
  * Jest setupFiles: defaults for the test processes (issue 12): request lines
- * stay quiet unless LOG_LEVEL asks for them. (Rate limiting is off by default;
+ * stay quiet unless LOG_LEVEL asks for them; webhooks are not delivered
+ * (WEBHOOK_WORKER=false) except by the tests that turn delivery on. (Rate limiting is off by default;
  * its own tests turn it on for their apps.)
  */
 process.env.LOG_LEVEL ??= 'fatal';
+process.env.WEBHOOK_WORKER ??= 'false';

@@ -22,7 +22,7 @@ export interface RouteSpec {
 const path = (kind: PathIdKind) => ({ in: 'path', kind }) as const;
 const body = (field: 'workspace_id' | 'list_id') => ({ in: 'body', field }) as const;
 
-/** D1, the 27 routes (with D37's events feed): the one table tests take routes from. */
+/** D1, the 26 routes, the events feed of D37 and the 5 webhook routes of D38: the one table tests take routes from. */
 export const ROUTES: RouteSpec[] = [
   { method: 'GET', path: '/api/v1/me', scope: 'users:read', role: 'any key' },
   { method: 'GET', path: '/api/v1/workspaces', scope: 'workspaces:read', role: 'member' },
@@ -51,6 +51,12 @@ export const ROUTES: RouteSpec[] = [
   { method: 'POST', path: '/api/v1/tasks/:task_id/comments', scope: 'comments:write', role: 'writer', target: path('task') },
   { method: 'GET', path: '/api/v1/workspaces/:workspace_id/custom-fields', scope: 'tasks:read', role: 'member', target: path('workspace') },
   { method: 'GET', path: '/api/v1/workspaces/:workspace_id/events', scope: 'events:read', role: 'member', target: path('workspace') },
+  // D38: webhooks.
+  { method: 'POST', path: '/api/v1/webhooks', scope: 'webhooks:write', role: 'manager', target: body('workspace_id') },
+  { method: 'GET', path: '/api/v1/workspaces/:workspace_id/webhooks', scope: 'webhooks:read', role: 'manager', target: path('workspace') },
+  { method: 'PATCH', path: '/api/v1/webhooks/:webhook_id', scope: 'webhooks:write', role: 'manager', target: path('webhook') },
+  { method: 'DELETE', path: '/api/v1/webhooks/:webhook_id', scope: 'webhooks:write', role: 'manager', target: path('webhook') },
+  { method: 'GET', path: '/api/v1/webhooks/:webhook_id/deliveries', scope: 'webhooks:read', role: 'manager', target: path('webhook') },
 ];
 
 /** `METHOD path`, the name tests give a route. */

@@ -27,6 +27,10 @@ const TABLE: Record<Operation, { who: 'member' | 'writer' | 'manager'; denial: s
   'task.delete': { who: 'writer', denial: 'Viewers cannot delete tasks', restriction: 'list' },
   'comment.read': { who: 'member', denial: null, restriction: 'list' },
   'comment.create': { who: 'writer', denial: 'Viewers cannot comment', restriction: 'list' },
+  // D38: managers only, one message, restriction does not apply (managers are never restricted).
+  'webhook.create': { who: 'manager', denial: 'Only owners and admins can manage webhooks', restriction: 'none' },
+  'webhook.list': { who: 'manager', denial: 'Only owners and admins can manage webhooks', restriction: 'none' },
+  'webhook.manage': { who: 'manager', denial: 'Only owners and admins can manage webhooks', restriction: 'none' },
 };
 
 const ALLOWED: Record<'member' | 'writer' | 'manager', Role[]> = {

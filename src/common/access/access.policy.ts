@@ -16,7 +16,7 @@ export interface Membership {
 }
 
 /** Kinds of resource an access check starts from (the target of an operation). */
-export type ResourceKind = 'workspace' | 'folder' | 'list' | 'task' | 'status' | 'label';
+export type ResourceKind = 'workspace' | 'folder' | 'list' | 'task' | 'status' | 'label' | 'webhook';
 
 /** How the access restriction of D30 applies to an operation. */
 export type Restriction =
@@ -45,7 +45,10 @@ export type Operation =
   | 'task.edit'
   | 'task.delete'
   | 'comment.read'
-  | 'comment.create';
+  | 'comment.create'
+  | 'webhook.create'
+  | 'webhook.list'
+  | 'webhook.manage';
 
 interface Rule {
   /** The resource the check starts from (its id is the path id, or the parent id of a create). */
@@ -57,6 +60,9 @@ interface Rule {
   denial?: string;
   restriction: Restriction;
 }
+
+/** D38: the 403 of every webhook route for members and viewers. */
+const WEBHOOK_DENIAL = 'Only owners and admins can manage webhooks';
 
 /** The policy table: D1 (roles), D2 (messages), D4 (targets), D30 (restriction). */
 export const POLICY: Record<Operation, Rule> = {
@@ -80,6 +86,10 @@ export const POLICY: Record<Operation, Rule> = {
   'task.delete': { target: 'task', role: 'writer', denial: 'Viewers cannot delete tasks', restriction: 'list' },
   'comment.read': { target: 'task', role: 'member', restriction: 'list' },
   'comment.create': { target: 'task', role: 'writer', denial: 'Viewers cannot comment', restriction: 'list' },
+  // D38: every webhook route is for managers, with one message.
+  'webhook.create': { target: 'workspace', role: 'manager', denial: WEBHOOK_DENIAL, restriction: 'none' },
+  'webhook.list': { target: 'workspace', role: 'manager', denial: WEBHOOK_DENIAL, restriction: 'none' },
+  'webhook.manage': { target: 'webhook', role: 'manager', denial: WEBHOOK_DENIAL, restriction: 'none' },
 };
 
 /** D4: the 404 for a target that does not exist, per kind. */
@@ -90,6 +100,7 @@ export const NOT_FOUND: Record<ResourceKind, string> = {
   task: 'Task not found',
   status: 'Status not found',
   label: 'Label not found',
+  webhook: 'Webhook not found',
 };
 
 /** D2, D4, D30: the 403 when no more specific message applies. */

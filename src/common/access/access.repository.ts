@@ -29,6 +29,7 @@ const TARGETS: Record<ResourceKind, (id: string) => string> = {
   task: (id) => `SELECT t.workspace_id, (SELECT l.folder_id FROM lists l WHERE l.id = t.list_id) AS folder_id, t.list_id FROM tasks t WHERE t.id = ${id}`,
   status: (id) => `SELECT workspace_id, NULL::int AS folder_id, NULL::int AS list_id FROM statuses WHERE id = ${id}`,
   label: (id) => `SELECT workspace_id, NULL::int AS folder_id, NULL::int AS list_id FROM labels WHERE id = ${id}`,
+  webhook: (id) => `SELECT workspace_id, NULL::int AS folder_id, NULL::int AS list_id FROM webhooks WHERE id = ${id}`,
 };
 
 /** The access row (AccessRow's columns) of target `kind` with id `id` for user `user`, and list `list` (placeholders). */

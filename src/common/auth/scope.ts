@@ -12,6 +12,9 @@ export const SCOPES = [
   'users:read',
   // D37: the events feed.
   'events:read',
+  // D38: webhook routes.
+  'webhooks:read',
+  'webhooks:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

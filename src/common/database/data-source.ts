@@ -9,13 +9,18 @@ import { ServerSecrets1795600000000 } from './migrations/1795600000000-server-se
 import { TaskSearchText1795700000000 } from './migrations/1795700000000-task-search-text';
 import { Events1795800000000 } from './migrations/1795800000000-events';
 import { IdempotencyKeys1795810000000 } from './migrations/1795810000000-idempotency-keys';
+import { Webhooks1795820000000 } from './migrations/1795820000000-webhooks';
+import { installJobQueue } from '../../webhooks/job-queue';
 import { NamedStatementClient } from './prepared';
 
 // bigint (COUNT(*), file sizes) as JS numbers: every value we keep fits in 2^53.
 types.setTypeParser(types.builtins.INT8, (value) => Number(value));
 
 /** Every migration, in order. `synchronize` is never used: the schema comes from these. */
-export const MIGRATIONS = [InitialSchema1732250000000, ApiKeyNotify1795431327202, TaskQueries1795500000000, ServerSecrets1795600000000, TaskSearchText1795700000000, Events1795800000000, IdempotencyKeys1795810000000];
+export const MIGRATIONS = [
+  InitialSchema1732250000000, ApiKeyNotify1795431327202, TaskQueries1795500000000, ServerSecrets1795600000000, TaskSearchText1795700000000,
+  Events1795800000000, IdempotencyKeys1795810000000, Webhooks1795820000000,
+];
 
 /**
  * TypeORM options for PostgreSQL at `url`. Pool size from `env.dbPoolSize`
@@ -50,6 +55,18 @@ export function dataSourceOptions(
 export async function openDatabase(url?: string, runMigrations = true): Promise<DataSource> {
   const ds = new DataSource(dataSourceOptions(url));
   await ds.initialize();
-  if (runMigrations) await ds.runMigrations({ transaction: 'all' });
+  if (runMigrations) await migrateAll(ds);
   return ds;
+}
+
+/**
+ * Runs pending migrations, then installs or upgrades the webhook job queue's
+ * schema (graphile-worker's own migrations, which the events trigger needs).
+ *
+ * @returns the migrations applied now
+ */
+export async function migrateAll(ds: DataSource): Promise<Array<{ name: string }>> {
+  const applied = await ds.runMigrations({ transaction: 'all' });
+  await installJobQueue((ds.options as { url: string }).url);
+  return applied;
 }

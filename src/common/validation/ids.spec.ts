@@ -88,6 +88,7 @@ describe('PATH_ID_MESSAGES and IdPipe (D6)', () => {
       task: 'Invalid task ID',
       status: 'Invalid status ID',
       label: 'Invalid label ID',
+      webhook: 'Invalid webhook ID',
     });
   });
 

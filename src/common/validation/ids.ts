@@ -38,6 +38,7 @@ export const PATH_ID_MESSAGES = {
   task: 'Invalid task ID',
   status: 'Invalid status ID',
   label: 'Invalid label ID',
+  webhook: 'Invalid webhook ID',
 } as const;
 
 export type PathIdKind = keyof typeof PATH_ID_MESSAGES;

@@ -1,0 +1,19 @@
+/**
+ * The job of one delivery attempt on the queue (graphile-worker). The
+ * migration's trigger (1795820000000-webhooks.ts) queues attempt 1 with the
+ * same task name, payload shape and job key: change them together.
+ */
+export const DELIVERY_TASK = 'webhook_delivery';
+
+/** Payload of a delivery job: which webhook, which event, which attempt (from 1), and the event object to POST. */
+export interface DeliveryJob {
+  webhook_id: number;
+  event_id: number;
+  attempt: number;
+  body: Record<string, unknown>;
+}
+
+/** The job key of a (webhook, event) delivery: at most one pending job per delivery carries it. */
+export function deliveryJobKey(job: Pick<DeliveryJob, 'webhook_id' | 'event_id'>): string {
+  return `webhook:${job.webhook_id}:${job.event_id}`;
+}

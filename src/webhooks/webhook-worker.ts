@@ -1,0 +1,119 @@
+import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { run, type Runner } from 'graphile-worker';
+import { processLogger } from '../common/logging/logger';
+import type { AppEnv, WebhookSettings } from '../config/env';
+import { InjectSettings } from '../config/settings';
+import { DELIVERY_TASK, DeliveryJob } from './delivery-job';
+import { jobQueueLogger } from './job-queue';
+import { attemptDelivery } from './webhook-sender';
+import { WebhookMetrics } from './webhooks.metrics';
+import { WebhooksRepository } from './webhooks.repository';
+
+/** Delivery jobs one process runs at once. */
+const CONCURRENCY = 10;
+/** How often the queue looks for jobs that fell due (new jobs are announced at once); well under D38's 5 s. */
+const POLL_INTERVAL_MS = 1_000;
+/**
+ * How long after an attempt starts its stand-in job falls due (beyond the
+ * attempt's own timeout): only a process that died mid-attempt lets it run.
+ */
+const STAND_IN_MARGIN_MS = 10_000;
+
+/**
+ * D38: delivers webhooks, in every server process unless WEBHOOK_WORKER=false.
+ * The queue (graphile-worker, on our database) hands each job to one process;
+ * a job is one attempt. An attempt starts only for an existing, active webhook
+ * and an attempt not yet recorded (checked again, under a lock, right before it sends), uses the webhook's url as it is then, and
+ * ends recorded in the delivery log together with the next attempt's job
+ * (due the next WEBHOOK_RETRY_DELAYS_MS delay after it ended) or with none.
+ * Shutdown abandons attempts in flight unrecorded: their stand-in jobs make them again.
+ */
+@Injectable()
+export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly settings: WebhookSettings;
+  private readonly databaseUrl?: string;
+  private readonly preparedStatements: boolean;
+  private runner?: Runner;
+  private readonly stopping = new AbortController();
+
+  constructor(
+    @InjectSettings() config: AppEnv,
+    private readonly repo: WebhooksRepository,
+    private readonly metrics: WebhookMetrics,
+  ) {
+    this.settings = config.webhooks;
+    this.databaseUrl = config.databaseUrl;
+    this.preparedStatements = config.preparedStatements;
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.settings.worker || !this.databaseUrl) return;
+    // The queue's own small pool (it installs its error handlers and closes it on stop).
+    this.runner = await run({
+      connectionString: this.databaseUrl,
+      maxPoolSize: 4,
+      // Behind a pooler that cannot keep prepared statements (DB_PREPARED_STATEMENTS=false), the queue's go unnamed too.
+      noPreparedStatements: !this.preparedStatements,
+      concurrency: CONCURRENCY,
+      pollInterval: POLL_INTERVAL_MS,
+      noHandleSignals: true,
+      logger: jobQueueLogger(processLogger()),
+      taskList: { [DELIVERY_TASK]: (payload, helpers) => this.deliver(payload as DeliveryJob, helpers.job.run_at) },
+    });
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopping.abort(new Error('shutting down'));
+    await this.runner?.stop().catch(() => undefined);
+  }
+
+  /** One attempt of `job`, due at `dueAt`: skipped, or made, logged, counted and recorded with what follows it. */
+  private async deliver(job: DeliveryJob, dueAt: Date): Promise<void> {
+    const { timeoutMs, retryDelaysMs, allowPrivate } = this.settings;
+    const start = await this.repo.startAttempt(job, dueAt, timeoutMs + STAND_IN_MARGIN_MS);
+    if (!start.go) return;
+    let outcome;
+    try {
+      outcome = await attemptDelivery({
+        url: start.url,
+        secret: start.secret,
+        messageId: `evt_${job.event_id}`,
+        body: JSON.stringify(job.body),
+        timeoutMs,
+        allowPrivate,
+        signal: this.stopping.signal,
+        beforeSend: (send) => this.repo.sendIfActive(job, dueAt, send),
+      });
+    } catch (error) {
+      if (!this.stopping.signal.aborted) throw error;
+      // Shutting down: the attempt is abandoned unrecorded; its stand-in job makes it after the restart.
+      processLogger().info({ context: 'Webhooks', webhook_id: job.webhook_id, event_id: job.event_id, attempt: job.attempt }, 'webhook delivery attempt abandoned at shutdown');
+      return;
+    }
+    // Deleted or paused since the attempt started: it sent nothing and ends here.
+    if (outcome === null) return;
+    // attempt k + 1 (k from 1) waits the k-th delay; after the last delay's attempt, none.
+    const delay = retryDelaysMs[job.attempt - 1];
+    const next = outcome.result !== 'delivered' && delay !== undefined ? { job: { ...job, attempt: job.attempt + 1 }, inMs: delay } : null;
+    await this.repo.recordAttempt(
+      job,
+      { result: outcome.result, responseStatus: outcome.responseStatus, durationMs: outcome.durationMs, attemptedAt: outcome.startedAt },
+      next,
+    );
+    this.metrics.attempted(outcome.result);
+    processLogger().info(
+      {
+        context: 'Webhooks',
+        webhook_id: job.webhook_id,
+        event_id: job.event_id,
+        attempt: job.attempt,
+        host: new URL(start.url).host,
+        result: outcome.result,
+        response_status: outcome.responseStatus,
+        duration_ms: outcome.durationMs,
+        next_attempt_in_ms: next?.inMs ?? null,
+      },
+      'webhook delivery attempt',
+    );
+  }
+}

@@ -1,0 +1,76 @@
+import { Injectable, NotFoundException } from '@nestjs/common';
+import { randomBytes } from 'crypto';
+import { AccessService } from '../common/access/access.service';
+import { NOT_FOUND } from '../common/access/access.policy';
+import type { Caller } from '../common/auth/auth-context';
+import { asBody } from '../common/validation/body';
+import { validateBody, validateTarget } from '../common/validation/validate-body';
+import type { AppEnv } from '../config/env';
+import { InjectSettings } from '../config/settings';
+import { EVENT_TYPES } from '../events/event-types';
+import { webhookUrl, type UrlRules } from './webhook-url';
+import { CreatedWebhookDto, CreateWebhookDto, WebhookDeliveryDto, UpdateWebhookDto, WebhookDto } from './webhooks.dto';
+import { WebhooksRepository } from './webhooks.repository';
+
+/** D38: a new signing secret, `whsec_` + padded base64 of 32 random bytes (44 characters). */
+export function newWebhookSecret(): string {
+  return 'whsec_' + randomBytes(32).toString('base64');
+}
+
+/**
+ * Rules for webhooks (D38), checks in D3's order: the target id, the target
+ * and the caller's role (managers only), then the body: `url`, `events`,
+ * `active`. Webhook writes record no events (D37).
+ */
+@Injectable()
+export class WebhooksService {
+  private readonly urlRules: UrlRules;
+
+  constructor(
+    private readonly access: AccessService,
+    private readonly webhooks: WebhooksRepository,
+    @InjectSettings() config: AppEnv,
+  ) {
+    const { allowHttp, allowPrivate } = config.webhooks;
+    this.urlRules = { allowHttp, allowPrivate };
+  }
+
+  /** D38: create webhook; 201 with the secret. */
+  async createWebhook(caller: Caller, rawBody: unknown): Promise<CreatedWebhookDto> {
+    const { workspace_id: workspaceId } = await validateTarget(CreateWebhookDto, rawBody);
+    await this.access.workspace(caller, workspaceId, 'webhook.create');
+    // url first (its rules depend on the settings, so it is checked here rather than by the DTO).
+    const url = webhookUrl(asBody(rawBody).url, this.urlRules);
+    const { events } = await validateBody(CreateWebhookDto, rawBody);
+    return this.webhooks.insert(workspaceId, url, events ?? [...EVENT_TYPES], newWebhookSecret());
+  }
+
+  /** D38: a workspace's webhooks by id. */
+  async listWebhooks(caller: Caller, workspaceId: number): Promise<WebhookDto[]> {
+    await this.access.workspace(caller, workspaceId, 'webhook.list');
+    return this.webhooks.listByWorkspace(workspaceId);
+  }
+
+  /** D38: update webhook; only the fields sent change. */
+  async updateWebhook(caller: Caller, id: number, rawBody: unknown): Promise<WebhookDto> {
+    await this.access.check(caller, 'webhook.manage', id);
+    const sent = asBody(rawBody).url;
+    const url = sent === undefined ? undefined : webhookUrl(sent, this.urlRules);
+    const { events, active } = await validateBody(UpdateWebhookDto, rawBody);
+    const webhook = await this.webhooks.update(id, { url, events, active });
+    if (!webhook) throw new NotFoundException(NOT_FOUND.webhook);
+    return webhook;
+  }
+
+  /** D38: delete webhook; no attempt starts after this returns. */
+  async deleteWebhook(caller: Caller, id: number): Promise<void> {
+    await this.access.check(caller, 'webhook.manage', id);
+    await this.webhooks.delete(id);
+  }
+
+  /** D38: the webhook's 100 most recent finished delivery attempts. */
+  async listDeliveries(caller: Caller, id: number): Promise<WebhookDeliveryDto[]> {
+    await this.access.check(caller, 'webhook.manage', id);
+    return this.webhooks.listDeliveries(id);
+  }
+}

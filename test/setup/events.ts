@@ -1,0 +1,38 @@
+import type { DataSource } from 'typeorm';
+
+/** An event object as the feed and webhooks show it (D37). */
+export type EventObject = {
+  id: number;
+  type: string;
+  workspace_id: number;
+  occurred_at: string;
+  actor: { user_id: number | null; api_key_id: number | null };
+  data: Record<string, unknown>;
+};
+
+/**
+ * Records an event the way an API write does (D37: a row of `events`, its id
+ * from `events_id_seq`), so webhook tests need no other route. Returns the
+ * event object, as `event_json` renders it. Replaceable by a real API write
+ * once every write records its event.
+ */
+export async function recordEvent(
+  ds: DataSource,
+  event: { workspaceId: number; type: string; data?: Record<string, unknown>; userId?: number | null },
+): Promise<EventObject> {
+  const rows: Array<{ body: EventObject }> = await ds.query(
+    `INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+     VALUES (nextval('events_id_seq'), $1, $2, now(), $3, NULL, $4)
+     RETURNING event_json(events) AS body`,
+    [event.workspaceId, event.type, event.userId ?? null, JSON.stringify(event.data ?? { label_id: 1 })],
+  );
+  return rows[0].body;
+}
+
+/** Delivery jobs still in the queue (pending, due later, or running). */
+export async function pendingDeliveries(ds: DataSource): Promise<number> {
+  const rows: Array<{ n: number }> = await ds.query(
+    `SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE task_identifier = 'webhook_delivery' AND attempts < max_attempts`,
+  );
+  return rows[0].n;
+}
