@@ -5,6 +5,7 @@ import { Sql } from '../common/database/sql';
 import { SqlParams } from '../common/database/sql-params';
 import type { EventQuery } from './event-query';
 import { EVENT_TYPES } from './event-types';
+import { EVENTS_LOCK_NAMESPACE } from './events.sql';
 
 /** One page of the feed: its events as JSON text, and the last id on it (null when empty). */
 export interface EventPageRows {
@@ -53,14 +54,26 @@ export class EventsRepository {
                       AND NOT EXISTS (SELECT 1 FROM tasks pt WHERE pt.id = ${dataId('parent_id')} AND ${permitted('pt.list_id')})
                      THEN jsonb_set(event_json(e), '{data,parent_id}', 'null') ELSE event_json(e) END`;
     }
-    const rows: EventPageRows[] = await this.sql.rows(
-      `SELECT COALESCE(json_agg(page.event ORDER BY page.id), '[]')::text AS data, max(page.id)::text AS last
+    const text = `SELECT COALESCE(json_agg(page.event ORDER BY page.id), '[]')::text AS data, max(page.id)::text AS last
          FROM (SELECT e.id, ${render} AS event FROM events e
                 WHERE ${where.join('\n                  AND ')}
-                ORDER BY e.id LIMIT ${p.add(query.limit, 'int')}) page`,
-      p.values,
-    );
-    return rows[0];
+                ORDER BY e.id LIMIT ${p.add(query.limit, 'int')}) page`;
+    if (!Number.isSafeInteger(workspaceId)) throw new Error(`EventsRepository.page: workspace id ${workspaceId}`);
+    // The polling promise (D37): writers hold the workspace's event lock in shared mode from drawing their
+    // event's id until they commit (events.sql.ts); holding it exclusively, the page is read when no writer
+    // of the workspace is between the two, so every id below the largest one read is committed (or never will be).
+    // BEGIN and the lock go together by the simple protocol (no parameters: two integers of ours): 3 round trips.
+    return this.sql.withClient(async (client) => {
+      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${EVENTS_LOCK_NAMESPACE}, ${workspaceId})`);
+      try {
+        const { rows } = await client.query<EventPageRows>(text, p.values);
+        await client.query('COMMIT');
+        return rows[0];
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
   }
 
   /**

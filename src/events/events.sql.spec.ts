@@ -10,7 +10,7 @@ describe('eventCtes', () => {
     p.add(1);
     const [row, lock, insert] = eventCtes(p, actor, { type: 'label.created', from: 'lb', workspace: 'lb.workspace_id', data: { label_id: 'lb.id' } });
     expect(row).toMatch(/^event_row AS MATERIALIZED \(\s+SELECT lb\.workspace_id AS workspace_id, jsonb_build_object\('label_id', lb\.id\) AS data\s+FROM lb\)$/);
-    expect(lock).toContain(`pg_advisory_xact_lock(${EVENTS_LOCK_NAMESPACE}, r.workspace_id)::text = '' AS locked FROM event_row r`);
+    expect(lock).toContain(`pg_advisory_xact_lock_shared(${EVENTS_LOCK_NAMESPACE}, r.workspace_id)::text = '' AS locked FROM event_row r`);
     expect(insert).toContain(`SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'label.created', now(),\n              $2::int, $3::int, l.data\n         FROM event_lock l`);
     expect(p.values).toEqual([1, 7, 3]);
   });

@@ -1,5 +1,5 @@
 import { Global, Injectable, Module } from '@nestjs/common';
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import type { Db } from './request-db';
 
@@ -17,6 +17,19 @@ export class Sql implements Db {
   async rows<T>(text: string, values: unknown[]): Promise<T[]> {
     const pool = (this.dataSource.driver as unknown as { master: Pool }).master;
     return (await pool.query(text, values)).rows as T[];
+  }
+
+  /**
+   * Runs `fn` on one pooled connection of its own (statements that must share
+   * a session: a transaction), and gives the connection back afterwards.
+   */
+  async withClient<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
+    const client = await (this.dataSource.driver as unknown as { master: Pool }).master.connect();
+    try {
+      return await fn(client);
+    } finally {
+      client.release();
+    }
   }
 
   /** TypeORM's manager on the pool (each statement on any free connection). */
