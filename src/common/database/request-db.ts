@@ -47,6 +47,8 @@ function verbOf(text: string): string {
 export class RequestDb implements Db {
   private runner?: QueryRunner;
   private client?: PoolClient;
+  /** The connection of the autocommit statement on the wire (see rows). */
+  private statementClient?: PoolClient;
   private connecting?: Promise<PoolClient>;
   private abandon?: (error: Error) => void;
   /** The statement on the wire, if any. */
@@ -69,10 +71,41 @@ export class RequestDb implements Db {
     readonly transactional: boolean,
   ) {}
 
-  /** Runs `text` on this request's connection; refused (RequestCutError) once the request was cut. */
+  /**
+   * Runs `text` for this request; refused (RequestCutError) once the request was cut. In a
+   * transaction (keyed, or a service's) on the request's connection; otherwise each statement
+   * takes a pooled connection for itself only, as the pool's own query does, so an autocommit
+   * request holds no connection between its statements (the deadline still cancels the one on the wire).
+   */
   async rows<T>(text: string, values: unknown[]): Promise<T[]> {
-    const client = await this.connect();
-    return ((await client.query(text, values)) as unknown as { rows: T[] }).rows;
+    if (this.transactional || this.runner || this.client) {
+      const client = await this.connect();
+      return ((await client.query(text, values)) as unknown as { rows: T[] }).rows;
+    }
+    if (this.cutting || this.released) throw new RequestCutError();
+    const client = await this.pool().connect();
+    if (this.cutting || this.released) {
+      client.release();
+      throw new RequestCutError();
+    }
+    this.statementClient = client;
+    const sent = client.query(text, values) as unknown as Promise<{ rows: T[] }>;
+    this.running = sent;
+    try {
+      const { rows } = await sent;
+      if (verbOf(text) !== 'SELECT') this.committed = true;
+      return rows;
+    } finally {
+      this.running = undefined;
+      this.statementClient = undefined;
+      // A statement cut by the deadline leaves its connection in an unknown state: closed, not reused.
+      client.release(this.cutting ? new RequestCutError() : undefined);
+    }
+  }
+
+  /** The pool of the data source. */
+  private pool(): { connect(): Promise<PoolClient> } {
+    return (this.dataSource.driver as unknown as { master: { connect(): Promise<PoolClient> } }).master;
   }
 
   get manager(): EntityManager {
@@ -127,9 +160,10 @@ export class RequestDb implements Db {
     this.cutting = true;
     this.abandon?.(new RequestCutError());
     const running = this.running;
-    if (running && this.client) {
+    const client = this.client ?? this.statementClient;
+    if (running && client) {
       this.broken = true;
-      cancelStatement(this.client);
+      cancelStatement(client);
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([running.catch(() => undefined), new Promise((done) => (timer = setTimeout(done, CUT_WAIT_MS)))]);
       clearTimeout(timer);
@@ -159,7 +193,7 @@ export class RequestDb implements Db {
   }
 
   private async open(): Promise<PoolClient> {
-    const pool = (this.dataSource.driver as unknown as { master: { connect(): Promise<PoolClient> } }).master;
+    const pool = this.pool();
     const client = await new Promise<PoolClient>((resolve, reject) => {
       this.abandon = reject;
       pool.connect().then((c) => {
