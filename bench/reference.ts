@@ -16,7 +16,7 @@ import { hasTaskset } from './proc';
  *
  * 1. World: its gen-world.mjs writes bench/out/world.json (+ world.meta.json) once.
  * 2. Databases on the server of BENCH_PG_URL: bench_ref (its baseline/load.mjs) and
- *    bench_svc (this service's `cli migrate` + `cli seed`), then VACUUM ANALYZE; a
+ *    bench_svc (this service's `cli migrate` + `cli seed`), then VACUUM ANALYZE (again at each reuse); a
  *    table bench_world in each holds the world's SHA-256, so later runs reuse them.
  * 3. Servers: the reference and `node dist/main.js` with production settings (JSON
  *    logs to bench/out/service.log), both pinned to CPU 1; its run-ab.sh loads them
@@ -197,7 +197,9 @@ async function ensureDatabase(admin: Client, serverUrl: string, name: string, wo
   const url = databaseUrl(serverUrl, name);
   const loaded = await withClient(url, async (db) => (await db.query('SELECT sha256 FROM bench_world')).rows[0]?.sha256).catch(() => undefined);
   if (loaded === worldSha && existsSync(idsFile)) {
-    log(`Database ${name}: already loaded, reused`);
+    // Earlier runs' creates and updates left dead rows and cleared visibility bits: both sides start clean.
+    await withClient(url, (db) => db.query('VACUUM ANALYZE'));
+    log(`Database ${name}: already loaded, reused (vacuumed)`);
     return url;
   }
   log(`Database ${name}: loading the world`);
