@@ -89,17 +89,27 @@ export class RequestDb implements Db {
       throw new RequestCutError();
     }
     this.statementClient = client;
+    // A connection that fails while checked out emits `error`: heard here (no crash), and it is not reused.
+    let failed = false;
+    const onError = () => {
+      failed = true;
+    };
+    client.on('error', onError);
     const sent = client.query(text, values) as unknown as Promise<{ rows: T[] }>;
     this.running = sent;
     try {
       const { rows } = await sent;
       if (verbOf(text) !== 'SELECT') this.committed = true;
       return rows;
+    } catch (error) {
+      failed = true;
+      throw error;
     } finally {
       this.running = undefined;
       this.statementClient = undefined;
-      // A statement cut by the deadline leaves its connection in an unknown state: closed, not reused.
-      client.release(this.cutting ? new RequestCutError() : undefined);
+      client.removeListener('error', onError);
+      // A failed statement, or one cut by the deadline, leaves its connection in an unknown state: closed, not reused.
+      client.release(failed || this.cutting ? new RequestCutError() : undefined);
     }
   }
 
