@@ -102,3 +102,11 @@ export function eventCtes<T extends EventType>(p: SqlParams, actor: Actor, w: Ev
        RETURNING id)`,
   ];
 }
+
+/**
+ * D37 `changes` of an update over plain columns: for each of `columns`, SQL that is true when the
+ * row `after` (the update's RETURNING rows) holds another value than the row `before` (the row as it was).
+ */
+export function columnChangesSql<C extends string>(columns: readonly C[], after = 'r', before = 'old'): Record<C, string> {
+  return Object.fromEntries(columns.map((c) => [c, `${after}.${c} IS DISTINCT FROM ${before}.${c}`])) as Record<C, string>;
+}

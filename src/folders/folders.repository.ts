@@ -4,7 +4,7 @@ import type { Db } from '../common/database/request-db';
 import { DataSource, EntityManager } from 'typeorm';
 import { SqlParams } from '../common/database/sql-params';
 import { jsonArraySql, RawJson } from '../common/http/raw-json';
-import { Actor, eventCtes } from '../events/events.sql';
+import { Actor, columnChangesSql, eventCtes } from '../events/events.sql';
 import { deleteTasksCtes } from '../tasks/tasks.sql';
 import type { FolderDto } from './folders.dto';
 
@@ -63,7 +63,7 @@ export class FoldersRepository {
         from: 'r JOIN old ON old.id = r.id',
         workspace: 'r.workspace_id',
         data: { folder_id: 'r.id' },
-        changes: Object.fromEntries(PATCH_COLUMNS.map((c) => [c, `r.${c} IS DISTINCT FROM old.${c}`])) as Record<keyof FolderPatch, string>,
+        changes: columnChangesSql(PATCH_COLUMNS),
       }),
     );
     const rows: FolderDto[] = await (db?.manager ?? this.db).query(sql, params);

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { Db } from '../common/database/request-db';
 import { DataSource, EntityManager } from 'typeorm';
 import { SqlParams } from '../common/database/sql-params';
-import { Actor, eventCtes } from '../events/events.sql';
+import { Actor, columnChangesSql, eventCtes } from '../events/events.sql';
 import { deleteTasksCtes } from '../tasks/tasks.sql';
 import type { ListDto } from './lists.dto';
 
@@ -62,7 +62,7 @@ export class ListsRepository {
         from: 'r JOIN old ON old.id = r.id',
         workspace: 'r.workspace_id',
         data: { list_id: 'r.id', folder_id: 'r.folder_id', previous_folder_id: 'old.folder_id' },
-        changes: Object.fromEntries(PATCH_COLUMNS.map((c) => [c, `r.${c} IS DISTINCT FROM old.${c}`])) as Record<keyof ListPatch, string>,
+        changes: columnChangesSql(PATCH_COLUMNS),
       }),
     );
     const rows: ListDto[] = await (em ?? this.db).query(sql, params);

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { Db } from '../common/database/request-db';
 import { DataSource, EntityManager } from 'typeorm';
 import { SqlParams } from '../common/database/sql-params';
-import { Actor, eventCtes } from '../events/events.sql';
+import { Actor, columnChangesSql, eventCtes } from '../events/events.sql';
 import type { StatusCategory, StatusDto } from './statuses.dto';
 
 const STATUS_COLUMNS = `id, workspace_id, name, icon, color, category, position, api_ts(created_at) AS created_at`;
@@ -73,7 +73,7 @@ export class StatusesRepository {
         from: 'r JOIN old ON old.id = r.id',
         workspace: 'r.workspace_id',
         data: { status_id: 'r.id' },
-        changes: Object.fromEntries(PATCH_COLUMNS.map((c) => [c, `r.${c} IS DISTINCT FROM old.${c}`])) as Record<keyof StatusPatch, string>,
+        changes: columnChangesSql(PATCH_COLUMNS),
       }),
     );
     const rows: StatusDto[] = await em.query(sql, params);

@@ -11,7 +11,7 @@ import type { TaskQuery } from './task-query';
 import type { CreateTaskDto, CustomFieldInput, TaskDto, TaskWriteDto, UpdateTaskDto } from './tasks.dto';
 import { SqlParams } from '../common/database/sql-params';
 import { CHANGE_FIELDS } from '../events/event-types';
-import { Actor, eventCtes } from '../events/events.sql';
+import { Actor, columnChangesSql, eventCtes } from '../events/events.sql';
 import { deleteTasksCtes, fieldAppliesSql, fieldVisibleSql, TASK_WRITE_COLUMNS, TaskShape, taskJsonSql } from './tasks.sql';
 
 /** Where a task is being written: its workspace, its (final) list and that list's folder. */
@@ -256,8 +256,8 @@ export class TasksRepository {
     const drain = ['ref_list'];
     // D37: a written column changed when its stored value did; the sets below say when they changed.
     const changes = {
+      ...columnChangesSql(TASK_WRITE_COLUMNS.map((c) => c.column), 'task'),
       assignee_ids: 'false', custom_fields: 'false', label_ids: 'false',
-      ...Object.fromEntries(TASK_WRITE_COLUMNS.map(({ column: name }) => [name, `task.${name} IS DISTINCT FROM old.${name}`])),
     } as Record<(typeof CHANGE_FIELDS)['task.updated'][number], string>;
     const sets = ['updated_at = now()'];
     const column = (name: string, value: unknown, cast: string) => {
