@@ -1,5 +1,6 @@
 import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { run, type Runner } from 'graphile-worker';
+import { Pool } from 'pg';
 import { processLogger } from '../common/logging/logger';
 import type { AppEnv, WebhookSettings } from '../config/env';
 import { InjectSettings } from '../config/settings';
@@ -34,6 +35,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
   private readonly databaseUrl?: string;
   private readonly preparedStatements: boolean;
   private runner?: Runner;
+  /** The queue's own small pool: ours, so that a connection lost while idle is heard (logged) and the pool is ended with the app. */
+  private pool?: Pool;
   private readonly stopping = new AbortController();
 
   constructor(
@@ -48,10 +51,10 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.settings.worker || !this.databaseUrl) return;
-    // The queue's own small pool (it installs its error handlers and closes it on stop).
+    this.pool = new Pool({ connectionString: this.databaseUrl, max: 4 });
+    this.pool.on('error', (error) => processLogger().warn({ context: 'JobQueue' }, `job queue connection lost: ${error.message}`));
     this.runner = await run({
-      connectionString: this.databaseUrl,
-      maxPoolSize: 4,
+      pgPool: this.pool,
       // Behind a pooler that cannot keep prepared statements (DB_PREPARED_STATEMENTS=false), the queue's go unnamed too.
       noPreparedStatements: !this.preparedStatements,
       concurrency: CONCURRENCY,
@@ -65,6 +68,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
   async onApplicationShutdown(): Promise<void> {
     this.stopping.abort(new Error('shutting down'));
     await this.runner?.stop().catch(() => undefined);
+    await this.pool?.end().catch(() => undefined);
   }
 
   /** One attempt of `job`, due at `dueAt`: skipped, or made, logged, counted and recorded with what follows it. */
