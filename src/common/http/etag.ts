@@ -1,4 +1,4 @@
-import { createHash } from 'crypto';
+import { hash } from 'crypto';
 
 /** D36's messages. */
 export const PRECONDITION_MESSAGES = {
@@ -8,7 +8,8 @@ export const PRECONDITION_MESSAGES = {
 
 /** D36: the strong tag of a body: `"` + base64url of the SHA-256 of its bytes (43 characters) + `"`. */
 export function etagOf(body: string): string {
-  return etagOfDigest(createHash('sha256').update(body).digest());
+  // The one-shot hash: no Hash object per request.
+  return `"${hash('sha256', body, 'base64url')}"`;
 }
 
 /** The tag of a SHA-256 digest (PostgreSQL's `sha256()` of the same bytes gives the same tag). */
