@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { READ_PARAMS } from '../common/access/access.repository';
-import { ColumnField, createValuesSql, FieldsMatch, selectListSql, writeColumns } from '../common/database/field-table';
+import { ColumnField, columnTable, createValuesSql, FieldsMatch } from '../common/database/field-table';
 import type { Db } from '../common/database/request-db';
 import { Sql } from '../common/database/sql';
 import { SqlParams } from '../common/database/sql-params';
@@ -30,10 +30,8 @@ export const COMMENT_FIELDS = [
 const FIELDS_MATCH_DTO: FieldsMatch<typeof COMMENT_FIELDS, CommentDto> = true;
 void FIELDS_MATCH_DTO;
 
-const COMMENT_COLUMNS = selectListSql(COMMENT_FIELDS);
-
-/** The columns a create writes, in table order. */
-export const COMMENT_WRITE_COLUMNS = writeColumns<keyof CommentDto>(COMMENT_FIELDS);
+/** The select list, the written columns and their names. */
+export const COMMENT_TABLE = columnTable<keyof CommentDto>(COMMENT_FIELDS);
 
 /** SQL for comments. */
 @Injectable()
@@ -44,7 +42,7 @@ export class CommentsRepository {
    * The List comments read inside an access check's statement (AccessService.checkAndRead):
    * the comments of the target task, oldest first (created_at then id, D23), as a JSON array text.
    */
-  readonly byTaskRead = jsonArraySql(`SELECT ${COMMENT_COLUMNS}
+  readonly byTaskRead = jsonArraySql(`SELECT ${COMMENT_TABLE.select}
          FROM comments c
          JOIN users u ON u.id = c.user_id
         WHERE c.task_id = ${READ_PARAMS.id}
@@ -61,7 +59,7 @@ export class CommentsRepository {
     const p = new SqlParams();
     const tk = `tk AS MATERIALIZED (SELECT t.id, t.workspace_id, t.list_id FROM tasks t WHERE t.id = ${p.add(taskId, 'int')} FOR KEY SHARE)`;
     const user = p.add(actor.userId, 'int');
-    const { columns, values } = createValuesSql(p, COMMENT_WRITE_COLUMNS, { content }, 'tk.workspace_id');
+    const { columns, values } = createValuesSql(p, COMMENT_TABLE.writes, { content }, 'tk.workspace_id');
     const ctes = [
       tk,
       `c AS (
@@ -73,7 +71,7 @@ export class CommentsRepository {
         data: { comment_id: 'c.id', task_id: 'c.task_id', list_id: 'tk.list_id' },
       }),
     ];
-    const rows: CommentDto[] = await db.rows(`WITH ${ctes.join(',\n')} SELECT ${COMMENT_COLUMNS} FROM c JOIN users u ON u.id = c.user_id`, p.values);
+    const rows: CommentDto[] = await db.rows(`WITH ${ctes.join(',\n')} SELECT ${COMMENT_TABLE.select} FROM c JOIN users u ON u.id = c.user_id`, p.values);
     return rows[0] ?? null;
   }
 }

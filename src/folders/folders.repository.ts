@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { ColumnField, FieldsMatch, insertRowSql, positionWrite, selectListSql, writeColumns, WritesMatch } from '../common/database/field-table';
+import { ColumnField, columnTable, FieldsMatch, insertRowSql, positionWrite, WritesMatch } from '../common/database/field-table';
 import { patchStatement } from '../common/database/patch';
 import type { Db } from '../common/database/request-db';
 import { SqlParams } from '../common/database/sql-params';
@@ -24,13 +24,8 @@ export const FOLDER_FIELDS = [
 const FIELDS_MATCH_DTOS: [FieldsMatch<typeof FOLDER_FIELDS, FolderDto>, WritesMatch<typeof FOLDER_FIELDS, UpdateFolderDto>] = [true, true];
 void FIELDS_MATCH_DTOS;
 
-const FOLDER_COLUMNS = selectListSql(FOLDER_FIELDS);
-
-/** The columns create and update write, in table order. */
-export const FOLDER_WRITE_COLUMNS = writeColumns<keyof UpdateFolderDto>(FOLDER_FIELDS);
-
-/** Fixed column order of an update's SET list (names never come from the request). */
-const PATCH_COLUMNS = FOLDER_WRITE_COLUMNS.map((w) => w.column);
+/** The select list, the written columns and their names (an update's SET list: never from the request). */
+export const FOLDER_TABLE = columnTable<keyof UpdateFolderDto>(FOLDER_FIELDS);
 
 /** SQL for folders. Reads return the API shape of spec: Folder. */
 @Injectable()
@@ -40,7 +35,7 @@ export class FoldersRepository {
   /** Folders of a workspace by position, name, id (D23), as JSON text; `onlyIds` (a restricted member's grants, D29) filters when not null. */
   async listByWorkspace(workspaceId: number, onlyIds: number[] | null): Promise<RawJson<FolderDto[]>> {
     const rows: { json: string }[] = await this.db.query(
-      jsonArraySql(`SELECT ${FOLDER_COLUMNS} FROM folders
+      jsonArraySql(`SELECT ${FOLDER_TABLE.select} FROM folders
         WHERE workspace_id = $1 AND ($2::int[] IS NULL OR id = ANY($2::int[]))
         ORDER BY position, name, id`),
       [workspaceId, onlyIds],
@@ -52,10 +47,10 @@ export class FoldersRepository {
   async insert(actor: Actor, workspaceId: number, body: Omit<CreateFolderDto, 'workspace_id'>, db?: Db): Promise<FolderDto> {
     const p = new SqlParams();
     const ctes = [
-      `f AS (${insertRowSql(p, 'folders', FOLDER_WRITE_COLUMNS, body, p.add(workspaceId, 'int'))} RETURNING *)`,
+      `f AS (${insertRowSql(p, 'folders', FOLDER_TABLE.writes, body, p.add(workspaceId, 'int'))} RETURNING *)`,
       ...eventCtes(p, actor, { type: 'folder.created', from: 'f', workspace: 'f.workspace_id', data: { folder_id: 'f.id' } }),
     ];
-    const rows: FolderDto[] = await (db?.manager ?? this.db).query(`WITH ${ctes.join(',\n')} SELECT ${FOLDER_COLUMNS} FROM f`, p.values);
+    const rows: FolderDto[] = await (db?.manager ?? this.db).query(`WITH ${ctes.join(',\n')} SELECT ${FOLDER_TABLE.select} FROM f`, p.values);
     return rows[0];
   }
 
@@ -64,13 +59,13 @@ export class FoldersRepository {
    * Records `folder.updated` by `actor` when a stored value changed (D37).
    */
   async update(actor: Actor, id: number, patch: UpdateFolderDto, db?: Db): Promise<FolderDto | null> {
-    const { sql, params } = patchStatement('folders', PATCH_COLUMNS, id, patch, FOLDER_COLUMNS, (p) =>
+    const { sql, params } = patchStatement('folders', FOLDER_TABLE.columns, id, patch, FOLDER_TABLE.select, (p) =>
       eventCtes(p, actor, {
         type: 'folder.updated',
         from: 'r JOIN old ON old.id = r.id',
         workspace: 'r.workspace_id',
         data: { folder_id: 'r.id' },
-        changes: columnChangesSql(PATCH_COLUMNS),
+        changes: columnChangesSql(FOLDER_TABLE.columns),
       }),
     );
     const rows: FolderDto[] = await (db?.manager ?? this.db).query(sql, params);

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { ColumnField, FieldsMatch, insertRowSql, selectListSql, writeColumns, WritesMatch } from '../common/database/field-table';
+import { ColumnField, columnTable, FieldsMatch, insertRowSql, WritesMatch } from '../common/database/field-table';
 import type { Db } from '../common/database/request-db';
 import { SqlParams } from '../common/database/sql-params';
 import { Actor, eventCtes } from '../events/events.sql';
@@ -22,10 +22,8 @@ export const LABEL_FIELDS = [
 const FIELDS_MATCH_DTOS: [FieldsMatch<typeof LABEL_FIELDS, LabelDto>, WritesMatch<typeof LABEL_FIELDS, LabelBody>] = [true, true];
 void FIELDS_MATCH_DTOS;
 
-const LABEL_COLUMNS = selectListSql(LABEL_FIELDS);
-
-/** The columns create writes, in table order. */
-export const LABEL_WRITE_COLUMNS = writeColumns<keyof LabelBody>(LABEL_FIELDS);
+/** The select list, the written columns and their names (an update's SET list: never from the request). */
+export const LABEL_TABLE = columnTable<keyof LabelBody>(LABEL_FIELDS);
 
 /** SQL for labels. */
 @Injectable()
@@ -34,17 +32,17 @@ export class LabelsRepository {
 
   /** Labels of a workspace by name (case-insensitive) then id (D23). */
   listByWorkspace(workspaceId: number): Promise<LabelDto[]> {
-    return this.db.query(`SELECT ${LABEL_COLUMNS} FROM labels WHERE workspace_id = $1 ORDER BY lower(name), id`, [workspaceId]);
+    return this.db.query(`SELECT ${LABEL_TABLE.select} FROM labels WHERE workspace_id = $1 ORDER BY lower(name), id`, [workspaceId]);
   }
 
   /** Inserts a label, recording `label.created` by `actor` (D37); a duplicate name raises the unique violation that maps to 409 (D28). */
   async insert(actor: Actor, workspaceId: number, body: LabelBody, db?: Db): Promise<LabelDto> {
     const p = new SqlParams();
     const ctes = [
-      `lb AS (${insertRowSql(p, 'labels', LABEL_WRITE_COLUMNS, body, p.add(workspaceId, 'int'))} RETURNING *)`,
+      `lb AS (${insertRowSql(p, 'labels', LABEL_TABLE.writes, body, p.add(workspaceId, 'int'))} RETURNING *)`,
       ...eventCtes(p, actor, { type: 'label.created', from: 'lb', workspace: 'lb.workspace_id', data: { label_id: 'lb.id' } }),
     ];
-    const rows: LabelDto[] = await (db?.manager ?? this.db).query(`WITH ${ctes.join(',\n')} SELECT ${LABEL_COLUMNS} FROM lb`, p.values);
+    const rows: LabelDto[] = await (db?.manager ?? this.db).query(`WITH ${ctes.join(',\n')} SELECT ${LABEL_TABLE.select} FROM lb`, p.values);
     return rows[0];
   }
 

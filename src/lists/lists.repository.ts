@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { ColumnField, FieldsMatch, insertRowSql, positionWrite, selectListSql, writeColumns, WritesMatch } from '../common/database/field-table';
+import { ColumnField, columnTable, FieldsMatch, insertRowSql, positionWrite, WritesMatch } from '../common/database/field-table';
 import { patchStatement } from '../common/database/patch';
 import type { Db } from '../common/database/request-db';
 import { SqlParams } from '../common/database/sql-params';
@@ -25,13 +25,8 @@ export const LIST_FIELDS = [
 const FIELDS_MATCH_DTOS: [FieldsMatch<typeof LIST_FIELDS, ListDto>, WritesMatch<typeof LIST_FIELDS, UpdateListDto>] = [true, true];
 void FIELDS_MATCH_DTOS;
 
-const LIST_COLUMNS = selectListSql(LIST_FIELDS);
-
-/** The columns create and update write, in table order. */
-export const LIST_WRITE_COLUMNS = writeColumns<keyof UpdateListDto>(LIST_FIELDS);
-
-/** Fixed column order of an update's SET list (names never come from the request). */
-const PATCH_COLUMNS = LIST_WRITE_COLUMNS.map((w) => w.column);
+/** The select list, the written columns and their names (an update's SET list: never from the request). */
+export const LIST_TABLE = columnTable<keyof UpdateListDto>(LIST_FIELDS);
 
 /** SQL for lists. Reads return the API shape of spec: List. */
 @Injectable()
@@ -41,7 +36,7 @@ export class ListsRepository {
   /** Lists of a folder by position, name, id (D23); `onlyIds` (a restricted member's granted lists, D29) filters when not null. */
   listByFolder(folderId: number, onlyIds: number[] | null): Promise<ListDto[]> {
     return this.db.query(
-      `SELECT ${LIST_COLUMNS} FROM lists
+      `SELECT ${LIST_TABLE.select} FROM lists
         WHERE folder_id = $1 AND ($2::int[] IS NULL OR id = ANY($2::int[]))
         ORDER BY position, name, id`,
       [folderId, onlyIds],
@@ -52,10 +47,10 @@ export class ListsRepository {
   async insert(em: EntityManager, actor: Actor, workspaceId: number, body: Omit<CreateListDto, 'workspace_id'>): Promise<ListDto> {
     const p = new SqlParams();
     const ctes = [
-      `l AS (${insertRowSql(p, 'lists', LIST_WRITE_COLUMNS, body, p.add(workspaceId, 'int'))} RETURNING *)`,
+      `l AS (${insertRowSql(p, 'lists', LIST_TABLE.writes, body, p.add(workspaceId, 'int'))} RETURNING *)`,
       ...eventCtes(p, actor, { type: 'list.created', from: 'l', workspace: 'l.workspace_id', data: { list_id: 'l.id', folder_id: 'l.folder_id' } }),
     ];
-    const rows: ListDto[] = await em.query(`WITH ${ctes.join(',\n')} SELECT ${LIST_COLUMNS} FROM l`, p.values);
+    const rows: ListDto[] = await em.query(`WITH ${ctes.join(',\n')} SELECT ${LIST_TABLE.select} FROM l`, p.values);
     return rows[0];
   }
 
@@ -64,13 +59,13 @@ export class ListsRepository {
    * Records `list.updated` by `actor` when a stored value changed (D37).
    */
   async update(actor: Actor, id: number, patch: UpdateListDto, em?: EntityManager | Db['manager']): Promise<ListDto | null> {
-    const { sql, params } = patchStatement('lists', PATCH_COLUMNS, id, patch, LIST_COLUMNS, (p) =>
+    const { sql, params } = patchStatement('lists', LIST_TABLE.columns, id, patch, LIST_TABLE.select, (p) =>
       eventCtes(p, actor, {
         type: 'list.updated',
         from: 'r JOIN old ON old.id = r.id',
         workspace: 'r.workspace_id',
         data: { list_id: 'r.id', folder_id: 'r.folder_id', previous_folder_id: 'old.folder_id' },
-        changes: columnChangesSql(PATCH_COLUMNS),
+        changes: columnChangesSql(LIST_TABLE.columns),
       }),
     );
     const rows: ListDto[] = await (em ?? this.db).query(sql, params);

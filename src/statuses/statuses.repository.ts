@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { ColumnField, FieldsMatch, insertRowSql, positionWrite, selectListSql, writeColumns, WritesMatch } from '../common/database/field-table';
+import { ColumnField, columnTable, FieldsMatch, insertRowSql, positionWrite, WritesMatch } from '../common/database/field-table';
 import { patchStatement } from '../common/database/patch';
 import type { Db } from '../common/database/request-db';
 import { SqlParams } from '../common/database/sql-params';
@@ -23,13 +23,8 @@ export const STATUS_FIELDS = [
 const FIELDS_MATCH_DTOS: [FieldsMatch<typeof STATUS_FIELDS, StatusDto>, WritesMatch<typeof STATUS_FIELDS, UpdateStatusDto>] = [true, true];
 void FIELDS_MATCH_DTOS;
 
-const STATUS_COLUMNS = selectListSql(STATUS_FIELDS);
-
-/** The columns create and update write, in table order. */
-export const STATUS_WRITE_COLUMNS = writeColumns<keyof UpdateStatusDto>(STATUS_FIELDS);
-
-/** Fixed column order of an update's SET list (names never come from the request). */
-const PATCH_COLUMNS = STATUS_WRITE_COLUMNS.map((w) => w.column);
+/** The select list, the written columns and their names (an update's SET list: never from the request). */
+export const STATUS_TABLE = columnTable<keyof UpdateStatusDto>(STATUS_FIELDS);
 
 /** SQL for statuses. Every method returns the API shape of spec: Status. */
 @Injectable()
@@ -38,7 +33,7 @@ export class StatusesRepository {
 
   /** Statuses of a workspace by position then id (D23). */
   listByWorkspace(workspaceId: number): Promise<StatusDto[]> {
-    return this.db.query(`SELECT ${STATUS_COLUMNS} FROM statuses WHERE workspace_id = $1 ORDER BY position, id`, [workspaceId]);
+    return this.db.query(`SELECT ${STATUS_TABLE.select} FROM statuses WHERE workspace_id = $1 ORDER BY position, id`, [workspaceId]);
   }
 
   /**
@@ -49,10 +44,10 @@ export class StatusesRepository {
   async insert(actor: Actor, workspaceId: number, body: Omit<CreateStatusDto, 'workspace_id'>, db?: Db): Promise<StatusDto> {
     const p = new SqlParams();
     const ctes = [
-      `s AS (${insertRowSql(p, 'statuses', STATUS_WRITE_COLUMNS, body, p.add(workspaceId, 'int'))} RETURNING *)`,
+      `s AS (${insertRowSql(p, 'statuses', STATUS_TABLE.writes, body, p.add(workspaceId, 'int'))} RETURNING *)`,
       ...eventCtes(p, actor, { type: 'status.created', from: 's', workspace: 's.workspace_id', data: { status_id: 's.id' } }),
     ];
-    const rows: StatusDto[] = await (db?.manager ?? this.db).query(`WITH ${ctes.join(',\n')} SELECT ${STATUS_COLUMNS} FROM s`, p.values);
+    const rows: StatusDto[] = await (db?.manager ?? this.db).query(`WITH ${ctes.join(',\n')} SELECT ${STATUS_TABLE.select} FROM s`, p.values);
     return rows[0];
   }
 
@@ -74,13 +69,13 @@ export class StatusesRepository {
    * Records `status.updated` by `actor` when a stored value changed (D37).
    */
   async update(em: EntityManager, actor: Actor, id: number, patch: UpdateStatusDto): Promise<StatusDto | null> {
-    const { sql, params } = patchStatement('statuses', PATCH_COLUMNS, id, patch, STATUS_COLUMNS, (p) =>
+    const { sql, params } = patchStatement('statuses', STATUS_TABLE.columns, id, patch, STATUS_TABLE.select, (p) =>
       eventCtes(p, actor, {
         type: 'status.updated',
         from: 'r JOIN old ON old.id = r.id',
         workspace: 'r.workspace_id',
         data: { status_id: 'r.id' },
-        changes: columnChangesSql(PATCH_COLUMNS),
+        changes: columnChangesSql(STATUS_TABLE.columns),
       }),
     );
     const rows: StatusDto[] = await em.query(sql, params);

@@ -74,6 +74,22 @@ export function writeColumns<C extends string>(fields: readonly FieldRow<string,
   return fields.flatMap((f) => (f.write ? [f.write] : []));
 }
 
+/** What a repository answering rows uses of its field table. */
+export interface ColumnTable<C extends string> {
+  /** The select list: `sql AS key` for each field, in response order (the driver's row keeps that order). */
+  select: string;
+  /** The columns creates and updates write, in table order (an update's SET order). */
+  writes: readonly ColumnWrite<C>[];
+  /** Their names. */
+  columns: readonly C[];
+}
+
+/** The ColumnTable of `fields`, whose written columns are `C`. */
+export function columnTable<C extends string>(fields: readonly ColumnField<C>[]): ColumnTable<C> {
+  const writes = writeColumns(fields);
+  return { select: selectListSql(fields), writes, columns: writes.map((w) => w.column) };
+}
+
 /** The select list of `fields`: `sql AS key` for each, in response order (the driver's row keeps that order). */
 export function selectListSql(fields: readonly ColumnField[]): string {
   return fields.map(({ key, sql }) => (sql === undefined || sql === key ? key : `${sql} AS ${key}`)).join(', ');
