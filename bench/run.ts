@@ -20,7 +20,7 @@ import { BENCH_KEY, BenchWorld, ensureWorld } from './world';
  * - Database: DATABASE_URL when set, else an embedded PostgreSQL kept in
  *   BENCH_DATA_DIR (default ./.bench-data) and started with pg_stat_statements.
  *   The world (50,000 top-level tasks with subtasks, assignees, labels,
- *   custom-field values, 100,000 comments) is built once with set-based SQL and reused.
+ *   custom-field values, 100,000 comments) is built once by the fixture loader and reused.
  * - Server: `node dist/main.js` (or BENCH_SERVER, to measure another build) in its
  *   own process, pinned to CPU 0 when running one process (taskset), with
  *   WEB_CONCURRENCY = each value of BENCH_PROCESSES (default "1,2").
@@ -278,17 +278,21 @@ async function main(): Promise<void> {
     });
     url = embedded.url;
   }
-  const ds = await openDatabase(url, false);
-  await migrateLocked(ds);
-  // Cursors are signed as the server signs them: the same secret, read the same way.
-  useCursorSecret(await readCursorSecret(ds));
-  await ds.destroy();
   const stats = new Client({ connectionString: url });
   await stats.connect();
   try {
+    const ds = await openDatabase(url, false);
+    let world: BenchWorld;
+    try {
+      await migrateLocked(ds);
+      // Cursors are signed as the server signs them: the same secret, read the same way.
+      useCursorSecret(await readCursorSecret(ds));
+      world = await ensureWorld(ds, log);
+    } finally {
+      await ds.destroy();
+    }
     await stats.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements').catch(() => undefined);
     await pgTotals(stats);
-    const world = await ensureWorld(stats, log);
     log(`World: ${world.tasks} tasks; server ${SERVER}; ${CONNECTIONS} connections, ${DURATION} s per scenario after ${WARMUP} s of warm-up`);
 
     const scenarios = SCENARIOS.filter((s) => !ONLY || ONLY.includes(s.name));

@@ -1,8 +1,11 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { generateApiKey, hashApiKey } from '../common/auth/api-key';
 import { SCOPES } from '../common/auth/scope';
+import { insertRowSql } from '../common/database/field-table';
+import { SqlParams } from '../common/database/sql-params';
 import { parseFixtureTimestamp } from '../fixtures/fixture-parser';
 import { DEFAULT_STATUSES, ROLES } from '../fixtures/fixture.types';
+import { STATUS_TABLE } from '../statuses/statuses.repository';
 
 /*
  * The operator commands of D32 that the API does not offer: users,
@@ -78,13 +81,13 @@ export async function createWorkspace(ds: DataSource, input: { name: string; slu
        SELECT id, owner_id, 'owner', created_at FROM workspaces WHERE id = $1`,
       [ws.id],
     );
-    const statuses = await em.query(
-      `INSERT INTO statuses (workspace_id, name, color, category, position)
-       SELECT $1, s.name, 'gray', s.category, s.position
-       FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS s(name, category, position)
-       RETURNING id, name, category, position`,
-      [ws.id, DEFAULT_STATUSES.map((s) => s.name), DEFAULT_STATUSES.map((s) => s.category)],
-    );
+    // Created as the API creates a status (its columns and defaults), one after another: each takes the next position.
+    const statuses: WorkspaceOut['statuses'] = [];
+    for (const status of DEFAULT_STATUSES) {
+      const p = new SqlParams();
+      const [row] = await em.query(`${insertRowSql(p, 'statuses', STATUS_TABLE.writes, status, p.add(ws.id, 'int'))} RETURNING id, name, category, position`, p.values);
+      statuses.push(row);
+    }
     return { ...ws, statuses };
   });
 }

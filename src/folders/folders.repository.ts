@@ -1,25 +1,31 @@
-import { patchStatement } from '../common/database/patch';
 import { Injectable } from '@nestjs/common';
-import type { Db } from '../common/database/request-db';
 import { DataSource, EntityManager } from 'typeorm';
+import { ColumnField, columnTable, FieldsMatch, insertRowSql, positionWrite, WritesMatch } from '../common/database/field-table';
+import { patchStatement } from '../common/database/patch';
+import type { Db } from '../common/database/request-db';
 import { SqlParams } from '../common/database/sql-params';
 import { jsonArraySql, RawJson } from '../common/http/raw-json';
 import { Actor, columnChangesSql, eventCtes } from '../events/events.sql';
 import { deleteTasksCtes } from '../tasks/tasks.sql';
-import type { FolderDto } from './folders.dto';
+import type { CreateFolderDto, FolderDto, UpdateFolderDto } from './folders.dto';
 
-const FOLDER_COLUMNS = `id, workspace_id, name, icon, color, position, api_ts(created_at) AS created_at`;
+/** spec: Folder, key by key in response order, with the columns create and update write (field-table.ts). */
+export const FOLDER_FIELDS = [
+  { key: 'id' },
+  { key: 'workspace_id' },
+  { key: 'name', write: { column: 'name', cast: 'text' } },
+  { key: 'icon', write: { column: 'icon', cast: 'text' } },
+  { key: 'color', write: { column: 'color', cast: 'text', createDefault: () => `'blue'` } },
+  { key: 'position', write: positionWrite('folders') },
+  { key: 'created_at', sql: 'api_ts(created_at)' },
+] as const satisfies readonly ColumnField<keyof UpdateFolderDto>[];
 
-/** The columns an update may set; only the fields sent are present. */
-export interface FolderPatch {
-  name?: string;
-  icon?: string | null;
-  color?: string | null;
-  position?: number;
-}
+/** Fails to compile when FOLDER_FIELDS and the response or the update body disagree on a key. */
+const FIELDS_MATCH_DTOS: [FieldsMatch<typeof FOLDER_FIELDS, FolderDto>, WritesMatch<typeof FOLDER_FIELDS, UpdateFolderDto>] = [true, true];
+void FIELDS_MATCH_DTOS;
 
-/** Fixed column order of an update's SET list (names never come from the request). */
-const PATCH_COLUMNS: ReadonlyArray<keyof FolderPatch> = ['name', 'icon', 'color', 'position'];
+/** The select list, the written columns and their names (an update's SET list: never from the request). */
+export const FOLDER_TABLE = columnTable<keyof UpdateFolderDto>(FOLDER_FIELDS);
 
 /** SQL for folders. Reads return the API shape of spec: Folder. */
 @Injectable()
@@ -29,7 +35,7 @@ export class FoldersRepository {
   /** Folders of a workspace by position, name, id (D23), as JSON text; `onlyIds` (a restricted member's grants, D29) filters when not null. */
   async listByWorkspace(workspaceId: number, onlyIds: number[] | null): Promise<RawJson<FolderDto[]>> {
     const rows: { json: string }[] = await this.db.query(
-      jsonArraySql(`SELECT ${FOLDER_COLUMNS} FROM folders
+      jsonArraySql(`SELECT ${FOLDER_TABLE.select} FROM folders
         WHERE workspace_id = $1 AND ($2::int[] IS NULL OR id = ANY($2::int[]))
         ORDER BY position, name, id`),
       [workspaceId, onlyIds],
@@ -37,18 +43,14 @@ export class FoldersRepository {
     return new RawJson(rows[0].json);
   }
 
-  /** Inserts a folder at position max + 1 of the workspace, from 1 (D24), recording `folder.created` by `actor` (D37). */
-  async insert(actor: Actor, workspaceId: number, name: string, icon: string | null, color: string | null, db?: Db): Promise<FolderDto> {
+  /** Inserts a folder (defaults: FOLDER_FIELDS; position max + 1 of the workspace, D24), recording `folder.created` by `actor` (D37). */
+  async insert(actor: Actor, workspaceId: number, body: Omit<CreateFolderDto, 'workspace_id'>, db?: Db): Promise<FolderDto> {
     const p = new SqlParams();
-    const ws = p.add(workspaceId, 'int');
     const ctes = [
-      `f AS (INSERT INTO folders (workspace_id, name, icon, color, position)
-             VALUES (${ws}, ${p.add(name, 'text')}, ${p.add(icon, 'text')}, ${p.add(color, 'text')},
-                     (SELECT COALESCE(MAX(position), 0) + 1 FROM folders WHERE workspace_id = ${ws}))
-             RETURNING *)`,
+      `f AS (${insertRowSql(p, 'folders', FOLDER_TABLE.writes, body, p.add(workspaceId, 'int'))} RETURNING *)`,
       ...eventCtes(p, actor, { type: 'folder.created', from: 'f', workspace: 'f.workspace_id', data: { folder_id: 'f.id' } }),
     ];
-    const rows: FolderDto[] = await (db?.manager ?? this.db).query(`WITH ${ctes.join(',\n')} SELECT ${FOLDER_COLUMNS} FROM f`, p.values);
+    const rows: FolderDto[] = await (db?.manager ?? this.db).query(`WITH ${ctes.join(',\n')} SELECT ${FOLDER_TABLE.select} FROM f`, p.values);
     return rows[0];
   }
 
@@ -56,14 +58,14 @@ export class FoldersRepository {
    * Applies `patch` to folder `id` and returns the whole folder; null when it no longer exists.
    * Records `folder.updated` by `actor` when a stored value changed (D37).
    */
-  async update(actor: Actor, id: number, patch: FolderPatch, db?: Db): Promise<FolderDto | null> {
-    const { sql, params } = patchStatement('folders', PATCH_COLUMNS, id, patch, FOLDER_COLUMNS, (p) =>
+  async update(actor: Actor, id: number, patch: UpdateFolderDto, db?: Db): Promise<FolderDto | null> {
+    const { sql, params } = patchStatement('folders', FOLDER_TABLE.columns, id, patch, FOLDER_TABLE.select, (p) =>
       eventCtes(p, actor, {
         type: 'folder.updated',
         from: 'r JOIN old ON old.id = r.id',
         workspace: 'r.workspace_id',
         data: { folder_id: 'r.id' },
-        changes: columnChangesSql(PATCH_COLUMNS),
+        changes: columnChangesSql(FOLDER_TABLE.columns),
       }),
     );
     const rows: FolderDto[] = await (db?.manager ?? this.db).query(sql, params);

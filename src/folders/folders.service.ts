@@ -28,8 +28,7 @@ export class FoldersService {
   async createFolder(caller: Caller, rawBody: unknown): Promise<FolderDto> {
     const { workspace_id: workspaceId } = await validateTarget(CreateFolderDto, rawBody);
     await this.access.workspace(caller, workspaceId, 'folder.create');
-    const { name, icon, color } = await validateBody(CreateFolderDto, rawBody);
-    return this.folders.insert(caller, workspaceId, name, icon ?? null, color ?? 'blue', caller.db);
+    return this.folders.insert(caller, workspaceId, await validateBody(CreateFolderDto, rawBody), caller.db);
   }
 
   /**

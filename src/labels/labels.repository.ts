@@ -1,11 +1,29 @@
 import { Injectable } from '@nestjs/common';
-import type { Db } from '../common/database/request-db';
 import { DataSource } from 'typeorm';
+import { ColumnField, columnTable, FieldsMatch, insertRowSql, WritesMatch } from '../common/database/field-table';
+import type { Db } from '../common/database/request-db';
 import { SqlParams } from '../common/database/sql-params';
 import { Actor, eventCtes } from '../events/events.sql';
-import type { LabelDto } from './labels.dto';
+import type { CreateLabelDto, LabelDto } from './labels.dto';
 
-const LABEL_COLUMNS = `id, workspace_id, name, color, api_ts(created_at) AS created_at`;
+/** The body of create label without its target. */
+type LabelBody = Omit<CreateLabelDto, 'workspace_id'>;
+
+/** spec: Label, key by key in response order, with the columns create writes (field-table.ts). */
+export const LABEL_FIELDS = [
+  { key: 'id' },
+  { key: 'workspace_id' },
+  { key: 'name', write: { column: 'name', cast: 'text' } },
+  { key: 'color', write: { column: 'color', cast: 'text' } },
+  { key: 'created_at', sql: 'api_ts(created_at)' },
+] as const satisfies readonly ColumnField<keyof LabelBody>[];
+
+/** Fails to compile when LABEL_FIELDS and the response or the create body disagree on a key. */
+const FIELDS_MATCH_DTOS: [FieldsMatch<typeof LABEL_FIELDS, LabelDto>, WritesMatch<typeof LABEL_FIELDS, LabelBody>] = [true, true];
+void FIELDS_MATCH_DTOS;
+
+/** The select list, the written columns and their names (an update's SET list: never from the request). */
+export const LABEL_TABLE = columnTable<keyof LabelBody>(LABEL_FIELDS);
 
 /** SQL for labels. */
 @Injectable()
@@ -14,17 +32,17 @@ export class LabelsRepository {
 
   /** Labels of a workspace by name (case-insensitive) then id (D23). */
   listByWorkspace(workspaceId: number): Promise<LabelDto[]> {
-    return this.db.query(`SELECT ${LABEL_COLUMNS} FROM labels WHERE workspace_id = $1 ORDER BY lower(name), id`, [workspaceId]);
+    return this.db.query(`SELECT ${LABEL_TABLE.select} FROM labels WHERE workspace_id = $1 ORDER BY lower(name), id`, [workspaceId]);
   }
 
   /** Inserts a label, recording `label.created` by `actor` (D37); a duplicate name raises the unique violation that maps to 409 (D28). */
-  async insert(actor: Actor, workspaceId: number, name: string, color: string | null, db?: Db): Promise<LabelDto> {
+  async insert(actor: Actor, workspaceId: number, body: LabelBody, db?: Db): Promise<LabelDto> {
     const p = new SqlParams();
     const ctes = [
-      `lb AS (INSERT INTO labels (workspace_id, name, color) VALUES (${p.add(workspaceId, 'int')}, ${p.add(name, 'text')}, ${p.add(color, 'text')}) RETURNING *)`,
+      `lb AS (${insertRowSql(p, 'labels', LABEL_TABLE.writes, body, p.add(workspaceId, 'int'))} RETURNING *)`,
       ...eventCtes(p, actor, { type: 'label.created', from: 'lb', workspace: 'lb.workspace_id', data: { label_id: 'lb.id' } }),
     ];
-    const rows: LabelDto[] = await (db?.manager ?? this.db).query(`WITH ${ctes.join(',\n')} SELECT ${LABEL_COLUMNS} FROM lb`, p.values);
+    const rows: LabelDto[] = await (db?.manager ?? this.db).query(`WITH ${ctes.join(',\n')} SELECT ${LABEL_TABLE.select} FROM lb`, p.values);
     return rows[0];
   }
 

@@ -23,8 +23,7 @@ export class LabelsService {
   async createLabel(caller: Caller, rawBody: unknown): Promise<LabelDto> {
     const { workspace_id: workspaceId } = await validateTarget(CreateLabelDto, rawBody);
     await this.access.workspace(caller, workspaceId, 'label.create');
-    const { name, color } = await validateBody(CreateLabelDto, rawBody);
-    return this.labels.insert(caller, workspaceId, name, color ?? null, caller.db);
+    return this.labels.insert(caller, workspaceId, await validateBody(CreateLabelDto, rawBody), caller.db);
   }
 
   /** spec: Delete label, managers only. */

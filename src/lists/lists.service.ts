@@ -42,8 +42,7 @@ export class ListsService {
       await this.requireFolderIn(em, folderId, workspaceId);
       // D3 step 6: role and restriction, decided on the folder (now known to be in this workspace).
       await this.access.check(caller, 'list.create', folderId, em);
-      const { name, icon, color } = await validateBody(CreateListDto, rawBody);
-      return this.lists.insert(em, caller, workspaceId, folderId, name, icon ?? null, color ?? 'gray');
+      return this.lists.insert(em, caller, workspaceId, await validateBody(CreateListDto, rawBody));
     });
   }
 

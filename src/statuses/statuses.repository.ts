@@ -1,24 +1,30 @@
-import { patchStatement } from '../common/database/patch';
 import { Injectable } from '@nestjs/common';
-import type { Db } from '../common/database/request-db';
 import { DataSource, EntityManager } from 'typeorm';
+import { ColumnField, columnTable, FieldsMatch, insertRowSql, positionWrite, WritesMatch } from '../common/database/field-table';
+import { patchStatement } from '../common/database/patch';
+import type { Db } from '../common/database/request-db';
 import { SqlParams } from '../common/database/sql-params';
 import { Actor, columnChangesSql, eventCtes } from '../events/events.sql';
-import type { StatusCategory, StatusDto } from './statuses.dto';
+import type { CreateStatusDto, StatusDto, UpdateStatusDto } from './statuses.dto';
 
-const STATUS_COLUMNS = `id, workspace_id, name, icon, color, category, position, api_ts(created_at) AS created_at`;
+/** spec: Status, key by key in response order, with the columns create and update write (field-table.ts). */
+export const STATUS_FIELDS = [
+  { key: 'id' },
+  { key: 'workspace_id' },
+  { key: 'name', write: { column: 'name', cast: 'text' } },
+  { key: 'icon', write: { column: 'icon', cast: 'text' } },
+  { key: 'color', write: { column: 'color', cast: 'text', createDefault: () => `'gray'` } },
+  { key: 'category', write: { column: 'category', cast: 'text' } },
+  { key: 'position', write: positionWrite('statuses') },
+  { key: 'created_at', sql: 'api_ts(created_at)' },
+] as const satisfies readonly ColumnField<keyof UpdateStatusDto>[];
 
-/** The columns an update may set; only the fields sent are present (spec: Update status). */
-export interface StatusPatch {
-  name?: string;
-  category?: StatusCategory;
-  icon?: string | null;
-  color?: string | null;
-  position?: number;
-}
+/** Fails to compile when STATUS_FIELDS and the response or the update body disagree on a key. */
+const FIELDS_MATCH_DTOS: [FieldsMatch<typeof STATUS_FIELDS, StatusDto>, WritesMatch<typeof STATUS_FIELDS, UpdateStatusDto>] = [true, true];
+void FIELDS_MATCH_DTOS;
 
-/** Fixed column order of an update's SET list (names never come from the request). */
-const PATCH_COLUMNS: ReadonlyArray<keyof StatusPatch> = ['name', 'category', 'icon', 'color', 'position'];
+/** The select list, the written columns and their names (an update's SET list: never from the request). */
+export const STATUS_TABLE = columnTable<keyof UpdateStatusDto>(STATUS_FIELDS);
 
 /** SQL for statuses. Every method returns the API shape of spec: Status. */
 @Injectable()
@@ -27,25 +33,21 @@ export class StatusesRepository {
 
   /** Statuses of a workspace by position then id (D23). */
   listByWorkspace(workspaceId: number): Promise<StatusDto[]> {
-    return this.db.query(`SELECT ${STATUS_COLUMNS} FROM statuses WHERE workspace_id = $1 ORDER BY position, id`, [workspaceId]);
+    return this.db.query(`SELECT ${STATUS_TABLE.select} FROM statuses WHERE workspace_id = $1 ORDER BY position, id`, [workspaceId]);
   }
 
   /**
-   * Inserts a status at position max + 1 of the workspace, from 1 (D24), recording `status.created` by `actor` (D37).
+   * Inserts a status (defaults: STATUS_FIELDS; position max + 1 of the workspace, D24), recording `status.created` by `actor` (D37).
    * A duplicate name raises the unique violation of `statuses_workspace_name_key`,
    * which toHttpError answers 409 (D25), also when two creates race.
    */
-  async insert(actor: Actor, workspaceId: number, name: string, category: StatusCategory, icon: string | null, color: string | null, db?: Db): Promise<StatusDto> {
+  async insert(actor: Actor, workspaceId: number, body: Omit<CreateStatusDto, 'workspace_id'>, db?: Db): Promise<StatusDto> {
     const p = new SqlParams();
-    const ws = p.add(workspaceId, 'int');
     const ctes = [
-      `s AS (INSERT INTO statuses (workspace_id, name, category, icon, color, position)
-             VALUES (${ws}, ${p.add(name, 'text')}, ${p.add(category, 'text')}, ${p.add(icon, 'text')}, ${p.add(color, 'text')},
-                     (SELECT COALESCE(MAX(position), 0) + 1 FROM statuses WHERE workspace_id = ${ws}))
-             RETURNING *)`,
+      `s AS (${insertRowSql(p, 'statuses', STATUS_TABLE.writes, body, p.add(workspaceId, 'int'))} RETURNING *)`,
       ...eventCtes(p, actor, { type: 'status.created', from: 's', workspace: 's.workspace_id', data: { status_id: 's.id' } }),
     ];
-    const rows: StatusDto[] = await (db?.manager ?? this.db).query(`WITH ${ctes.join(',\n')} SELECT ${STATUS_COLUMNS} FROM s`, p.values);
+    const rows: StatusDto[] = await (db?.manager ?? this.db).query(`WITH ${ctes.join(',\n')} SELECT ${STATUS_TABLE.select} FROM s`, p.values);
     return rows[0];
   }
 
@@ -66,14 +68,14 @@ export class StatusesRepository {
    * Applies `patch` to status `id` and returns it; null when the status no longer exists. A duplicate name raises the 409 violation (D25).
    * Records `status.updated` by `actor` when a stored value changed (D37).
    */
-  async update(em: EntityManager, actor: Actor, id: number, patch: StatusPatch): Promise<StatusDto | null> {
-    const { sql, params } = patchStatement('statuses', PATCH_COLUMNS, id, patch, STATUS_COLUMNS, (p) =>
+  async update(em: EntityManager, actor: Actor, id: number, patch: UpdateStatusDto): Promise<StatusDto | null> {
+    const { sql, params } = patchStatement('statuses', STATUS_TABLE.columns, id, patch, STATUS_TABLE.select, (p) =>
       eventCtes(p, actor, {
         type: 'status.updated',
         from: 'r JOIN old ON old.id = r.id',
         workspace: 'r.workspace_id',
         data: { status_id: 'r.id' },
-        changes: columnChangesSql(PATCH_COLUMNS),
+        changes: columnChangesSql(STATUS_TABLE.columns),
       }),
     );
     const rows: StatusDto[] = await em.query(sql, params);

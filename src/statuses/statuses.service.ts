@@ -33,8 +33,7 @@ export class StatusesService {
   async createStatus(caller: Caller, rawBody: unknown): Promise<StatusDto> {
     const { workspace_id: workspaceId } = await validateTarget(CreateStatusDto, rawBody);
     await this.access.workspace(caller, workspaceId, 'status.create');
-    const { name, category, icon, color } = await validateBody(CreateStatusDto, rawBody);
-    return this.statuses.insert(caller, workspaceId, name, category, icon ?? null, color ?? 'gray', caller.db);
+    return this.statuses.insert(caller, workspaceId, await validateBody(CreateStatusDto, rawBody), caller.db);
   }
 
   /**

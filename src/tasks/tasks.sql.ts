@@ -6,6 +6,7 @@
  */
 
 import { GrantParams, permittedListSql } from '../common/access/access.sql';
+import { ColumnWrite, FieldRow, FieldsMatch, writeColumns } from '../common/database/field-table';
 import { J, JsonSql } from '../common/database/json-sql';
 import { type CreateTaskDto, DEFAULT_PRIORITY, type TaskDto, type TaskListItemDto, type TaskWriteDto, type UpdateTaskDto } from './tasks.dto';
 
@@ -158,23 +159,13 @@ interface TaskSqlContext {
   nested: NestedSql;
 }
 
-/**
- * How create and update write a column of tasks from the body field of the
- * same name: its SQL type and, on create, the SQL of its value when the body
- * leaves it out (over the workspace id `ws`).
- */
-interface TaskColumnWrite {
-  column: keyof CreateTaskDto & keyof UpdateTaskDto;
-  cast: string;
-  createDefault?: (ws: string) => string;
-}
+/** How create and update write a column of tasks from the body field of the same name (createDefault over the workspace id `ws`). */
+type TaskColumnWrite = ColumnWrite<keyof CreateTaskDto & keyof UpdateTaskDto>;
 
 /** One key of the task object: the shapes it appears in (D16), the SQL of its JSON value, and the column behind it when the API writes one. */
-interface TaskField {
-  key: string;
+interface TaskField extends FieldRow<TaskShape, TaskColumnWrite['column']> {
   shapes: readonly TaskShape[];
   json(c: TaskSqlContext): JsonSql;
-  write?: TaskColumnWrite;
 }
 
 const EVERY_SHAPE = ['full', 'write', 'listItem'] as const;
@@ -209,25 +200,16 @@ export const TASK_FIELDS = [
   { key: 'custom_fields', shapes: EVERY_SHAPE, json: ({ t, nested }) => nested.customFields(t) },
 ] as const satisfies readonly TaskField[];
 
-/** The keys TASK_FIELDS gives shape `S`. */
-type KeysOf<S extends TaskShape> = (typeof TASK_FIELDS)[number] extends infer F
-  ? F extends { key: infer K; shapes: readonly (infer Shape)[] }
-    ? S extends Shape
-      ? K
-      : never
-    : never
-  : never;
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 /** Fails to compile when a shape's keys and its response DTO's differ: a field added to one must be added to the other. */
-const FIELDS_MATCH_DTOS: [Same<KeysOf<'full'>, keyof TaskDto>, Same<KeysOf<'write'>, keyof TaskWriteDto>, Same<KeysOf<'listItem'>, keyof TaskListItemDto>] = [
-  true,
-  true,
-  true,
-];
+const FIELDS_MATCH_DTOS: [
+  FieldsMatch<typeof TASK_FIELDS, TaskDto, 'full'>,
+  FieldsMatch<typeof TASK_FIELDS, TaskWriteDto, 'write'>,
+  FieldsMatch<typeof TASK_FIELDS, TaskListItemDto, 'listItem'>,
+] = [true, true, true];
 void FIELDS_MATCH_DTOS;
 
 /** The columns create and update write from the body (TASK_FIELDS with a `write`), in table order. */
-export const TASK_WRITE_COLUMNS: readonly TaskColumnWrite[] = (TASK_FIELDS as readonly TaskField[]).flatMap((f) => (f.write ? [f.write] : []));
+export const TASK_WRITE_COLUMNS: readonly TaskColumnWrite[] = writeColumns<TaskColumnWrite['column']>(TASK_FIELDS);
 
 /** The object of `shape` for the tasks row of `context`, from TASK_FIELDS. */
 function taskObjectSql(shape: TaskShape, context: TaskSqlContext): JsonSql {

@@ -1,8 +1,27 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { ColumnField, FieldsMatch, selectListSql } from '../common/database/field-table';
 import type { MemberDto, WorkspaceDto } from './workspaces.dto';
 
-const WORKSPACE_COLUMNS = `w.id, w.name, w.slug, w.description, w.icon, w.color, w.image_url, w.owner_id, m.role, api_ts(w.created_at) AS created_at`;
+/** spec: Workspace, key by key in response order, over `workspaces w` joined with the caller's membership `m` (field-table.ts; the API writes no workspaces). */
+const WORKSPACE_FIELDS = [
+  { key: 'id', sql: 'w.id' },
+  { key: 'name', sql: 'w.name' },
+  { key: 'slug', sql: 'w.slug' },
+  { key: 'description', sql: 'w.description' },
+  { key: 'icon', sql: 'w.icon' },
+  { key: 'color', sql: 'w.color' },
+  { key: 'image_url', sql: 'w.image_url' },
+  { key: 'owner_id', sql: 'w.owner_id' },
+  { key: 'role', sql: 'm.role' },
+  { key: 'created_at', sql: 'api_ts(w.created_at)' },
+] as const satisfies readonly ColumnField[];
+
+/** Fails to compile when WORKSPACE_FIELDS and the response disagree on a key. */
+const FIELDS_MATCH_DTO: FieldsMatch<typeof WORKSPACE_FIELDS, WorkspaceDto> = true;
+void FIELDS_MATCH_DTO;
+
+const WORKSPACE_COLUMNS = selectListSql(WORKSPACE_FIELDS);
 
 /** SQL for workspaces and their members. */
 @Injectable()
