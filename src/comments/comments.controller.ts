@@ -34,7 +34,7 @@ export class CommentsController {
   })
   @ApiValidatedBody(CreateCommentDto)
   @ApiCreatedResponse({ type: CommentDto })
-  createComment(@CurrentCaller() caller: Caller, @PathId('task') id: number, @Body() body: unknown): Promise<CommentDto> {
+  createComment(@CurrentCaller() caller: Caller, @PathId('task') id: number, @Body() body: unknown): Promise<RawJson<CommentDto>> {
     return this.comments.createComment(caller, id, body);
   }
 }

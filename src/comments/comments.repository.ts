@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { READ_PARAMS } from '../common/access/access.repository';
-import { ColumnField, columnTable, createValuesSql, FieldsMatch } from '../common/database/field-table';
+import { createValuesSql, FieldsMatch, JsonField, jsonObjectSql, writeColumns } from '../common/database/field-table';
+import { J } from '../common/database/json-sql';
 import type { Db } from '../common/database/request-db';
 import { Sql } from '../common/database/sql';
 import { SqlParams } from '../common/database/sql-params';
-import { jsonArraySql } from '../common/http/raw-json';
+import { RawJson } from '../common/http/raw-json';
 import { Actor, eventCtes } from '../events/events.sql';
 import type { CommentDto } from './comments.dto';
 
@@ -15,23 +16,30 @@ import type { CommentDto } from './comments.dto';
  * top-level and unresolved (the create values); fixtures may give the others.
  */
 export const COMMENT_FIELDS = [
-  { key: 'id', sql: 'c.id' },
-  { key: 'task_id', sql: 'c.task_id' },
-  { key: 'user_id', sql: 'c.user_id' },
-  { key: 'name', sql: 'u.name' },
-  { key: 'avatar_url', sql: 'u.avatar_url' },
-  { key: 'content', sql: 'c.content', write: { column: 'content', cast: 'text' } },
-  { key: 'parent_comment_id', sql: 'c.parent_comment_id', write: { column: 'parent_comment_id', cast: 'int' } },
-  { key: 'resolved', sql: 'c.resolved', write: { column: 'resolved', cast: 'boolean', createDefault: () => 'false' } },
-  { key: 'created_at', sql: 'api_ts(c.created_at)' },
-] as const satisfies readonly ColumnField<keyof CommentDto>[];
+  { key: 'id', json: J.int('c.id') },
+  { key: 'task_id', json: J.int('c.task_id') },
+  { key: 'user_id', json: J.int('c.user_id') },
+  { key: 'name', json: J.text('u.name') },
+  { key: 'avatar_url', json: J.textOrNull('u.avatar_url') },
+  { key: 'content', json: J.text('c.content'), write: { column: 'content', cast: 'text' } },
+  { key: 'parent_comment_id', json: J.intOrNull('c.parent_comment_id'), write: { column: 'parent_comment_id', cast: 'int' } },
+  { key: 'resolved', json: J.bool('c.resolved'), write: { column: 'resolved', cast: 'boolean', createDefault: () => 'false' } },
+  { key: 'created_at', json: J.timestamp('c.created_at') },
+] as const satisfies readonly JsonField<keyof CommentDto>[];
 
 /** Fails to compile when COMMENT_FIELDS and the response disagree on a key. */
 const FIELDS_MATCH_DTO: FieldsMatch<typeof COMMENT_FIELDS, CommentDto> = true;
 void FIELDS_MATCH_DTO;
 
-/** The select list, the written columns and their names. */
-export const COMMENT_TABLE = columnTable<keyof CommentDto>(COMMENT_FIELDS);
+/** The columns a create writes (the API's and the fixture loader's). */
+export const COMMENT_WRITES = writeColumns<keyof CommentDto>(COMMENT_FIELDS);
+
+/**
+ * The comment object as compact JSON text. Built by string concatenation
+ * (json-sql.ts): a page of 10 comments costs PostgreSQL half the time of
+ * json_agg over rows with api_ts columns (0.12 against 0.23 ms, issue 16).
+ */
+const COMMENT_JSON = jsonObjectSql(COMMENT_FIELDS);
 
 /** SQL for comments. */
 @Injectable()
@@ -42,11 +50,7 @@ export class CommentsRepository {
    * The List comments read inside an access check's statement (AccessService.checkAndRead):
    * the comments of the target task, oldest first (created_at then id, D23), as a JSON array text.
    */
-  readonly byTaskRead = jsonArraySql(`SELECT ${COMMENT_TABLE.select}
-         FROM comments c
-         JOIN users u ON u.id = c.user_id
-        WHERE c.task_id = ${READ_PARAMS.id}
-        ORDER BY c.created_at, c.id`);
+  readonly byTaskRead = J.array(COMMENT_JSON, `comments c JOIN users u ON u.id = c.user_id WHERE c.task_id = ${READ_PARAMS.id}`, 'c.created_at, c.id');
 
   /**
    * Inserts a top-level, unresolved comment by `actor` on task `taskId` and
@@ -55,11 +59,11 @@ export class CommentsRepository {
    * itself, share-locked so that it cannot go before the commit; null when the
    * task no longer exists (deleted since the access check).
    */
-  async insert(actor: Actor, taskId: number, content: string, db: Db = this.sql): Promise<CommentDto | null> {
+  async insert(actor: Actor, taskId: number, content: string, db: Db = this.sql): Promise<RawJson<CommentDto> | null> {
     const p = new SqlParams();
     const tk = `tk AS MATERIALIZED (SELECT t.id, t.workspace_id, t.list_id FROM tasks t WHERE t.id = ${p.add(taskId, 'int')} FOR KEY SHARE)`;
     const user = p.add(actor.userId, 'int');
-    const { columns, values } = createValuesSql(p, COMMENT_TABLE.writes, { content }, 'tk.workspace_id');
+    const { columns, values } = createValuesSql(p, COMMENT_WRITES, { content }, 'tk.workspace_id');
     const ctes = [
       tk,
       `c AS (
@@ -71,7 +75,7 @@ export class CommentsRepository {
         data: { comment_id: 'c.id', task_id: 'c.task_id', list_id: 'tk.list_id' },
       }),
     ];
-    const rows: CommentDto[] = await db.rows(`WITH ${ctes.join(',\n')} SELECT ${COMMENT_TABLE.select} FROM c JOIN users u ON u.id = c.user_id`, p.values);
-    return rows[0] ?? null;
+    const rows: { json: string }[] = await db.rows(`WITH ${ctes.join(',\n')} SELECT ${COMMENT_JSON} AS json FROM c JOIN users u ON u.id = c.user_id`, p.values);
+    return rows.length ? new RawJson(rows[0].json) : null;
   }
 }

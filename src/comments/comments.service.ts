@@ -30,7 +30,7 @@ export class CommentsService {
    * before and after it is sanitized (D9); blank, not a string or empty after
    * sanitizing: 400 `content is required`.
    */
-  async createComment(caller: Caller, taskId: number, rawBody: unknown): Promise<CommentDto> {
+  async createComment(caller: Caller, taskId: number, rawBody: unknown): Promise<RawJson<CommentDto>> {
     await this.access.check(caller, 'comment.create', taskId);
     const { content } = await validateBody(CreateCommentDto, rawBody);
     const comment = await this.comments.insert(caller, taskId, content, caller.db);

@@ -1,3 +1,4 @@
+import { J, type JsonSql } from './json-sql';
 import type { SqlParams } from './sql-params';
 
 /*
@@ -37,6 +38,16 @@ export interface FieldRow<Shape extends string = string, C extends string = stri
 /** A field of a resource answered as rows the driver returns: `sql` renders it over the statement's FROM (left out: the column named as the key). */
 export interface ColumnField<C extends string = string> extends FieldRow<never, C> {
   sql?: string;
+}
+
+/** A field of a resource answered as compact JSON built by PostgreSQL (json-sql.ts): `json` renders its value. */
+export interface JsonField<C extends string = string> extends FieldRow<never, C> {
+  json: JsonSql;
+}
+
+/** The object of `fields`, keys in table order, as compact JSON text. */
+export function jsonObjectSql(fields: readonly JsonField[]): JsonSql {
+  return J.object(fields.map((f) => [f.key, f.json] as const));
 }
 
 /** The keys `Fields` gives shape `S` (rows without shapes are in every shape). */
