@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Membership } from '../common/access/access.policy';
 import { READ_PARAMS } from '../common/access/access.repository';
-import { ACCESS_ROW_GRANTS, GrantParams, grantParams, permittedListSql } from '../common/access/access.sql';
+import { ACCESS_ROW_GRANTS, GrantParams, grantParams, grantValues, permittedListSql } from '../common/access/access.sql';
 import type { Db } from '../common/database/request-db';
 import { Sql } from '../common/database/sql';
 import { RawJson } from '../common/http/raw-json';
@@ -105,6 +105,20 @@ function loadTaskSql(shape: TaskShape, taskId: string, user: string, grants: Gra
             FROM tasks t WHERE t.id = ${taskId}`;
 }
 
+/**
+ * The statement of loadWritten, built once (about 10 kB: building and hashing it per write cost
+ * ~0.1 ms of a create's CPU, issue 16). Parameters: the task id, the viewer's user id, then the
+ * viewer's grants (grantValues).
+ */
+const LOAD_WRITTEN_SQL = (() => {
+  const p = new SqlParams();
+  const taskId = p.add(null, 'int');
+  const user = p.add(null, 'int');
+  const grants = grantParams(p, { role: 'member', restricted: false, folderIds: [], listIds: [] });
+  return `SELECT ${fullDigestSql(user, grants, 't')} AS digest, ${taskJsonSql('write', user, null)}::text AS task
+            FROM tasks t WHERE t.id = ${taskId}`;
+})();
+
 /** SQL for tasks, their assignees, labels and custom-field values; reads return API shapes directly. */
 @Injectable()
 export class TasksRepository {
@@ -128,15 +142,7 @@ export class TasksRepository {
    * `viewer` sees it (D36: their ETag is the get-task one), both from ONE statement; null when gone.
    */
   async loadWritten(id: number, viewer: TaskViewer, db: Db = this.sql): Promise<WrittenTask | null> {
-    const p = new SqlParams();
-    const taskId = p.add(id, 'int');
-    const user = p.add(viewer.userId, 'int');
-    const grants = grantParams(p, viewer.membership);
-    const rows: { task: string; digest: Buffer }[] = await db.rows(
-      `SELECT ${fullDigestSql(user, grants, 't')} AS digest, ${taskJsonSql('write', user, null)}::text AS task
-         FROM tasks t WHERE t.id = ${taskId}`,
-      p.values,
-    );
+    const rows: { task: string; digest: Buffer }[] = await db.rows(LOAD_WRITTEN_SQL, [id, viewer.userId, ...grantValues(viewer.membership)]);
     return rows.length ? { task: new RawJson(rows[0].task), digest: rows[0].digest } : null;
   }
 

@@ -47,6 +47,11 @@ function accessRowSql(kind: ResourceKind, id: string, user: string, list: string
          LEFT JOIN lists ol ON ol.id = ${list} AND ol.workspace_id = r.workspace_id`;
 }
 
+/** The statement of resolve() for each kind of target, built once. */
+const RESOLVE_SQL = Object.fromEntries(
+  (Object.keys(TARGETS) as ResourceKind[]).map((kind) => [kind, accessRowSql(kind, '$1', '$2', '$3::int')]),
+) as Record<ResourceKind, string>;
+
 /**
  * Placeholders a read inside the access statement may use (AccessRepository.resolveAndRead):
  * the target id and the caller's user id. With the access row `a`, they are all a read sees,
@@ -65,7 +70,7 @@ export class AccessRepository {
    * Runs in `manager`'s transaction when given, else on `db` (a write request's connection) or the pool.
    */
   async resolve(kind: ResourceKind, id: number, userId: number, manager?: EntityManager, listId: number | null = null, db: Db = this.sql): Promise<AccessRow | null> {
-    const text = accessRowSql(kind, '$1', '$2', '$3::int');
+    const text = RESOLVE_SQL[kind];
     const values = [id, userId, listId];
     const rows: AccessRow[] = manager ? await manager.query(text, values) : await db.rows(text, values);
     return rows[0] ?? null;

@@ -10,12 +10,18 @@ export interface GrantParams {
   folderIds: string;
 }
 
+/** A membership's grants as statement values, in the order grantParams adds them. */
+export function grantValues(membership: Membership): [boolean, number[], number[]] {
+  return [membership.restricted, membership.listIds, membership.folderIds];
+}
+
 /** Adds a membership's grants to a statement's parameters (`params.add` returns the placeholder, as SqlParams does). */
 export function grantParams(params: { add(value: unknown, cast: string): string }, membership: Membership): GrantParams {
+  const [restricted, listIds, folderIds] = grantValues(membership);
   return {
-    restricted: params.add(membership.restricted, 'boolean'),
-    listIds: params.add(membership.listIds, 'int[]'),
-    folderIds: params.add(membership.folderIds, 'int[]'),
+    restricted: params.add(restricted, 'boolean'),
+    listIds: params.add(listIds, 'int[]'),
+    folderIds: params.add(folderIds, 'int[]'),
   };
 }
 
