@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Membership } from '../common/access/access.policy';
-import { READ_PARAMS } from '../common/access/access.repository';
-import { ACCESS_ROW_GRANTS, GrantParams, grantParams, grantValues, permittedListSql } from '../common/access/access.sql';
+import { accessCte, type AccessRow, READ_PARAMS } from '../common/access/access.repository';
+import { ACCESS_ROW_GRANTS, allowedSql, GrantParams, grantParams, grantValues, permittedListSql } from '../common/access/access.sql';
 import type { Db } from '../common/database/request-db';
 import { Sql } from '../common/database/sql';
 import { RawJson } from '../common/http/raw-json';
@@ -21,8 +21,8 @@ export interface TaskPlace {
   folderId: number | null;
 }
 
-/** What the create-task checks of D3 step 8 found, and the new task's id (null when a check failed: nothing was written). */
-export interface CreatedTask {
+/** The access row of the list, what the create-task checks of D3 step 8 found, and the new task's id (null when a check failed: nothing was written). */
+export interface CreatedTask extends AccessRow {
   /** status_id (when sent) belongs to the workspace. */
   status_ok: boolean;
   /** parent_id (when sent) is a task of the workspace in a list the caller may see (D14, D33). */
@@ -162,41 +162,48 @@ export class TasksRepository {
   }
 
   /**
-   * The create-task checks of D3 step 8 and, when they pass, the insert of the
-   * task with its assignees, labels and custom-field values: ONE statement (so
-   * atomic without a transaction) whatever their number. The status is the one
+   * The access check of a create in list `listId` (D3 steps 5-6, its row for
+   * AccessService.answer), the create-task checks of D3 step 8 and, when all
+   * pass, the insert of the task with its assignees, labels and custom-field
+   * values: ONE statement (so atomic without a transaction) whatever their
+   * number; null when there is no such list. The status is the one
    * sent, else the workspace's default (D17). The identifier comes from the
    * workspace counter (D15: the row lock makes it unique and gap-free under
    * concurrent creates, and a deleted task's number is never handed out again);
    * assignees are filtered to workspace members (D12), labels to the workspace
    * (D14), custom fields to those applying to the list and visible to the creator (D13);
-   * a parent outside the lists `membership` may see is not found (D33).
+   * a parent outside the lists the creator may see is not found (D33).
    * Records `task.created` by `actor` (the creator, D37) in the same statement;
    * the list, parent and labels it points at are share-locked before the event lock.
    */
-  async insertTask(place: TaskPlace, actor: Actor, membership: Membership, task: CreateTaskDto, db: Db = this.sql): Promise<CreatedTask> {
+  async insertTask(listId: number, actor: Actor, task: CreateTaskDto, db: Db = this.sql): Promise<CreatedTask | null> {
     const creatorId = actor.userId;
     const p = new SqlParams();
-    const ws = p.add(place.workspaceId, 'int');
+    const list = p.add(listId, 'int');
+    // The access row of the list for the creator (AccessService.answer reads it back), then the workspace and folder it found.
+    const access = accessCte('list', list, p.add(creatorId, 'int'));
+    const ws = '(SELECT workspace_id FROM a)';
     const statusId = p.add(task.status_id ?? null, 'int');
     const parentId = p.add(task.parent_id, 'int');
-    const listId = p.add(place.listId, 'int');
     // The body's columns (TASK_WRITE_COLUMNS), each with its default when left out; the list is the one checked.
     const written = TASK_WRITE_COLUMNS.map(({ column: name, cast, createDefault }) => {
-      const value = name === 'list_id' ? listId : name === 'status_id' ? statusId : p.add(task[name] ?? null, cast);
+      const value = name === 'list_id' ? list : name === 'status_id' ? statusId : p.add(task[name] ?? null, cast);
       return createDefault ? `COALESCE(${value}, ${createDefault(ws)})` : value;
     });
     const ctes = [
+      access,
       // D37: the rows the insert's foreign keys check, share-locked now rather than by the checks at the statement's end (after the event lock).
-      `ref_list AS (SELECT id FROM lists WHERE id = ${listId} FOR KEY SHARE)`,
+      `ref_list AS (SELECT id FROM lists WHERE id = ${list} FOR KEY SHARE)`,
       `ref_parent AS (SELECT id FROM tasks WHERE id = ${parentId} FOR KEY SHARE)`,
       `checks AS (
-         SELECT ${statusId} IS NULL OR EXISTS (SELECT 1 FROM statuses WHERE id = ${statusId} AND workspace_id = ${ws}) AS status_ok,
-                ${parentId} IS NULL OR EXISTS (SELECT 1 FROM tasks pt WHERE pt.id = ${parentId} AND pt.workspace_id = ${ws}
-                                                 AND ${permittedListSql('pt.list_id', grantParams(p, membership))}) AS parent_found,
-                EXISTS (SELECT 1 FROM tasks WHERE id = ${parentId} AND parent_id IS NOT NULL) AS parent_is_subtask)`,
+         SELECT ${allowedSql('task.create')} AS allowed,
+                ${statusId} IS NULL OR EXISTS (SELECT 1 FROM statuses WHERE id = ${statusId} AND workspace_id = a.workspace_id) AS status_ok,
+                ${parentId} IS NULL OR EXISTS (SELECT 1 FROM tasks pt WHERE pt.id = ${parentId} AND pt.workspace_id = a.workspace_id
+                                                 AND ${permittedListSql('pt.list_id', ACCESS_ROW_GRANTS)}) AS parent_found,
+                EXISTS (SELECT 1 FROM tasks WHERE id = ${parentId} AND parent_id IS NOT NULL) AS parent_is_subtask
+           FROM a)`,
       `counter AS (UPDATE workspaces SET task_counter = task_counter + 1
-                    WHERE id = ${ws} AND (SELECT status_ok AND parent_found AND NOT parent_is_subtask FROM checks)
+                    WHERE id = ${ws} AND (SELECT allowed AND status_ok AND parent_found AND NOT parent_is_subtask FROM checks)
                       -- A list or parent deleted since the checks' snapshot: nothing is written (the caller answers its 404).
                       AND EXISTS (SELECT 1 FROM ref_list) AND (${parentId} IS NULL OR EXISTS (SELECT 1 FROM ref_parent))
                     RETURNING task_counter)`,
@@ -211,7 +218,7 @@ export class TasksRepository {
     if (task.label_ids?.length) drain.push(...pushCtes(ctes, insertLabelsSql(p, 'new_task', ws, task.label_ids)));
     const values = (task.custom_fields ?? []).filter((cf) => cf.value !== null);
     if (values.length) {
-      drain.push(...pushCtes(ctes, writeCustomFieldsSql(p, 'new_task', { workspace: ws, list: listId, folder: p.add(place.folderId, 'int') }, creatorId, values)));
+      drain.push(...pushCtes(ctes, writeCustomFieldsSql(p, 'new_task', { workspace: ws, list, folder: '(SELECT folder_id FROM a)' }, creatorId, values)));
     }
     ctes.push(
       ...eventCtes(p, actor, {
@@ -220,10 +227,10 @@ export class TasksRepository {
       }),
     );
     const rows: CreatedTask[] = await db.rows(
-      `WITH ${ctes.join(',\n')} SELECT checks.*, (SELECT id FROM new_task) AS id FROM checks`,
+      `WITH ${ctes.join(',\n')} SELECT a.*, checks.status_ok, checks.parent_found, checks.parent_is_subtask, (SELECT id FROM new_task) AS id FROM a, checks`,
       p.values,
     );
-    return rows[0];
+    return rows[0] ?? null;
   }
 
   /**

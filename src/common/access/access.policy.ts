@@ -160,6 +160,11 @@ const ROLE_CLASSES: Record<RoleClass, readonly Role[]> = {
   manager: ['owner', 'admin'],
 };
 
+/** The roles of a role class of D1. */
+export function rolesOf(roleClass: RoleClass): readonly Role[] {
+  return ROLE_CLASSES[roleClass];
+}
+
 /** True when a role belongs to a role class of D1. */
 export function roleIn(role: Role, roleClass: RoleClass): boolean {
   return ROLE_CLASSES[roleClass].includes(role);

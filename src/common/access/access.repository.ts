@@ -47,6 +47,16 @@ function accessRowSql(kind: ResourceKind, id: string, user: string, list: string
          LEFT JOIN lists ol ON ol.id = ${list} AND ol.workspace_id = r.workspace_id`;
 }
 
+/**
+ * The access row (AccessRow's columns) of target `kind` with id `id` for user `user` (SQL
+ * placeholders) as CTE `a`, for a statement that checks access and writes in one round
+ * trip: its other parts gate the write on allowedSql(operation) and return `a.*` for
+ * AccessService.answer. No row when the target does not exist.
+ */
+export function accessCte(kind: ResourceKind, id: string, user: string): string {
+  return `a AS MATERIALIZED (${accessRowSql(kind, id, user, 'NULL::int')})`;
+}
+
 /** The statement of resolve() for each kind of target, built once. */
 const RESOLVE_SQL = Object.fromEntries(
   (Object.keys(TARGETS) as ResourceKind[]).map((kind) => [kind, accessRowSql(kind, '$1', '$2', '$3::int')]),
@@ -83,7 +93,7 @@ export class AccessRepository {
    * Built once per route by the caller, then run by resolveAndRead.
    */
   readStatement(kind: ResourceKind, allowed: string, read: string): string {
-    return `WITH a AS MATERIALIZED (${accessRowSql(kind, READ_PARAMS.id, READ_PARAMS.user, 'NULL::int')})
+    return `WITH ${accessCte(kind, READ_PARAMS.id, READ_PARAMS.user)}
             SELECT a.*, CASE WHEN ${allowed} THEN (${read}) END AS body FROM a`;
   }
 

@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import type { Caller } from '../auth/auth-context';
 import { ACCESS_DENIED, decide, Membership, nonMemberAnswer, notFoundMessage, Operation, permitsList, permitsListMove, POLICY } from './access.policy';
 import { AccessRepository, AccessRow } from './access.repository';
-import { readAllowedSql } from './access.sql';
+import { allowedSql } from './access.sql';
 
 /** What an allowed access check found: where the target lies and the caller's membership there. */
 export interface Access {
@@ -31,7 +31,7 @@ export class AccessService {
    * message or `Access denied` (D30).
    */
   async check(caller: Caller, operation: Operation, id: number, manager?: EntityManager): Promise<Access> {
-    return this.decideRow(caller, await this.repo.resolve(POLICY[operation].target, id, caller.userId, manager, null, caller.db), operation);
+    return this.answer(caller, operation, await this.repo.resolve(POLICY[operation].target, id, caller.userId, manager, null, caller.db));
   }
 
   /**
@@ -44,16 +44,20 @@ export class AccessService {
     let statements = this.readStatements.get(operation);
     if (!statements) this.readStatements.set(operation, (statements = new Map()));
     let statement = statements.get(read);
-    if (statement === undefined) statements.set(read, (statement = this.repo.readStatement(POLICY[operation].target, readAllowedSql(operation), read)));
+    if (statement === undefined) statements.set(read, (statement = this.repo.readStatement(POLICY[operation].target, allowedSql(operation), read)));
     const row = await this.repo.resolveAndRead(statement, id, caller.userId);
-    const access = this.decideRow(caller, row, operation);
-    // readAllowedSql is decide()'s twin: an allowed check whose read is missing is a bug, not a client error.
+    const access = this.answer(caller, operation, row);
+    // allowedSql is decide()'s twin: an allowed check whose read is missing is a bug, not a client error.
     if (row!.body === null) throw new Error(`checkAndRead: ${operation} allowed, but the statement read nothing`);
     return { ...access, body: row!.body };
   }
 
-  /** The answer of check() for a resolved row. */
-  private decideRow(caller: Caller, row: AccessRow | null, operation: Operation): Access {
+  /**
+   * The answer of check() for an access row: from resolve(), or from a write statement
+   * that checked access itself (accessCte, gated on allowedSql: it wrote nothing unless
+   * this returns). Throws what check() throws.
+   */
+  answer(caller: Caller, operation: Operation, row: AccessRow | null): Access {
     const kind = POLICY[operation].target;
     if (!row) throw new NotFoundException(notFoundMessage(operation));
     caller.workspaceId = row.workspace_id;
@@ -73,7 +77,7 @@ export class AccessService {
    */
   async workspaceWithList(caller: Caller, workspaceId: number, listId: number): Promise<Access & { list: { folderId: number | null } | null }> {
     const row = await this.repo.resolve('workspace', workspaceId, caller.userId, undefined, listId);
-    const access = this.decideRow(caller, row, 'workspace.read');
+    const access = this.answer(caller, 'workspace.read', row);
     return { ...access, list: row!.list_found ? { folderId: row!.list_folder_id } : null };
   }
 

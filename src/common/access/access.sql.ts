@@ -1,4 +1,4 @@
-import { POLICY, type Membership, type Operation } from './access.policy';
+import { POLICY, rolesOf, type Membership, type Operation } from './access.policy';
 
 /**
  * Placeholders (`$4::int[]`, ...) carrying a membership's grants into a
@@ -42,18 +42,18 @@ export function permittedListSql(listExpr: string, g: GrantParams): string {
 export const ACCESS_ROW_GRANTS: GrantParams = { restricted: 'COALESCE(a.is_restricted, false)', listIds: 'a.list_ids', folderIds: 'a.folder_ids' };
 
 /**
- * The SQL twin of `decide` for a read `operation` (one any member may do) on
- * the access row `a`: true exactly when decide() allows it (a member; with the
- * list restriction, a permitted list: permitsList). Other operations have no
- * twin, and asking for one is a programming error.
+ * The SQL twin of `decide` for `operation` on the access row `a`: true exactly
+ * when decide() allows it (the role class; with the list restriction, a
+ * permitted list: permitsList). Operations restricted otherwise (folders) have
+ * no twin, and asking for one is a programming error.
  */
-export function readAllowedSql(operation: Operation): string {
+export function allowedSql(operation: Operation): string {
   const rule = POLICY[operation];
-  if (rule.role !== 'member' || (rule.restriction !== 'none' && rule.restriction !== 'list')) {
-    throw new Error(`readAllowedSql: ${operation} is not a read any member may do`);
+  if (rule.restriction !== 'none' && rule.restriction !== 'list') {
+    throw new Error(`allowedSql: ${operation} is restricted by folder, which has no SQL twin`);
   }
-  const member = 'a.role IS NOT NULL';
-  if (rule.restriction === 'none') return member;
-  return `${member} AND (NOT COALESCE(a.is_restricted, false)
+  const role = rule.role === 'member' ? 'a.role IS NOT NULL' : `a.role IN (${rolesOf(rule.role).map((r) => `'${r}'`).join(', ')})`;
+  if (rule.restriction === 'none') return role;
+  return `${role} AND (NOT COALESCE(a.is_restricted, false)
             OR (a.list_id IS NOT NULL AND (a.list_id = ANY(a.list_ids) OR COALESCE(a.folder_id = ANY(a.folder_ids), false))))`;
 }
