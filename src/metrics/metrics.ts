@@ -2,6 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { getStorageToken } from '@nestjs/throttler';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
+import { errorExamples } from '../common/openapi/api-errors.decorator';
 import { rateLimitStoreUp } from '../common/throttle/throttle.module';
 import { WebhookMetrics } from '../webhooks/webhooks.metrics';
 
@@ -20,7 +21,7 @@ export const METRICS_OPENAPI = {
         description: 'Metrics in the Prometheus text format',
         content: { 'text/plain': { schema: { type: 'string', maxLength: 10_000_000 }, example: 'http_requests_total{method="GET",route="/api/v1/me",status="200"} 1\n' } },
       },
-      404: { description: '`Not found`', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorDto' }, example: { error: 'Not found' } } } },
+      404: { description: '', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorDto' }, examples: errorExamples(['Not found']) } } },
     },
   },
 };
