@@ -39,9 +39,9 @@ interface PgPool {
 export type ObserveRequest = (method: string, route: string | undefined, status: number, ms: number) => void;
 
 /**
- * Prometheus metrics of one app (issue 12): requests by method, route
+ * Prometheus metrics of one app: requests by method, route
  * pattern and status, their duration histogram, the database pool (in use,
- * idle, waiting), whether the rate-limit store answers (issue 19) and the process metrics of prom-client, on a registry of
+ * idle, waiting), whether the rate-limit store answers and the process metrics of prom-client, on a registry of
  * its own. Served at GET /metrics; returns the function that counts a request,
  * which the HTTP layer calls for every answer (unknown routes, the OpenAPI
  * document and errors included).
