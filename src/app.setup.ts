@@ -37,7 +37,7 @@ export async function configureApp(app: NestFastifyApplication, env: AppEnv): Pr
     done(null, undefined);
   });
   answerWhileClosing(fastify);
-  // Issue 12: security headers, CORS, request logs, the deadline, /metrics.
+  // Security headers, CORS, request logs, the deadline, /metrics.
   await configureHttp(app, env, rootLogger(env));
   // D1: GET /api/v1/openapi.json and /docs (unless DOCS_ENABLED=false), public.
   mountOpenApi(app, { ui: env.docsEnabled });

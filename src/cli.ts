@@ -22,7 +22,7 @@ const stderrLogger: LoggerService = {
 };
 
 async function main(): Promise<void> {
-  // Issue 12: a bad variable stops here with one line on stderr.
+  // A bad variable stops here with one line on stderr.
   processSettingsOrExit();
   await CommandFactory.run(CliModule, {
     logger: stderrLogger,

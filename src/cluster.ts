@@ -2,7 +2,7 @@ import cluster, { Worker } from 'node:cluster';
 import { processSettingsOrExit } from './config/settings';
 
 /*
- * Worker processes for the server (issue 9): `WEB_CONCURRENCY` processes share
+ * Worker processes for the server: `WEB_CONCURRENCY` processes share
  * the listening port through node:cluster; default 1, which runs the server in
  * this very process (no primary at all).
  *

@@ -21,7 +21,7 @@ import { markShuttingDown } from './health/shutdown-state';
  * migrations unless MIGRATIONS_RUN=false. Serves on HOST:PORT. SIGTERM or
  * SIGINT: stop accepting, finish requests in flight (up to SHUTDOWN_TIMEOUT_MS,
  * 10 s), close the app and its pool, stop the embedded PostgreSQL, exit 0; when
- * requests had to be cut, log them and exit 1 (issue 8).
+ * requests had to be cut, log them and exit 1.
  */
 
 const SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
@@ -32,7 +32,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | 'timeout'>
 }
 
 async function main(): Promise<void> {
-  // Issue 12: the configuration is checked first (one line and exit 1 when bad); logs are pino's from here on.
+  // The configuration is checked first (one line and exit 1 when bad); logs are pino's from here on.
   const env = processSettingsOrExit();
   Logger.overrideLogger(nestLogger(rootLogger(env)));
   const logger = new Logger('Main');

@@ -1,7 +1,7 @@
 import { DEFAULT_TIMEOUTS } from './timeouts';
 import { loadEnv, MAX_MILLISECONDS, VARIABLES } from './env';
 
-describe('loadEnv timeouts (issue 8)', () => {
+describe('loadEnv timeouts', () => {
   it('gives the defaults when nothing is set', () => {
     expect(loadEnv({}).timeouts).toEqual(DEFAULT_TIMEOUTS);
   });
@@ -19,15 +19,15 @@ describe('loadEnv timeouts (issue 8)', () => {
     ).toEqual({ dbConnect: 1, dbStatement: 2, request: 3, httpRequest: 4, httpIdle: 5, shutdown: 6 });
   });
 
-  // One parser: the values the start-up check lets through are the values the server runs with (1e3 used to pass
-  // the check and then stop the server from a second parser).
+  // One parser: the values the start-up check lets through are the values the server runs with (with a second
+  // parser, 1e3 would pass the check and then stop the server).
   it.each([['0'], ['-5'], ['1.5'], ['10s'], ['1e3'], ['  '], ['2147483648'], ['99999999999999999999']])('refuses %p, naming the variable', (value) => {
     expect(() => loadEnv({ REQUEST_TIMEOUT_MS: value })).toThrow(
       `Invalid configuration: REQUEST_TIMEOUT_MS=${JSON.stringify(value)}: expected a whole number of milliseconds from 1 to 2147483647`,
     );
   });
 
-  // Issue 19: a timer longer than 2^31-1 ms fires at once in Node.js, so such a value used to pass the check and then
+  // A timer longer than 2^31-1 ms fires at once in Node.js, so such a value would pass a digits-only check and then
   // make every request 503. Every *_MS variable has the bound.
   // (WEBHOOK_RETRY_DELAYS_MS is a list of delays of at most a day: test/e2e/ops.e2e-spec.ts.)
   const durations = Object.keys(VARIABLES).filter((name) => name.endsWith('_MS') && name !== 'WEBHOOK_RETRY_DELAYS_MS');
@@ -41,7 +41,7 @@ describe('loadEnv timeouts (issue 8)', () => {
   });
 });
 
-describe('loadEnv ports (issue 19): digits only', () => {
+describe('loadEnv ports: digits only', () => {
   it('reads PORT and EMBEDDED_PG_PORT', () => {
     expect(loadEnv({ PORT: ' 0 ', EMBEDDED_PG_PORT: '65535' })).toMatchObject({ port: 0, embeddedPgPort: 65535 });
     expect(loadEnv({ PORT: '8080', EMBEDDED_PG_PORT: '' })).toMatchObject({ port: 8080, embeddedPgPort: undefined });
@@ -60,7 +60,7 @@ describe('loadEnv ports (issue 19): digits only', () => {
   });
 });
 
-describe('loadEnv DB_PREPARED_STATEMENTS and WEB_CONCURRENCY (issue 9)', () => {
+describe('loadEnv DB_PREPARED_STATEMENTS and WEB_CONCURRENCY', () => {
   it('defaults to named statements and one process', () => {
     expect(loadEnv({})).toMatchObject({ preparedStatements: true, webConcurrency: 1 });
   });
@@ -74,7 +74,7 @@ describe('loadEnv DB_PREPARED_STATEMENTS and WEB_CONCURRENCY (issue 9)', () => {
   });
 });
 
-describe('loadEnv TRUST_PROXY (issue 19)', () => {
+describe('loadEnv TRUST_PROXY', () => {
   it.each([
     ['true', true],
     ['FALSE', false],

@@ -3,7 +3,7 @@ import { isIP } from 'net';
 import { DEFAULT_TIMEOUTS, Timeouts } from './timeouts';
 
 /*
- * The process configuration (issue 12): every environment variable the
+ * The process configuration: every environment variable the
  * server and the CLI read, checked once at boot with Joi. A bad value stops
  * the process with one line naming the variable and what it accepts. This
  * table is the one list: the README configuration table is checked against
@@ -34,9 +34,9 @@ const DIGITS = (min: number, max: number) =>
       return n;
     });
 const PORT = (min: number) => DIGITS(min, 65535);
-/** Longest duration a Node.js timer takes (2^31-1 ms); a longer one fires at once, so it is refused at start-up (issue 19). */
+/** Longest duration a Node.js timer takes (2^31-1 ms); a longer one fires at once, so it is refused at start-up. */
 export const MAX_MILLISECONDS = 2147483647;
-/** A timeout of issue 8 (defaults from common/timeouts.ts): digits only, from 1 to MAX_MILLISECONDS. */
+/** A timeout (defaults from common/timeouts.ts): digits only, from 1 to MAX_MILLISECONDS. */
 const MILLISECONDS = (ms: number) => ({
   schema: DIGITS(1, MAX_MILLISECONDS).default(ms),
   accepts: `a whole number of milliseconds from 1 to ${MAX_MILLISECONDS}`,
@@ -68,7 +68,7 @@ export function trustHops(hops: number): TrustProxyFunction | false {
 }
 
 /**
- * TRUST_PROXY (issue 19), as Fastify's `trustProxy` takes it: `true`/`false` (and the other boolean
+ * TRUST_PROXY, as Fastify's `trustProxy` takes it: `true`/`false` (and the other boolean
  * spellings but `1`/`0`), a number of proxy hops (digits: see trustHops), or a comma-separated list of
  * proxy addresses and CIDR ranges.
  */
@@ -200,18 +200,18 @@ export interface AppEnv {
   embeddedPgPort?: number;
   migrationsRun: boolean;
   dbPoolSize: number;
-  /** DB_*_TIMEOUT_MS, REQUEST_TIMEOUT_MS, HTTP_*_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS (issue 8). */
+  /** DB_*_TIMEOUT_MS, REQUEST_TIMEOUT_MS, HTTP_*_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS. */
   timeouts: Timeouts;
-  /** DB_PREPARED_STATEMENTS: parameterised statements are named prepared statements (issue 9). */
+  /** DB_PREPARED_STATEMENTS: parameterised statements are named prepared statements. */
   preparedStatements: boolean;
-  /** WEB_CONCURRENCY: server processes (issue 9). */
+  /** WEB_CONCURRENCY: server processes. */
   webConcurrency: number;
   logLevel: LogLevelName;
   logFormat: (typeof LOG_FORMATS)[number];
   /** Requests per minute per API key (per client IP before authentication); 0: off. */
   rateLimitPerMinute: number;
   redisUrl?: string;
-  /** Fastify's `trustProxy`: trust every proxy, none, this many hops (trustHops), or these addresses and ranges (issue 19). */
+  /** Fastify's `trustProxy`: trust every proxy, none, this many hops (trustHops), or these addresses and ranges. */
   trustProxy: boolean | TrustProxyFunction | string[];
   /** Allowed CORS origins; empty: CORS off; `['*']`: any origin. */
   corsOrigins: string[];
@@ -221,7 +221,7 @@ export interface AppEnv {
   idempotencyTtlSeconds: number;
   /** REQUIRE_IF_MATCH: update and delete task without If-Match answer 428 (D36). */
   requireIfMatch: boolean;
-  /** CURSOR_SECRET; unset: the random secret created in the database at migration (issue 19). */
+  /** CURSOR_SECRET; unset: the random secret created in the database at migration. */
   cursorSecret?: string;
   /** EVENTS_RETENTION_DAYS: events are kept at least this many days, then pruned (D37). */
   eventsRetentionDays: number;

@@ -25,7 +25,7 @@ const PROBE_BODY = {
 
 /**
  * Health routes, outside /api/v1 and without a key. D1: `GET /health`, 200
- * when the database answers, else 503. Issue 12 adds the probes of an
+ * when the database answers, else 503. Beside it, the probes of an
  * orchestrator: `/health/live` (the process serves HTTP) and `/health/ready`
  * (the database answers within DB_CONNECT_TIMEOUT_MS, every migration is applied,
  * and shutdown has not begun), in @nestjs/terminus's shape.
@@ -33,7 +33,7 @@ const PROBE_BODY = {
 @ApiTags('Health')
 @Controller('health')
 export class HealthController {
-  /** Issue 8: an unreachable database is reported within DB_CONNECT_TIMEOUT_MS, whatever the pool waits for. */
+  /** An unreachable database is reported within DB_CONNECT_TIMEOUT_MS, whatever the pool waits for. */
   private readonly deadlineMs: number;
 
   constructor(
@@ -105,7 +105,7 @@ export class HealthController {
 
   /**
    * Terminus answers 503 by throwing: its body is sent in terminus's shape (not the `{ error }` of D31, which is for
-   * API errors), with status words only (issue 19): a failed check's message may name the database host and port.
+   * API errors), with status words only: a failed check's message may name the database host and port.
    */
   private async answer(reply: FastifyReply, check: () => Promise<object>): Promise<void> {
     try {

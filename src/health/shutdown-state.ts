@@ -1,5 +1,5 @@
 /*
- * Whether this process has begun to shut down (issue 12): readiness answers
+ * Whether this process has begun to shut down: readiness answers
  * 503 from then on, so a load balancer stops sending new requests while the
  * ones in flight finish (D32). Set by the server entry's signal handler.
  */

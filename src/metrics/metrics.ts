@@ -2,6 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { getStorageToken } from '@nestjs/throttler';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
+import { errorExamples } from '../common/openapi/api-errors.decorator';
 import { rateLimitStoreUp } from '../common/throttle/throttle.module';
 import { WebhookMetrics } from '../webhooks/webhooks.metrics';
 
@@ -20,7 +21,7 @@ export const METRICS_OPENAPI = {
         description: 'Metrics in the Prometheus text format',
         content: { 'text/plain': { schema: { type: 'string', maxLength: 10_000_000 }, example: 'http_requests_total{method="GET",route="/api/v1/me",status="200"} 1\n' } },
       },
-      404: { description: '`Not found`', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorDto' }, example: { error: 'Not found' } } } },
+      404: { description: '', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorDto' }, examples: errorExamples(['Not found']) } } },
     },
   },
 };
@@ -38,9 +39,9 @@ interface PgPool {
 export type ObserveRequest = (method: string, route: string | undefined, status: number, ms: number) => void;
 
 /**
- * Prometheus metrics of one app (issue 12): requests by method, route
+ * Prometheus metrics of one app: requests by method, route
  * pattern and status, their duration histogram, the database pool (in use,
- * idle, waiting), whether the rate-limit store answers (issue 19) and the process metrics of prom-client, on a registry of
+ * idle, waiting), whether the rate-limit store answers and the process metrics of prom-client, on a registry of
  * its own. Served at GET /metrics; returns the function that counts a request,
  * which the HTTP layer calls for every answer (unknown routes, the OpenAPI
  * document and errors included).

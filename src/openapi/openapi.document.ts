@@ -24,33 +24,39 @@ const DESCRIPTION = [
   'each operation lists the messages it can answer. A successful delete answers 204 with no body.',
 ].join('\n');
 
+/** The tags the controllers use, described, in the order the document lists them. */
 const TAG_DESCRIPTIONS: Record<string, string> = {
-  Users: 'The user who owns the API key',
-  Workspaces: 'Workspaces and their members',
-  Statuses: 'Task statuses of a workspace, each in one of four categories',
-  Labels: 'Labels of a workspace',
-  Folders: 'Folders of a workspace',
-  Lists: 'Lists of tasks, inside folders',
-  Tasks: 'Tasks, with status, assignees, labels, subtasks, attachments and custom-field values',
   Comments: 'Comments on tasks',
   'Custom fields': 'Custom-field definitions of a workspace',
   Events: 'What changed in a workspace, in order, for clients that poll',
-  Webhooks: 'Signed HTTP deliveries of a workspace\'s events to subscribed URLs',
+  Folders: 'Folders of a workspace',
   Health: 'Probes and metrics for operators, without a key',
+  Labels: 'Labels of a workspace',
+  Lists: 'Lists of tasks, inside folders',
+  Statuses: 'Task statuses of a workspace, each in one of four categories',
+  Tasks: 'Tasks, with status, assignees, labels, subtasks, attachments and custom-field values',
+  Users: 'The user who owns the API key',
+  Webhooks: 'Signed HTTP deliveries of a workspace\'s events to subscribed URLs',
+  Workspaces: 'Workspaces and their members',
 };
 
-/** The document's static part: info, servers and the two security schemes `@Authenticated` refers to (D20). */
+/**
+ * The document's static part: info, servers (both the public API, `x-internal: false`
+ * for API inventories), the two security schemes `@Authenticated` refers to (D20)
+ * and the tags the controllers use, described.
+ */
 export function documentConfig(): ReturnType<DocumentBuilder['build']> {
-  return new DocumentBuilder()
+  const builder = new DocumentBuilder()
     .setOpenAPIVersion('3.1.0')
     .setTitle('Work-tracking API')
     .setVersion(API_VERSION)
     .setDescription(DESCRIPTION)
-    .addServer('/', 'The server this document is served from (production, staging or local alike)')
-    .addServer('http://localhost:3000', 'A local `npm start` (default PORT)')
+    .addServer('/', 'The server this document is served from (production, staging or local alike)', undefined, { 'x-internal': false })
+    .addServer('http://localhost:3000', 'A local `npm start` (default PORT)', undefined, { 'x-internal': false })
     .addSecurity('bearer', { type: 'http', scheme: 'bearer', description: 'API key as a bearer token: `Authorization: Bearer svc_...`' })
-    .addSecurity('apiKey', { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API key in the `X-API-Key` header (used when there is no bearer token)' })
-    .build();
+    .addSecurity('apiKey', { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API key in the `X-API-Key` header (used when there is no bearer token)' });
+  for (const [name, description] of Object.entries(TAG_DESCRIPTIONS)) builder.addTag(name, description);
+  return builder.build();
 }
 
 /**
@@ -64,8 +70,7 @@ export function buildOpenApiDocument(app: INestApplication): JsonObject {
     operationIdFactory: (_controller, method) => method,
   });
   const doc = scanned as unknown as JsonObject;
+  // A plain Fastify route, not a controller: the scanner does not see it.
   doc.paths[METRICS_PATH] = METRICS_OPENAPI;
-  // The audience of each server, for API inventories: both are the public API.
-  doc.servers = (doc.servers ?? []).map((server: JsonObject) => ({ ...server, 'x-internal': false }));
-  return finalizeDocument(doc, TAG_DESCRIPTIONS);
+  return finalizeDocument(doc);
 }

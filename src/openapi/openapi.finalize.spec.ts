@@ -11,15 +11,16 @@ import {
   schemaName,
   serializeDocument,
   TIMESTAMP_PATTERN,
-  UNAUTHORIZED_HEADERS,
 } from './openapi.finalize';
+import { UNAUTHORIZED_HEADERS } from '../common/auth/authenticated.decorator';
+import { errorExamples } from '../common/openapi/api-errors.decorator';
 
 const err = { $ref: '#/components/schemas/ErrorDto' };
 
-/** The headers of every answer of a route that needs a key (issue 12, D31). */
+/** The headers of every answer of a route that needs a key (D31). */
 const KEYED = { ...REQUEST_ID_HEADERS, ...KEYED_HEADERS };
 
-/** A scanned document as @nestjs/swagger 12 emits it for 3.1 (nullable already converted). */
+/** A scanned document as @nestjs/swagger 12 emits it for 3.1 (nullable already converted), with the tags and 401 and 403 answers the decorators state. */
 function scanned(): JsonObject {
   return {
     openapi: '3.1.0',
@@ -41,7 +42,8 @@ function scanned(): JsonObject {
           responses: {
             '404': { description: '`Thing not found`', content: { 'application/json': { schema: err, examples: { 'Thing not found': { summary: 'Thing not found', value: { error: 'Thing not found' } } } } } },
             '400': { description: '`name cannot be empty`', content: { 'application/json': { schema: err, examples: { 'name cannot be empty': { summary: 'x', value: { error: 'name cannot be empty' } } } } } },
-            '401': { description: '`API key required`, `Invalid API key`', content: { 'application/json': { schema: err, example: { error: 'API key required' } } } },
+            '401': { description: '', content: { 'application/json': { schema: err, examples: errorExamples(['API key required', 'Invalid API key']) } }, headers: UNAUTHORIZED_HEADERS },
+            '403': { description: "`Scope 'things:write' is required for this endpoint`", content: { 'application/json': { schema: err, examples: { x: { summary: 'x', value: { error: "Scope 'things:write' is required for this endpoint" } } } } } },
             '200': { description: '', content: { 'application/json': { schema: { $ref: '#/components/schemas/ThingDto' } } } },
           },
         },
@@ -49,7 +51,7 @@ function scanned(): JsonObject {
       '/api/v1/a': { get: { operationId: 'listA', responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/ThingDto' } } } } } } } },
     },
     info: { title: 't', version: '1', contact: {} },
-    servers: [],
+    tags: [{ name: 'Things', description: 'All the things' }],
     components: {
       schemas: {
         UpdateThingDto: { type: 'object', properties: { name: { type: 'string' } } },
@@ -71,7 +73,7 @@ function scanned(): JsonObject {
 }
 
 describe('OpenAPI post-processing (src/openapi/openapi.finalize.ts)', () => {
-  const doc = finalizeDocument(scanned(), { Things: 'All the things' });
+  const doc = finalizeDocument(scanned());
   const patch = doc.paths['/api/v1/things/{id}'].patch;
 
   it('names schemas without the Dto suffix and rewrites every $ref', () => {
@@ -91,24 +93,22 @@ describe('OpenAPI post-processing (src/openapi/openapi.finalize.ts)', () => {
   });
 
   it('adds no 400, 413 or 415 where there is no body', () => {
-    expect(Object.keys(doc.paths['/api/v1/things/{id}'].delete.responses)).toEqual(['204', '403', '408', '414', '429', '431', '500', '503']);
+    expect(Object.keys(doc.paths['/api/v1/things/{id}'].delete.responses)).toEqual(['204', '408', '414', '429', '431', '500', '503']);
   });
 
-  it("adds the 403 of a missing scope from x-scope, and 500 everywhere (D31)", () => {
+  it('adds the 429 of the rate limit where there is a scope, and 500 everywhere (D31)', () => {
     expect(patch.responses['403']).toEqual({ ...errorResponse(["Scope 'things:write' is required for this endpoint"]), headers: KEYED });
-    expect(doc.paths['/api/v1/a'].get.responses['403']).toBeUndefined();
-    // Issue 12: the rate limit's 429 where there is a scope (authenticated routes).
     expect(patch.responses['429']).toEqual({ $ref: '#/components/responses/TooManyRequests' });
     expect(doc.paths['/api/v1/a'].get.responses['429']).toBeUndefined();
     expect(doc.paths['/api/v1/a'].get.responses['500']).toEqual({ $ref: '#/components/responses/InternalServerError' });
   });
 
-  it('adds 503 everywhere (issue 8: database unavailable, request timeout)', () => {
+  it('adds 503 everywhere (database unavailable, request timeout)', () => {
     expect(doc.paths['/api/v1/a'].get.responses['503']).toEqual({ $ref: '#/components/responses/ServiceUnavailable' });
     expect(doc.components.responses.ServiceUnavailable).toEqual({ ...errorResponse(['Service unavailable']), headers: KEYED });
   });
 
-  it('adds the answers given before any route runs: 408 and 431 everywhere, 414 where the path has a parameter (issue 8)', () => {
+  it('adds the answers given before any route runs: 408 and 431 everywhere, 414 where the path has a parameter', () => {
     expect(Object.keys(doc.paths['/api/v1/a'].get.responses)).toEqual(['200', '408', '431', '500', '503']);
     expect(patch.responses['414']).toEqual({ $ref: '#/components/responses/UriTooLong' });
     // Written on the socket: no header beyond the content type.
@@ -117,7 +117,7 @@ describe('OpenAPI post-processing (src/openapi/openapi.finalize.ts)', () => {
     expect(doc.components.responses.UriTooLong).toEqual({ ...errorResponse(['URI too long']), headers: KEYED });
   });
 
-  it('documents response headers: X-Request-Id everywhere, RateLimit-* and Cache-Control on keyed routes, Retry-After on 429 (issue 12, D31)', () => {
+  it('documents response headers: X-Request-Id everywhere, RateLimit-* and Cache-Control on keyed routes, Retry-After on 429 (D31)', () => {
     expect(patch.responses['200'].headers).toEqual(KEYED);
     expect(Object.keys(KEYED)).toEqual(['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Cache-Control']);
     expect(doc.components.responses.TooManyRequests.headers).toEqual({ ...KEYED, ...RETRY_AFTER_HEADERS });
@@ -135,9 +135,9 @@ describe('OpenAPI post-processing (src/openapi/openapi.finalize.ts)', () => {
     expect(out).toEqual({ ...own, content: { 'application/json': { schema: { ...own.content['application/json'].schema, required: ['status'], additionalProperties: false } } }, headers: REQUEST_ID_HEADERS });
   });
 
-  it('normalises error answers: a single example and backticked messages become named examples', () => {
+  it('normalises error answers, keeping their headers: the description lists the messages of the named examples', () => {
     expect(patch.responses['401']).toEqual({ ...errorResponse(['API key required', 'Invalid API key']), headers: { ...UNAUTHORIZED_HEADERS, ...KEYED } });
-    expect(errorMessages({ description: '`a`, `b`', content: { 'application/json': { examples: { x: { value: { error: 'c' } } }, example: { error: 'a' } } } })).toEqual(['c', 'a', 'b']);
+    expect(errorMessages({ description: '`a`', content: { 'application/json': { examples: { x: { value: { error: 'c' } }, y: { value: { error: 'b' } } } } } })).toEqual(['c', 'b']);
     expect(errorResponse(['Task not found'])).toEqual({
       description: '`Task not found`',
       content: {
@@ -173,7 +173,7 @@ describe('OpenAPI post-processing (src/openapi/openapi.finalize.ts)', () => {
     expect(doc.components.schemas.Owner.properties.id).toEqual({ type: 'number' });
   });
 
-  it('gives every success answer with a body an example built from its schema; none to errors or 204 (issue 10)', () => {
+  it('gives every success answer with a body an example built from its schema; none to errors or 204', () => {
     expect(patch.responses['200'].content['application/json'].example).toEqual({ id: 1, owner: { id: 1, at: null }, created_at: '2025-01-15T09:30:00.000Z' });
     expect(doc.paths['/api/v1/a'].get.responses['200'].content['application/json'].example).toEqual([{ id: 1, owner: { id: 1, at: null }, created_at: '2025-01-15T09:30:00.000Z' }]);
     expect(patch.responses['404'].content['application/json'].example).toBeUndefined();
@@ -196,7 +196,7 @@ describe('OpenAPI post-processing (src/openapi/openapi.finalize.ts)', () => {
     expect(Object.keys(doc.components)).toEqual(['responses', 'schemas', 'securitySchemes']);
   });
 
-  it('drops empty scanner leftovers, describes bare success answers and lists the tags used', () => {
+  it('drops empty scanner leftovers and describes bare success answers', () => {
     expect(doc.info).toEqual({ title: 't', version: '1' });
     expect(doc.paths['/api/v1/things/{id}'].delete.parameters).toBeUndefined();
     expect(doc.paths['/api/v1/things/{id}'].delete.responses['204']).toEqual({ description: 'No content', headers: KEYED });

@@ -1,41 +1,43 @@
 /**
- * Post-processing of the document @nestjs/swagger scans from the controllers,
- * so that it tells the truth about what the service answers:
- * - component schemas get the contract's names (`TaskDto` -> `Task`);
- * - the answers no decorator states are added to every operation that can
- *   give them: 400 `Invalid JSON body` / `Request body must be a JSON object` /
- *   `Request body is nested too deeply`,
- *   413 and 415 where there is a request body (D7), 403 `Scope 'X' is required
- *   for this endpoint` where there is an `x-scope` (spec: Authentication 5),
- *   429 `Too many requests` where there is an `x-scope` (the rate limit counts authenticated routes),
- *   500 and 503 (database unavailable, request timeout: issue 8) everywhere (D31);
- * - error answers are normalised: the `Error` schema, one named example per
- *   message, and a description listing the messages;
- * - every schema a response reaches is strict (D16): all properties required,
- *   no others allowed, timestamps in the form of convention 2 (whole numbers
- *   are typed `integer` where they are declared: ApiInteger);
- * - an operation's description ends with who may call it: its scope and the
- *   wording `@Authenticated` took from the access policy (`x-access`, folded in);
- * - answers given before any route runs: 408, 414 (routes with a path
- *   parameter) and 431 (issue 8); public routes say `security: []`;
- * - response headers: `X-Request-Id`, `RateLimit-*`, `Cache-Control`,
- *   `Retry-After` (addResponseHeaders);
- * - every 401 answer documents its `WWW-Authenticate: Bearer` header, and
- *   every success answer with a body gets an example built from its schema
- *   (issue 10: for client generators and Swagger UI);
- * - every authenticated POST takes an `Idempotency-Key` (D35): the header,
- *   its 400, 409 and 422, and the `Idempotent-Replayed` header of a replay (addIdempotency);
- * - keys are put in a stable order, so the serialised document is byte-stable.
+ * What the document @nestjs/swagger scans from the decorators cannot say, added
+ * after the scan. Each step is a rule over every operation of a kind, or needs
+ * what no single decorator holds:
+ * - tidy: drops what the scanner emits empty (`info.contact`, `parameters: []`)
+ *   and describes bare success answers (a response object requires a description);
+ * - describeAccess: ends a description with who may call the route; the two
+ *   halves come from two decorators (ApiOperation, `x-access` of @Authenticated)
+ *   and ApiOperation replaces a description rather than extending it;
+ * - renameSchemas: the contract's schema names (`TaskDto` -> `Task`), one rule
+ *   instead of an @ApiSchema on every DTO;
+ * - addIdempotency: the `Idempotency-Key` header with its 400, 409 and 422 on
+ *   every keyed POST (D35): @Authenticated does not know the route's method;
+ * - addGenericResponses: the answers given outside the route's own code, as
+ *   `$ref`s to shared responses (no decorator emits one): 400 bad body, 413 and
+ *   415 where there is a request body (D7), 429 where there is a key, 408, 414
+ *   (path parameters) and 431 before any route runs, 500 and 503 everywhere
+ *   (D31); and every error answer with the `Error` schema, one named example
+ *   per message and the messages listed in its description (several
+ *   decorators may document one status);
+ * - addResponseHeaders: `X-Request-Id`, `RateLimit-*`, `Cache-Control`,
+ *   `Retry-After` and `Idempotent-Replayed` on the answers they go with;
+ * - strictResponses: every schema a response reaches is strict (D16): all
+ *   properties required, no others allowed, timestamps in the form of convention 2;
+ * - addSuccessExamples: an example built from its schema for every success
+ *   answer with a body, for client generators and Swagger UI;
+ * - orderDocument: keys in a stable order, so the serialised document is byte-stable.
+ * Stated at their source instead: whole numbers (ApiInteger), the 401 with its
+ * `WWW-Authenticate` header and the 403 of a missing scope (@Authenticated),
+ * the tags with their descriptions and the servers (documentConfig).
  * Pure functions of a plain JSON document; unit-tested in openapi.finalize.spec.ts.
  */
 
 import { RATE_LIMIT_MESSAGE } from '../common/throttle/rate-limit.constants';
 import { SERVICE_UNAVAILABLE, URI_TOO_LONG } from '../common/errors/to-http-error';
 import { KEYED_CACHE_CONTROL, TASK_CACHE_CONTROL } from '../common/cache/cache-control';
-import { WWW_AUTHENTICATE } from '../common/errors/www-authenticate';
 import { CLIENT_ERRORS } from '../common/http/framework-answers';
 import { BODY_400_MESSAGES } from '../common/validation/body-error';
 import { IDEMPOTENCY_MESSAGES } from '../common/idempotency/idempotency-key';
+import { errorExamples } from '../common/openapi/api-errors.decorator';
 
 /** A node of the JSON document (loosely typed on purpose: this code walks it generically). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -43,9 +45,6 @@ export type JsonObject = Record<string, any>;
 
 /** The HTTP methods of a path item, in the order the document lists them. */
 export const METHODS = ['get', 'put', 'post', 'patch', 'delete', 'options', 'head', 'trace'] as const;
-
-/** Schema names the contract's readers know, for DTO classes whose name does not simply end in `Dto`. */
-export const SCHEMA_ALIASES: Record<string, string> = {};
 
 /** Convention 2: `YYYY-MM-DDTHH:mm:ss.sssZ`. */
 export const TIMESTAMP_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$';
@@ -57,7 +56,7 @@ export const SHARED_ERROR_RESPONSES: Record<string, { status: string; message: s
   TooManyRequests: { status: '429', message: RATE_LIMIT_MESSAGE },
   InternalServerError: { status: '500', message: 'Internal server error' },
   ServiceUnavailable: { status: '503', message: SERVICE_UNAVAILABLE.message },
-  // Issue 8: answers given before any route runs.
+  // Answers given before any route runs.
   RequestTimeout: { status: '408', message: CLIENT_ERRORS.ERR_HTTP_REQUEST_TIMEOUT.message },
   UriTooLong: { status: '414', message: URI_TOO_LONG.message },
   RequestHeadersTooLarge: { status: '431', message: CLIENT_ERRORS.HPE_HEADER_OVERFLOW.message },
@@ -66,7 +65,7 @@ export const SHARED_ERROR_RESPONSES: Record<string, { status: string; message: s
 /** Shared answers written on the socket before Fastify sees the request: they carry no header beyond the content type. */
 const SOCKET_ANSWERS = ['408', '431'];
 
-/** Issue 12: the header of every answer that reaches Fastify. */
+/** The header of every answer that reaches Fastify. */
 export const REQUEST_ID_HEADERS = {
   'X-Request-Id': {
     description: 'The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID',
@@ -74,7 +73,7 @@ export const REQUEST_ID_HEADERS = {
   },
 };
 
-/** Issue 12 and D31: the headers of the answers of a route that needs a key. */
+/** D31: the headers of the answers of a route that needs a key. */
 export const KEYED_HEADERS = {
   'RateLimit-Limit': {
     description: 'Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off',
@@ -95,17 +94,9 @@ export const RETRY_AFTER_HEADERS = {
 
 const ERROR_REF = '#/components/schemas/Error';
 
-/** The header every 401 answer carries (RFC 9110: a 401 names its challenge). */
-export const UNAUTHORIZED_HEADERS = {
-  'WWW-Authenticate': {
-    description: '`Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`)',
-    schema: { type: 'string', const: WWW_AUTHENTICATE },
-  },
-};
-
-/** The contract's name of a scanned schema: an alias, else the class name without its `Dto` suffix. */
+/** The contract's name of a scanned schema: the class name without its `Dto` suffix. */
 export function schemaName(className: string): string {
-  return SCHEMA_ALIASES[className] ?? className.replace(/Dto$/, '');
+  return className.replace(/Dto$/, '');
 }
 
 /** A deep copy of a JSON value. */
@@ -158,19 +149,10 @@ export function operations(doc: JsonObject): { path: string; method: string; op:
   return out;
 }
 
-/** The messages an error response documents, in order: named examples, the single example, then backticked items of the description. */
+/** The messages an error response documents: its named examples, in order (the decorators key them by message). */
 export function errorMessages(response: JsonObject): string[] {
-  const messages: string[] = [];
-  const add = (m: unknown) => {
-    if (typeof m === 'string' && m !== '' && !messages.includes(m)) messages.push(m);
-  };
-  const media: JsonObject | undefined = response.content?.['application/json'];
-  if (media) {
-    for (const example of Object.values<JsonObject>(media.examples ?? {})) add(example?.value?.error);
-    add(media.example?.error);
-  }
-  for (const match of String(response.description ?? '').matchAll(/`([^`]+)`/g)) add(match[1]);
-  return messages;
+  const examples: JsonObject = response.content?.['application/json']?.examples ?? {};
+  return Object.values<JsonObject>(examples).map((example) => example?.value?.error).filter((m): m is string => typeof m === 'string' && m !== '');
 }
 
 /** An error response documenting `messages`: the Error schema, one named example per message, the messages listed in the description. */
@@ -180,24 +162,24 @@ export function errorResponse(messages: string[]): JsonObject {
     content: {
       'application/json': {
         schema: { $ref: ERROR_REF },
-        examples: Object.fromEntries(messages.map((m) => [m, { summary: m, value: { error: m } }])),
+        examples: errorExamples(messages),
       },
     },
   };
 }
 
-/** Adds `extra` messages to the error response of `status` (creating it), keeping the documented ones first. */
+/** Rewrites the error response of `status` (creating it) with its documented messages, then `extra`; keeps its headers. */
 function mergeError(op: JsonObject, status: string, extra: string[]): void {
   op.responses ??= {};
   const existing: JsonObject | undefined = op.responses[status];
   const messages = existing && !existing.$ref ? errorMessages(existing) : [];
   for (const m of extra) if (!messages.includes(m)) messages.push(m);
-  op.responses[status] = errorResponse(messages);
+  op.responses[status] = { ...errorResponse(messages), ...(existing?.headers ? { headers: existing.headers } : {}) };
 }
 
 /**
- * Adds the answers the framework gives outside any decorator (see the file
- * comment) and normalises every error response of every operation.
+ * Adds the answers given outside the route's own code (see the file comment)
+ * and normalises every error response of every operation, keeping its headers.
  */
 export function addGenericResponses(doc: JsonObject): void {
   doc.components ??= {};
@@ -213,7 +195,7 @@ export function addGenericResponses(doc: JsonObject): void {
     for (const [status, response] of Object.entries<JsonObject>(op.responses)) {
       // An answer with a body of its own (health's 503) is not an `{ error }` answer.
       const schema: JsonObject | undefined = response.content?.['application/json']?.schema;
-      if (Number(status) >= 400 && !response.$ref && (!schema || schema.$ref === ERROR_REF)) op.responses[status] = errorResponse(errorMessages(response));
+      if (Number(status) >= 400 && !response.$ref && (!schema || schema.$ref === ERROR_REF)) mergeError(op, status, []);
     }
     if (op.requestBody) {
       mergeError(op, '400', BODY_400_MESSAGES);
@@ -221,13 +203,11 @@ export function addGenericResponses(doc: JsonObject): void {
       op.responses['415'] = refOf('415');
     }
     if (typeof op['x-scope'] === 'string') {
-      mergeError(op, '403', [`Scope '${op['x-scope']}' is required for this endpoint`]);
       op.responses['429'] = refOf('429');
     } else {
       // A public route (health, metrics): no key, said explicitly.
       op.security = [];
     }
-    if (op.responses['401']) op.responses['401'].headers = clone(UNAUTHORIZED_HEADERS);
     op.responses['408'] = refOf('408');
     if (path.includes('{')) op.responses['414'] = refOf('414');
     op.responses['431'] = refOf('431');
@@ -269,7 +249,7 @@ export function addIdempotency(doc: JsonObject): void {
 }
 
 /**
- * Documents the response headers (issue 12, D31): `X-Request-Id` on every
+ * Documents the response headers (D31): `X-Request-Id` on every
  * answer but those written on the socket (408, 431); `RateLimit-*` and
  * `Cache-Control` on the answers of routes that need a key (the shared
  * responses say so in their descriptions); `Retry-After` on 429.
@@ -413,9 +393,9 @@ function sortedObject(obj: JsonObject, compare?: (a: string, b: string) => numbe
 
 /**
  * Stable key order: top-level keys in the usual reading order, paths and
- * component maps by name, methods in METHODS order, responses by status.
- * Everything else (properties of a schema, keys of an operation) keeps the
- * order of the decorators, which the code fixes.
+ * component maps by name, methods in METHODS order, keys of an operation in
+ * OPERATION_KEYS order, responses by status. Everything else (the tags, the
+ * properties of a schema) keeps the order the code declares it in.
  */
 export function orderDocument(doc: JsonObject): JsonObject {
   const paths: JsonObject = {};
@@ -438,33 +418,17 @@ export function orderDocument(doc: JsonObject): JsonObject {
   const head = ['openapi', 'info', 'jsonSchemaDialect', 'servers', 'security', 'tags', 'externalDocs'];
   const out: JsonObject = {};
   for (const key of head) if (doc[key] !== undefined) out[key] = doc[key];
-  if (Array.isArray(out.tags)) out.tags = [...out.tags].sort((a, b) => String(a.name).localeCompare(String(b.name)));
   out.paths = paths;
   for (const key of Object.keys(doc).sort()) if (!(key in out) && key !== 'components') out[key] = doc[key];
   out.components = components;
   return out;
 }
 
-/** Adds a top-level tag entry for every tag an operation uses and no entry describes yet. */
-export function collectTags(doc: JsonObject, descriptions: Record<string, string> = {}): void {
-  const tags: JsonObject[] = Array.isArray(doc.tags) ? doc.tags : [];
-  const names = new Set(tags.map((t) => t.name));
-  for (const { op } of operations(doc)) {
-    for (const tag of op.tags ?? []) {
-      if (names.has(tag)) continue;
-      names.add(tag);
-      tags.push(descriptions[tag] ? { name: tag, description: descriptions[tag] } : { name: tag });
-    }
-  }
-  doc.tags = tags;
-}
-
 /** Default descriptions of success answers a decorator left without one (a response object requires one). */
 export const SUCCESS_DESCRIPTIONS: Record<string, string> = { '200': 'OK', '201': 'Created', '204': 'No content' };
 
-/** Drops what the scanner emits empty (`servers: []`, `info.contact: {}`, `parameters: []`) and describes bare success answers. */
+/** Drops what the scanner emits empty (`info.contact: {}`, `parameters: []`) and describes bare success answers. */
 export function tidy(doc: JsonObject): void {
-  if (Array.isArray(doc.servers) && doc.servers.length === 0) delete doc.servers;
   if (isObject(doc.info?.contact) && Object.keys(doc.info.contact).length === 0) delete doc.info.contact;
   for (const { op } of operations(doc)) {
     if (Array.isArray(op.parameters) && op.parameters.length === 0) delete op.parameters;
@@ -475,7 +439,7 @@ export function tidy(doc: JsonObject): void {
 }
 
 /** All the steps above, on a copy of the scanned document. */
-export function finalizeDocument(scanned: JsonObject, tagDescriptions: Record<string, string> = {}): JsonObject {
+export function finalizeDocument(scanned: JsonObject): JsonObject {
   const doc = clone(scanned);
   tidy(doc);
   describeAccess(doc);
@@ -485,7 +449,6 @@ export function finalizeDocument(scanned: JsonObject, tagDescriptions: Record<st
   addResponseHeaders(doc);
   strictResponses(doc);
   addSuccessExamples(doc);
-  collectTags(doc, tagDescriptions);
   return orderDocument(doc);
 }
 

@@ -244,6 +244,11 @@ describe('OpenAPI document (issue 5; D1)', () => {
     });
   });
 
+  it('describes, in order of name, exactly the tags its operations use', () => {
+    const used = [...new Set(operations(doc).flatMap(({ op }) => op.tags))].sort();
+    expect(doc.tags).toEqual(used.map((name) => ({ name, description: expect.any(String) })));
+  });
+
   it('has every route of D1, the public health and metrics routes, and no other', () => {
     const documented = operations(doc).map(({ method, path }) => `${method.toUpperCase()} ${path}`).sort();
     expect(documented).toEqual([...D1.map((c) => `${c.method} ${c.path}`), ...PUBLIC_ROUTES].sort());

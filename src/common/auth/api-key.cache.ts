@@ -38,8 +38,8 @@ interface Entry {
 }
 
 /**
- * API keys by hash, kept in this process to spare the lookup on most requests
- * (issue 9). Only valid keys are kept, for at most API_KEY_CACHE_TTL_MS; an
+ * API keys by hash, kept in this process to spare the lookup on most requests.
+ * Only valid keys are kept, for at most API_KEY_CACHE_TTL_MS; an
  * expiry is applied from the process clock (the database gives the time left,
  * so clock skew does not matter). A revoke, a scope change or a delete reaches
  * every process through LISTEN/NOTIFY (a trigger on api_keys) within

@@ -4,7 +4,7 @@ import { checkIdempotencyKey } from '../idempotency/idempotency-key';
 import { deferredBodyError } from '../validation/body-error';
 import { CALLER_KEY, Caller } from './auth-context';
 import { ApiKeyCache } from './api-key.cache';
-import { PUBLIC_KEY, SCOPE_KEY } from './authenticated.decorator';
+import { PUBLIC_KEY, SCOPE_KEY, scopeRequired, UNAUTHORIZED } from './authenticated.decorator';
 import { isScope, Scope } from './scope';
 
 /**
@@ -27,11 +27,11 @@ export class ApiKeyGuard implements CanActivate {
 
     const request = context.switchToHttp().getRequest<{ headers: Record<string, string | string[] | undefined> } & Record<string, unknown>>();
     const key = await this.keys.forRequest(request);
-    if (!key) throw new UnauthorizedException('API key required');
+    if (!key) throw new UnauthorizedException(UNAUTHORIZED.missing);
     const { stored } = key;
-    if (!stored || stored.revoked) throw new UnauthorizedException('Invalid API key');
-    if (stored.expired) throw new UnauthorizedException('API key has expired');
-    if (!stored.scopes.includes(scope)) throw new ForbiddenException(`Scope '${scope}' is required for this endpoint`);
+    if (!stored || stored.revoked) throw new UnauthorizedException(UNAUTHORIZED.invalid);
+    if (stored.expired) throw new UnauthorizedException(UNAUTHORIZED.expired);
+    if (!stored.scopes.includes(scope)) throw new ForbiddenException(scopeRequired(scope));
 
     const caller: Caller = { userId: stored.user_id, keyId: stored.id, scopes: stored.scopes.filter(isScope) };
     request[CALLER_KEY] = caller;

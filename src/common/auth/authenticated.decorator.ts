@@ -1,7 +1,8 @@
 import { applyDecorators, SetMetadata, UseInterceptors } from '@nestjs/common';
 import { ApiBearerAuth, ApiExtension, ApiResponse, ApiSecurity } from '@nestjs/swagger';
 import { accessAnswers, accessWording, Operation } from '../access/access.policy';
-import { ApiErrors, ErrorDto } from '../openapi/api-errors.decorator';
+import { ApiErrors, errorExamples, ErrorDto } from '../openapi/api-errors.decorator';
+import { WWW_AUTHENTICATE } from '../errors/www-authenticate';
 import { RetryLostRaceInterceptor } from '../http/resilience.interceptors';
 import { WriteRequestInterceptor } from '../http/write-request.interceptor';
 import type { Scope } from './scope';
@@ -12,11 +13,25 @@ export const PUBLIC_KEY = 'auth:public';
 /** OpenAPI extension carrying who may call an operation, in words; the document's post-processing moves it into the description. */
 export const ACCESS_EXTENSION = 'x-access';
 
+/** The guard's 401s, in the order it checks the key (D20). */
+export const UNAUTHORIZED = { missing: 'API key required', invalid: 'Invalid API key', expired: 'API key has expired' };
+
+/** The guard's 403 for a key without the route's scope (spec: Authentication 5). */
+export const scopeRequired = (scope: Scope): string => `Scope '${scope}' is required for this endpoint`;
+
+/** The header every 401 answer carries (RFC 9110: a 401 names its challenge). */
+export const UNAUTHORIZED_HEADERS = {
+  'WWW-Authenticate': {
+    description: '`Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`)',
+    schema: { type: 'string' as const, const: WWW_AUTHENTICATE },
+  },
+};
+
 /**
  * The route needs an API key carrying `scope` (spec: Authentication 5), and
  * its service checks the access-policy `operation` (POLICY in
  * common/access/access.policy.ts) on its target. One decorator states both for
- * the guard and the OpenAPI document alike: the scope, the 401s, and from the
+ * the guard and the OpenAPI document alike: the scope, the guard's 401s and 403, and from the
  * policy table the 403 and 404 answers of the access check and who may call
  * the route. Routes without a target (the key's own user and workspaces) name no operation.
  * A route that needs a write scope is a write: its statements run on a connection
@@ -30,9 +45,10 @@ export const Authenticated = (scope: Scope, operation?: Operation) =>
     ApiBearerAuth('bearer'),
     ApiSecurity('apiKey'),
     ApiExtension('x-scope', scope),
-    ApiResponse({ status: 401, type: ErrorDto, description: '`API key required`, `Invalid API key`, `API key has expired`', example: { error: 'API key required' } }),
+    ApiResponse({ status: 401, type: ErrorDto, examples: errorExamples(Object.values(UNAUTHORIZED)), headers: UNAUTHORIZED_HEADERS }),
     ApiExtension(ACCESS_EXTENSION, operation ? accessWording(operation) : 'any key'),
     ...(operation ? [ApiErrors(accessAnswers(operation))] : []),
+    ApiErrors({ 403: [scopeRequired(scope)] }),
     ...(scope.endsWith(':write') ? [UseInterceptors(WriteRequestInterceptor, RetryLostRaceInterceptor)] : []),
   );
 

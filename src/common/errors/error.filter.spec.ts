@@ -25,7 +25,7 @@ function pgError(code: string, message: string): DatabaseError {
   return error;
 }
 
-describe('sendError: a pooler that cannot keep prepared statements (issue 16)', () => {
+describe('sendError: a pooler that cannot keep prepared statements', () => {
   it('answers 500 and logs each error, and the hint to set DB_PREPARED_STATEMENTS=false once per process', () => {
     const lines: Array<{ level: string; msg: string; request_id?: string }> = [];
     const previous = replaceRootLogger(createRootLogger({ logLevel: 'info', logFormat: 'json' }, { write: (s: string) => void lines.push(JSON.parse(s)) }));

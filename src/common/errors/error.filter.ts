@@ -5,13 +5,13 @@ import { processLogger } from '../logging/logger';
 import { toHttpError } from './to-http-error';
 import { WWW_AUTHENTICATE } from './www-authenticate';
 
-/** Whether this process has told the operator about POOLER_PREPARED_HINT yet (issue 16: once, not per request). */
+/** Whether this process has told the operator about POOLER_PREPARED_HINT yet (once, not per request). */
 let poolerHintLogged = false;
 
 /**
  * Writes `{ error }` with the status of toHttpError; 500s are logged with their stack and the request id (D31); a 401 names its challenge.
- * A connection already gone (a client that went away or was cut, issue 8), or an answer already sent (the request deadline), gets nothing and logs nothing.
- * The first lost prepared statement of the process (a pooler that cannot keep them, issue 16) also logs POOLER_PREPARED_HINT.
+ * A connection already gone (a client that went away or was cut), or an answer already sent (the request deadline), gets nothing and logs nothing.
+ * The first lost prepared statement of the process (a pooler that cannot keep them) also logs POOLER_PREPARED_HINT.
  */
 export function sendError(reply: FastifyReply, error: unknown, request: FastifyRequest): void {
   if (reply.sent || reply.raw.destroyed || reply.raw.socket?.destroyed) return;
@@ -19,7 +19,7 @@ export function sendError(reply: FastifyReply, error: unknown, request: FastifyR
   if (status >= 500) {
     const logger = processLogger();
     const context = { request_id: request.id, url: request.url };
-    // Issue 8: an unavailable database is an expected condition, one line per request, no stack.
+    // An unavailable database is an expected condition, one line per request, no stack.
     if (status === 503) logger.warn(context, `${message}: ${String((error as { message?: unknown } | null)?.message ?? error)}`);
     else {
       if (!poolerHintLogged && isLostPreparedStatement(error)) {

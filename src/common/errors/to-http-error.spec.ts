@@ -115,7 +115,7 @@ describe('toHttpError (D31)', () => {
     });
   });
 
-  describe('an unreachable or overloaded database is 503 `Service unavailable` (issue 8)', () => {
+  describe('an unreachable or overloaded database is 503 `Service unavailable`', () => {
     const UNAVAILABLE = { status: 503, message: 'Service unavailable' };
     const socketError = (code: string) => Object.assign(new Error(`connect ${code} 127.0.0.1:5432`), { code });
     it.each([
@@ -138,7 +138,7 @@ describe('toHttpError (D31)', () => {
     });
   });
 
-  describe('router errors before any route (issue 8; D31)', () => {
+  describe('router errors before any route (D31)', () => {
     it('bad percent-encoding is 400, an over-long path parameter 414', () => {
       expect(toHttpError(new errorCodes.FST_ERR_BAD_URL('/api/v1/tasks/%E0%A4%A'))).toEqual({ status: 400, message: 'Malformed URL' });
       expect(toHttpError(new errorCodes.FST_ERR_MAX_PARAM_LENGTH('/api/v1/tasks/1'))).toEqual({ status: 414, message: 'URI too long' });
@@ -155,7 +155,7 @@ describe('toHttpError (D31)', () => {
       ['undefined', undefined],
       ['a plain object', { message: 'secret' }],
       ['an object with a non-Fastify code', { code: 'ECONNREFUSED', statusCode: 400 }],
-      // Issue 16: named statements behind a pooler that cannot keep them (error.filter also logs a hint, once).
+      // Named statements behind a pooler that cannot keep them (error.filter also logs a hint, once).
       ['a prepared statement already on the connection (42P05)', lostPrepared('42P05', 'prepared statement "q_abc" already exists')],
       ['a prepared statement missing from the connection (26000)', lostPrepared('26000', 'prepared statement "q_abc" does not exist')],
       ['the same wrapped by TypeORM', new QueryFailedError('SELECT $1', [1], lostPrepared('26000', 'prepared statement "q_abc" does not exist'))],

@@ -9,7 +9,7 @@ export interface HttpError {
 
 const INTERNAL: HttpError = { status: 500, message: 'Internal server error' };
 
-/** Issue 8: the answer while the database cannot serve (outage, timeout, shutdown). */
+/** The answer while the database cannot serve (outage, timeout, shutdown). */
 export const SERVICE_UNAVAILABLE: HttpError = { status: 503, message: 'Service unavailable' };
 
 /** PostgreSQL unique-violation constraint names and the contract's 409 for each (D25, D28). */
@@ -25,12 +25,12 @@ const FASTIFY_ERRORS: Record<string, HttpError> = {
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, message: 'Request body is too large' },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, message: 'Content-Type must be application/json' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, message: 'Invalid Content-Length' },
-  // The router, before any route runs (issue 8): bad percent-encoding, an over-long path parameter.
+  // The router, before any route runs: bad percent-encoding, an over-long path parameter.
   FST_ERR_BAD_URL: { status: 400, message: 'Malformed URL' },
   FST_ERR_MAX_PARAM_LENGTH: { status: 414, message: 'URI too long' },
 };
 
-/** Issue 8: the answer to an over-long path parameter (published by the OpenAPI document). */
+/** The answer to an over-long path parameter (published by the OpenAPI document). */
 export const URI_TOO_LONG: HttpError = FASTIFY_ERRORS.FST_ERR_MAX_PARAM_LENGTH;
 
 function messageOf(exception: HttpException): string {
@@ -47,7 +47,7 @@ function messageOf(exception: HttpException): string {
  * client gets: Nest HTTP exceptions keep theirs; Fastify parser errors and
  * PostgreSQL unique violations get the contract's; a foreign-key violation the
  * 404 of the row that vanished; an unreachable or timed-out database 503
- * `Service unavailable` (issue 8); everything else is a 500
+ * `Service unavailable`; everything else is a 500
  * `Internal server error` that reveals nothing (D31).
  */
 export function toHttpError(error: unknown): HttpError {

@@ -22,17 +22,17 @@ export function errorExamples(messages: string[]): Record<string, { summary: str
 
 /**
  * Documents the error answers of a route: `ApiErrors({ 400: ['title is required', ...], 404: ['Task not found'] })`.
- * Each status gets the `{ error }` schema and one named example per message;
- * the description lists the messages. The generic answers (400 bad JSON, 413,
- * 415 on routes with a body, 403 missing scope, 500) are added to every route
- * by the document's post-processing: do not repeat them here.
+ * Each status gets the `{ error }` schema and one named example per message
+ * (the post-processing lists them in the description). The guard's answers (401, 403 missing
+ * scope) come with @Authenticated, and the generic ones (400 bad JSON, 413, 415
+ * on routes with a body, 429, 500, 503) with the document's post-processing:
+ * do not repeat them here.
  */
 export function ApiErrors(errors: Partial<Record<ErrorStatus, string[]>>) {
   return applyDecorators(
     ...Object.entries(errors).map(([status, messages]) =>
       ApiResponse({
         status: Number(status),
-        description: (messages ?? []).map((m) => '`' + m + '`').join(', '),
         type: ErrorDto,
         examples: errorExamples(messages ?? []),
       }),

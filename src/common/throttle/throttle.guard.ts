@@ -8,9 +8,9 @@ import type { AppEnv } from '../../config/env';
 import { InjectSettings } from '../../config/settings';
 
 /**
- * Rate limiting (issue 12), @nestjs/throttler's guard run by the HTTP layer's
+ * Rate limiting, @nestjs/throttler's guard run by the HTTP layer's
  * request hook (limitRequest) as soon as a request's headers are in, before
- * its body is read or parsed (issue 19), and before authentication: one budget of RATE_LIMIT_PER_MINUTE requests per minute per API key, for
+ * its body is read or parsed, and before authentication: one budget of RATE_LIMIT_PER_MINUTE requests per minute per API key, for
  * every route together; a request without a valid key counts against its
  * client IP. Headers `RateLimit-Limit`, `RateLimit-Remaining`,
  * `RateLimit-Reset`; over the limit, 429 `{"error": "Too many requests"}`

@@ -10,7 +10,7 @@ const WINDOW_MS = 60_000;
 
 /**
  * Longest wait for Redis, in milliseconds: to connect, and for each command. Past it the request is let
- * through uncounted, so a refused or silent Redis costs a request at most this long (issue 19).
+ * through uncounted, so a refused or silent Redis costs a request at most this long.
  */
 export const REDIS_TIMEOUT_MS = 100;
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { BODY_MESSAGES, deferredBodyError, MAX_BODY_DEPTH, nestedDeeperThan, parseJsonBody } from './body-error';
 
-/** Unit spec of the JSON body rules of D7 (issue 19: nesting depth). */
+/** Unit spec of the JSON body rules of D7 and of the nesting depth. */
 
 /** `depth` levels of arrays (or objects, or both alternating) around a scalar. */
 const nested = (depth: number, kind: 'array' | 'object' | 'mixed'): unknown => {

@@ -31,7 +31,7 @@ export function checkLength(field: string, value: string, max: number): string {
   return value;
 }
 
-/** Issue 8: the 400 message of a text holding U+0000. */
+/** The 400 message of a text holding U+0000, which PostgreSQL text and jsonb reject. */
 export function nulMessage(field: string): string {
   return `${field} must not contain NUL characters`;
 }

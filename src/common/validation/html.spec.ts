@@ -2,7 +2,7 @@ import { BadRequestException, ServiceUnavailableException } from '@nestjs/common
 import { toHttpError } from '../errors/to-http-error';
 import { INLINE_SANITIZE_MAX, SANITIZE_QUEUE_MAX, sanitizeHtml, sanitizeHtmlAsync, sanitizeHtmlField } from './html';
 
-describe('sanitizeHtmlAsync (D9; issue 8: long inputs off the event loop)', () => {
+describe('sanitizeHtmlAsync (D9; long inputs off the event loop)', () => {
   it('gives what the inline sanitizer gives, below and above the worker threshold', async () => {
     const dirty = '<p onclick="x()">Hi<script>alert(1)</script></p><a href="javascript:alert(1)">x</a><img src="https://e.test/a.png" onerror="y">';
     const long = dirty.repeat(Math.ceil((INLINE_SANITIZE_MAX + 1) / dirty.length));
@@ -17,7 +17,7 @@ describe('sanitizeHtmlAsync (D9; issue 8: long inputs off the event loop)', () =
   });
 });
 
-describe('the worker queue is bounded (issue 19)', () => {
+describe('the worker queue is bounded', () => {
   it(`holds at most ${SANITIZE_QUEUE_MAX} inputs; one more is refused at once with 503, short inputs still run inline`, async () => {
     expect(SANITIZE_QUEUE_MAX).toBe(64);
     const long = (n: number) => `<b>${n}</b>`.repeat(INLINE_SANITIZE_MAX / 4);
@@ -34,7 +34,7 @@ describe('the worker queue is bounded (issue 19)', () => {
   });
 });
 
-describe('sanitizeHtmlField (D8, D9, issue 8)', () => {
+describe('sanitizeHtmlField (D8, D9, the text rule)', () => {
   const fails = (promise: Promise<unknown>, message: string) => expect(promise).rejects.toThrow(new BadRequestException(message));
 
   it('applies the text rule, then the D8 limit to the input and to the stored text', async () => {

@@ -35,7 +35,7 @@ parentPort.on('message', ({ id, input }) => parentPort.postMessage({ id, output:
 `;
 
 /**
- * Most inputs waiting for (or in) the worker at once (issue 19). At ~0.5 s for the worst input this is
+ * Most inputs waiting for (or in) the worker at once. At ~0.5 s for the worst input this is
  * about half a minute of work; past it a request answers 503 `Service unavailable` at once instead of
  * queueing without bound (memory, and answers later than any client waits).
  */
@@ -98,7 +98,7 @@ export function sanitizeHtmlAsync(input: string): Promise<string> {
 export type HtmlField = 'description' | 'content';
 
 /**
- * D8, D9 and issue 8 for an HTML field: the text rule (NUL), at most the D8
+ * D8 and D9 for an HTML field: the text rule (NUL), at most the D8
  * limit before sanitizing (bounds the work), sanitized, then at most the D8
  * limit as stored (sanitizing can grow text: `<` becomes `&lt;`). Both limits
  * answer 400 `<field> must be at most 100000 characters`. `trim` trims the

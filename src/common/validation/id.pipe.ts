@@ -26,7 +26,7 @@ const PATH_ID_EXAMPLES: Record<PathIdKind, number> = { workspace: 1, folder: 2, 
 
 /**
  * The route's `{<kind>_id}` path parameter, parsed by IdPipe and documented
- * as an integer named for its resource (issue 10: client generators type it
+ * as an integer named for its resource (client generators type it
  * and name it; the URL is the same for callers), with its 400 (`Invalid task ID`).
  * One decorator for all three, so they cannot drift: `getTask(@PathId('task') id: number)`
  * on `@Get('tasks/:task_id')`.
