@@ -74,7 +74,7 @@ function filterSql(p: SqlParams, scope: TaskListScope, grants: GrantParams, quer
   let wsParam: string | undefined;
   const ws = () => (wsParam ??= p.add(scope.workspaceId, 'int'));
   // A list's tasks are all in its workspace (the caller's check found the list there): filtered on a list, the
-  // list alone bounds the rows, so its index answers page and count without the workspace's rows (issue 16).
+  // list alone bounds the rows, so its index answers page and count without the workspace's rows.
   const where = [f.listId !== null ? `t.list_id = ${p.add(f.listId, 'int')}` : `t.workspace_id = ${ws()}`, permittedListSql('t.list_id', grants)];
 
   if (f.parentId !== null) {

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { openCursor, sealCursor, useCursorSecret } from './task-cursor';
 import { parseSort, parseTaskQuery, QUERY_MESSAGES, QUERY_PARAMS, QueryPairs, queryInstant, TaskQuery } from './task-query';
 
-/** Unit spec of the List tasks query parser and cursors (D34; issue 11). */
+/** Unit spec of the List tasks query parser and cursors (D34). */
 
 const CONTEXT = { workspaceId: 3, userId: 7 };
 

@@ -337,7 +337,7 @@ const CURSOR_VALUE_FITS: Record<SortKey, (v: unknown) => boolean> = {
   due_date: (v) => v === null || isTimestamp(v),
   priority: (v) => isRowInt(v) && (v as number) < PRIORITIES.length,
   identifier: isRowInt,
-  // Issue 19: as a stored title is, so that no value of a forged cursor reaches the database as text it refuses.
+  // As a stored title is, so that no value of a forged cursor reaches the database as text it refuses.
   title: (v) => typeof v === 'string' && v.length <= MAX_LENGTH.title && !v.includes('\u0000'),
 };
 

@@ -68,7 +68,7 @@ describe('CreateTaskDto', () => {
     await fails(parseCreateBody({ title: 'x', priority: 'x', custom_fields: [{ id: 1, value: 'v'.repeat(10_001) }] }), 'Invalid priority. Must be one of: urgent, high, medium, low, none');
   });
 
-  it('bounds the stored description: sanitizing may grow it past the D8 limit (issue 8)', async () => {
+  it('bounds the stored description: sanitizing may grow it past the D8 limit', async () => {
     expect((await parseCreateBody({ title: 'x', description: '<'.repeat(25_000) })).description).toHaveLength(100_000);
     await fails(parseCreateBody({ title: 'x', description: '<'.repeat(25_001) }), 'description must be at most 100000 characters');
   });

@@ -107,7 +107,7 @@ function loadTaskSql(shape: TaskShape, taskId: string, user: string, grants: Gra
 
 /**
  * The statement of loadWritten, built once (about 10 kB: building and hashing it per write cost
- * ~0.1 ms of a create's CPU, issue 16). Parameters: the task id, the viewer's user id, then the
+ * ~0.1 ms of a create's CPU). Parameters: the task id, the viewer's user id, then the
  * viewer's grants (grantValues).
  */
 const LOAD_WRITTEN_SQL = (() => {

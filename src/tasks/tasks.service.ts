@@ -128,7 +128,7 @@ export class TasksService {
   }
 
   /**
-   * Issue 8: the write committed, but the task was gone when read back: a delete
+   * The write committed, but the task was gone when read back: a delete
    * of its list (or folder), its parent or the task itself committed in between.
    * Answers the 404 of that delete: `List not found in this workspace` when the
    * list the task was written to no longer exists, else `otherwise`. One more

@@ -3,7 +3,7 @@ import { Client, ClientConfig } from 'pg';
 
 /**
  * Named prepared statements for every parameterised statement, in one place
- * (issue 9). PostgreSQL parses and plans an unnamed statement on every call; a
+ * PostgreSQL parses and plans an unnamed statement on every call; a
  * named one is parsed once per connection and its plan cached (after a few
  * custom plans, PostgreSQL keeps the generic plan when it is as cheap). The pool
  * creates its connections with this class (`extra.Client`, data-source.ts), so
@@ -22,7 +22,7 @@ export class NamedStatementClient extends Client {
   private readonly prepared = new Set<string>();
 
   /**
-   * Connections keep PostgreSQL's default plan cache mode (issue 16): a named statement is
+   * Connections keep PostgreSQL's default plan cache mode: a named statement is
    * planned for its values its first five runs, then keeps the generic plan only when that
    * is as cheap. Point reads settle on their generic plan (no planning per call); the task
    * list, whose best plan depends on the workspace's size, keeps custom plans. Forcing

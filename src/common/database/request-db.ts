@@ -2,7 +2,7 @@ import { Connection, type PoolClient } from 'pg';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 
 /**
- * Where a request's statements run (issue 18): the shared pool (Sql, for reads)
+ * Where a request's statements run: the shared pool (Sql, for reads)
  * or the one connection of a write request (RequestDb). `rows` sends one
  * statement and returns pg's rows; `manager` is TypeORM's EntityManager on the
  * same connection (its `transaction()` nests as a savepoint inside an open one).
@@ -33,7 +33,7 @@ function verbOf(text: string): string {
 }
 
 /**
- * The connection of one write request (issue 18), taken from the pool at its
+ * The connection of one write request, taken from the pool at its
  * first statement and given back by `release()`: so the request's statements
  * can share one transaction (Idempotency-Key, D35: the stored answer commits
  * with the write) and so the REQUEST_TIMEOUT_MS deadline can stop them (`cut`):
@@ -137,7 +137,7 @@ export class RequestDb implements Db {
     }
   }
 
-  /** Issue 8 race retry in transactional mode: the failed transaction is rolled back and a new one begun. */
+  /** The race retry in transactional mode: the failed transaction is rolled back and a new one begun. */
   async restart(): Promise<void> {
     if (!this.transactional || !this.client) return;
     await this.rollback();

@@ -4,7 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { Db } from './request-db';
 
 /**
- * The request path's way to PostgreSQL (issue 16): a statement goes straight
+ * The request path's way to PostgreSQL: a statement goes straight
  * to the pg pool the TypeORM data source owns (the same connections, named
  * statements and timeouts) without TypeORM's query runner around each call.
  * TypeORM keeps migrations, transactions and the CLI.

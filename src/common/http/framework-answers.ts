@@ -6,7 +6,7 @@ import { HttpError, SERVICE_UNAVAILABLE } from '../errors/to-http-error';
 import { keepOutOfCaches } from '../cache/cache-control';
 
 /*
- * Issue 8, D31: the answers Fastify and Node give on their own, before any
+ * D31: the answers Fastify and Node give on their own, before any
  * route runs, leave as `{ "error": string }` with a JSON content type too.
  */
 

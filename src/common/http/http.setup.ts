@@ -59,11 +59,11 @@ const LIFECYCLE = Symbol('lifecycle');
 type Tracked = FastifyRequest & { [LIFECYCLE]?: Lifecycle };
 
 /**
- * The operational layer of the HTTP app (issue 12), applied by configureApp,
- * as two Fastify hooks per request (issue 16: one pass each, nothing per
+ * The operational layer of the HTTP app, applied by configureApp,
+ * as two Fastify hooks per request (one pass each, nothing per
  * request that can be done once): helmet's security headers, `X-Request-Id`,
  * `Cache-Control: no-store` on keyed routes (D31), the REQUEST_TIMEOUT_MS
- * deadline (503 `Service unavailable`, issue 8), the in-flight set of the
+ * deadline (503 `Service unavailable`), the in-flight set of the
  * shutdown, the rate limit (when on); then, once answered, the request's log line and its metrics.
  * CORS for the origins of CORS_ORIGINS (off when unset); Prometheus metrics at
  * /metrics unless METRICS_ENABLED=false.
@@ -88,7 +88,7 @@ export async function configureHttp(app: NestFastifyApplication, env: AppEnv, lo
     requests.add(request);
     void reply.headers(headers).header('x-request-id', request.id);
     keepOutOfCaches(reply, request.routeOptions.url);
-    // Issue 18: a write's database work is stopped first (cutAtDeadline), so that the 503 means nothing
+    // A write's database work is stopped first (cutAtDeadline), so that the 503 means nothing
     // committed; a write that already committed gets its own answer instead.
     const deadline = setTimeout(() => {
       if (reply.sent) return;
@@ -99,7 +99,7 @@ export async function configureHttp(app: NestFastifyApplication, env: AppEnv, lo
     request[LIFECYCLE] = { deadline };
     done();
   });
-  // Issue 19: the rate limit counts a request as soon as its headers are in: a refused one costs no body read.
+  // The rate limit counts a request as soon as its headers are in: a refused one costs no body read.
   const limiter = app.get(RateLimitGuard);
   if (limiter.enabled) {
     fastify.addHook('onRequest', async (request, reply) => {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 
 /**
- * A response body that is already JSON text, built by PostgreSQL (issue 9): it is
+ * A response body that is already JSON text, built by PostgreSQL: it is
  * written to the socket as is, with `application/json`, instead of being parsed
  * by pg into objects and serialized again. `T` is the shape the text holds (for
  * the reader and the handler's signature; the OpenAPI document states it separately).

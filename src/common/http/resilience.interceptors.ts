@@ -5,7 +5,7 @@ import { RequestDb } from '../database/request-db';
 import { isLostRace } from '../database/pg-errors';
 
 /**
- * Issue 8: a write racing a delete (a task created in a list being deleted, a
+ * A write racing a delete (a task created in a list being deleted, a
  * comment on a task being deleted, ...) fails in PostgreSQL with a foreign-key
  * violation, a serialization failure or a deadlock, and its transaction is
  * rolled back. The whole operation, access check included, runs once more:
@@ -18,7 +18,7 @@ import { isLostRace } from '../database/pg-errors';
 export class RetryLostRaceInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const caller = context.switchToHttp().getRequest<Record<string, Caller | undefined>>()[CALLER_KEY];
-    // Issue 18: a request running in one transaction (Idempotency-Key) begins a new one for its second run.
+    // A request running in one transaction (Idempotency-Key) begins a new one for its second run.
     const again = () => from(caller?.db instanceof RequestDb ? caller.db.restart() : Promise.resolve());
     return next.handle().pipe(retry({ count: 1, delay: (error: unknown) => (isLostRace(error) ? again() : throwError(() => error)) }));
   }

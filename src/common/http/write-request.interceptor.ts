@@ -33,7 +33,7 @@ function storable(status: number): boolean {
 }
 
 /**
- * Every write route (issue 18; the Authenticated decorator adds it to routes of a
+ * Every write route (the Authenticated decorator adds it to routes of a
  * `:write` scope): the request's statements run on one connection of its own
  * (Caller.db, a RequestDb), which the REQUEST_TIMEOUT_MS deadline cuts so that a
  * 503 means nothing committed.

@@ -6,7 +6,7 @@ import type { AppEnv, LogLevelName } from '../../config/env';
 import { processSettings } from '../../config/settings';
 
 /*
- * Structured logs (issue 12): pino, one JSON object per line on stdout
+ * Structured logs: pino, one JSON object per line on stdout
  * (pretty only on a terminal, or with LOG_FORMAT=pretty), one line per
  * request, an `X-Request-Id` accepted or generated and returned, and API
  * keys never written (Authorization and X-API-Key are redacted).
@@ -51,10 +51,10 @@ export function createRootLogger(env: Pick<AppEnv, 'logLevel' | 'logFormat'>, de
       stream = pretty({ colorize: process.stdout.isTTY === true, sync: true, ignore: 'pid,hostname' });
     } else {
       // Lines are gathered and written a few KiB at a time (one write per request costed ~5% of a
-      // request's CPU, issue 16), at the latest FLUSH_INTERVAL_MS after they were logged;
+      // request's CPU), at the latest FLUSH_INTERVAL_MS after they were logged;
       // what is left is written when the process exits. The write itself is synchronous, pino's
       // default: an asynchronous one hands each batch to libuv's thread pool, whose thread then
-      // runs on the server's core, and measured 25-30 us per request against 2 us (issue 16).
+      // runs on the server's core, and measured 25-30 us per request against 2 us.
       const buffered = pino.destination({ dest: 1, sync: true, minLength: BUFFER_BYTES });
       setInterval(() => buffered.flush(), FLUSH_INTERVAL_MS).unref();
       // pino flushes by itself at exit only its asynchronous destinations.
@@ -82,7 +82,7 @@ export function requestId(req: IncomingMessage): string {
 }
 
 /**
- * Request headers a request line shows (issue 19: never all of them). The key
+ * Request headers a request line shows (never all of them). The key
  * forms of D20 and cookies appear only as `[redacted]`; every other value is
  * cut at MAX_HEADER_CHARS characters.
  */
@@ -120,7 +120,7 @@ export interface RequestLine {
 }
 
 /**
- * Writes the one line of an answered request (issue 12): `info`, or `error`
+ * Writes the one line of an answered request: `info`, or `error`
  * for a 5xx; message `METHOD route status`. Nothing is built when the level is off.
  */
 export function logRequest(logger: Logger, line: RequestLine): void {
