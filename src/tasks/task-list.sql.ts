@@ -157,6 +157,7 @@ export function taskListSql(scope: TaskListScope, userId: number, query: TaskQue
   const where = filterSql(p, scope, grants, query).join('\n AND ');
   const keys = query.sort.map((s, i) => `${SORT_SQL[s.key].expr(s.desc)} AS k${i}`).join(', ');
   const user = p.add(userId, 'int');
+  const workspace = p.add(scope.workspaceId, 'int');
   const limit = p.add(query.limit, 'int');
 
   if (query.mode === 'offset') {
@@ -165,7 +166,7 @@ export function taskListSql(scope: TaskListScope, userId: number, query: TaskQue
     // every match anyway, and the page then sorts those few rows instead of walking the index
     // past all the others (the generic plan cannot know how few match).
     const offset = p.add((BigInt(query.page - 1) * BigInt(query.limit)).toString(), 'bigint');
-    const items = taskPageSql('SELECT id FROM page', 'page p JOIN tasks t ON t.id = p.id', orderSql(query.sort, 'p'), user, grants);
+    const items = taskPageSql('SELECT id FROM page', 'page p JOIN tasks t ON t.id = p.id', orderSql(query.sort, 'p'), user, grants, workspace);
     const sql = `WITH scope AS ${narrows(query.filters) ? 'MATERIALIZED' : 'NOT MATERIALIZED'} (
          SELECT t.id, ${keys} FROM tasks t WHERE ${where}
        ), page AS MATERIALIZED (
@@ -178,7 +179,7 @@ export function taskListSql(scope: TaskListScope, userId: number, query: TaskQue
   // D34 keyset page: one row more than asked tells whether a next page exists.
   const keyset = query.after ? `\n AND ${afterSql(p, query.sort, query.after)}` : '';
   const total = query.includeTotal ? `,\n (SELECT count(*)::int FROM tasks t WHERE ${where}) AS total` : '';
-  const items = taskPageSql(`SELECT id FROM page WHERE n <= ${limit}`, `page p JOIN tasks t ON t.id = p.id AND p.n <= ${limit}`, 'p.n', user, grants);
+  const items = taskPageSql(`SELECT id FROM page WHERE n <= ${limit}`, `page p JOIN tasks t ON t.id = p.id AND p.n <= ${limit}`, 'p.n', user, grants, workspace);
   const sql = `WITH page AS MATERIALIZED (
        SELECT t.id, row_number() OVER (ORDER BY ${orderSql(query.sort)}) AS n, ${cursorValuesSql(query.sort)} AS next_key
          FROM tasks t WHERE ${where}${keyset}

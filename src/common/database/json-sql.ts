@@ -39,6 +39,17 @@ export const J = {
   },
 
   /**
+   * The start of an object, up to the key `nextKey` whose value follows:
+   * `{"a":…,"b":…,"nextKey":`. Completed by `head || value || '}'`, it gives
+   * the bytes of object() over the same pairs and `[nextKey, value]`; a head
+   * that is the same for many objects is then built once.
+   */
+  objectHead(pairs: readonly (readonly [string, JsonSql])[], nextKey: string): JsonSql {
+    const parts = pairs.map(([key, value], i) => `'${i === 0 ? '{' : ','}"${key}":' || ${value}`);
+    return `(${parts.join(' || ')} || ',"${nextKey}":')`;
+  },
+
+  /**
    * An array of `element` over the rows of `from` (a FROM clause, with its
    * WHERE), in `orderBy` order; `[]` when there are none. A scalar subquery.
    */
