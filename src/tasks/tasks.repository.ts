@@ -8,7 +8,7 @@ import { RawJson } from '../common/http/raw-json';
 import type { CursorValues } from './task-cursor';
 import { TaskListScope, taskListSql } from './task-list.sql';
 import type { TaskQuery } from './task-query';
-import type { CreateTaskDto, CustomFieldInput, TaskDto, TaskWriteDto, UpdateTaskDto } from './tasks.dto';
+import type { CreateTaskDto, CustomFieldInput, TaskWriteDto, UpdateTaskDto } from './tasks.dto';
 import { SqlParams } from '../common/database/sql-params';
 import { CHANGE_FIELDS } from '../events/event-types';
 import { Actor, columnChangesSql, eventCtes } from '../events/events.sql';
@@ -123,19 +123,6 @@ const LOAD_WRITTEN_SQL = (() => {
 @Injectable()
 export class TasksRepository {
   constructor(private readonly sql: Sql) {}
-
-  /** Task `id` in `shape` as seen by `viewer` (D16, D18; subtasks per D33), as JSON text built by PostgreSQL, or null. One round trip. */
-  async loadTask(id: number, viewer: TaskViewer, shape: 'full', db?: Db): Promise<RawJson<TaskDto> | null>;
-  async loadTask(id: number, viewer: TaskViewer, shape: 'write', db?: Db): Promise<RawJson<TaskWriteDto> | null>;
-  async loadTask(id: number, viewer: TaskViewer, shape: TaskShape, db: Db = this.sql): Promise<RawJson | null> {
-    const p = new SqlParams();
-    const taskId = p.add(id, 'int');
-    const user = p.add(viewer.userId, 'int');
-    // Grants only when the shape uses them: PostgreSQL rejects untyped unused parameters.
-    const grants = shape === 'write' ? null : grantParams(p, viewer.membership);
-    const rows: { task: string }[] = await db.rows(loadTaskSql(shape, taskId, user, grants), p.values);
-    return rows.length ? new RawJson(rows[0].task) : null;
-  }
 
   /**
    * Task `id` as create and update answer it, with the digest of its get-task body as
