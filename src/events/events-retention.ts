@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import type { AppEnv } from '../config/env';
+import { startPeriodic } from '../common/background/periodic';
 import { InjectSettings } from '../config/settings';
 import { EventsRepository } from './events.repository';
 
@@ -10,16 +11,15 @@ export const FIRST_PRUNE_DELAY_MS = 60 * 1000;
 
 /**
  * D37 retention: events older than EVENTS_RETENTION_DAYS are deleted in the
- * background, by a timer each server process starts once (unref'd: it never
- * keeps a process alive; stopped when the app closes). Several processes
- * pruning at once delete the same rows harmlessly. A failure is logged and
- * retried at the next turn.
+ * background by each server process (startPeriodic: a failure is logged and
+ * retried at the next turn; stopped when the app closes). Several processes
+ * pruning at once delete the same rows harmlessly.
  */
 @Injectable()
 export class EventsRetention implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(EventsRetention.name);
   private readonly days: number;
-  private timer: NodeJS.Timeout | undefined;
+  private stop?: () => void;
 
   constructor(
     private readonly events: EventsRepository,
@@ -29,26 +29,20 @@ export class EventsRetention implements OnApplicationBootstrap, OnModuleDestroy 
   }
 
   onApplicationBootstrap(): void {
-    this.timer = setTimeout(() => {
-      void this.prune();
-      this.timer = setInterval(() => void this.prune(), PRUNE_INTERVAL_MS).unref();
-    }, FIRST_PRUNE_DELAY_MS).unref();
+    this.stop = startPeriodic(
+      { what: 'Pruning old events', firstDelayMs: FIRST_PRUNE_DELAY_MS, everyMs: PRUNE_INTERVAL_MS, run: () => this.prune() },
+      this.logger,
+    );
   }
 
   onModuleDestroy(): void {
-    clearTimeout(this.timer);
-    clearInterval(this.timer);
+    this.stop?.();
   }
 
-  /** Deletes the events past retention now; returns how many went (0 after a logged failure). */
+  /** Deletes the events past retention now; returns how many went. */
   async prune(): Promise<number> {
-    try {
-      const pruned = await this.events.prune(this.days);
-      if (pruned > 0) this.logger.log(`Pruned ${pruned} events older than ${this.days} days`);
-      return pruned;
-    } catch (error) {
-      this.logger.warn(`Pruning old events failed: ${(error as Error).message}`);
-      return 0;
-    }
+    const pruned = await this.events.prune(this.days);
+    if (pruned > 0) this.logger.log(`Pruned ${pruned} events older than ${this.days} days`);
+    return pruned;
   }
 }

@@ -1,4 +1,5 @@
-import { Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { startPeriodic } from '../background/periodic';
 import type { Db } from '../database/request-db';
 import { Sql } from '../database/sql';
 import type { AppEnv } from '../../config/env';
@@ -52,7 +53,7 @@ const CLAIM_SQL = `
 export class IdempotencyRepository implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly ttlSeconds: number;
   private readonly staleSeconds: number;
-  private timer?: NodeJS.Timeout;
+  private stop?: () => void;
   /** The shared pool, for statements outside a request's transaction. */
   readonly pool: Db;
 
@@ -113,13 +114,15 @@ export class IdempotencyRepository implements OnApplicationBootstrap, OnModuleDe
     return rows.length;
   }
 
-  /** Prunes in the background, every PRUNE_EVERY_MS, in each server process. */
+  /** Prunes in the background, every PRUNE_EVERY_MS, in each server process (a failure is logged and retried at the next turn). */
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.prune().catch(() => undefined), PRUNE_EVERY_MS);
-    this.timer.unref();
+    this.stop = startPeriodic(
+      { what: 'Pruning expired idempotency keys', firstDelayMs: PRUNE_EVERY_MS, everyMs: PRUNE_EVERY_MS, run: () => this.prune() },
+      new Logger(IdempotencyRepository.name),
+    );
   }
 
   onModuleDestroy(): void {
-    clearInterval(this.timer);
+    this.stop?.();
   }
 }
