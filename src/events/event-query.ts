@@ -4,7 +4,7 @@ import { integer, PAGE_LIMIT, QUERY_MESSAGES, QueryPairs, QueryReader, unknownPa
 import { EVENT_TYPES, EventType, isEventType } from './event-types';
 
 /** D37: the feed's query parameters, in the order they are checked. */
-export const EVENT_QUERY_PARAMS = ['after', 'limit', 'type', 'task_id'] as const;
+const EVENT_QUERY_PARAMS = ['after', 'limit', 'type', 'task_id'] as const;
 
 /** D37: the feed's value messages (`limit` is List tasks' own, D22). */
 export const EVENT_QUERY_MESSAGES = {

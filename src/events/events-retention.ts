@@ -5,9 +5,9 @@ import { InjectSettings } from '../config/settings';
 import { EventsRepository } from './events.repository';
 
 /** How often each server process prunes old events. */
-export const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
+const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 /** The first pruning after start, so that a process restarted often still prunes, and boot stays quiet. */
-export const FIRST_PRUNE_DELAY_MS = 60 * 1000;
+const FIRST_PRUNE_DELAY_MS = 60 * 1000;
 
 /**
  * D37 retention: events older than EVENTS_RETENTION_DAYS are deleted in the

@@ -13,6 +13,10 @@ export type JsonSql = string;
 /** A JSON value built from an SQL expression that may be NULL (then JSON `null`). */
 const orNull = (json: JsonSql): JsonSql => `COALESCE(${json}, 'null')`;
 
+/** The `[key, value]` pairs of an object as concatenated text, from its opening brace to its last value. */
+const pairsSql = (pairs: readonly (readonly [string, JsonSql])[]): string =>
+  pairs.map(([key, value], i) => `'${i === 0 ? '{' : ','}"${key}":' || ${value}`).join(' || ');
+
 /** The JSON builders, by the SQL type they take. */
 export const J = {
   /** An integer column or expression that is never NULL. */
@@ -34,8 +38,7 @@ export const J = {
 
   /** An object of `[key, value]` pairs, keys written as given (fixed identifiers only, never request data). */
   object(pairs: readonly (readonly [string, JsonSql])[]): JsonSql {
-    const parts = pairs.map(([key, value], i) => `'${i === 0 ? '{' : ','}"${key}":' || ${value}`);
-    return `(${parts.join(' || ')} || '}')`;
+    return `(${pairsSql(pairs)} || '}')`;
   },
 
   /**
@@ -45,8 +48,7 @@ export const J = {
    * that is the same for many objects is then built once.
    */
   objectHead(pairs: readonly (readonly [string, JsonSql])[], nextKey: string): JsonSql {
-    const parts = pairs.map(([key, value], i) => `'${i === 0 ? '{' : ','}"${key}":' || ${value}`);
-    return `(${parts.join(' || ')} || ',"${nextKey}":')`;
+    return `(${pairsSql(pairs)} || ',"${nextKey}":')`;
   },
 
   /**

@@ -16,7 +16,7 @@ export interface Db {
 const CUT_WAIT_MS = 1_000;
 
 /** The error of a statement refused because its request was cut by the deadline: SQLSTATE 57014 (query_canceled), so it answers 503. */
-export class RequestCutError extends Error {
+class RequestCutError extends Error {
   readonly code = '57014';
   constructor() {
     super('canceling statement: the request ran past REQUEST_TIMEOUT_MS');

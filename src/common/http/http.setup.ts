@@ -16,9 +16,9 @@ import { sendNotModified } from './not-modified';
 import { needsKey } from './paths';
 
 /** Request headers a browser may send cross-origin (D20's two key forms, the body type, the request id, D35's and D36's headers). */
-export const CORS_ALLOWED_HEADERS = ['Authorization', 'X-API-Key', 'Content-Type', 'X-Request-Id', 'If-Match', 'If-None-Match', 'Idempotency-Key'];
+const CORS_ALLOWED_HEADERS = ['Authorization', 'X-API-Key', 'Content-Type', 'X-Request-Id', 'If-Match', 'If-None-Match', 'Idempotency-Key'];
 /** Response headers a browser script may read (D36). */
-export const CORS_EXPOSED_HEADERS = ['ETag', 'Idempotent-Replayed', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'X-Request-Id'];
+const CORS_EXPOSED_HEADERS = ['ETag', 'Idempotent-Replayed', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'X-Request-Id'];
 
 
 /**

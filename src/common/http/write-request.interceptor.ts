@@ -93,13 +93,13 @@ export class WriteRequestInterceptor implements NestInterceptor {
       const status = (Reflect.getMetadata(HTTP_CODE_METADATA, context.getHandler()) as number | undefined) ?? 201;
       const etag = reply.getHeader('etag');
       answer = { status, body: value instanceof RawJson ? value.text : JSON.stringify(value), etag: typeof etag === 'string' ? etag : null };
-      if (!(await this.keys.store(db, caller.keyId, key, token, answer))) throw new ServiceUnavailableException();
+      if (!(await this.keys.store(caller.keyId, key, token, answer, db))) throw new ServiceUnavailableException();
       await db.commit();
     } catch (error) {
       await db.rollback();
       const { status, message } = toHttpError(error);
       if (storable(status)) {
-        await this.keys.store(this.keys.pool, caller.keyId, key, token, { status, body: JSON.stringify({ error: message }), etag: null }).catch(() => undefined);
+        await this.keys.store(caller.keyId, key, token, { status, body: JSON.stringify({ error: message }), etag: null }).catch(() => undefined);
       } else {
         await this.keys.release(caller.keyId, key, token).catch(() => undefined);
       }

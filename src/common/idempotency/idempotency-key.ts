@@ -2,7 +2,7 @@ import { BadRequestException } from '@nestjs/common';
 import { createHash } from 'crypto';
 
 /** D35: the request header. */
-export const IDEMPOTENCY_HEADER = 'idempotency-key';
+const IDEMPOTENCY_HEADER = 'idempotency-key';
 /** D35: the replay marker header. */
 export const REPLAYED_HEADER = 'idempotent-replayed';
 

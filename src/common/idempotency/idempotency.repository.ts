@@ -20,7 +20,7 @@ export type Claim =
   | { kind: 'stored'; answer: StoredAnswer };
 
 /** How often each process deletes expired keys. */
-export const PRUNE_EVERY_MS = 10 * 60_000;
+const PRUNE_EVERY_MS = 10 * 60_000;
 /** How often a claim is tried when racing claims keep changing the row under it. */
 const CLAIM_ATTEMPTS = 5;
 /** Rows one prune deletes at most (the next one goes on). */
@@ -54,14 +54,11 @@ export class IdempotencyRepository implements OnApplicationBootstrap, OnModuleDe
   private readonly ttlSeconds: number;
   private readonly staleSeconds: number;
   private stop?: () => void;
-  /** The shared pool, for statements outside a request's transaction. */
-  readonly pool: Db;
 
   constructor(
     private readonly sql: Sql,
     @InjectSettings() env: AppEnv,
   ) {
-    this.pool = sql;
     this.ttlSeconds = env.idempotencyTtlSeconds;
     this.staleSeconds = env.timeouts.request / 1000;
   }
@@ -88,9 +85,9 @@ export class IdempotencyRepository implements OnApplicationBootstrap, OnModuleDe
 
   /**
    * Stores the answer over the claim of `token` on `db` (a 2xx: the write's own
-   * transaction, D35). False when the claim is no longer this request's (taken over as stale).
+   * transaction, D35; by default the shared pool). False when the claim is no longer this request's (taken over as stale).
    */
-  async store(db: Db, apiKeyId: number, key: string, token: string, answer: StoredAnswer): Promise<boolean> {
+  async store(apiKeyId: number, key: string, token: string, answer: StoredAnswer, db: Db = this.sql): Promise<boolean> {
     const rows = await db.rows(
       `UPDATE idempotency_keys SET status = $4, body = $5, etag = $6, expires_at = clock_timestamp() + make_interval(secs => $7)
         WHERE api_key_id = $1 AND key = $2 AND token = $3 RETURNING 1`,
