@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import type { PoolClient } from 'pg';
 import { Sql } from '../common/database/sql';
 import type { EventType } from '../events/event-types';
 import type { CreatedWebhookDto, WebhookDeliveryDto, DeliveryResult, WebhookDto } from './webhooks.dto';
@@ -126,11 +127,27 @@ export class WebhooksRepository {
    * job, or without `next` the stand-in is removed. When the webhook is gone
    * the stand-in is removed and nothing is recorded; when the attempt was
    * already recorded (a job run twice) nothing changes. Then attempts of the
-   * webhook older than the DELIVERIES_SHOWN most recent are dropped (a second
-   * statement, after the commit: the last recorder sees every attempt).
+   * webhook older than the DELIVERIES_SHOWN most recent are dropped, in the
+   * same transaction: a finished job never leaves more than that. Recorders of
+   * one webhook take its row lock first, so each trim sees the others' attempts.
    */
   async recordAttempt(job: DeliveryJob, record: AttemptRecord, next: { job: DeliveryJob; inMs: number } | null): Promise<void> {
-    const rows = await this.sql.rows<{ recorded: boolean }>(
+    await this.sql.withClient(async (client) => {
+      await client.query('BEGIN');
+      try {
+        await this.recordIn(client, job, record, next);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
+  /** recordAttempt's statements, in the transaction of `client`. */
+  private async recordIn(client: PoolClient, job: DeliveryJob, record: AttemptRecord, next: { job: DeliveryJob; inMs: number } | null): Promise<void> {
+    await client.query('SELECT 1 FROM webhooks WHERE id = $1 FOR NO KEY UPDATE', [job.webhook_id]);
+    const { rows } = await client.query<{ recorded: boolean }>(
       `WITH recorded AS (
          INSERT INTO webhook_deliveries (webhook_id, event_id, attempt, result, response_status, duration_ms, attempted_at)
          SELECT w.id, $2, $3, $4, $5, $6, $7 FROM webhooks w WHERE w.id = $1
@@ -150,7 +167,7 @@ export class WebhooksRepository {
     );
     if (!rows[0].recorded) return;
     // Only the most recent attempts are ever shown: the log keeps those.
-    await this.sql.rows(
+    await client.query(
       `DELETE FROM webhook_deliveries WHERE id IN (
          SELECT id FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY attempted_at DESC, id DESC OFFSET ${DELIVERIES_SHOWN})`,
       [job.webhook_id],
