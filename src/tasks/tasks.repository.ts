@@ -12,7 +12,7 @@ import type { CreateTaskDto, CustomFieldInput, TaskWriteDto, UpdateTaskDto } fro
 import { SqlParams } from '../common/database/sql-params';
 import { CHANGE_FIELDS } from '../events/event-types';
 import { Actor, columnChangesSql, eventCtes } from '../events/events.sql';
-import { deleteTasksCtes, fieldAppliesSql, fieldVisibleSql, TASK_WRITE_COLUMNS, TaskShape, taskJsonSql } from './tasks.sql';
+import { deleteTasksCtes, fieldAppliesSql, fieldVisibleSql, newTaskJsonSql, TASK_WRITE_COLUMNS, TaskLinkSources, TaskShape, taskJsonSql } from './tasks.sql';
 
 /** Where a task is being written: its workspace, its (final) list and that list's folder. */
 export interface TaskPlace {
@@ -21,7 +21,10 @@ export interface TaskPlace {
   folderId: number | null;
 }
 
-/** The access row of the list, what the create-task checks of D3 step 8 found, and the new task's id (null when a check failed: nothing was written). */
+/**
+ * The access row of the list, what the create-task checks of D3 step 8 found, and the
+ * new task as create answers it (null when a check failed: nothing was written).
+ */
 export interface CreatedTask extends AccessRow {
   /** status_id (when sent) belongs to the workspace. */
   status_ok: boolean;
@@ -29,7 +32,7 @@ export interface CreatedTask extends AccessRow {
   parent_found: boolean;
   /** That parent is itself a subtask (D14). */
   parent_is_subtask: boolean;
-  id: number | null;
+  written: WrittenTask | null;
 }
 
 /** What the update-task checks of D3 step 8 found, and whether the task was written (false when a check failed or it is gone). */
@@ -79,10 +82,16 @@ export interface TaskViewer {
   membership: Membership;
 }
 
+/** SQL: the SHA-256 of the JSON text `json` (the bytes of an ETag, D36). */
+const digestSql = (json: string) => `sha256(convert_to((${json})::text, 'UTF8'))`;
+
 /** SQL: the SHA-256 of the get-task body of task row `t` as `user` with `grants` sees it (the bytes of its ETag, D36). */
 function fullDigestSql(user: string, grants: GrantParams, t: string): string {
-  return `sha256(convert_to((${taskJsonSql('full', user, grants, t)})::text, 'UTF8'))`;
+  return digestSql(taskJsonSql('full', user, grants, t));
 }
+
+/** An empty relation with the columns of `columns` (`name type` pairs), standing for link rows a create does not insert. */
+const noRows = (columns: string) => `(SELECT ${columns.split(', ').map((c) => `NULL::${c.split(' ')[1]} AS ${c.split(' ')[0]}`).join(', ')} WHERE false)`;
 
 /**
  * D36's check inside a write statement (CTE `pre`): `ok` when the precondition
@@ -154,9 +163,9 @@ export class TasksRepository {
    * pass, the insert of the task with its assignees, labels and custom-field
    * values: ONE statement (so atomic without a transaction) whatever their
    * number; null when there is no such list. The status is the one
-   * sent, else the workspace's default (D17). The identifier comes from the
-   * workspace counter (D15: the row lock makes it unique and gap-free under
-   * concurrent creates, and a deleted task's number is never handed out again);
+   * sent, else the workspace's default (D17). The identifier is the next value
+   * of the workspace's identifier sequence (D15: unique under concurrent creates
+   * without serializing them, and never handed out again, even after a delete);
    * assignees are filtered to workspace members (D12), labels to the workspace
    * (D14), custom fields to those applying to the list and visible to the creator (D13);
    * a parent outside the lists the creator may see is not found (D33).
@@ -164,11 +173,11 @@ export class TasksRepository {
    * the list, parent and labels it points at are share-locked before the event lock.
    */
   async insertTask(listId: number, actor: Actor, task: CreateTaskDto, db: Db = this.sql): Promise<CreatedTask | null> {
-    const creatorId = actor.userId;
     const p = new SqlParams();
     const list = p.add(listId, 'int');
+    const creator = p.add(actor.userId, 'int');
     // The access row of the list for the creator (AccessService.answer reads it back), then the workspace and folder it found.
-    const access = accessCte('list', list, p.add(creatorId, 'int'));
+    const access = accessCte('list', list, creator);
     const ws = '(SELECT workspace_id FROM a)';
     const statusId = p.add(task.status_id ?? null, 'int');
     const parentId = p.add(task.parent_id, 'int');
@@ -189,23 +198,35 @@ export class TasksRepository {
                                                  AND ${permittedListSql('pt.list_id', ACCESS_ROW_GRANTS)}) AS parent_found,
                 EXISTS (SELECT 1 FROM tasks WHERE id = ${parentId} AND parent_id IS NOT NULL) AS parent_is_subtask
            FROM a)`,
-      `counter AS (UPDATE workspaces SET task_counter = task_counter + 1
-                    WHERE id = ${ws} AND (SELECT allowed AND status_ok AND parent_found AND NOT parent_is_subtask FROM checks)
+      // D15: the identifier is drawn only when every check passed (a draw is never given back).
+      `counter AS (SELECT nextval(task_identifier_sequence(a.workspace_id))::int AS identifier
+                     FROM a, checks
+                    WHERE checks.allowed AND checks.status_ok AND checks.parent_found AND NOT checks.parent_is_subtask
                       -- A list or parent deleted since the checks' snapshot: nothing is written (the caller answers its 404).
-                      AND EXISTS (SELECT 1 FROM ref_list) AND (${parentId} IS NULL OR EXISTS (SELECT 1 FROM ref_parent))
-                    RETURNING task_counter)`,
+                      AND EXISTS (SELECT 1 FROM ref_list) AND (${parentId} IS NULL OR EXISTS (SELECT 1 FROM ref_parent)))`,
       `new_task AS (
          INSERT INTO tasks (workspace_id, parent_id, identifier, creator_id, ${TASK_WRITE_COLUMNS.map((c) => c.column).join(', ')})
-         SELECT ${ws}, ${parentId}, counter.task_counter, ${p.add(creatorId, 'int')}, ${written.join(', ')}
+         SELECT ${ws}, ${parentId}, counter.identifier, ${creator}, ${written.join(', ')}
            FROM counter
-         RETURNING id, workspace_id, list_id, parent_id)`,
+         RETURNING *)`,
     ];
     const drain = ['ref_list', 'ref_parent'];
-    if (task.assignee_ids?.length) drain.push(...pushCtes(ctes, [insertAssigneesSql(p, 'new_task', ws, task.assignee_ids)]));
-    if (task.label_ids?.length) drain.push(...pushCtes(ctes, insertLabelsSql(p, 'new_task', ws, task.label_ids)));
+    // The new task's links, read back from the rows their inserts return.
+    const links: TaskLinkSources = {
+      assignees: noRows('task_id int, user_id int'), labels: noRows('task_id int, label_id int'), values: noRows('task_id int, field_id int, value text'),
+    };
+    if (task.assignee_ids?.length) {
+      drain.push(...pushCtes(ctes, [insertAssigneesSql(p, 'new_task', ws, task.assignee_ids)]));
+      links.assignees = 'add_assignees';
+    }
+    if (task.label_ids?.length) {
+      drain.push(...pushCtes(ctes, insertLabelsSql(p, 'new_task', ws, task.label_ids)));
+      links.labels = 'add_labels';
+    }
     const values = (task.custom_fields ?? []).filter((cf) => cf.value !== null);
     if (values.length) {
-      drain.push(...pushCtes(ctes, writeCustomFieldsSql(p, 'new_task', { workspace: ws, list, folder: '(SELECT folder_id FROM a)' }, creatorId, values)));
+      drain.push(...pushCtes(ctes, writeCustomFieldsSql(p, 'new_task', { workspace: ws, list, folder: '(SELECT folder_id FROM a)' }, creator, values)));
+      links.values = 'cf_set';
     }
     ctes.push(
       ...eventCtes(p, actor, {
@@ -213,11 +234,17 @@ export class TasksRepository {
         data: { task_id: 'new_task.id', list_id: 'new_task.list_id', parent_id: 'new_task.parent_id' }, drain,
       }),
     );
-    const rows: CreatedTask[] = await db.rows(
-      `WITH ${ctes.join(',\n')} SELECT a.*, checks.status_ok, checks.parent_found, checks.parent_is_subtask, (SELECT id FROM new_task) AS id FROM a, checks`,
+    // The answer (write shape) and the digest of the get-task body as the creator sees it (the ETag, D36).
+    const answer = `SELECT ${newTaskJsonSql('write', creator, links)}::text AS task, ${digestSql(newTaskJsonSql('full', creator, links))} AS digest FROM new_task t`;
+    const rows: (Omit<CreatedTask, 'written'> & { task: string | null; digest: Buffer | null })[] = await db.rows(
+      `WITH ${ctes.join(',\n')}
+       SELECT a.*, checks.status_ok, checks.parent_found, checks.parent_is_subtask, w.task, w.digest
+         FROM a CROSS JOIN checks LEFT JOIN (${answer}) w ON true`,
       p.values,
     );
-    return rows[0] ?? null;
+    if (!rows.length) return null;
+    const { task: json, digest, ...row } = rows[0];
+    return { ...row, written: json === null ? null : { task: new RawJson(json), digest: digest! } };
   }
 
   /**
@@ -296,7 +323,7 @@ export class TasksRepository {
       const placeSql = moving
         ? { workspace: ws, list: listId, folder: '(SELECT list_folder_id FROM checks)' }
         : { workspace: ws, list: p.add(place.listId, 'int'), folder: p.add(place.folderId, 'int') };
-      drain.push(...pushCtes(ctes, writeCustomFieldsSql(p, 'task', placeSql, userId, patch.custom_fields)));
+      drain.push(...pushCtes(ctes, writeCustomFieldsSql(p, 'task', placeSql, p.add(userId, 'int'), patch.custom_fields)));
       // D37: a value written (applying, visible) that differs from the stored one; null = no value.
       changes.custom_fields = `EXISTS (SELECT 1 FROM cf_input LEFT JOIN task_custom_field_values v ON v.task_id = ${taskId} AND v.field_id = cf_input.id
                                        WHERE v.value IS DISTINCT FROM cf_input.value)`;
@@ -361,7 +388,7 @@ function insertAssigneesSql(p: SqlParams, taskCte: string, ws: string, ids: numb
   return `add_assignees AS (INSERT INTO task_assignees (task_id, user_id, workspace_id)
             SELECT ${taskCte}.id, m.user_id, ${ws} FROM ${taskCte}
               JOIN workspace_members m ON m.workspace_id = ${ws} AND m.user_id = ANY(${p.add(ids, 'int[]')})
-            RETURNING task_id)`;
+            RETURNING task_id, user_id)`;
 }
 
 /**
@@ -373,7 +400,7 @@ function insertLabelsSql(p: SqlParams, taskCte: string, ws: string, ids: number[
     `ref_labels AS MATERIALIZED (SELECT lb.id FROM labels lb WHERE lb.workspace_id = ${ws} AND lb.id = ANY(${p.add(ids, 'int[]')}) FOR KEY SHARE)`,
     `add_labels AS (INSERT INTO task_labels (task_id, label_id, workspace_id)
             SELECT ${taskCte}.id, lb.id, ${ws} FROM ${taskCte}, ref_labels lb
-            RETURNING task_id)`,
+            RETURNING task_id, label_id)`,
   ];
 }
 
@@ -386,14 +413,13 @@ interface PlaceSql {
 
 /**
  * D13: CTEs writing custom-field values for the task of CTE `taskCte`: the inputs whose
- * field applies to the list and folder of `place` and is visible to `userId` are kept
+ * field applies to the list and folder of `place` and is visible to the user `user` (placeholder) are kept
  * (others ignored); null deletes the value, anything else upserts it. Inputs have one
  * entry per field, so the delete and the upsert touch disjoint rows.
  */
-function writeCustomFieldsSql(p: SqlParams, taskCte: string, place: PlaceSql, userId: number, inputs: CustomFieldInput[]): string[] {
+function writeCustomFieldsSql(p: SqlParams, taskCte: string, place: PlaceSql, user: string, inputs: CustomFieldInput[]): string[] {
   const ids = p.add(inputs.map((cf) => cf.id), 'int[]');
   const values = p.add(inputs.map((cf) => cf.value), 'text[]');
-  const user = p.add(userId, 'int');
   return [
     `cf_input AS (
        SELECT x.id, x.value FROM unnest(${ids}, ${values}) AS x(id, value)
@@ -408,6 +434,6 @@ function writeCustomFieldsSql(p: SqlParams, taskCte: string, place: PlaceSql, us
                  SELECT ${taskCte}.id, cf_input.id, ${place.workspace}, cf_input.value FROM cf_input, ${taskCte}
                   WHERE cf_input.value IS NOT NULL
                  ON CONFLICT (task_id, field_id) DO UPDATE SET value = EXCLUDED.value
-                 RETURNING task_id)`,
+                 RETURNING task_id, field_id, value)`,
   ];
 }

@@ -27,16 +27,32 @@ function userSummarySql(u: string): JsonSql {
   return J.object([['id', J.int(`${u}.id`)], ['name', J.text(`${u}.name`)], ['avatar_url', J.textOrNull(`${u}.avatar_url`)]]);
 }
 
+/**
+ * Where a task's assignee, label and custom-field value rows are read: their
+ * tables, or for a task its own statement is creating, the rows that statement
+ * inserts (RETURNING rows with the tables' columns: `task_id` and `user_id`,
+ * `task_id` and `label_id`, `task_id`, `field_id` and `value`), since a
+ * statement does not see its own writes in the tables.
+ */
+export interface TaskLinkSources {
+  assignees: string;
+  labels: string;
+  values: string;
+}
+
+/** The tables themselves. */
+const TASK_LINK_TABLES: TaskLinkSources = { assignees: 'task_assignees', labels: 'task_labels', values: 'task_custom_field_values' };
+
 /** spec: assignees `{id, name, avatar_url}`, ascending user id (D12); `[]` when none. */
-export function assigneesSql(taskIdExpr: string): JsonSql {
-  return J.array(userSummarySql('u'), `task_assignees ta JOIN users u ON u.id = ta.user_id WHERE ta.task_id = ${taskIdExpr}`, 'u.id');
+function assigneesSql(taskIdExpr: string, source = TASK_LINK_TABLES.assignees): JsonSql {
+  return J.array(userSummarySql('u'), `${source} ta JOIN users u ON u.id = ta.user_id WHERE ta.task_id = ${taskIdExpr}`, 'u.id');
 }
 
 /** spec: labels embedded in a task `{id, name, color}`, in the label order of D23. */
-export function labelsSql(taskIdExpr: string): JsonSql {
+function labelsSql(taskIdExpr: string, source = TASK_LINK_TABLES.labels): JsonSql {
   return J.array(
     J.object([['id', J.int('lb.id')], ['name', J.text('lb.name')], ['color', J.textOrNull('lb.color')]]),
-    `task_labels tl JOIN labels lb ON lb.id = tl.label_id WHERE tl.task_id = ${taskIdExpr}`,
+    `${source} tl JOIN labels lb ON lb.id = tl.label_id WHERE tl.task_id = ${taskIdExpr}`,
     'lower(lb.name), lb.id',
   );
 }
@@ -141,11 +157,11 @@ function fieldOfTaskSql(t: string, userExpr: string): string {
 }
 
 /** The join of a custom field `f` with task row `t`'s value `v` of it (none: NULL). */
-const fieldValueJoinSql = (t: string) => `LEFT JOIN task_custom_field_values v ON v.task_id = ${t}.id AND v.field_id = f.id`;
+const fieldValueJoinSql = (t: string, source = TASK_LINK_TABLES.values) => `LEFT JOIN ${source} v ON v.task_id = ${t}.id AND v.field_id = f.id`;
 
 /** D18: the entries of the fields applying to task row `t` and visible to the caller, by position then id. */
-export function customFieldsSql(t: string, userExpr: string): JsonSql {
-  return J.array(FIELD_ENTRY, `${taskFolderSql(t)} CROSS JOIN custom_fields f ${fieldValueJoinSql(t)} WHERE ${fieldOfTaskSql(t, userExpr)}`, FIELD_ORDER);
+function customFieldsSql(t: string, userExpr: string, values = TASK_LINK_TABLES.values): JsonSql {
+  return J.array(FIELD_ENTRY, `${taskFolderSql(t)} CROSS JOIN custom_fields f ${fieldValueJoinSql(t, values)} WHERE ${fieldOfTaskSql(t, userExpr)}`, FIELD_ORDER);
 }
 
 /**
@@ -155,6 +171,7 @@ export function customFieldsSql(t: string, userExpr: string): JsonSql {
  */
 interface NestedSql {
   assignees(t: string): JsonSql;
+  labels(t: string): JsonSql;
   subtasks(t: string): JsonSql;
   customFields(t: string): JsonSql;
 }
@@ -200,7 +217,7 @@ export const TASK_FIELDS = [
     write: { column: 'status_id', cast: 'int', createDefault: (ws) => `(SELECT id FROM statuses WHERE workspace_id = ${ws} AND category = 'pending' ORDER BY position, id LIMIT 1)` },
   },
   { key: 'assignees', shapes: EVERY_SHAPE, json: ({ t, nested }) => nested.assignees(t) },
-  { key: 'labels', shapes: ['full'], json: ({ t }) => labelsSql(`${t}.id`) },
+  { key: 'labels', shapes: ['full'], json: ({ t, nested }) => nested.labels(t) },
   { key: 'subtasks', shapes: ['full', 'listItem'], json: ({ t, nested }) => nested.subtasks(t) },
   { key: 'attachments', shapes: ['full'], json: ({ t }) => attachmentsSql(`${t}.id`) },
   { key: 'custom_fields', shapes: EVERY_SHAPE, json: ({ t, nested }) => nested.customFields(t) },
@@ -232,8 +249,25 @@ export function taskJsonSql(shape: TaskShape, userExpr: string, grants: GrantPar
   if (shape !== 'write' && !grants) throw new Error(`taskJsonSql: the ${shape} shape embeds subtasks and needs the caller's grants`);
   const nested: NestedSql = {
     assignees: (row) => assigneesSql(`${row}.id`),
+    labels: (row) => labelsSql(`${row}.id`),
     subtasks: (row) => subtasksSql(`${row}.id`, grants!),
     customFields: (row) => customFieldsSql(row, userExpr),
+  };
+  return taskObjectSql(shape, { t, nested });
+}
+
+/**
+ * taskJsonSql for the task row `t` that the same statement is inserting: its
+ * assignees, labels and values from the rows the statement inserts (`sources`),
+ * no subtasks (a new task has none) and no attachments (likewise, read from
+ * their table). Byte for byte what taskJsonSql gives once the statement committed.
+ */
+export function newTaskJsonSql(shape: 'write' | 'full', userExpr: string, sources: TaskLinkSources, t = 't'): JsonSql {
+  const nested: NestedSql = {
+    assignees: (row) => assigneesSql(`${row}.id`, sources.assignees),
+    labels: (row) => labelsSql(`${row}.id`, sources.labels),
+    subtasks: () => "'[]'",
+    customFields: (row) => customFieldsSql(row, userExpr, sources.values),
   };
   return taskObjectSql(shape, { t, nested });
 }
@@ -275,6 +309,7 @@ export function taskPageSql(pageIds: string, from: string, orderBy: string, user
   ];
   const nested: NestedSql = {
     assignees: () => "COALESCE(pa.json, '[]')",
+    labels: (row) => labelsSql(`${row}.id`),
     subtasks: () => "COALESCE(ps.json, '[]')",
     customFields: () => "COALESCE(pf.json, '[]')",
   };

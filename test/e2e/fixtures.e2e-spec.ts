@@ -72,10 +72,11 @@ describe('the FIXTURES.md example', () => {
     ]);
   });
 
-  it('stores the workspace, its counter and its members with their grants', async () => {
-    expect(await q('SELECT id, name, slug, owner_id, description, icon, color, image_url, task_counter, api_ts(created_at) AS created_at FROM workspaces')).toEqual([
+  it('stores the workspace, its identifier sequence and its members with their grants', async () => {
+    expect(await q(`SELECT id, name, slug, owner_id, description, icon, color, image_url,
+                           pg_sequence_last_value(task_identifier_sequence(id)) AS last_identifier, api_ts(created_at) AS created_at FROM workspaces`)).toEqual([
       { id: ids.acme, name: 'Acme', slug: 'acme', owner_id: ids.alice, description: null, icon: null, color: null,
-        image_url: null, task_counter: 2, created_at: '2025-01-01T00:00:00.000Z' },
+        image_url: null, last_identifier: 2, created_at: '2025-01-01T00:00:00.000Z' },
     ]);
     const members = await q('SELECT user_id, role, is_restricted, api_ts(joined_at) AS joined_at FROM workspace_members ORDER BY user_id');
     expect(members.map(({ joined_at, ...m }) => m)).toEqual([
@@ -319,8 +320,8 @@ describe('identifiers', () => {
       { id: ids.i_b1, title: 'B1', identifier: 5, parent_id: ids.i_b },
       { id: ids.i_x, title: 'X', identifier: 1, parent_id: null },
     ]);
-    expect(await q('SELECT id, task_counter FROM workspaces WHERE id = ANY($1) ORDER BY id', [[ids.i_w1, ids.i_w2]])).toEqual([
-      { id: ids.i_w1, task_counter: 5 }, { id: ids.i_w2, task_counter: 1 },
+    expect(await q('SELECT id, pg_sequence_last_value(task_identifier_sequence(id)) AS last_identifier FROM workspaces WHERE id = ANY($1) ORDER BY id', [[ids.i_w1, ids.i_w2]])).toEqual([
+      { id: ids.i_w1, last_identifier: 5 }, { id: ids.i_w2, last_identifier: 1 },
     ]);
   });
 });

@@ -54,10 +54,13 @@ describe('POST /api/v1/tasks', () => {
         { id: ids.cf_money, name: 'Budget', type: 'money', config: { currency: 'EUR', decimals: 2 }, position: 5, value: null },
       ],
     });
-    const full = (await get(body.id)).json();
+    const read = await get(body.id, KEYS.member);
+    const full = read.json();
     expect(full.labels).toEqual([{ id: ids.bug, name: 'bug', color: 'red' }]);
     expect(full.subtasks).toEqual([]);
     expect(full.attachments).toEqual([]);
+    // D36: the create's ETag is that of the get-task body, which the insert statement builds from the rows it writes.
+    expect(res.headers.etag).toBe(read.headers.etag);
   });
 
   it('applies the defaults: no description, priority none, the D17 status, no dates, no assignees, creator = key owner', async () => {
@@ -283,10 +286,20 @@ describe('POST /api/v1/tasks', () => {
       expect(next.json().identifier).toBe(51);
     });
 
-    it('continues from the counter of the workspace the fixture loader filled', async () => {
-      const [{ task_counter }] = await t.db.ds.query(`SELECT task_counter FROM workspaces WHERE id = $1`, [ids.other]);
+    it('is drawn only by a create that passes its checks: a refused create leaves no gap', async () => {
+      const before = await create({ list_id: ids.empty_list, title: 'Before' }, KEYS.owner);
+      const refused = await create({ list_id: ids.empty_list, title: 'Refused', status_id: 999999 }, KEYS.owner);
+      expect(refused.statusCode).toBe(404);
+      expect(refused.json()).toEqual({ error: 'Status not found in this workspace' });
+      const after = await create({ list_id: ids.empty_list, title: 'After' }, KEYS.owner);
+      expect(after.json().identifier).toBe(before.json().identifier + 1);
+    });
+
+    it('continues after the identifiers of the workspace the fixture loader filled', async () => {
+      const [{ last }] = await t.db.ds.query(`SELECT max(identifier) AS last FROM tasks WHERE workspace_id = $1`, [ids.other]);
+      expect(last).toBeGreaterThan(0);
       const res = await create({ list_id: ids.o_list, title: 'Next' }, KEYS.nonMember);
-      expect(res.json().identifier).toBe(task_counter + 1);
+      expect(res.json().identifier).toBe(last + 1);
     });
   });
 });
