@@ -12,7 +12,7 @@ import type { CreateTaskDto, CustomFieldInput, TaskWriteDto, UpdateTaskDto } fro
 import { SqlParams } from '../common/database/sql-params';
 import { CHANGE_FIELDS } from '../events/event-types';
 import { Actor, columnChangesSql, eventCtes } from '../events/events.sql';
-import { deleteTasksCtes, fieldAppliesSql, fieldVisibleSql, newTaskJsonSql, TASK_WRITE_COLUMNS, TaskLinkSources, TaskShape, taskJsonSql } from './tasks.sql';
+import { deleteTasksCtes, digestSql, fieldAppliesSql, fieldVisibleSql, newTaskAnswerSql, TASK_WRITE_COLUMNS, TaskLinkSources, TaskShape, taskJsonSql } from './tasks.sql';
 
 /** Where a task is being written: its workspace, its (final) list and that list's folder. */
 export interface TaskPlace {
@@ -81,9 +81,6 @@ export interface TaskViewer {
   userId: number;
   membership: Membership;
 }
-
-/** SQL: the SHA-256 of the JSON text `json` (the bytes of an ETag, D36). */
-const digestSql = (json: string) => `sha256(convert_to((${json})::text, 'UTF8'))`;
 
 /** SQL: the SHA-256 of the get-task body of task row `t` as `user` with `grants` sees it (the bytes of its ETag, D36). */
 function fullDigestSql(user: string, grants: GrantParams, t: string): string {
@@ -235,7 +232,7 @@ export class TasksRepository {
       }),
     );
     // The answer (write shape) and the digest of the get-task body as the creator sees it (the ETag, D36).
-    const answer = `SELECT ${newTaskJsonSql('write', creator, links)}::text AS task, ${digestSql(newTaskJsonSql('full', creator, links))} AS digest FROM new_task t`;
+    const answer = newTaskAnswerSql('new_task', creator, links);
     const rows: (Omit<CreatedTask, 'written'> & { task: string | null; digest: Buffer | null })[] = await db.rows(
       `WITH ${ctes.join(',\n')}
        SELECT a.*, checks.status_ok, checks.parent_found, checks.parent_is_subtask, w.task, w.digest

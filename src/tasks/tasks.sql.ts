@@ -256,20 +256,23 @@ export function taskJsonSql(shape: TaskShape, userExpr: string, grants: GrantPar
   return taskObjectSql(shape, { t, nested });
 }
 
+/** SQL: the SHA-256 of the JSON text `json` (the bytes of an ETag, D36). */
+export const digestSql = (json: string) => `sha256(convert_to((${json})::text, 'UTF8'))`;
+
 /**
- * taskJsonSql for the task row `t` that the same statement is inserting: its
- * assignees, labels and values from the rows the statement inserts (`sources`),
- * no subtasks (a new task has none) and no attachments (likewise, read from
- * their table). Byte for byte what taskJsonSql gives once the statement committed.
+ * For the task a statement is inserting (CTE `taskCte`, RETURNING *): a SELECT of its
+ * create answer (`task`, the write shape as JSON text) and the digest of its get-task
+ * body as user `userExpr` sees it (`digest`, its ETag). Assignees, labels and values
+ * come from the rows the statement inserts (`sources`), each array built once for
+ * both; a new task has no subtasks and no attachments (the latter read from their
+ * table all the same). Byte for byte what taskJsonSql gives once the statement committed.
  */
-export function newTaskJsonSql(shape: 'write' | 'full', userExpr: string, sources: TaskLinkSources, t = 't'): JsonSql {
-  const nested: NestedSql = {
-    assignees: (row) => assigneesSql(`${row}.id`, sources.assignees),
-    labels: (row) => labelsSql(`${row}.id`, sources.labels),
-    subtasks: () => "'[]'",
-    customFields: (row) => customFieldsSql(row, userExpr, sources.values),
-  };
-  return taskObjectSql(shape, { t, nested });
+export function newTaskAnswerSql(taskCte: string, userExpr: string, sources: TaskLinkSources): string {
+  const arrays = `(SELECT ${assigneesSql('t.id', sources.assignees)} AS assignees, ${labelsSql('t.id', sources.labels)} AS labels,
+                          ${customFieldsSql('t', userExpr, sources.values)} AS custom_fields OFFSET 0) x`;
+  const nested: NestedSql = { assignees: () => 'x.assignees', labels: () => 'x.labels', subtasks: () => "'[]'", customFields: () => 'x.custom_fields' };
+  const object = (shape: TaskShape) => taskObjectSql(shape, { t: 't', nested });
+  return `SELECT ${object('write')}::text AS task, ${digestSql(object('full'))} AS digest FROM ${taskCte} t CROSS JOIN LATERAL ${arrays}`;
 }
 
 /**
