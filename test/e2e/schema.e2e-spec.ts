@@ -73,6 +73,13 @@ describe('the migrated schema', () => {
     expect(rows).toEqual([]);
   });
 
+  it('lets PostgreSQL inline the SQL functions that answers call per row (no function call per timestamp)', async () => {
+    const plan: { 'QUERY PLAN': string }[] = await db.ds.query(`EXPLAIN (VERBOSE) SELECT api_ts(created_at) FROM tasks`);
+    const output = plan.map((r) => r['QUERY PLAN']).join('\n');
+    expect(output).toMatch(/Output: to_char\(/);
+    expect(output).not.toMatch(/api_ts/);
+  });
+
   it('reverts every migration and applies them again to the same schema', async () => {
     const before = await signature();
     expect(before.length).toBeGreaterThan(100);
