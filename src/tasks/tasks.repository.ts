@@ -87,8 +87,12 @@ function fullDigestSql(user: string, grants: GrantParams, t: string): string {
   return digestSql(taskJsonSql('full', user, grants, t));
 }
 
-/** An empty relation with the columns of `columns` (`name type` pairs), standing for link rows a create does not insert. */
-const noRows = (columns: string) => `(SELECT ${columns.split(', ').map((c) => `NULL::${c.split(' ')[1]} AS ${c.split(' ')[0]}`).join(', ')} WHERE false)`;
+/** Empty relations with the columns of the link rows, standing for the links a create does not insert. */
+const NO_LINKS: TaskLinkSources = {
+  assignees: '(SELECT NULL::int AS task_id, NULL::int AS user_id WHERE false)',
+  labels: '(SELECT NULL::int AS task_id, NULL::int AS label_id WHERE false)',
+  values: '(SELECT NULL::int AS task_id, NULL::int AS field_id, NULL::text AS value WHERE false)',
+};
 
 /**
  * D36's check inside a write statement (CTE `pre`): `ok` when the precondition
@@ -209,9 +213,7 @@ export class TasksRepository {
     ];
     const drain = ['ref_list', 'ref_parent'];
     // The new task's links, read back from the rows their inserts return.
-    const links: TaskLinkSources = {
-      assignees: noRows('task_id int, user_id int'), labels: noRows('task_id int, label_id int'), values: noRows('task_id int, field_id int, value text'),
-    };
+    const links: TaskLinkSources = { ...NO_LINKS };
     if (task.assignee_ids?.length) {
       drain.push(...pushCtes(ctes, [insertAssigneesSql(p, 'new_task', ws, task.assignee_ids)]));
       links.assignees = 'add_assignees';
