@@ -10,7 +10,18 @@ export class RawJson<T = unknown> {
   /** Never set: carries `T` for the type checker only. */
   declare readonly shape?: T;
 
-  constructor(readonly text: string) {}
+  /** The JSON as sent: text, or its UTF-8 bytes (framed). */
+  constructor(readonly text: string | Buffer) {}
+
+  /**
+   * `head + inner + tail` as UTF-8 bytes, for a page whose large `inner` (rows PostgreSQL
+   * wrote) sits inside a few keys of ours. Joined as text, the body would be a string
+   * that Fastify flattens (a copy) and scans for its Content-Length before the socket
+   * encodes it: about 0.2 ms for a 185 kB page, against one encoding here.
+   */
+  static framed<T>(head: string, inner: string, tail: string): RawJson<T> {
+    return new RawJson<T>(Buffer.concat([Buffer.from(head), Buffer.from(inner), Buffer.from(tail)]));
+  }
 }
 
 /**
@@ -18,7 +29,8 @@ export class RawJson<T = unknown> {
  * serialized with JSON.stringify, as before. Call before the routes are registered.
  */
 export function sendRawJsonAsIs(fastify: FastifyInstance): void {
-  fastify.setReplySerializer((payload) => (payload instanceof RawJson ? payload.text : JSON.stringify(payload)));
+  // A Buffer goes out as is (Fastify sends strings and Buffers alike).
+  fastify.setReplySerializer((payload) => (payload instanceof RawJson ? (payload.text as string) : JSON.stringify(payload)));
 }
 
 /**

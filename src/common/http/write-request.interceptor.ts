@@ -92,7 +92,7 @@ export class WriteRequestInterceptor implements NestInterceptor {
       const value = await lastValueFrom(next.handle());
       const status = (Reflect.getMetadata(HTTP_CODE_METADATA, context.getHandler()) as number | undefined) ?? 201;
       const etag = reply.getHeader('etag');
-      answer = { status, body: value instanceof RawJson ? value.text : JSON.stringify(value), etag: typeof etag === 'string' ? etag : null };
+      answer = { status, body: value instanceof RawJson ? value.text.toString() : JSON.stringify(value), etag: typeof etag === 'string' ? etag : null };
       if (!(await this.keys.store(caller.keyId, key, token, answer, db))) throw new ServiceUnavailableException();
       await db.commit();
     } catch (error) {
