@@ -97,7 +97,7 @@ export function mountMetrics(app: NestFastifyApplication): ObserveRequest {
   // D38: webhook delivery attempts by result, queue depth and the age of the oldest due delivery.
   app.get(WebhookMetrics, { strict: false }).register(registry);
 
-  // One bound child per (method, route, status): prom-client then skips hashing the labels per request.
+  // One bound child per (method, route, status): the label object is built once per combination (prom-client still hashes it on each observation).
   const children = new Map<string, { count: Counter.Internal; time: Histogram.Internal<string> }>();
   const observe: ObserveRequest = (method, route = UNMATCHED, status, ms) => {
     const key = `${method} ${status} ${route}`;
