@@ -32,6 +32,6 @@ export class EventsService {
     const { membership } = await this.access.workspace(caller, workspaceId);
     if (!query) throw invalid;
     const { data, last } = await this.events.page(workspaceId, membership, query);
-    return RawJson.framed('{"data":', data, `,"next_after":${last ?? query.after}}`);
+    return RawJson.page(data, `,"next_after":${last ?? query.after}}`);
   }
 }

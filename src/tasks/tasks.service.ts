@@ -189,10 +189,10 @@ export class TasksService {
     const { limit } = query;
     // The page's JSON goes out as PostgreSQL wrote it; the numbers and the cursor around it are ours.
     if (query.mode === 'offset') {
-      return RawJson.framed('{"data":', data, `,"page":${query.page},"limit":${limit},"total":${total},"total_pages":${Math.ceil(total! / limit)}}`);
+      return RawJson.page(data, `,"page":${query.page},"limit":${limit},"total":${total},"total_pages":${Math.ceil(total! / limit)}}`);
     }
     const nextCursor = next_key ? sealCursor(query.binding, next_key) : null;
-    return RawJson.framed('{"data":', data, `,"limit":${limit},"next_cursor":${JSON.stringify(nextCursor)}${query.includeTotal ? `,"total":${total}` : ''}}`);
+    return RawJson.page(data, `,"limit":${limit},"next_cursor":${JSON.stringify(nextCursor)}${query.includeTotal ? `,"total":${total}` : ''}}`);
   }
 }
 

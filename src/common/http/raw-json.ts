@@ -22,6 +22,11 @@ export class RawJson<T = unknown> {
   static framed<T>(head: string, inner: string, tail: string): RawJson<T> {
     return new RawJson<T>(Buffer.concat([Buffer.from(head), Buffer.from(inner), Buffer.from(tail)]));
   }
+
+  /** A page answer: `{"data":` + `rows` (a JSON array as PostgreSQL wrote it) + `rest` (`,"key":value…}`), framed. */
+  static page<T>(rows: string, rest: string): RawJson<T> {
+    return RawJson.framed<T>('{"data":', rows, rest);
+  }
 }
 
 /**
