@@ -35,7 +35,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
   private readonly databaseUrl?: string;
   private readonly preparedStatements: boolean;
   private runner?: Runner;
-  /** The queue's own small pool: ours, so that a connection lost while idle is heard (logged) and the pool is ended with the app. */
+  /** The queue's own pool: ours, so that a lost connection is heard (logged) and the pool is ended with the app. */
   private pool?: Pool;
   private readonly stopping = new AbortController();
 
@@ -51,8 +51,12 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.settings.worker || !this.databaseUrl) return;
-    this.pool = new Pool({ connectionString: this.databaseUrl, max: 4 });
-    this.pool.on('error', (error) => processLogger().warn({ context: 'JobQueue' }, `job queue connection lost: ${error.message}`));
+    // As many connections as jobs at once (opened only when needed), so that no job waits for one.
+    this.pool = new Pool({ connectionString: this.databaseUrl, max: CONCURRENCY });
+    const lost = (error: Error) => processLogger().warn({ context: 'JobQueue' }, `job queue connection lost: ${error.message}`);
+    // A connection can fail idle (the pool's event) or while a job holds it (the connection's own).
+    this.pool.on('error', lost);
+    this.pool.on('connect', (client) => client.on('error', lost));
     this.runner = await run({
       pgPool: this.pool,
       // Behind a pooler that cannot keep prepared statements (DB_PREPARED_STATEMENTS=false), the queue's go unnamed too.

@@ -99,6 +99,11 @@ it('two server processes deliver each event exactly once, and both stop cleanly'
   expect(log).toHaveLength(events.length);
   expect(log.every((d) => d.attempt === 1 && d.result === 'delivered')).toBe(true);
   expect(await Promise.all([stop(a), stop(b)])).toEqual([0, 0]);
+  // A healthy start warns of nothing: the job queue's pool has its error handlers and a connection per job.
+  for (const s of [a, b]) {
+    expect(s.stderr()).not.toMatch(/error handlers/);
+    expect(s.stdout()).not.toMatch(/"level":"?(40|warn)/);
+  }
 }, 120_000);
 
 it.each(['SIGKILL', 'SIGTERM'] as const)('a process stopped by %s in the middle of an attempt: the attempt is made again after a restart', async (signal) => {
