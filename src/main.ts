@@ -1,3 +1,5 @@
+// First: V8 settings that must hold before the app allocates anything.
+import './v8-tuning';
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
