@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ColumnField, FieldsMatch, selectListSql } from '../common/database/field-table';
+import { fieldVisibleSql } from '../tasks/tasks.sql';
 import type { CustomFieldDefinitionDto } from './custom-fields.dto';
 
 /**
  * spec: Custom-field definition, key by key in response order, over `custom_fields f`
- * (field-table.ts; the API writes no definitions). Grants and overrides are array
- * subqueries: one statement whatever the number of fields.
+ * (field-table.ts; the API writes no definitions). Folder grants are the field's own
+ * array, list overrides a subquery: one statement whatever the number of fields.
  */
 const DEFINITION_FIELDS = [
   { key: 'id', sql: 'f.id' },
@@ -15,7 +16,7 @@ const DEFINITION_FIELDS = [
   { key: 'config', sql: 'f.config' },
   { key: 'position', sql: 'f.position' },
   { key: 'is_scope_restricted', sql: 'f.is_scope_restricted' },
-  { key: 'granted_folder_ids', sql: 'ARRAY(SELECT g.folder_id FROM custom_field_folder_grants g WHERE g.field_id = f.id ORDER BY g.folder_id)' },
+  { key: 'granted_folder_ids', sql: 'f.granted_folder_ids' },
   {
     key: 'list_overrides',
     sql: `COALESCE((SELECT json_agg(json_build_object('list_id', o.list_id, 'access', o.access) ORDER BY o.list_id)
@@ -44,8 +45,7 @@ export class CustomFieldsRepository {
       `SELECT ${DEFINITION_COLUMNS}
          FROM custom_fields f
         WHERE f.workspace_id = $1
-          AND (NOT f.has_allowed_users
-               OR EXISTS (SELECT 1 FROM custom_field_allowed_users a WHERE a.field_id = f.id AND a.user_id = $2))
+          AND ${fieldVisibleSql('f', '$2')}
         ORDER BY f.position, f.id`,
       [workspaceId, userId],
     );

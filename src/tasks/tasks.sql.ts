@@ -101,43 +101,21 @@ const listFolderSql = (t: string) => `(SELECT lf.folder_id FROM lists lf WHERE l
  */
 export function fieldAppliesSql(f: string, listExpr: string, folderExpr: string): string {
   return `(NOT ${f}.is_scope_restricted
-           OR EXISTS (SELECT 1 FROM custom_field_list_overrides o
-                       WHERE o.field_id = ${f}.id AND o.list_id = ${listExpr} AND o.access = 'granted')
-           OR (EXISTS (SELECT 1 FROM custom_field_folder_grants g
-                        WHERE g.field_id = ${f}.id AND g.folder_id = ${folderExpr})
-               AND NOT EXISTS (SELECT 1 FROM custom_field_list_overrides o
-                                WHERE o.field_id = ${f}.id AND o.list_id = ${listExpr} AND o.access = 'denied')))`;
+           OR COALESCE(${listExpr} = ANY(${f}.granted_list_ids)
+                       OR (${folderExpr} = ANY(${f}.granted_folder_ids) AND ${listExpr} <> ALL(${f}.denied_list_ids)), false))`;
 }
 
 /** D19: custom field `f` is visible to user `userExpr`: everyone, or only its allowed users (owners included). */
 export function fieldVisibleSql(f: string, userExpr: string): string {
-  return `(NOT ${f}.has_allowed_users
-           OR EXISTS (SELECT 1 FROM custom_field_allowed_users fu WHERE fu.field_id = ${f}.id AND fu.user_id = ${userExpr}))`;
+  return `(NOT ${f}.has_allowed_users OR ${userExpr} = ANY(${f}.allowed_user_ids))`;
 }
 
 /**
- * spec: Custom-field config in task responses: rating `{icon, color}` (stored as
- * the listing's `{iconName, color}`, D18), dropdown and money as stored, other types null.
+ * D18: an entry `{id, name, type, config, position, value}` of custom_fields row `f`
+ * with its value row `v`. The entry up to its value, `task_entry_head`, is kept on the
+ * field's row by a trigger (migration 1795860000000), config as task answers show it.
  */
-export function fieldConfigSql(f: string): string {
-  return `CASE
-            WHEN ${f}.type = 'rating' AND jsonb_typeof(${f}.config) = 'object'
-              THEN jsonb_build_object('icon', COALESCE(${f}.config -> 'iconName', ${f}.config -> 'icon'), 'color', ${f}.config -> 'color')
-            WHEN ${f}.type IN ('rating', 'dropdown', 'money') THEN ${f}.config
-          END`;
-}
-
-/** D18: the keys of a custom-field entry before its value, over custom_fields row `f`. */
-const FIELD_DEFINITION: readonly (readonly [string, JsonSql])[] = [
-  ['id', J.int('f.id')], ['name', J.text('f.name')], ['type', J.text('f.type')], ['config', J.jsonOrNull(fieldConfigSql('f'))],
-  ['position', J.int('f.position')],
-];
-
-/** D18: an entry `{id, name, type, config, position, value}` of custom_fields row `f` with its value row `v`. */
-const FIELD_ENTRY = J.object([...FIELD_DEFINITION, ['value', J.textOrNull('v.value')]]);
-
-/** FIELD_ENTRY up to its value (`{"id":…,"position":…,"value":`), built once per field for a page of tasks. */
-const FIELD_HEAD = J.objectHead(FIELD_DEFINITION, 'value');
+const FIELD_ENTRY = `(f.task_entry_head || ${J.textOrNull('v.value')} || '}')`;
 
 /** D18: custom fields by position then id. */
 const FIELD_ORDER = 'f.position, f.id';
@@ -297,16 +275,15 @@ export function taskPageSql(pageIds: string, from: string, orderBy: string, user
        SELECT st.parent_id, ${J.arrayAgg(subtaskSql('st', "COALESCE(sa.json, '[]')"), SUBTASK_ORDER)} AS json
          FROM page_subtasks st LEFT JOIN page_assignees sa ON sa.task_id = st.id
         GROUP BY st.parent_id)`,
-    // The fields of the workspace visible to the caller, each with its entry up to the value built
-    // once per page rather than once per task (a page of 100 tasks has about 1,100 entries).
+    // The fields of the workspace visible to the caller, found once per page rather than once per task.
     `page_field_defs AS MATERIALIZED (
-       SELECT f.id, f.position, f.is_scope_restricted, ${FIELD_HEAD} AS head
+       SELECT f.id, f.position, f.task_entry_head, f.is_scope_restricted, f.granted_folder_ids, f.granted_list_ids, f.denied_list_ids
          FROM custom_fields f
         WHERE f.workspace_id = ${workspaceExpr} AND ${fieldVisibleSql('f', userExpr)})`,
     // Each task's folder (tf.folder_id) by a join: one pass over lists for the page, where a
     // subquery per task scanned the lists table once per task (1.2 of 7.4 ms for 100 tasks).
     `page_fields AS MATERIALIZED (
-       SELECT pt.id AS task_id, ${J.arrayAgg(`(f.head || ${J.textOrNull('v.value')} || '}')`, FIELD_ORDER)} AS json
+       SELECT pt.id AS task_id, ${J.arrayAgg(FIELD_ENTRY, FIELD_ORDER)} AS json
          FROM tasks pt LEFT JOIN lists tf ON tf.id = pt.list_id
          JOIN page_field_defs f ON ${fieldAppliesSql('f', 'pt.list_id', 'tf.folder_id')} ${fieldValueJoinSql('pt')}
         WHERE pt.id = ANY(ARRAY(${pageIds}))

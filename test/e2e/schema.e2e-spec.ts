@@ -25,6 +25,73 @@ describe('schema (migrations)', () => {
     const [row] = await db.ds.query(`SELECT api_ts('2025-01-15 09:30:00.123456+02') AS ts`);
     expect(row.ts).toBe('2025-01-15T07:30:00.123Z');
   });
+
+  describe('what task answers read from a custom field’s own row (D18, D19)', () => {
+    let ws: number;
+    let user: number;
+    const one = async (sql: string, params: unknown[] = []): Promise<number> => (await db.ds.query(sql, params))[0].id;
+    beforeAll(async () => {
+      user = await one(`INSERT INTO users (email, name) VALUES ('scope@example.com', 'Scope') RETURNING id`);
+      ws = await one(`INSERT INTO workspaces (name, slug, owner_id) VALUES ('Scope', 'scope', $1) RETURNING id`, [user]);
+    });
+    const field = (name: string, type: string, config: unknown = null) =>
+      one(
+        `INSERT INTO custom_fields (workspace_id, name, type, config, position, is_scope_restricted, has_allowed_users)
+         VALUES ($1, $2, $3, $4, 1, true, true) RETURNING id`,
+        [ws, name, type, config === null ? null : JSON.stringify(config)],
+      );
+    const head = async (id: number): Promise<string> => (await db.ds.query(`SELECT task_entry_head FROM custom_fields WHERE id = $1`, [id]))[0].task_entry_head;
+
+    it('keeps each field’s entry up to its value, config as task answers show it, whenever the field changes', async () => {
+      const stars = await field('Stars "5"', 'rating', { iconName: 'star', color: 'orange' });
+      expect(await head(stars)).toBe(`{"id":${stars},"name":"Stars \\"5\\"","type":"rating","config":{"icon": "star", "color": "orange"},"position":1,"value":`);
+      await db.ds.query(`UPDATE custom_fields SET name = 'Stars', position = 4 WHERE id = $1`, [stars]);
+      expect(await head(stars)).toBe(`{"id":${stars},"name":"Stars","type":"rating","config":{"icon": "star", "color": "orange"},"position":4,"value":`);
+      const notes = await field('Notes', 'text', { ignored: true });
+      expect(await head(notes)).toBe(`{"id":${notes},"name":"Notes","type":"text","config":null,"position":1,"value":`);
+      const stage = await field('Stage', 'dropdown', { options: ['a', 'b'] });
+      expect(JSON.parse((await head(stage)) + '"a"}')).toEqual({ id: stage, name: 'Stage', type: 'dropdown', config: { options: ['a', 'b'] }, position: 1, value: 'a' });
+    });
+
+    it('keeps each field’s grant, override and allowed-user arrays equal to their tables, cascades included', async () => {
+      const other = await one(`INSERT INTO users (email, name) VALUES ('other@example.com', 'Other') RETURNING id`);
+      const folder = (name: string) => one(`INSERT INTO folders (workspace_id, name, position) VALUES ($1, $2, 1) RETURNING id`, [ws, name]);
+      const [f1, f2] = [await folder('F1'), await folder('F2')];
+      const list = (folderId: number, name: string) =>
+        one(`INSERT INTO lists (workspace_id, folder_id, name, position) VALUES ($1, $2, $3, 1) RETURNING id`, [ws, folderId, name]);
+      const [l1, l2, l3] = [await list(f1, 'L1'), await list(f2, 'L2'), await list(f2, 'L3')];
+      const id = await field('X', 'text');
+      const arrays = async () =>
+        (
+          await db.ds.query(
+            `SELECT granted_folder_ids AS folders, granted_list_ids AS granted, denied_list_ids AS denied, allowed_user_ids AS users FROM custom_fields WHERE id = $1`,
+            [id],
+          )
+        )[0];
+      const sorted = (...ids: number[]) => ids.sort((a, b) => a - b);
+      expect(await arrays()).toEqual({ folders: [], granted: [], denied: [], users: [] });
+
+      await db.ds.query(`INSERT INTO custom_field_folder_grants (field_id, folder_id, workspace_id) VALUES ($1, $2, $4), ($1, $3, $4)`, [id, f2, f1, ws]);
+      await db.ds.query(
+        `INSERT INTO custom_field_list_overrides (field_id, list_id, workspace_id, access) VALUES ($1, $2, $5, 'granted'), ($1, $3, $5, 'denied'), ($1, $4, $5, 'denied')`,
+        [id, l1, l3, l2, ws],
+      );
+      await db.ds.query(`INSERT INTO custom_field_allowed_users (field_id, user_id, workspace_id) VALUES ($1, $2, $4), ($1, $3, $4)`, [id, other, user, ws]);
+      expect(await arrays()).toEqual({ folders: sorted(f1, f2), granted: [l1], denied: sorted(l2, l3), users: sorted(user, other) });
+
+      // An override changing sides, a list deleted (its override goes by cascade), a folder deleted (its grant and lists too).
+      await db.ds.query(`UPDATE custom_field_list_overrides SET access = 'granted' WHERE field_id = $1 AND list_id = $2`, [id, l2]);
+      await db.ds.query(`DELETE FROM lists WHERE id = $1`, [l1]);
+      expect(await arrays()).toEqual({ folders: sorted(f1, f2), granted: [l2], denied: [l3], users: sorted(user, other) });
+      await db.ds.query(`DELETE FROM folders WHERE id = $1`, [f2]);
+      await db.ds.query(`DELETE FROM custom_field_allowed_users WHERE field_id = $1 AND user_id = $2`, [id, other]);
+      expect(await arrays()).toEqual({ folders: [f1], granted: [], denied: [], users: [user] });
+
+      // The workspace goes with its fields, grants and overrides in one cascade.
+      await db.ds.query(`DELETE FROM workspaces WHERE id = $1`, [ws]);
+      expect(await db.ds.query(`SELECT id FROM custom_fields WHERE workspace_id = $1`, [ws])).toEqual([]);
+    });
+  });
 });
 
 /**
