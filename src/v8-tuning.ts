@@ -16,4 +16,5 @@ import { setFlagsFromString } from 'v8';
  * 16.6 → 8.1 µs per request, Node CPU per request about 6% lower on get task,
  * 10% on list comments, and p99 latency about halved.
  */
-setFlagsFromString('--no-allocation-site-pretenuring');
+export const V8_FLAGS = '--no-allocation-site-pretenuring';
+setFlagsFromString(V8_FLAGS);
