@@ -36,7 +36,9 @@ describe('request logs', () => {
 
   it('one JSON line per request: method, route, status, duration, request id, workspace id, key id; the key never', async () => {
     lines.length = 0;
+    const before = Date.now();
     const res = await t.inject({ method: 'GET', url: `/api/v1/workspaces/${ids.ws}/labels`, headers: { 'x-api-key': key } });
+    const after = Date.now();
     expect(res.statusCode).toBe(200);
     const requestId = res.headers['x-request-id'];
     expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
@@ -53,6 +55,10 @@ describe('request logs', () => {
       res: { status: 200 },
     });
     expect(typeof line.duration_ms).toBe('number');
+    // The time the line was written: ISO 8601 in UTC with milliseconds, within the request.
+    expect(line.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(Date.parse(line.time as string)).toBeGreaterThanOrEqual(before);
+    expect(Date.parse(line.time as string)).toBeLessThanOrEqual(after);
     expect((line.req as { headers: Record<string, string> }).headers['x-api-key']).toBe('[redacted]');
     expect(JSON.stringify(lines)).not.toContain(key);
   });
