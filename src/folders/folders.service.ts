@@ -3,7 +3,7 @@ import { NOT_FOUND } from '../common/access/access.policy';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
 import { RawJson } from '../common/http/raw-json';
-import { validateBody, validateTarget } from '../common/validation/validate-body';
+import { validateBody, validateCreate } from '../common/validation/validate-body';
 import { CreateFolderDto, FolderDto, UpdateFolderDto } from './folders.dto';
 import { FoldersRepository } from './folders.repository';
 
@@ -26,9 +26,10 @@ export class FoldersService {
    * 403 `Viewers cannot create folders`, `Access denied` (restricted, D30); 400 `name is required`.
    */
   async createFolder(caller: Caller, rawBody: unknown): Promise<FolderDto> {
-    const { workspace_id: workspaceId } = await validateTarget(CreateFolderDto, rawBody);
+    const create = await validateCreate(CreateFolderDto, rawBody);
+    const workspaceId = create.target.workspace_id;
     await this.access.workspace(caller, workspaceId, 'folder.create');
-    return this.folders.insert(caller, workspaceId, await validateBody(CreateFolderDto, rawBody), caller.db);
+    return this.folders.insert(caller, workspaceId, create.body(), caller.db);
   }
 
   /**

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
-import { validateBody, validateTarget } from '../common/validation/validate-body';
+import { validateCreate } from '../common/validation/validate-body';
 import { CreateLabelDto, LabelDto } from './labels.dto';
 import { LabelsRepository } from './labels.repository';
 
@@ -21,9 +21,10 @@ export class LabelsService {
 
   /** D1 (ext): create label, managers only; 409 on a duplicate name (D28). */
   async createLabel(caller: Caller, rawBody: unknown): Promise<LabelDto> {
-    const { workspace_id: workspaceId } = await validateTarget(CreateLabelDto, rawBody);
+    const create = await validateCreate(CreateLabelDto, rawBody);
+    const workspaceId = create.target.workspace_id;
     await this.access.workspace(caller, workspaceId, 'label.create');
-    return this.labels.insert(caller, workspaceId, await validateBody(CreateLabelDto, rawBody), caller.db);
+    return this.labels.insert(caller, workspaceId, create.body(), caller.db);
   }
 
   /** spec: Delete label, managers only. */

@@ -3,7 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { NOT_FOUND, permitsFolder } from '../common/access/access.policy';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
-import { validateBody, validateTarget } from '../common/validation/validate-body';
+import { validateBody, validateCreate } from '../common/validation/validate-body';
 import { FoldersRepository } from '../folders/folders.repository';
 import { CreateListDto, ListDto, UpdateListDto } from './lists.dto';
 import { ListsRepository } from './lists.repository';
@@ -35,14 +35,15 @@ export class ListsService {
    */
   async createList(caller: Caller, rawBody: unknown): Promise<ListDto> {
     // D3 step 4: the parent ids of a new list.
-    const { workspace_id: workspaceId, folder_id: folderId } = await validateTarget(CreateListDto, rawBody);
+    const create = await validateCreate(CreateListDto, rawBody);
+    const { workspace_id: workspaceId, folder_id: folderId } = create.target;
     // D3 step 5: the workspace, then the folder in it.
     await this.access.workspace(caller, workspaceId);
     return (caller.db?.manager ?? this.db).transaction(async (em) => {
       await this.requireFolderIn(em, folderId, workspaceId);
       // D3 step 6: role and restriction, decided on the folder (now known to be in this workspace).
       await this.access.check(caller, 'list.create', folderId, em);
-      return this.lists.insert(em, caller, workspaceId, await validateBody(CreateListDto, rawBody));
+      return this.lists.insert(em, caller, workspaceId, create.body());
     });
   }
 

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { NOT_FOUND } from '../common/access/access.policy';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
-import { validateBody, validateTarget } from '../common/validation/validate-body';
+import { validateBody, validateCreate } from '../common/validation/validate-body';
 import { CreateStatusDto, StatusDto, UpdateStatusDto } from './statuses.dto';
 import { StatusesRepository } from './statuses.repository';
 
@@ -31,9 +31,10 @@ export class StatusesService {
    * 409 `A status with this name already exists` (D25, from the unique index).
    */
   async createStatus(caller: Caller, rawBody: unknown): Promise<StatusDto> {
-    const { workspace_id: workspaceId } = await validateTarget(CreateStatusDto, rawBody);
+    const create = await validateCreate(CreateStatusDto, rawBody);
+    const workspaceId = create.target.workspace_id;
     await this.access.workspace(caller, workspaceId, 'status.create');
-    return this.statuses.insert(caller, workspaceId, await validateBody(CreateStatusDto, rawBody), caller.db);
+    return this.statuses.insert(caller, workspaceId, create.body(), caller.db);
   }
 
   /**

@@ -1,5 +1,5 @@
 import { BadRequestException } from '@nestjs/common';
-import { validateBody, validateTarget } from '../common/validation/validate-body';
+import { validateBody, validateCreate, validateTarget } from '../common/validation/validate-body';
 import { CreateTaskDto, UpdateTaskDto } from './tasks.dto';
 
 /** The validated DTO as a plain object, without the fields left undefined. */
@@ -110,6 +110,28 @@ describe('validateTarget (D3 step 4)', () => {
 
   it('checks only list_id: the rest of the body waits for the access check', async () => {
     expect((await validateTarget(CreateTaskDto, { list_id: '7', title: 3, priority: 'x' })).list_id).toBe(7);
+  });
+});
+
+describe('validateCreate (D3 steps 4 and 7 in one pass)', () => {
+  it('a valid body: its target fields and the whole body, validated once', async () => {
+    const create = await validateCreate(CreateTaskDto, { list_id: '7', title: ' Ship ', priority: 'high' });
+    expect(create.target.list_id).toBe(7);
+    expect(create.body()).toBe(create.target);
+    expect(create.body()).toMatchObject({ list_id: 7, title: 'Ship', priority: 'high' });
+  });
+
+  it("an invalid body with a valid target: the target now, the body's 400 when asked (after the access check)", async () => {
+    const create = await validateCreate(CreateTaskDto, { list_id: '7', title: 3, priority: 'x' });
+    expect(create.target.list_id).toBe(7);
+    expect(() => create.body()).toThrow(new BadRequestException('title is required'));
+  });
+
+  it.each([
+    [{ title: 3 }, 'list_id is required'],
+    [{ list_id: 'x', priority: 'x' }, 'list_id must be a valid numeric ID'],
+  ] as Array<[Record<string, unknown>, string]>)("an invalid target: the target's 400 first (%j)", async (body, message) => {
+    await fails(validateCreate(CreateTaskDto, body), message);
   });
 });
 

@@ -7,7 +7,7 @@ import { etagOf, etagOfDigest, ifMatchPrecondition, noneMatch, PRECONDITION_MESS
 import { RawJson } from '../common/http/raw-json';
 import type { AppEnv } from '../config/env';
 import { InjectSettings } from '../config/settings';
-import { validateBody, validateTarget } from '../common/validation/validate-body';
+import { validateBody, validateCreate } from '../common/validation/validate-body';
 import { sealCursor } from './task-cursor';
 import { parseTaskQuery, QueryPairs, TaskQuery } from './task-query';
 import { CreateTaskDto, TaskCursorPageDto, TaskDto, TaskPageDto, TaskWriteDto, UpdateTaskDto } from './tasks.dto';
@@ -47,10 +47,11 @@ export class TasksService {
    * of its own, so the answers keep D3's order.
    */
   async createTask(caller: Caller, rawBody: unknown): Promise<TaggedTask<TaskWriteDto>> {
-    const { list_id: listId } = await validateTarget(CreateTaskDto, rawBody);
+    const create = await validateCreate(CreateTaskDto, rawBody);
+    const listId = create.target.list_id;
     let input: CreateTaskDto;
     try {
-      input = await validateBody(CreateTaskDto, rawBody);
+      input = create.body();
     } catch (invalid) {
       await this.access.check(caller, 'task.create', listId);
       throw invalid;

@@ -4,7 +4,7 @@ import { AccessService } from '../common/access/access.service';
 import { NOT_FOUND } from '../common/access/access.policy';
 import type { Caller } from '../common/auth/auth-context';
 import { asBody } from '../common/validation/body';
-import { validateBody, validateTarget } from '../common/validation/validate-body';
+import { validateBody, validateCreate } from '../common/validation/validate-body';
 import type { AppEnv } from '../config/env';
 import { InjectSettings } from '../config/settings';
 import { EVENT_TYPES } from '../events/event-types';
@@ -37,11 +37,12 @@ export class WebhooksService {
 
   /** D38: create webhook; 201 with the secret. */
   async createWebhook(caller: Caller, rawBody: unknown): Promise<CreatedWebhookDto> {
-    const { workspace_id: workspaceId } = await validateTarget(CreateWebhookDto, rawBody);
+    const create = await validateCreate(CreateWebhookDto, rawBody);
+    const workspaceId = create.target.workspace_id;
     await this.access.workspace(caller, workspaceId, 'webhook.create');
     // url first (its rules depend on the settings, so it is checked here rather than by the DTO).
     const url = webhookUrl(asBody(rawBody).url, this.urlRules);
-    const { events } = await validateBody(CreateWebhookDto, rawBody);
+    const { events } = create.body();
     return this.webhooks.insert(workspaceId, url, events ?? [...EVENT_TYPES], newWebhookSecret());
   }
 

@@ -49,3 +49,34 @@ export function validateBody<T extends object>(dto: ClassConstructor<T>, body: u
 export function validateTarget<T extends object>(dto: ClassConstructor<T>, body: unknown): Promise<T> {
   return run(dto, body, TARGET_VALIDATION);
 }
+
+/** A create's body after D3 steps 4 and 7 (validateCreate). */
+export interface CreateBody<T> {
+  /** The fields naming the target (D3 step 4), valid. */
+  target: T;
+  /** The whole body, valid (D3 step 7); throws its 400 when it is not. Call after the access check. */
+  body(): T;
+}
+
+/**
+ * D3 steps 4 and 7 of a create in one pass when the body is valid (the usual
+ * case): the body is validated once, and its target fields are part of it. When
+ * it is invalid, the target fields alone are validated (their 400 is thrown now),
+ * and the body's 400 waits in `body()` for the access check to pass first.
+ */
+export async function validateCreate<T extends object>(dto: ClassConstructor<T>, body: unknown): Promise<CreateBody<T>> {
+  let valid: T;
+  try {
+    valid = await validateBody(dto, body);
+  } catch (invalid) {
+    if (!(invalid instanceof BadRequestException)) throw invalid;
+    const target = await validateTarget(dto, body);
+    return {
+      target,
+      body: () => {
+        throw invalid;
+      },
+    };
+  }
+  return { target: valid, body: () => valid };
+}
