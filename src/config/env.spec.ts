@@ -11,12 +11,13 @@ describe('loadEnv timeouts', () => {
       loadEnv({
         DB_CONNECT_TIMEOUT_MS: '1',
         DB_STATEMENT_TIMEOUT_MS: '2',
+        DB_POOL_IDLE_TIMEOUT_MS: '7',
         REQUEST_TIMEOUT_MS: '3',
         HTTP_REQUEST_TIMEOUT_MS: '4',
         HTTP_IDLE_TIMEOUT_MS: '5',
         SHUTDOWN_TIMEOUT_MS: ' 6 ',
       }).timeouts,
-    ).toEqual({ dbConnect: 1, dbStatement: 2, request: 3, httpRequest: 4, httpIdle: 5, shutdown: 6 });
+    ).toEqual({ dbConnect: 1, dbStatement: 2, dbIdle: 7, request: 3, httpRequest: 4, httpIdle: 5, shutdown: 6 });
   });
 
   // One parser: the values the start-up check lets through are the values the server runs with (with a second

@@ -132,6 +132,7 @@ export const VARIABLES = {
   DB_POOL_SIZE: { schema: Joi.number().integer().min(1).max(1000).default(10), accepts: 'an integer from 1 to 1000', default: '10' },
   DB_CONNECT_TIMEOUT_MS: MILLISECONDS(DEFAULT_TIMEOUTS.dbConnect),
   DB_STATEMENT_TIMEOUT_MS: MILLISECONDS(DEFAULT_TIMEOUTS.dbStatement),
+  DB_POOL_IDLE_TIMEOUT_MS: MILLISECONDS(DEFAULT_TIMEOUTS.dbIdle),
   REQUEST_TIMEOUT_MS: MILLISECONDS(DEFAULT_TIMEOUTS.request),
   HTTP_REQUEST_TIMEOUT_MS: MILLISECONDS(DEFAULT_TIMEOUTS.httpRequest),
   HTTP_IDLE_TIMEOUT_MS: MILLISECONDS(DEFAULT_TIMEOUTS.httpIdle),
@@ -275,6 +276,7 @@ export function loadEnv(env: NodeJS.ProcessEnv): AppEnv {
     timeouts: {
       dbConnect: Number(v.DB_CONNECT_TIMEOUT_MS),
       dbStatement: Number(v.DB_STATEMENT_TIMEOUT_MS),
+      dbIdle: Number(v.DB_POOL_IDLE_TIMEOUT_MS),
       request: Number(v.REQUEST_TIMEOUT_MS),
       httpRequest: Number(v.HTTP_REQUEST_TIMEOUT_MS),
       httpIdle: Number(v.HTTP_IDLE_TIMEOUT_MS),

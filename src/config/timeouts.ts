@@ -6,6 +6,12 @@
 export interface Timeouts {
   /** DB_CONNECT_TIMEOUT_MS: opening a PostgreSQL connection, and waiting for a free one in the pool. */
   dbConnect: number;
+  /**
+   * DB_POOL_IDLE_TIMEOUT_MS: a pooled connection unused for this long is closed. Its prepared
+   * statements and PostgreSQL's caches go with it, so a short value makes a burst after a quiet
+   * spell pay for new connections (and their first plans) again.
+   */
+  dbIdle: number;
   /** DB_STATEMENT_TIMEOUT_MS: one SQL statement (PostgreSQL `statement_timeout`; the client gives up a little later). */
   dbStatement: number;
   /** REQUEST_TIMEOUT_MS: a handler's whole work; past it the request answers 503. */
@@ -22,6 +28,7 @@ export interface Timeouts {
 export const DEFAULT_TIMEOUTS: Timeouts = {
   dbConnect: 5_000,
   dbStatement: 10_000,
+  dbIdle: 300_000,
   request: 15_000,
   httpRequest: 30_000,
   httpIdle: 60_000,

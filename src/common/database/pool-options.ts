@@ -36,12 +36,15 @@ export function timeoutSafe<T extends ClientClass>(Base: T): T {
  * Pool options that bound every wait on PostgreSQL, for the serving
  * app: connecting and waiting for a pooled connection (`dbConnect`), each
  * statement on the server (`statement_timeout`) and on the client (a second
- * later, for a server that does not answer at all), TCP keep-alive. `Base` is the
+ * later, for a server that does not answer at all), TCP keep-alive; and how long an
+ * unused connection is kept (`dbIdle`: pg's 10 s default threw away prepared statements and
+ * warm backends between bursts). `Base` is the
  * client class the options already name (prepared statements), made timeout-safe.
  */
 export function boundedPoolOptions(timeouts: Timeouts, Base: ClientClass = Client): Record<string, unknown> {
   return {
     connectionTimeoutMillis: timeouts.dbConnect,
+    idleTimeoutMillis: timeouts.dbIdle,
     statement_timeout: timeouts.dbStatement,
     query_timeout: timeouts.dbStatement + 1_000,
     keepAlive: true,
