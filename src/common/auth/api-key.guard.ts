@@ -14,16 +14,21 @@ import { isScope, Scope } from './scope';
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
+  /** Each route handler's rule, read from its decorators once: `public`, or the scope it needs. */
+  private readonly rules = new WeakMap<object, 'public' | Scope | undefined>();
+
   constructor(
     private readonly reflector: Reflector,
     private readonly keys: ApiKeyCache,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, targets)) return this.bodyChecked(context);
-    const scope = this.reflector.getAllAndOverride<Scope | undefined>(SCOPE_KEY, targets);
-    if (!scope) throw new Error(`Route ${context.getClass().name}.${context.getHandler().name} declares no authentication`);
+    const handler = context.getHandler();
+    let rule = this.rules.get(handler);
+    if (rule === undefined && !this.rules.has(handler)) this.rules.set(handler, (rule = this.ruleOf(handler, context.getClass())));
+    if (rule === 'public') return this.bodyChecked(context);
+    const scope = rule;
+    if (!scope) throw new Error(`Route ${context.getClass().name}.${handler.name} declares no authentication`);
 
     const request = context.switchToHttp().getRequest<{ headers: Record<string, string | string[] | undefined> } & Record<string, unknown>>();
     const key = await this.keys.forRequest(request);
@@ -37,6 +42,13 @@ export class ApiKeyGuard implements CanActivate {
     request[CALLER_KEY] = caller;
     checkIdempotencyKey(request as never);
     return this.bodyChecked(context);
+  }
+
+  /** `public` when the route or its controller is @Public, else the scope of its @Authenticated (undefined: neither). */
+  private ruleOf(handler: object, controller: object): 'public' | Scope | undefined {
+    const targets = [handler as () => void, controller as () => void];
+    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, targets)) return 'public';
+    return this.reflector.getAllAndOverride<Scope | undefined>(SCOPE_KEY, targets);
   }
 
   /** D7 body errors found while parsing, answered only now: after authentication and scope (D3). */
