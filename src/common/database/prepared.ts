@@ -1,5 +1,5 @@
 import { createHash } from 'crypto';
-import { Client, ClientConfig } from 'pg';
+import { Client, ClientConfig, Query, type QueryResult } from 'pg';
 
 /**
  * Named prepared statements for every parameterised statement, in one place
@@ -40,7 +40,18 @@ export class NamedStatementClient extends Client {
       const name = statementName(config);
       if (this.prepared.has(name) || this.prepared.size < MAX_NAMED_PER_CONNECTION) {
         this.prepared.add(name);
-        return super.query({ name, text: config, values }, callback);
+        // A Query made from the text and then named: pg copies a config object passed to it
+        // property by property (descriptors), about 5 us per statement; from text it does not.
+        const query = new Query(config, values, callback) as Query & { name: string; callback?: unknown };
+        query.name = name;
+        if (callback) {
+          super.query(query);
+          return undefined;
+        }
+        return new Promise<QueryResult>((resolve, reject) => {
+          query.callback = (error: Error | null, result: QueryResult) => (error ? reject(error) : resolve(result));
+          super.query(query);
+        });
       }
     }
     return super.query(config, values, callback);
