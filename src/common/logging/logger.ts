@@ -36,6 +36,26 @@ const BUFFER_BYTES = 4096;
 /** Longest time a JSON line waits in that buffer, in milliseconds. */
 const FLUSH_INTERVAL_MS = 200;
 
+/** The second `isoTime` last formatted (ms since the epoch / 1000) and its text up to the milliseconds. */
+let formattedSecond = NaN;
+let secondPrefix = '';
+
+/**
+ * pino's timestamp field, `,"time":"2026-11-26T03:26:04.725Z"` (ISO 8601, UTC, milliseconds: the same
+ * text as pino's isoTime), formatting the date once per second: a Date and its toISOString per line
+ * cost about 3 us of a request's CPU.
+ */
+export function isoTime(): string {
+  const now = Date.now();
+  const second = Math.floor(now / 1000);
+  if (second !== formattedSecond) {
+    formattedSecond = second;
+    secondPrefix = `,"time":"${new Date(second * 1000).toISOString().slice(0, 20)}`;
+  }
+  const ms = now - second * 1000;
+  return `${secondPrefix}${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}Z"`;
+}
+
 /**
  * The process's root logger. `destination` defaults to stdout: JSON lines
  * buffered (BUFFER_BYTES, FLUSH_INTERVAL_MS; flushed on exit), pretty lines
@@ -65,7 +85,7 @@ export function createRootLogger(env: Pick<AppEnv, 'logLevel' | 'logFormat'>, de
   return pino(
     {
       level: pinoLevel(env.logLevel),
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: isoTime,
       formatters: { level: (label) => ({ level: label }) },
     },
     stream,
