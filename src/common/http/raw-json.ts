@@ -20,10 +20,15 @@ export class RawJson<T = unknown> {
    * A page answer as UTF-8 bytes: `{"data":` + `rows` (a JSON array as PostgreSQL wrote it)
    * + `rest` (`,"key":value…}`). Joined as text, the body would be a string that Fastify
    * flattens (a copy) and scans for its Content-Length before the socket encodes it:
-   * about 0.2 ms for a 185 kB page, against one encoding here.
+   * about 0.2 ms for a 185 kB page, against one encoding here. The parts are encoded straight
+   * into one buffer of the page's size (no buffer per part, then a copy of all three).
    */
   static page<T>(rows: string, rest: string): RawJson<T> {
-    return new RawJson<T>(Buffer.concat([PAGE_HEAD, Buffer.from(rows), Buffer.from(rest)]));
+    const bytes = Buffer.allocUnsafe(PAGE_HEAD.length + Buffer.byteLength(rows) + Buffer.byteLength(rest));
+    let at = PAGE_HEAD.copy(bytes, 0);
+    at += bytes.write(rows, at);
+    bytes.write(rest, at);
+    return new RawJson<T>(bytes);
   }
 }
 
