@@ -88,4 +88,22 @@ describe('named prepared statements (issue 9)', () => {
     // After its first custom plans, the get-task statement runs on its cached generic plan: not planned again.
     expect(task[0].generic_plans).toBeGreaterThan(0);
   });
+
+  // Issue 16: the client builds pg's Query itself; a failed statement must still carry a stack that
+  // leads back to its caller, as pg's own promises do (the 500s' logs show it).
+  it('rejects a failed statement with the error pg gives, its stack leading back to the caller', async () => {
+    const client = new NamedStatementClient((t.app.get(DataSource).options as { url: string }).url);
+    await client.connect();
+    try {
+      const error = (await client.query('SELECT 1 / $1::int AS q', [0]).catch((e: unknown) => e)) as Error & { code?: string };
+      expect(error).toBeInstanceOf(Error);
+      expect({ code: error.code, message: error.message }).toEqual({ code: '22012', message: 'division by zero' });
+      expect(error.stack).toContain('prepared-statements.e2e-spec');
+      // The connection is usable afterwards, and the statement was named.
+      expect((await client.query('SELECT 6 / $1::int AS q', [3])).rows).toEqual([{ q: 2 }]);
+      expect((await client.query(`SELECT count(*)::int AS n FROM pg_prepared_statements WHERE NOT from_sql`)).rows).toEqual([{ n: 2 }]);
+    } finally {
+      await client.end();
+    }
+  });
 });

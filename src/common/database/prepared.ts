@@ -51,6 +51,10 @@ export class NamedStatementClient extends Client {
         return new Promise<QueryResult>((resolve, reject) => {
           query.callback = (error: Error | null, result: QueryResult) => (error ? reject(error) : resolve(result));
           super.query(query);
+        }).catch((error: Error) => {
+          // As pg does for its own promises: the stack then leads back to the caller, not to the socket read.
+          Error.captureStackTrace(error);
+          throw error;
         });
       }
     }
