@@ -264,22 +264,25 @@ export function newTaskAnswerSql(taskCte: string, userExpr: string, sources: Tas
  * The text depends on its arguments only (placeholders and SQL fragments): it is built once
  * per distinct set of them (PAGE_SQL), where building it on every listing cost ~24 us of a request's CPU.
  */
-export function taskPageSql(pageIds: string, from: string, orderBy: string, userExpr: string, grants: GrantParams, workspaceExpr: string): { ctes: string[]; array: JsonSql } {
+export function taskPageSql(pageIds: string, from: string, orderBy: string, userExpr: string, grants: GrantParams, workspaceExpr: string): TaskPageSql {
   const key = [pageIds, from, orderBy, userExpr, grants.restricted, grants.listIds, grants.folderIds, workspaceExpr].join('\0');
   let built = PAGE_SQL.get(key);
   if (!built) {
     if (PAGE_SQL.size >= PAGE_SQL_MAX) PAGE_SQL.clear();
     PAGE_SQL.set(key, (built = buildTaskPageSql(pageIds, from, orderBy, userExpr, grants, workspaceExpr)));
   }
-  return { ctes: [...built.ctes], array: built.array };
+  return built;
 }
 
+/** A page's CTEs and its JSON array expression (taskPageSql); shared by every listing of the same shape, so read-only. */
+type TaskPageSql = { readonly ctes: readonly string[]; readonly array: JsonSql };
+
 /** taskPageSql's texts by their arguments; the listing builds a handful of argument sets (one per query shape). */
-const PAGE_SQL = new Map<string, { ctes: readonly string[]; array: JsonSql }>();
+const PAGE_SQL = new Map<string, TaskPageSql>();
 /** More distinct argument sets than any listing produces; past it the texts are built afresh. */
 const PAGE_SQL_MAX = 1000;
 
-function buildTaskPageSql(pageIds: string, from: string, orderBy: string, userExpr: string, grants: GrantParams, workspaceExpr: string): { ctes: string[]; array: JsonSql } {
+function buildTaskPageSql(pageIds: string, from: string, orderBy: string, userExpr: string, grants: GrantParams, workspaceExpr: string): TaskPageSql {
   const ctes = [
     `page_subtasks AS MATERIALIZED (
        SELECT st.* FROM tasks st WHERE ${subtaskOfSql('st', `= ANY(ARRAY(${pageIds}))`, grants)})`,

@@ -24,10 +24,9 @@ export class ApiKeyGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const handler = context.getHandler();
-    let rule = this.rules.get(handler);
-    if (rule === undefined && !this.rules.has(handler)) this.rules.set(handler, (rule = this.ruleOf(handler, context.getClass())));
-    if (rule === 'public') return this.bodyChecked(context);
-    const scope = rule;
+    if (!this.rules.has(handler)) this.rules.set(handler, this.ruleOf(handler, context.getClass()));
+    const scope = this.rules.get(handler);
+    if (scope === 'public') return this.bodyChecked(context);
     if (!scope) throw new Error(`Route ${context.getClass().name}.${handler.name} declares no authentication`);
 
     const request = context.switchToHttp().getRequest<{ headers: Record<string, string | string[] | undefined> } & Record<string, unknown>>();
