@@ -36,9 +36,18 @@ describe('loadEnv timeouts', () => {
     expect(MAX_MILLISECONDS).toBe(2 ** 31 - 1);
     const env = loadEnv({ [name]: '2147483647' });
     expect([...Object.values(env.timeouts), env.webhooks.timeoutMs]).toContain(2147483647);
-    expect(() => loadEnv({ [name]: '2147483648' })).toThrow(
-      `Invalid configuration: ${name}="2147483648": expected a whole number of milliseconds from 1 to 2147483647`,
-    );
+    expect(() => loadEnv({ [name]: '2147483648' })).toThrow(`Invalid configuration: ${name}="2147483648": expected ${VARIABLES[name].accepts}`);
+  });
+
+  // Issue 16: 0 keeps unused pooled connections (the default: no idle timer per statement); only there is 0 a value.
+  it('DB_POOL_IDLE_TIMEOUT_MS accepts 0 (keep) and refuses what is not a whole number of milliseconds', () => {
+    expect(loadEnv({ DB_POOL_IDLE_TIMEOUT_MS: '0' }).timeouts.dbIdle).toBe(0);
+    expect(VARIABLES.DB_POOL_IDLE_TIMEOUT_MS.accepts).toBe('0 (keep unused connections) or a whole number of milliseconds up to 2147483647');
+    for (const value of ['-1', '1.5', '5m', '']) {
+      expect(() => loadEnv({ DB_POOL_IDLE_TIMEOUT_MS: value })).toThrow(
+        `Invalid configuration: DB_POOL_IDLE_TIMEOUT_MS=${JSON.stringify(value)}: expected ${VARIABLES.DB_POOL_IDLE_TIMEOUT_MS.accepts}`,
+      );
+    }
   });
 });
 

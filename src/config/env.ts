@@ -132,7 +132,11 @@ export const VARIABLES = {
   DB_POOL_SIZE: { schema: Joi.number().integer().min(1).max(1000).default(10), accepts: 'an integer from 1 to 1000', default: '10' },
   DB_CONNECT_TIMEOUT_MS: MILLISECONDS(DEFAULT_TIMEOUTS.dbConnect),
   DB_STATEMENT_TIMEOUT_MS: MILLISECONDS(DEFAULT_TIMEOUTS.dbStatement),
-  DB_POOL_IDLE_TIMEOUT_MS: MILLISECONDS(DEFAULT_TIMEOUTS.dbIdle),
+  DB_POOL_IDLE_TIMEOUT_MS: {
+    schema: DIGITS(0, MAX_MILLISECONDS).default(DEFAULT_TIMEOUTS.dbIdle),
+    accepts: `0 (keep unused connections) or a whole number of milliseconds up to ${MAX_MILLISECONDS}`,
+    default: String(DEFAULT_TIMEOUTS.dbIdle),
+  },
   REQUEST_TIMEOUT_MS: MILLISECONDS(DEFAULT_TIMEOUTS.request),
   HTTP_REQUEST_TIMEOUT_MS: MILLISECONDS(DEFAULT_TIMEOUTS.httpRequest),
   HTTP_IDLE_TIMEOUT_MS: MILLISECONDS(DEFAULT_TIMEOUTS.httpIdle),

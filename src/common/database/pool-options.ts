@@ -37,8 +37,8 @@ export function timeoutSafe<T extends ClientClass>(Base: T): T {
  * app: connecting and waiting for a pooled connection (`dbConnect`), each
  * statement on the server (`statement_timeout`) and on the client (a second
  * later, for a server that does not answer at all), TCP keep-alive; and how long an
- * unused connection is kept (`dbIdle`: pg's 10 s default threw away prepared statements and
- * warm backends between bursts). `Base` is the
+ * unused connection is kept (`dbIdle`, 0 for always: pg's 10 s default threw away prepared
+ * statements and warm backends between bursts). `Base` is the
  * client class the options already name (prepared statements), made timeout-safe.
  */
 export function boundedPoolOptions(timeouts: Timeouts, Base: ClientClass = Client): Record<string, unknown> {
