@@ -36,7 +36,8 @@ describe('loadEnv timeouts', () => {
     expect(MAX_MILLISECONDS).toBe(2 ** 31 - 1);
     const env = loadEnv({ [name]: '2147483647' });
     expect([...Object.values(env.timeouts), env.webhooks.timeoutMs]).toContain(2147483647);
-    expect(() => loadEnv({ [name]: '2147483648' })).toThrow(`Invalid configuration: ${name}="2147483648": expected ${VARIABLES[name].accepts}`);
+    const { accepts } = VARIABLES[name as keyof typeof VARIABLES];
+    expect(() => loadEnv({ [name]: '2147483648' })).toThrow(`Invalid configuration: ${name}="2147483648": expected ${accepts}`);
   });
 
   // Issue 16: 0 keeps unused pooled connections (the default: no idle timer per statement); only there is 0 a value.
