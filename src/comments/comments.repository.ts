@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { READ_PARAMS } from '../common/access/access.repository';
+import { type AccessRead, READ_PARAMS } from '../common/access/access.repository';
 import { createValuesSql, FieldsMatch, JsonField, jsonObjectSql, writeColumns } from '../common/database/field-table';
 import { J } from '../common/database/json-sql';
 import type { Db } from '../common/database/request-db';
@@ -50,7 +50,10 @@ export class CommentsRepository {
    * The List comments read inside an access check's statement (AccessService.checkAndRead):
    * the comments of the target task, oldest first (created_at then id, D23), as a JSON array text.
    */
-  readonly byTaskRead = J.array(COMMENT_JSON, `comments c JOIN users u ON u.id = c.user_id WHERE c.task_id = ${READ_PARAMS.id}`, 'c.created_at, c.id');
+  readonly byTaskRead: AccessRead = {
+    sql: J.array(COMMENT_JSON, `comments c JOIN users u ON u.id = c.user_id WHERE c.task_id = ${READ_PARAMS.id}`, 'c.created_at, c.id'),
+    tagged: false,
+  };
 
   /**
    * Inserts a top-level, unresolved comment by `actor` on task `taskId` and

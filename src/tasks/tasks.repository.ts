@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { Membership } from '../common/access/access.policy';
-import { accessCte, type AccessRow, READ_PARAMS } from '../common/access/access.repository';
+import { accessCte, type AccessRead, type AccessRow, READ_PARAMS } from '../common/access/access.repository';
 import { ACCESS_ROW_GRANTS, allowedSql, GrantParams, grantParams, grantValues, permittedListSql } from '../common/access/access.sql';
 import type { Db } from '../common/database/request-db';
 import { Sql } from '../common/database/sql';
+import { digestSql } from '../common/http/etag';
 import { RawJson } from '../common/http/raw-json';
 import type { CursorValues } from './task-cursor';
 import { TaskListScope, taskListSql } from './task-list.sql';
@@ -12,7 +13,7 @@ import type { CreateTaskDto, CustomFieldInput, TaskWriteDto, UpdateTaskDto } fro
 import { SqlParams } from '../common/database/sql-params';
 import { CHANGE_FIELDS } from '../events/event-types';
 import { Actor, columnChangesSql, eventCtes } from '../events/events.sql';
-import { deleteTasksCtes, digestSql, fieldAppliesSql, fieldVisibleSql, newTaskAnswerSql, TASK_WRITE_COLUMNS, TaskLinkSources, TaskShape, taskJsonSql } from './tasks.sql';
+import { deleteTasksCtes, fieldAppliesSql, fieldVisibleSql, newTaskAnswerSql, TASK_WRITE_COLUMNS, TaskLinkSources, TaskShape, taskJsonSql } from './tasks.sql';
 
 /** Where a task is being written: its workspace, its (final) list and that list's folder. */
 export interface TaskPlace {
@@ -143,8 +144,8 @@ export class TasksRepository {
     return rows.length ? { task: new RawJson(rows[0].task), digest: rows[0].digest } : null;
   }
 
-  /** The get-task read inside an access check's statement (AccessService.checkAndRead): the full task as the caller sees it. */
-  readonly fullTaskRead = loadTaskSql('full', READ_PARAMS.id, READ_PARAMS.user, ACCESS_ROW_GRANTS);
+  /** The get-task read inside an access check's statement (AccessService.checkAndRead): the full task as the caller sees it, tagged (D36). */
+  readonly fullTaskRead: AccessRead = { sql: loadTaskSql('full', READ_PARAMS.id, READ_PARAMS.user, ACCESS_ROW_GRANTS), tagged: true };
 
   /**
    * One page of List tasks (D22, D34) in ONE statement whatever the page size

@@ -3,7 +3,7 @@ import { HttpException, HttpStatus } from '@nestjs/common';
 import { NOT_FOUND } from '../common/access/access.policy';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
-import { etagOf, etagOfDigest, ifMatchPrecondition, noneMatch, PRECONDITION_MESSAGES } from '../common/http/etag';
+import { etagOfDigest, ifMatchPrecondition, noneMatch, PRECONDITION_MESSAGES } from '../common/http/etag';
 import { RawJson } from '../common/http/raw-json';
 import type { AppEnv } from '../config/env';
 import { InjectSettings } from '../config/settings';
@@ -72,8 +72,8 @@ export class TasksService {
    * D36: its ETag is that of the body; `notModified` when `ifNoneMatch` (after the access checks) names it.
    */
   async getTask(caller: Caller, id: number, ifNoneMatch?: string): Promise<TaggedTask<TaskDto> & { notModified: boolean }> {
-    const { body } = await this.access.checkAndRead(caller, 'task.read', id, this.tasks.fullTaskRead);
-    const etag = etagOf(body);
+    const { body, digest } = await this.access.checkAndRead(caller, 'task.read', id, this.tasks.fullTaskRead);
+    const etag = etagOfDigest(digest!);
     return { task: new RawJson(body), etag, notModified: noneMatch(ifNoneMatch, etag) };
   }
 

@@ -8,6 +8,7 @@
 import { GrantParams, permittedListSql } from '../common/access/access.sql';
 import { ColumnWrite, FieldRow, FieldsMatch, writeColumns } from '../common/database/field-table';
 import { J, JsonSql } from '../common/database/json-sql';
+import { digestSql } from '../common/http/etag';
 import { type CreateTaskDto, DEFAULT_PRIORITY, type TaskDto, type TaskListItemDto, type TaskWriteDto, type UpdateTaskDto } from './tasks.dto';
 
 /** Which response a task object is built for (spec: "Which fields appear in which response", D16). */
@@ -233,9 +234,6 @@ export function taskJsonSql(shape: TaskShape, userExpr: string, grants: GrantPar
   };
   return taskObjectSql(shape, { t, nested });
 }
-
-/** SQL: the SHA-256 of the JSON text `json` (the bytes of an ETag, D36). */
-export const digestSql = (json: string) => `sha256(convert_to((${json})::text, 'UTF8'))`;
 
 /**
  * For the task a statement is inserting (CTE `taskCte`, RETURNING *): a SELECT of its

@@ -74,6 +74,14 @@ describe('ETag and conditional requests on tasks (D36)', () => {
       expect(res.headers['cache-control']).toBe('private, no-cache');
     });
 
+    it('is the hash of the body as UTF-8 bytes when the task holds non-ASCII text, the same tag its update gave', async () => {
+      const updated = await patch(ids.t2, { title: 'Caf\u00e9 \u{1F600} \u2028 \u65e5\u672c' });
+      const res = await get(ids.t2);
+      expect(res.json().title).toBe('Caf\u00e9 \u{1F600} \u2028 \u65e5\u672c');
+      expect(res.headers.etag).toBe(`"${createHash('sha256').update(res.rawPayload).digest('base64url')}"`);
+      expect(updated.headers.etag).toBe(res.headers.etag);
+    });
+
     it('differs between callers who see different bodies (a subtask hidden from a restricted member)', async () => {
       const owner = await get(ids.t1);
       const restricted = await get(ids.t1, RESTRICTED);

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { Db } from '../database/request-db';
+import { digestSql } from '../http/etag';
 import { Sql } from '../database/sql';
 import type { ResourceKind } from './access.policy';
 
@@ -18,8 +19,21 @@ export interface AccessRow {
   list_folder_id: number | null;
 }
 
-/** An access row with the value a read computed in the same statement (null when the check did not pass). */
-export type AccessRowWith = AccessRow & { body: string | null };
+/**
+ * An access row with the value a read computed in the same statement (null when the check did
+ * not pass) and, for a tagged read, the SHA-256 of that value's UTF-8 bytes (its ETag's digest).
+ */
+export type AccessRowWith = AccessRow & { body: string | null; digest?: Buffer | null };
+
+/**
+ * A read inside an access check's statement (AccessService.checkAndRead): `sql`, an expression
+ * over READ_PARAMS and the access row `a` giving JSON text; `tagged`: the statement also returns
+ * the digest of that text (digestSql), so that no SHA-256 of the answer runs in Node.
+ */
+export interface AccessRead {
+  readonly sql: string;
+  readonly tagged: boolean;
+}
 
 // Each subquery yields (workspace_id, folder_id, list_id) of the target whose id is the placeholder `id`.
 const TARGETS: Record<ResourceKind, (id: string) => string> = {
@@ -88,13 +102,15 @@ export class AccessRepository {
 
   /**
    * The statement of resolveAndRead: resolve()'s row and, in the same statement,
-   * the value of `read` (SQL over READ_PARAMS and the access row `a`), computed
-   * only where `allowed` (an SQL condition over `a`) holds; `body` is null elsewhere.
+   * the value of `read` computed only where `allowed` (an SQL condition over `a`) holds
+   * (`body`, null elsewhere), with its `digest` when the read is tagged. The body is
+   * computed once (OFFSET 0 keeps PostgreSQL from copying its expression into the digest's).
    * Built once per route by the caller, then run by resolveAndRead.
    */
-  readStatement(kind: ResourceKind, allowed: string, read: string): string {
+  readStatement(kind: ResourceKind, allowed: string, read: AccessRead): string {
     return `WITH ${accessCte(kind, READ_PARAMS.id, READ_PARAMS.user)}
-            SELECT a.*, CASE WHEN ${allowed} THEN (${read}) END AS body FROM a`;
+            SELECT a.*, r.body${read.tagged ? `, ${digestSql('r.body')} AS digest` : ''}
+              FROM a CROSS JOIN LATERAL (SELECT CASE WHEN ${allowed} THEN (${read.sql}) END AS body OFFSET 0) r`;
   }
 
   /** Runs a statement of readStatement for target `id` and user `userId`: one round trip. */

@@ -2,7 +2,7 @@ import { ForbiddenException, Injectable, NotFoundException } from '@nestjs/commo
 import type { EntityManager } from 'typeorm';
 import type { Caller } from '../auth/auth-context';
 import { ACCESS_DENIED, decide, Membership, nonMemberAnswer, notFoundMessage, Operation, permitsList, permitsListMove, POLICY } from './access.policy';
-import { AccessRepository, AccessRow } from './access.repository';
+import { AccessRead, AccessRepository, AccessRow } from './access.repository';
 import { allowedSql } from './access.sql';
 
 /** What an allowed access check found: where the target lies and the caller's membership there. */
@@ -23,7 +23,7 @@ export class AccessService {
   constructor(private readonly repo: AccessRepository) {}
 
   /** The statements of checkAndRead, built once per operation and read (the same text each call: no re-hashing, no re-building). */
-  private readonly readStatements = new Map<Operation, Map<string, string>>();
+  private readonly readStatements = new Map<Operation, Map<AccessRead, string>>();
 
   /**
    * Checks `operation` by `caller` on its target (POLICY: the kind of resource) with id `id`.
@@ -38,9 +38,10 @@ export class AccessService {
    * check() for a read `operation` and, when it passes, the text `read` selects,
    * from the same statement: one round trip for both. `read` is SQL over
    * READ_PARAMS and the access row's grants (ACCESS_ROW_GRANTS), a constant of
-   * its repository. Throws what check() throws.
+   * its repository; `digest` is the SHA-256 of the body's bytes when the read is
+   * tagged, else null. Throws what check() throws.
    */
-  async checkAndRead(caller: Caller, operation: Operation, id: number, read: string): Promise<Access & { body: string }> {
+  async checkAndRead(caller: Caller, operation: Operation, id: number, read: AccessRead): Promise<Access & { body: string; digest: Buffer | null }> {
     let statements = this.readStatements.get(operation);
     if (!statements) this.readStatements.set(operation, (statements = new Map()));
     let statement = statements.get(read);
@@ -49,7 +50,7 @@ export class AccessService {
     const access = this.answer(caller, operation, row);
     // allowedSql is decide()'s twin: an allowed check whose read is missing is a bug, not a client error.
     if (row!.body === null) throw new Error(`checkAndRead: ${operation} allowed, but the statement read nothing`);
-    return { ...access, body: row!.body };
+    return { ...access, body: row!.body, digest: row!.digest ?? null };
   }
 
   /**

@@ -1,16 +1,15 @@
 import { createHash } from 'crypto';
-import { etagOf, ifMatchPrecondition, noneMatch, parseEntityTags } from './etag';
+import { etagOfDigest, ifMatchPrecondition, noneMatch, parseEntityTags } from './etag';
 
 /** D36: tags, and the If-Match / If-None-Match lists. */
 describe('etag', () => {
   const body = '{"id":1,"title":"T"}';
   const digest = createHash('sha256').update(body).digest();
-  const tag = etagOf(body);
+  const tag = etagOfDigest(digest);
 
   it('is the quoted base64url SHA-256 of the body bytes', () => {
     expect(tag).toBe(`"${digest.toString('base64url')}"`);
     expect(tag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
-    expect(etagOf('{"title":"é"}')).toBe(`"${createHash('sha256').update(Buffer.from('{"title":"é"}', 'utf8')).digest('base64url')}"`);
   });
 
   it.each([

@@ -1,18 +1,17 @@
-import { hash } from 'crypto';
-
 /** D36's messages. */
 export const PRECONDITION_MESSAGES = {
   failed: 'Precondition failed',
   required: 'If-Match is required',
 } as const;
 
-/** D36: the strong tag of a body: `"` + base64url of the SHA-256 of its bytes (43 characters) + `"`. */
-export function etagOf(body: string): string {
-  // The one-shot hash: no Hash object per request.
-  return `"${hash('sha256', body, 'base64url')}"`;
-}
+/**
+ * D36: a body's tag is `"` + base64url of the SHA-256 of its UTF-8 bytes + `"` (43 characters between
+ * the quotes). PostgreSQL computes the digest where it builds the body: digestSql, the SQL of that
+ * SHA-256 over the JSON text `json` (an expression); etagOfDigest makes the tag of it.
+ */
+export const digestSql = (json: string) => `sha256(convert_to((${json})::text, 'UTF8'))`;
 
-/** The tag of a SHA-256 digest (PostgreSQL's `sha256()` of the same bytes gives the same tag). */
+/** The tag of a body's SHA-256 digest (digestSql's). */
 export function etagOfDigest(digest: Buffer): string {
   return `"${digest.toString('base64url')}"`;
 }
