@@ -20,10 +20,17 @@ export interface AccessRow {
 }
 
 /**
- * An access row with the value a read computed in the same statement (null when the check did
- * not pass) and, for a tagged read, the SHA-256 of that value's UTF-8 bytes (its ETag's digest).
+ * A row of a readStatement: the value a read computed (`body`) and, for a tagged read, the SHA-256
+ * of its UTF-8 bytes (its ETag's digest), with the target's workspace. When the check did not pass,
+ * `body` is null and `denied` holds the whole access row as JSON text, for the error to answer:
+ * the common answer carries no more columns than it needs.
  */
-export type AccessRowWith = AccessRow & { body: string | null; digest?: Buffer | null };
+export interface AccessReadRow {
+  workspace_id: number;
+  body: string | null;
+  digest?: Buffer | null;
+  denied: string | null;
+}
 
 /**
  * A read inside an access check's statement (AccessService.checkAndRead): `sql`, an expression
@@ -101,21 +108,21 @@ export class AccessRepository {
   }
 
   /**
-   * The statement of resolveAndRead: resolve()'s row and, in the same statement,
-   * the value of `read` computed only where `allowed` (an SQL condition over `a`) holds
-   * (`body`, null elsewhere), with its `digest` when the read is tagged. The body is
-   * computed once (OFFSET 0 keeps PostgreSQL from copying its expression into the digest's).
-   * Built once per route by the caller, then run by resolveAndRead.
+   * The statement of resolveAndRead (an AccessReadRow): resolve()'s access row and, in the same
+   * statement, the value of `read` computed only where `allowed` (an SQL condition over `a`)
+   * holds, with its `digest` when the read is tagged. The body is computed once (OFFSET 0 keeps
+   * PostgreSQL from copying its expression into the digest's). Built once per route by the caller.
    */
   readStatement(kind: ResourceKind, allowed: string, read: AccessRead): string {
     return `WITH ${accessCte(kind, READ_PARAMS.id, READ_PARAMS.user)}
-            SELECT a.*, r.body${read.tagged ? `, ${digestSql('r.body')} AS digest` : ''}
+            SELECT a.workspace_id, r.body${read.tagged ? `, ${digestSql('r.body')} AS digest` : ''},
+                   CASE WHEN r.body IS NULL THEN row_to_json(a)::text END AS denied
               FROM a CROSS JOIN LATERAL (SELECT CASE WHEN ${allowed} THEN (${read.sql}) END AS body OFFSET 0) r`;
   }
 
-  /** Runs a statement of readStatement for target `id` and user `userId`: one round trip. */
-  async resolveAndRead(statement: string, id: number, userId: number): Promise<AccessRowWith | null> {
-    const rows: AccessRowWith[] = await this.sql.rows(statement, [id, userId]);
+  /** Runs a statement of readStatement for target `id` and user `userId`: one round trip; null when there is no such target. */
+  async resolveAndRead(statement: string, id: number, userId: number): Promise<AccessReadRow | null> {
+    const rows: AccessReadRow[] = await this.sql.rows(statement, [id, userId]);
     return rows[0] ?? null;
   }
 }

@@ -41,16 +41,20 @@ export class AccessService {
    * its repository; `digest` is the SHA-256 of the body's bytes when the read is
    * tagged, else null. Throws what check() throws.
    */
-  async checkAndRead(caller: Caller, operation: Operation, id: number, read: AccessRead): Promise<Access & { body: string; digest: Buffer | null }> {
+  async checkAndRead(caller: Caller, operation: Operation, id: number, read: AccessRead): Promise<{ body: string; digest: Buffer | null }> {
     let statements = this.readStatements.get(operation);
     if (!statements) this.readStatements.set(operation, (statements = new Map()));
     let statement = statements.get(read);
     if (statement === undefined) statements.set(read, (statement = this.repo.readStatement(POLICY[operation].target, allowedSql(operation), read)));
     const row = await this.repo.resolveAndRead(statement, id, caller.userId);
-    const access = this.answer(caller, operation, row);
-    // allowedSql is decide()'s twin: an allowed check whose read is missing is a bug, not a client error.
-    if (row!.body === null) throw new Error(`checkAndRead: ${operation} allowed, but the statement read nothing`);
-    return { ...access, body: row!.body, digest: row!.digest ?? null };
+    if (row?.body == null) {
+      // Not found, or not allowed: the access row answers with the contract's error.
+      this.answer(caller, operation, row?.denied ? (JSON.parse(row.denied) as AccessRow) : null);
+      // allowedSql is decide()'s twin: an allowed check whose read is missing is a bug, not a client error.
+      throw new Error(`checkAndRead: ${operation} allowed, but the statement read nothing`);
+    }
+    caller.workspaceId = row.workspace_id;
+    return { body: row.body, digest: row.digest ?? null };
   }
 
   /**
