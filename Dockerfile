@@ -5,7 +5,7 @@
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
-RUN npm ci --no-audit --no-fund
+RUN npm ci --no-audit --no-fund --loglevel=warn
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build
@@ -15,7 +15,7 @@ RUN npm run build
 FROM node:24-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
-RUN npm ci --omit=dev --omit=optional --no-audit --no-fund && npm cache clean --force
+RUN npm ci --omit=dev --omit=optional --no-audit --no-fund --loglevel=warn && npm cache clean --force
 
 # 3. Runtime: dist/ and production node_modules, as the unprivileged user `node`.
 FROM node:24-bookworm-slim

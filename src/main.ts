@@ -10,10 +10,10 @@ import { DEMO_KEY_FILE, migrateLocked, recordServerPort, resolveDatabase } from 
 import { openDatabase } from './common/database/data-source';
 import { nestLogger, rootLogger } from './common/logging/logger';
 import { processSettingsOrExit } from './config/settings';
-import type { EmbeddedDatabase } from './common/database/embedded';
+import { resolveDataDir, type EmbeddedDatabase } from './common/database/embedded';
 import { describeCut, requestsInFlight } from './common/http/in-flight';
 import { runWorkers } from './cluster';
-import { demoBanner, ensureDemo } from './fixtures/demo';
+import { ensureDemo, readyBlock } from './fixtures/demo';
 import { markShuttingDown } from './health/shutdown-state';
 
 /*
@@ -108,7 +108,12 @@ async function main(): Promise<void> {
     const bound = (app.getHttpServer().address() as AddressInfo).port;
     logger.log(`Listening on http://${host}:${bound}`);
     if (embedded) process.once('exit', recordServerPort(embedded.dataDir, bound));
-    if (demoKey) process.stdout.write(demoBanner(demoKey, bound));
+    if (embedded) {
+      // The closing block comes last: the log lines gathered so far are written first.
+      rootLogger(env).flush();
+      const asked = resolveDataDir(env.dataDir);
+      process.stdout.write(readyBlock({ key: demoKey, port: bound, docs: env.docsEnabled, dataDir: embedded.dataDir, askedDataDir: asked }));
+    }
   } catch (error) {
     logger.error(`Startup failed: ${(error as Error).message}`);
     if (app) await app.close().catch(() => undefined);

@@ -223,6 +223,12 @@ describe('seed', () => {
     expect(r.status).toBe(0);
     const [u] = await q<{ id: number }>(`SELECT id FROM users WHERE email = 'npm@cli.example.com'`);
     expect(JSON.parse(readFileSync(join(tmp, 'npm-ids.json'), 'utf8'))).toEqual({ np_u: u.id });
+
+    // Only the result on stdout: no `> work-tracking-api@… cli` banner of npm's before it.
+    const listed = spawnSync('npm', ['--prefix', ROOT, 'run', 'cli', '--', 'keys', 'list', '--user', String(u.id)], {
+      cwd: tmp, env, encoding: 'utf8', timeout: 240_000,
+    });
+    expect({ status: listed.status, stdout: listed.stdout }).toEqual({ status: 0, stdout: '[]\n' });
   }, 240_000);
 });
 

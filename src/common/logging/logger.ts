@@ -57,6 +57,12 @@ export function isoTime(): string {
 }
 
 /**
+ * Nest's own start-up narration (modules initialised, every route mapped, "application started"):
+ * written at `debug`, so that a start shows what matters (LOG_LEVEL=debug shows these lines too).
+ */
+const NEST_START_CONTEXTS = new Set(['NestFactory', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestApplication']);
+
+/**
  * The process's root logger. `destination` defaults to stdout: JSON lines
  * buffered (BUFFER_BYTES, FLUSH_INTERVAL_MS; flushed on exit), pretty lines
  * written at once, with colours only on a terminal.
@@ -162,8 +168,10 @@ export function logRequest(logger: Logger, line: RequestLine): void {
 
 /** Nest's LoggerService over a pino logger: for logs written before the app exists (bootstrap, CLI). */
 export function nestLogger(logger: Logger): LoggerService {
-  const write = (level: Level, message: unknown, params: unknown[]) => {
+  const write = (asked: Level, message: unknown, params: unknown[]) => {
     const context = typeof params[params.length - 1] === 'string' ? (params[params.length - 1] as string) : undefined;
+    const level = asked === 'info' && context !== undefined && NEST_START_CONTEXTS.has(context) ? 'debug' : asked;
+    if (!logger.isLevelEnabled(level)) return;
     if (message instanceof Error) logger[level]({ context, err: message }, message.message);
     else if (typeof message === 'object' && message !== null) logger[level]({ context, ...message });
     else logger[level]({ context }, String(message));
