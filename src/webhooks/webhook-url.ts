@@ -14,18 +14,28 @@ export interface UrlRules {
   allowPrivate: boolean;
 }
 
+/** IPv6 global unicast (RFC 4291 2.4): every other IPv6 block is reserved, local or special. */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3') as [ipaddr.IPv6, number];
+
 /**
  * D38: true when `address` (an IPv4 or IPv6 literal, no brackets) is globally
  * reachable unicast. ipaddr.js classifies it; only its plain `unicast` range
  * passes, so loopback, private, CGNAT, link-local, unique-local, multicast,
  * unspecified, broadcast, documentation, benchmarking and the other reserved
- * ranges are refused. An IPv4-mapped IPv6 address is judged as its IPv4 form.
+ * ranges are refused. An IPv4-mapped IPv6 address is judged as its IPv4 form;
+ * any other IPv6 address must also lie in global unicast (2000::/3), which
+ * refuses the reserved blocks ipaddr.js calls plain unicast (`::2`, `4000::1`)
+ * and the deprecated IPv4-compatible forms (`::127.0.0.1`, `::7f00:1`).
  * Anything that is not an address is refused.
  */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
   let ip = ipaddr.parse(address);
-  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
+  if (ip.kind() === 'ipv6') {
+    const v6 = ip as ipaddr.IPv6;
+    if (v6.isIPv4MappedAddress()) ip = v6.toIPv4Address();
+    else if (!v6.match(GLOBAL_UNICAST_V6)) return false;
+  }
   return ip.range() === 'unicast';
 }
 

@@ -19,6 +19,9 @@ const POLL_INTERVAL_MS = 1_000;
  * attempt's own timeout): only a process that died mid-attempt lets it run.
  */
 const STAND_IN_MARGIN_MS = 10_000;
+/** How long after the queue stopped by itself (its database connection lost) it is started again; doubled per failed start, up to the max. */
+const RESTART_DELAY_MS = 1_000;
+const RESTART_DELAY_MAX_MS = 30_000;
 
 /**
  * D38: delivers webhooks, in every server process unless WEBHOOK_WORKER=false.
@@ -38,6 +41,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
   /** The queue's own pool: ours, so that a lost connection is heard (logged) and the pool is ended with the app. */
   private pool?: Pool;
   private readonly stopping = new AbortController();
+  private restartTimer?: NodeJS.Timeout;
+  private restartDelayMs = RESTART_DELAY_MS;
 
   constructor(
     @InjectSettings() config: AppEnv,
@@ -57,7 +62,26 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
     // A connection can fail idle (the pool's event) or while a job holds it (the connection's own).
     this.pool.on('error', lost);
     this.pool.on('connect', (client) => client.on('error', lost));
-    this.runner = await run({
+    await this.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopping.abort(new Error('shutting down'));
+    clearTimeout(this.restartTimer);
+    await this.runner?.stop().catch(() => undefined);
+    await this.pool?.end().catch(() => undefined);
+  }
+
+  /**
+   * Starts the queue's runner. Marking a job done or failed goes through
+   * graphile-worker's batches (delay 0), whose failures are handled (logged)
+   * instead of rejecting unheard, which would end the process; such a failure, a
+   * lost database connection, stops the runner, and it is started again here
+   * (RESTART_DELAY_MS later, longer while starts fail). A job whose completion
+   * was lost stays locked; run again later it finds its attempt recorded and ends.
+   */
+  private async start(): Promise<void> {
+    const runner = await run({
       pgPool: this.pool,
       // Behind a pooler that cannot keep prepared statements (DB_PREPARED_STATEMENTS=false), the queue's go unnamed too.
       noPreparedStatements: !this.preparedStatements,
@@ -65,14 +89,29 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
       pollInterval: POLL_INTERVAL_MS,
       noHandleSignals: true,
       logger: jobQueueLogger(processLogger()),
+      preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
       taskList: { [DELIVERY_TASK]: (payload, helpers) => this.deliver(payload as DeliveryJob, helpers.job.run_at) },
     });
+    this.runner = runner;
+    this.restartDelayMs = RESTART_DELAY_MS;
+    void runner.promise.then(
+      () => this.restartLater(runner),
+      () => this.restartLater(runner),
+    );
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    this.stopping.abort(new Error('shutting down'));
-    await this.runner?.stop().catch(() => undefined);
-    await this.pool?.end().catch(() => undefined);
+  /** After `runner` stopped: unless the app is shutting down, a new one in a while. */
+  private restartLater(runner: Runner): void {
+    if (this.stopping.signal.aborted || this.runner !== runner) return;
+    processLogger().warn({ context: 'JobQueue' }, `webhook delivery queue stopped; restarting in ${this.restartDelayMs} ms`);
+    this.restartTimer = setTimeout(() => {
+      if (this.stopping.signal.aborted) return;
+      this.start().catch((error: Error) => {
+        processLogger().warn({ context: 'JobQueue' }, `webhook delivery queue could not start: ${error.message}`);
+        this.restartDelayMs = Math.min(this.restartDelayMs * 2, RESTART_DELAY_MAX_MS);
+        this.restartLater(runner);
+      });
+    }, this.restartDelayMs);
   }
 
   /** One attempt of `job`, due at `dueAt`: skipped, or made, logged, counted and recorded with what follows it. */

@@ -106,6 +106,9 @@ describe('webhook routes (D38)', () => {
       'https://192.168.1.1/', 'https://100.64.0.1/', 'https://169.254.169.254/latest', 'https://0.0.0.0/', 'https://224.0.0.1/',
       'https://255.255.255.255/', 'https://192.0.2.1/', 'https://[::1]/', 'https://[::]/', 'https://[fe80::1]/', 'https://[fc00::1]/',
       'https://[fd12:3456::1]/', 'https://[ff02::1]/', 'https://[::ffff:127.0.0.1]/', 'https://[::ffff:10.0.0.1]/', 'https://[2001:db8::1]/',
+      // Reserved IPv6 outside global unicast, and IPv4-compatible forms (issue 31).
+      'https://[::127.0.0.1]/', 'https://[::7f00:1]/', 'https://[::8.8.8.8]/', 'https://[::2]/', 'https://[4000::1]/', 'https://[100::1]/',
+      'https://[64:ff9b::808:808]/', 'https://[8000::1]/', 'https://[e000::1]/', 'https://[2001::1]/', 'https://[2002:7f00:1::]/',
     ])('400 url must not point to a private address: %s', async (url) => {
       expect(await create({ url })).toMatchObject({ status: 400, body: PRIVATE_MESSAGE });
     });

@@ -61,6 +61,8 @@ export class RequestDb implements Db {
   private inTransaction = false;
   /** Something the request wrote has committed: a 503 would no longer be true. */
   private committed = false;
+  /** Transactional mode ended (endTransaction): later statements commit each by itself. */
+  private autocommit = false;
 
   private readonly onError = () => {
     this.broken = true;
@@ -78,7 +80,7 @@ export class RequestDb implements Db {
    * request holds no connection between its statements (the deadline still cancels the one on the wire).
    */
   async rows<T>(text: string, values: unknown[]): Promise<T[]> {
-    if (this.transactional || this.runner || this.client) {
+    if ((this.transactional && !this.autocommit) || this.runner || this.client) {
       const client = await this.connect();
       return ((await client.query(text, values)) as unknown as { rows: T[] }).rows;
     }
@@ -135,6 +137,22 @@ export class RequestDb implements Db {
     } catch {
       this.broken = true;
     }
+  }
+
+  /**
+   * Ends transactional mode: what is still open is rolled back, and later
+   * statements commit each by itself, on the request's connection while it
+   * holds one (a keyed request storing its error answer, or giving up its key,
+   * needs no second connection). Never throws.
+   */
+  async endTransaction(): Promise<void> {
+    await this.rollback();
+    this.autocommit = true;
+  }
+
+  /** Whether a statement may still be sent for this request: not cut, not released, its connection not in doubt. */
+  get usable(): boolean {
+    return !this.broken && !this.cutting && !this.released;
   }
 
   /** The race retry in transactional mode: the failed transaction is rolled back and a new one begun. */
@@ -225,7 +243,7 @@ export class RequestDb implements Db {
       return this.track(text, () => (original as (...a: unknown[]) => Promise<unknown>).call(client, config, values, callback));
     }) as typeof client.query;
     // A service's own transaction() then nests as a savepoint in this one.
-    if (this.transactional) await this.queryRunner().startTransaction();
+    if (this.transactional && !this.autocommit) await this.queryRunner().startTransaction();
     return client;
   }
 

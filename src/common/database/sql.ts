@@ -1,6 +1,7 @@
 import { Global, Injectable, Module } from '@nestjs/common';
 import type { Pool, PoolClient } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
+import { isDatabaseUnavailable } from './pg-errors';
 import type { Db } from './request-db';
 
 /**
@@ -21,14 +22,26 @@ export class Sql implements Db {
 
   /**
    * Runs `fn` on one pooled connection of its own (statements that must share
-   * a session: a transaction), and gives the connection back afterwards.
+   * a session: a transaction), and gives the connection back afterwards. A
+   * connection that fails meanwhile (terminated, reset) is heard here, so it
+   * fails `fn`'s statement and never the process, and is closed rather than
+   * given back, as is one whose statement failed for want of the database.
    */
   async withClient<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
     const client = await (this.dataSource.driver as unknown as { master: Pool }).master.connect();
+    let lost: Error | undefined;
+    const onError = (error: Error) => {
+      lost ??= error;
+    };
+    client.on('error', onError);
     try {
       return await fn(client);
+    } catch (error) {
+      if (isDatabaseUnavailable(error)) lost ??= error as Error;
+      throw error;
     } finally {
-      client.release();
+      client.removeListener('error', onError);
+      client.release(lost);
     }
   }
 

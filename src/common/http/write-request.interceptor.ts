@@ -14,7 +14,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { defer, finalize, lastValueFrom, Observable } from 'rxjs';
 import { DataSource } from 'typeorm';
 import { CALLER_KEY, type Caller } from '../auth/auth-context';
-import { RequestDb } from '../database/request-db';
+import { type Db, RequestDb } from '../database/request-db';
 import { toHttpError } from '../errors/to-http-error';
 import { IDEMPOTENCY_MESSAGES, idempotencyKeyOf, REPLAYED_HEADER, requestFingerprint } from '../idempotency/idempotency-key';
 import { IdempotencyRepository, StoredAnswer } from '../idempotency/idempotency.repository';
@@ -96,12 +96,17 @@ export class WriteRequestInterceptor implements NestInterceptor {
       if (!(await this.keys.store(caller.keyId, key, token, answer, db))) throw new ServiceUnavailableException();
       await db.commit();
     } catch (error) {
-      await db.rollback();
       const { status, message } = toHttpError(error);
-      if (storable(status)) {
-        await this.keys.store(caller.keyId, key, token, { status, body: JSON.stringify({ error: message }), etag: null }).catch(() => undefined);
-      } else {
-        await this.keys.release(caller.keyId, key, token).catch(() => undefined);
+      // D35: a 4xx is stored, anything else gives the key up; on this request's own connection (no second one
+      // while it holds the first: keyed 4xx at once would starve the pool), else once it is given back.
+      const settle = storable(status)
+        ? (on?: Db) => this.keys.store(caller.keyId, key, token, { status, body: JSON.stringify({ error: message }), etag: null }, on)
+        : (on?: Db) => this.keys.release(caller.keyId, key, token, on);
+      await db.endTransaction();
+      const settled = db.usable && (await settle(db).then(() => true, () => false));
+      if (!settled) {
+        await db.release();
+        await settle().catch(() => undefined);
       }
       throw error;
     }

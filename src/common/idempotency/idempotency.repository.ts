@@ -85,7 +85,7 @@ export class IdempotencyRepository implements OnApplicationBootstrap, OnModuleDe
 
   /**
    * Stores the answer over the claim of `token` on `db` (a 2xx: the write's own
-   * transaction, D35; by default the shared pool). False when the claim is no longer this request's (taken over as stale).
+   * transaction, D35; a 4xx: the request's connection after its rollback; by default the shared pool). False when the claim is no longer this request's (taken over as stale).
    */
   async store(apiKeyId: number, key: string, token: string, answer: StoredAnswer, db: Db = this.sql): Promise<boolean> {
     const rows = await db.rows(
@@ -96,9 +96,9 @@ export class IdempotencyRepository implements OnApplicationBootstrap, OnModuleDe
     return rows.length === 1;
   }
 
-  /** Gives up the claim of `token` (its request got an answer that is not stored): a retry runs anew. */
-  async release(apiKeyId: number, key: string, token: string): Promise<void> {
-    await this.sql.rows(`DELETE FROM idempotency_keys WHERE api_key_id = $1 AND key = $2 AND token = $3 AND status IS NULL`, [apiKeyId, key, token]);
+  /** Gives up the claim of `token` on `db` (its request got an answer that is not stored): a retry runs anew. */
+  async release(apiKeyId: number, key: string, token: string, db: Db = this.sql): Promise<void> {
+    await db.rows(`DELETE FROM idempotency_keys WHERE api_key_id = $1 AND key = $2 AND token = $3 AND status IS NULL`, [apiKeyId, key, token]);
   }
 
   /** Deletes expired keys (at most PRUNE_BATCH); returns how many. */

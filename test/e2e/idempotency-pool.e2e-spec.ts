@@ -1,0 +1,98 @@
+import { SCOPES } from '../../src/common/auth/scope';
+import { loadFixture } from '../../src/fixtures/fixture-loader';
+import { auth, createTestApp, TestApp } from '../setup/create-app';
+
+/**
+ * Issue 31 item 2: a keyed request uses one connection at most, on its error
+ * path too. 50 keyed POSTs answering 403 at once (creating a task on another
+ * tenant's list) with a pool of 4 connections: each stores its 403 on its own
+ * connection, so none waits for a second one while holding the first (which
+ * starved the pool: every request of the process waited DB_CONNECT_TIMEOUT_MS
+ * and answered 503, and claims were left "in progress"). Another tenant's
+ * requests meanwhile stay fast; every claim ends stored.
+ */
+
+const POOL = 4;
+const FLOOD = 50;
+const INTRUDER = 'svc_idpool_intruder';
+const NEIGHBOUR = 'svc_idpool_neighbour';
+/** Well under DB_CONNECT_TIMEOUT_MS (5 s by default), the wait a starved pool imposes; generous for a loaded machine. */
+const NEIGHBOUR_WITHIN_MS = 2_000;
+
+describe('keyed 4xx answers and the pool (issue 31)', () => {
+  let t: TestApp;
+  let ids: Record<string, number>;
+
+  beforeAll(async () => {
+    t = await createTestApp({ env: { DB_POOL_SIZE: String(POOL) } });
+    ids = await loadFixture(t.db.ds, {
+      users: [
+        { ref: 'intruder', email: 'intruder@idpool.test', name: 'Intruder' },
+        { ref: 'neighbour', email: 'neighbour@idpool.test', name: 'Neighbour' },
+      ],
+      api_keys: [
+        { ref: 'k_intruder', user: 'intruder', key: INTRUDER, scopes: [...SCOPES] },
+        { user: 'neighbour', key: NEIGHBOUR, scopes: [...SCOPES] },
+      ],
+      workspaces: [
+        { ref: 'mine', name: 'Mine', slug: 'idpool-mine', owner: 'intruder', lists: [{ ref: 'my_list', name: 'Mine' }] },
+        { ref: 'theirs', name: 'Theirs', slug: 'idpool-theirs', owner: 'neighbour', lists: [{ ref: 'their_list', name: 'Theirs' }], tasks: [{ ref: 'their_task', list: 'their_list', title: 'Theirs' }] },
+      ],
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const neighbourRead = async () => {
+    const started = Date.now();
+    const res = await t.inject({ method: 'GET', url: `/api/v1/tasks/${ids.their_task}`, headers: auth(NEIGHBOUR) });
+    return { status: res.statusCode, ms: Date.now() - started };
+  };
+  const keyedDenied = (i: number) =>
+    t.inject({
+      method: 'POST',
+      url: '/api/v1/tasks',
+      headers: { ...auth(INTRUDER), 'content-type': 'application/json', 'idempotency-key': `flood-${i}` },
+      payload: JSON.stringify({ list_id: ids.their_list, title: 'Not mine' }),
+    });
+
+  it(`${FLOOD} keyed 403s at once with a pool of ${POOL}: another tenant stays fast, every claim ends stored`, async () => {
+    for (let i = 0; i < 5; i++) expect((await neighbourRead()).status).toBe(200);
+
+    let flooding = true;
+    const reads: { status: number; ms: number }[] = [];
+    const reader = (async () => {
+      while (flooding) reads.push(await neighbourRead());
+    })();
+    const answers = await Promise.all(Array.from({ length: FLOOD }, (_, i) => keyedDenied(i)));
+    flooding = false;
+    await reader;
+    reads.push(await neighbourRead());
+
+    expect(answers.map((a) => [a.statusCode, a.body])).toEqual(Array(FLOOD).fill([403, '{"error":"Access denied"}']));
+    expect(reads.filter((r) => r.status !== 200)).toEqual([]);
+    expect(reads.filter((r) => r.ms > NEIGHBOUR_WITHIN_MS)).toEqual([]);
+    // Every claim was stored with its answer: none is left "in progress".
+    const rows: { status: number | null; n: number }[] = await t.db.ds.query(
+      `SELECT status, count(*)::int AS n FROM idempotency_keys WHERE api_key_id = $1 GROUP BY status`,
+      [ids.k_intruder],
+    );
+    expect(rows).toEqual([{ status: 403, n: FLOOD }]);
+    // And each is replayed.
+    const again = await keyedDenied(7);
+    expect([again.statusCode, again.headers['idempotent-replayed'], again.body]).toEqual([403, 'true', '{"error":"Access denied"}']);
+  }, 60_000);
+
+  it('a keyed 4xx before any statement of the route is stored by a statement of its own (no transaction left open)', async () => {
+    const res = await t.inject({
+      method: 'POST',
+      url: '/api/v1/tasks',
+      headers: { ...auth(INTRUDER), 'content-type': 'application/json', 'idempotency-key': 'bad-body' },
+      payload: JSON.stringify({ list_id: ids.my_list }),
+    });
+    expect(res.statusCode).toBe(400);
+    const rows: { status: number | null }[] = await t.db.ds.query(`SELECT status FROM idempotency_keys WHERE key = 'bad-body'`);
+    expect(rows).toEqual([{ status: 400 }]);
+  });
+});
