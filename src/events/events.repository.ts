@@ -5,7 +5,7 @@ import { Sql } from '../common/database/sql';
 import { SqlParams } from '../common/database/sql-params';
 import type { EventQuery } from './event-query';
 import { EVENT_TYPES } from './event-types';
-import { EVENTS_LOCK_NAMESPACE } from './events.sql';
+import { eventHorizonSql } from './events.sql';
 
 /** One page of the feed: its events as JSON text, and the `next_after` it answers (null: the `after` sent). */
 export interface EventPageRows {
@@ -28,25 +28,9 @@ const dataId = (key: string) => `(e.data->>'${key}')::int`;
 export class EventsRepository {
   constructor(private readonly sql: Sql) {}
 
-  /**
-   * The largest event id below which every event of workspace `workspaceId`
-   * has committed or never will (D37's polling promise). Writers hold the
-   * workspace's event lock in shared mode from drawing their event's id until
-   * they commit (events.sql.ts); taking it exclusively waits until no writer of
-   * the workspace is between the two, and the sequence's last value read then
-   * bounds every id drawn so far, while any later writer draws a larger one.
-   * The lock is released at the end of this one statement: a reader holds
-   * writers for the time of an in-flight commit, never for a scan. A horizon
-   * stays true forever, so the statements that read below it may run later, on
-   * any connection.
-   */
+  /** The event horizon of workspace `workspaceId` (eventHorizonSql), in a statement of its own. */
   async horizon(workspaceId: number): Promise<string> {
-    // CASE evaluates the sequence read only once the lock is held.
-    const rows = await this.sql.rows<{ horizon: string }>(
-      `SELECT CASE WHEN pg_advisory_xact_lock(${EVENTS_LOCK_NAMESPACE}, $1::int)::text = ''
-                   THEN (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM events_id_seq) END::text AS horizon`,
-      [workspaceId],
-    );
+    const rows = await this.sql.rows<{ horizon: string }>(`SELECT (${eventHorizonSql('$1::int')})::text AS horizon`, [workspaceId]);
     return rows[0].horizon;
   }
 
@@ -87,9 +71,12 @@ export class EventsRepository {
                      THEN jsonb_set(event_json(e), '{data,parent_id}', 'null') ELSE event_json(e) END`;
     }
     const limit = p.add(query.limit, 'int');
-    const examined = `FROM events x WHERE x.workspace_id = ${ws} AND x.id > ${after} AND x.id <= ${below} ORDER BY x.id`;
-    // The examined events: the first EVENTS_EXAMINED_MAX of the workspace's after `after` (events_workspace_id_idx),
-    // filtered, the first `limit` kept. Only a short page asks for the last examined id: the bound's id when it was met.
+    // The examined events: the first EVENTS_EXAMINED_MAX of the workspace's after `after`, filtered, the first `limit`
+    // kept. Only a short page asks for the last examined id: the bound's id when it was met. The range is written
+    // over (workspace_id, id) so that only events_workspace_id_idx serves it, starting at the workspace's `after`:
+    // with `workspace_id = ws AND id > after`, PostgreSQL may walk the primary key through every workspace's events.
+    const examined = `FROM events x WHERE (x.workspace_id, x.id) > (${ws}, ${after}) AND (x.workspace_id, x.id) <= (${ws}, ${below})
+                ORDER BY x.workspace_id, x.id`;
     const text = `SELECT COALESCE(json_agg(page.event ORDER BY page.id), '[]')::text AS data,
               CASE WHEN count(*) < ${limit}
                    THEN COALESCE((SELECT x.id ${examined} OFFSET ${EVENTS_EXAMINED_MAX - 1} LIMIT 1), max(page.id))
@@ -97,7 +84,7 @@ export class EventsRepository {
          FROM (SELECT e.id, ${render} AS event
                  FROM (SELECT x.* ${examined} LIMIT ${EVENTS_EXAMINED_MAX}) e
                 ${where.length ? `WHERE ${where.join('\n                  AND ')}` : ''}
-                ORDER BY e.id LIMIT ${limit}) page`;
+                ORDER BY e.workspace_id, e.id LIMIT ${limit}) page`;
     const rows = await this.sql.rows<EventPageRows>(text, p.values);
     return rows[0];
   }

@@ -112,3 +112,19 @@ export function eventCtes<T extends EventType>(p: SqlParams, actor: Actor, w: Ev
 export function columnChangesSql<C extends string>(columns: readonly C[], after = 'r', before = 'old'): Record<C, string> {
   return Object.fromEntries(columns.map((c) => [c, `${after}.${c} IS DISTINCT FROM ${before}.${c}`])) as Record<C, string>;
 }
+
+/**
+ * SQL of the event horizon of workspace `workspace` (an int expression): the
+ * largest event id below which every event of the workspace has committed or
+ * never will (D37's polling promise). It takes the workspace's event lock
+ * exclusively, which waits until no writer of the workspace is between drawing
+ * its event's id and committing (eventCtes), then reads the sequence's last
+ * value (CASE: only once the lock is held): any later writer draws a larger id.
+ * The lock is held until the statement's transaction ends: as a statement of
+ * its own, it holds writers for an in-flight commit, never for a scan. A
+ * horizon stays true forever, so what reads below it may run later, anywhere.
+ */
+export function eventHorizonSql(workspace: string): string {
+  return `CASE WHEN pg_advisory_xact_lock(${EVENTS_LOCK_NAMESPACE}, ${workspace})::text = ''
+               THEN (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM events_id_seq) END`;
+}
