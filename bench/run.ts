@@ -1,16 +1,18 @@
 import 'reflect-metadata';
 import autocannon from 'autocannon';
-import { ChildProcess, execFileSync, spawn } from 'child_process';
+import { execFileSync } from 'child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'fs';
 import { join, resolve } from 'path';
 import { Client } from 'pg';
 import { openDatabase } from '../src/common/database/data-source';
-import { EmbeddedDatabase, freePort, startEmbeddedPostgres } from '../src/common/database/embedded';
+import { EmbeddedDatabase, startEmbeddedPostgres } from '../src/common/database/embedded';
 import { migrateLocked } from '../src/cli/database';
 import { readCursorSecret } from '../src/tasks/cursor-secret';
 import { sealCursor, useCursorSecret } from '../src/tasks/task-cursor';
 import { parseTaskQuery } from '../src/tasks/task-query';
 import { childrenOf, CLOCK_TICKS_PER_S, hasTaskset, processTable } from './proc';
+import { pollers } from './pollers';
+import { SERVER, startServer, stopServer } from './server';
 import { reference } from './reference';
 import { BENCH_KEY, BenchWorld, ensureWorld } from './world';
 
@@ -40,7 +42,6 @@ const CONNECTIONS = positive(process.env.BENCH_CONNECTIONS, 32);
 const PROCESSES = (process.env.BENCH_PROCESSES ?? '1,2').split(',').map((n) => positive(n, 1));
 const ONLY = process.env.BENCH_SCENARIOS?.split(',').map((s) => s.trim());
 const LABEL = process.env.BENCH_LABEL ?? 'current';
-const SERVER = resolve(process.env.BENCH_SERVER ?? join(__dirname, '..', 'dist', 'main.js'));
 const RESULTS_DIR = join(__dirname, 'results');
 
 function positive(value: string | undefined, fallback: number): number {
@@ -165,40 +166,6 @@ async function pgTotals(db: Client): Promise<{ ms: number; calls: number; plans:
   }
 }
 let pgTotalsFailed = false;
-
-/** Starts the server with `processes` workers and waits until it answers. */
-async function startServer(url: string, processes: number): Promise<{ child: ChildProcess; base: string }> {
-  const port = await freePort();
-  const env = { ...process.env, DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', MIGRATIONS_RUN: 'false', LOG_LEVEL: 'error', WEB_CONCURRENCY: String(processes) };
-  // One process: pinned to CPU 0 (the load runs on CPU 1). Two: both CPUs, shared with the load.
-  const child =
-    processes === 1 && hasTaskset
-      ? spawn('taskset', ['-c', '0', process.execPath, SERVER], { env, stdio: ['ignore', 'ignore', 'inherit'] })
-      : spawn(process.execPath, [SERVER], { env, stdio: ['ignore', 'ignore', 'inherit'] });
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
-    if (child.exitCode !== null) throw new Error(`server exited with code ${child.exitCode}`);
-    try {
-      const res = await fetch(`${base}/api/v1/me`, { headers: { authorization: `Bearer ${BENCH_KEY}` } });
-      // Workers start one after the other: wait for the others too, and for their start-up to finish.
-      if (res.status === 200 && (processes === 1 || childrenOf(child.pid!).length >= processes)) {
-        if (processes > 1) await new Promise((done) => setTimeout(done, 3000));
-        return { child, base };
-      }
-    } catch {
-      // not listening yet
-    }
-    await new Promise((done) => setTimeout(done, 100));
-  }
-  throw new Error('server did not answer within 30 s');
-}
-
-async function stopServer(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((done) => child.once('exit', done));
-  child.kill('SIGTERM');
-  await exited;
-}
 
 /** Runs autocannon for `seconds` against one scenario. */
 function load(base: string, world: BenchWorld, scenario: Scenario, seconds: number): Promise<autocannon.Result> {
@@ -328,9 +295,9 @@ async function main(): Promise<void> {
   }
 }
 
-// `npm run bench -- --reference [options]`: the side-by-side mode (reference.ts).
+// `npm run bench -- --reference [options]`: the side-by-side mode (reference.ts); `-- --pollers`: feed pollers against writes (pollers.ts).
 const args = process.argv.slice(2);
-(args.includes('--reference') ? reference(args.filter((a) => a !== '--reference')) : main()).catch((error) => {
+(args.includes('--reference') ? reference(args.filter((a) => a !== '--reference')) : args.includes('--pollers') ? pollers() : main()).catch((error) => {
   process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 });

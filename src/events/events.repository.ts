@@ -5,13 +5,16 @@ import { Sql } from '../common/database/sql';
 import { SqlParams } from '../common/database/sql-params';
 import type { EventQuery } from './event-query';
 import { EVENT_TYPES } from './event-types';
-import { EVENTS_LOCK_NAMESPACE } from './events.sql';
+import { eventHorizonSql } from './events.sql';
 
-/** One page of the feed: its events as JSON text, and the last id on it (null when empty). */
+/** One page of the feed: its events as JSON text, and the `next_after` it answers (null: the `after` sent). */
 export interface EventPageRows {
   data: string;
   last: string | null;
 }
+
+/** D37: a page examines at most this many of the workspace's events after `after` (a bound on every page's cost). */
+export const EVENTS_EXAMINED_MAX = 1000;
 
 /** SQL literal list of the event types starting with one of `prefixes`. */
 const typesOf = (...prefixes: string[]) =>
@@ -25,19 +28,32 @@ const dataId = (key: string) => `(e.data->>'${key}')::int`;
 export class EventsRepository {
   constructor(private readonly sql: Sql) {}
 
+  /** The event horizon of workspace `workspaceId` (eventHorizonSql), in a statement of its own. */
+  async horizon(workspaceId: number): Promise<string> {
+    const rows = await this.sql.rows<{ horizon: string }>(`SELECT (${eventHorizonSql('$1::int')})::text AS horizon`, [workspaceId]);
+    return rows[0].horizon;
+  }
+
   /**
    * One page of workspace `workspaceId`'s events after `query.afterId`, in id
    * order, filtered in SQL (types, task, and for a restricted `membership` the
-   * visibility rule of D37 against its current grants), so that the page is
-   * full whenever more such events exist. Each event is rendered by
-   * event_json(); for a restricted member, a `parent_id` naming a task outside
-   * the permitted lists reads null (D33). One statement whatever the limit.
+   * visibility rule of D37 against its current grants). The page examines at
+   * most EVENTS_EXAMINED_MAX of the workspace's events after `after`, all at
+   * or below the horizon (horizon()); `last` is the last returned id when the
+   * page is full, else the last examined id when the bound was met, else the
+   * last returned id (null: none). Each event is rendered by event_json(); for
+   * a restricted member, a `parent_id` naming a task outside the permitted
+   * lists reads null (D33). Two statements whatever the limit: the horizon,
+   * then the page (its snapshot taken after the horizon).
    */
   async page(workspaceId: number, membership: Membership, query: EventQuery): Promise<EventPageRows> {
+    const horizon = await this.horizon(workspaceId);
     const p = new SqlParams();
-    const where = [`e.workspace_id = ${p.add(workspaceId, 'int')}`, `e.id > ${p.add(query.afterId, 'bigint')}`];
+    const ws = p.add(workspaceId, 'int');
+    const after = p.add(query.afterId, 'bigint');
+    const below = p.add(horizon, 'bigint');
+    const where: string[] = [];
     if (query.types) where.push(`e.type = ANY(${p.add(query.types, 'text[]')})`);
-    // `data ? 'task_id'`: the predicate of the partial index events_workspace_task_idx.
     if (query.taskId !== null) where.push(`e.data ? 'task_id'`, `${dataId('task_id')} = ${p.add(query.taskId, 'int')}`);
     let render = 'event_json(e)';
     if (membership.restricted) {
@@ -54,26 +70,23 @@ export class EventsRepository {
                       AND NOT EXISTS (SELECT 1 FROM tasks pt WHERE pt.id = ${dataId('parent_id')} AND ${permitted('pt.list_id')})
                      THEN jsonb_set(event_json(e), '{data,parent_id}', 'null') ELSE event_json(e) END`;
     }
-    const text = `SELECT COALESCE(json_agg(page.event ORDER BY page.id), '[]')::text AS data, max(page.id)::text AS last
-         FROM (SELECT e.id, ${render} AS event FROM events e
-                WHERE ${where.join('\n                  AND ')}
-                ORDER BY e.id LIMIT ${p.add(query.limit, 'int')}) page`;
-    if (!Number.isSafeInteger(workspaceId)) throw new Error(`EventsRepository.page: workspace id ${workspaceId}`);
-    // The polling promise (D37): writers hold the workspace's event lock in shared mode from drawing their
-    // event's id until they commit (events.sql.ts); holding it exclusively, the page is read when no writer
-    // of the workspace is between the two, so every id below the largest one read is committed (or never will be).
-    // BEGIN and the lock go together by the simple protocol (no parameters: two integers of ours): 3 round trips.
-    return this.sql.withClient(async (client) => {
-      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${EVENTS_LOCK_NAMESPACE}, ${workspaceId})`);
-      try {
-        const { rows } = await client.query<EventPageRows>(text, p.values);
-        await client.query('COMMIT');
-        return rows[0];
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      }
-    });
+    const limit = p.add(query.limit, 'int');
+    // The examined events: the first EVENTS_EXAMINED_MAX of the workspace's after `after`, filtered, the first `limit`
+    // kept. Only a short page asks for the last examined id: the bound's id when it was met. The range is written
+    // over (workspace_id, id) so that only events_workspace_id_idx serves it, starting at the workspace's `after`:
+    // with `workspace_id = ws AND id > after`, PostgreSQL may walk the primary key through every workspace's events.
+    const examined = `FROM events x WHERE (x.workspace_id, x.id) > (${ws}, ${after}) AND (x.workspace_id, x.id) <= (${ws}, ${below})
+                ORDER BY x.workspace_id, x.id`;
+    const text = `SELECT COALESCE(json_agg(page.event ORDER BY page.id), '[]')::text AS data,
+              CASE WHEN count(*) < ${limit}
+                   THEN COALESCE((SELECT x.id ${examined} OFFSET ${EVENTS_EXAMINED_MAX - 1} LIMIT 1), max(page.id))
+                   ELSE max(page.id) END::text AS last
+         FROM (SELECT e.id, ${render} AS event
+                 FROM (SELECT x.* ${examined} LIMIT ${EVENTS_EXAMINED_MAX}) e
+                ${where.length ? `WHERE ${where.join('\n                  AND ')}` : ''}
+                ORDER BY e.workspace_id, e.id LIMIT ${limit}) page`;
+    const rows = await this.sql.rows<EventPageRows>(text, p.values);
+    return rows[0];
   }
 
   /**

@@ -11,7 +11,7 @@ export interface Actor {
  * First half of the two-int advisory lock key of D37's per-workspace event
  * lock (`(EVENTS_LOCK_NAMESPACE, workspace_id)`): 'EVNT', so that no other
  * advisory lock of the service can collide with it. Writers hold it shared
- * (they do not wait for each other), the feed exclusively (EventsRepository.page).
+ * (they do not wait for each other), the feed exclusively for one statement (EventsRepository.horizon).
  */
 export const EVENTS_LOCK_NAMESPACE = 0x45564e54;
 
@@ -64,11 +64,13 @@ export interface EventWrite<T extends EventType> {
  * lock is held in shared mode (the nextval expression consumes the lock
  * call's result, so it cannot be evaluated first), and the lock is the
  * statement's last wait: it is taken after the write returned its rows and the
- * `drain` CTEs finished, and held until commit. The feed reads a page holding
- * the same lock exclusively: no writer is then between drawing an id and
- * committing, so every id below the largest one it reads is committed or never
- * will be, and a later writer draws a larger id. A reader of `id > after`
- * therefore never misses an event that commits later with a smaller id, while
+ * `drain` CTEs finished, and held until commit. The feed takes
+ * the same lock exclusively for a moment: no writer is then between drawing an id and
+ * committing, so every id up to the sequence's last value read then is
+ * committed or never will be, and a later writer draws a larger id. A reader of
+ * `after < id <= that horizon` (EventsRepository.horizon, released at once: it
+ * never holds writers during a scan) therefore never misses an event that
+ * commits later with a smaller id, while
  * writers of one workspace still commit side by side (an exclusive writer lock
  * held through each commit's WAL flush made them queue: update task ran at
  * 0.4x of its speed without events). `occurred_at` is now(): the transaction time the write
@@ -109,4 +111,20 @@ export function eventCtes<T extends EventType>(p: SqlParams, actor: Actor, w: Ev
  */
 export function columnChangesSql<C extends string>(columns: readonly C[], after = 'r', before = 'old'): Record<C, string> {
   return Object.fromEntries(columns.map((c) => [c, `${after}.${c} IS DISTINCT FROM ${before}.${c}`])) as Record<C, string>;
+}
+
+/**
+ * SQL of the event horizon of workspace `workspace` (an int expression): the
+ * largest event id below which every event of the workspace has committed or
+ * never will (D37's polling promise). It takes the workspace's event lock
+ * exclusively, which waits until no writer of the workspace is between drawing
+ * its event's id and committing (eventCtes), then reads the sequence's last
+ * value (CASE: only once the lock is held): any later writer draws a larger id.
+ * The lock is held until the statement's transaction ends: as a statement of
+ * its own, it holds writers for an in-flight commit, never for a scan. A
+ * horizon stays true forever, so what reads below it may run later, anywhere.
+ */
+export function eventHorizonSql(workspace: string): string {
+  return `CASE WHEN pg_advisory_xact_lock(${EVENTS_LOCK_NAMESPACE}, ${workspace})::text = ''
+               THEN (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM events_id_seq) END`;
 }

@@ -1,0 +1,166 @@
+import autocannon from 'autocannon';
+import { mkdirSync, writeFileSync } from 'fs';
+import { join } from 'path';
+import { Client } from 'pg';
+import { migrateLocked } from '../src/cli/database';
+import { SCOPES } from '../src/common/auth/scope';
+import { openDatabase } from '../src/common/database/data-source';
+import { loadFixture } from '../src/fixtures/fixture-loader';
+import { startServer, stopServer } from './server';
+
+/*
+ * `npm run bench -- --pollers` (issue 31, D37): restricted feed pollers against writes.
+ *
+ * - Database: DATABASE_URL (required). A workspace `bench-feed-v1` with a
+ *   restricted member (granted one folder) and FEED_EVENTS (500,000) events in
+ *   a list she may not see, built once and reused.
+ * - Server: `node dist/main.js` (one process, CPU 0 when taskset exists).
+ * - Writes: create task in that workspace (each records an event, so writers
+ *   and the feed share the workspace's event lock), BENCH_CONNECTIONS (16)
+ *   autocannon connections for BENCH_DURATION (10) s after BENCH_WARMUP (3) s,
+ *   once without pollers and once with BENCH_POLLERS (8): each walks the whole
+ *   history page by page (limit=100), and starts again from 0 when caught up,
+ *   the costliest way to poll (before D37's page bound, one page scanned the
+ *   whole history under a lock every write waits for).
+ * - Output: write req/s, p50, p99 in both runs and the pollers' pages/s, p50,
+ *   p99; bench/results/<time>-pollers.json.
+ */
+
+const FEED_SLUG = 'bench-feed-v1';
+const OWNER_KEY = 'svc_bench_feed_v1_owner_0123456789abcdef0123456789';
+const RESTRICTED_KEY = 'svc_bench_feed_v1_erin_0123456789abcdef0123456789ab';
+const FEED_EVENTS = 500_000;
+
+const int = (value: string | undefined, fallback: number) => {
+  const n = Number(value);
+  return Number.isInteger(n) && n > 0 ? n : fallback;
+};
+const DURATION = int(process.env.BENCH_DURATION, 10);
+const WARMUP = int(process.env.BENCH_WARMUP, 3);
+const CONNECTIONS = int(process.env.BENCH_CONNECTIONS, 16);
+const POLLERS = int(process.env.BENCH_POLLERS, 8);
+const log = (line: string) => process.stderr.write(line + '\n');
+
+interface FeedWorld {
+  workspaceId: number;
+  hiddenListId: number;
+}
+
+/** The feed world: built once (fixture loader, then the events in one statement), reused afterwards. */
+async function ensureFeedWorld(url: string): Promise<FeedWorld> {
+  const ds = await openDatabase(url, false);
+  try {
+    await migrateLocked(ds);
+    let rows: Array<{ id: number }> = await ds.query(`SELECT id FROM workspaces WHERE slug = $1`, [FEED_SLUG]);
+    if (!rows.length) {
+      log(`Building the feed world (${FEED_EVENTS} events); built once, then reused`);
+      await loadFixture(ds, {
+        users: [{ ref: 'owner', email: 'owner@bench-feed.test', name: 'Owner' }, { ref: 'erin', email: 'erin@bench-feed.test', name: 'Erin' }],
+        api_keys: [{ user: 'owner', key: OWNER_KEY, scopes: [...SCOPES] }, { user: 'erin', key: RESTRICTED_KEY, scopes: [...SCOPES] }],
+        workspaces: [{
+          ref: 'ws', name: 'Feed', slug: FEED_SLUG, owner: 'owner',
+          members: [{ user: 'erin', role: 'member', restricted: true, folders: ['open'] }],
+          statuses: [{ ref: 'todo', name: 'To Do', category: 'pending' }, { ref: 'done', name: 'Done', category: 'completed' }],
+          folders: [{ ref: 'open', name: 'Open', lists: [{ ref: 'seen', name: 'Seen' }] }, { ref: 'closed', name: 'Closed', lists: [{ ref: 'hidden', name: 'Hidden' }] }],
+        }],
+      });
+      rows = await ds.query(`SELECT id FROM workspaces WHERE slug = $1`, [FEED_SLUG]);
+      await ds.query(
+        `INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, data)
+         SELECT nextval('events_id_seq'), $1, 'task.created', now(), w.owner_id,
+                jsonb_build_object('task_id', g, 'list_id', (SELECT id FROM lists WHERE workspace_id = $1 AND name = 'Hidden'), 'parent_id', NULL)
+           FROM generate_series(1, $2) g, workspaces w WHERE w.id = $1`,
+        [rows[0].id, FEED_EVENTS],
+      );
+      await ds.query('VACUUM ANALYZE events');
+    }
+    const [world] = await ds.query(`SELECT $1::int AS "workspaceId", (SELECT id FROM lists WHERE workspace_id = $1 AND name = 'Hidden') AS "hiddenListId"`, [rows[0].id]);
+    return world;
+  } finally {
+    await ds.destroy();
+  }
+}
+
+/** Percentile `q` (0-1) of `values` (ms). */
+function percentile(values: number[], q: number): number {
+  if (!values.length) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+}
+
+/** `POLLERS` loops walking the feed as the restricted member until `stop` is set; the page latencies (ms). */
+function startPollers(base: string, workspaceId: number): { stop: () => Promise<number[]> } {
+  let running = true;
+  const latencies: number[] = [];
+  const loops = Array.from({ length: POLLERS }, async () => {
+    let after = '0';
+    while (running) {
+      const started = performance.now();
+      const res = await fetch(`${base}/api/v1/workspaces/${workspaceId}/events?after=${after}&limit=100`, { headers: { authorization: `Bearer ${RESTRICTED_KEY}` } });
+      const page = (await res.json()) as { next_after: number };
+      latencies.push(performance.now() - started);
+      if (res.status !== 200) throw new Error(`feed answered ${res.status}`);
+      after = String(page.next_after) === after ? '0' : String(page.next_after);
+    }
+  });
+  return {
+    stop: async () => {
+      running = false;
+      await Promise.all(loops);
+      return latencies;
+    },
+  };
+}
+
+/** Create task in the feed workspace for `seconds`. */
+function writes(base: string, world: FeedWorld, seconds: number): Promise<autocannon.Result> {
+  let i = 0;
+  const headers = { authorization: `Bearer ${OWNER_KEY}`, 'content-type': 'application/json' };
+  return autocannon({
+    url: base,
+    connections: CONNECTIONS,
+    duration: seconds,
+    requests: [{ setupRequest: (request) => ({ ...request, method: 'POST', path: '/api/v1/tasks', headers, body: JSON.stringify({ list_id: world.hiddenListId, title: `Created ${i++}` }) }) }],
+  });
+}
+
+/** The pollers benchmark (see the comment at the top of this file). */
+export async function pollers(): Promise<void> {
+  const url = process.env.DATABASE_URL;
+  if (!url) throw new Error('--pollers needs DATABASE_URL');
+  const world = await ensureFeedWorld(url);
+  const { child, base } = await startServer(url, 1, { WEBHOOK_WORKER: 'false' }, OWNER_KEY);
+  const figures: Record<string, number> = {};
+  try {
+    await writes(base, world, WARMUP);
+    const alone = await writes(base, world, DURATION);
+    const polling = startPollers(base, world.workspaceId);
+    await new Promise((done) => setTimeout(done, 1000));
+    const together = await writes(base, world, DURATION);
+    const pages = await polling.stop();
+    Object.assign(figures, {
+      writesAlonePerSec: alone.requests.average, writesAloneP50Ms: alone.latency.p50, writesAloneP99Ms: alone.latency.p99,
+      writesWithPollersPerSec: together.requests.average, writesWithPollersP50Ms: together.latency.p50, writesWithPollersP99Ms: together.latency.p99,
+      pollerPagesPerSec: pages.length / (DURATION + 1), pollerPageP50Ms: percentile(pages, 0.5), pollerPageP99Ms: percentile(pages, 0.99),
+      errors: alone.errors + alone.non2xx + together.errors + together.non2xx,
+    });
+  } finally {
+    await stopServer(child);
+    const db = new Client({ connectionString: url });
+    await db.connect();
+    // The tasks written go; the events stay (the history grows a little each run).
+    await db.query(`DELETE FROM tasks WHERE list_id = $1`, [world.hiddenListId]).finally(() => db.end());
+  }
+  const f = (n: number) => n.toFixed(1);
+  process.stdout.write(
+    `\ncreate task, ${CONNECTIONS} connections, ${DURATION} s, ${FEED_EVENTS} events in the workspace\n` +
+      `  without pollers: ${f(figures.writesAlonePerSec)} req/s, p50 ${f(figures.writesAloneP50Ms)} ms, p99 ${f(figures.writesAloneP99Ms)} ms\n` +
+      `  with ${POLLERS} restricted pollers: ${f(figures.writesWithPollersPerSec)} req/s, p50 ${f(figures.writesWithPollersP50Ms)} ms, p99 ${f(figures.writesWithPollersP99Ms)} ms` +
+      ` (p99 ratio ${(figures.writesWithPollersP99Ms / figures.writesAloneP99Ms).toFixed(2)})\n` +
+      `  pollers: ${f(figures.pollerPagesPerSec)} pages/s, page p50 ${f(figures.pollerPageP50Ms)} ms, p99 ${f(figures.pollerPageP99Ms)} ms; ${figures.errors} errors\n`,
+  );
+  const dir = join(__dirname, 'results');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-pollers.json`), JSON.stringify({ at: new Date().toISOString(), connections: CONNECTIONS, durationS: DURATION, pollers: POLLERS, events: FEED_EVENTS, ...figures }, null, 2) + '\n');
+  if (figures.errors > 0) process.exitCode = 1;
+}
