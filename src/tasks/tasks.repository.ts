@@ -107,6 +107,19 @@ function preconditionSql(p: SqlParams, taskId: string, pre: Precondition): strin
   return `pre AS (SELECT ${ok} AS ok, pt.updated_at AS seen FROM tasks pt WHERE pt.id = ${taskId})`;
 }
 
+/** D36 If-Match as a statement that checks access itself sees it: the viewer is the access row `a`'s (TasksRepository.setTaskLabel). */
+export type RowPrecondition = Omit<Precondition, 'viewer'>;
+
+/** What a label add or remove found (D43): the task's access row, the label, If-Match, and whether the task row was reached. */
+export interface TaskLabelWrite extends AccessRow {
+  /** The label is one of the task's workspace. */
+  label_found: boolean;
+  /** With an If-Match precondition: whether it held. */
+  precondition_ok: boolean | null;
+  /** The task row was locked as the checks saw it (false: gone, or under If-Match written meanwhile: run again). */
+  reached: boolean;
+}
+
 /** The condition a write guarded by preconditionSql adds to its WHERE on the tasks row `t`. */
 const preconditionHolds = (t: string) => `(SELECT ok FROM pre) AND ${t}.updated_at = (SELECT seen FROM pre)`;
 
@@ -285,6 +298,7 @@ export class TasksRepository {
     const changes = {
       ...columnChangesSql(TASK_WRITE_COLUMNS.map((c) => c.column), 'task'),
       assignee_ids: 'false', custom_fields: 'false', label_ids: 'false',
+      parent_id: 'task.parent_id IS DISTINCT FROM old.parent_id',
     } as Record<(typeof CHANGE_FIELDS)['task.updated'][number], string>;
     const sets = ['updated_at = now()'];
     const column = (name: string, value: unknown, cast: string) => {
@@ -340,6 +354,62 @@ export class TasksRepository {
       p.values,
     );
     return rows[0];
+  }
+
+  /**
+   * D43: adds (`add`) or removes the label `labelId` of task `id`, in ONE statement: the access check
+   * of `task.edit` by `actor` (its row for AccessService.answer), the label of the task's workspace
+   * (share-locked), D36's If-Match as the caller sees the task, then the task row locked and the link
+   * inserted (ON CONFLICT DO NOTHING) or deleted. Each request writes only its own link row, under
+   * the task's row lock, so concurrent adds of different labels all stay (no read-modify-write of
+   * the set). Only when a link changed: `updated_at` is set and `task.updated` recorded with
+   * `changes` `["label_ids"]` (D37, D39); otherwise nothing is written. Null when there is no such task.
+   */
+  async setTaskLabel(op: 'add' | 'remove', id: number, labelId: number, actor: Actor, db: Db = this.sql, pre?: RowPrecondition): Promise<TaskLabelWrite | null> {
+    const p = new SqlParams();
+    const taskId = p.add(id, 'int');
+    const label = p.add(labelId, 'int');
+    const user = p.add(actor.userId, 'int');
+    const ctes = [
+      accessCte('task', taskId, user),
+      `lb AS MATERIALIZED (SELECT lb.id FROM labels lb, a WHERE lb.id = ${label} AND lb.workspace_id = a.workspace_id AND ${allowedSql('task.edit')} FOR KEY SHARE OF lb)`,
+    ];
+    let gate = `${allowedSql('task.edit')} AND EXISTS (SELECT 1 FROM lb)`;
+    let seen = '';
+    if (pre) {
+      // The body as the caller sees it: the grants of the access row.
+      const ok = pre.any ? 'true' : `${fullDigestSql(user, ACCESS_ROW_GRANTS, 'pt')} = ANY(${p.add(pre.digests, 'bytea[]')})`;
+      ctes.push(`pre AS (SELECT ${ok} AS ok, pt.updated_at AS seen FROM tasks pt, a WHERE pt.id = ${taskId})`);
+      gate += ' AND (SELECT ok FROM pre)';
+      seen = ' AND old.updated_at = (SELECT seen FROM pre)';
+    }
+    ctes.push(
+      `gate AS (SELECT ${gate} AS ok FROM a)`,
+      // The task row, locked: label writes of one task queue here, each then writing its own link.
+      `old AS MATERIALIZED (SELECT t.* FROM tasks t WHERE t.id = ${taskId} AND (SELECT ok FROM gate) FOR NO KEY UPDATE)`,
+      op === 'add'
+        ? `link AS (INSERT INTO task_labels (task_id, label_id, workspace_id)
+                    SELECT old.id, lb.id, old.workspace_id FROM old, lb WHERE true${seen}
+                    ON CONFLICT DO NOTHING RETURNING task_id)`
+        : `link AS (DELETE FROM task_labels tl USING old, lb WHERE tl.task_id = old.id AND tl.label_id = lb.id${seen} RETURNING tl.task_id)`,
+      `task AS (UPDATE tasks t SET updated_at = now() FROM old WHERE t.id = old.id AND EXISTS (SELECT 1 FROM link) RETURNING t.*)`,
+    );
+    const changes = Object.fromEntries(CHANGE_FIELDS['task.updated'].map((f) => [f, f === 'label_ids' ? 'true' : 'false'])) as Record<(typeof CHANGE_FIELDS)['task.updated'][number], string>;
+    ctes.push(
+      ...eventCtes(p, actor, {
+        type: 'task.updated', from: 'task JOIN old ON old.id = task.id', workspace: 'task.workspace_id',
+        data: { task_id: 'task.id', list_id: 'task.list_id', previous_list_id: 'old.list_id', parent_id: 'task.parent_id' },
+        changes, drain: ['link'],
+      }),
+    );
+    const rows: TaskLabelWrite[] = await db.rows(
+      `WITH ${ctes.join(',\n')}
+       SELECT a.*, EXISTS (SELECT 1 FROM lb) AS label_found, ${pre ? '(SELECT ok FROM pre)' : 'NULL::boolean'} AS precondition_ok,
+              EXISTS (SELECT 1 FROM old WHERE true${seen}) AS reached
+         FROM a`,
+      p.values,
+    );
+    return rows[0] ?? null;
   }
 
   /**

@@ -1,6 +1,6 @@
 import { BadRequestException, Injectable, NotFoundException, PreconditionFailedException } from '@nestjs/common';
 import { HttpException, HttpStatus } from '@nestjs/common';
-import { NOT_FOUND } from '../common/access/access.policy';
+import { Membership, NOT_FOUND } from '../common/access/access.policy';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
 import { etagOfDigest, ifMatchPrecondition, noneMatch, PRECONDITION_MESSAGES } from '../common/http/etag';
@@ -126,6 +126,33 @@ export class TasksService {
     }
     const task = await this.tasks.loadWritten(id, viewer, caller.db);
     return task ? tagged(task) : this.vanished(caller, patch.list_id ?? null, NOT_FOUND.task);
+  }
+
+  /**
+   * D43: add (`add`) or remove a label of a task. The task and the caller's access (404, 403,
+   * `Viewers cannot edit tasks`, restriction) → no body (never parsed) → the label in the task's
+   * workspace (404 `Label not found`, step 8) → If-Match (412 / 428, as update task) → the link
+   * written, or nothing when it is already so (no event, `updated_at` unchanged). 200 with the
+   * update-task answer and its ETag. Two round trips: the write statement (access check
+   * included) and the read back.
+   */
+  async setTaskLabel(caller: Caller, op: 'add' | 'remove', id: number, labelId: number, ifMatch?: string): Promise<TaggedTask<TaskWriteDto>> {
+    const parsed = ifMatchPrecondition(ifMatch);
+    const pre = parsed ? { ...parsed, required: false } : this.requireIfMatch ? { any: false, digests: [], required: true } : null;
+    let membership: Membership | undefined;
+    for (let attempt = 1; ; attempt++) {
+      const result = await this.tasks.setTaskLabel(op, id, labelId, caller, caller.db, pre ?? undefined);
+      membership = this.access.answer(caller, 'task.edit', result).membership;
+      if (!result!.label_found) throw new NotFoundException(NOT_FOUND.label);
+      if (pre && result!.precondition_ok === false) throw TasksService.preconditionError(pre);
+      if (result!.reached) break;
+      if (!pre) throw new NotFoundException(NOT_FOUND.task);
+      // Under If-Match: a write of the task committed between the check and the lock; run again on the new state.
+      if (attempt >= PRECONDITION_ATTEMPTS) throw TasksService.preconditionError(pre);
+    }
+    const task = await this.tasks.loadWritten(id, { userId: caller.userId, membership }, caller.db);
+    if (!task) throw new NotFoundException(NOT_FOUND.task);
+    return tagged(task);
   }
 
   /**
