@@ -24,7 +24,7 @@ import { QueryPairsOf } from '../common/validation/query-pairs';
 import type { QueryPairs } from './task-query';
 import { QUERY_400, TaskQueryParams } from './task-query.openapi';
 import { CreateTaskDto, TaskCursorPageDto, TaskCursorPageWithTotalDto, TaskDto, TaskPageDto, TaskWriteDto, UpdateTaskDto } from './tasks.dto';
-import { TasksService } from './tasks.service';
+import { OWN_PARENT, PARENT_NOT_FOUND, SUBTASKS_CANNOT_NEST, TasksService } from './tasks.service';
 
 /**
  * A request header's value (lower-case name), for the handler only: the OpenAPI document
@@ -72,9 +72,9 @@ export class TasksController {
   @ApiValidatedBody(CreateTaskDto)
   @ApiCreatedResponse({ type: TaskWriteDto, description: 'All task fields except labels, subtasks, attachments', headers: ETAG_HEADERS })
   @ApiErrors({
-    400: ['Subtasks cannot have subtasks'],
+    400: [SUBTASKS_CANNOT_NEST],
     // 'Task not found': the new task was deleted (with its list or folder) before it was read back.
-    404: ['Status not found in this workspace', 'Parent task not found', NOT_FOUND.task],
+    404: ['Status not found in this workspace', PARENT_NOT_FOUND, NOT_FOUND.task],
   })
   async createTask(@CurrentCaller() caller: Caller, @Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply): Promise<RawJson<TaskWriteDto>> {
     const { task, etag } = await this.tasks.createTask(caller, body);
@@ -120,7 +120,8 @@ export class TasksController {
   @ApiValidatedBody(UpdateTaskDto)
   @ApiOkResponse({ type: TaskWriteDto, description: 'All task fields except labels, subtasks, attachments', headers: ETAG_HEADERS })
   @ApiErrors({
-    404: ['List not found in this workspace', 'Status not found in this workspace'],
+    400: [OWN_PARENT, SUBTASKS_CANNOT_NEST],
+    404: ['List not found in this workspace', 'Status not found in this workspace', PARENT_NOT_FOUND],
   })
   @IfMatch()
   async updateTask(
