@@ -32,7 +32,9 @@ export async function configureApp(app: NestFastifyApplication, env: AppEnv): Pr
     done(null, parseJsonBody(request, bytes.toString('utf8')));
   });
   // D7: any other content type with a body is 415 (read whole, within the body limit, then discarded).
-  fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (request, _body, done) => {
+  fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {
+    // D35: a replay of a keyed POST is recognised by its bytes whatever its content type.
+    keepRawBody(request, body as Buffer);
     deferBodyError(request, new UnsupportedMediaTypeException('Content-Type must be application/json'));
     done(null, undefined);
   });

@@ -1,20 +1,20 @@
-import { Body, Controller, Get, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { RawJson } from '../common/http/raw-json';
-import { ApiValidatedBody } from '../common/openapi/api-errors.decorator';
+import { ApiErrors, ApiValidatedBody } from '../common/openapi/api-errors.decorator';
 import { PathId } from '../common/validation/id.pipe';
-import { CommentDto, CreateCommentDto } from './comments.dto';
-import { CommentsService } from './comments.service';
+import { CommentDto, CreateCommentDto, UpdateCommentDto } from './comments.dto';
+import { AUTHOR_ONLY, AUTHOR_OR_MANAGER, CommentsService } from './comments.service';
 
 @ApiTags('Comments')
-@Controller('api/v1/tasks')
+@Controller('api/v1')
 export class CommentsController {
   constructor(private readonly comments: CommentsService) {}
 
   /** spec: List comments (D1: GET /api/v1/tasks/:id/comments). */
-  @Get(':task_id/comments')
+  @Get('tasks/:task_id/comments')
   @Authenticated('comments:read', 'comment.read')
   @ApiOperation({
     summary: 'List comments',
@@ -26,7 +26,7 @@ export class CommentsController {
   }
 
   /** spec: Create comment (D1: POST /api/v1/tasks/:id/comments). */
-  @Post(':task_id/comments')
+  @Post('tasks/:task_id/comments')
   @Authenticated('comments:write', 'comment.create')
   @ApiOperation({
     summary: 'Create comment',
@@ -36,5 +36,30 @@ export class CommentsController {
   @ApiCreatedResponse({ type: CommentDto })
   createComment(@CurrentCaller() caller: Caller, @PathId('task') id: number, @Body() body: unknown): Promise<RawJson<CommentDto>> {
     return this.comments.createComment(caller, id, body);
+  }
+
+  /** D39, D44: update comment. */
+  @Patch('comments/:comment_id')
+  @Authenticated('comments:write', 'comment.edit')
+  @ApiOperation({
+    summary: 'Update comment',
+    description: 'Only the fields sent change. Any writer may set `resolved`; only the author may change `content` (sending it unchanged is allowed).',
+  })
+  @ApiValidatedBody(UpdateCommentDto)
+  @ApiOkResponse({ type: CommentDto })
+  @ApiErrors({ 403: [AUTHOR_ONLY] })
+  updateComment(@CurrentCaller() caller: Caller, @PathId('comment') id: number, @Body() body: unknown): Promise<RawJson<CommentDto>> {
+    return this.comments.updateComment(caller, id, body);
+  }
+
+  /** D39, D44: delete comment. */
+  @Delete('comments/:comment_id')
+  @HttpCode(204)
+  @Authenticated('comments:write', 'comment.delete')
+  @ApiOperation({ summary: 'Delete comment', description: 'By its author, or by an owner or admin. Permanent.' })
+  @ApiNoContentResponse()
+  @ApiErrors({ 403: [AUTHOR_OR_MANAGER] })
+  async deleteComment(@CurrentCaller() caller: Caller, @PathId('comment') id: number): Promise<void> {
+    await this.comments.deleteComment(caller, id);
   }
 }

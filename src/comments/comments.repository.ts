@@ -6,7 +6,7 @@ import type { Db } from '../common/database/request-db';
 import { Sql } from '../common/database/sql';
 import { SqlParams } from '../common/database/sql-params';
 import { RawJson } from '../common/http/raw-json';
-import { Actor, eventCtes } from '../events/events.sql';
+import { Actor, columnChangesSql, eventCtes } from '../events/events.sql';
 import type { CommentDto } from './comments.dto';
 
 /**
@@ -54,6 +54,57 @@ export class CommentsRepository {
     sql: J.array(COMMENT_JSON, `comments c JOIN users u ON u.id = c.user_id WHERE c.task_id = ${READ_PARAMS.id}`, 'c.created_at, c.id'),
     tagged: false,
   };
+
+  /**
+   * D44: update comment `id` in ONE statement: the comment row locked, then `content` (when sent)
+   * and `resolved` (when sent) written, the content only when the caller (`actor`) is its author or the content does not change (else nothing is written and `author_only` is true:
+   * 403 at step 9). Records `comment.updated` by `actor` with the names that changed (D37: none, no
+   * event). Null when the comment no longer exists.
+   */
+  async update(actor: Actor, id: number, content: string | null, resolved: boolean | null, db: Db = this.sql): Promise<{ author_only: boolean; comment: RawJson<CommentDto> | null } | null> {
+    const p = new SqlParams();
+    const text = p.add(content, 'text');
+    const flag = p.add(resolved, 'boolean');
+    const ctes = [
+      `old AS MATERIALIZED (SELECT c.* FROM comments c WHERE c.id = ${p.add(id, 'int')} FOR NO KEY UPDATE)`,
+      // D44 step 9: only the author changes the content.
+      `chk AS (SELECT ${text} IS NULL OR old.content = ${text} OR old.user_id = ${p.add(actor.userId, 'int')} AS allowed FROM old)`,
+      `c AS (UPDATE comments c SET content = COALESCE(${text}, c.content), resolved = COALESCE(${flag}, c.resolved)
+               FROM old, chk WHERE c.id = old.id AND chk.allowed RETURNING c.*)`,
+      ...eventCtes(p, actor, {
+        type: 'comment.updated', from: 'c JOIN old ON old.id = c.id', workspace: 'c.workspace_id',
+        data: { comment_id: 'c.id', task_id: 'c.task_id', list_id: '(SELECT t.list_id FROM tasks t WHERE t.id = c.task_id)' },
+        changes: columnChangesSql(['content', 'resolved'], 'c'),
+      }),
+    ];
+    const rows: { allowed: boolean; json: string | null }[] = await db.rows(
+      `WITH ${ctes.join(',\n')}
+       SELECT chk.allowed, (SELECT ${COMMENT_JSON} FROM c JOIN users u ON u.id = c.user_id) AS json FROM chk`,
+      p.values,
+    );
+    if (!rows.length) return null;
+    return { author_only: !rows[0].allowed, comment: rows[0].json === null ? null : new RawJson(rows[0].json) };
+  }
+
+  /**
+   * D44: deletes comment `id` when `mayDelete` (the caller is its author, or `managerial`), in ONE
+   * statement, recording `comment.deleted` by `actor`. Null when the comment no longer exists; else
+   * whether it was deleted (false: neither author nor manager, 403 at step 9).
+   */
+  async delete(actor: Actor, id: number, managerial: boolean, db: Db = this.sql): Promise<boolean | null> {
+    const p = new SqlParams();
+    const ctes = [
+      `old AS MATERIALIZED (SELECT c.id, c.user_id = ${p.add(actor.userId, 'int')} OR ${p.add(managerial, 'boolean')} AS allowed
+                              FROM comments c WHERE c.id = ${p.add(id, 'int')} FOR UPDATE)`,
+      `d AS (DELETE FROM comments c USING old WHERE c.id = old.id AND old.allowed RETURNING c.*)`,
+      ...eventCtes(p, actor, {
+        type: 'comment.deleted', from: 'd', workspace: 'd.workspace_id',
+        data: { comment_id: 'd.id', task_id: 'd.task_id', list_id: '(SELECT t.list_id FROM tasks t WHERE t.id = d.task_id)' },
+      }),
+    ];
+    const rows: { allowed: boolean }[] = await db.rows(`WITH ${ctes.join(',\n')} SELECT old.allowed FROM old`, p.values);
+    return rows.length ? rows[0].allowed : null;
+  }
 
   /**
    * Inserts a top-level, unresolved comment by `actor` on task `taskId` and

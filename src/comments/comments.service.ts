@@ -1,11 +1,16 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
-import { NOT_FOUND } from '../common/access/access.policy';
+import { ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
+import { NOT_FOUND, roleIn } from '../common/access/access.policy';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
 import { RawJson } from '../common/http/raw-json';
 import { validateBody } from '../common/validation/validate-body';
-import { CommentDto, CreateCommentDto } from './comments.dto';
+import { CommentDto, CreateCommentDto, UpdateCommentDto } from './comments.dto';
 import { CommentsRepository } from './comments.repository';
+
+/** D44: the 403 of a content change by another than the author (step 9). */
+export const AUTHOR_ONLY = 'Only the author can edit a comment';
+/** D44: the 403 of a delete by a writer who is neither the author nor a manager (step 9). */
+export const AUTHOR_OR_MANAGER = 'Only the author or owners and admins can delete a comment';
 
 /** Rules for comments (spec: Comments; D1, D3, D8, D9, D30). */
 @Injectable()
@@ -36,5 +41,32 @@ export class CommentsService {
     const comment = await this.comments.insert(caller, taskId, content, caller.db);
     if (!comment) throw new NotFoundException(NOT_FOUND.task);
     return comment;
+  }
+
+  /**
+   * D44: update comment. The comment and the caller's access (404 `Comment not found`, 403,
+   * `Viewers cannot edit comments`, restriction on its task's list) → the body (`content`, then
+   * `resolved`) → step 9: a content that really changes (after trimming and sanitizing) by
+   * another than the author, 403 `Only the author can edit a comment`. 200 with the comment.
+   * Two round trips: the access check and one statement for the check of step 9, the update and its event.
+   */
+  async updateComment(caller: Caller, id: number, rawBody: unknown): Promise<RawJson<CommentDto>> {
+    await this.access.check(caller, 'comment.edit', id);
+    const patch = await validateBody(UpdateCommentDto, rawBody);
+    const result = await this.comments.update(caller, id, patch.content ?? null, patch.resolved ?? null, caller.db);
+    if (!result?.comment && !result?.author_only) throw new NotFoundException(NOT_FOUND.comment);
+    if (result.author_only) throw new ForbiddenException(AUTHOR_ONLY);
+    return result.comment!;
+  }
+
+  /**
+   * D44: delete comment. Access as for update (`Viewers cannot delete comments`), then step 9: the
+   * author or a manager, else 403 `Only the author or owners and admins can delete a comment`. 204.
+   */
+  async deleteComment(caller: Caller, id: number): Promise<void> {
+    const { membership } = await this.access.check(caller, 'comment.delete', id);
+    const deleted = await this.comments.delete(caller, id, roleIn(membership.role, 'manager'), caller.db);
+    if (deleted === null) throw new NotFoundException(NOT_FOUND.comment);
+    if (!deleted) throw new ForbiddenException(AUTHOR_OR_MANAGER);
   }
 }

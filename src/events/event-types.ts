@@ -19,6 +19,11 @@ export const EVENT_DATA_KEYS = {
   'status.updated': ['status_id', 'changes'],
   'label.created': ['label_id'],
   'label.deleted': ['label_id'],
+  // D48, in its table's order.
+  'label.updated': ['label_id', 'changes'],
+  'status.deleted': ['status_id'],
+  'comment.updated': ['comment_id', 'task_id', 'list_id', 'changes'],
+  'comment.deleted': ['comment_id', 'task_id', 'list_id'],
 } as const;
 
 /** An event type of D37 (`task.created`, ...). */
@@ -34,10 +39,13 @@ export function isEventType(value: unknown): value is EventType {
 
 /** D37: the field names `changes` may list, per update type (sorted, as `changes` lists them). */
 export const CHANGE_FIELDS = {
-  'task.updated': ['assignee_ids', 'custom_fields', 'description', 'due_date', 'label_ids', 'list_id', 'priority', 'start_date', 'status_id', 'title'],
+  'task.updated': ['assignee_ids', 'custom_fields', 'description', 'due_date', 'label_ids', 'list_id', 'parent_id', 'priority', 'start_date', 'status_id', 'title'],
   'folder.updated': ['color', 'icon', 'name', 'position'],
   'list.updated': ['color', 'folder_id', 'icon', 'name', 'position'],
   'status.updated': ['category', 'color', 'icon', 'name', 'position'],
+  // D48.
+  'label.updated': ['color', 'name'],
+  'comment.updated': ['content', 'resolved'],
 } as const;
 
 /** The event types whose data carries `changes`. */

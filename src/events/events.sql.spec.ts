@@ -31,7 +31,7 @@ describe('eventCtes', () => {
     const [row] = eventCtes(new SqlParams(), actor, {
       type: 'task.updated', from: 't', workspace: 't.w',
       data: { task_id: 'a', list_id: 'b', previous_list_id: 'c', parent_id: 'd' },
-      changes: { assignee_ids: 'x', custom_fields: 'x', description: 'x', due_date: 'x', label_ids: 'x', list_id: 'x', priority: 'x', start_date: 'x', status_id: 'x', title: 'x' },
+      changes: { assignee_ids: 'x', custom_fields: 'x', description: 'x', due_date: 'x', label_ids: 'x', list_id: 'x', parent_id: 'x', priority: 'x', start_date: 'x', status_id: 'x', title: 'x' },
     });
     expect(row).toContain(`jsonb_build_object('task_id', a, 'list_id', b, 'previous_list_id', c, 'parent_id', d, 'changes', to_jsonb(changed.names))`);
   });

@@ -1,10 +1,10 @@
-import { Body, Controller, Delete, Get, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { ApiErrors, ApiValidatedBody } from '../common/openapi/api-errors.decorator';
 import { PathId } from '../common/validation/id.pipe';
-import { CreateLabelDto, LabelDto } from './labels.dto';
+import { CreateLabelDto, LabelDto, UpdateLabelDto } from './labels.dto';
 import { LabelsService } from './labels.service';
 
 @ApiTags('Labels')
@@ -32,6 +32,19 @@ export class LabelsController {
   })
   createLabel(@CurrentCaller() caller: Caller, @Body() body: unknown): Promise<LabelDto> {
     return this.labels.createLabel(caller, body);
+  }
+
+  /** D39, D43: update label. */
+  @Patch('labels/:label_id')
+  @Authenticated('workspaces:write', 'label.edit')
+  @ApiOperation({ summary: 'Update label', description: 'Only the fields sent change. Names are unique in the workspace ignoring case; a label may change the case of its own name.' })
+  @ApiValidatedBody(UpdateLabelDto)
+  @ApiOkResponse({ type: LabelDto })
+  @ApiErrors({
+    409: ['A label with this name already exists'],
+  })
+  updateLabel(@CurrentCaller() caller: Caller, @PathId('label') id: number, @Body() body: unknown): Promise<LabelDto> {
+    return this.labels.updateLabel(caller, id, body);
   }
 
   /** spec: Delete label. */

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ColumnField, columnTable, FieldsMatch, insertRowSql, WritesMatch } from '../common/database/field-table';
+import { patchStatement } from '../common/database/patch';
 import type { Db } from '../common/database/request-db';
 import { SqlParams } from '../common/database/sql-params';
-import { Actor, eventCtes } from '../events/events.sql';
-import type { CreateLabelDto, LabelDto } from './labels.dto';
+import { Actor, columnChangesSql, eventCtes } from '../events/events.sql';
+import type { CreateLabelDto, LabelDto, UpdateLabelDto } from './labels.dto';
 
 /** The body of create label without its target. */
 type LabelBody = Omit<CreateLabelDto, 'workspace_id'>;
@@ -44,6 +45,21 @@ export class LabelsRepository {
     ];
     const rows: LabelDto[] = await (db?.manager ?? this.db).query(`WITH ${ctes.join(',\n')} SELECT ${LABEL_TABLE.select} FROM lb`, p.values);
     return rows[0];
+  }
+
+  /**
+   * D43: applies `patch` to label `id` and returns it (null when it no longer exists), in one statement;
+   * records `label.updated` by `actor` when a stored value changed (D37). A duplicate name raises the 409 violation (D28).
+   */
+  async update(actor: Actor, id: number, patch: UpdateLabelDto, db?: Db): Promise<LabelDto | null> {
+    const { sql, params } = patchStatement('labels', LABEL_TABLE.columns, id, patch, LABEL_TABLE.select, (p) =>
+      eventCtes(p, actor, {
+        type: 'label.updated', from: 'r JOIN old ON old.id = r.id', workspace: 'r.workspace_id',
+        data: { label_id: 'r.id' }, changes: columnChangesSql(LABEL_TABLE.columns),
+      }),
+    );
+    const rows: LabelDto[] = await (db?.manager ?? this.db).query(sql, params);
+    return rows[0] ?? null;
   }
 
   /**

@@ -1,4 +1,4 @@
-import { applyDecorators, Body, Controller, createParamDecorator, Delete, ExecutionContext, Get, HttpCode, Patch, Post, Res } from '@nestjs/common';
+import { applyDecorators, Body, Controller, createParamDecorator, Delete, ExecutionContext, Get, HttpCode, Patch, Post, Put, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import {
   ApiCreatedResponse,
@@ -13,7 +13,7 @@ import {
 } from '@nestjs/swagger';
 import { ACCESS_DENIED, NOT_FOUND } from '../common/access/access.policy';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
-import { Authenticated } from '../common/auth/authenticated.decorator';
+import { Authenticated, IgnoresBody } from '../common/auth/authenticated.decorator';
 import { TASK_CACHE_CONTROL } from '../common/cache/cache-control';
 import { PRECONDITION_MESSAGES } from '../common/http/etag';
 import { markNotModified } from '../common/http/not-modified';
@@ -24,7 +24,7 @@ import { QueryPairsOf } from '../common/validation/query-pairs';
 import type { QueryPairs } from './task-query';
 import { QUERY_400, TaskQueryParams } from './task-query.openapi';
 import { CreateTaskDto, TaskCursorPageDto, TaskCursorPageWithTotalDto, TaskDto, TaskPageDto, TaskWriteDto, UpdateTaskDto } from './tasks.dto';
-import { TasksService } from './tasks.service';
+import { OWN_PARENT, PARENT_NOT_FOUND, SUBTASKS_CANNOT_NEST, TasksService } from './tasks.service';
 
 /**
  * A request header's value (lower-case name), for the handler only: the OpenAPI document
@@ -72,9 +72,9 @@ export class TasksController {
   @ApiValidatedBody(CreateTaskDto)
   @ApiCreatedResponse({ type: TaskWriteDto, description: 'All task fields except labels, subtasks, attachments', headers: ETAG_HEADERS })
   @ApiErrors({
-    400: ['Subtasks cannot have subtasks'],
+    400: [SUBTASKS_CANNOT_NEST],
     // 'Task not found': the new task was deleted (with its list or folder) before it was read back.
-    404: ['Status not found in this workspace', 'Parent task not found', NOT_FOUND.task],
+    404: ['Status not found in this workspace', PARENT_NOT_FOUND, NOT_FOUND.task],
   })
   async createTask(@CurrentCaller() caller: Caller, @Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply): Promise<RawJson<TaskWriteDto>> {
     const { task, etag } = await this.tasks.createTask(caller, body);
@@ -120,7 +120,8 @@ export class TasksController {
   @ApiValidatedBody(UpdateTaskDto)
   @ApiOkResponse({ type: TaskWriteDto, description: 'All task fields except labels, subtasks, attachments', headers: ETAG_HEADERS })
   @ApiErrors({
-    404: ['List not found in this workspace', 'Status not found in this workspace'],
+    400: [OWN_PARENT, SUBTASKS_CANNOT_NEST],
+    404: ['List not found in this workspace', 'Status not found in this workspace', PARENT_NOT_FOUND],
   })
   @IfMatch()
   async updateTask(
@@ -131,6 +132,59 @@ export class TasksController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<RawJson<TaskWriteDto>> {
     const { task, etag } = await this.tasks.updateTask(caller, id, body, ifMatch);
+    void reply.header('etag', etag);
+    return task;
+  }
+
+  /** D39, D43: add a label to a task. */
+  @Put('tasks/:task_id/labels/:label_id')
+  @Authenticated('tasks:write', 'task.edit')
+  @IgnoresBody()
+  @ApiOperation({
+    summary: 'Add label to task',
+    description:
+      'Adds one label of the task\'s workspace; labels added at the same time by others are kept. Adding a label the task already has changes nothing. ' +
+      'Any request body is ignored. Answers as Update task (without `labels`).',
+  })
+  @ApiOkResponse({ type: TaskWriteDto, description: 'All task fields except labels, subtasks, attachments', headers: ETAG_HEADERS })
+  @ApiErrors({ 404: [NOT_FOUND.label] })
+  @IfMatch()
+  async addTaskLabel(
+    @CurrentCaller() caller: Caller,
+    // D39: the task id's 400 before the label id's. Nest runs the parameters' pipes in the order their
+    // decorators ran, last parameter first: the label id is written before the task id so that its pipe runs second.
+    @PathId('label') labelId: number,
+    @PathId('task') id: number,
+    @RequestHeader('if-match') ifMatch: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<RawJson<TaskWriteDto>> {
+    const { task, etag } = await this.tasks.setTaskLabel(caller, 'add', id, labelId, ifMatch);
+    void reply.header('etag', etag);
+    return task;
+  }
+
+  /** D39, D43: remove a label from a task. */
+  @Delete('tasks/:task_id/labels/:label_id')
+  @Authenticated('tasks:write', 'task.edit')
+  @IgnoresBody()
+  @ApiOperation({
+    summary: 'Remove label from task',
+    description:
+      'Removes one label; removing a label the task does not have changes nothing. Any request body is ignored. Answers as Update task (without `labels`).',
+  })
+  @ApiOkResponse({ type: TaskWriteDto, description: 'All task fields except labels, subtasks, attachments', headers: ETAG_HEADERS })
+  @ApiErrors({ 404: [NOT_FOUND.label] })
+  @IfMatch()
+  async removeTaskLabel(
+    @CurrentCaller() caller: Caller,
+    // D39: the task id's 400 before the label id's. Nest runs the parameters' pipes in the order their
+    // decorators ran, last parameter first: the label id is written before the task id so that its pipe runs second.
+    @PathId('label') labelId: number,
+    @PathId('task') id: number,
+    @RequestHeader('if-match') ifMatch: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<RawJson<TaskWriteDto>> {
+    const { task, etag } = await this.tasks.setTaskLabel(caller, 'remove', id, labelId, ifMatch);
     void reply.header('etag', etag);
     return task;
   }

@@ -40,6 +40,12 @@ export interface CreatedTask extends AccessRow {
 export interface UpdatedTask {
   /** list_id (when sent) is a list of the workspace. */
   list_found: boolean;
+  /** parent_id (when a task id is sent) is a task of the workspace the caller may see (D45, D33). */
+  parent_found: boolean;
+  /** parent_id names the task itself (D45). */
+  parent_self: boolean;
+  /** The parent is itself a subtask, or the task has subtasks (D45). */
+  parent_nested: boolean;
   /** That list's folder. */
   list_folder_id: number | null;
   /** status_id (when sent) belongs to the workspace. */
@@ -105,6 +111,19 @@ const NO_LINKS: TaskLinkSources = {
 function preconditionSql(p: SqlParams, taskId: string, pre: Precondition): string {
   const ok = pre.any ? 'true' : `${fullDigestSql(p.add(pre.viewer.userId, 'int'), grantParams(p, pre.viewer.membership), 'pt')} = ANY(${p.add(pre.digests, 'bytea[]')})`;
   return `pre AS (SELECT ${ok} AS ok, pt.updated_at AS seen FROM tasks pt WHERE pt.id = ${taskId})`;
+}
+
+/** D36 If-Match as a statement that checks access itself sees it: the viewer is the access row `a`'s (TasksRepository.setTaskLabel). */
+export type RowPrecondition = Omit<Precondition, 'viewer'>;
+
+/** What a label add or remove found (D43): the task's access row, the label, If-Match, and whether the task row was reached. */
+export interface TaskLabelWrite extends AccessRow {
+  /** The label is one of the task's workspace. */
+  label_found: boolean;
+  /** With an If-Match precondition: whether it held. */
+  precondition_ok: boolean | null;
+  /** The task row was locked as the checks saw it (false: gone, or under If-Match written meanwhile: run again). */
+  reached: boolean;
 }
 
 /** The condition a write guarded by preconditionSql adds to its WHERE on the tasks row `t`. */
@@ -192,13 +211,14 @@ export class TasksRepository {
       access,
       // D37: the rows the insert's foreign keys check, share-locked now rather than by the checks at the statement's end (after the event lock).
       `ref_list AS (SELECT id FROM lists WHERE id = ${list} FOR KEY SHARE)`,
-      `ref_parent AS (SELECT id FROM tasks WHERE id = ${parentId} FOR KEY SHARE)`,
+      // D45: FOR SHARE waits for a re-parenting of the parent (FOR NO KEY UPDATE) and returns its row as committed: is it a subtask now?
+      `ref_parent AS MATERIALIZED (SELECT id, parent_id FROM tasks WHERE id = ${parentId} FOR SHARE)`,
       `checks AS (
          SELECT ${allowedSql('task.create')} AS allowed,
                 ${statusId} IS NULL OR EXISTS (SELECT 1 FROM statuses WHERE id = ${statusId} AND workspace_id = a.workspace_id) AS status_ok,
                 ${parentId} IS NULL OR EXISTS (SELECT 1 FROM tasks pt WHERE pt.id = ${parentId} AND pt.workspace_id = a.workspace_id
                                                  AND ${permittedListSql('pt.list_id', ACCESS_ROW_GRANTS)}) AS parent_found,
-                EXISTS (SELECT 1 FROM tasks WHERE id = ${parentId} AND parent_id IS NOT NULL) AS parent_is_subtask
+                EXISTS (SELECT 1 FROM ref_parent WHERE parent_id IS NOT NULL) AS parent_is_subtask
            FROM a)`,
       // D15: the identifier is drawn only when every check passed (a draw is never given back).
       `counter AS (SELECT nextval(task_identifier_sequence(a.workspace_id))::int AS identifier
@@ -266,7 +286,10 @@ export class TasksRepository {
     const moving = patch.list_id !== undefined;
     const listId = p.add(patch.list_id ?? null, 'int');
     const statusId = p.add(patch.status_id ?? null, 'int');
-    const permitted = moving ? permittedListSql('l.id', grantParams(p, membership)) : 'true';
+    const grants = grantParams(p, membership);
+    const permitted = moving ? permittedListSql('l.id', grants) : 'true';
+    // D45: a task id makes the task a subtask (null: top-level, nothing to check).
+    const parentId = p.add(patch.parent_id ?? null, 'int');
     const ctes = [
       // The row before the write (D37 changes), locked so that it is the version the update applies to.
       `old AS MATERIALIZED (SELECT * FROM tasks WHERE id = ${taskId} FOR NO KEY UPDATE)`,
@@ -276,7 +299,12 @@ export class TasksRepository {
       `checks AS (
          SELECT ${listId} IS NULL OR (l.id IS NOT NULL AND EXISTS (SELECT 1 FROM ref_list)) AS list_found, l.folder_id AS list_folder_id,
                 ${permitted} AS list_permitted,
-                ${statusId} IS NULL OR EXISTS (SELECT 1 FROM statuses WHERE id = ${statusId} AND workspace_id = ${ws}) AS status_ok
+                ${statusId} IS NULL OR EXISTS (SELECT 1 FROM statuses WHERE id = ${statusId} AND workspace_id = ${ws}) AS status_ok,
+                ${parentId} IS NULL OR EXISTS (SELECT 1 FROM tasks pt WHERE pt.id = ${parentId} AND pt.workspace_id = ${ws}
+                                                 AND ${permittedListSql('pt.list_id', grants)}) AS parent_found,
+                COALESCE(${parentId} = ${taskId}, false) AS parent_self,
+                ${parentId} IS NOT NULL AND (EXISTS (SELECT 1 FROM tasks WHERE id = ${parentId} AND parent_id IS NOT NULL)
+                                             OR EXISTS (SELECT 1 FROM tasks WHERE parent_id = ${taskId})) AS parent_nested
            FROM (SELECT 1) one
            LEFT JOIN lists l ON l.id = ${listId} AND l.workspace_id = ${ws})`,
     ];
@@ -285,16 +313,18 @@ export class TasksRepository {
     const changes = {
       ...columnChangesSql(TASK_WRITE_COLUMNS.map((c) => c.column), 'task'),
       assignee_ids: 'false', custom_fields: 'false', label_ids: 'false',
+      parent_id: 'task.parent_id IS DISTINCT FROM old.parent_id',
     } as Record<(typeof CHANGE_FIELDS)['task.updated'][number], string>;
     const sets = ['updated_at = now()'];
     const column = (name: string, value: unknown, cast: string) => {
       if (value !== undefined) sets.push(`${name} = ${p.add(value, cast)}`);
     };
     for (const { column: name, cast } of TASK_WRITE_COLUMNS) column(name, patch[name], cast);
+    if (patch.parent_id !== undefined) sets.push(`parent_id = ${parentId}`);
     if (pre) ctes.push(preconditionSql(p, taskId, pre));
     // Everything below reads the id from `task`: nothing is written when a check failed or the task is gone.
     ctes.push(`task AS (UPDATE tasks t SET ${sets.join(', ')}
-                         FROM old WHERE t.id = old.id AND (SELECT list_found AND list_permitted AND status_ok FROM checks)${pre ? ` AND ${preconditionHolds('t')}` : ''}
+                         FROM old WHERE t.id = old.id AND (SELECT list_found AND list_permitted AND status_ok AND parent_found AND NOT parent_self AND NOT parent_nested FROM checks)${pre ? ` AND ${preconditionHolds('t')}` : ''}
                          RETURNING t.*)`);
     // D37 id sets: before, as the snapshot holds them; after, the ids the write keeps (members, labels of the workspace).
     const idSetChanged = (table: string, column: string, kept: string) =>
@@ -336,10 +366,76 @@ export class TasksRepository {
       }),
     );
     const rows: UpdatedTask[] = await db.rows(
-      `WITH ${ctes.join(',\n')} SELECT checks.list_found, checks.list_folder_id, checks.status_ok, EXISTS (SELECT 1 FROM task) AS updated${pre ? ', (SELECT ok FROM pre) AS precondition_ok' : ''} FROM checks`,
+      `WITH ${ctes.join(',\n')} SELECT checks.list_found, checks.list_folder_id, checks.status_ok, checks.parent_found, checks.parent_self, checks.parent_nested, EXISTS (SELECT 1 FROM task) AS updated${pre ? ', (SELECT ok FROM pre) AS precondition_ok' : ''} FROM checks`,
       p.values,
     );
     return rows[0];
+  }
+
+  /**
+   * D45: locks task `id` and its new parent `parentId` (FOR NO KEY UPDATE, in id order: no deadlock
+   * between two re-parentings), in the caller's transaction, before the update statement. That
+   * statement then runs on a snapshot taken after the locks: a re-parenting or a new subtask of
+   * either task that committed meanwhile is seen (A under B and B under A at once: the later fails).
+   */
+  async lockFamily(db: Db, id: number, parentId: number): Promise<void> {
+    await db.rows(`SELECT id FROM tasks WHERE id = ANY($1::int[]) ORDER BY id FOR NO KEY UPDATE`, [[id, parentId]]);
+  }
+
+  /**
+   * D43: adds (`add`) or removes the label `labelId` of task `id`, in ONE statement: the access check
+   * of `task.edit` by `actor` (its row for AccessService.answer), the label of the task's workspace
+   * (share-locked), D36's If-Match as the caller sees the task, then the task row locked and the link
+   * inserted (ON CONFLICT DO NOTHING) or deleted. Each request writes only its own link row, under
+   * the task's row lock, so concurrent adds of different labels all stay (no read-modify-write of
+   * the set). Only when a link changed: `updated_at` is set and `task.updated` recorded with
+   * `changes` `["label_ids"]` (D37, D39); otherwise nothing is written. Null when there is no such task.
+   */
+  async setTaskLabel(op: 'add' | 'remove', id: number, labelId: number, actor: Actor, db: Db = this.sql, pre?: RowPrecondition): Promise<TaskLabelWrite | null> {
+    const p = new SqlParams();
+    const taskId = p.add(id, 'int');
+    const label = p.add(labelId, 'int');
+    const user = p.add(actor.userId, 'int');
+    const ctes = [
+      accessCte('task', taskId, user),
+      `lb AS MATERIALIZED (SELECT lb.id FROM labels lb, a WHERE lb.id = ${label} AND lb.workspace_id = a.workspace_id AND ${allowedSql('task.edit')} FOR KEY SHARE OF lb)`,
+    ];
+    let gate = `${allowedSql('task.edit')} AND EXISTS (SELECT 1 FROM lb)`;
+    let seen = '';
+    if (pre) {
+      // The body as the caller sees it: the grants of the access row.
+      const ok = pre.any ? 'true' : `${fullDigestSql(user, ACCESS_ROW_GRANTS, 'pt')} = ANY(${p.add(pre.digests, 'bytea[]')})`;
+      ctes.push(`pre AS (SELECT ${ok} AS ok, pt.updated_at AS seen FROM tasks pt, a WHERE pt.id = ${taskId})`);
+      gate += ' AND (SELECT ok FROM pre)';
+      seen = ' AND old.updated_at = (SELECT seen FROM pre)';
+    }
+    ctes.push(
+      `gate AS (SELECT ${gate} AS ok FROM a)`,
+      // The task row, locked: label writes of one task queue here, each then writing its own link.
+      `old AS MATERIALIZED (SELECT t.* FROM tasks t WHERE t.id = ${taskId} AND (SELECT ok FROM gate) FOR NO KEY UPDATE)`,
+      op === 'add'
+        ? `link AS (INSERT INTO task_labels (task_id, label_id, workspace_id)
+                    SELECT old.id, lb.id, old.workspace_id FROM old, lb WHERE true${seen}
+                    ON CONFLICT DO NOTHING RETURNING task_id)`
+        : `link AS (DELETE FROM task_labels tl USING old, lb WHERE tl.task_id = old.id AND tl.label_id = lb.id${seen} RETURNING tl.task_id)`,
+      `task AS (UPDATE tasks t SET updated_at = now() FROM old WHERE t.id = old.id AND EXISTS (SELECT 1 FROM link) RETURNING t.*)`,
+    );
+    const changes = Object.fromEntries(CHANGE_FIELDS['task.updated'].map((f) => [f, f === 'label_ids' ? 'true' : 'false'])) as Record<(typeof CHANGE_FIELDS)['task.updated'][number], string>;
+    ctes.push(
+      ...eventCtes(p, actor, {
+        type: 'task.updated', from: 'task JOIN old ON old.id = task.id', workspace: 'task.workspace_id',
+        data: { task_id: 'task.id', list_id: 'task.list_id', previous_list_id: 'old.list_id', parent_id: 'task.parent_id' },
+        changes, drain: ['link'],
+      }),
+    );
+    const rows: TaskLabelWrite[] = await db.rows(
+      `WITH ${ctes.join(',\n')}
+       SELECT a.*, EXISTS (SELECT 1 FROM lb) AS label_found, ${pre ? '(SELECT ok FROM pre)' : 'NULL::boolean'} AS precondition_ok,
+              EXISTS (SELECT 1 FROM old WHERE true${seen}) AS reached
+         FROM a`,
+      p.values,
+    );
+    return rows[0] ?? null;
   }
 
   /**

@@ -1,6 +1,6 @@
 import { BadRequestException, Injectable, NotFoundException, PreconditionFailedException } from '@nestjs/common';
 import { HttpException, HttpStatus } from '@nestjs/common';
-import { NOT_FOUND } from '../common/access/access.policy';
+import { Membership, NOT_FOUND } from '../common/access/access.policy';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
 import { etagOfDigest, ifMatchPrecondition, noneMatch, PRECONDITION_MESSAGES } from '../common/http/etag';
@@ -18,6 +18,13 @@ export interface TaggedTask<T> {
   task: RawJson<T>;
   etag: string;
 }
+
+/** D14, D33, D45: a parent that is not a task of the workspace the caller may see. */
+export const PARENT_NOT_FOUND = 'Parent task not found';
+/** D14, D45: the one-level rule. */
+export const SUBTASKS_CANNOT_NEST = 'Subtasks cannot have subtasks';
+/** D45: a task named as its own parent. */
+export const OWN_PARENT = 'A task cannot be its own parent';
 
 /** How often a write under If-Match runs again after a write of the same task committed under it (D36); then 412. */
 const PRECONDITION_ATTEMPTS = 3;
@@ -59,11 +66,11 @@ export class TasksService {
     const created = await this.tasks.insertTask(listId, caller, input, caller.db);
     this.access.answer(caller, 'task.create', created);
     if (!created!.status_ok) throw new NotFoundException('Status not found in this workspace');
-    if (!created!.parent_found) throw new NotFoundException('Parent task not found');
-    if (created!.parent_is_subtask) throw new BadRequestException('Subtasks cannot have subtasks');
+    if (!created!.parent_found) throw new NotFoundException(PARENT_NOT_FOUND);
+    if (created!.parent_is_subtask) throw new BadRequestException(SUBTASKS_CANNOT_NEST);
     if (created!.written) return tagged(created!.written);
     // Nothing written although the checks passed: the list or the parent was deleted meanwhile.
-    return this.vanished(caller, listId, input.parent_id !== null ? 'Parent task not found' : NOT_FOUND.task);
+    return this.vanished(caller, listId, input.parent_id !== null ? PARENT_NOT_FOUND : NOT_FOUND.task);
   }
 
   /**
@@ -111,14 +118,27 @@ export class TasksService {
     const pre = this.precondition(ifMatch, viewer);
 
     const place = { workspaceId: access.workspaceId, listId: access.listId, folderId: access.folderId };
+    const parentId = patch.parent_id;
+    const write = () => this.tasks.updateTask(id, place, access.membership, caller, patch, caller.db, pre ?? undefined);
     for (let attempt = 1; ; attempt++) {
-      const result = await this.tasks.updateTask(id, place, access.membership, caller, patch, caller.db, pre ?? undefined);
+      // D45: a re-parenting locks both tasks first, in a transaction, so that its checks see what committed meanwhile.
+      const result =
+        typeof parentId === 'number' && caller.db
+          ? await caller.db.manager.transaction(async () => {
+              await this.tasks.lockFamily(caller.db!, id, parentId);
+              return write();
+            })
+          : await write();
       if (patch.list_id !== undefined) {
         if (!result.list_found) throw new NotFoundException('List not found in this workspace');
         this.access.requireListPermitted(access.membership, patch.list_id, result.list_folder_id);
       }
       if (!result.status_ok) throw new NotFoundException('Status not found in this workspace');
+      if (!result.parent_found) throw new NotFoundException(PARENT_NOT_FOUND);
       if (pre && result.precondition_ok === false) throw TasksService.preconditionError(pre);
+      // D45 step 9, after If-Match (D36), in this order.
+      if (result.parent_self) throw new BadRequestException(OWN_PARENT);
+      if (result.parent_nested) throw new BadRequestException(SUBTASKS_CANNOT_NEST);
       if (!result.updated && pre && result.precondition_ok && attempt < PRECONDITION_ATTEMPTS) continue;
       if (!result.updated && pre && result.precondition_ok) throw TasksService.preconditionError(pre);
       if (!result.updated) throw new NotFoundException(NOT_FOUND.task);
@@ -126,6 +146,33 @@ export class TasksService {
     }
     const task = await this.tasks.loadWritten(id, viewer, caller.db);
     return task ? tagged(task) : this.vanished(caller, patch.list_id ?? null, NOT_FOUND.task);
+  }
+
+  /**
+   * D43: add (`add`) or remove a label of a task. The task and the caller's access (404, 403,
+   * `Viewers cannot edit tasks`, restriction) → no body (never parsed) → the label in the task's
+   * workspace (404 `Label not found`, step 8) → If-Match (412 / 428, as update task) → the link
+   * written, or nothing when it is already so (no event, `updated_at` unchanged). 200 with the
+   * update-task answer and its ETag. Two round trips: the write statement (access check
+   * included) and the read back.
+   */
+  async setTaskLabel(caller: Caller, op: 'add' | 'remove', id: number, labelId: number, ifMatch?: string): Promise<TaggedTask<TaskWriteDto>> {
+    const parsed = ifMatchPrecondition(ifMatch);
+    const pre = parsed ? { ...parsed, required: false } : this.requireIfMatch ? { any: false, digests: [], required: true } : null;
+    let membership: Membership | undefined;
+    for (let attempt = 1; ; attempt++) {
+      const result = await this.tasks.setTaskLabel(op, id, labelId, caller, caller.db, pre ?? undefined);
+      membership = this.access.answer(caller, 'task.edit', result).membership;
+      if (!result!.label_found) throw new NotFoundException(NOT_FOUND.label);
+      if (pre && result!.precondition_ok === false) throw TasksService.preconditionError(pre);
+      if (result!.reached) break;
+      if (!pre) throw new NotFoundException(NOT_FOUND.task);
+      // Under If-Match: a write of the task committed between the check and the lock; run again on the new state.
+      if (attempt >= PRECONDITION_ATTEMPTS) throw TasksService.preconditionError(pre);
+    }
+    const task = await this.tasks.loadWritten(id, { userId: caller.userId, membership }, caller.db);
+    if (!task) throw new NotFoundException(NOT_FOUND.task);
+    return tagged(task);
   }
 
   /**

@@ -19,6 +19,7 @@ import { RoleWorld, roleKeys, useRoleWorld, WorldRole } from '../setup/world';
 const PATH_400: Record<string, string> = {
   workspace: 'Invalid workspace ID', folder: 'Invalid folder ID', list: 'Invalid list ID',
   task: 'Invalid task ID', status: 'Invalid status ID', label: 'Invalid label ID', webhook: 'Invalid webhook ID',
+  comment: 'Invalid comment ID',
 };
 /** D6: malformed parent ids in a create body. */
 const BODY_400: Record<string, string> = { workspace_id: 'workspace_id is required', list_id: 'list_id must be a valid numeric ID' };
@@ -44,28 +45,28 @@ const UNKNOWN_IDS: (string | number)[] = [99999999, 0, '0', '99999999999999'];
 const NOT_FOUND: Record<string, string> = {
   workspace: 'Workspace not found', folder: 'Folder not found', list: 'List not found', task: 'Task not found',
   status: 'Status not found', label: 'Label not found', workspace_id: 'Workspace not found', list_id: 'List not found in this workspace',
-  webhook: 'Webhook not found',
+  webhook: 'Webhook not found', comment: 'Comment not found',
 };
 
 /** D4: what a caller who is not a member of the target's workspace gets, by target. */
 const NON_MEMBER: Record<string, [number, string]> = {
   workspace: [404, 'Workspace not found'], folder: [404, 'Folder not found'], workspace_id: [404, 'Workspace not found'],
   list: [403, 'Access denied'], task: [403, 'Access denied'], status: [403, 'Access denied'], label: [403, 'Access denied'],
-  list_id: [403, 'Access denied'], webhook: [403, 'Access denied'],
+  list_id: [403, 'Access denied'], webhook: [403, 'Access denied'], comment: [403, 'Access denied'],
 };
 
 /** The target of each kind in the world's workspace `ws`. */
 const TARGET_REF: Record<string, string> = {
   workspace: 'ws', folder: 'eng', list: 'backlog', task: 't_backlog', status: 'review', label: 'bug', workspace_id: 'ws', list_id: 'backlog',
-  webhook: 'webhook',
+  webhook: 'webhook', comment: 'c_backlog',
 };
 /** The target of each kind in the outsider's workspace `other`, of which the owner of `ws` is no member. */
 const OTHER_REF: Record<string, string> = {
   workspace: 'other', folder: 'o_folder', list: 'o_list', task: 'o_task', status: 'o_todo', label: 'o_bug', workspace_id: 'other', list_id: 'o_list',
-  webhook: 'o_webhook',
+  webhook: 'o_webhook', comment: 'o_comment',
 };
 /** The target of each kind in `ws` not granted to the restricted member (granted folder `eng` only). */
-const NOT_GRANTED_REF: Record<string, string> = { ...TARGET_REF, folder: 'ops', list: 'inbox', task: 't_inbox', list_id: 'inbox' };
+const NOT_GRANTED_REF: Record<string, string> = { ...TARGET_REF, folder: 'ops', list: 'inbox', task: 't_inbox', list_id: 'inbox', comment: 'c_inbox' };
 
 /**
  * D2: the 403 of each write route to the roles its class excludes (writer
@@ -92,6 +93,12 @@ const DENIAL: Record<string, string> = {
   'PATCH /api/v1/webhooks/:webhook_id': 'Only owners and admins can manage webhooks',
   'DELETE /api/v1/webhooks/:webhook_id': 'Only owners and admins can manage webhooks',
   'GET /api/v1/webhooks/:webhook_id/deliveries': 'Only owners and admins can manage webhooks',
+  'PATCH /api/v1/labels/:label_id': 'Only owners and admins can edit labels',
+  'DELETE /api/v1/statuses/:status_id': 'Only owners and admins can delete statuses',
+  'PUT /api/v1/tasks/:task_id/labels/:label_id': 'Viewers cannot edit tasks',
+  'DELETE /api/v1/tasks/:task_id/labels/:label_id': 'Viewers cannot edit tasks',
+  'PATCH /api/v1/comments/:comment_id': 'Viewers cannot edit comments',
+  'DELETE /api/v1/comments/:comment_id': 'Viewers cannot delete comments',
 };
 const DENIED_ROLES: Record<'writer' | 'manager', WorldRole[]> = {
   writer: ['viewer', 'restrictedViewer'],
@@ -162,8 +169,9 @@ describe('route matrix: every route of D1', () => {
     return { status: res.statusCode, body: res.json() as unknown };
   };
 
-  it('covers the 26 routes of D1, the events feed of D37 and the 5 webhook routes of D38, each once', () => {
-    expect(new Set(ROUTES.map(routeName)).size).toBe(32);
+  it('covers the 26 routes of D1, the events feed of D37, the 5 webhook routes of D38 and the routes of D39, each once', () => {
+    expect(new Set(ROUTES.map(routeName)).size).toBe(ROUTES.length);
+    expect(ROUTES.length).toBeGreaterThanOrEqual(40);
   });
 
   describe.each(ROUTES.map((r) => [routeName(r), r] as const))('%s', (_name, r) => {

@@ -6,7 +6,7 @@ export type RouteRole = 'any key' | 'member' | 'writer' | 'manager';
 
 /** One route of D1. */
 export interface RouteSpec {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** As the controllers declare it: path ids named for their resource (`:task_id`). */
   path: string;
   scope: Scope;
@@ -57,12 +57,24 @@ export const ROUTES: RouteSpec[] = [
   { method: 'PATCH', path: '/api/v1/webhooks/:webhook_id', scope: 'webhooks:write', role: 'manager', target: path('webhook') },
   { method: 'DELETE', path: '/api/v1/webhooks/:webhook_id', scope: 'webhooks:write', role: 'manager', target: path('webhook') },
   { method: 'GET', path: '/api/v1/webhooks/:webhook_id/deliveries', scope: 'webhooks:read', role: 'manager', target: path('webhook') },
+  // D39: labels, statuses, containers, task labels and comments (issue 34).
+  { method: 'PATCH', path: '/api/v1/labels/:label_id', scope: 'workspaces:write', role: 'manager', target: path('label') },
+  { method: 'DELETE', path: '/api/v1/statuses/:status_id', scope: 'workspaces:write', role: 'manager', target: path('status') },
+  { method: 'GET', path: '/api/v1/folders/:folder_id', scope: 'folders:read', role: 'member', target: path('folder') },
+  { method: 'GET', path: '/api/v1/lists/:list_id', scope: 'folders:read', role: 'member', target: path('list') },
+  { method: 'PUT', path: '/api/v1/tasks/:task_id/labels/:label_id', scope: 'tasks:write', role: 'writer', target: path('task') },
+  { method: 'DELETE', path: '/api/v1/tasks/:task_id/labels/:label_id', scope: 'tasks:write', role: 'writer', target: path('task') },
+  { method: 'PATCH', path: '/api/v1/comments/:comment_id', scope: 'comments:write', role: 'writer', target: path('comment') },
+  { method: 'DELETE', path: '/api/v1/comments/:comment_id', scope: 'comments:write', role: 'writer', target: path('comment') },
 ];
 
 /** `METHOD path`, the name tests give a route. */
 export const routeName = (r: RouteSpec): string => `${r.method} ${r.path}`;
 
-/** The route's URL with `id` (any text: malformed ones included) in its path parameter. */
-export function routeUrl(r: RouteSpec, id: string | number): string {
-  return r.path.replace(/:\w+_id\b/, String(id));
+/**
+ * The route's URL with `id` (any text: malformed ones included) in its first path parameter, and
+ * `rest` (a well-formed id by default) in any later one (`/tasks/:task_id/labels/:label_id`).
+ */
+export function routeUrl(r: RouteSpec, id: string | number, rest: string | number = 1): string {
+  return r.path.replace(/:\w+_id\b/, String(id)).replace(/:\w+_id\b/g, String(rest));
 }

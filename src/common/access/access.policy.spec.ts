@@ -4,16 +4,19 @@ import { accessAnswers, accessWording, decide, Membership, Operation, permitsFol
  * The policy table written out from the decisions, independently of POLICY:
  * who may (D1), the message for the others (D2), and how access restriction
  * applies (D30): 'none' workspace-level, 'list' the target list must be
- * permitted, 'folder' the target folder must be granted, 'deny' never.
+ * permitted, 'folder' the target folder must be granted, 'folderOrList' the
+ * target folder must be granted or hold a permitted list (D39), 'deny' never.
  */
-const TABLE: Record<Operation, { who: 'member' | 'writer' | 'manager'; denial: string | null; restriction: 'none' | 'list' | 'folder' | 'deny' }> = {
+const TABLE: Record<Operation, { who: 'member' | 'writer' | 'manager'; denial: string | null; restriction: 'none' | 'list' | 'folder' | 'folderOrList' | 'deny' }> = {
   'workspace.read': { who: 'member', denial: null, restriction: 'none' },
   'label.create': { who: 'manager', denial: 'Only owners and admins can create labels', restriction: 'none' },
   'label.delete': { who: 'manager', denial: 'Only owners and admins can delete labels', restriction: 'none' },
   'status.create': { who: 'manager', denial: 'Only owners and admins can create statuses', restriction: 'none' },
   'status.edit': { who: 'manager', denial: 'Only owners and admins can edit statuses', restriction: 'none' },
-  // D29: the folder listing filters to granted folders; it does not refuse.
-  'folder.read': { who: 'member', denial: null, restriction: 'none' },
+  'label.edit': { who: 'manager', denial: 'Only owners and admins can edit labels', restriction: 'none' },
+  'status.delete': { who: 'manager', denial: 'Only owners and admins can delete statuses', restriction: 'none' },
+  // D39: get folder and a folder's lists: a folder granted, or holding a permitted list.
+  'folder.read': { who: 'member', denial: null, restriction: 'folderOrList' },
   'folder.create': { who: 'writer', denial: 'Viewers cannot create folders', restriction: 'deny' },
   'folder.edit': { who: 'writer', denial: 'Viewers cannot edit folders', restriction: 'folder' },
   'folder.delete': { who: 'manager', denial: 'Only owners and admins can delete folders', restriction: 'folder' },
@@ -27,6 +30,8 @@ const TABLE: Record<Operation, { who: 'member' | 'writer' | 'manager'; denial: s
   'task.delete': { who: 'writer', denial: 'Viewers cannot delete tasks', restriction: 'list' },
   'comment.read': { who: 'member', denial: null, restriction: 'list' },
   'comment.create': { who: 'writer', denial: 'Viewers cannot comment', restriction: 'list' },
+  'comment.edit': { who: 'writer', denial: 'Viewers cannot edit comments', restriction: 'list' },
+  'comment.delete': { who: 'writer', denial: 'Viewers cannot delete comments', restriction: 'list' },
   // D38: managers only, one message, restriction does not apply (managers are never restricted).
   'webhook.create': { who: 'manager', denial: 'Only owners and admins can manage webhooks', restriction: 'none' },
   'webhook.list': { who: 'manager', denial: 'Only owners and admins can manage webhooks', restriction: 'none' },
@@ -40,7 +45,7 @@ const ALLOWED: Record<'member' | 'writer' | 'manager', Role[]> = {
 };
 
 /** Grants of the restricted memberships below: folder 10 and list 21 (whose folder 20 is not granted). */
-const GRANTS = { folderIds: [10], listIds: [21] };
+const GRANTS = { folderIds: [10], listIds: [21], listFolderIds: [20] };
 
 /** Targets as (folderId, listId), with whether D29 permits the list and grants the folder. */
 const TARGETS = [
@@ -75,6 +80,8 @@ function expected(operation: Operation, membership: Membership, target: (typeof 
       return 'Access denied';
     case 'folder':
       return target.folderGranted ? null : 'Access denied';
+    case 'folderOrList':
+      return target.folderGranted || target.folderId === 20 ? null : 'Access denied';
     case 'list':
       return target.listPermitted ? null : 'Access denied';
   }
@@ -129,7 +136,9 @@ describe('access policy (D1, D2, D29, D30)', () => {
       expect(decide(restrictedMember, 'list.create', 10, null)).toBeNull();
       expect(decide(restrictedMember, 'list.create', 20, null)).toBe('Access denied');
       expect(decide(restrictedMember, 'workspace.read', null, null)).toBeNull();
-      expect(decide(restrictedMember, 'folder.read', 30, null)).toBeNull();
+      expect(decide(restrictedMember, 'folder.read', 30, null)).toBe('Access denied');
+      expect(decide(restrictedMember, 'folder.read', 20, null)).toBeNull();
+      expect(decide(restrictedMember, 'folder.read', 10, null)).toBeNull();
       expect(decide(restrictedMember, 'label.delete', null, null)).toBe('Only owners and admins can delete labels');
     });
   });
@@ -183,7 +192,7 @@ describe('what the OpenAPI document says of an operation, from the table', () =>
     ['folder.delete', { 403: ['Only owners and admins can delete folders', 'Access denied'], 404: ['Folder not found'] }, 'owners and admins only; an access-restricted member only within the folders granted to them'],
     ['label.delete', { 403: ['Access denied', 'Only owners and admins can delete labels'], 404: ['Label not found'] }, 'owners and admins only'],
     ['workspace.read', { 403: [], 404: ['Workspace not found'] }, 'any member of the workspace'],
-    ['folder.read', { 403: [], 404: ['Folder not found'] }, 'any member of the workspace'],
+    ['folder.read', { 403: ['Access denied'], 404: ['Folder not found'] }, 'any member of the workspace; an access-restricted member only for folders granted to them or holding a list permitted to them'],
   ] as Array<[Operation, { 403: string[]; 404: string[] }, string]>)('%s', (operation, answers, wording) => {
     expect(accessAnswers(operation)).toEqual(answers);
     expect(accessWording(operation)).toBe(wording);

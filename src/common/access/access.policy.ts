@@ -13,16 +13,19 @@ export interface Membership {
   folderIds: number[];
   /** Granted lists (restricted members only). */
   listIds: number[];
+  /** The folders of the granted lists (restricted members only; D39: such a folder is readable). */
+  listFolderIds?: number[];
 }
 
 /** Kinds of resource an access check starts from (the target of an operation). */
-export type ResourceKind = 'workspace' | 'folder' | 'list' | 'task' | 'status' | 'label' | 'webhook';
+export type ResourceKind = 'workspace' | 'folder' | 'list' | 'task' | 'status' | 'label' | 'webhook' | 'comment';
 
 /** How the access restriction of D30 applies to an operation. */
 export type Restriction =
   | 'none' // workspace-level: not restricted
   | 'list' // the target list must be permitted (tasks, comments, lists)
   | 'folder' // the target folder must be granted (edit folder, create list)
+  | 'folderOrList' // the target folder must be granted or hold a permitted list (get folder, a folder's lists: D39)
   | 'deny'; // restricted members may never (create folder)
 
 /** Operations the policy decides. */
@@ -30,8 +33,10 @@ export type Operation =
   | 'workspace.read'
   | 'label.create'
   | 'label.delete'
+  | 'label.edit'
   | 'status.create'
   | 'status.edit'
+  | 'status.delete'
   | 'folder.read'
   | 'folder.create'
   | 'folder.edit'
@@ -46,6 +51,8 @@ export type Operation =
   | 'task.delete'
   | 'comment.read'
   | 'comment.create'
+  | 'comment.edit'
+  | 'comment.delete'
   | 'webhook.create'
   | 'webhook.list'
   | 'webhook.manage';
@@ -71,8 +78,10 @@ export const POLICY: Record<Operation, Rule> = {
   'label.delete': { target: 'label', role: 'manager', denial: 'Only owners and admins can delete labels', restriction: 'none' },
   'status.create': { target: 'workspace', role: 'manager', denial: 'Only owners and admins can create statuses', restriction: 'none' },
   'status.edit': { target: 'status', role: 'manager', denial: 'Only owners and admins can edit statuses', restriction: 'none' },
-  // D29: a folder's lists are filtered to the permitted ones; the route does not refuse.
-  'folder.read': { target: 'folder', role: 'member', restriction: 'none' },
+  'label.edit': { target: 'label', role: 'manager', denial: 'Only owners and admins can edit labels', restriction: 'none' },
+  'status.delete': { target: 'status', role: 'manager', denial: 'Only owners and admins can delete statuses', restriction: 'none' },
+  // D29, D39: get folder and a folder's lists (filtered to the permitted ones) when the folder is granted or holds a permitted list.
+  'folder.read': { target: 'folder', role: 'member', restriction: 'folderOrList' },
   'folder.create': { target: 'workspace', role: 'writer', denial: 'Viewers cannot create folders', restriction: 'deny' },
   'folder.edit': { target: 'folder', role: 'writer', denial: 'Viewers cannot edit folders', restriction: 'folder' },
   'folder.delete': { target: 'folder', role: 'manager', denial: 'Only owners and admins can delete folders', restriction: 'folder' },
@@ -86,6 +95,9 @@ export const POLICY: Record<Operation, Rule> = {
   'task.delete': { target: 'task', role: 'writer', denial: 'Viewers cannot delete tasks', restriction: 'list' },
   'comment.read': { target: 'task', role: 'member', restriction: 'list' },
   'comment.create': { target: 'task', role: 'writer', denial: 'Viewers cannot comment', restriction: 'list' },
+  // D44: the comment's task decides the restriction; author and manager rules come at step 9 (CommentsService).
+  'comment.edit': { target: 'comment', role: 'writer', denial: 'Viewers cannot edit comments', restriction: 'list' },
+  'comment.delete': { target: 'comment', role: 'writer', denial: 'Viewers cannot delete comments', restriction: 'list' },
   // D38: every webhook route is for managers, with one message.
   'webhook.create': { target: 'workspace', role: 'manager', denial: WEBHOOK_DENIAL, restriction: 'none' },
   'webhook.list': { target: 'workspace', role: 'manager', denial: WEBHOOK_DENIAL, restriction: 'none' },
@@ -101,6 +113,7 @@ export const NOT_FOUND: Record<ResourceKind, string> = {
   status: 'Status not found',
   label: 'Label not found',
   webhook: 'Webhook not found',
+  comment: 'Comment not found',
 };
 
 /** D2, D4, D30: the 403 when no more specific message applies. */
@@ -145,6 +158,7 @@ const RESTRICTION_WORDING: Record<Restriction, string> = {
   none: '',
   list: '; an access-restricted member only within the lists permitted to them',
   folder: '; an access-restricted member only within the folders granted to them',
+  folderOrList: '; an access-restricted member only for folders granted to them or holding a list permitted to them',
   deny: '; not access-restricted members',
 };
 
@@ -207,6 +221,8 @@ export function decide(membership: Membership, operation: Operation, folderId: n
       return ACCESS_DENIED;
     case 'folder':
       return permitsFolder(membership, folderId) ? null : ACCESS_DENIED;
+    case 'folderOrList':
+      return permitsFolder(membership, folderId) || (folderId !== null && (membership.listFolderIds ?? []).includes(folderId)) ? null : ACCESS_DENIED;
     case 'list':
       return permitsList(membership, listId, folderId) ? null : ACCESS_DENIED;
   }

@@ -14,6 +14,8 @@ export interface AccessRow {
   is_restricted: boolean | null;
   folder_ids: number[];
   list_ids: number[];
+  /** The folders of the granted lists (restricted members of a folder target only, D39; else empty). */
+  list_folder_ids: number[];
   /** When a list id was asked for: whether that list is in the target's workspace, and its folder. */
   list_found: boolean;
   list_folder_id: number | null;
@@ -51,6 +53,9 @@ const TARGETS: Record<ResourceKind, (id: string) => string> = {
   status: (id) => `SELECT workspace_id, NULL::int AS folder_id, NULL::int AS list_id FROM statuses WHERE id = ${id}`,
   label: (id) => `SELECT workspace_id, NULL::int AS folder_id, NULL::int AS list_id FROM labels WHERE id = ${id}`,
   webhook: (id) => `SELECT workspace_id, NULL::int AS folder_id, NULL::int AS list_id FROM webhooks WHERE id = ${id}`,
+  // D44: a comment lies where its task lies.
+  comment: (id) =>
+    `SELECT t.workspace_id, (SELECT l.folder_id FROM lists l WHERE l.id = t.list_id) AS folder_id, t.list_id FROM comments c JOIN tasks t ON t.id = c.task_id WHERE c.id = ${id}`,
 };
 
 /** The access row (AccessRow's columns) of target `kind` with id `id` for user `user`, and list `list` (placeholders). */
@@ -62,6 +67,9 @@ function accessRowSql(kind: ResourceKind, id: string, user: string, list: string
               CASE WHEN m.is_restricted THEN ARRAY(
                 SELECT g.list_id FROM member_list_grants g
                  WHERE g.workspace_id = r.workspace_id AND g.user_id = ${user}) ELSE '{}' END AS list_ids,
+              ${kind === 'folder' ? `CASE WHEN m.is_restricted THEN ARRAY(
+                SELECT gl.folder_id FROM member_list_grants g JOIN lists gl ON gl.id = g.list_id
+                 WHERE g.workspace_id = r.workspace_id AND g.user_id = ${user} AND gl.folder_id IS NOT NULL) ELSE '{}' END` : `'{}'::int[]`} AS list_folder_ids,
               ol.id IS NOT NULL AS list_found, ol.folder_id AS list_folder_id
          FROM (${TARGETS[kind](id)}) r
          LEFT JOIN workspace_members m ON m.workspace_id = r.workspace_id AND m.user_id = ${user}

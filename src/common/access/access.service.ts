@@ -116,6 +116,7 @@ function toAccess(row: AccessRow): Access | null {
       restricted: row.is_restricted === true,
       folderIds: row.folder_ids,
       listIds: row.list_ids,
+      listFolderIds: row.list_folder_ids ?? [],
     },
   };
 }

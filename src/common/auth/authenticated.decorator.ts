@@ -2,6 +2,7 @@ import { applyDecorators, SetMetadata, UseInterceptors } from '@nestjs/common';
 import { ApiBearerAuth, ApiExtension, ApiResponse, ApiSecurity } from '@nestjs/swagger';
 import { accessAnswers, accessWording, Operation } from '../access/access.policy';
 import { ApiErrors, errorExamples, ErrorDto } from '../openapi/api-errors.decorator';
+import { BODY_TOO_LARGE_MESSAGE } from '../errors/to-http-error';
 import { WWW_AUTHENTICATE } from '../errors/www-authenticate';
 import { RetryLostRaceInterceptor } from '../http/resilience.interceptors';
 import { WriteRequestInterceptor } from '../http/write-request.interceptor';
@@ -51,6 +52,14 @@ export const Authenticated = (scope: Scope, operation?: Operation) =>
     ApiErrors({ 403: [scopeRequired(scope)] }),
     ...(scope.endsWith(':write') ? [UseInterceptors(WriteRequestInterceptor, RetryLostRaceInterceptor)] : []),
   );
+
+export const IGNORES_BODY_KEY = 'auth:ignores-body';
+
+/**
+ * The route never reads a request body (D43: label add and remove): none of D7's 400 and 415 body
+ * answers apply (its 413 still does, before authentication). The OpenAPI document shows no body.
+ */
+export const IgnoresBody = () => applyDecorators(SetMetadata(IGNORES_BODY_KEY, true), ApiErrors({ 413: [BODY_TOO_LARGE_MESSAGE] }));
 
 /** The route needs no API key (health, OpenAPI document). Routes are closed unless marked. */
 export const Public = () => SetMetadata(PUBLIC_KEY, true);

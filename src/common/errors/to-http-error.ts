@@ -18,11 +18,14 @@ const UNIQUE_VIOLATIONS: Record<string, string> = {
   labels_workspace_name_key: 'A label with this name already exists',
 };
 
+/** D7: the 413 of a body over the limit, answered before authentication on every route. */
+export const BODY_TOO_LARGE_MESSAGE = 'Request body is too large';
+
 /** Fastify's own error codes and the D7/D31 answers for them. */
 const FASTIFY_ERRORS: Record<string, HttpError> = {
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, message: 'Invalid JSON body' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, message: 'Invalid JSON body' },
-  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, message: 'Request body is too large' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, message: BODY_TOO_LARGE_MESSAGE },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, message: 'Content-Type must be application/json' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, message: 'Invalid Content-Length' },
   // The router, before any route runs: bad percent-encoding, an over-long path parameter.

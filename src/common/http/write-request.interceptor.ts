@@ -16,6 +16,7 @@ import { DataSource } from 'typeorm';
 import { CALLER_KEY, type Caller } from '../auth/auth-context';
 import { type Db, RequestDb } from '../database/request-db';
 import { toHttpError } from '../errors/to-http-error';
+import { deferredBodyError } from '../validation/body-error';
 import { IDEMPOTENCY_MESSAGES, idempotencyKeyOf, REPLAYED_HEADER, requestFingerprint } from '../idempotency/idempotency-key';
 import { IdempotencyRepository, StoredAnswer } from '../idempotency/idempotency.repository';
 import { RawJson } from './raw-json';
@@ -83,9 +84,15 @@ export class WriteRequestInterceptor implements NestInterceptor {
     const fingerprint = requestFingerprint(request as never);
     const token = randomUUID();
     const claim = await this.keys.claim(caller.keyId, key, fingerprint, token);
+    if (claim.kind === 'stored') return replay(reply, claim.answer);
+    // D35: a replay checks nothing of D7; any other request with a body error answers it (never stored).
+    const bodyError = deferredBodyError(request);
+    if (bodyError) {
+      if (claim.kind === 'claimed') await this.keys.release(caller.keyId, key, token).catch(() => undefined);
+      throw bodyError;
+    }
     if (claim.kind === 'other-request') throw new UnprocessableEntityException(IDEMPOTENCY_MESSAGES.otherRequest);
     if (claim.kind === 'in-progress') throw new ConflictException(IDEMPOTENCY_MESSAGES.inProgress);
-    if (claim.kind === 'stored') return replay(reply, claim.answer);
 
     let answer: StoredAnswer;
     try {
