@@ -19,6 +19,11 @@ export const EVENT_DATA_KEYS = {
   'status.updated': ['status_id', 'changes'],
   'label.created': ['label_id'],
   'label.deleted': ['label_id'],
+  // D48 (in its table order; the types of the other D39-D47 routes sit between these and D37's).
+  'workspace.updated': ['changes'],
+  'member.added': ['user_id', 'role'],
+  'member.updated': ['user_id', 'changes'],
+  'member.removed': ['user_id'],
 } as const;
 
 /** An event type of D37 (`task.created`, ...). */
@@ -38,6 +43,9 @@ export const CHANGE_FIELDS = {
   'folder.updated': ['color', 'icon', 'name', 'position'],
   'list.updated': ['color', 'folder_id', 'icon', 'name', 'position'],
   'status.updated': ['category', 'color', 'icon', 'name', 'position'],
+  // D48
+  'workspace.updated': ['color', 'description', 'icon', 'image_url', 'name', 'slug'],
+  'member.updated': ['folder_ids', 'list_ids', 'restricted', 'role'],
 } as const;
 
 /** The event types whose data carries `changes`. */

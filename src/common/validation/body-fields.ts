@@ -58,6 +58,12 @@ function failed(object: object): boolean {
   return (failures.get(object)?.size ?? 0) > 0;
 }
 
+/**
+ * What a rule returns for a value sent that counts as not sent (D39: `null` where the rule gives it
+ * no meaning): the field is then left out of the validated DTO, as if its key were absent.
+ */
+export const NOT_SENT: unique symbol = Symbol('not sent');
+
 /** Records a rule's outcome on the instance: true when it passed (its value stored), false with the message kept. */
 function settle(args: ValidationArguments, run: () => unknown): boolean {
   let value: unknown;
@@ -66,7 +72,8 @@ function settle(args: ValidationArguments, run: () => unknown): boolean {
   } catch (error) {
     return fail(args, error);
   }
-  if (value !== undefined) (args.object as Record<string, unknown>)[args.property] = value;
+  if (value === NOT_SENT) delete (args.object as Record<string, unknown>)[args.property];
+  else if (value !== undefined) (args.object as Record<string, unknown>)[args.property] = value;
   return true;
 }
 

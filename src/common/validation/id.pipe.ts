@@ -22,7 +22,13 @@ export function pathIdName(kind: PathIdKind): string {
 }
 
 /** An example id per kind, for the OpenAPI document. */
-const PATH_ID_EXAMPLES: Record<PathIdKind, number> = { workspace: 1, folder: 2, list: 3, task: 41, status: 4, label: 5, webhook: 6 };
+const PATH_ID_EXAMPLES: Record<PathIdKind, number> = { workspace: 1, folder: 2, list: 3, task: 41, status: 4, label: 5, webhook: 6, user: 7, api_key: 8 };
+
+/** Each path id's description in the OpenAPI document. */
+const PATH_ID_DESCRIPTIONS: Record<PathIdKind, string> = {
+  workspace: 'Workspace id', folder: 'Folder id', list: 'List id', task: 'Task id', status: 'Status id', label: 'Label id',
+  webhook: 'Webhook id', user: 'User id of the member', api_key: 'API key id',
+};
 
 /**
  * The route's `{<kind>_id}` path parameter, parsed by IdPipe and documented
@@ -38,7 +44,7 @@ export function PathId(kind: PathIdKind): ParameterDecorator {
     name,
     required: true,
     schema: { type: 'integer', minimum: 0, example: PATH_ID_EXAMPLES[kind] },
-    description: `${kind.charAt(0).toUpperCase()}${kind.slice(1)} id`,
+    description: PATH_ID_DESCRIPTIONS[kind],
   });
   const errors = ApiErrors({ 400: [PATH_ID_MESSAGES[kind]] });
   return (target, key, index) => {

@@ -39,6 +39,9 @@ export const PATH_ID_MESSAGES = {
   status: 'Invalid status ID',
   label: 'Invalid label ID',
   webhook: 'Invalid webhook ID',
+  // D39
+  user: 'Invalid user ID',
+  api_key: 'Invalid API key ID',
 } as const;
 
 export type PathIdKind = keyof typeof PATH_ID_MESSAGES;
