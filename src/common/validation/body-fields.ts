@@ -31,8 +31,11 @@ import { parseId, requireId } from './ids';
  * DTO holds trimmed text, numeric ids, sanitized HTML and normalised dates.
  */
 
-/** A contextual rule: the value as stored, or a thrown BadRequestException with the contract's message. */
-export type FieldRule = (value: unknown) => unknown;
+/**
+ * A contextual rule: the value as stored, or a thrown BadRequestException with the contract's message.
+ * `body` holds the values of the body as sent for the fields not yet checked (a rule over two fields).
+ */
+export type FieldRule = (value: unknown, body: Record<string, unknown>) => unknown;
 /** A rule that needs I/O (sanitizing in a worker). */
 export type AsyncFieldRule = (value: unknown) => Promise<unknown>;
 
@@ -93,7 +96,7 @@ function ruleValidator(name: string, rule: FieldRule | AsyncFieldRule, async: bo
       validator: {
         validate(value: unknown, args: ValidationArguments): boolean | Promise<boolean> {
           if (failed(args.object)) return true; // an earlier field answers
-          if (!async) return settle(args, () => rule(value));
+          if (!async) return settle(args, () => (rule as FieldRule)(value, args.object as Record<string, unknown>));
           return (rule as AsyncFieldRule)(value).then(
             (stored) => settle(args, () => stored),
             (error: unknown) => fail(args, error),

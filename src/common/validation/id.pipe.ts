@@ -1,4 +1,4 @@
-import { Injectable, Param, PipeTransform } from '@nestjs/common';
+import { createParamDecorator, ExecutionContext, Injectable, Param, PipeTransform } from '@nestjs/common';
 import { ApiParam } from '@nestjs/swagger';
 import { ApiErrors } from '../openapi/api-errors.decorator';
 import { PATH_ID_MESSAGES, PathIdKind, requireId } from './ids';
@@ -52,6 +52,37 @@ export function PathId(kind: PathIdKind): ParameterDecorator {
     if (key === undefined) return;
     const descriptor = Object.getOwnPropertyDescriptor(target, key)!;
     document(target, key, descriptor);
+    errors(target, key, descriptor);
+  };
+}
+
+/** Reads the path ids of `kinds` from the request, left to right (D39: the first malformed one answers). */
+const pathIdsOf = createParamDecorator((kinds: PathIdKind[], ctx: ExecutionContext): number[] => {
+  const params = ctx.switchToHttp().getRequest<{ params: Record<string, unknown> }>().params;
+  return kinds.map((kind) => requireId(params[pathIdName(kind)], PATH_ID_MESSAGES[kind]));
+});
+
+/**
+ * D39: a route with two path ids (`/workspaces/{workspace_id}/members/{user_id}`): both parsed
+ * by D5, checked for form left to right (Nest runs the pipes of separate parameters in no order
+ * we may rely on), documented as PathId documents one. The handler gets `[first, second]`.
+ */
+export function PathIds(first: PathIdKind, second: PathIdKind): ParameterDecorator {
+  const bind = pathIdsOf([first, second]);
+  const documents = [first, second].map((kind) =>
+    ApiParam({
+      name: pathIdName(kind),
+      required: true,
+      schema: { type: 'integer', minimum: 0, example: PATH_ID_EXAMPLES[kind] },
+      description: PATH_ID_DESCRIPTIONS[kind],
+    }),
+  );
+  const errors = ApiErrors({ 400: [PATH_ID_MESSAGES[first], PATH_ID_MESSAGES[second]] });
+  return (target, key, index) => {
+    bind(target, key, index);
+    if (key === undefined) return;
+    const descriptor = Object.getOwnPropertyDescriptor(target, key)!;
+    for (const document of documents) document(target, key, descriptor);
     errors(target, key, descriptor);
   };
 }
