@@ -21,6 +21,7 @@ import { FoldersModule } from './folders/folders.module';
 import { HealthModule } from './health/health.module';
 import { LabelsModule } from './labels/labels.module';
 import { ListsModule } from './lists/lists.module';
+import { MembersModule } from './members/members.module';
 import { StatusesModule } from './statuses/statuses.module';
 import { TasksModule } from './tasks/tasks.module';
 import { UsersModule } from './users/users.module';
@@ -42,6 +43,7 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
     HealthModule,
     UsersModule,
     WorkspacesModule,
+    MembersModule,
     LabelsModule,
     StatusesModule,
     FoldersModule,

@@ -24,6 +24,10 @@ export const EVENT_DATA_KEYS = {
   'status.deleted': ['status_id'],
   'comment.updated': ['comment_id', 'task_id', 'list_id', 'changes'],
   'comment.deleted': ['comment_id', 'task_id', 'list_id'],
+  'workspace.updated': ['changes'],
+  'member.added': ['user_id', 'role'],
+  'member.updated': ['user_id', 'changes'],
+  'member.removed': ['user_id'],
 } as const;
 
 /** An event type of D37 (`task.created`, ...). */
@@ -46,6 +50,8 @@ export const CHANGE_FIELDS = {
   // D48.
   'label.updated': ['color', 'name'],
   'comment.updated': ['content', 'resolved'],
+  'workspace.updated': ['color', 'description', 'icon', 'image_url', 'name', 'slug'],
+  'member.updated': ['folder_ids', 'list_ids', 'restricted', 'role'],
 } as const;
 
 /** The event types whose data carries `changes`. */

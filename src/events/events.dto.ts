@@ -11,6 +11,8 @@ export class EventActorDto {
 const ID = { type: 'integer', nullable: true };
 const DATA_PROPERTIES: Record<string, object> = {
   task_id: ID, comment_id: ID, folder_id: ID, list_id: ID, status_id: ID, label_id: ID, parent_id: ID, previous_list_id: ID, previous_folder_id: ID,
+  // D48: member events.
+  user_id: ID, role: { type: 'string', enum: ['owner', 'admin', 'member', 'viewer'] },
   changes: { type: 'array', items: { type: 'string', enum: [...new Set(Object.values(CHANGE_FIELDS).flat())].sort() } },
 };
 
@@ -33,7 +35,7 @@ export class EventDto {
       '`changes`: the sorted names of the fields whose stored value changed.',
     example: { task_id: 12, list_id: 3, previous_list_id: 2, parent_id: null, changes: ['list_id', 'title'] },
   })
-  data: Record<string, number | string[] | null>;
+  data: Record<string, number | string | string[] | null>;
 }
 
 /** D37: a page of the events feed. */

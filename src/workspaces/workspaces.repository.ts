@@ -1,27 +1,40 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { ColumnField, FieldsMatch, selectListSql } from '../common/database/field-table';
-import type { MemberDto, WorkspaceDto } from './workspaces.dto';
+import type { Role } from '../common/access/access.policy';
+import { ColumnField, columnTable, FieldsMatch, selectListSql, WritesMatch } from '../common/database/field-table';
+import type { Db } from '../common/database/request-db';
+import { SqlParams } from '../common/database/sql-params';
+import { Actor, columnChangesSql, eventCtes } from '../events/events.sql';
+import { DEFAULT_STATUSES } from '../fixtures/fixture.types';
+import type { CreateWorkspaceDto, MemberDto, UpdateWorkspaceDto, WorkspaceDto } from './workspaces.dto';
 
-/** spec: Workspace, key by key in response order, over `workspaces w` joined with the caller's membership `m` (field-table.ts; the API writes no workspaces). */
+/**
+ * spec: Workspace, key by key in response order, over `workspaces w` and the caller's role `m.role`
+ * (field-table.ts), with the columns create and update write (D40).
+ */
 const WORKSPACE_FIELDS = [
   { key: 'id', sql: 'w.id' },
-  { key: 'name', sql: 'w.name' },
-  { key: 'slug', sql: 'w.slug' },
-  { key: 'description', sql: 'w.description' },
-  { key: 'icon', sql: 'w.icon' },
-  { key: 'color', sql: 'w.color' },
-  { key: 'image_url', sql: 'w.image_url' },
+  { key: 'name', sql: 'w.name', write: { column: 'name', cast: 'text' } },
+  { key: 'slug', sql: 'w.slug', write: { column: 'slug', cast: 'text' } },
+  { key: 'description', sql: 'w.description', write: { column: 'description', cast: 'text' } },
+  { key: 'icon', sql: 'w.icon', write: { column: 'icon', cast: 'text' } },
+  { key: 'color', sql: 'w.color', write: { column: 'color', cast: 'text' } },
+  { key: 'image_url', sql: 'w.image_url', write: { column: 'image_url', cast: 'text' } },
   { key: 'owner_id', sql: 'w.owner_id' },
   { key: 'role', sql: 'm.role' },
   { key: 'created_at', sql: 'api_ts(w.created_at)' },
-] as const satisfies readonly ColumnField[];
+] as const satisfies readonly ColumnField<keyof UpdateWorkspaceDto>[];
 
-/** Fails to compile when WORKSPACE_FIELDS and the response disagree on a key. */
-const FIELDS_MATCH_DTO: FieldsMatch<typeof WORKSPACE_FIELDS, WorkspaceDto> = true;
-void FIELDS_MATCH_DTO;
+/** Fails to compile when WORKSPACE_FIELDS and the response or the update body disagree on a key. */
+const FIELDS_MATCH_DTOS: [FieldsMatch<typeof WORKSPACE_FIELDS, WorkspaceDto>, WritesMatch<typeof WORKSPACE_FIELDS, UpdateWorkspaceDto>] = [true, true];
+void FIELDS_MATCH_DTOS;
 
 const WORKSPACE_COLUMNS = selectListSql(WORKSPACE_FIELDS);
+/** The written columns (an update's SET list: never from the request). */
+const WORKSPACE_TABLE = columnTable<keyof UpdateWorkspaceDto>(WORKSPACE_FIELDS);
+
+/** D40: the statuses of a new workspace, positions 1-4, color gray, icon null (DEFAULT_STATUSES: the fixtures' and the CLI's too). */
+const NEW_WORKSPACE_STATUSES = `(VALUES ${DEFAULT_STATUSES.map((st, i) => `('${st.name}', '${st.category}', ${i + 1})`).join(', ')}) AS st(name, category, position)`;
 
 /** SQL for workspaces and their members. */
 @Injectable()
@@ -47,6 +60,89 @@ export class WorkspacesRepository {
         WHERE m.user_id = $1
         ORDER BY w.created_at, w.id`,
       [userId],
+    );
+  }
+
+  /**
+   * D40: inserts workspace `body` owned by `ownerId` with slug `slug`, its owner's membership
+   * (joined at its `created_at`) and its four statuses, in one statement; answers it with role
+   * `owner`. When `derived`, `slug` is the base of D40's candidates and the first one no
+   * workspace holds (ignoring ASCII case) is taken; otherwise `slug` alone is tried. null when
+   * the slug was taken meanwhile (a concurrent create committed it): nothing was written.
+   */
+  async insert(ownerId: number, body: CreateWorkspaceDto, slug: string, derived: boolean, db: Db): Promise<WorkspaceDto | null> {
+    const p = new SqlParams();
+    const base = p.add(slug, 'text');
+    const owner = p.add(ownerId, 'int');
+    const taken = (candidate: string) => `EXISTS (SELECT 1 FROM workspaces x WHERE lower(x.slug COLLATE "C") = lower((${candidate}) COLLATE "C"))`;
+    const values = WORKSPACE_TABLE.writes.filter((w) => w.column !== 'slug').map((w) => [w.column, p.add((body as unknown as Record<string, unknown>)[w.column] ?? null, w.cast)]);
+    // D40: <base>-n, <base> cut to 64 minus the suffix's length and its trailing '-' stripped again (slugCandidate's twin).
+    const next = `rtrim(left(${base}, 64 - length('-' || (c.n + 1))), '-') || '-' || (c.n + 1)`;
+    const sql = `WITH RECURSIVE
+      candidate(n, slug) AS (
+        SELECT 1, ${base}
+        UNION ALL
+        SELECT c.n + 1, ${next} FROM candidate c WHERE ${p.add(derived, 'boolean')} AND ${taken('c.slug')}),
+      pick AS (SELECT slug FROM candidate ORDER BY n DESC LIMIT 1),
+      w AS (INSERT INTO workspaces (slug, owner_id, ${values.map(([c]) => c).join(', ')})
+            SELECT pick.slug, ${owner}, ${values.map(([, v]) => v).join(', ')} FROM pick
+            ON CONFLICT DO NOTHING
+            RETURNING *),
+      m AS (INSERT INTO workspace_members (workspace_id, user_id, role, joined_at)
+            SELECT w.id, ${owner}, 'owner', w.created_at FROM w RETURNING 'owner'::text AS role),
+      st AS (INSERT INTO statuses (workspace_id, name, category, color, icon, position)
+             SELECT w.id, st.name, st.category, 'gray', NULL, st.position FROM w CROSS JOIN ${NEW_WORKSPACE_STATUSES}
+             RETURNING id)
+      SELECT ${WORKSPACE_COLUMNS} FROM w CROSS JOIN m WHERE (SELECT count(*) FROM st) >= 0`;
+    const rows = await db.rows<WorkspaceDto>(sql, p.values);
+    return rows[0] ?? null;
+  }
+
+  /**
+   * D40: applies `patch` to workspace `id` and answers it with the caller's `role`; records
+   * `workspace.updated` by `actor` when a stored value changed (D37, D48). null when it is gone.
+   * A slug another workspace holds fails with the unique violation of `workspaces_slug_key`.
+   */
+  async update(actor: Actor, id: number, role: Role, patch: UpdateWorkspaceDto, db: Db): Promise<WorkspaceDto | null> {
+    const p = new SqlParams();
+    const rowId = p.add(id, 'int');
+    const caller = `(SELECT ${p.add(role, 'text')} AS role) m`;
+    const sent = WORKSPACE_TABLE.writes.filter((w) => patch[w.column] !== undefined);
+    if (!sent.length) {
+      return (await db.rows<WorkspaceDto>(`SELECT ${WORKSPACE_COLUMNS} FROM workspaces w CROSS JOIN ${caller} WHERE w.id = ${rowId}`, p.values))[0] ?? null;
+    }
+    const sets = sent.map((w) => `${w.column} = ${p.add(patch[w.column], w.cast)}`);
+    const ctes = [
+      // The row before the update, locked first: `old` is the version the update applies to (patch.ts).
+      `old AS MATERIALIZED (SELECT * FROM workspaces WHERE id = ${rowId} FOR NO KEY UPDATE)`,
+      `r AS (UPDATE workspaces t SET ${sets.join(', ')} FROM old WHERE t.id = old.id RETURNING t.*)`,
+      ...eventCtes(p, actor, {
+        type: 'workspace.updated',
+        from: 'r JOIN old ON old.id = r.id',
+        workspace: 'r.id',
+        data: {},
+        changes: columnChangesSql(WORKSPACE_TABLE.columns),
+      }),
+    ];
+    const rows = await db.rows<WorkspaceDto>(`WITH ${ctes.join(',\n')} SELECT ${WORKSPACE_COLUMNS} FROM r w CROSS JOIN ${caller}`, p.values);
+    return rows[0] ?? null;
+  }
+
+  /**
+   * D40: deletes workspace `id` and everything in it in one statement (the foreign keys cascade:
+   * folders, lists, tasks, statuses, labels, custom fields and values, members and grants,
+   * webhooks and their log, events, attachments, comments). The pending delivery jobs of its
+   * webhooks are removed in the same transaction; an attempt already under way finds its
+   * webhook gone and records nothing. No event (D40).
+   */
+  async delete(id: number, db: Db): Promise<void> {
+    await db.rows(
+      `WITH jobs AS (
+         SELECT graphile_worker.remove_job(j.key) FROM graphile_worker._private_jobs j
+          WHERE j.key LIKE ANY (SELECT 'webhook:' || h.id || ':%' FROM webhooks h WHERE h.workspace_id = $1)),
+       d AS (DELETE FROM workspaces WHERE id = $1 RETURNING id)
+       SELECT (SELECT count(*) FROM jobs) AS jobs, (SELECT count(*) FROM d) AS deleted`,
+      [id],
     );
   }
 

@@ -1,9 +1,21 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { NOT_FOUND, seesMemberEmails } from '../common/access/access.policy';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
-import type { MemberDto, WorkspaceDto } from './workspaces.dto';
+import type { Db } from '../common/database/request-db';
+import { Sql } from '../common/database/sql';
+import { WORKSPACE_SLUG_TAKEN } from '../common/database/unique-messages';
+import { validateBody } from '../common/validation/validate-body';
+import { deriveSlug } from './workspace-fields';
+import { CreateWorkspaceDto, MemberDto, UpdateWorkspaceDto, WorkspaceDto } from './workspaces.dto';
 import { WorkspacesRepository } from './workspaces.repository';
+
+/**
+ * How many times a create with a derived slug runs again after a concurrent create took the slug
+ * it picked (each run sees the other's commit and picks the next free one): only a burst of this
+ * many creates of one name committing in the same instant exhausts it.
+ */
+const DERIVED_SLUG_RUNS = 50;
 
 /** Rules for workspaces. */
 @Injectable()
@@ -11,7 +23,48 @@ export class WorkspacesService {
   constructor(
     private readonly access: AccessService,
     private readonly workspaces: WorkspacesRepository,
+    private readonly sql: Sql,
   ) {}
+
+  /** Where the request's statements run (write routes: its own connection). */
+  private db(caller: Caller): Db {
+    return caller.db ?? this.sql;
+  }
+
+  /**
+   * D40: Create workspace; any key, the caller becomes its owner. 400 body errors; 409
+   * `A workspace with this slug already exists` for a sent slug another workspace holds.
+   * A derived slug never gives 409: a create that loses a race takes the next free suffix.
+   */
+  async createWorkspace(caller: Caller, rawBody: unknown): Promise<WorkspaceDto> {
+    const body = await validateBody(CreateWorkspaceDto, rawBody);
+    const derived = body.slug === undefined;
+    const slug = body.slug ?? deriveSlug(body.name);
+    for (let run = 0; run < DERIVED_SLUG_RUNS; run++) {
+      const workspace = await this.workspaces.insert(caller.userId, body, slug, derived, this.db(caller));
+      if (workspace) return workspace;
+      if (!derived) throw new ConflictException(WORKSPACE_SLUG_TAKEN);
+    }
+    throw new Error(`createWorkspace: no free slug for '${slug}' after ${DERIVED_SLUG_RUNS} runs`);
+  }
+
+  /**
+   * D40: Update workspace; managers. 404 `Workspace not found` (non-members too, D4); 403
+   * `Only owners and admins can edit workspaces`; 400 body errors; 409 a slug another holds.
+   */
+  async updateWorkspace(caller: Caller, id: number, rawBody: unknown): Promise<WorkspaceDto> {
+    const access = await this.access.check(caller, 'workspace.edit', id);
+    const patch = await validateBody(UpdateWorkspaceDto, rawBody);
+    const workspace = await this.workspaces.update(caller, id, access.membership.role, patch, this.db(caller));
+    if (!workspace) throw new NotFoundException(NOT_FOUND.workspace);
+    return workspace;
+  }
+
+  /** D40: Delete workspace; the owner only; everything in it goes in one transaction. 404; 403 `Only the owner can delete the workspace`. */
+  async deleteWorkspace(caller: Caller, id: number): Promise<void> {
+    await this.access.check(caller, 'workspace.delete', id);
+    await this.workspaces.delete(id, this.db(caller));
+  }
 
   /** D1 (ext): the caller's workspaces. */
   listWorkspaces(caller: Caller): Promise<WorkspaceDto[]> {

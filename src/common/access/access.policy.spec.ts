@@ -1,4 +1,6 @@
-import { accessAnswers, accessWording, decide, Membership, Operation, permitsFolder, permitsList, permitsListMove, POLICY, Role, roleIn } from './access.policy';
+import {
+  accessAnswers, accessWording, decide, mayBeRestricted, memberChangeDenial, Membership, Operation, permitsFolder, permitsList, permitsListMove, POLICY, Role, roleIn,
+} from './access.policy';
 
 /**
  * The policy table written out from the decisions, independently of POLICY:
@@ -7,7 +9,7 @@ import { accessAnswers, accessWording, decide, Membership, Operation, permitsFol
  * permitted, 'folder' the target folder must be granted, 'folderOrList' the
  * target folder must be granted or hold a permitted list (D39), 'deny' never.
  */
-const TABLE: Record<Operation, { who: 'member' | 'writer' | 'manager'; denial: string | null; restriction: 'none' | 'list' | 'folder' | 'folderOrList' | 'deny' }> = {
+const TABLE: Record<Operation, { who: 'member' | 'writer' | 'manager' | 'owner'; denial: string | null; restriction: 'none' | 'list' | 'folder' | 'folderOrList' | 'deny' }> = {
   'workspace.read': { who: 'member', denial: null, restriction: 'none' },
   'label.create': { who: 'manager', denial: 'Only owners and admins can create labels', restriction: 'none' },
   'label.delete': { who: 'manager', denial: 'Only owners and admins can delete labels', restriction: 'none' },
@@ -36,12 +38,20 @@ const TABLE: Record<Operation, { who: 'member' | 'writer' | 'manager'; denial: s
   'webhook.create': { who: 'manager', denial: 'Only owners and admins can manage webhooks', restriction: 'none' },
   'webhook.list': { who: 'manager', denial: 'Only owners and admins can manage webhooks', restriction: 'none' },
   'webhook.manage': { who: 'manager', denial: 'Only owners and admins can manage webhooks', restriction: 'none' },
+  // D39: workspaces and members (the "or self" of the member routes: its own test below).
+  'workspace.edit': { who: 'manager', denial: 'Only owners and admins can edit workspaces', restriction: 'none' },
+  'workspace.delete': { who: 'owner', denial: 'Only the owner can delete the workspace', restriction: 'none' },
+  'member.add': { who: 'manager', denial: 'Only owners and admins can manage members', restriction: 'none' },
+  'member.edit': { who: 'manager', denial: 'Only owners and admins can manage members', restriction: 'none' },
+  'member.remove': { who: 'manager', denial: 'Only owners and admins can manage members', restriction: 'none' },
+  'member.access': { who: 'manager', denial: 'Only owners and admins can manage members', restriction: 'none' },
 };
 
-const ALLOWED: Record<'member' | 'writer' | 'manager', Role[]> = {
+const ALLOWED: Record<'member' | 'writer' | 'manager' | 'owner', Role[]> = {
   member: ['owner', 'admin', 'member', 'viewer'],
   writer: ['owner', 'admin', 'member'],
   manager: ['owner', 'admin'],
+  owner: ['owner'],
 };
 
 /** Grants of the restricted memberships below: folder 10 and list 21 (whose folder 20 is not granted). */
@@ -144,6 +154,45 @@ describe('access policy (D1, D2, D29, D30)', () => {
   });
 });
 
+describe('member routes (D39, D41)', () => {
+  const member: Membership = { role: 'member', restricted: false, folderIds: [], listIds: [] };
+  const viewer: Membership = { role: 'viewer', restricted: true, folderIds: [], listIds: [] };
+
+  it('remove and access allow the member themself whatever the role; add and edit never do', () => {
+    for (const m of [member, viewer]) {
+      expect(decide(m, 'member.remove', null, null, true)).toBeNull();
+      expect(decide(m, 'member.access', null, null, true)).toBeNull();
+      expect(decide(m, 'member.remove', null, null, false)).toBe('Only owners and admins can manage members');
+      expect(decide(m, 'member.edit', null, null, true)).toBe('Only owners and admins can manage members');
+    }
+  });
+
+  it.each([
+    ['owner edits the owner (themself)', { kind: 'edit', callerRole: 'owner', self: true, targetRole: 'owner' }, 'The workspace owner cannot be changed'],
+    ['admin edits the owner', { kind: 'edit', callerRole: 'admin', self: false, targetRole: 'owner', newRole: 'admin' }, 'The workspace owner cannot be changed'],
+    ['admin removes the owner', { kind: 'remove', callerRole: 'admin', self: false, targetRole: 'owner' }, 'The workspace owner cannot be removed'],
+    ['owner removes themself', { kind: 'remove', callerRole: 'owner', self: true, targetRole: 'owner' }, 'The workspace owner cannot be removed'],
+    ['admin adds an admin', { kind: 'add', callerRole: 'admin', self: false, targetRole: null, newRole: 'admin' }, 'Only the owner can manage admins'],
+    ['admin adds a member', { kind: 'add', callerRole: 'admin', self: false, targetRole: null, newRole: 'member' }, null],
+    ['owner adds an admin', { kind: 'add', callerRole: 'owner', self: false, targetRole: null, newRole: 'admin' }, null],
+    ['admin edits an admin (empty PATCH)', { kind: 'edit', callerRole: 'admin', self: false, targetRole: 'admin' }, 'Only the owner can manage admins'],
+    ['admin edits themself', { kind: 'edit', callerRole: 'admin', self: true, targetRole: 'admin', newRole: 'admin' }, 'Only the owner can manage admins'],
+    ['admin makes a member admin', { kind: 'edit', callerRole: 'admin', self: false, targetRole: 'member', newRole: 'admin' }, 'Only the owner can manage admins'],
+    ['admin makes a member viewer', { kind: 'edit', callerRole: 'admin', self: false, targetRole: 'member', newRole: 'viewer' }, null],
+    ['owner demotes an admin', { kind: 'edit', callerRole: 'owner', self: false, targetRole: 'admin', newRole: 'member' }, null],
+    ['admin removes an admin', { kind: 'remove', callerRole: 'admin', self: false, targetRole: 'admin' }, 'Only the owner can manage admins'],
+    ['admin removes themself', { kind: 'remove', callerRole: 'admin', self: true, targetRole: 'admin' }, null],
+    ['member removes themself', { kind: 'remove', callerRole: 'member', self: true, targetRole: 'member' }, null],
+    ['owner removes an admin', { kind: 'remove', callerRole: 'owner', self: false, targetRole: 'admin' }, null],
+  ] as const)('%s: %p', (_name, change, answer) => {
+    expect(memberChangeDenial(change)).toBe(answer);
+  });
+
+  it('only members and viewers may be restricted', () => {
+    expect((['owner', 'admin', 'member', 'viewer'] as const).map(mayBeRestricted)).toEqual([false, false, true, true]);
+  });
+});
+
 describe('roleIn, permitsList, permitsFolder', () => {
   it.each([
     ['owner', [true, true, true]],
@@ -193,6 +242,8 @@ describe('what the OpenAPI document says of an operation, from the table', () =>
     ['label.delete', { 403: ['Access denied', 'Only owners and admins can delete labels'], 404: ['Label not found'] }, 'owners and admins only'],
     ['workspace.read', { 403: [], 404: ['Workspace not found'] }, 'any member of the workspace'],
     ['folder.read', { 403: ['Access denied'], 404: ['Folder not found'] }, 'any member of the workspace; an access-restricted member only for folders granted to them or holding a list permitted to them'],
+    ['workspace.delete', { 403: ['Only the owner can delete the workspace'], 404: ['Workspace not found'] }, 'the workspace owner only'],
+    ['member.remove', { 403: ['Only owners and admins can manage members'], 404: ['Workspace not found', 'Member not found'] }, 'owners and admins only, or the member themself'],
   ] as Array<[Operation, { 403: string[]; 404: string[] }, string]>)('%s', (operation, answers, wording) => {
     expect(accessAnswers(operation)).toEqual(answers);
     expect(accessWording(operation)).toBe(wording);

@@ -2,8 +2,8 @@
 /** Workspace roles (spec: Authentication). */
 export type Role = 'owner' | 'admin' | 'member' | 'viewer';
 
-/** Role classes of D1: any member, writer (not viewer), manager (owner or admin). */
-export type RoleClass = 'member' | 'writer' | 'manager';
+/** Role classes of D1: any member, writer (not viewer), manager (owner or admin); D39: the owner alone. */
+export type RoleClass = 'member' | 'writer' | 'manager' | 'owner';
 
 /** The caller's membership in one workspace, with the grants of D29 when restricted. */
 export interface Membership {
@@ -18,7 +18,7 @@ export interface Membership {
 }
 
 /** Kinds of resource an access check starts from (the target of an operation). */
-export type ResourceKind = 'workspace' | 'folder' | 'list' | 'task' | 'status' | 'label' | 'webhook' | 'comment';
+export type ResourceKind = 'workspace' | 'folder' | 'list' | 'task' | 'status' | 'label' | 'webhook' | 'comment' | 'member';
 
 /** How the access restriction of D30 applies to an operation. */
 export type Restriction =
@@ -55,7 +55,13 @@ export type Operation =
   | 'comment.delete'
   | 'webhook.create'
   | 'webhook.list'
-  | 'webhook.manage';
+  | 'webhook.manage'
+  | 'workspace.edit'
+  | 'workspace.delete'
+  | 'member.add'
+  | 'member.edit'
+  | 'member.remove'
+  | 'member.access';
 
 interface Rule {
   /** The resource the check starts from (its id is the path id, or the parent id of a create). */
@@ -66,10 +72,14 @@ interface Rule {
   /** The 403 message for roles the class excludes (D2). */
   denial?: string;
   restriction: Restriction;
+  /** D39 "or self": the role check passes when the member the path names is the caller. */
+  self?: true;
 }
 
 /** D38: the 403 of every webhook route for members and viewers. */
 const WEBHOOK_DENIAL = 'Only owners and admins can manage webhooks';
+/** D39: the 403 of the member routes (and of the access route) for roles the table excludes. */
+export const MEMBERS_DENIAL = 'Only owners and admins can manage members';
 
 /** The policy table: D1 (roles), D2 (messages), D4 (targets), D30 (restriction). */
 export const POLICY: Record<Operation, Rule> = {
@@ -102,6 +112,14 @@ export const POLICY: Record<Operation, Rule> = {
   'webhook.create': { target: 'workspace', role: 'manager', denial: WEBHOOK_DENIAL, restriction: 'none' },
   'webhook.list': { target: 'workspace', role: 'manager', denial: WEBHOOK_DENIAL, restriction: 'none' },
   'webhook.manage': { target: 'webhook', role: 'manager', denial: WEBHOOK_DENIAL, restriction: 'none' },
+  // D39, D40: workspaces; creating one needs no role (the caller becomes its owner).
+  'workspace.edit': { target: 'workspace', role: 'manager', denial: 'Only owners and admins can edit workspaces', restriction: 'none' },
+  'workspace.delete': { target: 'workspace', role: 'owner', denial: 'Only the owner can delete the workspace', restriction: 'none' },
+  // D39, D41: members. A `member` target is the member the path names in the workspace the path names.
+  'member.add': { target: 'workspace', role: 'manager', denial: MEMBERS_DENIAL, restriction: 'none' },
+  'member.edit': { target: 'member', role: 'manager', denial: MEMBERS_DENIAL, restriction: 'none' },
+  'member.remove': { target: 'member', role: 'manager', denial: MEMBERS_DENIAL, restriction: 'none', self: true },
+  'member.access': { target: 'member', role: 'manager', denial: MEMBERS_DENIAL, restriction: 'none', self: true },
 };
 
 /** D4: the 404 for a target that does not exist, per kind. */
@@ -114,6 +132,7 @@ export const NOT_FOUND: Record<ResourceKind, string> = {
   label: 'Label not found',
   webhook: 'Webhook not found',
   comment: 'Comment not found',
+  member: 'Member not found',
 };
 
 /** D2, D4, D30: the 403 when no more specific message applies. */
@@ -124,12 +143,18 @@ const HIDDEN_FROM_NON_MEMBERS: readonly ResourceKind[] = ['workspace', 'folder']
 
 /** D4: the answer to a caller who is not a member of the target's workspace: the kind's 404, or 403 `Access denied`. */
 export function nonMemberAnswer(kind: ResourceKind): { status: 403 | 404; message: string } {
+  // D39: member routes are workspace routes (`/workspaces/:id/members/...`).
+  if (kind === 'member') return { status: 404, message: NOT_FOUND.workspace };
   return HIDDEN_FROM_NON_MEMBERS.includes(kind) ? { status: 404, message: NOT_FOUND[kind] } : { status: 403, message: ACCESS_DENIED };
 }
 
-/** The 404 of `operation` when its target does not exist. */
+/**
+ * The 404 of `operation` when its target does not exist. A `member` target lies in a
+ * workspace: this is the workspace's 404; `Member not found` comes after membership (D39).
+ */
 export function notFoundMessage(operation: Operation): string {
   const rule = POLICY[operation];
+  if (rule.target === 'member') return NOT_FOUND.workspace;
   return rule.notFound ?? NOT_FOUND[rule.target];
 }
 
@@ -141,6 +166,7 @@ export function notFoundMessage(operation: Operation): string {
 export function accessAnswers(operation: Operation): { 403: string[]; 404: string[] } {
   const rule = POLICY[operation];
   const answers: { 403: string[]; 404: string[] } = { 403: [], 404: [notFoundMessage(operation)] };
+  if (rule.target === 'member') answers[404].push(NOT_FOUND.member);
   const nonMember = nonMemberAnswer(rule.target);
   answers[nonMember.status].push(nonMember.message);
   if (rule.denial) answers[403].push(rule.denial);
@@ -152,6 +178,7 @@ const ROLE_WORDING: Record<RoleClass, string> = {
   member: 'any member of the workspace',
   writer: 'owners, admins and members (not viewers)',
   manager: 'owners and admins only',
+  owner: 'the workspace owner only',
 };
 
 const RESTRICTION_WORDING: Record<Restriction, string> = {
@@ -165,13 +192,14 @@ const RESTRICTION_WORDING: Record<Restriction, string> = {
 /** Who may call `operation`, in words, for the OpenAPI document: `owners, admins and members (not viewers); ...`. */
 export function accessWording(operation: Operation): string {
   const rule = POLICY[operation];
-  return ROLE_WORDING[rule.role] + RESTRICTION_WORDING[rule.restriction];
+  return ROLE_WORDING[rule.role] + (rule.self ? ', or the member themself' : '') + RESTRICTION_WORDING[rule.restriction];
 }
 
 const ROLE_CLASSES: Record<RoleClass, readonly Role[]> = {
   member: ['owner', 'admin', 'member', 'viewer'],
   writer: ['owner', 'admin', 'member'],
   manager: ['owner', 'admin'],
+  owner: ['owner'],
 };
 
 /** The roles of a role class of D1. */
@@ -209,10 +237,11 @@ export function permitsListMove(membership: Membership, fromFolderId: number | n
 /**
  * The policy decision for `operation` on a target at (folderId, listId):
  * null when allowed, else the 403 message (role message first, then `Access denied`; D3 step 6).
+ * `self`: the member the path names is the caller (rules marked `self` then allow any role).
  */
-export function decide(membership: Membership, operation: Operation, folderId: number | null, listId: number | null): string | null {
+export function decide(membership: Membership, operation: Operation, folderId: number | null, listId: number | null, self = false): string | null {
   const rule = POLICY[operation];
-  if (!roleIn(membership.role, rule.role)) return rule.denial ?? ACCESS_DENIED;
+  if (!roleIn(membership.role, rule.role) && !(rule.self && self)) return rule.denial ?? ACCESS_DENIED;
   if (!membership.restricted) return null;
   switch (rule.restriction) {
     case 'none':
@@ -231,4 +260,37 @@ export function decide(membership: Membership, operation: Operation, folderId: n
 /** spec: Workspace member: `email` is returned only when the caller is the workspace owner. */
 export function seesMemberEmails(membership: Membership): boolean {
   return membership.role === 'owner';
+}
+
+/** D41 step 9: a change to a membership, as the rules about the owner and admins see it. */
+export interface MemberChange {
+  kind: 'add' | 'edit' | 'remove';
+  /** The caller's role in the workspace. */
+  callerRole: Role;
+  /** The member the path names is the caller (remove: an admin may remove themself). */
+  self: boolean;
+  /** The named member's role now (null on add). */
+  targetRole: Role | null;
+  /** The role the change gives (add: the body's or `member`; edit: the body's, if sent). */
+  newRole?: Role;
+}
+
+/**
+ * D41 step 9, the 403s in their order: the owner cannot be changed (any PATCH naming the
+ * owner, even an empty one) or removed; then only the owner adds an admin, edits an admin
+ * (the admin themself included), makes someone admin or removes an admin, except that an
+ * admin may remove themself. null when allowed.
+ */
+export function memberChangeDenial(change: MemberChange): string | null {
+  const { kind, callerRole, self, targetRole, newRole } = change;
+  if (targetRole === 'owner') return kind === 'remove' ? 'The workspace owner cannot be removed' : 'The workspace owner cannot be changed';
+  if (callerRole === 'owner') return null;
+  const touchesAdmin =
+    kind === 'add' ? newRole === 'admin' : kind === 'edit' ? targetRole === 'admin' || newRole === 'admin' : targetRole === 'admin' && !self;
+  return touchesAdmin ? 'Only the owner can manage admins' : null;
+}
+
+/** D41: only members and viewers may be access-restricted (D29). */
+export function mayBeRestricted(role: Role): boolean {
+  return role === 'member' || role === 'viewer';
 }

@@ -56,6 +56,8 @@ const TARGETS: Record<ResourceKind, (id: string) => string> = {
   // D44: a comment lies where its task lies.
   comment: (id) =>
     `SELECT t.workspace_id, (SELECT l.folder_id FROM lists l WHERE l.id = t.list_id) AS folder_id, t.list_id FROM comments c JOIN tasks t ON t.id = c.task_id WHERE c.id = ${id}`,
+  // D39: a member target lies in the workspace the path names (resolveMember adds the member).
+  member: (id) => `SELECT id AS workspace_id, NULL::int AS folder_id, NULL::int AS list_id FROM workspaces WHERE id = ${id}`,
 };
 
 /** The access row (AccessRow's columns) of target `kind` with id `id` for user `user`, and list `list` (placeholders). */
@@ -91,6 +93,23 @@ const RESOLVE_SQL = Object.fromEntries(
   (Object.keys(TARGETS) as ResourceKind[]).map((kind) => [kind, accessRowSql(kind, '$1', '$2', '$3::int')]),
 ) as Record<ResourceKind, string>;
 
+/** The member a member route names (D39, D41): role, restriction and grants (stored whatever the restriction), ids ascending. */
+export interface MemberTargetRow {
+  target_role: 'owner' | 'admin' | 'member' | 'viewer' | null;
+  target_restricted: boolean | null;
+  target_folder_ids: number[];
+  target_list_ids: number[];
+}
+
+/** resolveMember's statement: the workspace's access row for the caller ($2), and member $3 of workspace $1 with its grants. */
+const RESOLVE_MEMBER_SQL = `SELECT a.*, t.role AS target_role, t.is_restricted AS target_restricted,
+         CASE WHEN t.user_id IS NULL THEN '{}' ELSE ARRAY(SELECT g.folder_id FROM member_folder_grants g
+           WHERE g.workspace_id = a.workspace_id AND g.user_id = t.user_id ORDER BY 1) END AS target_folder_ids,
+         CASE WHEN t.user_id IS NULL THEN '{}' ELSE ARRAY(SELECT g.list_id FROM member_list_grants g
+           WHERE g.workspace_id = a.workspace_id AND g.user_id = t.user_id ORDER BY 1) END AS target_list_ids
+    FROM (${accessRowSql('member', '$1', '$2', 'NULL::int')}) a
+    LEFT JOIN workspace_members t ON t.workspace_id = a.workspace_id AND t.user_id = $3`;
+
 /**
  * Placeholders a read inside the access statement may use (AccessRepository.resolveAndRead):
  * the target id and the caller's user id. With the access row `a`, they are all a read sees,
@@ -112,6 +131,16 @@ export class AccessRepository {
     const text = RESOLVE_SQL[kind];
     const values = [id, userId, listId];
     const rows: AccessRow[] = manager ? await manager.query(text, values) : await db.rows(text, values);
+    return rows[0] ?? null;
+  }
+
+  /**
+   * resolve() for a member route: workspace `workspaceId` with user `userId`'s membership, and the
+   * member `targetUserId` of that workspace (null role when there is none). One round trip; null
+   * when there is no such workspace.
+   */
+  async resolveMember(workspaceId: number, userId: number, targetUserId: number, db: Db = this.sql): Promise<(AccessRow & MemberTargetRow) | null> {
+    const rows = await db.rows<AccessRow & MemberTargetRow>(RESOLVE_MEMBER_SQL, [workspaceId, userId, targetUserId]);
     return rows[0] ?? null;
   }
 

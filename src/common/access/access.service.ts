@@ -1,7 +1,7 @@
 import { ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Caller } from '../auth/auth-context';
-import { ACCESS_DENIED, decide, Membership, nonMemberAnswer, notFoundMessage, Operation, permitsList, permitsListMove, POLICY } from './access.policy';
+import { ACCESS_DENIED, decide, Membership, NOT_FOUND, nonMemberAnswer, notFoundMessage, Operation, permitsList, permitsListMove, POLICY, Role } from './access.policy';
 import { AccessRead, AccessRepository, AccessRow } from './access.repository';
 import { allowedSql } from './access.sql';
 
@@ -11,6 +11,17 @@ export interface Access {
   folderId: number | null;
   listId: number | null;
   membership: Membership;
+}
+
+/** The member a member route names (D41): their role, restriction and stored grants (ascending). */
+export interface MemberTarget {
+  userId: number;
+  role: Role;
+  restricted: boolean;
+  folderIds: number[];
+  listIds: number[];
+  /** The member is the caller. */
+  self: boolean;
 }
 
 /**
@@ -84,6 +95,29 @@ export class AccessService {
     const row = await this.repo.resolve('workspace', workspaceId, caller.userId, undefined, listId);
     const access = this.answer(caller, 'workspace.read', row);
     return { ...access, list: row!.list_found ? { folderId: row!.list_folder_id } : null };
+  }
+
+  /**
+   * D39: checks member `operation` (its target a `member`) on member `targetUserId` of workspace
+   * `workspaceId`, in D3's order: 404 `Workspace not found` (also non-members), 404
+   * `Member not found`, then the role (the member themself passes where the rule says so).
+   * One round trip.
+   */
+  async member(caller: Caller, operation: Operation, workspaceId: number, targetUserId: number): Promise<Access & { target: MemberTarget }> {
+    const row = await this.repo.resolveMember(workspaceId, caller.userId, targetUserId, caller.db);
+    if (!row) throw new NotFoundException(notFoundMessage(operation));
+    caller.workspaceId = row.workspace_id;
+    const access = toAccess(row);
+    if (!access) throw new NotFoundException(nonMemberAnswer(POLICY[operation].target).message);
+    if (!row.target_role) throw new NotFoundException(NOT_FOUND.member);
+    const self = targetUserId === caller.userId;
+    const denial = decide(access.membership, operation, null, null, self);
+    if (denial) throw new ForbiddenException(denial);
+    const target: MemberTarget = {
+      userId: targetUserId, role: row.target_role, restricted: row.target_restricted === true,
+      folderIds: row.target_folder_ids, listIds: row.target_list_ids, self,
+    };
+    return { ...access, target };
   }
 
   /** Spec: Get workspace and every `/workspaces/:id/...` route; non-members get 404 `Workspace not found`. `operation` targets a workspace. */

@@ -1,4 +1,4 @@
-/** The scopes of the specification (Authentication section), and those of its extensions (D37). D21: no wildcards. */
+/** The scopes of the specification (Authentication section), and those of its extensions (D37, D38, D39). D21: no wildcards. */
 export const SCOPES = [
   'tasks:read',
   'tasks:write',
@@ -15,6 +15,12 @@ export const SCOPES = [
   // D38: webhook routes.
   'webhooks:read',
   'webhooks:write',
+  // D39: members, attachments and API keys through the API (18 in all).
+  'members:write',
+  'attachments:read',
+  'attachments:write',
+  'api_keys:read',
+  'api_keys:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

@@ -1,4 +1,5 @@
 import { HttpException } from '@nestjs/common';
+import { WORKSPACE_SLUG_TAKEN } from '../database/unique-messages';
 import { isDatabaseUnavailable, isLostRace, pgCode, pgConstraint } from '../database/pg-errors';
 
 /** An error as the client sees it: status and the `{ error }` message (D31). */
@@ -16,6 +17,7 @@ export const SERVICE_UNAVAILABLE: HttpError = { status: 503, message: 'Service u
 const UNIQUE_VIOLATIONS: Record<string, string> = {
   statuses_workspace_name_key: 'A status with this name already exists',
   labels_workspace_name_key: 'A label with this name already exists',
+  workspaces_slug_key: WORKSPACE_SLUG_TAKEN,
 };
 
 /** D7: the 413 of a body over the limit, answered before authentication on every route. */

@@ -31,8 +31,11 @@ import { parseId, requireId } from './ids';
  * DTO holds trimmed text, numeric ids, sanitized HTML and normalised dates.
  */
 
-/** A contextual rule: the value as stored, or a thrown BadRequestException with the contract's message. */
-export type FieldRule = (value: unknown) => unknown;
+/**
+ * A contextual rule: the value as stored, or a thrown BadRequestException with the contract's message.
+ * `body` holds the values of the body as sent for the fields not yet checked (a rule over two fields).
+ */
+export type FieldRule = (value: unknown, body: Record<string, unknown>) => unknown;
 /** A rule that needs I/O (sanitizing in a worker). */
 export type AsyncFieldRule = (value: unknown) => Promise<unknown>;
 
@@ -58,6 +61,12 @@ function failed(object: object): boolean {
   return (failures.get(object)?.size ?? 0) > 0;
 }
 
+/**
+ * What a rule returns for a value sent that counts as not sent (D39: `null` where the rule gives it
+ * no meaning): the field is then left out of the validated DTO, as if its key were absent.
+ */
+export const NOT_SENT: unique symbol = Symbol('not sent');
+
 /** Records a rule's outcome on the instance: true when it passed (its value stored), false with the message kept. */
 function settle(args: ValidationArguments, run: () => unknown): boolean {
   let value: unknown;
@@ -66,7 +75,8 @@ function settle(args: ValidationArguments, run: () => unknown): boolean {
   } catch (error) {
     return fail(args, error);
   }
-  if (value !== undefined) (args.object as Record<string, unknown>)[args.property] = value;
+  if (value === NOT_SENT) delete (args.object as Record<string, unknown>)[args.property];
+  else if (value !== undefined) (args.object as Record<string, unknown>)[args.property] = value;
   return true;
 }
 
@@ -86,7 +96,7 @@ function ruleValidator(name: string, rule: FieldRule | AsyncFieldRule, async: bo
       validator: {
         validate(value: unknown, args: ValidationArguments): boolean | Promise<boolean> {
           if (failed(args.object)) return true; // an earlier field answers
-          if (!async) return settle(args, () => rule(value));
+          if (!async) return settle(args, () => (rule as FieldRule)(value, args.object as Record<string, unknown>));
           return (rule as AsyncFieldRule)(value).then(
             (stored) => settle(args, () => stored),
             (error: unknown) => fail(args, error),

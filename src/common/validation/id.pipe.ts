@@ -1,4 +1,4 @@
-import { Injectable, Param, PipeTransform } from '@nestjs/common';
+import { createParamDecorator, ExecutionContext, Injectable, Param, PipeTransform } from '@nestjs/common';
 import { ApiParam } from '@nestjs/swagger';
 import { ApiErrors } from '../openapi/api-errors.decorator';
 import { PATH_ID_MESSAGES, PathIdKind, requireId } from './ids';
@@ -22,7 +22,13 @@ export function pathIdName(kind: PathIdKind): string {
 }
 
 /** An example id per kind, for the OpenAPI document. */
-const PATH_ID_EXAMPLES: Record<PathIdKind, number> = { workspace: 1, folder: 2, list: 3, task: 41, status: 4, label: 5, webhook: 6, comment: 8 };
+const PATH_ID_EXAMPLES: Record<PathIdKind, number> = { workspace: 1, folder: 2, list: 3, task: 41, status: 4, label: 5, webhook: 6, user: 7, api_key: 8, comment: 9 };
+
+/** Each path id's description in the OpenAPI document. */
+const PATH_ID_DESCRIPTIONS: Record<PathIdKind, string> = {
+  workspace: 'Workspace id', folder: 'Folder id', list: 'List id', task: 'Task id', status: 'Status id', label: 'Label id',
+  webhook: 'Webhook id', user: 'User id of the member', api_key: 'API key id', comment: 'Comment id',
+};
 
 /**
  * The route's `{<kind>_id}` path parameter, parsed by IdPipe and documented
@@ -38,7 +44,7 @@ export function PathId(kind: PathIdKind): ParameterDecorator {
     name,
     required: true,
     schema: { type: 'integer', minimum: 0, example: PATH_ID_EXAMPLES[kind] },
-    description: `${kind.charAt(0).toUpperCase()}${kind.slice(1)} id`,
+    description: PATH_ID_DESCRIPTIONS[kind],
   });
   const errors = ApiErrors({ 400: [PATH_ID_MESSAGES[kind]] });
   return (target, key, index) => {
@@ -46,6 +52,37 @@ export function PathId(kind: PathIdKind): ParameterDecorator {
     if (key === undefined) return;
     const descriptor = Object.getOwnPropertyDescriptor(target, key)!;
     document(target, key, descriptor);
+    errors(target, key, descriptor);
+  };
+}
+
+/** Reads the path ids of `kinds` from the request, left to right (D39: the first malformed one answers). */
+const pathIdsOf = createParamDecorator((kinds: PathIdKind[], ctx: ExecutionContext): number[] => {
+  const params = ctx.switchToHttp().getRequest<{ params: Record<string, unknown> }>().params;
+  return kinds.map((kind) => requireId(params[pathIdName(kind)], PATH_ID_MESSAGES[kind]));
+});
+
+/**
+ * D39: a route with two path ids (`/workspaces/{workspace_id}/members/{user_id}`): both parsed
+ * by D5, checked for form left to right (Nest runs the pipes of separate parameters in no order
+ * we may rely on), documented as PathId documents one. The handler gets `[first, second]`.
+ */
+export function PathIds(first: PathIdKind, second: PathIdKind): ParameterDecorator {
+  const bind = pathIdsOf([first, second]);
+  const documents = [first, second].map((kind) =>
+    ApiParam({
+      name: pathIdName(kind),
+      required: true,
+      schema: { type: 'integer', minimum: 0, example: PATH_ID_EXAMPLES[kind] },
+      description: PATH_ID_DESCRIPTIONS[kind],
+    }),
+  );
+  const errors = ApiErrors({ 400: [PATH_ID_MESSAGES[first], PATH_ID_MESSAGES[second]] });
+  return (target, key, index) => {
+    bind(target, key, index);
+    if (key === undefined) return;
+    const descriptor = Object.getOwnPropertyDescriptor(target, key)!;
+    for (const document of documents) document(target, key, descriptor);
     errors(target, key, descriptor);
   };
 }

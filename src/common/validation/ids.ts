@@ -40,6 +40,9 @@ export const PATH_ID_MESSAGES = {
   label: 'Invalid label ID',
   webhook: 'Invalid webhook ID',
   comment: 'Invalid comment ID',
+  // D39
+  user: 'Invalid user ID',
+  api_key: 'Invalid API key ID',
 } as const;
 
 export type PathIdKind = keyof typeof PATH_ID_MESSAGES;
