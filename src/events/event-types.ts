@@ -19,6 +19,10 @@ export const EVENT_DATA_KEYS = {
   'status.updated': ['status_id', 'changes'],
   'label.created': ['label_id'],
   'label.deleted': ['label_id'],
+  // D48: custom-field definitions (after the label, status, comment, attachment, workspace and member types of D48's table).
+  'custom_field.created': ['custom_field_id'],
+  'custom_field.updated': ['custom_field_id', 'changes'],
+  'custom_field.deleted': ['custom_field_id'],
 } as const;
 
 /** An event type of D37 (`task.created`, ...). */
@@ -38,6 +42,8 @@ export const CHANGE_FIELDS = {
   'folder.updated': ['color', 'icon', 'name', 'position'],
   'list.updated': ['color', 'folder_id', 'icon', 'name', 'position'],
   'status.updated': ['category', 'color', 'icon', 'name', 'position'],
+  // D48.
+  'custom_field.updated': ['allowed_user_ids', 'config', 'granted_folder_ids', 'is_scope_restricted', 'list_overrides', 'name', 'position'],
 } as const;
 
 /** The event types whose data carries `changes`. */

@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import type { Membership } from '../common/access/access.policy';
+import { type Membership, roleIn } from '../common/access/access.policy';
 import { grantParams, permittedListSql } from '../common/access/access.sql';
 import { Sql } from '../common/database/sql';
 import { SqlParams } from '../common/database/sql-params';
 import type { EventQuery } from './event-query';
 import { EVENT_TYPES } from './event-types';
 import { EVENTS_LOCK_NAMESPACE } from './events.sql';
+import { fieldVisibleSql } from '../tasks/tasks.sql';
 
 /** One page of the feed: its events as JSON text, and the last id on it (null when empty). */
 export interface EventPageRows {
@@ -31,14 +32,21 @@ export class EventsRepository {
    * visibility rule of D37 against its current grants), so that the page is
    * full whenever more such events exist. Each event is rendered by
    * event_json(); for a restricted member, a `parent_id` naming a task outside
-   * the permitted lists reads null (D33). One statement whatever the limit.
+   * the permitted lists reads null (D33). Custom-field events (D48) go to managers, and to user
+   * `userId` while the field exists and its allowed users admit them now. One statement whatever the limit.
    */
-  async page(workspaceId: number, membership: Membership, query: EventQuery): Promise<EventPageRows> {
+  async page(workspaceId: number, userId: number, membership: Membership, query: EventQuery): Promise<EventPageRows> {
     const p = new SqlParams();
     const where = [`e.workspace_id = ${p.add(workspaceId, 'int')}`, `e.id > ${p.add(query.afterId, 'bigint')}`];
     if (query.types) where.push(`e.type = ANY(${p.add(query.types, 'text[]')})`);
     // `data ? 'task_id'`: the predicate of the partial index events_workspace_task_idx.
     if (query.taskId !== null) where.push(`e.data ? 'task_id'`, `${dataId('task_id')} = ${p.add(query.taskId, 'int')}`);
+    if (!roleIn(membership.role, 'manager')) {
+      // D48: a deleted field's events are the managers' only; otherwise its allowed users decide, as they are now.
+      where.push(`(e.type NOT IN (${typesOf('custom_field.')}) OR EXISTS (
+          SELECT 1 FROM custom_fields cf WHERE cf.id = ${dataId('custom_field_id')} AND cf.workspace_id = e.workspace_id
+             AND ${fieldVisibleSql('cf', p.add(userId, 'int'))}))`);
+    }
     let render = 'event_json(e)';
     if (membership.restricted) {
       const g = grantParams(p, membership);

@@ -31,6 +31,9 @@ const TABLE: Record<Operation, { who: 'member' | 'writer' | 'manager'; denial: s
   'webhook.create': { who: 'manager', denial: 'Only owners and admins can manage webhooks', restriction: 'none' },
   'webhook.list': { who: 'manager', denial: 'Only owners and admins can manage webhooks', restriction: 'none' },
   'webhook.manage': { who: 'manager', denial: 'Only owners and admins can manage webhooks', restriction: 'none' },
+  // D39, D42: custom-field definitions, managers only, workspace-level (D30).
+  'custom_field.create': { who: 'manager', denial: 'Only owners and admins can manage custom fields', restriction: 'none' },
+  'custom_field.manage': { who: 'manager', denial: 'Only owners and admins can manage custom fields', restriction: 'none' },
 };
 
 const ALLOWED: Record<'member' | 'writer' | 'manager', Role[]> = {
@@ -184,6 +187,8 @@ describe('what the OpenAPI document says of an operation, from the table', () =>
     ['label.delete', { 403: ['Access denied', 'Only owners and admins can delete labels'], 404: ['Label not found'] }, 'owners and admins only'],
     ['workspace.read', { 403: [], 404: ['Workspace not found'] }, 'any member of the workspace'],
     ['folder.read', { 403: [], 404: ['Folder not found'] }, 'any member of the workspace'],
+    ['custom_field.manage', { 403: ['Access denied', 'Only owners and admins can manage custom fields'], 404: ['Custom field not found'] }, 'owners and admins only'],
+    ['custom_field.create', { 403: ['Only owners and admins can manage custom fields'], 404: ['Workspace not found'] }, 'owners and admins only'],
   ] as Array<[Operation, { 403: string[]; 404: string[] }, string]>)('%s', (operation, answers, wording) => {
     expect(accessAnswers(operation)).toEqual(answers);
     expect(accessWording(operation)).toBe(wording);

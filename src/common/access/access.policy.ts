@@ -16,7 +16,7 @@ export interface Membership {
 }
 
 /** Kinds of resource an access check starts from (the target of an operation). */
-export type ResourceKind = 'workspace' | 'folder' | 'list' | 'task' | 'status' | 'label' | 'webhook';
+export type ResourceKind = 'workspace' | 'folder' | 'list' | 'task' | 'status' | 'label' | 'webhook' | 'custom_field';
 
 /** How the access restriction of D30 applies to an operation. */
 export type Restriction =
@@ -48,7 +48,9 @@ export type Operation =
   | 'comment.create'
   | 'webhook.create'
   | 'webhook.list'
-  | 'webhook.manage';
+  | 'webhook.manage'
+  | 'custom_field.create'
+  | 'custom_field.manage';
 
 interface Rule {
   /** The resource the check starts from (its id is the path id, or the parent id of a create). */
@@ -63,6 +65,9 @@ interface Rule {
 
 /** D38: the 403 of every webhook route for members and viewers. */
 const WEBHOOK_DENIAL = 'Only owners and admins can manage webhooks';
+
+/** D39: the 403 of every custom-field definition route for members and viewers. */
+const CUSTOM_FIELD_DENIAL = 'Only owners and admins can manage custom fields';
 
 /** The policy table: D1 (roles), D2 (messages), D4 (targets), D30 (restriction). */
 export const POLICY: Record<Operation, Rule> = {
@@ -90,6 +95,9 @@ export const POLICY: Record<Operation, Rule> = {
   'webhook.create': { target: 'workspace', role: 'manager', denial: WEBHOOK_DENIAL, restriction: 'none' },
   'webhook.list': { target: 'workspace', role: 'manager', denial: WEBHOOK_DENIAL, restriction: 'none' },
   'webhook.manage': { target: 'webhook', role: 'manager', denial: WEBHOOK_DENIAL, restriction: 'none' },
+  // D39, D42: definitions are for managers, whatever the field's allowed users; workspace-level (D30).
+  'custom_field.create': { target: 'workspace', role: 'manager', denial: CUSTOM_FIELD_DENIAL, restriction: 'none' },
+  'custom_field.manage': { target: 'custom_field', role: 'manager', denial: CUSTOM_FIELD_DENIAL, restriction: 'none' },
 };
 
 /** D4: the 404 for a target that does not exist, per kind. */
@@ -101,6 +109,7 @@ export const NOT_FOUND: Record<ResourceKind, string> = {
   status: 'Status not found',
   label: 'Label not found',
   webhook: 'Webhook not found',
+  custom_field: 'Custom field not found',
 };
 
 /** D2, D4, D30: the 403 when no more specific message applies. */

@@ -51,6 +51,7 @@ const TARGETS: Record<ResourceKind, (id: string) => string> = {
   status: (id) => `SELECT workspace_id, NULL::int AS folder_id, NULL::int AS list_id FROM statuses WHERE id = ${id}`,
   label: (id) => `SELECT workspace_id, NULL::int AS folder_id, NULL::int AS list_id FROM labels WHERE id = ${id}`,
   webhook: (id) => `SELECT workspace_id, NULL::int AS folder_id, NULL::int AS list_id FROM webhooks WHERE id = ${id}`,
+  custom_field: (id) => `SELECT workspace_id, NULL::int AS folder_id, NULL::int AS list_id FROM custom_fields WHERE id = ${id}`,
 };
 
 /** The access row (AccessRow's columns) of target `kind` with id `id` for user `user`, and list `list` (placeholders). */

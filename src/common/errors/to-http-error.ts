@@ -16,6 +16,8 @@ export const SERVICE_UNAVAILABLE: HttpError = { status: 503, message: 'Service u
 const UNIQUE_VIOLATIONS: Record<string, string> = {
   statuses_workspace_name_key: 'A status with this name already exists',
   labels_workspace_name_key: 'A label with this name already exists',
+  // D42.
+  custom_fields_workspace_name_key: 'A custom field with this name already exists',
 };
 
 /** Fastify's own error codes and the D7/D31 answers for them. */

@@ -22,7 +22,7 @@ export function pathIdName(kind: PathIdKind): string {
 }
 
 /** An example id per kind, for the OpenAPI document. */
-const PATH_ID_EXAMPLES: Record<PathIdKind, number> = { workspace: 1, folder: 2, list: 3, task: 41, status: 4, label: 5, webhook: 6 };
+const PATH_ID_EXAMPLES: Record<PathIdKind, number> = { workspace: 1, folder: 2, list: 3, task: 41, status: 4, label: 5, webhook: 6, custom_field: 7 };
 
 /**
  * The route's `{<kind>_id}` path parameter, parsed by IdPipe and documented
@@ -38,7 +38,7 @@ export function PathId(kind: PathIdKind): ParameterDecorator {
     name,
     required: true,
     schema: { type: 'integer', minimum: 0, example: PATH_ID_EXAMPLES[kind] },
-    description: `${kind.charAt(0).toUpperCase()}${kind.slice(1)} id`,
+    description: `${kind.charAt(0).toUpperCase()}${kind.slice(1).replace(/_/g, ' ')} id`,
   });
   const errors = ApiErrors({ 400: [PATH_ID_MESSAGES[kind]] });
   return (target, key, index) => {

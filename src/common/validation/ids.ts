@@ -39,6 +39,8 @@ export const PATH_ID_MESSAGES = {
   status: 'Invalid status ID',
   label: 'Invalid label ID',
   webhook: 'Invalid webhook ID',
+  // D39: custom-field definitions.
+  custom_field: 'Invalid custom field ID',
 } as const;
 
 export type PathIdKind = keyof typeof PATH_ID_MESSAGES;
