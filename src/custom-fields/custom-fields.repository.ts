@@ -196,7 +196,6 @@ export class CustomFieldsRepository {
     const overrides = patch.list_overrides;
     const folders = p.add(patch.granted_folder_ids ?? [], 'int[]');
     const lists = p.add(overrides?.map((o) => o.list_id) ?? [], 'int[]');
-    const access = p.add(overrides?.map((o) => o.access) ?? [], 'text[]');
     const allowed = p.add(patch.allowed_user_ids ?? null, 'int[]');
     const sets: string[] = [];
     const column = (name: string, value: unknown, cast: string) => {
@@ -244,6 +243,7 @@ export class CustomFieldsRepository {
       changes.granted_folder_ids = `${answer.folders} IS DISTINCT FROM old.granted_folder_ids`;
     }
     if (overrides) {
+      const access = p.add(overrides.map((o) => o.access), 'text[]');
       ctes.push(
         `new_overrides AS MATERIALIZED (SELECT x.list_id, x.access FROM unnest(${lists}, ${access}) x(list_id, access))`,
         `drop_overrides AS (DELETE FROM custom_field_list_overrides o USING f
