@@ -8,6 +8,7 @@ import { RawJson } from '../common/http/raw-json';
 import type { AppEnv } from '../config/env';
 import { InjectSettings } from '../config/settings';
 import { validateBody, validateCreate } from '../common/validation/validate-body';
+import { throwCustomFieldVerdict } from './custom-field-values';
 import { sealCursor } from './task-cursor';
 import { parseTaskQuery, QueryPairs, TaskQuery } from './task-query';
 import { CreateTaskDto, TaskCursorPageDto, TaskDto, TaskPageDto, TaskWriteDto, UpdateTaskDto } from './tasks.dto';
@@ -60,6 +61,8 @@ export class TasksService {
     this.access.answer(caller, 'task.create', created);
     if (!created!.status_ok) throw new NotFoundException('Status not found in this workspace');
     if (!created!.parent_found) throw new NotFoundException('Parent task not found');
+    // D42: the custom-field values, after step 8 and before step 9.
+    throwCustomFieldVerdict(created!);
     if (created!.parent_is_subtask) throw new BadRequestException('Subtasks cannot have subtasks');
     if (created!.written) return tagged(created!.written);
     // Nothing written although the checks passed: the list or the parent was deleted meanwhile.
@@ -118,6 +121,8 @@ export class TasksService {
         this.access.requireListPermitted(access.membership, patch.list_id, result.list_folder_id);
       }
       if (!result.status_ok) throw new NotFoundException('Status not found in this workspace');
+      // D42: the custom-field values, after step 8 and before If-Match and step 9.
+      throwCustomFieldVerdict(result);
       if (pre && result.precondition_ok === false) throw TasksService.preconditionError(pre);
       if (!result.updated && pre && result.precondition_ok && attempt < PRECONDITION_ATTEMPTS) continue;
       if (!result.updated && pre && result.precondition_ok) throw TasksService.preconditionError(pre);
