@@ -28,6 +28,9 @@ export const EVENT_DATA_KEYS = {
   'member.added': ['user_id', 'role'],
   'member.updated': ['user_id', 'changes'],
   'member.removed': ['user_id'],
+  'custom_field.created': ['custom_field_id'],
+  'custom_field.updated': ['custom_field_id', 'changes'],
+  'custom_field.deleted': ['custom_field_id'],
 } as const;
 
 /** An event type of D37 (`task.created`, ...). */
@@ -52,6 +55,7 @@ export const CHANGE_FIELDS = {
   'comment.updated': ['content', 'resolved'],
   'workspace.updated': ['color', 'description', 'icon', 'image_url', 'name', 'slug'],
   'member.updated': ['folder_ids', 'list_ids', 'restricted', 'role'],
+  'custom_field.updated': ['allowed_user_ids', 'config', 'granted_folder_ids', 'is_scope_restricted', 'list_overrides', 'name', 'position'],
 } as const;
 
 /** The event types whose data carries `changes`. */

@@ -13,6 +13,8 @@ const DATA_PROPERTIES: Record<string, object> = {
   task_id: ID, comment_id: ID, folder_id: ID, list_id: ID, status_id: ID, label_id: ID, parent_id: ID, previous_list_id: ID, previous_folder_id: ID,
   // D48: member events.
   user_id: ID, role: { type: 'string', enum: ['owner', 'admin', 'member', 'viewer'] },
+  // D48: custom-field events.
+  custom_field_id: ID,
   changes: { type: 'array', items: { type: 'string', enum: [...new Set(Object.values(CHANGE_FIELDS).flat())].sort() } },
 };
 

@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import type { Membership } from '../common/access/access.policy';
+import { type Membership, roleIn } from '../common/access/access.policy';
 import { grantParams, permittedListSql } from '../common/access/access.sql';
 import { Sql } from '../common/database/sql';
 import { SqlParams } from '../common/database/sql-params';
 import type { EventQuery } from './event-query';
 import { EVENT_TYPES } from './event-types';
 import { eventHorizonSql } from './events.sql';
+import { fieldVisibleSql } from '../tasks/tasks.sql';
 
 /** One page of the feed: its events as JSON text, and the `next_after` it answers (null: the `after` sent). */
 export interface EventPageRows {
@@ -43,10 +44,11 @@ export class EventsRepository {
    * page is full, else the last examined id when the bound was met, else the
    * last returned id (null: none). Each event is rendered by event_json(); for
    * a restricted member, a `parent_id` naming a task outside the permitted
-   * lists reads null (D33). Two statements whatever the limit: the horizon,
-   * then the page (its snapshot taken after the horizon).
+   * lists reads null (D33). Custom-field events (D48) go to managers, and to user
+   * `userId` while the field exists and its allowed users admit them now.
+   * Two statements whatever the limit: the horizon, then the page (its snapshot taken after the horizon).
    */
-  async page(workspaceId: number, membership: Membership, query: EventQuery): Promise<EventPageRows> {
+  async page(workspaceId: number, userId: number, membership: Membership, query: EventQuery): Promise<EventPageRows> {
     const horizon = await this.horizon(workspaceId);
     const p = new SqlParams();
     const ws = p.add(workspaceId, 'int');
@@ -55,6 +57,12 @@ export class EventsRepository {
     const where: string[] = [];
     if (query.types) where.push(`e.type = ANY(${p.add(query.types, 'text[]')})`);
     if (query.taskId !== null) where.push(`e.data ? 'task_id'`, `${dataId('task_id')} = ${p.add(query.taskId, 'int')}`);
+    if (!roleIn(membership.role, 'manager')) {
+      // D48: a deleted field's events are the managers' only; otherwise its allowed users decide, as they are now.
+      where.push(`(e.type NOT IN (${typesOf('custom_field.')}) OR EXISTS (
+          SELECT 1 FROM custom_fields cf WHERE cf.id = ${dataId('custom_field_id')} AND cf.workspace_id = e.workspace_id
+             AND ${fieldVisibleSql('cf', p.add(userId, 'int'))}))`);
+    }
     let render = 'event_json(e)';
     if (membership.restricted) {
       const g = grantParams(p, membership);

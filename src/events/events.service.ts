@@ -31,7 +31,7 @@ export class EventsService {
     }
     const { membership } = await this.access.workspace(caller, workspaceId);
     if (!query) throw invalid;
-    const { data, last } = await this.events.page(workspaceId, membership, query);
+    const { data, last } = await this.events.page(workspaceId, caller.userId, membership, query);
     return RawJson.page(data, `,"next_after":${last ?? query.after}}`);
   }
 }

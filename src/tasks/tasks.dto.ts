@@ -2,11 +2,11 @@ import { BadRequestException } from '@nestjs/common';
 import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
 import { ApiInteger } from '../common/openapi/integer.decorator';
 import { BODY_ID } from '../common/openapi/ids';
-import { checkLength, checkText, MAX_LENGTH, nulMessage, tooLongMessage } from '../common/validation/body';
-import { parseId } from '../common/validation/ids';
+import { MAX_LENGTH } from '../common/validation/body';
 import { IdArray, IsApiDate, IsNumericId, IsOneOf, RuleField, SanitizedHtml, TrimmedText } from '../common/validation/body-fields';
 import { CUSTOM_FIELD_TYPES } from '../custom-fields/custom-fields.dto';
 import { STATUS_CATEGORIES } from '../statuses/statuses.dto';
+import { CUSTOM_FIELD_MESSAGES, CUSTOM_FIELD_VALUE_MAX_LENGTH, CustomFieldElement, parseCustomFieldElements, TYPED_RULES } from './custom-field-values';
 
 /** spec: Task priority values (D10). */
 export const PRIORITIES = ['urgent', 'high', 'medium', 'low', 'none'] as const;
@@ -17,52 +17,6 @@ export type Priority = (typeof PRIORITIES)[number];
 
 /** D10: the 400 for a priority outside the five. */
 export const PRIORITY_MESSAGE = `Invalid priority. Must be one of: ${PRIORITIES.join(', ')}`;
-
-/** One `custom_fields` element after D13 parsing: the value as stored, or null to clear. */
-export interface CustomFieldInput {
-  id: number;
-  value: string | null;
-}
-
-/** D13: longest stored text of a custom-field value, in characters. */
-export const CUSTOM_FIELD_VALUE_MAX_LENGTH = 10_000;
-
-/** The 400s of customFieldValues other than checkText's NUL message and checkLength's. */
-const NOT_AN_ARRAY = 'custom_fields must be an array';
-const NOT_A_STRING = 'custom_fields value must be a string or null';
-const VALUE_FIELD = 'custom_fields value';
-
-/**
- * D13, the `custom_fields` of create and update task, as sent: undefined when
- * not sent; not an array: 400 `custom_fields must be an array`. Elements that
- * are not objects with a well-formed `id`, or have no `value` key, are ignored.
- * `value`: a string as is (NUL: 400 `custom_fields value must not contain NUL
- * characters`), a number or boolean as its JSON text, null clears; an object
- * or array: 400 `custom_fields value must be a string or null`; a stored text
- * over 10,000 characters: 400 `custom_fields value must be at most 10000
- * characters`. One entry per field id: the last one sent wins.
- */
-function customFieldValues(value: unknown): CustomFieldInput[] | undefined {
-  if (value === undefined) return undefined;
-  if (!Array.isArray(value)) throw new BadRequestException(NOT_AN_ARRAY);
-  const byId = new Map<number, string | null>();
-  for (const element of value) {
-    if (typeof element !== 'object' || element === null || Array.isArray(element)) continue;
-    const entry = element as Record<string, unknown>;
-    const id = parseId(entry.id);
-    if (!id || !Object.hasOwn(entry, 'value')) continue;
-    const raw = entry.value;
-    let stored: string | null;
-    if (raw === null) stored = null;
-    else if (typeof raw === 'string') stored = checkText(VALUE_FIELD, raw);
-    else if (typeof raw === 'number' || typeof raw === 'boolean') stored = JSON.stringify(raw);
-    else throw new BadRequestException(NOT_A_STRING);
-    if (stored !== null) checkLength(VALUE_FIELD, stored, CUSTOM_FIELD_VALUE_MAX_LENGTH);
-    byId.delete(id); // keep the order of the last occurrence
-    byId.set(id, stored);
-  }
-  return [...byId].map(([id, v]) => ({ id, value: v }));
-}
 
 /** spec: Status embedded in a task. */
 export class StatusSummaryDto {
@@ -200,8 +154,10 @@ export class CustomFieldValueInputDto {
     oneOf: [{ type: 'string', maxLength: CUSTOM_FIELD_VALUE_MAX_LENGTH }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }],
     required: false,
     description:
-      `Stored as a string of at most ${CUSTOM_FIELD_VALUE_MAX_LENGTH} characters; a number or boolean is stored as its JSON text; null clears. ` +
-      'An element without `value` is ignored',
+      `Stored as a string of at most ${CUSTOM_FIELD_VALUE_MAX_LENGTH} characters (a number as JavaScript writes it, a boolean as its JSON text); null clears, ` +
+      'and so does "" for every type but text. By the field\u2019s type: number `-?(0|[1-9][0-9]*)(\\.[0-9]+)?`; money the same with at most its decimals; ' +
+      'date an ISO 8601 date, stored as `YYYY-MM-DDTHH:mm:ss.sssZ`; checkbox `true` or `false`; rating `0` to `5`; dropdown one of its options; ' +
+      'people comma-separated user ids of members, stored distinct in numeric order. An element without `value` is ignored',
     example: '4',
   })
   value?: string | number | boolean | null;
@@ -215,9 +171,13 @@ function CustomFieldValues(description: string): PropertyDecorator {
       // Elements that are not objects are ignored, like objects without a well-formed id.
       api: { type: 'array', items: { anyOf: [{ $ref: getSchemaPath(CustomFieldValueInputDto) }, { not: { type: 'object' } }] }, description },
       required: false,
-      messages: [NOT_AN_ARRAY, NOT_A_STRING, nulMessage(VALUE_FIELD), tooLongMessage(VALUE_FIELD, CUSTOM_FIELD_VALUE_MAX_LENGTH)],
+      // D42: the value rules answer only for fields that apply and are visible, after the other ids' 404s.
+      messages: [
+        CUSTOM_FIELD_MESSAGES.notAnArray, CUSTOM_FIELD_MESSAGES.notAString, CUSTOM_FIELD_MESSAGES.nul, CUSTOM_FIELD_MESSAGES.tooLong,
+        ...Object.values(TYPED_RULES).map((rule) => CUSTOM_FIELD_MESSAGES.typed('<id>', typeof rule === 'string' ? rule : rule('<decimals>'))),
+      ],
     },
-    customFieldValues,
+    parseCustomFieldElements,
   );
 }
 
@@ -233,7 +193,7 @@ export class CreateTaskDto {
   @IsApiDate('due_date', { update: false }) due_date?: string | null;
   @IsApiDate('start_date', { update: false }) start_date?: string | null;
   @IdArray('assignee_ids', { description: 'User ids; non-members and malformed ids are ignored', example: [7] }) assignee_ids?: number[];
-  @CustomFieldValues('Fields not applying to the list or not visible to the caller are ignored') custom_fields?: CustomFieldInput[];
+  @CustomFieldValues('Fields not applying to the list or not visible to the caller are ignored') custom_fields?: CustomFieldElement[];
   @IdArray('label_ids', { description: 'Label ids; replaces the labels; other workspaces\u2019 labels are ignored', example: [3] }) label_ids?: number[];
   @IsNumericId('parent_id', { nullable: true, description: 'Parent task: same workspace, not itself a subtask' }) parent_id: number | null;
 }
@@ -248,7 +208,7 @@ export class UpdateTaskDto {
   @IsApiDate('due_date', { update: true }) due_date?: string | null;
   @IsApiDate('start_date', { update: true }) start_date?: string | null;
   @IdArray('assignee_ids', { description: 'Replaces the assignees entirely; [] removes all; non-members ignored', example: [7] }) assignee_ids?: number[];
-  @CustomFieldValues('Only the listed fields change; inapplicable or invisible fields ignored') custom_fields?: CustomFieldInput[];
+  @CustomFieldValues('Only the listed fields change; inapplicable or invisible fields ignored') custom_fields?: CustomFieldElement[];
   @IdArray('label_ids', { description: 'Replaces the labels; other workspaces\u2019 labels are ignored', example: [3] }) label_ids?: number[];
   // D45: checked after the other fields (step 7); null makes the task top-level.
   @IsNumericId('parent_id', { nullable: true, description: 'Makes the task a subtask of that task (same workspace, not itself a subtask; the task must have no subtasks); null makes it top-level' })

@@ -9,11 +9,14 @@ import { RawJson } from '../common/http/raw-json';
 import type { CursorValues } from './task-cursor';
 import { TaskListScope, taskListSql } from './task-list.sql';
 import type { TaskQuery } from './task-query';
-import type { CreateTaskDto, CustomFieldInput, TaskWriteDto, UpdateTaskDto } from './tasks.dto';
+import type { CreateTaskDto, TaskWriteDto, UpdateTaskDto } from './tasks.dto';
+import {
+  CUSTOM_FIELD_VERDICT_SQL, CustomFieldVerdict, judgeCustomFieldsCtes, NO_CUSTOM_FIELD_VERDICT_SQL, PlaceSql, writeCustomFieldsCtes,
+} from './custom-field-values';
 import { SqlParams } from '../common/database/sql-params';
 import { CHANGE_FIELDS } from '../events/event-types';
 import { Actor, columnChangesSql, eventCtes } from '../events/events.sql';
-import { deleteTasksCtes, fieldAppliesSql, fieldVisibleSql, newTaskAnswerSql, TASK_WRITE_COLUMNS, TaskLinkSources, TaskShape, taskJsonSql } from './tasks.sql';
+import { deleteTasksCtes, newTaskAnswerSql, TASK_WRITE_COLUMNS, TaskLinkSources, TaskShape, taskJsonSql } from './tasks.sql';
 
 /** Where a task is being written: its workspace, its (final) list and that list's folder. */
 export interface TaskPlace {
@@ -26,7 +29,7 @@ export interface TaskPlace {
  * The access row of the list, what the create-task checks of D3 step 8 found, and the
  * new task as create answers it (null when a check failed: nothing was written).
  */
-export interface CreatedTask extends AccessRow {
+export interface CreatedTask extends AccessRow, CustomFieldVerdict {
   /** status_id (when sent) belongs to the workspace. */
   status_ok: boolean;
   /** parent_id (when sent) is a task of the workspace in a list the caller may see (D14, D33). */
@@ -36,8 +39,8 @@ export interface CreatedTask extends AccessRow {
   written: WrittenTask | null;
 }
 
-/** What the update-task checks of D3 step 8 found, and whether the task was written (false when a check failed or it is gone). */
-export interface UpdatedTask {
+/** What the update-task checks of D3 step 8 found, the custom-field verdict (D42), and whether the task was written (false when a check failed or it is gone). */
+export interface UpdatedTask extends CustomFieldVerdict {
   /** list_id (when sent) is a list of the workspace. */
   list_found: boolean;
   /** parent_id (when a task id is sent) is a task of the workspace the caller may see (D45, D33). */
@@ -220,10 +223,15 @@ export class TasksRepository {
                                                  AND ${permittedListSql('pt.list_id', ACCESS_ROW_GRANTS)}) AS parent_found,
                 EXISTS (SELECT 1 FROM ref_parent WHERE parent_id IS NOT NULL) AS parent_is_subtask
            FROM a)`,
+    ];
+    // D42: the values judged against the list, after step 8's checks and before step 9's (the caller answers in that order).
+    const judged = Boolean(task.custom_fields?.length);
+    if (judged) ctes.push(...judgeCustomFieldsCtes(p, task.custom_fields!, { workspace: ws, list, folder: '(SELECT folder_id FROM a)' }, creator));
+    ctes.push(
       // D15: the identifier is drawn only when every check passed (a draw is never given back).
       `counter AS (SELECT nextval(task_identifier_sequence(a.workspace_id))::int AS identifier
                      FROM a, checks
-                    WHERE checks.allowed AND checks.status_ok AND checks.parent_found AND NOT checks.parent_is_subtask
+                    WHERE checks.allowed AND checks.status_ok AND checks.parent_found AND NOT checks.parent_is_subtask${judged ? ' AND NOT EXISTS (SELECT 1 FROM cf_bad)' : ''}
                       -- A list or parent deleted since the checks' snapshot: nothing is written (the caller answers its 404).
                       AND EXISTS (SELECT 1 FROM ref_list) AND (${parentId} IS NULL OR EXISTS (SELECT 1 FROM ref_parent)))`,
       `new_task AS (
@@ -231,7 +239,7 @@ export class TasksRepository {
          SELECT ${ws}, ${parentId}, counter.identifier, ${creator}, ${written.join(', ')}
            FROM counter
          RETURNING *)`,
-    ];
+    );
     const drain = ['ref_list', 'ref_parent'];
     // The new task's links, read back from the rows their inserts return.
     const links: TaskLinkSources = { ...NO_LINKS };
@@ -243,9 +251,8 @@ export class TasksRepository {
       drain.push(...pushCtes(ctes, insertLabelsSql(p, 'new_task', ws, task.label_ids)));
       links.labels = 'add_labels';
     }
-    const values = (task.custom_fields ?? []).filter((cf) => cf.value !== null);
-    if (values.length) {
-      drain.push(...pushCtes(ctes, writeCustomFieldsSql(p, 'new_task', { workspace: ws, list, folder: '(SELECT folder_id FROM a)' }, creator, values)));
+    if (judged) {
+      drain.push(...pushCtes(ctes, writeCustomFieldsCtes('new_task', ws, false)));
       links.values = 'cf_set';
     }
     ctes.push(
@@ -258,7 +265,7 @@ export class TasksRepository {
     const answer = newTaskAnswerSql('new_task', creator, links);
     const rows: (Omit<CreatedTask, 'written'> & { task: string | null; digest: Buffer | null })[] = await db.rows(
       `WITH ${ctes.join(',\n')}
-       SELECT a.*, checks.status_ok, checks.parent_found, checks.parent_is_subtask, w.task, w.digest
+       SELECT a.*, checks.status_ok, checks.parent_found, checks.parent_is_subtask, ${judged ? CUSTOM_FIELD_VERDICT_SQL : NO_CUSTOM_FIELD_VERDICT_SQL}, w.task, w.digest
          FROM a CROSS JOIN checks LEFT JOIN (${answer}) w ON true`,
       p.values,
     );
@@ -322,9 +329,17 @@ export class TasksRepository {
     for (const { column: name, cast } of TASK_WRITE_COLUMNS) column(name, patch[name], cast);
     if (patch.parent_id !== undefined) sets.push(`parent_id = ${parentId}`);
     if (pre) ctes.push(preconditionSql(p, taskId, pre));
+    // D42: the values judged against the task's list after the write (a move's target), after step 8's checks.
+    const judged = Boolean(patch.custom_fields?.length);
+    if (judged) {
+      const placeSql: PlaceSql = moving
+        ? { workspace: ws, list: listId, folder: '(SELECT list_folder_id FROM checks)' }
+        : { workspace: ws, list: p.add(place.listId, 'int'), folder: p.add(place.folderId, 'int') };
+      ctes.push(...judgeCustomFieldsCtes(p, patch.custom_fields!, placeSql, p.add(userId, 'int')));
+    }
     // Everything below reads the id from `task`: nothing is written when a check failed or the task is gone.
     ctes.push(`task AS (UPDATE tasks t SET ${sets.join(', ')}
-                         FROM old WHERE t.id = old.id AND (SELECT list_found AND list_permitted AND status_ok AND parent_found AND NOT parent_self AND NOT parent_nested FROM checks)${pre ? ` AND ${preconditionHolds('t')}` : ''}
+                         FROM old WHERE t.id = old.id AND (SELECT list_found AND list_permitted AND status_ok AND parent_found AND NOT parent_self AND NOT parent_nested FROM checks)${pre ? ` AND ${preconditionHolds('t')}` : ''}${judged ? ' AND NOT EXISTS (SELECT 1 FROM cf_bad)' : ''}
                          RETURNING t.*)`);
     // D37 id sets: before, as the snapshot holds them; after, the ids the write keeps (members, labels of the workspace).
     const idSetChanged = (table: string, column: string, kept: string) =>
@@ -349,11 +364,8 @@ export class TasksRepository {
       ]));
       changes.label_ids = idSetChanged('task_labels', 'label_id', 'ref_labels');
     }
-    if (patch.custom_fields?.length) {
-      const placeSql = moving
-        ? { workspace: ws, list: listId, folder: '(SELECT list_folder_id FROM checks)' }
-        : { workspace: ws, list: p.add(place.listId, 'int'), folder: p.add(place.folderId, 'int') };
-      drain.push(...pushCtes(ctes, writeCustomFieldsSql(p, 'task', placeSql, p.add(userId, 'int'), patch.custom_fields)));
+    if (judged) {
+      drain.push(...pushCtes(ctes, writeCustomFieldsCtes('task', ws, true)));
       // D37: a value written (applying, visible) that differs from the stored one; null = no value.
       changes.custom_fields = `EXISTS (SELECT 1 FROM cf_input LEFT JOIN task_custom_field_values v ON v.task_id = ${taskId} AND v.field_id = cf_input.id
                                        WHERE v.value IS DISTINCT FROM cf_input.value)`;
@@ -366,7 +378,7 @@ export class TasksRepository {
       }),
     );
     const rows: UpdatedTask[] = await db.rows(
-      `WITH ${ctes.join(',\n')} SELECT checks.list_found, checks.list_folder_id, checks.status_ok, checks.parent_found, checks.parent_self, checks.parent_nested, EXISTS (SELECT 1 FROM task) AS updated${pre ? ', (SELECT ok FROM pre) AS precondition_ok' : ''} FROM checks`,
+      `WITH ${ctes.join(',\n')} SELECT checks.list_found, checks.list_folder_id, checks.status_ok, checks.parent_found, checks.parent_self, checks.parent_nested, ${judged ? CUSTOM_FIELD_VERDICT_SQL : NO_CUSTOM_FIELD_VERDICT_SQL}, EXISTS (SELECT 1 FROM task) AS updated${pre ? ', (SELECT ok FROM pre) AS precondition_ok' : ''} FROM checks`,
       p.values,
     );
     return rows[0];
@@ -497,39 +509,5 @@ function insertLabelsSql(p: SqlParams, taskCte: string, ws: string, ids: number[
     `add_labels AS (INSERT INTO task_labels (task_id, label_id, workspace_id)
             SELECT ${taskCte}.id, lb.id, ${ws} FROM ${taskCte}, ref_labels lb
             RETURNING task_id, label_id)`,
-  ];
-}
-
-/** SQL expressions of where a task is written: its workspace, list and that list's folder. */
-interface PlaceSql {
-  workspace: string;
-  list: string;
-  folder: string;
-}
-
-/**
- * D13: CTEs writing custom-field values for the task of CTE `taskCte`: the inputs whose
- * field applies to the list and folder of `place` and is visible to the user `user` (placeholder) are kept
- * (others ignored); null deletes the value, anything else upserts it. Inputs have one
- * entry per field, so the delete and the upsert touch disjoint rows.
- */
-function writeCustomFieldsSql(p: SqlParams, taskCte: string, place: PlaceSql, user: string, inputs: CustomFieldInput[]): string[] {
-  const ids = p.add(inputs.map((cf) => cf.id), 'int[]');
-  const values = p.add(inputs.map((cf) => cf.value), 'text[]');
-  return [
-    `cf_input AS (
-       SELECT x.id, x.value FROM unnest(${ids}, ${values}) AS x(id, value)
-         JOIN custom_fields f ON f.id = x.id
-        WHERE f.workspace_id = ${place.workspace}
-          AND ${fieldAppliesSql('f', place.list, place.folder)}
-          AND ${fieldVisibleSql('f', user)})`,
-    `cf_clear AS (DELETE FROM task_custom_field_values v USING cf_input, ${taskCte}
-                   WHERE v.task_id = ${taskCte}.id AND v.field_id = cf_input.id AND cf_input.value IS NULL
-                   RETURNING v.task_id)`,
-    `cf_set AS (INSERT INTO task_custom_field_values (task_id, field_id, workspace_id, value)
-                 SELECT ${taskCte}.id, cf_input.id, ${place.workspace}, cf_input.value FROM cf_input, ${taskCte}
-                  WHERE cf_input.value IS NOT NULL
-                 ON CONFLICT (task_id, field_id) DO UPDATE SET value = EXCLUDED.value
-                 RETURNING task_id, field_id, value)`,
   ];
 }

@@ -8,6 +8,7 @@ import { RawJson } from '../common/http/raw-json';
 import type { AppEnv } from '../config/env';
 import { InjectSettings } from '../config/settings';
 import { validateBody, validateCreate } from '../common/validation/validate-body';
+import { throwCustomFieldVerdict } from './custom-field-values';
 import { sealCursor } from './task-cursor';
 import { parseTaskQuery, QueryPairs, TaskQuery } from './task-query';
 import { CreateTaskDto, TaskCursorPageDto, TaskDto, TaskPageDto, TaskWriteDto, UpdateTaskDto } from './tasks.dto';
@@ -67,6 +68,8 @@ export class TasksService {
     this.access.answer(caller, 'task.create', created);
     if (!created!.status_ok) throw new NotFoundException('Status not found in this workspace');
     if (!created!.parent_found) throw new NotFoundException(PARENT_NOT_FOUND);
+    // D42: the custom-field values, after step 8 and before step 9.
+    throwCustomFieldVerdict(created!);
     if (created!.parent_is_subtask) throw new BadRequestException(SUBTASKS_CANNOT_NEST);
     if (created!.written) return tagged(created!.written);
     // Nothing written although the checks passed: the list or the parent was deleted meanwhile.
@@ -135,6 +138,8 @@ export class TasksService {
       }
       if (!result.status_ok) throw new NotFoundException('Status not found in this workspace');
       if (!result.parent_found) throw new NotFoundException(PARENT_NOT_FOUND);
+      // D42: the custom-field values, after step 8 and before If-Match and step 9.
+      throwCustomFieldVerdict(result);
       if (pre && result.precondition_ok === false) throw TasksService.preconditionError(pre);
       // D45 step 9, after If-Match (D36), in this order.
       if (result.parent_self) throw new BadRequestException(OWN_PARENT);

@@ -82,7 +82,7 @@ const hostile: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 1, arbitrary: deep },
 );
 /** Body fields a create needs, sent by the mostly-valid bodies. */
-const REQUIRED = ['workspace_id', 'folder_id', 'list_id', 'title', 'name', 'category', 'content', 'url'];
+const REQUIRED = ['workspace_id', 'folder_id', 'list_id', 'title', 'name', 'category', 'content', 'url', 'type'];
 /** Raw bodies that are not a JSON object, or not JSON at all (D7). */
 const RAW_BODIES = [
   '[]', '[{}]', '1', '"s"', 'null', 'true', '{', '{"a":', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{"x":1}}}', '\u0000', '{"title":"\\u0000"}', '',
@@ -153,7 +153,19 @@ describe('fuzz: every operation, hostile values (issue 8)', () => {
       case 'events':
         return fc.constantFrom(['task.created'], ['label.deleted', 'task.updated']);
       case 'active':
+      case 'is_scope_restricted':
         return fc.boolean();
+      // D42: custom-field definitions.
+      case 'type':
+        return fc.constantFrom('text', 'number', 'date', 'checkbox', 'rating', 'dropdown', 'money', 'people');
+      case 'config':
+        return fc.constantFrom(null, { options: ['a', 'b'] }, { currency: 'EUR', decimals: 2 }, { iconName: 'star', color: 'red' });
+      case 'granted_folder_ids':
+        return fc.array(idValue('folder'), { maxLength: 3 });
+      case 'list_overrides':
+        return fc.array(fc.record({ list_id: idValue('list'), access: fc.constantFrom('granted', 'denied') }), { maxLength: 3 });
+      case 'allowed_user_ids':
+        return fc.oneof(fc.constant(null), fc.array(idValue('user'), { maxLength: 3 }));
       case 'description':
       case 'content':
         return fc.constantFrom('<p>ok</p>', 'plain', '<img src="https://e.test/a.png">');
@@ -164,7 +176,7 @@ describe('fuzz: every operation, hostile values (issue 8)', () => {
 
   /** The path parameter of a template (`{task_id}`) and the kind of resource it names (`task`), or null. */
   const pathParam = (template: string) => {
-    const match = /\{([a-z]+)_id\}/.exec(template);
+    const match = /\{([a-z_]+)_id\}/.exec(template);
     return match ? { placeholder: match[0], kind: match[1] } : null;
   };
 

@@ -256,4 +256,26 @@ describe('SQL round trips of the task routes', () => {
     expect(status).toBe(200);
     expect(trips).toBeLessThanOrEqual(2);
   });
+
+  it('custom-field definitions (D42): create, get, update, delete each at most 2, authentication included, whatever the sets sent', async () => {
+    const sets = (n: number) => ({
+      granted_folder_ids: n ? [ids.eng] : [],
+      list_overrides: [{ list_id: ids.backlog, access: 'granted' }, { list_id: ids.sprint, access: 'denied' }].slice(0, n),
+      allowed_user_ids: MEMBERS.slice(0, n * 5).map((m) => ids[m]),
+    });
+    const created = await count('create custom field', 'POST', '/api/v1/custom-fields', { workspace_id: ids.ws, name: 'Counted field', type: 'dropdown', config: { options: ['a', 'b'] }, is_scope_restricted: true, ...sets(2) });
+    expect(created.status).toBe(201);
+    expect(created.trips).toBeLessThanOrEqual(2);
+    const id = created.body.id as number;
+    const got = await count('get custom field', 'GET', `/api/v1/custom-fields/${id}`);
+    expect([got.status, got.trips]).toEqual([200, 1]);
+    for (const n of [0, 2]) {
+      const updated = await count(`update custom field ${n}`, 'PATCH', `/api/v1/custom-fields/${id}`, { name: `Counted ${n}`, config: { options: ['a'] }, position: 9, ...sets(n) });
+      expect(updated.status).toBe(200);
+      expect(updated.trips).toBeLessThanOrEqual(2);
+    }
+    const deleted = await count('delete custom field', 'DELETE', `/api/v1/custom-fields/${id}`);
+    expect(deleted.status).toBe(204);
+    expect(deleted.trips).toBeLessThanOrEqual(2);
+  });
 });

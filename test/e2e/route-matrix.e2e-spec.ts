@@ -20,6 +20,7 @@ const PATH_400: Record<string, string> = {
   workspace: 'Invalid workspace ID', folder: 'Invalid folder ID', list: 'Invalid list ID',
   task: 'Invalid task ID', status: 'Invalid status ID', label: 'Invalid label ID', webhook: 'Invalid webhook ID',
   comment: 'Invalid comment ID',
+  custom_field: 'Invalid custom field ID',
 };
 /** D6: malformed parent ids in a create body. */
 const BODY_400: Record<string, string> = { workspace_id: 'workspace_id is required', list_id: 'list_id must be a valid numeric ID' };
@@ -46,6 +47,7 @@ const NOT_FOUND: Record<string, string> = {
   workspace: 'Workspace not found', folder: 'Folder not found', list: 'List not found', task: 'Task not found',
   status: 'Status not found', label: 'Label not found', workspace_id: 'Workspace not found', list_id: 'List not found in this workspace',
   webhook: 'Webhook not found', comment: 'Comment not found',
+  custom_field: 'Custom field not found',
 };
 
 /** D4: what a caller who is not a member of the target's workspace gets, by target. */
@@ -53,17 +55,20 @@ const NON_MEMBER: Record<string, [number, string]> = {
   workspace: [404, 'Workspace not found'], folder: [404, 'Folder not found'], workspace_id: [404, 'Workspace not found'],
   list: [403, 'Access denied'], task: [403, 'Access denied'], status: [403, 'Access denied'], label: [403, 'Access denied'],
   list_id: [403, 'Access denied'], webhook: [403, 'Access denied'], comment: [403, 'Access denied'],
+  custom_field: [403, 'Access denied'],
 };
 
 /** The target of each kind in the world's workspace `ws`. */
 const TARGET_REF: Record<string, string> = {
   workspace: 'ws', folder: 'eng', list: 'backlog', task: 't_backlog', status: 'review', label: 'bug', workspace_id: 'ws', list_id: 'backlog',
   webhook: 'webhook', comment: 'c_backlog',
+  custom_field: 'notes',
 };
 /** The target of each kind in the outsider's workspace `other`, of which the owner of `ws` is no member. */
 const OTHER_REF: Record<string, string> = {
   workspace: 'other', folder: 'o_folder', list: 'o_list', task: 'o_task', status: 'o_todo', label: 'o_bug', workspace_id: 'other', list_id: 'o_list',
   webhook: 'o_webhook', comment: 'o_comment',
+  custom_field: 'o_field',
 };
 /** The target of each kind in `ws` not granted to the restricted member (granted folder `eng` only). */
 const NOT_GRANTED_REF: Record<string, string> = { ...TARGET_REF, folder: 'ops', list: 'inbox', task: 't_inbox', list_id: 'inbox', comment: 'c_inbox' };
@@ -99,6 +104,10 @@ const DENIAL: Record<string, string> = {
   'DELETE /api/v1/tasks/:task_id/labels/:label_id': 'Viewers cannot edit tasks',
   'PATCH /api/v1/comments/:comment_id': 'Viewers cannot edit comments',
   'DELETE /api/v1/comments/:comment_id': 'Viewers cannot delete comments',
+  'POST /api/v1/custom-fields': 'Only owners and admins can manage custom fields',
+  'GET /api/v1/custom-fields/:custom_field_id': 'Only owners and admins can manage custom fields',
+  'PATCH /api/v1/custom-fields/:custom_field_id': 'Only owners and admins can manage custom fields',
+  'DELETE /api/v1/custom-fields/:custom_field_id': 'Only owners and admins can manage custom fields',
 };
 const DENIED_ROLES: Record<'writer' | 'manager', WorldRole[]> = {
   writer: ['viewer', 'restrictedViewer'],
@@ -118,6 +127,7 @@ function bodyOf(r: RouteSpec, w: RoleWorld, folder = 'eng'): Record<string, unkn
     case 'POST /api/v1/tasks/:task_id/comments': return { content: '<p>New</p>' };
     case 'PATCH /api/v1/tasks/:task_id': return { title: 'Renamed' };
     case 'POST /api/v1/webhooks': return { url: 'https://localhost/hook' };
+    case 'POST /api/v1/custom-fields': return { name: 'New field', type: 'text' };
     default: return r.method === 'PATCH' ? { name: 'Renamed' } : undefined;
   }
 }
@@ -137,7 +147,11 @@ function request(r: RouteSpec, w: RoleWorld, id: unknown, key?: string, body = b
 }
 
 describe('route matrix: every route of D1', () => {
-  const { t, ids } = useRoleWorld('rm', (b) => ({ more: { api_keys: [{ user: b.user('owner'), key: NO_SCOPE_KEY, scopes: [] }] } }));
+  const { t, ids } = useRoleWorld('rm', (b) => ({
+    more: { api_keys: [{ user: b.user('owner'), key: NO_SCOPE_KEY, scopes: [] }] },
+    // D39: a custom field in the outsider's workspace too.
+    workspaces: [b.solo('o_fields', 'outsider', { custom_fields: [{ ref: 'o_field', name: 'Elsewhere', type: 'text' }] })],
+  }));
   const w: RoleWorld = { ...roleKeys('rm'), ids };
 
   beforeAll(async () => {
@@ -153,7 +167,10 @@ describe('route matrix: every route of D1', () => {
   });
 
   /** Every row of the tables a refused request could touch: the matrix's requests are all refused, so this never changes. */
-  const TABLES = ['workspaces', 'workspace_members', 'labels', 'statuses', 'folders', 'lists', 'tasks', 'task_labels', 'comments', 'member_folder_grants', 'member_list_grants', 'events', 'webhooks'];
+  const TABLES = [
+    'workspaces', 'workspace_members', 'labels', 'statuses', 'folders', 'lists', 'tasks', 'task_labels', 'comments', 'member_folder_grants', 'member_list_grants', 'events', 'webhooks',
+    'custom_fields', 'custom_field_folder_grants', 'custom_field_list_overrides', 'custom_field_allowed_users', 'task_custom_field_values',
+  ];
   const snapshot = async () => {
     const rows: Record<string, unknown[]> = {};
     for (const table of TABLES) rows[table] = await t.db.ds.query(`SELECT * FROM ${table} ORDER BY 1, 2`);

@@ -22,7 +22,7 @@ export interface RouteSpec {
 const path = (kind: PathIdKind) => ({ in: 'path', kind }) as const;
 const body = (field: 'workspace_id' | 'list_id') => ({ in: 'body', field }) as const;
 
-/** D1, the 26 routes, the events feed of D37 and the 5 webhook routes of D38: the one table tests take routes from. */
+/** D1, the 26 routes, the events feed of D37, the 5 webhook routes of D38 and the routes of D39: the one table tests take routes from. */
 export const ROUTES: RouteSpec[] = [
   { method: 'GET', path: '/api/v1/me', scope: 'users:read', role: 'any key' },
   { method: 'GET', path: '/api/v1/workspaces', scope: 'workspaces:read', role: 'member' },
@@ -66,6 +66,11 @@ export const ROUTES: RouteSpec[] = [
   { method: 'DELETE', path: '/api/v1/tasks/:task_id/labels/:label_id', scope: 'tasks:write', role: 'writer', target: path('task') },
   { method: 'PATCH', path: '/api/v1/comments/:comment_id', scope: 'comments:write', role: 'writer', target: path('comment') },
   { method: 'DELETE', path: '/api/v1/comments/:comment_id', scope: 'comments:write', role: 'writer', target: path('comment') },
+  // D39, D42: custom-field definitions.
+  { method: 'POST', path: '/api/v1/custom-fields', scope: 'workspaces:write', role: 'manager', target: body('workspace_id') },
+  { method: 'GET', path: '/api/v1/custom-fields/:custom_field_id', scope: 'workspaces:read', role: 'manager', target: path('custom_field') },
+  { method: 'PATCH', path: '/api/v1/custom-fields/:custom_field_id', scope: 'workspaces:write', role: 'manager', target: path('custom_field') },
+  { method: 'DELETE', path: '/api/v1/custom-fields/:custom_field_id', scope: 'workspaces:write', role: 'manager', target: path('custom_field') },
 ];
 
 /** `METHOD path`, the name tests give a route. */

@@ -45,6 +45,9 @@ const TABLE: Record<Operation, { who: 'member' | 'writer' | 'manager' | 'owner';
   'member.edit': { who: 'manager', denial: 'Only owners and admins can manage members', restriction: 'none' },
   'member.remove': { who: 'manager', denial: 'Only owners and admins can manage members', restriction: 'none' },
   'member.access': { who: 'manager', denial: 'Only owners and admins can manage members', restriction: 'none' },
+  // D39, D42: custom-field definitions, managers only, workspace-level (D30).
+  'custom_field.create': { who: 'manager', denial: 'Only owners and admins can manage custom fields', restriction: 'none' },
+  'custom_field.manage': { who: 'manager', denial: 'Only owners and admins can manage custom fields', restriction: 'none' },
 };
 
 const ALLOWED: Record<'member' | 'writer' | 'manager' | 'owner', Role[]> = {
@@ -244,6 +247,8 @@ describe('what the OpenAPI document says of an operation, from the table', () =>
     ['folder.read', { 403: ['Access denied'], 404: ['Folder not found'] }, 'any member of the workspace; an access-restricted member only for folders granted to them or holding a list permitted to them'],
     ['workspace.delete', { 403: ['Only the owner can delete the workspace'], 404: ['Workspace not found'] }, 'the workspace owner only'],
     ['member.remove', { 403: ['Only owners and admins can manage members'], 404: ['Workspace not found', 'Member not found'] }, 'owners and admins only, or the member themself'],
+    ['custom_field.manage', { 403: ['Access denied', 'Only owners and admins can manage custom fields'], 404: ['Custom field not found'] }, 'owners and admins only'],
+    ['custom_field.create', { 403: ['Only owners and admins can manage custom fields'], 404: ['Workspace not found'] }, 'owners and admins only'],
   ] as Array<[Operation, { 403: string[]; 404: string[] }, string]>)('%s', (operation, answers, wording) => {
     expect(accessAnswers(operation)).toEqual(answers);
     expect(accessWording(operation)).toBe(wording);

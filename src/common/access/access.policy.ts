@@ -18,7 +18,7 @@ export interface Membership {
 }
 
 /** Kinds of resource an access check starts from (the target of an operation). */
-export type ResourceKind = 'workspace' | 'folder' | 'list' | 'task' | 'status' | 'label' | 'webhook' | 'comment' | 'member';
+export type ResourceKind = 'workspace' | 'folder' | 'list' | 'task' | 'status' | 'label' | 'webhook' | 'comment' | 'member' | 'custom_field';
 
 /** How the access restriction of D30 applies to an operation. */
 export type Restriction =
@@ -61,7 +61,9 @@ export type Operation =
   | 'member.add'
   | 'member.edit'
   | 'member.remove'
-  | 'member.access';
+  | 'member.access'
+  | 'custom_field.create'
+  | 'custom_field.manage';
 
 interface Rule {
   /** The resource the check starts from (its id is the path id, or the parent id of a create). */
@@ -80,6 +82,9 @@ interface Rule {
 const WEBHOOK_DENIAL = 'Only owners and admins can manage webhooks';
 /** D39: the 403 of the member routes (and of the access route) for roles the table excludes. */
 export const MEMBERS_DENIAL = 'Only owners and admins can manage members';
+
+/** D39: the 403 of every custom-field definition route for members and viewers. */
+const CUSTOM_FIELD_DENIAL = 'Only owners and admins can manage custom fields';
 
 /** The policy table: D1 (roles), D2 (messages), D4 (targets), D30 (restriction). */
 export const POLICY: Record<Operation, Rule> = {
@@ -120,6 +125,9 @@ export const POLICY: Record<Operation, Rule> = {
   'member.edit': { target: 'member', role: 'manager', denial: MEMBERS_DENIAL, restriction: 'none' },
   'member.remove': { target: 'member', role: 'manager', denial: MEMBERS_DENIAL, restriction: 'none', self: true },
   'member.access': { target: 'member', role: 'manager', denial: MEMBERS_DENIAL, restriction: 'none', self: true },
+  // D39, D42: definitions are for managers, whatever the field's allowed users; workspace-level (D30).
+  'custom_field.create': { target: 'workspace', role: 'manager', denial: CUSTOM_FIELD_DENIAL, restriction: 'none' },
+  'custom_field.manage': { target: 'custom_field', role: 'manager', denial: CUSTOM_FIELD_DENIAL, restriction: 'none' },
 };
 
 /** D4: the 404 for a target that does not exist, per kind. */
@@ -133,6 +141,7 @@ export const NOT_FOUND: Record<ResourceKind, string> = {
   webhook: 'Webhook not found',
   comment: 'Comment not found',
   member: 'Member not found',
+  custom_field: 'Custom field not found',
 };
 
 /** D2, D4, D30: the 403 when no more specific message applies. */

@@ -58,6 +58,7 @@ const TARGETS: Record<ResourceKind, (id: string) => string> = {
     `SELECT t.workspace_id, (SELECT l.folder_id FROM lists l WHERE l.id = t.list_id) AS folder_id, t.list_id FROM comments c JOIN tasks t ON t.id = c.task_id WHERE c.id = ${id}`,
   // D39: a member target lies in the workspace the path names (resolveMember adds the member).
   member: (id) => `SELECT id AS workspace_id, NULL::int AS folder_id, NULL::int AS list_id FROM workspaces WHERE id = ${id}`,
+  custom_field: (id) => `SELECT workspace_id, NULL::int AS folder_id, NULL::int AS list_id FROM custom_fields WHERE id = ${id}`,
 };
 
 /** The access row (AccessRow's columns) of target `kind` with id `id` for user `user`, and list `list` (placeholders). */

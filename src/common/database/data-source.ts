@@ -15,6 +15,7 @@ import { TaskIdentifierSequences1795840000000 } from './migrations/1795840000000
 import { ApiTsInlined1795850000000 } from './migrations/1795850000000-api-ts-inlined';
 import { CustomFieldTaskEntries1795860000000 } from './migrations/1795860000000-custom-field-task-entries';
 import { WorkspaceAdmin1795940000000 } from './migrations/1795940000000-workspace-admin';
+import { CustomFieldNames1795950000000 } from './migrations/1795950000000-custom-field-names';
 import { installJobQueue } from '../../webhooks/job-queue';
 import { NamedStatementClient } from './prepared';
 
@@ -27,6 +28,7 @@ export const MIGRATIONS = [
   Events1795800000000, IdempotencyKeys1795810000000, Webhooks1795820000000, TaskListCoveringIndex1795830000000,
   TaskIdentifierSequences1795840000000, ApiTsInlined1795850000000, CustomFieldTaskEntries1795860000000,
   WorkspaceAdmin1795940000000,
+  CustomFieldNames1795950000000,
 ];
 
 /**

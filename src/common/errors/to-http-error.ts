@@ -18,6 +18,7 @@ const UNIQUE_VIOLATIONS: Record<string, string> = {
   statuses_workspace_name_key: 'A status with this name already exists',
   labels_workspace_name_key: 'A label with this name already exists',
   workspaces_slug_key: WORKSPACE_SLUG_TAKEN,
+  custom_fields_workspace_name_key: 'A custom field with this name already exists',
 };
 
 /** D7: the 413 of a body over the limit, answered before authentication on every route. */

@@ -43,6 +43,7 @@ export const PATH_ID_MESSAGES = {
   // D39
   user: 'Invalid user ID',
   api_key: 'Invalid API key ID',
+  custom_field: 'Invalid custom field ID',
 } as const;
 
 export type PathIdKind = keyof typeof PATH_ID_MESSAGES;
