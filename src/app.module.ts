@@ -26,6 +26,7 @@ import { TasksModule } from './tasks/tasks.module';
 import { UsersModule } from './users/users.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { WorkspacesModule } from './workspaces/workspaces.module';
+import { AttachmentsModule } from './attachments/attachments.module';
 
 /**
  * The application (`AppModule.forRoot(settings)`): one module per domain, its settings, the
@@ -51,6 +52,7 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
     CustomFieldsModule,
     EventsModule,
     WebhooksModule,
+    AttachmentsModule,
   ],
   providers: [
     AuthRepository,

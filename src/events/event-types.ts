@@ -19,6 +19,9 @@ export const EVENT_DATA_KEYS = {
   'status.updated': ['status_id', 'changes'],
   'label.created': ['label_id'],
   'label.deleted': ['label_id'],
+  // D48: attachments (after label.deleted, in D48's table order).
+  'attachment.created': ['attachment_id', 'task_id', 'list_id'],
+  'attachment.deleted': ['attachment_id', 'task_id', 'list_id'],
 } as const;
 
 /** An event type of D37 (`task.created`, ...). */

@@ -31,6 +31,12 @@ const TABLE: Record<Operation, { who: 'member' | 'writer' | 'manager'; denial: s
   'webhook.create': { who: 'manager', denial: 'Only owners and admins can manage webhooks', restriction: 'none' },
   'webhook.list': { who: 'manager', denial: 'Only owners and admins can manage webhooks', restriction: 'none' },
   'webhook.manage': { who: 'manager', denial: 'Only owners and admins can manage webhooks', restriction: 'none' },
+  // D39, D47: attachments follow their task's list; confirm is part of uploading.
+  'attachment.upload': { who: 'writer', denial: 'Viewers cannot upload attachments', restriction: 'list' },
+  'attachment.list': { who: 'member', denial: null, restriction: 'list' },
+  'attachment.confirm': { who: 'writer', denial: 'Viewers cannot upload attachments', restriction: 'list' },
+  'attachment.download': { who: 'member', denial: null, restriction: 'list' },
+  'attachment.delete': { who: 'writer', denial: 'Viewers cannot delete attachments', restriction: 'list' },
 };
 
 const ALLOWED: Record<'member' | 'writer' | 'manager', Role[]> = {

@@ -16,7 +16,7 @@ export interface Membership {
 }
 
 /** Kinds of resource an access check starts from (the target of an operation). */
-export type ResourceKind = 'workspace' | 'folder' | 'list' | 'task' | 'status' | 'label' | 'webhook';
+export type ResourceKind = 'workspace' | 'folder' | 'list' | 'task' | 'status' | 'label' | 'webhook' | 'attachment';
 
 /** How the access restriction of D30 applies to an operation. */
 export type Restriction =
@@ -48,7 +48,12 @@ export type Operation =
   | 'comment.create'
   | 'webhook.create'
   | 'webhook.list'
-  | 'webhook.manage';
+  | 'webhook.manage'
+  | 'attachment.upload'
+  | 'attachment.list'
+  | 'attachment.confirm'
+  | 'attachment.download'
+  | 'attachment.delete';
 
 interface Rule {
   /** The resource the check starts from (its id is the path id, or the parent id of a create). */
@@ -63,6 +68,9 @@ interface Rule {
 
 /** D38: the 403 of every webhook route for members and viewers. */
 const WEBHOOK_DENIAL = 'Only owners and admins can manage webhooks';
+
+/** D39: the 403 of upload and confirm for viewers. */
+const UPLOAD_DENIAL = 'Viewers cannot upload attachments';
 
 /** The policy table: D1 (roles), D2 (messages), D4 (targets), D30 (restriction). */
 export const POLICY: Record<Operation, Rule> = {
@@ -90,6 +98,12 @@ export const POLICY: Record<Operation, Rule> = {
   'webhook.create': { target: 'workspace', role: 'manager', denial: WEBHOOK_DENIAL, restriction: 'none' },
   'webhook.list': { target: 'workspace', role: 'manager', denial: WEBHOOK_DENIAL, restriction: 'none' },
   'webhook.manage': { target: 'webhook', role: 'manager', denial: WEBHOOK_DENIAL, restriction: 'none' },
+  // D39, D47: attachments, on the task's list like comments; confirm is part of uploading.
+  'attachment.upload': { target: 'task', role: 'writer', denial: UPLOAD_DENIAL, restriction: 'list' },
+  'attachment.list': { target: 'task', role: 'member', restriction: 'list' },
+  'attachment.confirm': { target: 'attachment', role: 'writer', denial: UPLOAD_DENIAL, restriction: 'list' },
+  'attachment.download': { target: 'attachment', role: 'member', restriction: 'list' },
+  'attachment.delete': { target: 'attachment', role: 'writer', denial: 'Viewers cannot delete attachments', restriction: 'list' },
 };
 
 /** D4: the 404 for a target that does not exist, per kind. */
@@ -101,6 +115,7 @@ export const NOT_FOUND: Record<ResourceKind, string> = {
   status: 'Status not found',
   label: 'Label not found',
   webhook: 'Webhook not found',
+  attachment: 'Attachment not found',
 };
 
 /** D2, D4, D30: the 403 when no more specific message applies. */

@@ -51,6 +51,10 @@ const TARGETS: Record<ResourceKind, (id: string) => string> = {
   status: (id) => `SELECT workspace_id, NULL::int AS folder_id, NULL::int AS list_id FROM statuses WHERE id = ${id}`,
   label: (id) => `SELECT workspace_id, NULL::int AS folder_id, NULL::int AS list_id FROM labels WHERE id = ${id}`,
   webhook: (id) => `SELECT workspace_id, NULL::int AS folder_id, NULL::int AS list_id FROM webhooks WHERE id = ${id}`,
+  // D47: an expired pending upload is gone; a pending one exists (for D4 and delete).
+  attachment: (id) => `SELECT t.workspace_id, (SELECT l.folder_id FROM lists l WHERE l.id = t.list_id) AS folder_id, t.list_id
+                          FROM attachments at JOIN tasks t ON t.id = at.task_id
+                         WHERE at.id = ${id} AND (at.confirmed OR at.expires_at > now())`,
 };
 
 /** The access row (AccessRow's columns) of target `kind` with id `id` for user `user`, and list `list` (placeholders). */

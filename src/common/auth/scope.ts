@@ -15,6 +15,9 @@ export const SCOPES = [
   // D38: webhook routes.
   'webhooks:read',
   'webhooks:write',
+  // D39: attachments.
+  'attachments:read',
+  'attachments:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

@@ -19,7 +19,12 @@ import { toHttpError } from '../errors/to-http-error';
 import { IDEMPOTENCY_MESSAGES, idempotencyKeyOf, REPLAYED_HEADER, requestFingerprint } from '../idempotency/idempotency-key';
 import { IdempotencyRepository, StoredAnswer } from '../idempotency/idempotency.repository';
 import { RawJson } from './raw-json';
+import { isNeverStored } from '../validation/body-error';
 import { onDeadline, pastDeadline } from './deadline';
+import { join } from 'path';
+import type { AppEnv } from '../../config/env';
+import { InjectSettings } from '../../config/settings';
+import { MULTIPART_BODY_OVERHEAD_BYTES, releaseSpooledBody, spoolStreamedBody, streamsBody } from './streamed-body';
 
 /** Longest a cut waits for the request to have rolled back (and released its key) before the 503 goes out. */
 const SETTLE_WAIT_MS = 1_000;
@@ -50,6 +55,7 @@ export class WriteRequestInterceptor implements NestInterceptor {
   constructor(
     private readonly dataSource: DataSource,
     private readonly keys: IdempotencyRepository,
+    @InjectSettings() private readonly settings: AppEnv,
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -70,6 +76,7 @@ export class WriteRequestInterceptor implements NestInterceptor {
       return true;
     });
     const done = () => {
+      void releaseSpooledBody(request);
       void db.release().finally(settle);
     };
     if (key === undefined) return next.handle().pipe(finalize(done));
@@ -80,6 +87,11 @@ export class WriteRequestInterceptor implements NestInterceptor {
   private async keyed(context: ExecutionContext, next: CallHandler, caller: Caller, key: string, db: RequestDb): Promise<unknown> {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     const reply = context.switchToHttp().getResponse<FastifyReply>();
+    // D47: a streamed multipart body is the same request only with the same bytes: read it first.
+    if (streamsBody(request) && /^multipart\/form-data\b/i.test(request.headers['content-type'] ?? '')) {
+      const { dir, maxBytes } = this.settings.attachments;
+      await spoolStreamedBody(request, join(dir, 'tmp'), maxBytes + MULTIPART_BODY_OVERHEAD_BYTES);
+    }
     const fingerprint = requestFingerprint(request as never);
     const token = randomUUID();
     const claim = await this.keys.claim(caller.keyId, key, fingerprint, token);
@@ -98,7 +110,7 @@ export class WriteRequestInterceptor implements NestInterceptor {
     } catch (error) {
       await db.rollback();
       const { status, message } = toHttpError(error);
-      if (storable(status)) {
+      if (storable(status) && !isNeverStored(error)) {
         await this.keys.store(caller.keyId, key, token, { status, body: JSON.stringify({ error: message }), etag: null }).catch(() => undefined);
       } else {
         await this.keys.release(caller.keyId, key, token).catch(() => undefined);

@@ -22,7 +22,7 @@ export function pathIdName(kind: PathIdKind): string {
 }
 
 /** An example id per kind, for the OpenAPI document. */
-const PATH_ID_EXAMPLES: Record<PathIdKind, number> = { workspace: 1, folder: 2, list: 3, task: 41, status: 4, label: 5, webhook: 6 };
+const PATH_ID_EXAMPLES: Record<PathIdKind, number> = { workspace: 1, folder: 2, list: 3, task: 41, status: 4, label: 5, webhook: 6, attachment: 9 };
 
 /**
  * The route's `{<kind>_id}` path parameter, parsed by IdPipe and documented

@@ -39,6 +39,7 @@ export const PATH_ID_MESSAGES = {
   status: 'Invalid status ID',
   label: 'Invalid label ID',
   webhook: 'Invalid webhook ID',
+  attachment: 'Invalid attachment ID',
 } as const;
 
 export type PathIdKind = keyof typeof PATH_ID_MESSAGES;
