@@ -1,7 +1,7 @@
 import { BadRequestException, PayloadTooLargeException } from '@nestjs/common';
 
 /** D47: the 413 of a file (or a multipart body) over ATTACHMENT_MAX_BYTES. */
-export const tooLargeMessage = (maxBytes: number): string => `Attachment is too large (at most ${maxBytes} bytes)`;
+export const tooLargeMessage = (maxBytes: number | string): string => `Attachment is too large (at most ${maxBytes} bytes)`;
 
 /** D47's body messages. */
 export const FILE_NAME_MESSAGE = 'file_name must be 1 to 255 characters';
@@ -13,7 +13,7 @@ export const ATTACHMENT_MESSAGES = {
   contentType: 'Content-Type must be application/json or multipart/form-data',
   quota: 'Workspace storage quota exceeded',
   incomplete: 'Upload is missing or incomplete',
-  uploadSize: (size: number) => `Upload must be exactly ${size} bytes`,
+  uploadSize: (size: number | string) => `Upload must be exactly ${size} bytes`,
   link: 'Link is invalid or has expired',
 } as const;
 

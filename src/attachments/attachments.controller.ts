@@ -10,7 +10,7 @@ import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { BodyErrorsByRoute, BODY_400_MESSAGES, deferredBodyError } from '../common/validation/body-error';
 import { PathId } from '../common/validation/id.pipe';
 import { AttachmentDto } from '../tasks/tasks.dto';
-import { ATTACHMENT_MESSAGES } from './attachment-fields';
+import { ATTACHMENT_MESSAGES, tooLargeMessage } from './attachment-fields';
 import { DeclareAttachmentDto, DeclaredAttachmentDto, MultipartAttachmentDto } from './attachments.dto';
 import { AttachmentsService, DeclaredUpload } from './attachments.service';
 import { MULTIPART_MESSAGES } from './multipart';
@@ -52,7 +52,7 @@ export class AttachmentsController {
       ATTACHMENT_MESSAGES.fileSize,
       ATTACHMENT_MESSAGES.mimeType,
     ],
-    413: ['Attachment is too large (at most 26214400 bytes)', ATTACHMENT_MESSAGES.quota],
+    413: [tooLargeMessage('<limit>'), ATTACHMENT_MESSAGES.quota],
     415: [ATTACHMENT_MESSAGES.contentType],
   })
   uploadAttachment(
