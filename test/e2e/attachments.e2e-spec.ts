@@ -336,13 +336,13 @@ describe('attachments (D47)', () => {
     beforeAll(async () => {
       const disposition = `form-data; name="file"; filename*=UTF-8''%C3%9Cn%C3%AFcode%20%22quoted%22%20name%7E.txt`;
       id = (await upload(ids.t_backlog, multipart([{ disposition, contentType: 'text/plain', body: content }]))).json().id;
+      link = (await download(id)).headers.location as string;
     });
 
     it('302 with an empty body and an absolute Location valid without a key', async () => {
       const res = await download(id, 'viewer');
       expect([res.statusCode, res.body]).toEqual([302, '']);
-      link = res.headers.location as string;
-      const bytes = await fetchLink(link);
+      const bytes = await fetchLink(res.headers.location as string);
       expect(bytes.statusCode).toBe(200);
       expect(bytes.body).toBe(content);
       expect(bytes.headers).toMatchObject({
@@ -419,7 +419,7 @@ describe('attachments (D47)', () => {
         expect([url, res.statusCode, res.json()]).toEqual([url, 403, { error: 'Link is invalid or has expired' }]);
       }
       for (const method of ['PUT', 'POST', 'DELETE', 'PATCH'] as const) {
-        const res = await t.inject({ method, url: path, payload: 'x' });
+        const res = await t.app.inject({ method, url: path, payload: 'x' });
         expect([method, res.statusCode, res.json()]).toEqual([method, 403, { error: 'Link is invalid or has expired' }]);
       }
       // Dot segments are resolved by the router before any route: never a file, never 5xx.
