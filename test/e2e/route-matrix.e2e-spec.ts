@@ -19,6 +19,7 @@ import { RoleWorld, roleKeys, useRoleWorld, WorldRole } from '../setup/world';
 const PATH_400: Record<string, string> = {
   workspace: 'Invalid workspace ID', folder: 'Invalid folder ID', list: 'Invalid list ID',
   task: 'Invalid task ID', status: 'Invalid status ID', label: 'Invalid label ID', webhook: 'Invalid webhook ID',
+  attachment: 'Invalid attachment ID',
 };
 /** D6: malformed parent ids in a create body. */
 const BODY_400: Record<string, string> = { workspace_id: 'workspace_id is required', list_id: 'list_id must be a valid numeric ID' };
@@ -44,28 +45,28 @@ const UNKNOWN_IDS: (string | number)[] = [99999999, 0, '0', '99999999999999'];
 const NOT_FOUND: Record<string, string> = {
   workspace: 'Workspace not found', folder: 'Folder not found', list: 'List not found', task: 'Task not found',
   status: 'Status not found', label: 'Label not found', workspace_id: 'Workspace not found', list_id: 'List not found in this workspace',
-  webhook: 'Webhook not found',
+  webhook: 'Webhook not found', attachment: 'Attachment not found',
 };
 
 /** D4: what a caller who is not a member of the target's workspace gets, by target. */
 const NON_MEMBER: Record<string, [number, string]> = {
   workspace: [404, 'Workspace not found'], folder: [404, 'Folder not found'], workspace_id: [404, 'Workspace not found'],
   list: [403, 'Access denied'], task: [403, 'Access denied'], status: [403, 'Access denied'], label: [403, 'Access denied'],
-  list_id: [403, 'Access denied'], webhook: [403, 'Access denied'],
+  list_id: [403, 'Access denied'], webhook: [403, 'Access denied'], attachment: [403, 'Access denied'],
 };
 
 /** The target of each kind in the world's workspace `ws`. */
 const TARGET_REF: Record<string, string> = {
   workspace: 'ws', folder: 'eng', list: 'backlog', task: 't_backlog', status: 'review', label: 'bug', workspace_id: 'ws', list_id: 'backlog',
-  webhook: 'webhook',
+  webhook: 'webhook', attachment: 'attachment',
 };
 /** The target of each kind in the outsider's workspace `other`, of which the owner of `ws` is no member. */
 const OTHER_REF: Record<string, string> = {
   workspace: 'other', folder: 'o_folder', list: 'o_list', task: 'o_task', status: 'o_todo', label: 'o_bug', workspace_id: 'other', list_id: 'o_list',
-  webhook: 'o_webhook',
+  webhook: 'o_webhook', attachment: 'o_attachment',
 };
 /** The target of each kind in `ws` not granted to the restricted member (granted folder `eng` only). */
-const NOT_GRANTED_REF: Record<string, string> = { ...TARGET_REF, folder: 'ops', list: 'inbox', task: 't_inbox', list_id: 'inbox' };
+const NOT_GRANTED_REF: Record<string, string> = { ...TARGET_REF, folder: 'ops', list: 'inbox', task: 't_inbox', list_id: 'inbox', attachment: 'inbox_attachment' };
 
 /**
  * D2: the 403 of each write route to the roles its class excludes (writer
@@ -92,6 +93,9 @@ const DENIAL: Record<string, string> = {
   'PATCH /api/v1/webhooks/:webhook_id': 'Only owners and admins can manage webhooks',
   'DELETE /api/v1/webhooks/:webhook_id': 'Only owners and admins can manage webhooks',
   'GET /api/v1/webhooks/:webhook_id/deliveries': 'Only owners and admins can manage webhooks',
+  'POST /api/v1/tasks/:task_id/attachments': 'Viewers cannot upload attachments',
+  'POST /api/v1/attachments/:attachment_id/confirm': 'Viewers cannot upload attachments',
+  'DELETE /api/v1/attachments/:attachment_id': 'Viewers cannot delete attachments',
 };
 const DENIED_ROLES: Record<'writer' | 'manager', WorldRole[]> = {
   writer: ['viewer', 'restrictedViewer'],
@@ -111,6 +115,7 @@ function bodyOf(r: RouteSpec, w: RoleWorld, folder = 'eng'): Record<string, unkn
     case 'POST /api/v1/tasks/:task_id/comments': return { content: '<p>New</p>' };
     case 'PATCH /api/v1/tasks/:task_id': return { title: 'Renamed' };
     case 'POST /api/v1/webhooks': return { url: 'https://localhost/hook' };
+    case 'POST /api/v1/tasks/:task_id/attachments': return { file_name: 'a.txt', file_size: 1, mime_type: 'text/plain' };
     default: return r.method === 'PATCH' ? { name: 'Renamed' } : undefined;
   }
 }
@@ -143,10 +148,18 @@ describe('route matrix: every route of D1', () => {
       const [hook] = await t.db.ds.query(`INSERT INTO webhooks (workspace_id, url, events, secret) VALUES ($1, 'https://localhost/hook', '{task.created}', 'whsec_x') RETURNING id`, [ids[ws]]);
       ids[ref] = hook.id;
     }
+    // D47: a confirmed attachment on a task of each workspace, and one outside the restricted member's lists.
+    for (const [ref, task] of [['attachment', 't_backlog'], ['o_attachment', 'o_task'], ['inbox_attachment', 't_inbox']]) {
+      const [att] = await t.db.ds.query(
+        `INSERT INTO attachments (workspace_id, task_id, uploader_id, file_name, file_size, mime_type) SELECT workspace_id, id, $2, 'a.txt', 1, 'text/plain' FROM tasks WHERE id = $1 RETURNING id`,
+        [ids[task], ids.owner],
+      );
+      ids[ref] = att.id;
+    }
   });
 
   /** Every row of the tables a refused request could touch: the matrix's requests are all refused, so this never changes. */
-  const TABLES = ['workspaces', 'workspace_members', 'labels', 'statuses', 'folders', 'lists', 'tasks', 'task_labels', 'comments', 'member_folder_grants', 'member_list_grants', 'events', 'webhooks'];
+  const TABLES = ['workspaces', 'workspace_members', 'labels', 'statuses', 'folders', 'lists', 'tasks', 'task_labels', 'comments', 'member_folder_grants', 'member_list_grants', 'events', 'webhooks', 'attachments'];
   const snapshot = async () => {
     const rows: Record<string, unknown[]> = {};
     for (const table of TABLES) rows[table] = await t.db.ds.query(`SELECT * FROM ${table} ORDER BY 1, 2`);
@@ -162,8 +175,8 @@ describe('route matrix: every route of D1', () => {
     return { status: res.statusCode, body: res.json() as unknown };
   };
 
-  it('covers the 26 routes of D1, the events feed of D37 and the 5 webhook routes of D38, each once', () => {
-    expect(new Set(ROUTES.map(routeName)).size).toBe(32);
+  it('covers the 26 routes of D1, the events feed of D37, the 5 webhook routes of D38 and the 5 attachment routes of D39, each once', () => {
+    expect(new Set(ROUTES.map(routeName)).size).toBe(37);
   });
 
   describe.each(ROUTES.map((r) => [routeName(r), r] as const))('%s', (_name, r) => {
