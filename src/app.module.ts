@@ -27,6 +27,7 @@ import { TasksModule } from './tasks/tasks.module';
 import { UsersModule } from './users/users.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { WorkspacesModule } from './workspaces/workspaces.module';
+import { AttachmentsModule } from './attachments/attachments.module';
 
 /**
  * The application (`AppModule.forRoot(settings)`): one module per domain, its settings, the
@@ -53,6 +54,7 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
     CustomFieldsModule,
     EventsModule,
     WebhooksModule,
+    AttachmentsModule,
   ],
   providers: [
     AuthRepository,

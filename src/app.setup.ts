@@ -11,6 +11,8 @@ import { sendRawJsonAsIs } from './common/http/raw-json';
 import { deferBodyError, parseJsonBody } from './common/validation/body-error';
 import { mountOpenApi } from './openapi/openapi.mount';
 import { keepRawBody } from './common/idempotency/idempotency-key';
+import { registerStreamedBodyParser } from './common/http/streamed-body';
+import { mountFiles } from './attachments/files.routes';
 
 /**
  * Applies everything the app needs beyond its modules: the JSON body rules of
@@ -38,9 +40,13 @@ export async function configureApp(app: NestFastifyApplication, env: AppEnv): Pr
     deferBodyError(request, new UnsupportedMediaTypeException('Content-Type must be application/json'));
     done(null, undefined);
   });
+  // D47: multipart bodies, read by the upload route itself as a stream.
+  registerStreamedBodyParser(fastify);
   answerWhileClosing(fastify);
   // Security headers, CORS, request logs, the deadline, /metrics.
   await configureHttp(app, env, rootLogger(env));
+  // D47: the local driver's upload and download links.
+  mountFiles(app, { cors: env.corsOrigins.length > 0 });
   // D1: GET /api/v1/openapi.json and /docs (unless DOCS_ENABLED=false), public.
   mountOpenApi(app, { ui: env.docsEnabled });
 }

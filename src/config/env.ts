@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import { isIP } from 'net';
+import { join } from 'path';
 import { DEFAULT_TIMEOUTS, Timeouts } from './timeouts';
 
 /*
@@ -15,6 +16,9 @@ import { DEFAULT_TIMEOUTS, Timeouts } from './timeouts';
 /** Log levels accepted by LOG_LEVEL: Nest's names and pino's. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'log', 'info', 'debug', 'verbose', 'trace', 'silent'] as const;
 export type LogLevelName = (typeof LOG_LEVELS)[number];
+
+/** STORAGE_DRIVER: where attachment bytes live (D47). */
+export const STORAGE_DRIVERS = ['local', 's3'] as const;
 
 /** LOG_FORMAT: `auto` is pretty on a terminal, JSON otherwise. */
 export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
@@ -190,6 +194,27 @@ export const VARIABLES = {
   WEBHOOK_ALLOW_PRIVATE: { schema: BOOLEAN.default(false), accepts: 'true or false', default: 'false' },
   WEBHOOK_ALLOW_HTTP: { schema: BOOLEAN.default(false), accepts: 'true or false', default: 'false' },
   WEBHOOK_WORKER: { schema: BOOLEAN.default(true), accepts: 'true or false', default: 'true' },
+  // D47: attachments (src/attachments).
+  ATTACHMENT_MAX_BYTES: { schema: DIGITS(0, Number.MAX_SAFE_INTEGER).default(26_214_400), accepts: 'a whole number of bytes', default: '26214400' },
+  ATTACHMENT_UPLOAD_TTL_SECONDS: { schema: DIGITS(1, 604_800).default(3600), accepts: 'a whole number of seconds from 1 to 604800', default: '3600' },
+  ATTACHMENT_DOWNLOAD_TTL_SECONDS: { schema: DIGITS(1, 604_800).default(300), accepts: 'a whole number of seconds from 1 to 604800', default: '300' },
+  ATTACHMENT_WORKSPACE_QUOTA_BYTES: {
+    schema: DIGITS(0, Number.MAX_SAFE_INTEGER).default(0),
+    accepts: 'a whole number of bytes, 0 or more (0: no quota)',
+    default: '0',
+  },
+  ATTACHMENT_WORKER: { schema: BOOLEAN.default(true), accepts: 'true or false', default: 'true' },
+  STORAGE_DRIVER: { schema: Joi.string().trim().lowercase().valid(...STORAGE_DRIVERS).default('local'), accepts: `one of ${STORAGE_DRIVERS.join(', ')}`, default: 'local' },
+  STORAGE_DIR: { schema: Joi.string().trim().empty(''), accepts: 'a directory path', defaultText: '<DATA_DIR>/files' },
+  S3_BUCKET: { schema: Joi.string().trim().empty('').pattern(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/), accepts: 'an S3 bucket name' },
+  S3_REGION: { schema: Joi.string().trim().empty('').pattern(/^[a-z0-9-]{1,64}$/), accepts: 'an AWS region such as eu-west-1' },
+  S3_ENDPOINT: { schema: Joi.string().trim().empty('').uri({ scheme: ['http', 'https'] }), accepts: 'an http or https URL' },
+  S3_FORCE_PATH_STYLE: { schema: BOOLEAN.default(false), accepts: 'true or false', default: 'false' },
+  PUBLIC_URL: {
+    schema: Joi.string().trim().empty('').uri({ scheme: ['http', 'https'] }),
+    accepts: 'an http or https URL such as https://api.example.com',
+    defaultText: 'http://localhost:<PORT> when HOST is 0.0.0.0 or ::, else http://<HOST>:<PORT>',
+  },
 } satisfies Record<string, Variable>;
 
 export type VariableName = keyof typeof VARIABLES;
@@ -232,6 +257,29 @@ export interface AppEnv {
   eventsRetentionDays: number;
   /** WEBHOOK_*: how webhooks are checked and delivered (D38). */
   webhooks: WebhookSettings;
+  /** ATTACHMENT_*, STORAGE_*, S3_*, PUBLIC_URL: attachments and their bytes (D47). */
+  attachments: AttachmentSettings;
+}
+
+/** D47: attachment settings. */
+export interface AttachmentSettings {
+  /** ATTACHMENT_MAX_BYTES: largest file. */
+  maxBytes: number;
+  /** ATTACHMENT_UPLOAD_TTL_SECONDS: how long a declared upload accepts bytes. */
+  uploadTtlSeconds: number;
+  /** ATTACHMENT_DOWNLOAD_TTL_SECONDS: how long a download link is valid. */
+  downloadTtlSeconds: number;
+  /** ATTACHMENT_WORKSPACE_QUOTA_BYTES: confirmed and pending bytes per workspace; 0: no quota. */
+  workspaceQuotaBytes: number;
+  /** ATTACHMENT_WORKER: this process removes deleted bytes and reaps expired uploads. */
+  worker: boolean;
+  driver: (typeof STORAGE_DRIVERS)[number];
+  /** STORAGE_DIR (local driver). */
+  dir: string;
+  /** S3_* (s3 driver). */
+  s3: { bucket?: string; region?: string; endpoint?: string; forcePathStyle: boolean };
+  /** PUBLIC_URL without a trailing slash: the base of the local driver's links. */
+  publicUrl: string;
 }
 
 /** D38: webhook settings. */
@@ -307,7 +355,29 @@ export function loadEnv(env: NodeJS.ProcessEnv): AppEnv {
       allowHttp: v.WEBHOOK_ALLOW_HTTP,
       worker: v.WEBHOOK_WORKER,
     },
+    attachments: attachmentSettings(v, env),
   });
+}
+
+/** D47: the attachment settings of validated values `v`; S3_BUCKET is required with the s3 driver. */
+function attachmentSettings(v: Record<VariableName, never>, env: NodeJS.ProcessEnv): AttachmentSettings {
+  const driver = v.STORAGE_DRIVER as AttachmentSettings['driver'];
+  if (driver === 's3' && !v.S3_BUCKET) throw new ConfigError(`Invalid configuration: S3_BUCKET=${JSON.stringify(env.S3_BUCKET ?? '')}: expected an S3 bucket name (STORAGE_DRIVER is s3)`);
+  const host = v.HOST as string;
+  const port = v.PORT as number;
+  const local = host === '0.0.0.0' || host === '::' ? 'localhost' : isIP(host) === 6 ? `[${host}]` : host;
+  const publicUrl = ((v.PUBLIC_URL as string | undefined) ?? `http://${local}:${port}`).replace(/\/+$/, '');
+  return {
+    maxBytes: Number(v.ATTACHMENT_MAX_BYTES),
+    uploadTtlSeconds: Number(v.ATTACHMENT_UPLOAD_TTL_SECONDS),
+    downloadTtlSeconds: Number(v.ATTACHMENT_DOWNLOAD_TTL_SECONDS),
+    workspaceQuotaBytes: Number(v.ATTACHMENT_WORKSPACE_QUOTA_BYTES),
+    worker: v.ATTACHMENT_WORKER,
+    driver,
+    dir: (v.STORAGE_DIR as string | undefined) ?? join(v.DATA_DIR as string, 'files'),
+    s3: { bucket: v.S3_BUCKET, region: v.S3_REGION, endpoint: v.S3_ENDPOINT, forcePathStyle: v.S3_FORCE_PATH_STYLE },
+    publicUrl,
+  };
 }
 
 /** `value` with it and every object inside it frozen. */

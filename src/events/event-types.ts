@@ -24,6 +24,8 @@ export const EVENT_DATA_KEYS = {
   'status.deleted': ['status_id'],
   'comment.updated': ['comment_id', 'task_id', 'list_id', 'changes'],
   'comment.deleted': ['comment_id', 'task_id', 'list_id'],
+  'attachment.created': ['attachment_id', 'task_id', 'list_id'],
+  'attachment.deleted': ['attachment_id', 'task_id', 'list_id'],
   'workspace.updated': ['changes'],
   'member.added': ['user_id', 'role'],
   'member.updated': ['user_id', 'changes'],

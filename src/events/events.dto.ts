@@ -10,7 +10,7 @@ export class EventActorDto {
 
 const ID = { type: 'integer', nullable: true };
 const DATA_PROPERTIES: Record<string, object> = {
-  task_id: ID, comment_id: ID, folder_id: ID, list_id: ID, status_id: ID, label_id: ID, parent_id: ID, previous_list_id: ID, previous_folder_id: ID,
+  task_id: ID, comment_id: ID, attachment_id: ID, folder_id: ID, list_id: ID, status_id: ID, label_id: ID, parent_id: ID, previous_list_id: ID, previous_folder_id: ID,
   // D48: member events.
   user_id: ID, role: { type: 'string', enum: ['owner', 'admin', 'member', 'viewer'] },
   // D48: custom-field events.

@@ -69,7 +69,7 @@ export class EventsRepository {
       const permitted = (listExpr: string) => permittedListSql(listExpr, g);
       const granted = (folderExpr: string) => `COALESCE(${folderExpr} = ANY(${g.folderIds}), false)`;
       where.push(`CASE
-          WHEN e.type IN (${typesOf('task.created', 'task.deleted', 'comment.')}) THEN ${permitted(dataId('list_id'))}
+          WHEN e.type IN (${typesOf('task.created', 'task.deleted', 'comment.', 'attachment.')}) THEN ${permitted(dataId('list_id'))}
           WHEN e.type = 'task.updated' THEN ${permitted(dataId('list_id'))} OR ${permitted(dataId('previous_list_id'))}
           WHEN e.type IN (${typesOf('list.')}) THEN ${permitted(dataId('list_id'))} OR ${granted(dataId('folder_id'))} OR ${granted(dataId('previous_folder_id'))}
           WHEN e.type IN (${typesOf('folder.')}) THEN ${granted(dataId('folder_id'))}

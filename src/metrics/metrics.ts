@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import { errorExamples } from '../common/openapi/api-errors.decorator';
 import { rateLimitStoreUp } from '../common/throttle/throttle.module';
 import { WebhookMetrics } from '../webhooks/webhooks.metrics';
+import { AttachmentMetrics } from '../attachments/attachments.metrics';
 
 /** Path of the Prometheus text exposition (public, outside /api/v1). */
 export const METRICS_PATH = '/metrics';
@@ -96,6 +97,8 @@ export function mountMetrics(app: NestFastifyApplication): ObserveRequest {
 
   // D38: webhook delivery attempts by result, queue depth and the age of the oldest due delivery.
   app.get(WebhookMetrics, { strict: false }).register(registry);
+  // D47: uploads by result, bytes stored, removals waiting.
+  app.get(AttachmentMetrics, { strict: false }).register(registry);
 
   // One bound child per (method, route, status): the label object is built once per combination (prom-client still hashes it on each observation).
   const children = new Map<string, { count: Counter.Internal; time: Histogram.Internal<string> }>();

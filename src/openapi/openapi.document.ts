@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { METRICS_OPENAPI, METRICS_PATH } from '../metrics/metrics';
+import { FILES_OPENAPI } from '../attachments/files.openapi';
 import { finalizeDocument, JsonObject } from './openapi.finalize';
 
 /** Where the document and Swagger UI are served (D1: public, outside the API key). */
@@ -72,5 +73,7 @@ export function buildOpenApiDocument(app: INestApplication): JsonObject {
   const doc = scanned as unknown as JsonObject;
   // A plain Fastify route, not a controller: the scanner does not see it.
   doc.paths[METRICS_PATH] = METRICS_OPENAPI;
+  // The local storage driver's links (D47), plain Fastify routes too.
+  Object.assign(doc.paths, FILES_OPENAPI);
   return finalizeDocument(doc);
 }

@@ -199,8 +199,10 @@ export function addGenericResponses(doc: JsonObject): void {
     }
     if (op.requestBody) {
       mergeError(op, '400', BODY_400_MESSAGES);
-      op.responses['413'] = refOf('413');
-      op.responses['415'] = refOf('415');
+      // A route with 413 or 415 answers of its own (D47's upload) keeps them, beside D7's 413.
+      if (op.responses['413'] && !op.responses['413'].$ref) mergeError(op, '413', [SHARED_ERROR_RESPONSES.PayloadTooLarge.message]);
+      else op.responses['413'] = refOf('413');
+      if (!op.responses['415'] || op.responses['415'].$ref) op.responses['415'] = refOf('415');
     }
     if (typeof op['x-scope'] === 'string') {
       op.responses['429'] = refOf('429');

@@ -21,6 +21,7 @@ const PATH_400: Record<string, string> = {
   task: 'Invalid task ID', status: 'Invalid status ID', label: 'Invalid label ID', webhook: 'Invalid webhook ID',
   comment: 'Invalid comment ID',
   custom_field: 'Invalid custom field ID',
+  attachment: 'Invalid attachment ID',
 };
 /** D6: malformed parent ids in a create body. */
 const BODY_400: Record<string, string> = { workspace_id: 'workspace_id is required', list_id: 'list_id must be a valid numeric ID' };
@@ -48,6 +49,7 @@ const NOT_FOUND: Record<string, string> = {
   status: 'Status not found', label: 'Label not found', workspace_id: 'Workspace not found', list_id: 'List not found in this workspace',
   webhook: 'Webhook not found', comment: 'Comment not found',
   custom_field: 'Custom field not found',
+  attachment: 'Attachment not found',
 };
 
 /** D4: what a caller who is not a member of the target's workspace gets, by target. */
@@ -56,6 +58,7 @@ const NON_MEMBER: Record<string, [number, string]> = {
   list: [403, 'Access denied'], task: [403, 'Access denied'], status: [403, 'Access denied'], label: [403, 'Access denied'],
   list_id: [403, 'Access denied'], webhook: [403, 'Access denied'], comment: [403, 'Access denied'],
   custom_field: [403, 'Access denied'],
+  attachment: [403, 'Access denied'],
 };
 
 /** The target of each kind in the world's workspace `ws`. */
@@ -63,15 +66,17 @@ const TARGET_REF: Record<string, string> = {
   workspace: 'ws', folder: 'eng', list: 'backlog', task: 't_backlog', status: 'review', label: 'bug', workspace_id: 'ws', list_id: 'backlog',
   webhook: 'webhook', comment: 'c_backlog',
   custom_field: 'notes',
+  attachment: 'attachment',
 };
 /** The target of each kind in the outsider's workspace `other`, of which the owner of `ws` is no member. */
 const OTHER_REF: Record<string, string> = {
   workspace: 'other', folder: 'o_folder', list: 'o_list', task: 'o_task', status: 'o_todo', label: 'o_bug', workspace_id: 'other', list_id: 'o_list',
   webhook: 'o_webhook', comment: 'o_comment',
   custom_field: 'o_field',
+  attachment: 'o_attachment',
 };
 /** The target of each kind in `ws` not granted to the restricted member (granted folder `eng` only). */
-const NOT_GRANTED_REF: Record<string, string> = { ...TARGET_REF, folder: 'ops', list: 'inbox', task: 't_inbox', list_id: 'inbox', comment: 'c_inbox' };
+const NOT_GRANTED_REF: Record<string, string> = { ...TARGET_REF, folder: 'ops', list: 'inbox', task: 't_inbox', list_id: 'inbox', comment: 'c_inbox', attachment: 'inbox_attachment' };
 
 /**
  * D2: the 403 of each write route to the roles its class excludes (writer
@@ -108,6 +113,9 @@ const DENIAL: Record<string, string> = {
   'GET /api/v1/custom-fields/:custom_field_id': 'Only owners and admins can manage custom fields',
   'PATCH /api/v1/custom-fields/:custom_field_id': 'Only owners and admins can manage custom fields',
   'DELETE /api/v1/custom-fields/:custom_field_id': 'Only owners and admins can manage custom fields',
+  'POST /api/v1/tasks/:task_id/attachments': 'Viewers cannot upload attachments',
+  'POST /api/v1/attachments/:attachment_id/confirm': 'Viewers cannot upload attachments',
+  'DELETE /api/v1/attachments/:attachment_id': 'Viewers cannot delete attachments',
 };
 const DENIED_ROLES: Record<'writer' | 'manager', WorldRole[]> = {
   writer: ['viewer', 'restrictedViewer'],
@@ -128,6 +136,7 @@ function bodyOf(r: RouteSpec, w: RoleWorld, folder = 'eng'): Record<string, unkn
     case 'PATCH /api/v1/tasks/:task_id': return { title: 'Renamed' };
     case 'POST /api/v1/webhooks': return { url: 'https://localhost/hook' };
     case 'POST /api/v1/custom-fields': return { name: 'New field', type: 'text' };
+    case 'POST /api/v1/tasks/:task_id/attachments': return { file_name: 'a.txt', file_size: 1, mime_type: 'text/plain' };
     default: return r.method === 'PATCH' ? { name: 'Renamed' } : undefined;
   }
 }
@@ -164,12 +173,20 @@ describe('route matrix: every route of D1', () => {
       const [hook] = await t.db.ds.query(`INSERT INTO webhooks (workspace_id, url, events, secret) VALUES ($1, 'https://localhost/hook', '{task.created}', 'whsec_x') RETURNING id`, [ids[ws]]);
       ids[ref] = hook.id;
     }
+    // D47: a confirmed attachment on a task of each workspace, and one outside the restricted member's lists.
+    for (const [ref, task] of [['attachment', 't_backlog'], ['o_attachment', 'o_task'], ['inbox_attachment', 't_inbox']]) {
+      const [att] = await t.db.ds.query(
+        `INSERT INTO attachments (workspace_id, task_id, uploader_id, file_name, file_size, mime_type) SELECT workspace_id, id, $2, 'a.txt', 1, 'text/plain' FROM tasks WHERE id = $1 RETURNING id`,
+        [ids[task], ids.owner],
+      );
+      ids[ref] = att.id;
+    }
   });
 
   /** Every row of the tables a refused request could touch: the matrix's requests are all refused, so this never changes. */
   const TABLES = [
     'workspaces', 'workspace_members', 'labels', 'statuses', 'folders', 'lists', 'tasks', 'task_labels', 'comments', 'member_folder_grants', 'member_list_grants', 'events', 'webhooks',
-    'custom_fields', 'custom_field_folder_grants', 'custom_field_list_overrides', 'custom_field_allowed_users', 'task_custom_field_values',
+    'custom_fields', 'custom_field_folder_grants', 'custom_field_list_overrides', 'custom_field_allowed_users', 'task_custom_field_values', 'attachments',
   ];
   const snapshot = async () => {
     const rows: Record<string, unknown[]> = {};

@@ -6,3 +6,5 @@
  */
 process.env.LOG_LEVEL ??= 'fatal';
 process.env.WEBHOOK_WORKER ??= 'false';
+// Issue 36: the attachment removal worker likewise (its own tests turn it on or run it by hand).
+process.env.ATTACHMENT_WORKER ??= 'false';

@@ -23,6 +23,7 @@ const path = (kind: PathIdKind) => ({ in: 'path', kind }) as const;
 const body = (field: 'workspace_id' | 'list_id') => ({ in: 'body', field }) as const;
 
 /** D1, the 26 routes, the events feed of D37, the 5 webhook routes of D38 and the routes of D39: the one table tests take routes from. */
+/** D1, the 26 routes, the events feed of D37, the 5 webhook routes of D38 and the 5 attachment routes of D39: the one table tests take routes from. */
 export const ROUTES: RouteSpec[] = [
   { method: 'GET', path: '/api/v1/me', scope: 'users:read', role: 'any key' },
   { method: 'GET', path: '/api/v1/workspaces', scope: 'workspaces:read', role: 'member' },
@@ -71,6 +72,12 @@ export const ROUTES: RouteSpec[] = [
   { method: 'GET', path: '/api/v1/custom-fields/:custom_field_id', scope: 'workspaces:read', role: 'manager', target: path('custom_field') },
   { method: 'PATCH', path: '/api/v1/custom-fields/:custom_field_id', scope: 'workspaces:write', role: 'manager', target: path('custom_field') },
   { method: 'DELETE', path: '/api/v1/custom-fields/:custom_field_id', scope: 'workspaces:write', role: 'manager', target: path('custom_field') },
+  // D39, D47: attachments.
+  { method: 'POST', path: '/api/v1/tasks/:task_id/attachments', scope: 'attachments:write', role: 'writer', target: path('task') },
+  { method: 'GET', path: '/api/v1/tasks/:task_id/attachments', scope: 'attachments:read', role: 'member', target: path('task') },
+  { method: 'POST', path: '/api/v1/attachments/:attachment_id/confirm', scope: 'attachments:write', role: 'writer', target: path('attachment') },
+  { method: 'GET', path: '/api/v1/attachments/:attachment_id/download', scope: 'attachments:read', role: 'member', target: path('attachment') },
+  { method: 'DELETE', path: '/api/v1/attachments/:attachment_id', scope: 'attachments:write', role: 'writer', target: path('attachment') },
 ];
 
 /** `METHOD path`, the name tests give a route. */

@@ -48,6 +48,12 @@ const TABLE: Record<Operation, { who: 'member' | 'writer' | 'manager' | 'owner';
   // D39, D42: custom-field definitions, managers only, workspace-level (D30).
   'custom_field.create': { who: 'manager', denial: 'Only owners and admins can manage custom fields', restriction: 'none' },
   'custom_field.manage': { who: 'manager', denial: 'Only owners and admins can manage custom fields', restriction: 'none' },
+  // D39, D47: attachments follow their task's list; confirm is part of uploading.
+  'attachment.upload': { who: 'writer', denial: 'Viewers cannot upload attachments', restriction: 'list' },
+  'attachment.list': { who: 'member', denial: null, restriction: 'list' },
+  'attachment.confirm': { who: 'writer', denial: 'Viewers cannot upload attachments', restriction: 'list' },
+  'attachment.download': { who: 'member', denial: null, restriction: 'list' },
+  'attachment.delete': { who: 'writer', denial: 'Viewers cannot delete attachments', restriction: 'list' },
 };
 
 const ALLOWED: Record<'member' | 'writer' | 'manager' | 'owner', Role[]> = {

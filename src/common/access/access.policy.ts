@@ -18,7 +18,7 @@ export interface Membership {
 }
 
 /** Kinds of resource an access check starts from (the target of an operation). */
-export type ResourceKind = 'workspace' | 'folder' | 'list' | 'task' | 'status' | 'label' | 'webhook' | 'comment' | 'member' | 'custom_field';
+export type ResourceKind = 'workspace' | 'folder' | 'list' | 'task' | 'status' | 'label' | 'webhook' | 'comment' | 'member' | 'custom_field' | 'attachment';
 
 /** How the access restriction of D30 applies to an operation. */
 export type Restriction =
@@ -63,7 +63,12 @@ export type Operation =
   | 'member.remove'
   | 'member.access'
   | 'custom_field.create'
-  | 'custom_field.manage';
+  | 'custom_field.manage'
+  | 'attachment.upload'
+  | 'attachment.list'
+  | 'attachment.confirm'
+  | 'attachment.download'
+  | 'attachment.delete';
 
 interface Rule {
   /** The resource the check starts from (its id is the path id, or the parent id of a create). */
@@ -85,6 +90,9 @@ export const MEMBERS_DENIAL = 'Only owners and admins can manage members';
 
 /** D39: the 403 of every custom-field definition route for members and viewers. */
 const CUSTOM_FIELD_DENIAL = 'Only owners and admins can manage custom fields';
+
+/** D39: the 403 of upload and confirm for viewers. */
+const UPLOAD_DENIAL = 'Viewers cannot upload attachments';
 
 /** The policy table: D1 (roles), D2 (messages), D4 (targets), D30 (restriction). */
 export const POLICY: Record<Operation, Rule> = {
@@ -128,6 +136,12 @@ export const POLICY: Record<Operation, Rule> = {
   // D39, D42: definitions are for managers, whatever the field's allowed users; workspace-level (D30).
   'custom_field.create': { target: 'workspace', role: 'manager', denial: CUSTOM_FIELD_DENIAL, restriction: 'none' },
   'custom_field.manage': { target: 'custom_field', role: 'manager', denial: CUSTOM_FIELD_DENIAL, restriction: 'none' },
+  // D39, D47: attachments, on the task's list like comments; confirm is part of uploading.
+  'attachment.upload': { target: 'task', role: 'writer', denial: UPLOAD_DENIAL, restriction: 'list' },
+  'attachment.list': { target: 'task', role: 'member', restriction: 'list' },
+  'attachment.confirm': { target: 'attachment', role: 'writer', denial: UPLOAD_DENIAL, restriction: 'list' },
+  'attachment.download': { target: 'attachment', role: 'member', restriction: 'list' },
+  'attachment.delete': { target: 'attachment', role: 'writer', denial: 'Viewers cannot delete attachments', restriction: 'list' },
 };
 
 /** D4: the 404 for a target that does not exist, per kind. */
@@ -142,6 +156,7 @@ export const NOT_FOUND: Record<ResourceKind, string> = {
   comment: 'Comment not found',
   member: 'Member not found',
   custom_field: 'Custom field not found',
+  attachment: 'Attachment not found',
 };
 
 /** D2, D4, D30: the 403 when no more specific message applies. */

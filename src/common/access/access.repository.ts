@@ -59,6 +59,10 @@ const TARGETS: Record<ResourceKind, (id: string) => string> = {
   // D39: a member target lies in the workspace the path names (resolveMember adds the member).
   member: (id) => `SELECT id AS workspace_id, NULL::int AS folder_id, NULL::int AS list_id FROM workspaces WHERE id = ${id}`,
   custom_field: (id) => `SELECT workspace_id, NULL::int AS folder_id, NULL::int AS list_id FROM custom_fields WHERE id = ${id}`,
+  // D47: an expired pending upload is gone; a pending one exists (for D4 and delete).
+  attachment: (id) => `SELECT t.workspace_id, (SELECT l.folder_id FROM lists l WHERE l.id = t.list_id) AS folder_id, t.list_id
+                          FROM attachments at JOIN tasks t ON t.id = at.task_id
+                         WHERE at.id = ${id} AND (at.confirmed OR at.expires_at > now())`,
 };
 
 /** The access row (AccessRow's columns) of target `kind` with id `id` for user `user`, and list `list` (placeholders). */

@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { checkIdempotencyKey } from '../idempotency/idempotency-key';
-import { deferredBodyError } from '../validation/body-error';
+import { BODY_ERRORS_BY_ROUTE, deferredBodyError } from '../validation/body-error';
 import { CALLER_KEY, Caller } from './auth-context';
 import { ApiKeyCache } from './api-key.cache';
 import { IGNORES_BODY_KEY, PUBLIC_KEY, SCOPE_KEY, scopeRequired, UNAUTHORIZED } from './authenticated.decorator';
@@ -55,6 +55,7 @@ export class ApiKeyGuard implements CanActivate {
 
   /** D7 body errors found while parsing, answered only now: after authentication and scope (D3). */
   private bodyChecked(context: ExecutionContext): true {
+    if (this.reflector.get<boolean | undefined>(BODY_ERRORS_BY_ROUTE, context.getHandler())) return true;
     const error = deferredBodyError(context.switchToHttp().getRequest<object>());
     if (error) throw error;
     return true;

@@ -16,6 +16,7 @@ import { ApiTsInlined1795850000000 } from './migrations/1795850000000-api-ts-inl
 import { CustomFieldTaskEntries1795860000000 } from './migrations/1795860000000-custom-field-task-entries';
 import { WorkspaceAdmin1795940000000 } from './migrations/1795940000000-workspace-admin';
 import { CustomFieldNames1795950000000 } from './migrations/1795950000000-custom-field-names';
+import { AttachmentStorage1795960000000 } from './migrations/1795960000000-attachment-storage';
 import { installJobQueue } from '../../webhooks/job-queue';
 import { NamedStatementClient } from './prepared';
 
@@ -29,6 +30,7 @@ export const MIGRATIONS = [
   TaskIdentifierSequences1795840000000, ApiTsInlined1795850000000, CustomFieldTaskEntries1795860000000,
   WorkspaceAdmin1795940000000,
   CustomFieldNames1795950000000,
+  AttachmentStorage1795960000000,
 ];
 
 /**

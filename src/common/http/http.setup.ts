@@ -15,10 +15,13 @@ import { inFlight } from './in-flight';
 import { sendNotModified } from './not-modified';
 import { needsKey } from './paths';
 
+/** D47: the prefix of the attachment links, whose paths are secrets. */
+const FILES_PATH = '/files/';
+
 /** Request headers a browser may send cross-origin (D20's two key forms, the body type, the request id, D35's and D36's headers). */
-const CORS_ALLOWED_HEADERS = ['Authorization', 'X-API-Key', 'Content-Type', 'X-Request-Id', 'If-Match', 'If-None-Match', 'Idempotency-Key'];
+const CORS_ALLOWED_HEADERS = ['Authorization', 'X-API-Key', 'Content-Type', 'X-Request-Id', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'Range'];
 /** Response headers a browser script may read (D36). */
-const CORS_EXPOSED_HEADERS = ['ETag', 'Idempotent-Replayed', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'X-Request-Id'];
+const CORS_EXPOSED_HEADERS = ['ETag', 'Idempotent-Replayed', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'X-Request-Id', 'Content-Disposition', 'Content-Range', 'Location'];
 
 
 /**
@@ -72,7 +75,8 @@ export async function configureHttp(app: NestFastifyApplication, env: AppEnv, lo
   if (env.corsOrigins.length > 0) {
     app.enableCors({
       origin: env.corsOrigins.includes('*') ? true : env.corsOrigins,
-      methods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
+      // PUT and HEAD: the attachment links under /files/ (browser uploads and downloads, D47).
+      methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
       allowedHeaders: CORS_ALLOWED_HEADERS,
       exposedHeaders: CORS_EXPOSED_HEADERS,
       maxAge: 600,
@@ -129,7 +133,8 @@ export async function configureHttp(app: NestFastifyApplication, env: AppEnv, lo
       requestId: request.id,
       method: request.method,
       route,
-      url: request.url,
+      // D47: a /files/ link is a bearer token: its path is never logged.
+      url: request.url.startsWith(FILES_PATH) ? `${FILES_PATH}[redacted]` : request.url,
       headers: request.headers,
       remoteAddress: request.ip,
       status: reply.statusCode,

@@ -20,7 +20,12 @@ import { deferredBodyError } from '../validation/body-error';
 import { IDEMPOTENCY_MESSAGES, idempotencyKeyOf, REPLAYED_HEADER, requestFingerprint } from '../idempotency/idempotency-key';
 import { IdempotencyRepository, StoredAnswer } from '../idempotency/idempotency.repository';
 import { RawJson } from './raw-json';
+import { isNeverStored } from '../validation/body-error';
 import { onDeadline, pastDeadline } from './deadline';
+import { join } from 'path';
+import type { AppEnv } from '../../config/env';
+import { InjectSettings } from '../../config/settings';
+import { MULTIPART_BODY_OVERHEAD_BYTES, releaseSpooledBody, spoolStreamedBody, streamsBody } from './streamed-body';
 
 /** Longest a cut waits for the request to have rolled back (and released its key) before the 503 goes out. */
 const SETTLE_WAIT_MS = 1_000;
@@ -51,6 +56,7 @@ export class WriteRequestInterceptor implements NestInterceptor {
   constructor(
     private readonly dataSource: DataSource,
     private readonly keys: IdempotencyRepository,
+    @InjectSettings() private readonly settings: AppEnv,
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -71,6 +77,7 @@ export class WriteRequestInterceptor implements NestInterceptor {
       return true;
     });
     const done = () => {
+      void releaseSpooledBody(request);
       void db.release().finally(settle);
     };
     if (key === undefined) return next.handle().pipe(finalize(done));
@@ -81,6 +88,11 @@ export class WriteRequestInterceptor implements NestInterceptor {
   private async keyed(context: ExecutionContext, next: CallHandler, caller: Caller, key: string, db: RequestDb): Promise<unknown> {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     const reply = context.switchToHttp().getResponse<FastifyReply>();
+    // D47: a streamed multipart body is the same request only with the same bytes: read it first.
+    if (streamsBody(request) && /^multipart\/form-data\b/i.test(request.headers['content-type'] ?? '')) {
+      const { dir, maxBytes } = this.settings.attachments;
+      await spoolStreamedBody(request, join(dir, 'tmp'), maxBytes + MULTIPART_BODY_OVERHEAD_BYTES);
+    }
     const fingerprint = requestFingerprint(request as never);
     const token = randomUUID();
     const claim = await this.keys.claim(caller.keyId, key, fingerprint, token);
@@ -106,7 +118,7 @@ export class WriteRequestInterceptor implements NestInterceptor {
       const { status, message } = toHttpError(error);
       // D35: a 4xx is stored, anything else gives the key up; on this request's own connection (no second one
       // while it holds the first: keyed 4xx at once would starve the pool), else once it is given back.
-      const settle = storable(status)
+      const settle = storable(status) && !isNeverStored(error)
         ? (on?: Db) => this.keys.store(caller.keyId, key, token, { status, body: JSON.stringify({ error: message }), etag: null }, on)
         : (on?: Db) => this.keys.release(caller.keyId, key, token, on);
       await db.endTransaction();

@@ -1,5 +1,6 @@
 import { BadRequestException } from '@nestjs/common';
 import { createHash } from 'crypto';
+import { spooledDigest } from '../http/streamed-body';
 
 /** D35: the request header. */
 const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -64,7 +65,7 @@ export function keepRawBody(request: { method: string; headers: Record<string, u
  */
 export function requestFingerprint(request: RawRequest): Buffer {
   const hash = createHash('sha256').update(request.method).update('\n').update(request.raw.url ?? '').update('\n');
-  const body = (request as unknown as Keyed)[RAW_BODY];
+  const body = (request as unknown as Keyed)[RAW_BODY] ?? spooledDigest(request);
   if (body) hash.update(body);
   return hash.digest();
 }

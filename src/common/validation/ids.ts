@@ -44,6 +44,7 @@ export const PATH_ID_MESSAGES = {
   user: 'Invalid user ID',
   api_key: 'Invalid API key ID',
   custom_field: 'Invalid custom field ID',
+  attachment: 'Invalid attachment ID',
 } as const;
 
 export type PathIdKind = keyof typeof PATH_ID_MESSAGES;

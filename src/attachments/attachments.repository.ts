@@ -1,0 +1,274 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { type AccessRead, READ_PARAMS } from '../common/access/access.repository';
+import { J } from '../common/database/json-sql';
+import type { Db } from '../common/database/request-db';
+import { Sql } from '../common/database/sql';
+import { SqlParams } from '../common/database/sql-params';
+import { Actor, eventCtes } from '../events/events.sql';
+import { attachmentsSql } from '../tasks/tasks.sql';
+
+/**
+ * First half of the two-int advisory lock key that serializes D47's quota checks per
+ * workspace (`(QUOTA_LOCK_NAMESPACE, workspace_id)`): 'ATCH', apart from every other lock.
+ */
+const QUOTA_LOCK_NAMESPACE = 0x41544348;
+
+/** How long a multipart upload's bytes may wait for their row before an intent removes them (well past any request's life). */
+const INTENT_DELAY = "interval '1 hour'";
+
+/** The attachment element (spec) of the row `a` with its uploader `au`, as JSON text. */
+const ELEMENT = J.object([
+  ['id', J.int('a.id')],
+  ['file_name', J.text('a.file_name')],
+  ['file_size', J.int('a.file_size')],
+  ['mime_type', J.text('a.mime_type')],
+  ['created_at', J.timestamp('a.created_at')],
+  ['uploader', J.object([['id', J.int('au.id')], ['name', J.text('au.name')], ['avatar_url', J.textOrNull('au.avatar_url')]])],
+]);
+
+/** What a new attachment row holds. */
+export interface NewAttachment {
+  fileName: string;
+  fileSize: number;
+  mimeType: string;
+  storageKey: string;
+  /** Pending until then (a declaration); null: confirmed at once (a multipart upload). */
+  expiresAt: Date | null;
+}
+
+/** The answer of an insert: the element, or why there is none. */
+export type InsertResult = { element: string } | { refused: 'quota' | 'gone' };
+
+/** An attachment as the storage side needs it. */
+export interface StoredAttachment {
+  id: number;
+  storage_key: string | null;
+  file_name: string;
+  file_size: number;
+  mime_type: string;
+  confirmed: boolean;
+}
+
+/** SQL of attachments (D47). */
+@Injectable()
+export class AttachmentsRepository {
+  constructor(private readonly sql: Sql) {}
+
+  /** List attachments, read inside the access check's statement: the task's confirmed attachments, oldest first (created_at, id). */
+  readonly byTaskRead: AccessRead = { sql: attachmentsSql(READ_PARAMS.id), tagged: false };
+
+  /**
+   * Inserts an attachment on task `taskId` by `actor` in workspace `workspaceId`, in
+   * `em`'s transaction. With a quota (`quotaBytes` > 0), the workspace's quota lock is
+   * taken first in a statement of its own (so that the insert's snapshot sees every
+   * upload that held it before), and the row goes in only when the workspace's
+   * confirmed and unexpired pending bytes plus this one stay within it. A confirmed
+   * insert records `attachment.created` (D47).
+   */
+  async insert(em: EntityManager, actor: Actor, workspaceId: number, taskId: number, row: NewAttachment, quotaBytes: number): Promise<InsertResult> {
+    if (quotaBytes > 0) await em.query('SELECT pg_advisory_xact_lock($1::int, $2::int)', [QUOTA_LOCK_NAMESPACE, workspaceId]);
+    const p = new SqlParams();
+    const size = p.add(row.fileSize, 'bigint');
+    const quota = p.add(quotaBytes, 'bigint');
+    const ctes = [
+      `tk AS MATERIALIZED (SELECT t.id, t.workspace_id, t.list_id FROM tasks t WHERE t.id = ${p.add(taskId, 'int')} FOR KEY SHARE)`,
+      `used AS MATERIALIZED (
+         SELECT COALESCE(sum(x.file_size), 0) AS bytes FROM attachments x
+          WHERE ${quota} > 0 AND x.workspace_id = (SELECT tk.workspace_id FROM tk) AND (x.confirmed OR x.expires_at > now()))`,
+      `a AS (
+         INSERT INTO attachments (workspace_id, task_id, uploader_id, file_name, file_size, mime_type, confirmed, expires_at, storage_key)
+         SELECT tk.workspace_id, tk.id, ${p.add(actor.userId, 'int')}, ${p.add(row.fileName, 'text')}, ${size}, ${p.add(row.mimeType, 'text')},
+                ${p.add(row.expiresAt === null, 'boolean')}, ${p.add(row.expiresAt, 'timestamptz')}, ${p.add(row.storageKey, 'text')}
+           FROM tk, used WHERE ${quota} = 0 OR used.bytes + ${size} <= ${quota}
+         RETURNING *)`,
+    ];
+    if (row.expiresAt === null) {
+      ctes.push(
+        ...eventCtes(p, actor, {
+          type: 'attachment.created', from: 'a JOIN tk ON tk.id = a.task_id', workspace: 'a.workspace_id',
+          data: { attachment_id: 'a.id', task_id: 'a.task_id', list_id: 'tk.list_id' },
+        }),
+      );
+    }
+    const rows: { element: string | null; task: boolean }[] = await em.query(
+      `WITH ${ctes.join(',\n')}
+       SELECT (SELECT ${ELEMENT} FROM a JOIN users au ON au.id = a.uploader_id) AS element, EXISTS (SELECT 1 FROM tk) AS task`,
+      p.values,
+    );
+    const [result] = rows;
+    if (result.element !== null) return { element: result.element };
+    return { refused: result.task ? 'quota' : 'gone' };
+  }
+
+  /**
+   * D47 confirm, first half, in `em`'s transaction: the attachment `id`, locked (so that an
+   * upload link cannot replace its bytes while it is judged, and concurrent confirms queue);
+   * null when it is gone or expired.
+   */
+  async lockForConfirm(em: EntityManager, id: number): Promise<StoredAttachment | null> {
+    const rows: StoredAttachment[] = await em.query(
+      `SELECT id, storage_key, file_name, file_size, mime_type, confirmed FROM attachments
+        WHERE id = $1 AND (confirmed OR expires_at > now()) FOR UPDATE`,
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
+   * D47 confirm, second half: marks the locked attachment `id` confirmed, recording
+   * `attachment.created` when it was not (concurrent confirms record one); the element.
+   */
+  async confirm(em: EntityManager, actor: Actor, id: number): Promise<string> {
+    const p = new SqlParams();
+    const ctes = [
+      `c AS (UPDATE attachments SET confirmed = true, expires_at = NULL WHERE id = ${p.add(id, 'int')} AND NOT confirmed RETURNING *)`,
+      ...eventCtes(p, actor, {
+        type: 'attachment.created', from: 'c JOIN tasks tk ON tk.id = c.task_id', workspace: 'c.workspace_id',
+        data: { attachment_id: 'c.id', task_id: 'c.task_id', list_id: 'tk.list_id' },
+      }),
+    ];
+    const rows: { element: string }[] = await em.query(
+      `WITH ${ctes.join(',\n')}
+       SELECT ${ELEMENT} AS element FROM attachments a JOIN users au ON au.id = a.uploader_id
+        WHERE a.id = ${p.add(id, 'int')}`,
+      p.values,
+    );
+    return rows[0].element;
+  }
+
+  /**
+   * Deletes attachment `id` (pending or confirmed), recording `attachment.deleted` for a
+   * confirmed one (D47); its bytes are queued for removal by the table's trigger, in this
+   * transaction. False when it was already gone.
+   */
+  async delete(actor: Actor, id: number, db: Db = this.sql): Promise<boolean> {
+    const p = new SqlParams();
+    const ctes = [
+      `d AS (DELETE FROM attachments WHERE id = ${p.add(id, 'int')} AND (confirmed OR expires_at > now()) RETURNING *)`,
+      `dc AS (SELECT d.*, tk.list_id FROM d JOIN tasks tk ON tk.id = d.task_id WHERE d.confirmed)`,
+      ...eventCtes(p, actor, {
+        type: 'attachment.deleted', from: 'dc', workspace: 'dc.workspace_id',
+        data: { attachment_id: 'dc.id', task_id: 'dc.task_id', list_id: 'dc.list_id' },
+      }),
+    ];
+    const rows: { deleted: number }[] = await db.rows(
+      `WITH ${ctes.join(',\n')} SELECT (SELECT count(*) FROM d)::int AS deleted`,
+      p.values,
+    );
+    return rows[0].deleted > 0;
+  }
+
+  /** The attachment `id` with what its storage needs (null: none, or expired while pending). */
+  async stored(id: number, db: Db = this.sql): Promise<StoredAttachment | null> {
+    const rows: StoredAttachment[] = await db.rows(
+      `SELECT id, storage_key, file_name, file_size, mime_type, confirmed FROM attachments
+        WHERE id = $1 AND (confirmed OR expires_at > now())`,
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
+   * Records that the bytes about to be stored under `key` must go unless a row comes to point
+   * at them (D47: no orphan after a failed or rolled-back upload). On the pool, committed at
+   * once: it outlives the request's own transaction.
+   */
+  async queueIntent(key: string): Promise<void> {
+    await this.sql.rows(`INSERT INTO attachment_removals (storage_key, due_at) VALUES ($1, now() + ${INTENT_DELAY})`, [key]);
+  }
+
+  /** Queues the removal of the bytes under `key` now (they were never pointed at, e.g. over quota). */
+  async queueRemoval(key: string): Promise<void> {
+    await this.sql.rows('INSERT INTO attachment_removals (storage_key) VALUES ($1)', [key]);
+  }
+
+  /**
+   * Runs `remove` for up to `limit` due removals, each claimed by one process (SKIP LOCKED),
+   * in one transaction: an entry goes once its bytes went, or at once when a row points at
+   * its key (never removing bytes a row still points at). Returns how many were handled.
+   */
+  async processRemovals(limit: number, remove: (key: string) => Promise<void>): Promise<number> {
+    return this.sql.withClient(async (client) => {
+      await client.query('BEGIN');
+      try {
+        const { rows } = await client.query<{ id: string; storage_key: string; orphan: boolean }>(
+          `SELECT r.id, r.storage_key, NOT EXISTS (SELECT 1 FROM attachments a WHERE a.storage_key = r.storage_key) AS orphan
+             FROM attachment_removals r WHERE r.due_at <= now() ORDER BY r.due_at, r.id LIMIT $1 FOR UPDATE OF r SKIP LOCKED`,
+          [limit],
+        );
+        const done: string[] = [];
+        for (const row of rows) {
+          if (row.orphan) await remove(row.storage_key);
+          done.push(row.id);
+        }
+        if (done.length) await client.query('DELETE FROM attachment_removals WHERE id = ANY($1::bigint[])', [done]);
+        await client.query('COMMIT');
+        return rows.length;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
+  /** D47: deletes up to `limit` expired pending attachments (fixtures' pending ones included); their bytes are queued by the trigger. */
+  async reapExpired(limit: number): Promise<number> {
+    const rows: { n: number }[] = await this.sql.rows(
+      `WITH gone AS (DELETE FROM attachments WHERE id IN (
+          SELECT id FROM attachments WHERE NOT confirmed AND (expires_at IS NULL OR expires_at <= now()) LIMIT $1) RETURNING 1)
+       SELECT count(*)::int AS n FROM gone`,
+      [limit],
+    );
+    return rows[0].n;
+  }
+
+  /** Removals waiting (metrics). */
+  async removalQueueDepth(): Promise<number> {
+    const rows: { n: number }[] = await this.sql.rows('SELECT count(*)::int AS n FROM attachment_removals', []);
+    return rows[0].n;
+  }
+
+  /** Bytes of confirmed attachments (metrics). */
+  async bytesStored(): Promise<number> {
+    const rows: { n: number }[] = await this.sql.rows('SELECT COALESCE(sum(file_size), 0)::bigint AS n FROM attachments WHERE confirmed', []);
+    return rows[0].n;
+  }
+
+  /**
+   * The local driver's upload (D47): in one transaction, locks the pending, unexpired
+   * attachment `id` and, while holding it, runs `replace` with its key and declared size
+   * (the bytes are swapped in before any confirm can judge them). Null when the attachment
+   * is confirmed, gone or expired (`replace` not run).
+   */
+  async withPendingUpload<T>(id: number, replace: (key: string, size: number) => Promise<T>): Promise<{ value: T } | null> {
+    return this.sql.withClient(async (client) => {
+      await client.query('BEGIN');
+      try {
+        const { rows } = await client.query<{ storage_key: string | null; file_size: number }>(
+          `SELECT storage_key, file_size FROM attachments WHERE id = $1 AND NOT confirmed AND expires_at > now() FOR UPDATE`,
+          [id],
+        );
+        if (rows.length === 0 || rows[0].storage_key === null) {
+          await client.query('ROLLBACK');
+          return null;
+        }
+        const value = await replace(rows[0].storage_key, Number(rows[0].file_size));
+        await client.query('COMMIT');
+        return { value };
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
+  /** The declared size of the pending, unexpired attachment `id` (an upload link's check before reading any byte); null otherwise. */
+  async pendingSize(id: number): Promise<number | null> {
+    const rows: { file_size: number }[] = await this.sql.rows(
+      'SELECT file_size FROM attachments WHERE id = $1 AND NOT confirmed AND expires_at > now() AND storage_key IS NOT NULL',
+      [id],
+    );
+    return rows.length ? Number(rows[0].file_size) : null;
+  }
+}

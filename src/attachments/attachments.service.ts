@@ -1,0 +1,174 @@
+import { HttpException, Inject, Injectable, NotFoundException, ConflictException, UnsupportedMediaTypeException, PayloadTooLargeException } from '@nestjs/common';
+import type { Readable } from 'stream';
+import { DataSource } from 'typeorm';
+import { NOT_FOUND } from '../common/access/access.policy';
+import { AccessService } from '../common/access/access.service';
+import type { Caller } from '../common/auth/auth-context';
+import { RawJson } from '../common/http/raw-json';
+import { MULTIPART_BODY_OVERHEAD_BYTES } from '../common/http/streamed-body';
+import type { AppEnv, AttachmentSettings } from '../config/env';
+import { InjectSettings } from '../config/settings';
+import { AttachmentDto } from '../tasks/tasks.dto';
+import { ATTACHMENT_MESSAGES, parseDeclaration, tooLargeMessage } from './attachment-fields';
+import { AttachmentMetrics } from './attachments.metrics';
+import { AttachmentsRepository, NewAttachment } from './attachments.repository';
+import { MULTIPART_MESSAGES, receiveMultipart } from './multipart';
+import { neverStored } from '../common/validation/body-error';
+import { newObjectKey, OBJECT_STORAGE, type ObjectStorage, type UploadLink } from './storage/storage';
+
+/** What the upload route received, for the service to read after its access check (D47: the body is step 7). */
+export interface UploadInput {
+  /** The request's Content-Type header. */
+  contentType: string | undefined;
+  /** The parsed JSON body (undefined when none, or when it is not JSON). */
+  body: unknown;
+  /** The D7 answer the body parser kept (bad JSON, not an object, another content type). */
+  bodyError: HttpException | undefined;
+  /** The multipart body, readable once. */
+  stream(): { source: Readable; truncated: boolean };
+}
+
+/** D47: the answer to a JSON declaration. */
+export interface DeclaredUpload {
+  attachment: AttachmentDto;
+  upload: UploadLink & { expires_at: string };
+}
+
+/** The key of no object: what a link to an attachment without bytes (a fixture's) names. */
+const NO_OBJECT_KEY = '0'.repeat(32);
+
+/** Multipart requests (D47); anything else with a body is JSON or refused. */
+const isMultipart = (contentType: string | undefined) => /^multipart\/form-data\s*(;|$)/i.test(contentType ?? '');
+
+/** Rules for attachments (D39, D47): upload, confirm, list, download, delete. */
+@Injectable()
+export class AttachmentsService {
+  private readonly settings: AttachmentSettings;
+
+  constructor(
+    private readonly access: AccessService,
+    private readonly repo: AttachmentsRepository,
+    private readonly metrics: AttachmentMetrics,
+    private readonly db: DataSource,
+    @Inject(OBJECT_STORAGE) private readonly storage: ObjectStorage,
+    @InjectSettings() settings: AppEnv,
+  ) {
+    this.settings = settings.attachments;
+  }
+
+  /**
+   * D47 upload. Writers who may reach the task (403 `Viewers cannot upload attachments`,
+   * `Access denied`); then the body (step 7): multipart, stored and confirmed at once
+   * (201 the element, `attachment.created`), or a JSON declaration (201 the pending element
+   * and its upload link); then the quota (step 9, 413).
+   */
+  async upload(caller: Caller, taskId: number, input: UploadInput): Promise<RawJson<AttachmentDto> | DeclaredUpload> {
+    const access = await this.access.check(caller, 'attachment.upload', taskId, undefined);
+    try {
+      if (isMultipart(input.contentType)) return await this.uploadMultipart(caller, access.workspaceId, taskId, input);
+      if (input.bodyError) {
+        // D7 answers, at step 7 here; never stored by D35.
+        throw neverStored(input.bodyError.getStatus() === 415 ? new UnsupportedMediaTypeException(ATTACHMENT_MESSAGES.contentType) : input.bodyError);
+      }
+      return await this.declare(caller, access.workspaceId, taskId, (input.body ?? {}) as Record<string, unknown>);
+    } catch (error) {
+      if (error instanceof HttpException && error.getStatus() < 500) this.metrics.counted('refused');
+      throw error;
+    }
+  }
+
+  private async uploadMultipart(caller: Caller, workspaceId: number, taskId: number, input: UploadInput): Promise<RawJson<AttachmentDto>> {
+    const max = this.settings.maxBytes;
+    const { source, truncated } = input.stream();
+    if (truncated) throw new PayloadTooLargeException(tooLargeMessage(max));
+    const received = await receiveMultipart(source, input.contentType!, this.storage.stagingDir, {
+      maxBodyBytes: max + MULTIPART_BODY_OVERHEAD_BYTES,
+      maxFileBytes: max,
+    });
+    if (!received.ok) {
+      const refusal = new HttpException(received.message, received.status);
+      // D47: an unparsable multipart body is a D7 answer to D35 (never stored).
+      throw received.message === MULTIPART_MESSAGES.invalid ? neverStored(refusal) : refusal;
+    }
+    const key = newObjectKey();
+    // Bytes stored before their row commits: an intent removes them unless the row comes.
+    await this.repo.queueIntent(key);
+    await this.storage.store(key, received.stagedPath, received.size);
+    const element = await this.insert(caller, workspaceId, taskId, {
+      fileName: received.fileName, fileSize: received.size, mimeType: received.mimeType, storageKey: key, expiresAt: null,
+    });
+    this.metrics.counted('stored');
+    return new RawJson(element);
+  }
+
+  private async declare(caller: Caller, workspaceId: number, taskId: number, body: Record<string, unknown>): Promise<DeclaredUpload> {
+    const declared = parseDeclaration(body, this.settings.maxBytes);
+    const key = newObjectKey();
+    // Whole seconds: the link carries its expiry in seconds, and `expires_at` must say the same.
+    const expiresAt = new Date(Math.floor(Date.now() / 1000 + this.settings.uploadTtlSeconds) * 1000);
+    const element = await this.insert(caller, workspaceId, taskId, { ...declared, storageKey: key, expiresAt });
+    const attachment = JSON.parse(element) as AttachmentDto;
+    const link = await this.storage.uploadLink(
+      { attachmentId: attachment.id, key, fileName: declared.fileName, mimeType: declared.mimeType, fileSize: declared.fileSize },
+      expiresAt,
+    );
+    this.metrics.counted('declared');
+    return { attachment, upload: { ...link, expires_at: expiresAt.toISOString() } };
+  }
+
+  /** The insert with D47's quota (step 9: 413), in a transaction of its own or the request's; 404 when the task went meanwhile. */
+  private async insert(caller: Caller, workspaceId: number, taskId: number, row: NewAttachment): Promise<string> {
+    const quota = this.settings.workspaceQuotaBytes;
+    const result = await (caller.db?.manager ?? this.db.manager).transaction((em) => this.repo.insert(em, caller, workspaceId, taskId, row, quota));
+    if ('element' in result) return result.element;
+    if (row.expiresAt === null) await this.storage.remove(row.storageKey).catch(() => this.repo.queueRemoval(row.storageKey));
+    if (result.refused === 'gone') throw new NotFoundException(NOT_FOUND.task);
+    throw new PayloadTooLargeException(ATTACHMENT_MESSAGES.quota);
+  }
+
+  /** D47 list: the task's confirmed attachments, oldest first; any member who may reach the task. */
+  async list(caller: Caller, taskId: number): Promise<RawJson<AttachmentDto[]>> {
+    const { body } = await this.access.checkAndRead(caller, 'attachment.list', taskId, this.repo.byTaskRead);
+    return new RawJson(body);
+  }
+
+  /**
+   * D47 confirm: 200 with the element once the stored bytes number exactly `file_size`
+   * (else 409 `Upload is missing or incomplete`); a confirmed attachment answers 200 again.
+   * The row is locked while its bytes are judged: an upload link cannot change them meanwhile,
+   * and of concurrent confirms one records `attachment.created`.
+   */
+  async confirm(caller: Caller, id: number): Promise<RawJson<AttachmentDto>> {
+    await this.access.check(caller, 'attachment.confirm', id);
+    const element = await (caller.db?.manager ?? this.db.manager).transaction(async (em) => {
+      const row = await this.repo.lockForConfirm(em, id);
+      if (!row) throw new NotFoundException(NOT_FOUND.attachment);
+      if (!row.confirmed) {
+        const size = row.storage_key === null ? null : await this.storage.size(row.storage_key);
+        if (size !== row.file_size) throw new ConflictException(ATTACHMENT_MESSAGES.incomplete);
+      }
+      return this.repo.confirm(em, caller, id);
+    });
+    this.metrics.counted('confirmed');
+    return new RawJson(element);
+  }
+
+  /** D47 download: the URL of a short-lived link to a confirmed attachment's bytes (404 for a pending one, after the access check). */
+  async downloadUrl(caller: Caller, id: number): Promise<string> {
+    await this.access.check(caller, 'attachment.download', id);
+    const row = await this.repo.stored(id);
+    if (!row || !row.confirmed) throw new NotFoundException(NOT_FOUND.attachment);
+    const expiresAt = new Date(Date.now() + this.settings.downloadTtlSeconds * 1000);
+    return this.storage.downloadUrl(
+      // A fixture's attachment has no bytes: a key no object has (its link finds nothing).
+      { attachmentId: row.id, key: row.storage_key ?? NO_OBJECT_KEY, fileName: row.file_name, mimeType: row.mime_type, fileSize: row.file_size },
+      expiresAt,
+    );
+  }
+
+  /** D47 delete: 204; the bytes go after the commit (the removal queue); `attachment.deleted` for a confirmed one. */
+  async delete(caller: Caller, id: number): Promise<void> {
+    await this.access.check(caller, 'attachment.delete', id);
+    if (!(await this.repo.delete(caller, id, caller.db))) throw new NotFoundException(NOT_FOUND.attachment);
+  }
+}

@@ -1,0 +1,175 @@
+import { BadRequestException, ForbiddenException, HttpException, Inject, Injectable } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { createReadStream, createWriteStream } from 'fs';
+import { stat, unlink } from 'fs/promises';
+import { randomBytes } from 'crypto';
+import { join } from 'path';
+import { sendError } from '../common/errors/error.filter';
+import { ATTACHMENT_MESSAGES } from './attachment-fields';
+import { AttachmentsRepository } from './attachments.repository';
+import { contentDisposition, servedContentType } from './storage/content-headers';
+import { LocalStorage } from './storage/local-storage';
+import { FILES_PREFIX } from './storage/signed-links';
+import { FilesSecret } from './storage/storage.provider';
+import { OBJECT_STORAGE, type ObjectStorage } from './storage/storage';
+
+/** D47: every refusal of a link. */
+const DENIED = () => new ForbiddenException(ATTACHMENT_MESSAGES.link);
+
+/** A single byte range of a body of `size` bytes (inclusive bounds). */
+export type RangeAnswer = { kind: 'whole' } | { kind: 'part'; start: number; end: number } | { kind: 'unsatisfiable' };
+
+/**
+ * D47's `Range`: one range (`bytes=a-b`, `bytes=a-`, `bytes=-n`) gives that part (206), clipped to
+ * the body; a multi-range or syntactically invalid header (`bytes=5-2`) is ignored (the whole
+ * body); a range that starts past the end, a zero suffix, or any range of an empty body is unsatisfiable (416).
+ */
+export function parseRange(header: string | undefined, size: number): RangeAnswer {
+  if (header === undefined) return { kind: 'whole' };
+  const match = /^\s*bytes\s*=\s*(?:([0-9]{1,15})\s*-\s*([0-9]{0,15})|-\s*([0-9]{1,15}))\s*$/i.exec(header);
+  if (!match) return { kind: 'whole' };
+  if (match[3] !== undefined) {
+    const suffix = Number(match[3]);
+    if (suffix === 0 || size === 0) return { kind: 'unsatisfiable' };
+    return { kind: 'part', start: Math.max(0, size - suffix), end: size - 1 };
+  }
+  const start = Number(match[1]);
+  const end = match[2] === '' ? Infinity : Number(match[2]);
+  if (end < start) return { kind: 'whole' };
+  if (start >= size) return { kind: 'unsatisfiable' };
+  return { kind: 'part', start, end: Math.min(end, size - 1) };
+}
+
+/**
+ * D47's `/files/` routes of the local driver, outside /api/v1 and without a key:
+ * `PUT` on an upload link stores exactly the declared bytes (204; 400
+ * `Upload must be exactly <n> bytes`), `GET`/`HEAD` on a download link answers the
+ * bytes (single `Range`, `nosniff`, D47's Content-Type and Content-Disposition). Every
+ * other method, path, a tampered or expired link, an upload link of a confirmed or gone
+ * attachment, a download link of a deleted one: 403 `Link is invalid or has expired`.
+ * A link names an attachment id only: the file is found through its row, so no client
+ * text ever reaches the file system.
+ */
+@Injectable()
+export class FilesRoutes {
+  constructor(
+    private readonly secret: FilesSecret,
+    private readonly repo: AttachmentsRepository,
+    @Inject(OBJECT_STORAGE) private readonly storage: ObjectStorage,
+  ) {}
+
+  /** Answers one request under /files/. */
+  async handle(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    try {
+      const link = this.storage instanceof LocalStorage ? this.secret.links.verify(request.url) : null;
+      if (link?.operation === 'download' && (request.method === 'GET' || request.method === 'HEAD')) return await this.download(link.attachmentId, request, reply);
+      if (link?.operation === 'upload' && request.method === 'PUT') return await this.upload(link.attachmentId, request, reply);
+      throw DENIED();
+    } catch (error) {
+      sendError(reply, error, request);
+    }
+  }
+
+  private async download(id: number, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const storage = this.storage as LocalStorage;
+    const row = await this.repo.stored(id);
+    if (!row || !row.confirmed || row.storage_key === null) throw DENIED();
+    const path = storage.pathOf(row.storage_key);
+    const size = await stat(path).then((s) => s.size, () => null);
+    if (size === null) throw DENIED();
+    void reply
+      .header('content-type', servedContentType(row.mime_type))
+      .header('content-disposition', contentDisposition(row.file_name))
+      .header('x-content-type-options', 'nosniff')
+      .header('accept-ranges', 'bytes')
+      .header('cache-control', 'private, no-store');
+    const range = parseRange(request.headers.range, size);
+    if (range.kind === 'unsatisfiable') {
+      void reply.header('content-range', `bytes */${size}`);
+      reply.removeHeader('content-disposition');
+      reply.removeHeader('accept-ranges');
+      throw new HttpException('Range not satisfiable', 416);
+    }
+    const [start, end] = range.kind === 'part' ? [range.start, range.end] : [0, size - 1];
+    const length = size === 0 ? 0 : end - start + 1;
+    void reply.code(range.kind === 'part' ? 206 : 200).header('content-length', String(length));
+    if (range.kind === 'part') void reply.header('content-range', `bytes ${start}-${end}/${size}`);
+    if (request.method === 'HEAD' || length === 0) return void reply.send();
+    await reply.send(createReadStream(path, { start, end }));
+  }
+
+  private async upload(id: number, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const declared = await this.repo.pendingSize(id);
+    if (declared === null) throw DENIED();
+    const wrongSize = () => {
+      // The rest of the body is not read: the connection closes after the answer.
+      void reply.header('connection', 'close');
+      return new BadRequestException(ATTACHMENT_MESSAGES.uploadSize(declared));
+    };
+    const length = request.headers['content-length'];
+    if (length !== undefined && Number(length) !== declared) throw wrongSize();
+    const staged = join(this.storage.stagingDir, `put-${randomBytes(12).toString('hex')}`);
+    try {
+      const received = await receive(request, staged, declared);
+      if (received !== declared) throw wrongSize();
+      const stored = await this.repo.withPendingUpload(id, async (key, size) => {
+        if (size !== received) return false;
+        await this.storage.store(key, staged, received);
+        return true;
+      });
+      if (!stored?.value) throw DENIED();
+      await reply.code(204).send();
+    } finally {
+      await unlink(staged).catch(() => undefined);
+    }
+  }
+}
+
+/** Reads the request body into `path`, stopping once more than `limit` bytes came; the bytes read (limit + 1 when over). */
+function receive(request: FastifyRequest, path: string, limit: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const source = request.raw;
+    const out = createWriteStream(path);
+    let bytes = 0;
+    let done = false;
+    const finish = (error: Error | null, value = bytes) => {
+      if (done) return;
+      done = true;
+      if (error) {
+        out.destroy();
+        reject(error);
+      } else out.end(() => resolve(value));
+    };
+    out.on('error', (error) => finish(error));
+    source.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > limit) {
+        source.removeAllListeners('data');
+        source.pause();
+        return finish(null, limit + 1);
+      }
+      if (!out.write(chunk)) {
+        source.pause();
+        out.once('drain', () => source.resume());
+      }
+    });
+    source.on('end', () => finish(null));
+    source.on('error', (error: Error) => finish(error));
+    source.on('aborted', () => finish(new Error('request aborted')));
+  });
+}
+
+/** Registers FILES_PREFIX on the app's Fastify instance (configureApp): bodies there are read by the routes themselves. */
+export function mountFiles(app: NestFastifyApplication, options: { cors: boolean }): void {
+  const routes = app.get(FilesRoutes, { strict: false });
+  const fastify = app.getHttpAdapter().getInstance();
+  const methods = ['GET', 'HEAD', 'PUT', 'POST', 'PATCH', 'DELETE', ...(options.cors ? [] : ['OPTIONS'])];
+  void fastify.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+    for (const url of [FILES_PREFIX.slice(0, -1), `${FILES_PREFIX}*`]) {
+      scope.route({ method: methods as never, url, exposeHeadRoute: false, handler: (request, reply) => routes.handle(request, reply) });
+    }
+  });
+}

@@ -1,0 +1,237 @@
+import { randomBytes } from 'crypto';
+import { createWriteStream, type WriteStream } from 'fs';
+import { unlink } from 'fs/promises';
+import { join } from 'path';
+import type { Readable, Writable } from 'stream';
+import { FILE_NAME_MESSAGE, normalizeFileName, partMimeType, tooLargeMessage } from './attachment-fields';
+
+/** D47's multipart messages. */
+export const MULTIPART_MESSAGES = {
+  invalid: 'Invalid multipart body',
+  fileRequired: 'file is required',
+  oneFile: 'Send one file per request',
+} as const;
+
+/** A received multipart upload: its file staged whole in a file of its own, or the answer that refuses it. */
+export type MultipartResult =
+  | { ok: true; fileName: string; mimeType: string; size: number; stagedPath: string }
+  | { ok: false; status: 400 | 413; message: string };
+
+interface PartStream extends Readable {
+  on(event: 'header', listener: (header: Record<string, string[]>) => void): this;
+  on(event: string, listener: (...args: never[]) => void): this;
+}
+interface DicerStream extends Writable {
+  on(event: 'part', listener: (part: PartStream) => void): this;
+  on(event: string, listener: (...args: never[]) => void): this;
+}
+// The multipart framing parser of @fastify/busboy (busboy's own engine): parts with their raw
+// headers, as streams, so that the part rules of D47 (filename* over filename, the part's own
+// Content-Type) are ours to read. Its headers are latin1 text of the raw bytes.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const Dicer = require('@fastify/busboy/deps/dicer/lib/Dicer') as new (config: { boundary: string; maxHeaderPairs?: number; maxHeaderSize?: number }) => DicerStream;
+
+/** The `boundary` parameter of a multipart Content-Type (quoted or not), or null. RFC 2046: 1-70 characters. */
+export function multipartBoundary(contentType: string): string | null {
+  const match = /;\s*boundary\s*=\s*(?:"([^"]{1,70})"|([^\s;"]{1,70}))/i.exec(contentType);
+  return match ? (match[1] ?? match[2]) : null;
+}
+
+/** Splits a header value into `;`-separated parameters, honouring quoted strings (with `\` escapes). */
+function parameters(value: string): Map<string, string> {
+  const params = new Map<string, string>();
+  let i = value.indexOf(';');
+  if (i < 0) return params;
+  while (i < value.length) {
+    i++;
+    while (value[i] === ' ' || value[i] === '\t') i++;
+    let name = '';
+    while (i < value.length && value[i] !== '=' && value[i] !== ';') name += value[i++];
+    name = name.trim().toLowerCase();
+    if (value[i] !== '=') continue;
+    i++;
+    while (value[i] === ' ' || value[i] === '\t') i++;
+    let text = '';
+    if (value[i] === '"') {
+      i++;
+      while (i < value.length && value[i] !== '"') {
+        if (value[i] === '\\' && i + 1 < value.length) i++;
+        text += value[i++];
+      }
+      i++;
+      while (i < value.length && value[i] !== ';') i++;
+    } else {
+      while (i < value.length && value[i] !== ';') text += value[i++];
+      text = text.trim();
+    }
+    if (name && !params.has(name)) params.set(name, text);
+  }
+  return params;
+}
+
+/** latin1 text of raw header bytes, read as UTF-8 (D47: quoted `filename` is UTF-8). */
+const utf8 = (latin1: string): string => Buffer.from(latin1, 'latin1').toString('utf8');
+
+/** RFC 8187 `charset'lang'pct-encoded` (UTF-8 or ISO-8859-1); anything else decodes to '' (an invalid name). */
+function extValue(value: string): string {
+  const match = /^([A-Za-z0-9!#$%&+^_`{}~-]*)'[^']*'(.*)$/.exec(value);
+  if (!match) return '';
+  const charset = match[1].toLowerCase();
+  if (charset !== 'utf-8' && charset !== 'iso-8859-1') return '';
+  if (!/^(?:[^%]|%[0-9A-Fa-f]{2})*$/.test(match[2])) return '';
+  const bytes = Buffer.from(match[2].replace(/%([0-9A-Fa-f]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1');
+  return charset === 'utf-8' ? bytes.toString('utf8') : bytes.toString('latin1');
+}
+
+/** What the part headers say: whether it is a file part named `file`, its name and type. */
+interface PartInfo {
+  isFile: boolean;
+  name: string | undefined;
+  fileName: string;
+  mimeType: string;
+}
+
+function readPart(header: Record<string, string[]>): PartInfo {
+  const disposition = header['content-disposition']?.[0] ?? '';
+  const params = parameters(disposition);
+  const star = params.get('filename*');
+  const plain = params.get('filename');
+  const name = params.get('name');
+  return {
+    isFile: star !== undefined || plain !== undefined,
+    name: name === undefined ? undefined : utf8(name),
+    // D47: filename* wins.
+    fileName: star !== undefined ? extValue(star) : utf8(plain ?? ''),
+    mimeType: partMimeType(header['content-type']?.[0]),
+  };
+}
+
+/**
+ * D47's multipart form, from `source` (the request body, read once, as a stream):
+ * the one file part named `file` is written to a staging file in `stagingDir` as it
+ * arrives (never buffered whole); everything else is read and dropped. The whole body is
+ * read (so that D47's step-7 order holds: a later second file part is a 400 even after a
+ * bad name), except that reading stops at `maxBodyBytes` (the 413 that comes first). A
+ * file over `maxFileBytes` stops being written at once. On any refusal the staging file
+ * is removed: no partial object. Rejects only when the source itself fails (the client
+ * went away), also leaving nothing.
+ */
+export async function receiveMultipart(
+  source: Readable,
+  contentType: string,
+  stagingDir: string,
+  limits: { maxBodyBytes: number; maxFileBytes: number },
+): Promise<MultipartResult> {
+  const boundary = multipartBoundary(contentType);
+  const stagedPath = join(stagingDir, `upload-${randomBytes(12).toString('hex')}`);
+  let file: WriteStream | undefined;
+  let fileBytes = 0;
+  let fileTooLarge = false;
+  let files = 0;
+  let first: PartInfo | undefined;
+  let malformed = boundary === null;
+  let bodyBytes = 0;
+  let bodyTooLarge = false;
+
+  const dropFile = () => {
+    if (!file) return;
+    file.destroy();
+    file = undefined;
+  };
+
+  const outcome = await new Promise<'done' | Error>((resolve) => {
+    let settled = false;
+    const settle = (value: 'done' | Error) => {
+      if (settled) return;
+      settled = true;
+      resolve(value);
+    };
+    const dicer = boundary === null ? undefined : new Dicer({ boundary, maxHeaderPairs: 100, maxHeaderSize: 16 * 1024 });
+    let fileDone: Promise<void> = Promise.resolve();
+    if (dicer) {
+      dicer.on('part', (part) => {
+        part.on('error', () => undefined);
+        part.on('header', (header) => {
+          const info = readPart(header);
+          if (!info.isFile || info.name !== 'file') return void part.resume();
+          files++;
+          if (files > 1) {
+            dropFile();
+            return void part.resume();
+          }
+          first = info;
+          const out = createWriteStream(stagedPath);
+          file = out;
+          fileDone = new Promise((done) => {
+            out.on('close', done);
+            out.on('error', () => {
+              dropFile();
+              done();
+            });
+          });
+          part.on('data', (chunk: Buffer) => {
+            fileBytes += chunk.length;
+            if (fileBytes > limits.maxFileBytes && !fileTooLarge) {
+              fileTooLarge = true;
+              dropFile();
+            }
+            if (file && !file.write(chunk)) {
+              part.pause();
+              file.once('drain', () => part.resume());
+            }
+          });
+          part.on('end', () => file?.end());
+        });
+      });
+      dicer.on('error', () => {
+        malformed = true;
+      });
+      dicer.on('finish', () => void fileDone.then(() => settle('done')));
+    }
+    source.on('data', (chunk: Buffer) => {
+      bodyBytes += chunk.length;
+      if (bodyBytes > limits.maxBodyBytes) {
+        bodyTooLarge = true;
+        source.pause();
+        source.removeAllListeners('data');
+        dropFile();
+        settle('done');
+        return;
+      }
+      if (dicer && !malformed && !dicer.write(chunk)) {
+        source.pause();
+        dicer.once('drain', () => source.resume());
+      }
+    });
+    source.on('end', () => {
+      if (bodyTooLarge) return;
+      if (!dicer || malformed) return void settle('done');
+      dicer.end();
+      // A body that ends before its closing boundary: Dicer reports it (error, then finish).
+    });
+    source.on('error', (error: Error) => settle(error));
+    source.on('aborted', () => settle(new Error('request aborted')));
+    source.on('close', () => {
+      if (!source.readableEnded && !bodyTooLarge) settle(new Error('request closed'));
+    });
+  });
+
+  const refuse = async (status: 400 | 413, message: string): Promise<MultipartResult> => {
+    dropFile();
+    await unlink(stagedPath).catch(() => undefined);
+    return { ok: false, status, message };
+  };
+  if (outcome instanceof Error) {
+    await refuse(400, MULTIPART_MESSAGES.invalid);
+    throw outcome;
+  }
+  // D47 step 7, in order.
+  if (bodyTooLarge) return refuse(413, tooLargeMessage(limits.maxFileBytes));
+  if (malformed) return refuse(400, MULTIPART_MESSAGES.invalid);
+  if (files === 0) return refuse(400, MULTIPART_MESSAGES.fileRequired);
+  if (files > 1) return refuse(400, MULTIPART_MESSAGES.oneFile);
+  const fileName = normalizeFileName(first!.fileName);
+  if (fileName === null) return refuse(400, FILE_NAME_MESSAGE);
+  if (fileTooLarge) return refuse(413, tooLargeMessage(limits.maxFileBytes));
+  return { ok: true, fileName, mimeType: first!.mimeType, size: fileBytes, stagedPath };
+}

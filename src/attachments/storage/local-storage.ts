@@ -1,0 +1,66 @@
+import { mkdirSync } from 'fs';
+import { rename, stat, unlink } from 'fs/promises';
+import { join } from 'path';
+import type { LinkSigner } from './signed-links';
+import { LinkTarget, ObjectStorage, requireObjectKey, UploadLink } from './storage';
+
+/**
+ * D47's `local` driver: objects are files under STORAGE_DIR (`objects/<2 hex>/<key>`), staged
+ * in `tmp/` beside them (one file system, so storing is a rename). Its links point at this
+ * service's `/files/` routes (files.routes.ts), signed by `links`, under `publicUrl`.
+ */
+export class LocalStorage implements ObjectStorage {
+  readonly stagingDir: string;
+  private readonly objectsDir: string;
+
+  constructor(
+    dir: string,
+    private readonly publicUrl: string,
+    private readonly links: LinkSigner,
+  ) {
+    this.stagingDir = join(dir, 'tmp');
+    this.objectsDir = join(dir, 'objects');
+    mkdirSync(this.stagingDir, { recursive: true });
+    mkdirSync(this.objectsDir, { recursive: true });
+  }
+
+  /** The file of object `key` (a checked key: no client text ever reaches this path). */
+  pathOf(key: string): string {
+    requireObjectKey(key);
+    return join(this.objectsDir, key.slice(0, 2), key);
+  }
+
+  async store(key: string, stagedPath: string): Promise<void> {
+    const path = this.pathOf(key);
+    try {
+      await rename(stagedPath, path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      mkdirSync(join(this.objectsDir, key.slice(0, 2)), { recursive: true });
+      await rename(stagedPath, path);
+    }
+  }
+
+  async size(key: string): Promise<number | null> {
+    try {
+      return (await stat(this.pathOf(key))).size;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+  }
+
+  async remove(key: string): Promise<void> {
+    await unlink(this.pathOf(key)).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+    });
+  }
+
+  async uploadLink(target: LinkTarget, expiresAt: Date): Promise<UploadLink> {
+    return { method: 'PUT', url: this.publicUrl + this.links.path(target.attachmentId, 'upload', expiresAt), headers: {} };
+  }
+
+  async downloadUrl(target: LinkTarget, expiresAt: Date): Promise<string> {
+    return this.publicUrl + this.links.path(target.attachmentId, 'download', expiresAt);
+  }
+}
