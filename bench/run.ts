@@ -11,6 +11,7 @@ import { readCursorSecret } from '../src/tasks/cursor-secret';
 import { sealCursor, useCursorSecret } from '../src/tasks/task-cursor';
 import { parseTaskQuery } from '../src/tasks/task-query';
 import { childrenOf, CLOCK_TICKS_PER_S, hasTaskset, processTable } from './proc';
+import { plans } from './plans';
 import { reference } from './reference';
 import { BENCH_KEY, BenchWorld, ensureWorld } from './world';
 
@@ -328,9 +329,9 @@ async function main(): Promise<void> {
   }
 }
 
-// `npm run bench -- --reference [options]`: the side-by-side mode (reference.ts).
+// `npm run bench -- --reference [options]`: the side-by-side mode (reference.ts); `--plans`: EXPLAIN figures per scenario (plans.ts).
 const args = process.argv.slice(2);
-(args.includes('--reference') ? reference(args.filter((a) => a !== '--reference')) : main()).catch((error) => {
+(args.includes('--reference') ? reference(args.filter((a) => a !== '--reference')) : args.includes('--plans') ? plans(args) : main()).catch((error) => {
   process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 });
