@@ -322,6 +322,17 @@ describe('List tasks: an index for every filter and sort (EXPLAIN)', () => {
     }
   });
 
+  it('tasks and their assignee and label rows are vacuumed after a few new or changed rows (index-only counts and probes)', async () => {
+    const rows: Array<{ relname: string; reloptions: string[] }> = await db.ds.query(
+      `SELECT relname, reloptions FROM pg_class WHERE relname = ANY($1) AND relkind = 'r' ORDER BY relname`,
+      [['tasks', 'task_assignees', 'task_labels']],
+    );
+    expect(rows.map((r) => r.relname)).toEqual(['task_assignees', 'task_labels', 'tasks']);
+    for (const row of rows) {
+      expect(row.reloptions).toEqual(expect.arrayContaining(['autovacuum_vacuum_insert_scale_factor=0.005', 'autovacuum_vacuum_scale_factor=0.01']));
+    }
+  });
+
   it('detects a sequential scan when no index serves a condition (the check can fail)', async () => {
     const rows: Array<{ 'QUERY PLAN': Array<{ Plan: Record<string, unknown> }> }> = await db.ds.query(
       `EXPLAIN (FORMAT JSON) SELECT id FROM tasks WHERE length(title) = $1`, [40]);

@@ -15,6 +15,7 @@ import { TaskIdentifierSequences1795840000000 } from './migrations/1795840000000
 import { ApiTsInlined1795850000000 } from './migrations/1795850000000-api-ts-inlined';
 import { CustomFieldTaskEntries1795860000000 } from './migrations/1795860000000-custom-field-task-entries';
 import { TaskTopLevelTitleIndex1795970000000 } from './migrations/1795970000000-task-top-level-title-index';
+import { TaskAutovacuum1795970000001 } from './migrations/1795970000001-task-autovacuum';
 import { installJobQueue } from '../../webhooks/job-queue';
 import { NamedStatementClient } from './prepared';
 
@@ -26,7 +27,7 @@ export const MIGRATIONS = [
   InitialSchema1732250000000, ApiKeyNotify1795431327202, TaskQueries1795500000000, ServerSecrets1795600000000, TaskSearchText1795700000000,
   Events1795800000000, IdempotencyKeys1795810000000, Webhooks1795820000000, TaskListCoveringIndex1795830000000,
   TaskIdentifierSequences1795840000000, ApiTsInlined1795850000000, CustomFieldTaskEntries1795860000000,
-  TaskTopLevelTitleIndex1795970000000,
+  TaskTopLevelTitleIndex1795970000000, TaskAutovacuum1795970000001,
 ];
 
 /**
