@@ -7,6 +7,7 @@ import { join, resolve } from 'path';
 import { Client } from 'pg';
 import { freePort } from '../src/common/database/embedded';
 import { hasTaskset } from './proc';
+import { scaleServiceWorld } from './scale';
 
 /*
  * `npm run bench -- --reference` (issue 16): the service side by side with the
@@ -18,7 +19,13 @@ import { hasTaskset } from './proc';
  * 2. Databases on the server of BENCH_PG_URL: bench_ref (its baseline/load.mjs) and
  *    bench_svc (this service's `cli migrate` + `cli seed`), then VACUUM ANALYZE (again at each reuse); a
  *    table bench_world in each holds the world's SHA-256, so later runs reuse them.
- * 3. Servers: the reference and `node dist/main.js` with production settings (JSON
+ *    `--db-prefix` names them otherwise (`<prefix>_ref`, `<prefix>_svc`).
+ *    `--scale N` (issue 37): copies of both (`..._xN`), their big workspace scaled ×N by SQL
+ *    (the service's by bench/scale.ts, the reference's by its scale/scale-baseline.sql),
+ *    built once and reused while the world and N are the same; the ids files serve both sizes.
+ * 3. Servers: the reference (with BASELINE_FEATURES=1, the same operational work as the
+ *    service: request id, security headers, log line, metrics, deadline; `--bare` without)
+ *    and `node dist/main.js` with production settings (JSON
  *    logs to bench/out/service.log), both pinned to CPU 1; its run-ab.sh loads them
  *    in turn (load generator on CPU 0), --rounds rounds of --duration seconds,
  *    raw results in bench/out/ab-raw.json.
@@ -35,13 +42,11 @@ const ROOT = resolve(__dirname, '..');
 const OUT = join(ROOT, 'bench', 'out');
 const WORLD = join(OUT, 'world.json');
 const WORLD_META = join(OUT, 'world.meta.json');
-const IDS_SERVICE = join(OUT, 'ids-service.json');
-const IDS_REFERENCE = join(OUT, 'ids-reference.json');
+/** The ids a loaded database gave the world's refs (its ×N copies keep them). */
+const idsFile = (baseDb: string) => join(OUT, `ids-${baseDb}.json`);
 const RAW = join(OUT, 'ab-raw.json');
 const RESULTS_DIR = join(__dirname, 'results');
 const WORLD_TASKS = 50_000;
-const SERVICE_DB = 'bench_svc';
-const REFERENCE_DB = 'bench_ref';
 /** PostgreSQL 15+ publishes a busy backend's pg_stat_database counters at most once a second, an idle one's within 10 s. */
 const STATS_FLUSH_MS = 11_000;
 /** run-ab.sh options passed through as given. */
@@ -63,18 +68,31 @@ interface Options {
   referenceDir: string;
   pgUrl: string;
   passThrough: string[];
+  /** Whether the reference does the service's operational work too (BASELINE_FEATURES=1); `--bare`: no. */
+  features: boolean;
+  /** `--scale`: the big workspace ×N (1: the 50k world as loaded). */
+  scale: number;
+  serviceDb: string;
+  referenceDb: string;
 }
+
+/** Options without a value. */
+const FLAGS = ['--bare'];
 
 function parseOptions(argv: string[]): Options {
   const given = new Map<string, string>();
+  const flags = new Set(argv.filter((a) => FLAGS.includes(a)));
+  argv = argv.filter((a) => !FLAGS.includes(a));
   for (let i = 0; i < argv.length; i += 2) {
     const [name, value] = [argv[i], argv[i + 1]];
     if (!name.startsWith('--') || value === undefined) throw new Error(`bad option ${name} (options take a value: --name value)`);
     given.set(name, value);
   }
-  const known = ['--rounds', '--duration', '--measure-duration', '--service-port', '--reference-port', '--reference-dir', ...PASS_THROUGH];
+  const known = ['--rounds', '--duration', '--measure-duration', '--service-port', '--reference-port', '--reference-dir', '--scale', '--db-prefix', ...PASS_THROUGH];
   const unknown = [...given.keys()].filter((name) => !known.includes(name));
-  if (unknown.length) throw new Error(`unknown option ${unknown.join(', ')}; known: --reference ${known.join(' ')}`);
+  if (unknown.length) throw new Error(`unknown option ${unknown.join(', ')}; known: --reference ${[...known, ...FLAGS].join(' ')}`);
+  const prefix = given.get('--db-prefix') ?? 'bench';
+  if (!/^[a-z_][a-z0-9_]{0,40}$/.test(prefix)) throw new Error(`--db-prefix must be a lower-case SQL name, not ${prefix}`);
   const count = (name: string, fallback: number): number => {
     const value = given.get(name);
     if (value === undefined) return fallback;
@@ -82,7 +100,13 @@ function parseOptions(argv: string[]): Options {
     return Number(value);
   };
   const duration = count('--duration', 10);
+  const scale = count('--scale', 1);
+  const suffix = scale > 1 ? `_x${scale}` : '';
   return {
+    features: !flags.has('--bare'),
+    scale,
+    serviceDb: `${prefix}_svc${suffix}`,
+    referenceDb: `${prefix}_ref${suffix}`,
     rounds: count('--rounds', 5),
     duration,
     measureDuration: count('--measure-duration', Math.min(3, duration)),
@@ -167,8 +191,8 @@ async function startService(databaseUrl: string, port: number, logName: string, 
   return { child, base };
 }
 
-async function startReference(dir: string, databaseUrl: string, port: number): Promise<Server> {
-  const env = { ...process.env, DATABASE_URL: databaseUrl, HOST: '127.0.0.1', PORT: String(port) };
+async function startReference(dir: string, databaseUrl: string, port: number, features: boolean): Promise<Server> {
+  const env = { ...process.env, DATABASE_URL: databaseUrl, HOST: '127.0.0.1', PORT: String(port), BASELINE_FEATURES: features ? '1' : '' };
   await assertFree(port);
   const child = startNode([join(dir, 'baseline', 'server.mjs')], env, join(OUT, 'reference.log'));
   const base = `http://127.0.0.1:${port}`;
@@ -210,6 +234,30 @@ async function ensureDatabase(admin: Client, serverUrl: string, name: string, wo
     await db.query('VACUUM ANALYZE');
     await db.query('CREATE TABLE bench_world (sha256 text NOT NULL)');
     await db.query('INSERT INTO bench_world (sha256) VALUES ($1)', [worldSha]);
+  });
+  return url;
+}
+
+/**
+ * The ×N copy `name` of the loaded database `base`, scaled by `scale` (issue 37), unless it holds
+ * this world at this factor already (bench_world, `tag` = world SHA-256 + factor): scaling a
+ * million tasks takes minutes of CPU, so it is done once.
+ */
+async function ensureScaled(admin: Client, serverUrl: string, base: string, name: string, tag: string, scale: (url: string) => Promise<void>): Promise<string> {
+  const url = databaseUrl(serverUrl, name);
+  const loaded = await withClient(url, async (db) => (await db.query('SELECT sha256 FROM bench_world')).rows[0]?.sha256).catch(() => undefined);
+  if (loaded === tag) {
+    await withClient(url, (db) => db.query('VACUUM ANALYZE'));
+    log(`Database ${name}: already scaled, reused (vacuumed)`);
+    return url;
+  }
+  log(`Database ${name}: a copy of ${base}, scaled (minutes of CPU; done once)`);
+  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${name} TEMPLATE ${base}`);
+  await scale(url);
+  await withClient(url, async (db) => {
+    await db.query('VACUUM ANALYZE');
+    await db.query('UPDATE bench_world SET sha256 = $1', [tag]);
   });
   return url;
 }
@@ -306,7 +354,7 @@ async function measureCosts(o: Options, admin: Client, urls: { service: string; 
     const stats = await getJson<{ routes: Record<string, { requests: number; queries: number }> }>(`${reference.base}/__baseline/stats`);
     const routes = Object.values(stats.routes);
     return {
-      pgMs: await pgMs(admin, source, [SERVICE_DB, REFERENCE_DB]),
+      pgMs: await pgMs(admin, source, [o.serviceDb, o.referenceDb]),
       serviceRequests: await serviceRequests(counted.base),
       serviceRoundTrips: proxyControl ? (await getJson<{ roundtrips: number }>(proxyControl)).roundtrips : null,
       referenceRequests: routes.reduce((n, r) => n + r.requests, 0),
@@ -330,11 +378,11 @@ async function measureCosts(o: Options, admin: Client, urls: { service: string; 
       const referenceRequests = after.referenceRequests - before.referenceRequests;
       costs.set(scenario, {
         service: {
-          pgMsPerReq: per(delta(SERVICE_DB), serviceRequests),
+          pgMsPerReq: per(delta(o.serviceDb), serviceRequests),
           roundTripsPerReq: per(after.serviceRoundTrips === null ? null : after.serviceRoundTrips - before.serviceRoundTrips!, serviceRequests),
         },
         reference: {
-          pgMsPerReq: per(delta(REFERENCE_DB), referenceRequests),
+          pgMsPerReq: per(delta(o.referenceDb), referenceRequests),
           roundTripsPerReq: per(after.referenceQueries - before.referenceQueries, referenceRequests),
         },
       });
@@ -452,16 +500,29 @@ export async function reference(argv: string[]): Promise<void> {
   const admin = new Client({ connectionString: o.pgUrl });
   await admin.connect();
   try {
-    const referenceUrl = await ensureDatabase(admin, o.pgUrl, REFERENCE_DB, worldSha, IDS_REFERENCE, (url) =>
+    const referenceBase = o.referenceDb.replace(/_x\d+$/, '');
+    const serviceBase = o.serviceDb.replace(/_x\d+$/, '');
+    const [IDS_REFERENCE, IDS_SERVICE] = [idsFile(referenceBase), idsFile(serviceBase)];
+    let referenceUrl = await ensureDatabase(admin, o.pgUrl, referenceBase, worldSha, IDS_REFERENCE, (url) =>
       run(process.execPath, [join(o.referenceDir, 'baseline', 'load.mjs'), WORLD, url, '--out', IDS_REFERENCE]),
     );
-    const serviceUrl = await ensureDatabase(admin, o.pgUrl, SERVICE_DB, worldSha, IDS_SERVICE, async (url) => {
+    let serviceUrl = await ensureDatabase(admin, o.pgUrl, serviceBase, worldSha, IDS_SERVICE, async (url) => {
       const env = { ...process.env, DATABASE_URL: url };
       await run('npm', ['run', '--silent', 'cli', '--', 'migrate'], { env });
       await run('npm', ['run', '--silent', 'cli', '--', 'seed', '--file', WORLD, '--out', IDS_SERVICE], { env });
     });
+    if (o.scale > 1) {
+      referenceUrl = await ensureScaled(admin, o.pgUrl, referenceBase, o.referenceDb, `${worldSha}x${o.scale}`, (url) =>
+        run('psql', ['-X', '-q', '-d', url, '-v', `factor=${o.scale}`, '-f', join(o.referenceDir, 'scale', 'scale-baseline.sql')]),
+      );
+      serviceUrl = await ensureScaled(admin, o.pgUrl, serviceBase, o.serviceDb, `${worldSha}x${o.scale}`, (url) =>
+        withClient(url, (db) => scaleServiceWorld(db, o.scale)).then(() => undefined),
+      );
+      // The service's schema moves on: a copy made before a migration gets it too.
+      await run('npm', ['run', '--silent', 'cli', '--', 'migrate'], { env: { ...process.env, DATABASE_URL: serviceUrl } });
+    }
 
-    const referenceServer = await startReference(o.referenceDir, referenceUrl, o.referencePort);
+    const referenceServer = await startReference(o.referenceDir, referenceUrl, o.referencePort, o.features);
     const service = await startService(serviceUrl, o.servicePort, 'service.log');
     log(`Service ${service.base} (pid ${service.child.pid}), reference ${referenceServer.base} (pid ${referenceServer.child.pid})${PIN ? ', both on CPU 1' : ''}`);
     const abArgs = (a: Server) => [
@@ -488,13 +549,15 @@ export async function reference(argv: string[]): Promise<void> {
       measureDurationS: o.measureDuration,
       passThrough: o.passThrough,
       worldTasks: WORLD_TASKS,
+      scale: o.scale,
+      referenceFeatures: o.features ? 'BASELINE_FEATURES=1' : 'bare',
       cpus: PIN ? 'servers on CPU 1, load generator on CPU 0' : 'unpinned',
       pgTime: source ?? 'n/a',
     };
     mkdirSync(RESULTS_DIR, { recursive: true });
     writeFileSync(file, JSON.stringify({ ...meta, results: rows }, null, 2) + '\n');
     process.stdout.write(
-      `\n${markdown(rows)}\n\nService / reference; ratio: median over ${o.rounds} round(s) of ${o.duration} s of the per-round req/s ratio. ` +
+      `\n${markdown(rows)}\n\nService / reference (${meta.referenceFeatures}); world ×${o.scale}; ratio: median over ${o.rounds} round(s) of ${o.duration} s of the per-round req/s ratio. ` +
         `PostgreSQL time from ${meta.pgTime}.\n`,
     );
     log(`Results written to ${file}`);

@@ -13,6 +13,7 @@ import { parseTaskQuery } from '../src/tasks/task-query';
 import { childrenOf, CLOCK_TICKS_PER_S, hasTaskset, processTable } from './proc';
 import { pollers } from './pollers';
 import { SERVER, startServer, stopServer } from './server';
+import { plans } from './plans';
 import { reference } from './reference';
 import { BENCH_KEY, BenchWorld, ensureWorld } from './world';
 
@@ -295,9 +296,11 @@ async function main(): Promise<void> {
   }
 }
 
-// `npm run bench -- --reference [options]`: the side-by-side mode (reference.ts); `-- --pollers`: feed pollers against writes (pollers.ts).
+// `npm run bench -- --reference [options]`: the side-by-side mode (reference.ts); `-- --pollers`: feed pollers against writes (pollers.ts);
+// `--plans`: EXPLAIN figures per scenario (plans.ts).
 const args = process.argv.slice(2);
-(args.includes('--reference') ? reference(args.filter((a) => a !== '--reference')) : args.includes('--pollers') ? pollers() : main()).catch((error) => {
+const mode = args.includes('--reference') ? () => reference(args.filter((a) => a !== '--reference')) : args.includes('--pollers') ? pollers : args.includes('--plans') ? () => plans(args) : main;
+mode().catch((error) => {
   process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 });

@@ -67,8 +67,12 @@ export function containsPattern(term: string): string {
   return `%${term.replace(/[\\%_]/g, '\\$&')}%`;
 }
 
-/** The WHERE conditions of the filters (D34) and of the caller's access (D30, D33: the shared list rule) on tasks `t`. */
-function filterSql(p: SqlParams, scope: TaskListScope, grants: GrantParams, query: TaskQuery): string[] {
+/**
+ * The WHERE conditions on tasks `t`: `scope`, the rows a listing ranges over (the workspace or the list, the
+ * caller's access (D30, D33: the shared list rule), top-level tasks, subtasks too, or one parent's), which
+ * the sort's index serves in order; `narrowing`, the other filters of D34.
+ */
+function filterSql(p: SqlParams, scope: TaskListScope, grants: GrantParams, query: TaskQuery): { scope: string[]; narrowing: string[] } {
   const f = query.filters;
   // The workspace's placeholder, added once and only when used (PostgreSQL rejects an untyped unused parameter).
   let wsParam: string | undefined;
@@ -85,15 +89,22 @@ function filterSql(p: SqlParams, scope: TaskListScope, grants: GrantParams, quer
   } else if (!f.includeSubtasks) {
     where.push('t.parent_id IS NULL');
   }
+  const inScope = where.length;
   if (f.statusIds) where.push(`t.status_id = ANY(${p.add(f.statusIds, 'int[]')})`);
   if (f.statusCategories) {
     where.push(`t.status_id IN (SELECT s.id FROM statuses s WHERE s.workspace_id = ${ws()} AND s.category = ANY(${p.add(f.statusCategories, 'text[]')}))`);
   }
   if (f.assignees) {
-    const either: string[] = [];
-    if (f.assignees.ids.length) either.push(`t.id IN (SELECT ta.task_id FROM task_assignees ta WHERE ta.user_id = ANY(${p.add(f.assignees.ids, 'int[]')}))`);
-    if (f.assignees.none) either.push('NOT EXISTS (SELECT 1 FROM task_assignees ta WHERE ta.task_id = t.id)');
-    where.push(`(${either.join(' OR ')})`);
+    const { ids, none } = f.assignees;
+    if (ids.length && none) {
+      // Ids or none: one probe of the task's assignees (no assignee: NULL, kept). The two conditions
+      // joined by OR made PostgreSQL read every task of the ids' users first (issue 37).
+      where.push(`COALESCE((SELECT bool_or(ta.user_id = ANY(${p.add(ids, 'int[]')})) FROM task_assignees ta WHERE ta.task_id = t.id), true)`);
+    } else if (ids.length) {
+      where.push(`t.id IN (SELECT ta.task_id FROM task_assignees ta WHERE ta.user_id = ANY(${p.add(ids, 'int[]')}))`);
+    } else {
+      where.push('NOT EXISTS (SELECT 1 FROM task_assignees ta WHERE ta.task_id = t.id)');
+    }
   }
   if (f.labelIds) where.push(`t.id IN (SELECT tl.task_id FROM task_labels tl WHERE tl.label_id = ANY(${p.add(f.labelIds, 'int[]')}))`);
   if (f.priorities) where.push(`task_priority_rank(t.priority) = ANY(${p.add(f.priorities.map(priorityRank), 'int[]')})`);
@@ -114,8 +125,15 @@ function filterSql(p: SqlParams, scope: TaskListScope, grants: GrantParams, quer
     const text = [...term].length >= TRIGRAM ? 't.search_text' : "(t.search_text || '')";
     where.push(`${text} LIKE lower(${p.add(containsPattern(term), 'text')})`);
   }
-  return where;
+  return { scope: where.slice(0, inScope), narrowing: where.slice(inScope) };
 }
+
+/**
+ * Rows of the scope a filtered keyset page first walks in the sort's order (issue 37). Filters that keep
+ * more than about one row in 200 (limit 50) fill the page within them, whatever the size of the
+ * workspace; rarer ones leave the page to the planner's plan over all matches (their index, then a sort).
+ */
+export const WALK_ROWS = 10_000;
 
 /** Whether a filter beyond the list (whose index is ordered like the default sort) narrows the rows. */
 function narrows(f: TaskFilters): boolean {
@@ -150,11 +168,15 @@ function afterSql(p: SqlParams, sort: SortTerm[], after: CursorValues): string {
   return `${terms[0].expr} ${op(terms[0].desc)}= ${terms[0].value} AND (${ors.map((o) => `(${o})`).join(' OR ')})`;
 }
 
-/** The listing statement and its parameters; its one row is `{ data (JSON text), total?, next_key? }` (see TasksRepository.listPage). */
-export function taskListSql(scope: TaskListScope, userId: number, query: TaskQuery): { sql: string; params: unknown[] } {
+/**
+ * The listing statement and its parameters; its one row is `{ data (JSON text), total?, next_key? }` (see TasksRepository.listPage).
+ * `walkRows`: rows a filtered keyset page walks before the planned statement takes over (WALK_ROWS; 0: no walk), for tests.
+ */
+export function taskListSql(scope: TaskListScope, userId: number, query: TaskQuery, walkRows = WALK_ROWS): { sql: string; params: unknown[] } {
   const p = new SqlParams();
   const grants = grantParams(p, scope.membership);
-  const where = filterSql(p, scope, grants, query).join('\n AND ');
+  const conditions = filterSql(p, scope, grants, query);
+  const where = [...conditions.scope, ...conditions.narrowing].join('\n AND ');
   const keys = query.sort.map((s, i) => `${SORT_SQL[s.key].expr(s.desc)} AS k${i}`).join(', ');
   const user = p.add(userId, 'int');
   const workspace = p.add(scope.workspaceId, 'int');
@@ -176,15 +198,40 @@ export function taskListSql(scope: TaskListScope, userId: number, query: TaskQue
     return { sql, params: p.values };
   }
 
-  // D34 keyset page: one row more than asked tells whether a next page exists.
+  // D34 keyset page: one row more than asked tells whether a next page exists. The LIMIT is written as a
+  // number (a validated integer, at most PAGE_LIMIT.max + 1 from a request), not a parameter: a generic plan
+  // then knows that a page reads a few rows, and walks the sort's index with the filters instead of sorting
+  // every match (issue 37).
+  const pageRows = query.limit + 1;
+  if (!Number.isSafeInteger(pageRows) || pageRows < 2) throw new Error(`taskListSql: bad limit ${query.limit}`);
   const keyset = query.after ? `\n AND ${afterSql(p, query.sort, query.after)}` : '';
   const total = query.includeTotal ? `,\n (SELECT count(*)::int FROM tasks t WHERE ${where}) AS total` : '';
   const items = taskPageSql(`SELECT id FROM page WHERE n <= ${limit}`, `page p JOIN tasks t ON t.id = p.id AND p.n <= ${limit}`, 'p.n', user, grants, workspace);
-  const sql = `WITH page AS MATERIALIZED (
-       SELECT t.id, row_number() OVER (ORDER BY ${orderSql(query.sort)}) AS n, ${cursorValuesSql(query.sort)} AS next_key
+  const planned = `SELECT t.id, row_number() OVER (ORDER BY ${orderSql(query.sort)}) AS n, ${cursorValuesSql(query.sort)} AS next_key
          FROM tasks t WHERE ${where}${keyset}
-        ORDER BY ${orderSql(query.sort)} LIMIT ${limit} + 1
-     ), ${items.ctes.join(',\n')}
+        ORDER BY ${orderSql(query.sort)} LIMIT ${pageRows}`;
+  // Filtered (one parent's subtasks are few: planned as they are), the page is first looked for among the next
+  // WALK_ROWS rows of the scope in the sort's order: the subquery with its LIMIT is planned alone (a walk of
+  // the sort's index), the filters test its rows as they come, and the walk stops when the page is full. Only
+  // when it is not (rare matches, or a scope of fewer rows) does the planned statement run, gated by a
+  // one-time filter. Both give the first rows after the cursor in the sort's order: the same page.
+  const page =
+    conditions.narrowing.length && query.filters.parentId === null && walkRows > 0
+      ? `walk AS MATERIALIZED (
+       SELECT t.id, row_number() OVER (ORDER BY ${orderSql(query.sort, 't')}) AS n, ${cursorValuesSql(query.sort)} AS next_key
+         FROM (SELECT t.*, ${keys} FROM tasks t WHERE ${conditions.scope.join('\n AND ')}${keyset}
+                ORDER BY ${orderSql(query.sort)} LIMIT ${Math.floor(walkRows)}) t
+        WHERE ${conditions.narrowing.join('\n AND ')}
+        ORDER BY ${orderSql(query.sort, 't')} LIMIT ${pageRows}
+     ), page AS MATERIALIZED (
+       SELECT * FROM walk WHERE (SELECT count(*) FROM walk) = ${pageRows}
+       UNION ALL
+       SELECT * FROM (${planned}) planned WHERE (SELECT count(*) FROM walk) < ${pageRows}
+     )`
+      : `page AS MATERIALIZED (
+       ${planned}
+     )`;
+  const sql = `WITH ${page}, ${items.ctes.join(',\n')}
      SELECT ${items.array} AS data,
             (SELECT p.next_key FROM page p WHERE p.n = ${limit} AND EXISTS (SELECT 1 FROM page m WHERE m.n > ${limit})) AS next_key${total}`;
   return { sql, params: p.values };

@@ -17,6 +17,8 @@ import { CustomFieldTaskEntries1795860000000 } from './migrations/1795860000000-
 import { WorkspaceAdmin1795940000000 } from './migrations/1795940000000-workspace-admin';
 import { CustomFieldNames1795950000000 } from './migrations/1795950000000-custom-field-names';
 import { AttachmentStorage1795960000000 } from './migrations/1795960000000-attachment-storage';
+import { TaskTopLevelTitleIndex1795970000000 } from './migrations/1795970000000-task-top-level-title-index';
+import { TaskAutovacuum1795970000001 } from './migrations/1795970000001-task-autovacuum';
 import { installJobQueue } from '../../webhooks/job-queue';
 import { NamedStatementClient } from './prepared';
 
@@ -31,6 +33,7 @@ export const MIGRATIONS = [
   WorkspaceAdmin1795940000000,
   CustomFieldNames1795950000000,
   AttachmentStorage1795960000000,
+  TaskTopLevelTitleIndex1795970000000, TaskAutovacuum1795970000001,
 ];
 
 /**
