@@ -4,6 +4,156 @@
  */
 
 export interface paths {
+    "/api/v1/attachments/{attachment_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete attachment
+         * @description Permanent, pending or confirmed; the bytes are removed shortly after.
+         *
+         *     Scope `attachments:write`; owners, admins and members (not viewers); an access-restricted member only within the lists permitted to them.
+         */
+        delete: operations["deleteAttachment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/attachments/{attachment_id}/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm attachment
+         * @description Makes a declared attachment visible once exactly `file_size` bytes were uploaded to its link; a confirmed attachment answers again unchanged. Any body is ignored.
+         *
+         *     Scope `attachments:write`; owners, admins and members (not viewers); an access-restricted member only within the lists permitted to them.
+         */
+        post: operations["confirmAttachment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/attachments/{attachment_id}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download attachment
+         * @description Redirects to a short-lived absolute URL that needs no API key and answers the bytes with `Content-Disposition: attachment` and the attachment's type (active types such as HTML and SVG as `application/octet-stream`).
+         *
+         *     Scope `attachments:read`; any member of the workspace; an access-restricted member only within the lists permitted to them.
+         */
+        get: operations["downloadAttachment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/comments/{comment_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete comment
+         * @description By its author, or by an owner or admin. Permanent.
+         *
+         *     Scope `comments:write`; owners, admins and members (not viewers); an access-restricted member only within the lists permitted to them.
+         */
+        delete: operations["deleteComment"];
+        options?: never;
+        head?: never;
+        /**
+         * Update comment
+         * @description Only the fields sent change. Any writer may set `resolved`; only the author may change `content` (sending it unchanged is allowed).
+         *
+         *     Scope `comments:write`; owners, admins and members (not viewers); an access-restricted member only within the lists permitted to them.
+         */
+        patch: operations["updateComment"];
+        trace?: never;
+    };
+    "/api/v1/custom-fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create custom field
+         * @description Adds a field at position max + 1 of the workspace. Names are unique in the workspace ignoring case and surrounding spaces. Granted folders and override lists must belong to the workspace; allowed users who are not members are dropped.
+         *
+         *     Scope `workspaces:write`; owners and admins only.
+         */
+        post: operations["createCustomField"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/custom-fields/{custom_field_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get custom field
+         * @description The definition with its allowed users; owners and admins see every field, whatever its allowed users.
+         *
+         *     Scope `workspaces:read`; owners and admins only.
+         */
+        get: operations["getCustomField"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete custom field
+         * @description Permanent; the values of the field on every task go with it.
+         *
+         *     Scope `workspaces:write`; owners and admins only.
+         */
+        delete: operations["deleteCustomField"];
+        options?: never;
+        head?: never;
+        /**
+         * Update custom field
+         * @description Only the fields sent change; the arrays replace the stored ones and `config` replaces the whole config. The type cannot change. Removing dropdown options clears the task values holding them.
+         *
+         *     Scope `workspaces:write`; owners and admins only.
+         */
+        patch: operations["updateCustomField"];
+        trace?: never;
+    };
     "/api/v1/folders": {
         parameters: {
             query?: never;
@@ -65,7 +215,7 @@ export interface paths {
          * List the lists of a folder
          * @description Lists of the folder, ordered by position, then name, then id. An access-restricted member receives only the lists permitted to them.
          *
-         *     Scope `folders:read`; any member of the workspace.
+         *     Scope `folders:read`; any member of the workspace; an access-restricted member only for folders granted to them or holding a list permitted to them.
          */
         get: operations["listFolderLists"];
         put?: never;
@@ -117,7 +267,13 @@ export interface paths {
         delete: operations["deleteLabel"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update label
+         * @description Only the fields sent change. Names are unique in the workspace ignoring case; a label may change the case of its own name.
+         *
+         *     Scope `workspaces:write`; owners and admins only.
+         */
+        patch: operations["updateLabel"];
         trace?: never;
     };
     "/api/v1/lists": {
@@ -292,6 +448,34 @@ export interface paths {
         patch: operations["updateTask"];
         trace?: never;
     };
+    "/api/v1/tasks/{task_id}/attachments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List attachments
+         * @description The confirmed attachments of a task, oldest first (created_at, then id). No paging.
+         *
+         *     Scope `attachments:read`; any member of the workspace; an access-restricted member only within the lists permitted to them.
+         */
+        get: operations["listAttachments"];
+        put?: never;
+        /**
+         * Upload attachment
+         * @description Two forms, by Content-Type. `multipart/form-data`: one part named `file` with a file name; the file is stored and the attachment is confirmed at once (201: the attachment). `application/json` `{file_name, file_size, mime_type}`: declares an attachment (201: the pending attachment and an upload link); PUT exactly `file_size` bytes to the link, then confirm the attachment. A pending attachment appears nowhere until confirmed and is gone once its link expires.
+         *
+         *     Scope `attachments:write`; owners, admins and members (not viewers); an access-restricted member only within the lists permitted to them.
+         */
+        post: operations["uploadAttachment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tasks/{task_id}/comments": {
         parameters: {
             query?: never;
@@ -315,6 +499,34 @@ export interface paths {
          */
         post: operations["createComment"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks/{task_id}/labels/{label_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Add label to task
+         * @description Adds one label of the task's workspace; labels added at the same time by others are kept. Adding a label the task already has changes nothing. Any request body is ignored. Answers as Update task (without `labels`).
+         *
+         *     Scope `tasks:write`; owners, admins and members (not viewers); an access-restricted member only within the lists permitted to them.
+         */
+        put: operations["addTaskLabel"];
+        post?: never;
+        /**
+         * Remove label from task
+         * @description Removes one label; removing a label the task does not have changes nothing. Any request body is ignored. Answers as Update task (without `labels`).
+         *
+         *     Scope `tasks:write`; owners, admins and members (not viewers); an access-restricted member only within the lists permitted to them.
+         */
+        delete: operations["removeTaskLabel"];
         options?: never;
         head?: never;
         patch?: never;
@@ -407,7 +619,13 @@ export interface paths {
          */
         get: operations["listWorkspaces"];
         put?: never;
-        post?: never;
+        /**
+         * Create workspace
+         * @description Creates a workspace owned by the key user, with the four statuses To Do, In Progress, Done and Cancelled. Without `slug`, one is derived from the name and never conflicts (`-2`, `-3`, ... is added when taken).
+         *
+         *     Scope `workspaces:write`; any key.
+         */
+        post: operations["createWorkspace"];
         delete?: never;
         options?: never;
         head?: never;
@@ -430,10 +648,22 @@ export interface paths {
         get: operations["getWorkspace"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete workspace
+         * @description Irreversible: deletes the workspace and everything in it (folders, lists, tasks, statuses, labels, custom fields, members, webhooks, events, attachments) in one transaction. API keys stay.
+         *
+         *     Scope `workspaces:write`; the workspace owner only.
+         */
+        delete: operations["deleteWorkspace"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update workspace
+         * @description Only the fields sent change. Returns the workspace with the caller's role.
+         *
+         *     Scope `workspaces:write`; owners and admins only.
+         */
+        patch: operations["updateWorkspace"];
         trace?: never;
     };
     "/api/v1/workspaces/{workspace_id}/custom-fields": {
@@ -539,6 +769,62 @@ export interface paths {
          */
         get: operations["listMembers"];
         put?: never;
+        /**
+         * Add member
+         * @description Adds a user (by `user_id` or by `email`) to the workspace with a role (default `member`) and, for members and viewers, an access restriction to granted folders and lists. Only the owner adds admins. Adding by email tells whether an account with that email exists.
+         *
+         *     Scope `members:write`; owners and admins only.
+         */
+        post: operations["addMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/workspaces/{workspace_id}/members/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove member
+         * @description Removes a member with their grants, their task assignments in the workspace and their id in `people` values and custom fields' allowed users, in one transaction. Any member may remove themself; the owner cannot be removed; only the owner removes admins (an admin may remove themself).
+         *
+         *     Scope `members:write`; owners and admins only, or the member themself.
+         */
+        delete: operations["removeMember"];
+        options?: never;
+        head?: never;
+        /**
+         * Update member
+         * @description Changes a member's role, restriction or grants; only the fields sent change, and the arrays replace the grants. The owner cannot be changed; only the owner edits admins or makes someone admin.
+         *
+         *     Scope `members:write`; owners and admins only.
+         */
+        patch: operations["updateMember"];
+        trace?: never;
+    };
+    "/api/v1/workspaces/{workspace_id}/members/{user_id}/access": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Member access
+         * @description The member's role, whether they are access-restricted, and their granted folders and lists (ids ascending).
+         *
+         *     Scope `workspaces:read`; owners and admins only, or the member themself.
+         */
+        get: operations["memberAccess"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -607,6 +893,50 @@ export interface paths {
          */
         get: operations["listWebhooks"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/files/{attachment_id}/download/{expires}/{signature}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download link (local storage)
+         * @description The bytes of a confirmed attachment while the link is valid, as an attachment, with a single byte range honoured. No API key.
+         */
+        get: operations["getAttachmentBytes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Download link headers (local storage)
+         * @description As GET, without the body.
+         */
+        head: operations["headAttachmentBytes"];
+        patch?: never;
+        trace?: never;
+    };
+    "/files/{attachment_id}/upload/{expires}/{signature}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Upload link (local storage)
+         * @description Stores exactly the declared number of bytes of a pending attachment, replacing earlier ones, until the link expires or the attachment is confirmed. No API key.
+         */
+        put: operations["putAttachmentBytes"];
         post?: never;
         delete?: never;
         options?: never;
@@ -698,6 +1028,43 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AddMember: {
+            /**
+             * @description The user to add (or send `email`)
+             * @example 7
+             */
+            user_id?: number | string;
+            /**
+             * @description The email of the user to add (or send `user_id`); ASCII case is ignored
+             * @example ann@example.com
+             */
+            email?: string;
+            /**
+             * @description Default `member`
+             * @example member
+             * @enum {string}
+             */
+            role?: "admin" | "member" | "viewer";
+            /**
+             * @description Access-restricted to the granted folders and lists (members and viewers only). Default false
+             * @example false
+             */
+            restricted?: boolean;
+            /**
+             * @description Granted folders (count only while `restricted`). Default []
+             * @example [
+             *       2
+             *     ]
+             */
+            folder_ids?: (number | string)[];
+            /**
+             * @description Granted lists (count only while `restricted`). Default []
+             * @example [
+             *       2
+             *     ]
+             */
+            list_ids?: (number | string)[];
+        };
         Assignee: {
             /**
              * @description User id
@@ -755,7 +1122,7 @@ export interface components {
              */
             parent_comment_id: number | null;
             /**
-             * @description Always `false` on creation
+             * @description `false` on creation; set by Update comment
              * @example false
              */
             resolved: boolean;
@@ -771,6 +1138,58 @@ export interface components {
              * @example <p>On it</p>
              */
             content: string;
+        };
+        CreateCustomField: {
+            /**
+             * @description Numeric id of the workspace
+             * @example 1
+             */
+            workspace_id: number | string;
+            /**
+             * @description Trimmed; unique in the workspace ignoring case
+             * @example Estimate
+             */
+            name: string;
+            /** @enum {string} */
+            type: "text" | "number" | "date" | "checkbox" | "rating" | "dropdown" | "money" | "people";
+            /**
+             * @description By type: dropdown `{ options }` (required: 1 to 50 distinct strings of 1 to 100 characters, trimmed); money `{ currency, decimals }` (required: three capital letters, an integer from 0 to 6); rating `{ iconName, color }` (optional: defaults `"star"` and null); text, number, date, checkbox, people: null. Other keys are dropped.
+             * @example {
+             *       "options": [
+             *         "Low",
+             *         "High"
+             *       ]
+             *     }
+             */
+            config?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description true: the field applies only to the lists covered by granted_folder_ids and list_overrides
+             * @default false
+             */
+            is_scope_restricted: boolean;
+            /**
+             * @description Folders of the workspace whose lists get the field when restricted
+             * @default []
+             * @example [
+             *       2
+             *     ]
+             */
+            granted_folder_ids: (number | string)[];
+            /**
+             * @description Lists of the workspace, each at most once
+             * @default []
+             */
+            list_overrides: components["schemas"]["CustomFieldListOverrideInput"][];
+            /**
+             * @description null: every member sees the field; else only these users (non-members are dropped; [] means nobody)
+             * @default null
+             * @example [
+             *       7
+             *     ]
+             */
+            allowed_user_ids: (number | string)[] | null;
         };
         CreateFolder: {
             /**
@@ -933,7 +1352,36 @@ export interface components {
              *       "task.updated"
              *     ]
              */
-            events?: ("task.created" | "task.updated" | "task.deleted" | "comment.created" | "folder.created" | "folder.deleted" | "folder.updated" | "list.created" | "list.deleted" | "list.updated" | "status.created" | "status.updated" | "label.created" | "label.deleted")[];
+            events?: ("task.created" | "task.updated" | "task.deleted" | "comment.created" | "folder.created" | "folder.deleted" | "folder.updated" | "list.created" | "list.deleted" | "list.updated" | "status.created" | "status.updated" | "label.created" | "label.deleted" | "label.updated" | "status.deleted" | "comment.updated" | "comment.deleted" | "attachment.created" | "attachment.deleted" | "workspace.updated" | "member.added" | "member.updated" | "member.removed" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted")[];
+        };
+        CreateWorkspace: {
+            /**
+             * @description Trimmed; blank is rejected
+             * @example Acme
+             */
+            name: string;
+            /**
+             * @description Unique ignoring case. Left out or null: derived from the name (lower-case ASCII letters and digits, other runs as `-`; `-2`, `-3`, ... added when taken)
+             * @example acme
+             */
+            slug?: string | null;
+            /** @description Stored as sent (not trimmed) */
+            description?: string | null;
+            /**
+             * @description Stored as sent (not trimmed)
+             * @example rocket
+             */
+            icon?: string | null;
+            /**
+             * @description Stored as sent (not trimmed)
+             * @example blue
+             */
+            color?: string | null;
+            /**
+             * Format: uri
+             * @example https://example.com/cover.png
+             */
+            image_url?: string | null;
         };
         CreatedWebhook: {
             /** @example 6 */
@@ -947,7 +1395,7 @@ export interface components {
              *       "task.created"
              *     ]
              */
-            events: ("task.created" | "task.updated" | "task.deleted" | "comment.created" | "folder.created" | "folder.deleted" | "folder.updated" | "list.created" | "list.deleted" | "list.updated" | "status.created" | "status.updated" | "label.created" | "label.deleted")[];
+            events: ("task.created" | "task.updated" | "task.deleted" | "comment.created" | "folder.created" | "folder.deleted" | "folder.updated" | "list.created" | "list.deleted" | "list.updated" | "status.created" | "status.updated" | "label.created" | "label.deleted" | "label.updated" | "status.deleted" | "comment.updated" | "comment.deleted" | "attachment.created" | "attachment.deleted" | "workspace.updated" | "member.added" | "member.updated" | "member.removed" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted")[];
             /** @example true */
             active: boolean;
             /**
@@ -975,6 +1423,48 @@ export interface components {
              * @example 2025-01-01T00:00:00.000Z
              */
             created_at: string;
+        };
+        CustomField: {
+            /** @example 1 */
+            id: number;
+            /** @example Estimate */
+            name: string;
+            /** @enum {string} */
+            type: "text" | "number" | "date" | "checkbox" | "rating" | "dropdown" | "money" | "people";
+            /**
+             * @description By type: rating `{ iconName, color }` (the listing names the icon key `iconName`); dropdown `{ options: string[] }`; money `{ currency, decimals }`; text, number, date, checkbox, people `null`.
+             * @example {
+             *       "iconName": "star",
+             *       "color": "orange"
+             *     }
+             */
+            config: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description Sort position within the workspace
+             * @example 1
+             */
+            position: number;
+            /** @description `false`: available on every list; `true`: only on lists covered by granted_folder_ids and list_overrides */
+            is_scope_restricted: boolean;
+            /**
+             * @description Folders whose lists inherit the field when restricted, ascending
+             * @example [
+             *       2
+             *     ]
+             */
+            granted_folder_ids: number[];
+            /** @description Per-list overrides, by list_id */
+            list_overrides: components["schemas"]["CustomFieldListOverride"][];
+            /**
+             * @description Users who see the field in the listing and in tasks, ascending; null: every member. Owners and admins manage the field either way
+             * @example [
+             *       7,
+             *       9
+             *     ]
+             */
+            allowed_user_ids: number[] | null;
         };
         CustomFieldDefinition: {
             /** @example 1 */
@@ -1041,6 +1531,15 @@ export interface components {
              */
             access: "granted" | "denied";
         };
+        CustomFieldListOverrideInput: {
+            /**
+             * @description A list of the workspace
+             * @example 3
+             */
+            list_id: number | string;
+            /** @enum {string} */
+            access: "granted" | "denied";
+        };
         CustomFieldValueInput: {
             /**
              * @description Custom field id (a number, or a string of digits); an element without a well-formed id is ignored
@@ -1048,10 +1547,31 @@ export interface components {
              */
             id?: number | string | unknown;
             /**
-             * @description Stored as a string of at most 10000 characters; a number or boolean is stored as its JSON text; null clears. An element without `value` is ignored
+             * @description Stored as a string of at most 10000 characters (a number as JavaScript writes it, a boolean as its JSON text); null clears, and so does "" for every type but text. By the field’s type: number `-?(0|[1-9][0-9]*)(\.[0-9]+)?`; money the same with at most its decimals; date an ISO 8601 date, stored as `YYYY-MM-DDTHH:mm:ss.sssZ`; checkbox `true` or `false`; rating `0` to `5`; dropdown one of its options; people comma-separated user ids of members, stored distinct in numeric order. An element without `value` is ignored
              * @example 4
              */
             value?: string | number | boolean | null;
+        };
+        DeclareAttachment: {
+            /**
+             * @description File name; the text after the last `/` or `\`, control characters removed, trimmed: 1-255 characters
+             * @example report.pdf
+             */
+            file_name: string;
+            /**
+             * @description Exact size of the file in bytes (at most the service's attachment limit)
+             * @example 48213
+             */
+            file_size: number;
+            /**
+             * @description MIME type `type/subtype`, stored lower-cased without parameters
+             * @example application/pdf
+             */
+            mime_type: string;
+        };
+        DeclaredAttachment: {
+            attachment: components["schemas"]["Attachment"];
+            upload: components["schemas"]["UploadLink"];
         };
         Error: {
             /** @example Task not found */
@@ -1067,7 +1587,7 @@ export interface components {
              * @example task.updated
              * @enum {string}
              */
-            type: "task.created" | "task.updated" | "task.deleted" | "comment.created" | "folder.created" | "folder.deleted" | "folder.updated" | "list.created" | "list.deleted" | "list.updated" | "status.created" | "status.updated" | "label.created" | "label.deleted";
+            type: "task.created" | "task.updated" | "task.deleted" | "comment.created" | "folder.created" | "folder.deleted" | "folder.updated" | "list.created" | "list.deleted" | "list.updated" | "status.created" | "status.updated" | "label.created" | "label.deleted" | "label.updated" | "status.deleted" | "comment.updated" | "comment.deleted" | "attachment.created" | "attachment.deleted" | "workspace.updated" | "member.added" | "member.updated" | "member.removed" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted";
             /** @example 1 */
             workspace_id: number;
             /**
@@ -1077,7 +1597,7 @@ export interface components {
             occurred_at: string;
             actor: components["schemas"]["EventActor"];
             /**
-             * @description Keys by type, each always present (null when there is no list, parent or folder): `task.created`: task_id, list_id, parent_id; `task.updated`: task_id, list_id, previous_list_id, parent_id, changes; `task.deleted`: task_id, list_id, parent_id; `comment.created`: comment_id, task_id, list_id; `folder.created`: folder_id; `folder.deleted`: folder_id; `folder.updated`: folder_id, changes; `list.created`: list_id, folder_id; `list.deleted`: list_id, folder_id; `list.updated`: list_id, folder_id, previous_folder_id, changes; `status.created`: status_id; `status.updated`: status_id, changes; `label.created`: label_id; `label.deleted`: label_id. `list_id` and `folder_id` are the values after the write, `previous_*` those before it. `changes`: the sorted names of the fields whose stored value changed.
+             * @description Keys by type, each always present (null when there is no list, parent or folder): `task.created`: task_id, list_id, parent_id; `task.updated`: task_id, list_id, previous_list_id, parent_id, changes; `task.deleted`: task_id, list_id, parent_id; `comment.created`: comment_id, task_id, list_id; `folder.created`: folder_id; `folder.deleted`: folder_id; `folder.updated`: folder_id, changes; `list.created`: list_id, folder_id; `list.deleted`: list_id, folder_id; `list.updated`: list_id, folder_id, previous_folder_id, changes; `status.created`: status_id; `status.updated`: status_id, changes; `label.created`: label_id; `label.deleted`: label_id; `label.updated`: label_id, changes; `status.deleted`: status_id; `comment.updated`: comment_id, task_id, list_id, changes; `comment.deleted`: comment_id, task_id, list_id; `attachment.created`: attachment_id, task_id, list_id; `attachment.deleted`: attachment_id, task_id, list_id; `workspace.updated`: changes; `member.added`: user_id, role; `member.updated`: user_id, changes; `member.removed`: user_id; `custom_field.created`: custom_field_id; `custom_field.updated`: custom_field_id, changes; `custom_field.deleted`: custom_field_id. `list_id` and `folder_id` are the values after the write, `previous_*` those before it. `changes`: the sorted names of the fields whose stored value changed.
              * @example {
              *       "task_id": 12,
              *       "list_id": 3,
@@ -1092,6 +1612,7 @@ export interface components {
             data: {
                 task_id?: number | null;
                 comment_id?: number | null;
+                attachment_id?: number | null;
                 folder_id?: number | null;
                 list_id?: number | null;
                 status_id?: number | null;
@@ -1099,7 +1620,11 @@ export interface components {
                 parent_id?: number | null;
                 previous_list_id?: number | null;
                 previous_folder_id?: number | null;
-                changes?: ("assignee_ids" | "category" | "color" | "custom_fields" | "description" | "due_date" | "folder_id" | "icon" | "label_ids" | "list_id" | "name" | "position" | "priority" | "start_date" | "status_id" | "title")[];
+                user_id?: number | null;
+                /** @enum {string} */
+                role?: "owner" | "admin" | "member" | "viewer";
+                custom_field_id?: number | null;
+                changes?: ("allowed_user_ids" | "assignee_ids" | "category" | "color" | "config" | "content" | "custom_fields" | "description" | "due_date" | "folder_id" | "folder_ids" | "granted_folder_ids" | "icon" | "image_url" | "is_scope_restricted" | "label_ids" | "list_id" | "list_ids" | "list_overrides" | "name" | "parent_id" | "position" | "priority" | "resolved" | "restricted" | "role" | "slug" | "start_date" | "status_id" | "title")[];
             };
         };
         EventActor: {
@@ -1211,6 +1736,25 @@ export interface components {
             role: "owner" | "admin" | "member" | "viewer";
             /** Format: date-time */
             joined_at: string;
+        };
+        MemberAccess: {
+            /** @example 7 */
+            user_id: number;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member" | "viewer";
+            /** @description Whether the grants below limit what the member sees */
+            restricted: boolean;
+            /** @description Granted folders, ascending (stored whatever `restricted` is) */
+            folder_ids: number[];
+            /** @description Granted lists, ascending */
+            list_ids: number[];
+        };
+        MultipartAttachment: {
+            /**
+             * Format: binary
+             * @description The file: one part named `file` with a `filename` (or `filename*`); its Content-Type is the attachment's `mime_type`
+             */
+            file: string;
         };
         Status: {
             /** @example 1 */
@@ -1427,6 +1971,32 @@ export interface components {
              */
             description: string | null;
         };
+        UpdateComment: {
+            /**
+             * @description HTML; trimmed, then sanitized. Only the author may change it.
+             * @example <p>Done</p>
+             */
+            content?: string;
+            /** @description Any writer may set it */
+            resolved?: boolean;
+        };
+        UpdateCustomField: {
+            /** @example Estimate (days) */
+            name?: string;
+            /** @description Replaces the whole config. By type: dropdown `{ options }` (required: 1 to 50 distinct strings of 1 to 100 characters, trimmed); money `{ currency, decimals }` (required: three capital letters, an integer from 0 to 6); rating `{ iconName, color }` (optional: defaults `"star"` and null); text, number, date, checkbox, people: null. Other keys are dropped. For rating, null restores the defaults. */
+            config?: {
+                [key: string]: unknown;
+            } | null;
+            is_scope_restricted?: boolean;
+            granted_folder_ids?: (number | string)[];
+            list_overrides?: components["schemas"]["CustomFieldListOverrideInput"][];
+            allowed_user_ids?: (number | string)[] | null;
+            /**
+             * @description Sort position
+             * @example 2
+             */
+            position?: number;
+        };
         UpdateFolder: {
             /**
              * @description Trimmed; cannot be blank
@@ -1442,6 +2012,15 @@ export interface components {
              * @example 2
              */
             position?: number;
+        };
+        UpdateLabel: {
+            /** @description Trimmed; cannot be blank; unique in the workspace ignoring case */
+            name?: string;
+            /**
+             * @description Stored as sent; null clears
+             * @example red
+             */
+            color?: string | null;
         };
         UpdateList: {
             /**
@@ -1463,6 +2042,33 @@ export interface components {
              * @example 1
              */
             folder_id?: number | string;
+        };
+        UpdateMember: {
+            /**
+             * @description The new role
+             * @example member
+             * @enum {string}
+             */
+            role?: "admin" | "member" | "viewer";
+            /**
+             * @description Access-restricted to the granted folders and lists (members and viewers only)
+             * @example false
+             */
+            restricted?: boolean;
+            /**
+             * @description Replaces the granted folders
+             * @example [
+             *       2
+             *     ]
+             */
+            folder_ids?: (number | string)[];
+            /**
+             * @description Replaces the granted lists
+             * @example [
+             *       2
+             *     ]
+             */
+            list_ids?: (number | string)[];
         };
         UpdateStatus: {
             /**
@@ -1528,6 +2134,11 @@ export interface components {
              *     ]
              */
             label_ids?: unknown[];
+            /**
+             * @description Makes the task a subtask of that task (same workspace, not itself a subtask; the task must have no subtasks); null makes it top-level
+             * @example 1
+             */
+            parent_id?: (number | string) | null;
         };
         UpdateWebhook: {
             /**
@@ -1543,9 +2154,56 @@ export interface components {
              *       "task.updated"
              *     ]
              */
-            events?: ("task.created" | "task.updated" | "task.deleted" | "comment.created" | "folder.created" | "folder.deleted" | "folder.updated" | "list.created" | "list.deleted" | "list.updated" | "status.created" | "status.updated" | "label.created" | "label.deleted")[];
+            events?: ("task.created" | "task.updated" | "task.deleted" | "comment.created" | "folder.created" | "folder.deleted" | "folder.updated" | "list.created" | "list.deleted" | "list.updated" | "status.created" | "status.updated" | "label.created" | "label.deleted" | "label.updated" | "status.deleted" | "comment.updated" | "comment.deleted" | "attachment.created" | "attachment.deleted" | "workspace.updated" | "member.added" | "member.updated" | "member.removed" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted")[];
             /** @description false: nothing is delivered, and events meanwhile are never delivered */
             active?: boolean;
+        };
+        UpdateWorkspace: {
+            /**
+             * @description Trimmed; cannot be blank
+             * @example Acme
+             */
+            name?: string;
+            /**
+             * @description Unique ignoring case; the workspace may change its own slug's case
+             * @example acme
+             */
+            slug?: string;
+            /** @description Stored as sent (not trimmed) */
+            description?: string | null;
+            /**
+             * @description Stored as sent (not trimmed)
+             * @example rocket
+             */
+            icon?: string | null;
+            /**
+             * @description Stored as sent (not trimmed)
+             * @example blue
+             */
+            color?: string | null;
+            /**
+             * Format: uri
+             * @example https://example.com/cover.png
+             */
+            image_url?: string | null;
+        };
+        UploadLink: {
+            /** @enum {string} */
+            method: "PUT";
+            /**
+             * @description Absolute URL; needs no API key
+             * @example http://localhost:3000/files/9/upload/1767225600/xxxxxxxx
+             */
+            url: string;
+            /** @description Headers to send with the bytes */
+            headers: {
+                [key: string]: string;
+            };
+            /**
+             * Format: date-time
+             * @description The link accepts the bytes until then; the attachment must be confirmed before it too
+             */
+            expires_at: string;
         };
         Webhook: {
             /** @example 6 */
@@ -1559,7 +2217,7 @@ export interface components {
              *       "task.created"
              *     ]
              */
-            events: ("task.created" | "task.updated" | "task.deleted" | "comment.created" | "folder.created" | "folder.deleted" | "folder.updated" | "list.created" | "list.deleted" | "list.updated" | "status.created" | "status.updated" | "label.created" | "label.deleted")[];
+            events: ("task.created" | "task.updated" | "task.deleted" | "comment.created" | "folder.created" | "folder.deleted" | "folder.updated" | "list.created" | "list.deleted" | "list.updated" | "status.created" | "status.updated" | "label.created" | "label.deleted" | "label.updated" | "status.deleted" | "comment.updated" | "comment.deleted" | "attachment.created" | "attachment.deleted" | "workspace.updated" | "member.added" | "member.updated" | "member.removed" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted")[];
             /** @example true */
             active: boolean;
             /**
@@ -1765,6 +2423,1293 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    deleteAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Attachment id */
+                attachment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `Invalid attachment ID` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Access denied`, `Viewers cannot delete attachments`, `Scope 'attachments:write' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Attachment not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    confirmAttachment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request gets the stored answer again (`Idempotent-Replayed: true`) instead of running twice. The key belongs to your API key; answers are kept for `IDEMPOTENCY_TTL_SECONDS` (default one day). Use a new key (a UUID, for instance) for each new request. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Attachment id */
+                attachment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 9,
+                     *       "file_name": "spec.pdf",
+                     *       "file_size": 1024,
+                     *       "mime_type": "application/pdf",
+                     *       "created_at": "2025-01-15T09:30:00.000Z",
+                     *       "uploader": {
+                     *         "id": 7,
+                     *         "name": "Alice",
+                     *         "avatar_url": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Attachment"];
+                };
+            };
+            /** @description `Invalid attachment ID`, `Idempotency-Key must be 1 to 255 visible ASCII characters` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Access denied`, `Viewers cannot upload attachments`, `Scope 'attachments:write' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Attachment not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /** @description `Upload is missing or incomplete`, `A request with this Idempotency-Key is in progress` */
+            409: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            /** @description `Idempotency-Key was already used with a different request` */
+            422: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    downloadAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Attachment id */
+                attachment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty body; `Location` is the download link */
+            302: {
+                headers: {
+                    /** @description Absolute URL of the bytes, valid for a few minutes */
+                    Location?: string;
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `Invalid attachment ID` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Access denied`, `Scope 'attachments:read' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Attachment not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Comment id */
+                comment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `Invalid comment ID` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Only the author or owners and admins can delete a comment`, `Access denied`, `Viewers cannot delete comments`, `Scope 'comments:write' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Comment not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Comment id */
+                comment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateComment"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "task_id": 41,
+                     *       "user_id": 7,
+                     *       "name": "Alice",
+                     *       "avatar_url": null,
+                     *       "content": "<p>On it</p>",
+                     *       "parent_comment_id": null,
+                     *       "resolved": false,
+                     *       "created_at": "2025-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Comment"];
+                };
+            };
+            /** @description `Invalid comment ID`, `content must be a string`, `content cannot be empty`, `content must not contain NUL characters`, `content must be at most 100000 characters`, `resolved must be a boolean`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Only the author can edit a comment`, `Access denied`, `Viewers cannot edit comments`, `Scope 'comments:write' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Comment not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createCustomField: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request gets the stored answer again (`Idempotent-Replayed: true`) instead of running twice. The key belongs to your API key; answers are kept for `IDEMPOTENCY_TTL_SECONDS` (default one day). Use a new key (a UUID, for instance) for each new request. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateCustomField"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "name": "Estimate",
+                     *       "type": "text",
+                     *       "config": {
+                     *         "iconName": "star",
+                     *         "color": "orange"
+                     *       },
+                     *       "position": 1,
+                     *       "is_scope_restricted": false,
+                     *       "granted_folder_ids": [
+                     *         2
+                     *       ],
+                     *       "list_overrides": [
+                     *         {
+                     *           "list_id": 3,
+                     *           "access": "granted"
+                     *         }
+                     *       ],
+                     *       "allowed_user_ids": [
+                     *         7,
+                     *         9
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CustomField"];
+                };
+            };
+            /** @description `workspace_id is required`, `name is required`, `name must not contain NUL characters`, `name must be at most 255 characters`, `Invalid type. Must be one of: text, number, date, checkbox, rating, dropdown, money, people`, `config must be null for text`, `config must be null for number`, `config must be null for date`, `config must be null for checkbox`, `config must be an object for rating`, `config must be an object for dropdown`, `config must be an object for money`, `config must be null for people`, `config.options must be 1 to 50 distinct non-empty strings of at most 100 characters`, `config.currency must be a 3-letter ISO 4217 code`, `config.decimals must be an integer from 0 to 6`, `config.iconName must be a string of 1 to 64 characters`, `config.color must be null or a string of at most 64 characters`, `is_scope_restricted must be a boolean`, `granted_folder_ids must be an array of folder IDs`, `list_overrides must be an array of {list_id, access} with access granted or denied`, `allowed_user_ids must be null or an array of user IDs`, `Idempotency-Key must be 1 to 255 visible ASCII characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Only owners and admins can manage custom fields`, `Scope 'workspaces:write' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Folder not found`, `List not found`, `Workspace not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /** @description `A custom field with this name already exists`, `A request with this Idempotency-Key is in progress` */
+            409: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description `Idempotency-Key was already used with a different request` */
+            422: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCustomField: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Custom field id */
+                custom_field_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "name": "Estimate",
+                     *       "type": "text",
+                     *       "config": {
+                     *         "iconName": "star",
+                     *         "color": "orange"
+                     *       },
+                     *       "position": 1,
+                     *       "is_scope_restricted": false,
+                     *       "granted_folder_ids": [
+                     *         2
+                     *       ],
+                     *       "list_overrides": [
+                     *         {
+                     *           "list_id": 3,
+                     *           "access": "granted"
+                     *         }
+                     *       ],
+                     *       "allowed_user_ids": [
+                     *         7,
+                     *         9
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CustomField"];
+                };
+            };
+            /** @description `Invalid custom field ID` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Access denied`, `Only owners and admins can manage custom fields`, `Scope 'workspaces:read' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Custom field not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteCustomField: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Custom field id */
+                custom_field_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `Invalid custom field ID` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Access denied`, `Only owners and admins can manage custom fields`, `Scope 'workspaces:write' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Custom field not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateCustomField: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Custom field id */
+                custom_field_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateCustomField"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "name": "Estimate",
+                     *       "type": "text",
+                     *       "config": {
+                     *         "iconName": "star",
+                     *         "color": "orange"
+                     *       },
+                     *       "position": 1,
+                     *       "is_scope_restricted": false,
+                     *       "granted_folder_ids": [
+                     *         2
+                     *       ],
+                     *       "list_overrides": [
+                     *         {
+                     *           "list_id": 3,
+                     *           "access": "granted"
+                     *         }
+                     *       ],
+                     *       "allowed_user_ids": [
+                     *         7,
+                     *         9
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CustomField"];
+                };
+            };
+            /** @description `Invalid custom field ID`, `type cannot be changed`, `name must be a string`, `name cannot be empty`, `name must not contain NUL characters`, `name must be at most 255 characters`, `config must be null for text`, `config must be null for number`, `config must be null for date`, `config must be null for checkbox`, `config must be an object for rating`, `config must be an object for dropdown`, `config must be an object for money`, `config must be null for people`, `config.options must be 1 to 50 distinct non-empty strings of at most 100 characters`, `config.currency must be a 3-letter ISO 4217 code`, `config.decimals must be an integer from 0 to 6`, `config.iconName must be a string of 1 to 64 characters`, `config.color must be null or a string of at most 64 characters`, `is_scope_restricted must be a boolean`, `granted_folder_ids must be an array of folder IDs`, `list_overrides must be an array of {list_id, access} with access granted or denied`, `allowed_user_ids must be null or an array of user IDs`, `position must be an integer`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Access denied`, `Only owners and admins can manage custom fields`, `Scope 'workspaces:write' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Folder not found`, `List not found`, `Custom field not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /** @description `A custom field with this name already exists` */
+            409: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     createFolder: {
         parameters: {
             query?: never;
@@ -2280,7 +4225,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Scope 'folders:read' is required for this endpoint` */
+            /** @description `Access denied`, `Scope 'folders:read' is required for this endpoint` */
             403: {
                 headers: {
                     /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
@@ -2614,6 +4559,157 @@ export interface operations {
             };
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateLabel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Label id */
+                label_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateLabel"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "workspace_id": 1,
+                     *       "name": "text",
+                     *       "color": null,
+                     *       "created_at": "2025-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Label"];
+                };
+            };
+            /** @description `Invalid label ID`, `name must be a string`, `name cannot be empty`, `name must not contain NUL characters`, `name must be at most 255 characters`, `color must be a string or null`, `color must not contain NUL characters`, `color must be at most 64 characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Access denied`, `Only owners and admins can edit labels`, `Scope 'workspaces:write' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Label not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /** @description `A label with this name already exists` */
+            409: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeadersTooLarge"];
             500: components["responses"]["InternalServerError"];
@@ -3569,7 +5665,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskWrite"];
                 };
             };
-            /** @description `Subtasks cannot have subtasks`, `list_id is required`, `list_id must be a valid numeric ID`, `title is required`, `title must not contain NUL characters`, `title must be at most 500 characters`, `description must be a string`, `description must not contain NUL characters`, `description must be at most 100000 characters`, `Invalid priority. Must be one of: urgent, high, medium, low, none`, `status_id must be a valid numeric ID`, `Invalid due_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid start_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `assignee_ids must be an array`, `custom_fields must be an array`, `custom_fields value must be a string or null`, `custom_fields value must not contain NUL characters`, `custom_fields value must be at most 10000 characters`, `label_ids must be an array`, `parent_id must be a valid numeric ID`, `Idempotency-Key must be 1 to 255 visible ASCII characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
+            /** @description `Subtasks cannot have subtasks`, `list_id is required`, `list_id must be a valid numeric ID`, `title is required`, `title must not contain NUL characters`, `title must be at most 500 characters`, `description must be a string`, `description must not contain NUL characters`, `description must be at most 100000 characters`, `Invalid priority. Must be one of: urgent, high, medium, low, none`, `status_id must be a valid numeric ID`, `Invalid due_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid start_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `assignee_ids must be an array`, `custom_fields must be an array`, `custom_fields value must be a string or null`, `custom_fields value must not contain NUL characters`, `custom_fields value must be at most 10000 characters`, `custom_fields value for field <id> must be a number`, `custom_fields value for field <id> must be a number with at most <decimals> decimals`, `custom_fields value for field <id> must be an ISO 8601 date`, `custom_fields value for field <id> must be true or false`, `custom_fields value for field <id> must be an integer from 0 to 5`, `custom_fields value for field <id> must be one of the field's options`, `custom_fields value for field <id> must be a comma-separated list of member user IDs`, `label_ids must be an array`, `parent_id must be a valid numeric ID`, `Idempotency-Key must be 1 to 255 visible ASCII characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
                     /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
@@ -4160,7 +6256,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskWrite"];
                 };
             };
-            /** @description `Invalid task ID`, `title must be a string`, `title cannot be empty`, `title must not contain NUL characters`, `title must be at most 500 characters`, `description must be a string`, `description must not contain NUL characters`, `description must be at most 100000 characters`, `Invalid priority. Must be one of: urgent, high, medium, low, none`, `status_id must be a valid numeric ID`, `list_id must be a valid numeric ID`, `Invalid due_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid start_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `assignee_ids must be an array`, `custom_fields must be an array`, `custom_fields value must be a string or null`, `custom_fields value must not contain NUL characters`, `custom_fields value must be at most 10000 characters`, `label_ids must be an array`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
+            /** @description `Invalid task ID`, `A task cannot be its own parent`, `Subtasks cannot have subtasks`, `title must be a string`, `title cannot be empty`, `title must not contain NUL characters`, `title must be at most 500 characters`, `description must be a string`, `description must not contain NUL characters`, `description must be at most 100000 characters`, `Invalid priority. Must be one of: urgent, high, medium, low, none`, `status_id must be a valid numeric ID`, `list_id must be a valid numeric ID`, `Invalid due_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid start_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `assignee_ids must be an array`, `custom_fields must be an array`, `custom_fields value must be a string or null`, `custom_fields value must not contain NUL characters`, `custom_fields value must be at most 10000 characters`, `custom_fields value for field <id> must be a number`, `custom_fields value for field <id> must be a number with at most <decimals> decimals`, `custom_fields value for field <id> must be an ISO 8601 date`, `custom_fields value for field <id> must be true or false`, `custom_fields value for field <id> must be an integer from 0 to 5`, `custom_fields value for field <id> must be one of the field's options`, `custom_fields value for field <id> must be a comma-separated list of member user IDs`, `label_ids must be an array`, `parent_id must be a valid numeric ID`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
                     /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
@@ -4219,7 +6315,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `List not found in this workspace`, `Status not found in this workspace`, `Task not found` */
+            /** @description `List not found in this workspace`, `Status not found in this workspace`, `Parent task not found`, `Task not found` */
             404: {
                 headers: {
                     /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
@@ -4263,6 +6359,368 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             /** @description `If-Match is required` */
             428: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAttachments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Task id */
+                task_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": 9,
+                     *         "file_name": "spec.pdf",
+                     *         "file_size": 1024,
+                     *         "mime_type": "application/pdf",
+                     *         "created_at": "2025-01-15T09:30:00.000Z",
+                     *         "uploader": {
+                     *           "id": 7,
+                     *           "name": "Alice",
+                     *           "avatar_url": null
+                     *         }
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Attachment"][];
+                };
+            };
+            /** @description `Invalid task ID` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Access denied`, `Scope 'attachments:read' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Task not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    uploadAttachment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request gets the stored answer again (`Idempotent-Replayed: true`) instead of running twice. The key belongs to your API key; answers are kept for `IDEMPOTENCY_TTL_SECONDS` (default one day). Use a new key (a UUID, for instance) for each new request. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Task id */
+                task_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["MultipartAttachment"] | components["schemas"]["DeclareAttachment"];
+                "application/json": components["schemas"]["MultipartAttachment"] | components["schemas"]["DeclareAttachment"];
+            };
+        };
+        responses: {
+            /** @description Multipart: the attachment. JSON: the pending attachment and its upload link. */
+            201: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 9,
+                     *       "file_name": "spec.pdf",
+                     *       "file_size": 1024,
+                     *       "mime_type": "application/pdf",
+                     *       "created_at": "2025-01-15T09:30:00.000Z",
+                     *       "uploader": {
+                     *         "id": 7,
+                     *         "name": "Alice",
+                     *         "avatar_url": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Attachment"] | components["schemas"]["DeclaredAttachment"];
+                };
+            };
+            /** @description `Invalid task ID`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply`, `Invalid multipart body`, `file is required`, `Send one file per request`, `file_name is required`, `file_name must be 1 to 255 characters`, `file_size must be a non-negative integer`, `mime_type must be a MIME type such as application/pdf`, `Idempotency-Key must be 1 to 255 visible ASCII characters` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Access denied`, `Viewers cannot upload attachments`, `Scope 'attachments:write' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Task not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /** @description `A request with this Idempotency-Key is in progress` */
+            409: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Attachment is too large (at most <limit> bytes)`, `Workspace storage quota exceeded`, `Request body is too large` */
+            413: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            /** @description `Content-Type must be application/json or multipart/form-data` */
+            415: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Idempotency-Key was already used with a different request` */
+            422: {
                 headers: {
                     /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
                     "X-Request-Id"?: string;
@@ -4582,6 +7040,446 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             /** @description `Idempotency-Key was already used with a different request` */
             422: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    addTaskLabel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Only change the task if it is still as you saw it: the `ETag` you received (several, comma-separated, or `*` for any). Otherwise 412 and nothing changes. Required when the server runs with `REQUIRE_IF_MATCH=true` (428 without it). */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description Label id */
+                label_id: number;
+                /** @description Task id */
+                task_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description All task fields except labels, subtasks, attachments */
+            200: {
+                headers: {
+                    /** @description Tag of the task as Get task shows it to you now; send it back in `If-None-Match` (Get task) or `If-Match` (Update task, Delete task) */
+                    ETag?: string;
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 41,
+                     *       "workspace_id": 1,
+                     *       "list_id": 3,
+                     *       "title": "Ship it",
+                     *       "priority": "urgent",
+                     *       "identifier": 1,
+                     *       "due_date": null,
+                     *       "start_date": null,
+                     *       "creator_id": 7,
+                     *       "created_at": "2025-01-15T09:30:00.000Z",
+                     *       "status": {
+                     *         "id": 1,
+                     *         "name": "To Do",
+                     *         "icon": null,
+                     *         "color": "gray",
+                     *         "category": "pending"
+                     *       },
+                     *       "assignees": [
+                     *         {
+                     *           "id": 7,
+                     *           "name": "Alice",
+                     *           "avatar_url": null
+                     *         }
+                     *       ],
+                     *       "custom_fields": [
+                     *         {
+                     *           "id": 3,
+                     *           "name": "Estimate",
+                     *           "type": "number",
+                     *           "config": null,
+                     *           "position": 1,
+                     *           "value": "3"
+                     *         }
+                     *       ],
+                     *       "description": "<p>Details</p>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TaskWrite"];
+                };
+            };
+            /** @description `Invalid task ID`, `Invalid label ID` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Access denied`, `Viewers cannot edit tasks`, `Scope 'tasks:write' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Label not found`, `Task not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /** @description `Precondition failed` */
+            412: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Request body is too large` */
+            413: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            /** @description `If-Match is required` */
+            428: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    removeTaskLabel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Only change the task if it is still as you saw it: the `ETag` you received (several, comma-separated, or `*` for any). Otherwise 412 and nothing changes. Required when the server runs with `REQUIRE_IF_MATCH=true` (428 without it). */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description Label id */
+                label_id: number;
+                /** @description Task id */
+                task_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description All task fields except labels, subtasks, attachments */
+            200: {
+                headers: {
+                    /** @description Tag of the task as Get task shows it to you now; send it back in `If-None-Match` (Get task) or `If-Match` (Update task, Delete task) */
+                    ETag?: string;
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 41,
+                     *       "workspace_id": 1,
+                     *       "list_id": 3,
+                     *       "title": "Ship it",
+                     *       "priority": "urgent",
+                     *       "identifier": 1,
+                     *       "due_date": null,
+                     *       "start_date": null,
+                     *       "creator_id": 7,
+                     *       "created_at": "2025-01-15T09:30:00.000Z",
+                     *       "status": {
+                     *         "id": 1,
+                     *         "name": "To Do",
+                     *         "icon": null,
+                     *         "color": "gray",
+                     *         "category": "pending"
+                     *       },
+                     *       "assignees": [
+                     *         {
+                     *           "id": 7,
+                     *           "name": "Alice",
+                     *           "avatar_url": null
+                     *         }
+                     *       ],
+                     *       "custom_fields": [
+                     *         {
+                     *           "id": 3,
+                     *           "name": "Estimate",
+                     *           "type": "number",
+                     *           "config": null,
+                     *           "position": 1,
+                     *           "value": "3"
+                     *         }
+                     *       ],
+                     *       "description": "<p>Details</p>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TaskWrite"];
+                };
+            };
+            /** @description `Invalid task ID`, `Invalid label ID` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Access denied`, `Viewers cannot edit tasks`, `Scope 'tasks:write' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Label not found`, `Task not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /** @description `Precondition failed` */
+            412: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Request body is too large` */
+            413: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            /** @description `If-Match is required` */
+            428: {
                 headers: {
                     /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
                     "X-Request-Id"?: string;
@@ -5259,6 +8157,169 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    createWorkspace: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request gets the stored answer again (`Idempotent-Replayed: true`) instead of running twice. The key belongs to your API key; answers are kept for `IDEMPOTENCY_TTL_SECONDS` (default one day). Use a new key (a UUID, for instance) for each new request. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWorkspace"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "name": "Acme",
+                     *       "slug": "acme",
+                     *       "description": null,
+                     *       "icon": null,
+                     *       "color": null,
+                     *       "image_url": null,
+                     *       "owner_id": 1,
+                     *       "role": "owner",
+                     *       "created_at": "2025-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Workspace"];
+                };
+            };
+            /** @description `name is required`, `name must not contain NUL characters`, `name must be at most 255 characters`, `slug must be 1 to 64 URL-safe characters (letters, digits, ".", "_", "~", "-")`, `description must be a string or null`, `description must not contain NUL characters`, `description must be at most 2000 characters`, `icon must be a string or null`, `icon must not contain NUL characters`, `icon must be at most 64 characters`, `color must be a string or null`, `color must not contain NUL characters`, `color must be at most 64 characters`, `image_url must be an http or https URL`, `Idempotency-Key must be 1 to 255 visible ASCII characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Scope 'workspaces:write' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /** @description `A workspace with this slug already exists`, `A request with this Idempotency-Key is in progress` */
+            409: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description `Idempotency-Key was already used with a different request` */
+            422: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getWorkspace: {
         parameters: {
             query?: never;
@@ -5384,6 +8445,277 @@ export interface operations {
             };
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWorkspace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Workspace id */
+                workspace_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; empty body */
+            204: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `Invalid workspace ID` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Only the owner can delete the workspace`, `Scope 'workspaces:write' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Workspace not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWorkspace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Workspace id */
+                workspace_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWorkspace"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "name": "Acme",
+                     *       "slug": "acme",
+                     *       "description": null,
+                     *       "icon": null,
+                     *       "color": null,
+                     *       "image_url": null,
+                     *       "owner_id": 1,
+                     *       "role": "owner",
+                     *       "created_at": "2025-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Workspace"];
+                };
+            };
+            /** @description `Invalid workspace ID`, `name must be a string`, `name cannot be empty`, `name must not contain NUL characters`, `name must be at most 255 characters`, `slug must be 1 to 64 URL-safe characters (letters, digits, ".", "_", "~", "-")`, `description must be a string or null`, `description must not contain NUL characters`, `description must be at most 2000 characters`, `icon must be a string or null`, `icon must not contain NUL characters`, `icon must be at most 64 characters`, `color must be a string or null`, `color must not contain NUL characters`, `color must be at most 64 characters`, `image_url must be an http or https URL`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Only owners and admins can edit workspaces`, `Scope 'workspaces:write' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Workspace not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /** @description `A workspace with this slug already exists` */
+            409: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeadersTooLarge"];
             500: components["responses"]["InternalServerError"];
@@ -5597,7 +8929,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventPage"];
                 };
             };
-            /** @description `Invalid workspace ID`, `Unknown query parameter: <name>`, `<name> must be given only once`, `<name> accepts at most 100 values`, `after must be a non-negative integer`, `limit must be an integer between 1 and 100`, `Invalid type. Must be one of: task.created, task.updated, task.deleted, comment.created, folder.created, folder.deleted, folder.updated, list.created, list.deleted, list.updated, status.created, status.updated, label.created, label.deleted`, `task_id must be a valid numeric ID` */
+            /** @description `Invalid workspace ID`, `Unknown query parameter: <name>`, `<name> must be given only once`, `<name> accepts at most 100 values`, `after must be a non-negative integer`, `limit must be an integer between 1 and 100`, `Invalid type. Must be one of: task.created, task.updated, task.deleted, comment.created, folder.created, folder.deleted, folder.updated, list.created, list.deleted, list.updated, status.created, status.updated, label.created, label.deleted, label.updated, status.deleted, comment.updated, comment.deleted, attachment.created, attachment.deleted, workspace.updated, member.added, member.updated, member.removed, custom_field.created, custom_field.updated, custom_field.deleted`, `task_id must be a valid numeric ID` */
             400: {
                 headers: {
                     /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
@@ -6044,6 +9376,574 @@ export interface operations {
                 };
             };
             /** @description `Workspace not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    addMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request gets the stored answer again (`Idempotent-Replayed: true`) instead of running twice. The key belongs to your API key; answers are kept for `IDEMPOTENCY_TTL_SECONDS` (default one day). Use a new key (a UUID, for instance) for each new request. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Workspace id */
+                workspace_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddMember"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "email": null,
+                     *       "name": "text",
+                     *       "avatar_url": null,
+                     *       "role": "owner",
+                     *       "joined_at": "2025-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            /** @description `Invalid workspace ID`, `Only members and viewers can be access-restricted`, `user_id or email is required`, `Send user_id or email, not both`, `user_id must be a valid numeric ID`, `email must be a string`, `email must not contain NUL characters`, `Invalid role. Must be one of: admin, member, viewer`, `restricted must be a boolean`, `folder_ids must be an array of folder IDs`, `list_ids must be an array of list IDs`, `Idempotency-Key must be 1 to 255 visible ASCII characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Only the owner can manage admins`, `Only owners and admins can manage members`, `Scope 'members:write' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `User not found`, `Folder not found`, `List not found`, `Workspace not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /** @description `User is already a member of this workspace`, `A request with this Idempotency-Key is in progress` */
+            409: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description `Idempotency-Key was already used with a different request` */
+            422: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    removeMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Workspace id */
+                workspace_id: number;
+                /** @description User id of the member */
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed; empty body */
+            204: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `Invalid workspace ID`, `Invalid user ID` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `The workspace owner cannot be removed`, `Only the owner can manage admins`, `Only owners and admins can manage members`, `Scope 'members:write' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Workspace not found`, `Member not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Workspace id */
+                workspace_id: number;
+                /** @description User id of the member */
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateMember"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "email": null,
+                     *       "name": "text",
+                     *       "avatar_url": null,
+                     *       "role": "owner",
+                     *       "joined_at": "2025-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            /** @description `Invalid workspace ID`, `Invalid user ID`, `Only members and viewers can be access-restricted`, `Invalid role. Must be one of: admin, member, viewer`, `restricted must be a boolean`, `folder_ids must be an array of folder IDs`, `list_ids must be an array of list IDs`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `The workspace owner cannot be changed`, `Only the owner can manage admins`, `Only owners and admins can manage members`, `Scope 'members:write' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Folder not found`, `List not found`, `Workspace not found`, `Member not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    memberAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Workspace id */
+                workspace_id: number;
+                /** @description User id of the member */
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "user_id": 7,
+                     *       "role": "owner",
+                     *       "restricted": false,
+                     *       "folder_ids": [
+                     *         1
+                     *       ],
+                     *       "list_ids": [
+                     *         1
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MemberAccess"];
+                };
+            };
+            /** @description `Invalid workspace ID`, `Invalid user ID` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Only owners and admins can manage members`, `Scope 'workspaces:read' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Workspace not found`, `Member not found` */
             404: {
                 headers: {
                     /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
@@ -6548,6 +10448,226 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAttachmentBytes: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range; several ranges or a malformed value are ignored (the whole file) */
+                Range?: string;
+            };
+            path: {
+                /** @description Attachment id */
+                attachment_id: number;
+                /** @description Expiry of the link, Unix seconds */
+                expires: number;
+                /** @description Signature of the link */
+                signature: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    /** @description attachment; filename="<ASCII fallback>"; filename*=UTF-8''<percent-encoded name> */
+                    "Content-Disposition"?: string;
+                    "Content-Length"?: number;
+                    "X-Content-Type-Options"?: "nosniff";
+                    "Accept-Ranges"?: "bytes";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
+                };
+            };
+            /** @description The requested range */
+            206: {
+                headers: {
+                    /** @description attachment; filename="<ASCII fallback>"; filename*=UTF-8''<percent-encoded name> */
+                    "Content-Disposition"?: string;
+                    "Content-Length"?: number;
+                    "X-Content-Type-Options"?: "nosniff";
+                    "Accept-Ranges"?: "bytes";
+                    "Content-Range"?: string;
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
+                };
+            };
+            /** @description `Link is invalid or has expired` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
+            /** @description `Range not satisfiable` */
+            416: {
+                headers: {
+                    "Content-Range"?: string;
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    headAttachmentBytes: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range; several ranges or a malformed value are ignored (the whole file) */
+                Range?: string;
+            };
+            path: {
+                /** @description Attachment id */
+                attachment_id: number;
+                /** @description Expiry of the link, Unix seconds */
+                expires: number;
+                /** @description Signature of the link */
+                signature: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    /** @description attachment; filename="<ASCII fallback>"; filename*=UTF-8''<percent-encoded name> */
+                    "Content-Disposition"?: string;
+                    "Content-Length"?: number;
+                    "X-Content-Type-Options"?: "nosniff";
+                    "Accept-Ranges"?: "bytes";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The requested range */
+            206: {
+                headers: {
+                    /** @description attachment; filename="<ASCII fallback>"; filename*=UTF-8''<percent-encoded name> */
+                    "Content-Disposition"?: string;
+                    "Content-Length"?: number;
+                    "X-Content-Type-Options"?: "nosniff";
+                    "Accept-Ranges"?: "bytes";
+                    "Content-Range"?: string;
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `Link is invalid or has expired` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
+            /** @description `Range not satisfiable` */
+            416: {
+                headers: {
+                    "Content-Range"?: string;
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    putAttachmentBytes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Attachment id */
+                attachment_id: number;
+                /** @description Expiry of the link, Unix seconds */
+                expires: number;
+                /** @description Signature of the link */
+                signature: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "*/*": string;
+            };
+        };
+        responses: {
+            /** @description Stored */
+            204: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `Upload must be exactly <file_size> bytes`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Link is invalid or has expired` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             431: components["responses"]["RequestHeadersTooLarge"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
