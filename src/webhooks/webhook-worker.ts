@@ -1,7 +1,7 @@
 import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { parseCronItems, run, type Runner, type TaskList } from 'graphile-worker';
 import { Pool } from 'pg';
-import { MAINTENANCE_QUEUE, ScheduledTasks } from '../common/background/scheduled-tasks';
+import { ScheduledTasks } from '../common/background/scheduled-tasks';
 import { processLogger } from '../common/logging/logger';
 import type { AppEnv, WebhookSettings } from '../config/env';
 import { InjectSettings } from '../config/settings';
@@ -96,9 +96,9 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
       logger: jobQueueLogger(processLogger()),
       preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
       taskList: { [DELIVERY_TASK]: (payload, helpers) => this.deliver(payload as DeliveryJob, helpers.job.run_at), ...maintenance },
-      // The maintenance tasks (pruning) on the crontab: each tick runs once across all processes, one job at a time, never backfilled.
+      // The maintenance tasks (pruning) on the crontab: each tick runs once across all processes, never backfilled, not retried (the next tick runs).
       parsedCronItems: parseCronItems(
-        tasks.map((task) => ({ task: task.name, identifier: task.name, match: task.match, options: { queueName: MAINTENANCE_QUEUE, jobKey: task.name, maxAttempts: 1 } })),
+        tasks.map((task) => ({ task: task.name, identifier: task.name, match: task.match, options: { jobKey: task.name, maxAttempts: 1 } })),
       ),
     });
     this.runner = runner;

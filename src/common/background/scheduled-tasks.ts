@@ -3,7 +3,9 @@ import { Global, Injectable, Module } from '@nestjs/common';
 /**
  * A maintenance task of the job queue's crontab (graphile-worker): run once per
  * tick of `match` across every process on the database, by one of the processes
- * that run the job queue (WEBHOOK_WORKER), never by two at once (one queue).
+ * that run the job queue (WEBHOOK_WORKER). A run must be safe to overlap another
+ * (a slow one, or one whose process died holding its job: graphile-worker keeps such
+ * a job locked for hours, and a named queue would wait as long, so none is used).
  */
 export interface ScheduledTask {
   /** The job queue's task identifier (also the crontab identifier). */
@@ -13,9 +15,6 @@ export interface ScheduledTask {
   /** One run; resolves to what it did (rows removed), for the log. */
   run(): Promise<number>;
 }
-
-/** The job queue's name for maintenance tasks: its jobs run one at a time. */
-export const MAINTENANCE_QUEUE = 'maintenance';
 
 /** Maintenance tasks registered by the modules (at module init), run by the job queue's crontab. */
 @Injectable()
