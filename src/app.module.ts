@@ -7,6 +7,7 @@ import { ApiKeyGuard } from './common/auth/api-key.guard';
 import { AuthRepository } from './common/auth/auth.repository';
 import { dataSourceOptions } from './common/database/data-source';
 import { withBoundedWaits } from './common/database/pool-options';
+import { ScheduledTasksModule } from './common/background/scheduled-tasks';
 import { SqlModule } from './common/database/sql';
 import { IdempotencyModule } from './common/idempotency/idempotency.module';
 import { ErrorFilter } from './common/errors/error.filter';
@@ -39,6 +40,7 @@ import { AttachmentsModule } from './attachments/attachments.module';
   imports: [
     RateLimitModule,
     SqlModule,
+    ScheduledTasksModule,
     IdempotencyModule,
     AccessModule,
     HealthModule,

@@ -1,47 +1,42 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type { AppEnv } from '../config/env';
-import { startPeriodic } from '../common/background/periodic';
+import { inBatches, ScheduledTasks } from '../common/background/scheduled-tasks';
 import { InjectSettings } from '../config/settings';
 import { EventsRepository } from './events.repository';
 
-/** How often each server process prunes old events. */
-const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
-/** The first pruning after start, so that a process restarted often still prunes, and boot stays quiet. */
-const FIRST_PRUNE_DELAY_MS = 60 * 1000;
+/** When old events are deleted (cron: every minute, by one process). */
+const PRUNE_CRON = '* * * * *';
+/** Rows one statement of a pruning run deletes at most. */
+const PRUNE_BATCH = 5_000;
+/** How long one pruning run goes on at most (the next one continues). */
+const PRUNE_BUDGET_MS = 50_000;
 
 /**
- * D37 retention: events older than EVENTS_RETENTION_DAYS are deleted in the
- * background by each server process (startPeriodic: a failure is logged and
- * retried at the next turn; stopped when the app closes). Several processes
- * pruning at once delete the same rows harmlessly.
+ * D37 retention: events older than EVENTS_RETENTION_DAYS are deleted on the
+ * job queue's crontab, every minute, by one of the processes that run the queue,
+ * in batches until none is left (ScheduledTasks: a failure is logged and the
+ * next minute runs again).
  */
 @Injectable()
-export class EventsRetention implements OnApplicationBootstrap, OnModuleDestroy {
+export class EventsRetention implements OnModuleInit {
   private readonly logger = new Logger(EventsRetention.name);
   private readonly days: number;
-  private stop?: () => void;
 
   constructor(
     private readonly events: EventsRepository,
+    private readonly scheduled: ScheduledTasks,
     @InjectSettings() settings: AppEnv,
   ) {
     this.days = settings.eventsRetentionDays;
   }
 
-  onApplicationBootstrap(): void {
-    this.stop = startPeriodic(
-      { what: 'Pruning old events', firstDelayMs: FIRST_PRUNE_DELAY_MS, everyMs: PRUNE_INTERVAL_MS, run: () => this.prune() },
-      this.logger,
-    );
+  onModuleInit(): void {
+    this.scheduled.register({ name: 'prune_events', match: PRUNE_CRON, run: () => this.prune() });
   }
 
-  onModuleDestroy(): void {
-    this.stop?.();
-  }
-
-  /** Deletes the events past retention now; returns how many went. */
+  /** Deletes the events past retention now, PRUNE_BATCH a statement, for at most PRUNE_BUDGET_MS; returns how many went. */
   async prune(): Promise<number> {
-    const pruned = await this.events.prune(this.days);
+    const pruned = await inBatches((size) => this.events.prune(this.days, size), PRUNE_BATCH, PRUNE_BUDGET_MS);
     if (pruned > 0) this.logger.log(`Pruned ${pruned} events older than ${this.days} days`);
     return pruned;
   }

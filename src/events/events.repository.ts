@@ -98,14 +98,16 @@ export class EventsRepository {
   }
 
   /**
-   * Deletes the events older than `days` days (D37 retention); returns how many went. Safe to run from
-   * several processes at once. Periods past a million days (about 2,700 years) keep everything.
+   * Deletes at most `limit` of the events older than `days` days (D37 retention), oldest first; returns how
+   * many went. Safe to run from several processes at once. Periods past a million days (about 2,700 years) keep everything.
    */
-  async prune(days: number): Promise<number> {
+  async prune(days: number, limit: number): Promise<number> {
     const rows: { n: number }[] = await this.sql.rows(
-      `WITH gone AS (DELETE FROM events WHERE occurred_at < now() - make_interval(days => LEAST($1::bigint, 1000000)::int) RETURNING 1)
+      `WITH gone AS (DELETE FROM events WHERE id = ANY(ARRAY(
+         SELECT id FROM events WHERE occurred_at < now() - make_interval(days => LEAST($1::bigint, 1000000)::int)
+          ORDER BY occurred_at LIMIT $2)) RETURNING 1)
        SELECT count(*)::int AS n FROM gone`,
-      [days],
+      [days, limit],
     );
     return rows[0].n;
   }

@@ -230,7 +230,7 @@ export class TasksController {
     403: [ACCESS_DENIED],
     404: ['List not found in this workspace'],
   })
-  listTasks(@CurrentCaller() caller: Caller, @PathId('workspace') id: number, @QueryPairsOf() query: QueryPairs): Promise<RawJson<TaskPageDto | TaskCursorPageDto>> {
+  listTasks(@CurrentCaller() caller: Caller, @PathId('workspace') id: number, @QueryPairsOf(['cursor']) query: QueryPairs): Promise<RawJson<TaskPageDto | TaskCursorPageDto>> {
     return this.tasks.listTasks(caller, id, query);
   }
 }

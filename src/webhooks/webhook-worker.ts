@@ -1,6 +1,7 @@
 import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { run, type Runner } from 'graphile-worker';
+import { parseCronItems, run, type Runner, type TaskList } from 'graphile-worker';
 import { Pool } from 'pg';
+import { ScheduledTasks } from '../common/background/scheduled-tasks';
 import { processLogger } from '../common/logging/logger';
 import type { AppEnv, WebhookSettings } from '../config/env';
 import { InjectSettings } from '../config/settings';
@@ -24,7 +25,8 @@ const RESTART_DELAY_MS = 1_000;
 const RESTART_DELAY_MAX_MS = 30_000;
 
 /**
- * D38: delivers webhooks, in every server process unless WEBHOOK_WORKER=false.
+ * D38: delivers webhooks, in every server process unless WEBHOOK_WORKER=false;
+ * the same job queue runs the maintenance tasks of the crontab (ScheduledTasks: pruning).
  * The queue (graphile-worker, on our database) hands each job to one process;
  * a job is one attempt. An attempt starts only for an existing, active webhook
  * and an attempt not yet recorded (checked again, under a lock, right before it sends), uses the webhook's url as it is then, and
@@ -48,6 +50,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
     @InjectSettings() config: AppEnv,
     private readonly repo: WebhooksRepository,
     private readonly metrics: WebhookMetrics,
+    private readonly scheduled: ScheduledTasks,
   ) {
     this.settings = config.webhooks;
     this.databaseUrl = config.databaseUrl;
@@ -81,6 +84,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
    * was lost stays locked; run again later it finds its attempt recorded and ends.
    */
   private async start(): Promise<void> {
+    const tasks = this.scheduled.list();
+    const maintenance: TaskList = Object.fromEntries(tasks.map((task) => [task.name, async () => void (await task.run())]));
     const runner = await run({
       pgPool: this.pool,
       // Behind a pooler that cannot keep prepared statements (DB_PREPARED_STATEMENTS=false), the queue's go unnamed too.
@@ -90,7 +95,11 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
       noHandleSignals: true,
       logger: jobQueueLogger(processLogger()),
       preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
-      taskList: { [DELIVERY_TASK]: (payload, helpers) => this.deliver(payload as DeliveryJob, helpers.job.run_at) },
+      taskList: { [DELIVERY_TASK]: (payload, helpers) => this.deliver(payload as DeliveryJob, helpers.job.run_at), ...maintenance },
+      // The maintenance tasks (pruning) on the crontab: each tick runs once across all processes, never backfilled, not retried (the next tick runs).
+      parsedCronItems: parseCronItems(
+        tasks.map((task) => ({ task: task.name, identifier: task.name, match: task.match, options: { jobKey: task.name, maxAttempts: 1 } })),
+      ),
     });
     this.runner = runner;
     this.restartDelayMs = RESTART_DELAY_MS;

@@ -146,3 +146,55 @@ describe('shutting down (issue 8; D31, D32)', () => {
     }
   });
 });
+
+describe('a body that trickles past REQUEST_TIMEOUT_MS (issue 31)', () => {
+  const HANDLER_MS = 500;
+  const RECEIVE_MS = 1_500;
+  let t: TestApp;
+  let port: number;
+
+  beforeAll(async () => {
+    t = await createTestApp({ env: { REQUEST_TIMEOUT_MS: String(HANDLER_MS), HTTP_REQUEST_TIMEOUT_MS: String(RECEIVE_MS), HTTP_IDLE_TIMEOUT_MS: '5000' } });
+    await loadFixture(t.db.ds, {
+      users: [{ ref: 'alice', email: 'alice@trickle.test', name: 'Alice' }],
+      api_keys: [{ user: 'alice', key: KEY, scopes: [...SCOPES] }],
+    });
+    await t.app.listen(0, '127.0.0.1');
+    port = (t.app.getHttpServer().address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  /** Sends `chunks` `gapMs` apart and returns every byte the server wrote until it closed the connection. */
+  const everything = (chunks: string[], gapMs: number): Promise<string> =>
+    new Promise((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      let received = '';
+      socket.on('data', (d) => (received += d));
+      socket.on('error', () => undefined);
+      socket.on('close', () => resolve(received));
+      socket.on('connect', async () => {
+        for (const chunk of chunks) {
+          if (socket.destroyed) return;
+          socket.write(chunk);
+          await new Promise((r) => setTimeout(r, gapMs));
+        }
+      });
+    });
+
+  it('gets exactly one answer, 408 once HTTP_REQUEST_TIMEOUT_MS has passed (the handler deadline runs from the whole request)', async () => {
+    const body = JSON.stringify({ workspace_id: 1, name: 'trickled label' });
+    const head = `POST /api/v1/labels HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+    // One byte every 100 ms: never idle, the whole request would take ~4 s.
+    const received = await everything([head, ...body.split('')], 100);
+    const statusLines = received.match(/HTTP\/1\.1 \d{3}/g);
+    expect(statusLines).toEqual(['HTTP/1.1 408']);
+    expect(received).toContain('{"error":"Request timeout"}');
+  });
+
+  it('a request received whole in time still has REQUEST_TIMEOUT_MS for its handler', async () => {
+    const res = await t.inject({ method: 'GET', url: '/api/v1/me', headers: { authorization: `Bearer ${KEY}` } });
+    expect(res.statusCode).toBe(200);
+  });
+});

@@ -63,10 +63,10 @@ type Tracked = FastifyRequest & { [LIFECYCLE]?: Lifecycle };
 
 /**
  * The operational layer of the HTTP app, applied by configureApp,
- * as two Fastify hooks per request (one pass each, nothing per
+ * as Fastify hooks per request (one pass each, nothing per
  * request that can be done once): helmet's security headers, `X-Request-Id`,
  * `Cache-Control: no-store` on keyed routes (D31), the REQUEST_TIMEOUT_MS
- * deadline (503 `Service unavailable`), the in-flight set of the
+ * deadline (503 `Service unavailable`, counted from the whole request), the in-flight set of the
  * shutdown, the rate limit (when on); then, once answered, the request's log line and its metrics.
  * CORS for the origins of CORS_ORIGINS (off when unset); Prometheus metrics at
  * /metrics unless METRICS_ENABLED=false.
@@ -92,15 +92,23 @@ export async function configureHttp(app: NestFastifyApplication, env: AppEnv, lo
     requests.add(request);
     void reply.headers(headers).header('x-request-id', request.id);
     keepOutOfCaches(reply, request.routeOptions.url);
-    // A write's database work is stopped first (cutAtDeadline), so that the 503 means nothing
-    // committed; a write that already committed gets its own answer instead.
-    const deadline = setTimeout(() => {
-      if (reply.sent) return;
-      void cutAtDeadline(request).then((cut) => {
-        if (cut && !reply.sent) sendError(reply, new ServiceUnavailableException(), request);
-      });
-    }, timeoutMs);
-    request[LIFECYCLE] = { deadline };
+    request[LIFECYCLE] = {};
+    done();
+  });
+  // The deadline runs from the moment the request is received whole (its body parsed): until then
+  // HTTP_REQUEST_TIMEOUT_MS governs (408, connection closed), so a trickling body gets that one answer.
+  // A write's database work is stopped first (cutAtDeadline), so that the 503 means nothing
+  // committed; a write that already committed gets its own answer instead.
+  fastify.addHook('preValidation', (request: Tracked, reply, done) => {
+    const lifecycle = request[LIFECYCLE];
+    if (lifecycle && !reply.sent) {
+      lifecycle.deadline = setTimeout(() => {
+        if (reply.sent) return;
+        void cutAtDeadline(request).then((cut) => {
+          if (cut && !reply.sent) sendError(reply, new ServiceUnavailableException(), request);
+        });
+      }, timeoutMs);
+    }
     done();
   });
   // The rate limit counts a request as soon as its headers are in: a refused one costs no body read.

@@ -1,5 +1,5 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { startPeriodic } from '../background/periodic';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { inBatches, ScheduledTasks } from '../background/scheduled-tasks';
 import type { Db } from '../database/request-db';
 import { Sql } from '../database/sql';
 import type { AppEnv } from '../../config/env';
@@ -19,12 +19,14 @@ export type Claim =
   | { kind: 'in-progress' }
   | { kind: 'stored'; answer: StoredAnswer };
 
-/** How often each process deletes expired keys. */
-const PRUNE_EVERY_MS = 10 * 60_000;
+/** When expired keys are deleted (cron: every minute, by one process). */
+const PRUNE_CRON = '* * * * *';
+/** How long one pruning run goes on at most (the next one continues). */
+const PRUNE_BUDGET_MS = 50_000;
 /** How often a claim is tried when racing claims keep changing the row under it. */
 const CLAIM_ATTEMPTS = 5;
-/** Rows one prune deletes at most (the next one goes on). */
-const PRUNE_BATCH = 10_000;
+/** Rows one statement of a pruning run deletes at most. */
+const PRUNE_BATCH = 5_000;
 
 /**
  * One statement: claims (api key, key) for `token` when the key is unused, its
@@ -50,13 +52,14 @@ const CLAIM_SQL = `
 
 /** Idempotency-Key claims and stored answers (D35), in PostgreSQL so that every process sees them. */
 @Injectable()
-export class IdempotencyRepository implements OnApplicationBootstrap, OnModuleDestroy {
+export class IdempotencyRepository implements OnModuleInit {
+  private readonly logger = new Logger(IdempotencyRepository.name);
   private readonly ttlSeconds: number;
   private readonly staleSeconds: number;
-  private stop?: () => void;
 
   constructor(
     private readonly sql: Sql,
+    private readonly scheduled: ScheduledTasks,
     @InjectSettings() env: AppEnv,
   ) {
     this.ttlSeconds = env.idempotencyTtlSeconds;
@@ -101,25 +104,32 @@ export class IdempotencyRepository implements OnApplicationBootstrap, OnModuleDe
     await db.rows(`DELETE FROM idempotency_keys WHERE api_key_id = $1 AND key = $2 AND token = $3 AND status IS NULL`, [apiKeyId, key, token]);
   }
 
-  /** Deletes expired keys (at most PRUNE_BATCH); returns how many. */
+  /** Deletes every expired key, PRUNE_BATCH rows a statement, for at most PRUNE_BUDGET_MS; returns how many went. */
   async prune(): Promise<number> {
-    const rows = await this.sql.rows(
-      `DELETE FROM idempotency_keys WHERE ctid = ANY(ARRAY(
-         SELECT ctid FROM idempotency_keys WHERE expires_at <= now() LIMIT ${PRUNE_BATCH})) RETURNING 1`,
-      [],
-    );
-    return rows.length;
-  }
-
-  /** Prunes in the background, every PRUNE_EVERY_MS, in each server process (a failure is logged and retried at the next turn). */
-  onApplicationBootstrap(): void {
-    this.stop = startPeriodic(
-      { what: 'Pruning expired idempotency keys', firstDelayMs: PRUNE_EVERY_MS, everyMs: PRUNE_EVERY_MS, run: () => this.prune() },
-      new Logger(IdempotencyRepository.name),
+    return inBatches(
+      async (size) =>
+        (
+          await this.sql.rows(
+            `DELETE FROM idempotency_keys WHERE ctid = ANY(ARRAY(
+               SELECT ctid FROM idempotency_keys WHERE expires_at <= now() LIMIT $1)) RETURNING 1`,
+            [size],
+          )
+        ).length,
+      PRUNE_BATCH,
+      PRUNE_BUDGET_MS,
     );
   }
 
-  onModuleDestroy(): void {
-    this.stop?.();
+  /** Prunes on the job queue's crontab, every minute (a failure is logged by the queue and the next minute runs again). */
+  onModuleInit(): void {
+    this.scheduled.register({
+      name: 'prune_idempotency_keys',
+      match: PRUNE_CRON,
+      run: async () => {
+        const pruned = await this.prune();
+        if (pruned > 0) this.logger.log(`Pruned ${pruned} expired idempotency keys`);
+        return pruned;
+      },
+    });
   }
 }
