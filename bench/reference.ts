@@ -314,7 +314,7 @@ async function getJson<T>(url: string): Promise<T> {
 async function serviceRequests(base: string): Promise<number> {
   const text = await (await fetch(`${base}/metrics`)).text();
   let total = 0;
-  for (const m of text.matchAll(/^http_requests_total\{[^}]*route="\/api\/[^"]*"[^}]*\} (\S+)$/gm)) total += Number(m[1]);
+  for (const m of text.matchAll(/^work_tracking_http_requests_total\{[^}]*route="\/api\/[^"]*"[^}]*\} (\S+)$/gm)) total += Number(m[1]);
   return total;
 }
 

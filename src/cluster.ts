@@ -8,8 +8,8 @@ import { processSettingsOrExit } from './config/settings';
  *
  * Workers start one after the other (the next once the previous listens), so
  * migrations and the embedded PostgreSQL start happen once, in the first.
- * SIGTERM or SIGINT to the primary: the workers are asked to drain in reverse
- * order (the first, which may own the embedded PostgreSQL, last); the primary
+ * SIGTERM or SIGINT to the primary: the workers are asked to drain, all at
+ * once (with the embedded PostgreSQL, the first, which owns it, after the others); the primary
  * exits with the worst exit code. A worker that dies after it listened is
  * replaced; one that fails to start stops them all.
  */
@@ -18,8 +18,10 @@ const SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
 
 /** Runs `serve` in this process, or, with WEB_CONCURRENCY > 1, in that many workers managed from here. */
 export function runWorkers(serve: () => void): void {
-  const count = processSettingsOrExit().webConcurrency;
+  const settings = processSettingsOrExit();
+  const count = settings.webConcurrency;
   if (count <= 1 || !cluster.isPrimary) return serve();
+  const embedded = !settings.databaseUrl;
 
   const workers: Worker[] = [];
   let stopping = false;
@@ -48,11 +50,22 @@ export function runWorkers(serve: () => void): void {
   const stop = async (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
-    for (const worker of [...workers].reverse()) {
-      if (!worker || worker.isDead()) continue;
-      const exited = new Promise((done) => worker.once('exit', done));
-      worker.process.kill(signal);
-      await exited;
+    const drain = (group: Worker[]) =>
+      Promise.all(
+        group.filter((worker) => worker && !worker.isDead()).map((worker) => {
+          const exited = new Promise((done) => worker.once('exit', done));
+          worker.process.kill(signal);
+          return exited;
+        }),
+      );
+    // All at once (each answers readiness 503 for SHUTDOWN_DELAY_MS, then drains); with the embedded
+    // PostgreSQL (no DATABASE_URL), the first worker, which runs it, once the others have exited.
+    const [first, ...others] = workers;
+    if (embedded) {
+      await drain(others);
+      await drain([first]);
+    } else {
+      await drain(workers);
     }
     process.exit(exitCode);
   };

@@ -21,7 +21,8 @@ import { markShuttingDown } from './health/shutdown-state';
  * in DATA_DIR (default ./.data), migrations, the demo world on first start,
  * the demo key and a curl line on stdout. `npm run start:prod`: DATABASE_URL,
  * migrations unless MIGRATIONS_RUN=false. Serves on HOST:PORT. SIGTERM or
- * SIGINT: stop accepting, finish requests in flight (up to SHUTDOWN_TIMEOUT_MS,
+ * SIGINT: readiness answers 503 (still serving for SHUTDOWN_DELAY_MS, 0 by
+ * default), then stop accepting, finish requests in flight (up to SHUTDOWN_TIMEOUT_MS,
  * 10 s), close the app and its pool, stop the embedded PostgreSQL, exit 0; when
  * requests had to be cut, log them and exit 1.
  */
@@ -45,11 +46,30 @@ async function main(): Promise<void> {
   let app: NestFastifyApplication | undefined;
   let shuttingDown = false;
 
+  // A second signal during SHUTDOWN_DELAY_MS ends the delay at once.
+  let endDelay: (() => void) | undefined;
   const shutdown = async (signal: string): Promise<void> => {
-    if (shuttingDown) return;
+    if (shuttingDown) {
+      endDelay?.();
+      return;
+    }
     shuttingDown = true;
     markShuttingDown();
-    logger.log(`${signal} received: finishing requests in flight, then stopping`);
+    const delayMs = app ? env.timeouts.shutdownDelay : 0;
+    if (delayMs > 0) {
+      // Readiness answers 503 from now on while everything else is still served: a load balancer's probe sees it
+      // and stops routing here before the listener closes.
+      logger.log(`${signal} received: readiness answers 503; still serving for ${delayMs} ms, then finishing requests in flight and stopping`);
+      await new Promise<void>((done) => {
+        const timer = setTimeout(done, delayMs);
+        endDelay = () => {
+          clearTimeout(timer);
+          done();
+        };
+      });
+    } else {
+      logger.log(`${signal} received: finishing requests in flight, then stopping`);
+    }
     let code = 0;
     try {
       if (app) {

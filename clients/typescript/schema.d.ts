@@ -10925,7 +10925,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example http_requests_total{method="GET",route="/api/v1/me",status="200"} 1 */
+                    /** @example work_tracking_http_requests_total{method="GET",route="/api/v1/me",status="200"} 1 */
                     "text/plain": string;
                 };
             };

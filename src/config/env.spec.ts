@@ -16,8 +16,9 @@ describe('loadEnv timeouts', () => {
         HTTP_REQUEST_TIMEOUT_MS: '4',
         HTTP_IDLE_TIMEOUT_MS: '5',
         SHUTDOWN_TIMEOUT_MS: ' 6 ',
+        SHUTDOWN_DELAY_MS: '8',
       }).timeouts,
-    ).toEqual({ dbConnect: 1, dbStatement: 2, dbIdle: 7, request: 3, httpRequest: 4, httpIdle: 5, shutdown: 6 });
+    ).toEqual({ dbConnect: 1, dbStatement: 2, dbIdle: 7, request: 3, httpRequest: 4, httpIdle: 5, shutdown: 6, shutdownDelay: 8 });
   });
 
   // One parser: the values the start-up check lets through are the values the server runs with (with a second
@@ -49,6 +50,39 @@ describe('loadEnv timeouts', () => {
         `Invalid configuration: DB_POOL_IDLE_TIMEOUT_MS=${JSON.stringify(value)}: expected ${VARIABLES.DB_POOL_IDLE_TIMEOUT_MS.accepts}`,
       );
     }
+  });
+});
+
+// Issue 32: readiness answers 503 for SHUTDOWN_DELAY_MS after SIGTERM; 0 (the default) closes the listener at once.
+describe('SHUTDOWN_DELAY_MS', () => {
+  it('accepts 0 and whole milliseconds, refuses the rest', () => {
+    expect(loadEnv({ SHUTDOWN_DELAY_MS: '0' }).timeouts.shutdownDelay).toBe(0);
+    expect(loadEnv({ SHUTDOWN_DELAY_MS: '5000' }).timeouts.shutdownDelay).toBe(5000);
+    for (const value of ['-1', '1.5', '5s', '']) {
+      expect(() => loadEnv({ SHUTDOWN_DELAY_MS: value })).toThrow(
+        `Invalid configuration: SHUTDOWN_DELAY_MS=${JSON.stringify(value)}: expected 0 (stop accepting at once) or a whole number of milliseconds up to 2147483647`,
+      );
+    }
+  });
+});
+
+// Issue 32: a configuration error names the variable and the bad value, but never a password or a secret.
+describe('configuration errors show no secret', () => {
+  it.each([
+    ['DATABASE_URL', 'postgres://app:s3cr3t@db:5432/x y', 'postgres://app:***@db:5432/x y'],
+    ['DATABASE_URL', 'mysql://app:s3cr3t@db/app', 'mysql://app:***@db/app'],
+    ['DATABASE_URL', 'app:s3cr3t@db:5432/app', 'app:***@db:5432/app'],
+    ['DATABASE_URL', 'postgres://app:p@ss:w@rd@db/x y', 'postgres://app:***@db/x y'],
+    ['REDIS_URL', 'http://:s3cr3t@cache:6379', 'http://:***@cache:6379'],
+  ])('%s=%s is shown as %s', (name, value, shown) => {
+    let message = '';
+    try {
+      loadEnv({ [name]: value });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain(`Invalid configuration: ${name}=${JSON.stringify(shown)}: expected `);
+    expect(message).not.toMatch(/s3cr3t|p@ss|rd@/);
   });
 });
 

@@ -120,6 +120,25 @@ interface Variable {
   default?: string;
   /** The README's default column when the default is not a value to show (a built-in secret). */
   defaultText?: string;
+  /** What an error line must not show of a bad value: the password of a URL, or all of it. */
+  secret?: 'password' | 'whole';
+}
+
+/** What replaces a secret in a configuration error. */
+const MASK = '***';
+
+/**
+ * `value` as a configuration error may show it: for `password`, a URL's password (the text between
+ * `user:` and the last `@`, with or without `scheme://`) is replaced by `***`; for `whole`, all of it.
+ */
+export function shownValue(value: string, secret: Variable['secret']): string {
+  if (secret === 'whole') return value === '' ? value : MASK;
+  if (secret !== 'password') return value;
+  const at = value.lastIndexOf('@');
+  if (at < 0) return value;
+  const start = value.indexOf('//') >= 0 && value.indexOf('//') < at ? value.indexOf('//') + 2 : 0;
+  const colon = value.indexOf(':', start);
+  return colon >= 0 && colon < at ? `${value.slice(0, colon + 1)}${MASK}${value.slice(at)}` : value;
 }
 
 /** Every variable, in README order. */
@@ -127,6 +146,7 @@ export const VARIABLES = {
   DATABASE_URL: {
     schema: Joi.string().trim().uri({ scheme: ['postgres', 'postgresql'] }).empty(''),
     accepts: 'a postgres://user:pass@host:port/db URL',
+    secret: 'password',
   },
   PORT: { schema: PORT(0).default(3000), accepts: 'a port number from 0 to 65535', default: '3000' },
   HOST: { schema: Joi.string().trim().hostname().default('0.0.0.0'), accepts: 'a host name or IP address', default: '0.0.0.0' },
@@ -145,6 +165,11 @@ export const VARIABLES = {
   HTTP_REQUEST_TIMEOUT_MS: MILLISECONDS(DEFAULT_TIMEOUTS.httpRequest),
   HTTP_IDLE_TIMEOUT_MS: MILLISECONDS(DEFAULT_TIMEOUTS.httpIdle),
   SHUTDOWN_TIMEOUT_MS: MILLISECONDS(DEFAULT_TIMEOUTS.shutdown),
+  SHUTDOWN_DELAY_MS: {
+    schema: DIGITS(0, MAX_MILLISECONDS).default(DEFAULT_TIMEOUTS.shutdownDelay),
+    accepts: `0 (stop accepting at once) or a whole number of milliseconds up to ${MAX_MILLISECONDS}`,
+    default: String(DEFAULT_TIMEOUTS.shutdownDelay),
+  },
   DB_PREPARED_STATEMENTS: { schema: BOOLEAN.default(true), accepts: 'true or false', default: 'true' },
   WEB_CONCURRENCY: { schema: Joi.number().integer().min(1).max(256).default(1), accepts: 'an integer from 1 to 256', default: '1' },
   LOG_LEVEL: {
@@ -164,7 +189,7 @@ export const VARIABLES = {
     accepts: 'an integer, 0 or more (0 turns rate limiting off)',
     default: '0',
   },
-  REDIS_URL: { schema: Joi.string().trim().uri({ scheme: ['redis', 'rediss'] }).empty(''), accepts: 'a redis://host:port URL' },
+  REDIS_URL: { schema: Joi.string().trim().uri({ scheme: ['redis', 'rediss'] }).empty(''), accepts: 'a redis://host:port URL', secret: 'password' },
   TRUST_PROXY: {
     schema: TRUST_PROXY.default(false),
     accepts: 'true, false, a number of proxies (0 to 255) or a comma-separated list of proxy addresses or CIDR ranges',
@@ -181,7 +206,7 @@ export const VARIABLES = {
   // D36: update and delete task need If-Match (428 without it).
   REQUIRE_IF_MATCH: { schema: BOOLEAN.default(false), accepts: 'true or false', default: 'false' },
   // Read by tasks/cursor-secret.ts, once at start-up.
-  CURSOR_SECRET: { schema: Joi.string().empty(''), accepts: 'a non-empty text', defaultText: 'random, in the database' },
+  CURSOR_SECRET: { schema: Joi.string().empty(''), accepts: 'a non-empty text', defaultText: 'random, in the database', secret: 'whole' },
   // Read by events/events-retention.ts (D37).
   EVENTS_RETENTION_DAYS: { schema: DIGITS(1, Number.MAX_SAFE_INTEGER).default(30), accepts: 'a whole number of days, 1 or more', default: '30' },
   // D38: webhook deliveries (src/webhooks).
@@ -311,8 +336,10 @@ export function loadEnv(env: NodeJS.ProcessEnv): AppEnv {
   const { value, error } = SCHEMA.validate(env, { abortEarly: true, convert: true });
   if (error) {
     const name = String(error.details[0]?.context?.key ?? error.details[0]?.path[0] ?? '');
-    const accepts = (VARIABLES as Record<string, Variable>)[name]?.accepts ?? error.message;
-    throw new ConfigError(`Invalid configuration: ${name}=${JSON.stringify(env[name] ?? '')}: expected ${accepts}`);
+    const variable = (VARIABLES as Record<string, Variable>)[name];
+    const accepts = variable?.accepts ?? error.message;
+    const shown = shownValue(env[name] ?? '', variable?.secret);
+    throw new ConfigError(`Invalid configuration: ${name}=${JSON.stringify(shown)}: expected ${accepts}`);
   }
   const v = value as Record<VariableName, never>;
   const cors = v.CORS_ORIGINS as string | undefined;
@@ -333,6 +360,7 @@ export function loadEnv(env: NodeJS.ProcessEnv): AppEnv {
       httpRequest: Number(v.HTTP_REQUEST_TIMEOUT_MS),
       httpIdle: Number(v.HTTP_IDLE_TIMEOUT_MS),
       shutdown: Number(v.SHUTDOWN_TIMEOUT_MS),
+      shutdownDelay: Number(v.SHUTDOWN_DELAY_MS),
     },
     preparedStatements: v.DB_PREPARED_STATEMENTS,
     webConcurrency: v.WEB_CONCURRENCY,

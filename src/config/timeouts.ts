@@ -24,6 +24,11 @@ export interface Timeouts {
   httpIdle: number;
   /** SHUTDOWN_TIMEOUT_MS: on SIGTERM, requests in flight may finish within this (D32: 10 s); the rest are cut. */
   shutdown: number;
+  /**
+   * SHUTDOWN_DELAY_MS: on SIGTERM, readiness answers 503 for this long while the server still accepts
+   * and serves, so that a load balancer sees it and stops routing here before the listener closes.
+   */
+  shutdownDelay: number;
 }
 
 /** Defaults of the variables above. */
@@ -35,4 +40,5 @@ export const DEFAULT_TIMEOUTS: Timeouts = {
   httpRequest: 30_000,
   httpIdle: 60_000,
   shutdown: 10_000,
+  shutdownDelay: 0,
 };

@@ -20,7 +20,7 @@ export const METRICS_OPENAPI = {
     responses: {
       200: {
         description: 'Metrics in the Prometheus text format',
-        content: { 'text/plain': { schema: { type: 'string', maxLength: 10_000_000 }, example: 'http_requests_total{method="GET",route="/api/v1/me",status="200"} 1\n' } },
+        content: { 'text/plain': { schema: { type: 'string', maxLength: 10_000_000 }, example: 'work_tracking_http_requests_total{method="GET",route="/api/v1/me",status="200"} 1\n' } },
       },
       404: { description: '', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorDto' }, examples: errorExamples(['Not found']) } } },
     },
@@ -51,9 +51,9 @@ export function mountMetrics(app: NestFastifyApplication): ObserveRequest {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const labelNames = ['method', 'route', 'status'] as const;
-  const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered', labelNames, registers: [registry] });
+  const requests = new Counter({ name: 'work_tracking_http_requests_total', help: 'HTTP requests answered', labelNames, registers: [registry] });
   const duration = new Histogram({
-    name: 'http_request_duration_seconds',
+    name: 'work_tracking_http_request_duration_seconds',
     help: 'Time to answer an HTTP request, in seconds',
     labelNames,
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
@@ -76,12 +76,12 @@ export function mountMetrics(app: NestFastifyApplication): ObserveRequest {
         this.set(p ? read(p) : 0);
       },
     });
-  poolGauge('db_pool_connections_in_use', 'Database connections checked out of the pool', (p) => p.totalCount - p.idleCount);
-  poolGauge('db_pool_connections_idle', 'Idle database connections in the pool', (p) => p.idleCount);
-  poolGauge('db_pool_requests_waiting', 'Queries waiting for a database connection', (p) => p.waitingCount);
+  poolGauge('work_tracking_db_pool_connections_in_use', 'Database connections checked out of the pool', (p) => p.totalCount - p.idleCount);
+  poolGauge('work_tracking_db_pool_connections_idle', 'Idle database connections in the pool', (p) => p.idleCount);
+  poolGauge('work_tracking_db_pool_requests_waiting', 'Queries waiting for a database connection', (p) => p.waitingCount);
 
   new Gauge({
-    name: 'rate_limit_store_up',
+    name: 'work_tracking_rate_limit_store_up',
     help: 'Whether the rate-limit counter store answers (1) or requests pass uncounted (0); always 1 in memory',
     registers: [registry],
     collect() {

@@ -16,13 +16,13 @@ export class WebhookMetrics {
 
   /** Adds the metrics to `registry` (src/metrics/metrics.ts). */
   register(registry: Registry): void {
-    this.attempts = new Counter({ name: 'webhook_delivery_attempts_total', help: 'Webhook delivery attempts made by this process, by result', labelNames: ['result'], registers: [registry] });
+    this.attempts = new Counter({ name: 'work_tracking_webhook_delivery_attempts_total', help: 'Webhook delivery attempts made by this process, by result', labelNames: ['result'], registers: [registry] });
     for (const result of DELIVERY_RESULTS) this.attempts.labels(result).inc(0);
     let state: Promise<{ pending: number; oldest_due_seconds: number }> | undefined;
     // Both gauges read one query per scrape.
     const read = () => (state ??= this.repo.queueState().finally(() => setImmediate(() => (state = undefined))));
     new Gauge({
-      name: 'webhook_deliveries_pending',
+      name: 'work_tracking_webhook_deliveries_pending',
       help: 'Webhook deliveries waiting in the queue (retries scheduled for later included)',
       registers: [registry],
       async collect() {
@@ -30,7 +30,7 @@ export class WebhookMetrics {
       },
     });
     new Gauge({
-      name: 'webhook_delivery_oldest_pending_seconds',
+      name: 'work_tracking_webhook_delivery_oldest_pending_seconds',
       help: 'Seconds since the oldest webhook delivery that is due fell due (0: none waiting)',
       registers: [registry],
       async collect() {

@@ -53,6 +53,14 @@ describe('docker-compose.yml', () => {
     // The client cannot choose its rate-limit identity: the header is overwritten with the peer address.
     expect(nginx).toMatch(/proxy_set_header X-Forwarded-For \$remote_addr;/);
     expect(nginx).not.toMatch(/proxy_add_x_forwarded_for/);
+    // Issue 32: the metrics are not on the public port (matched on the normalised path, before `location /`).
+    expect(nginx).toMatch(/location \^~ \/metrics \{\s+default_type application\/json;\s+return 404 '\{"error":"Not found"\}';\s+\}/);
+    expect(services.lb.ports).toEqual(['8080:80']);
+  });
+
+  it('production settings: no /docs, every other variable at its default or set on purpose', () => {
+    expect(services.api.environment).toMatchObject({ DOCS_ENABLED: 'false', LOG_FORMAT: 'json' });
+    expect(loadEnv(services.api.environment!)).toMatchObject({ docsEnabled: false, metricsEnabled: true });
   });
 
   it('migrations run once, before the replicas, which do not migrate themselves', () => {

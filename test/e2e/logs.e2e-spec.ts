@@ -63,6 +63,31 @@ describe('request logs', () => {
     expect(JSON.stringify(lines)).not.toContain(key);
   });
 
+  // Issue 32: search text and other values of the query string stay out of the logs; the names show what was asked.
+  it('of a query string, only the parameter names are logged (the request line, the 500 line, the referer)', async () => {
+    lines.length = 0;
+    const url = `/api/v1/workspaces/${ids.ws}/tasks?q=salary%20review&limit=5`;
+    const res = await t.inject({ method: 'GET', url, headers: { ...auth(key), referer: 'https://app.example.com/search?q=private%20words&tab=2' } });
+    expect(res.statusCode).toBe(200);
+    const [line] = requestLines();
+    expect(line).toMatchObject({
+      msg: 'GET /api/v1/workspaces/:workspace_id/tasks 200',
+      req: { url: `/api/v1/workspaces/${ids.ws}/tasks?q&limit`, headers: { referer: 'https://app.example.com/search?q&tab' } },
+    });
+    lines.length = 0;
+    expect((await t.inject({ method: 'GET', url: '/nowhere?token=abc123&=x&flag&token=again' })).statusCode).toBe(404);
+    expect(requestLines()).toEqual([expect.objectContaining({ msg: 'GET /nowhere?token&flag 404', req: expect.objectContaining({ url: '/nowhere?token&flag' }) })]);
+    await t.db.ds.query('ALTER TABLE labels RENAME TO labels_gone');
+    lines.length = 0;
+    try {
+      expect((await t.inject({ method: 'GET', url: `/api/v1/workspaces/${ids.ws}/labels?secret=hunter2`, headers: auth(key) })).statusCode).toBe(500);
+    } finally {
+      await t.db.ds.query('ALTER TABLE labels_gone RENAME TO labels');
+    }
+    expect(lines.filter((l) => l.level === 'error').map((l) => l.url ?? (l.req as { url: string }).url)).toContain(`/api/v1/workspaces/${ids.ws}/labels?secret`);
+    expect(JSON.stringify(lines)).not.toMatch(/salary|again|private|abc123|hunter2/);
+  });
+
   it('a client X-Request-Id is kept and returned; Authorization is redacted', async () => {
     lines.length = 0;
     const res = await t.inject({ method: 'GET', url: '/api/v1/me', headers: { ...auth(key), 'x-request-id': 'lb-7f3a.42' } });

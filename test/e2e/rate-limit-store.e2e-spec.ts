@@ -9,7 +9,7 @@ import { TcpProxy } from '../setup/tcp-proxy';
 /**
  * Issue 19: the rate limiter's Redis refused or silent. Requests are let
  * through at once (uncounted), one warning per outage and one line when Redis
- * is back, `rate_limit_store_up` on /metrics says which, and readiness does not
+ * is back, `work_tracking_rate_limit_store_up` on /metrics says which, and readiness does not
  * depend on Redis. Redis is reached through a TCP proxy the test cuts.
  */
 
@@ -39,11 +39,11 @@ describe('rate limits when Redis fails (issue 19)', () => {
     return { t, key };
   }
 
-  const storeUp = async (t: TestApp) => /^rate_limit_store_up (\d)$/m.exec((await t.inject({ method: 'GET', url: '/metrics' })).body)?.[1];
+  const storeUp = async (t: TestApp) => /^work_tracking_rate_limit_store_up (\d)$/m.exec((await t.inject({ method: 'GET', url: '/metrics' })).body)?.[1];
   const until = async (t: TestApp, value: string) => {
     const started = Date.now();
     while ((await storeUp(t)) !== value) {
-      if (Date.now() - started > 5_000) throw new Error(`rate_limit_store_up is not ${value} after 5 s`);
+      if (Date.now() - started > 5_000) throw new Error(`work_tracking_rate_limit_store_up is not ${value} after 5 s`);
       await sleep(50);
     }
   };

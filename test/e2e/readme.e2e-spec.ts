@@ -23,7 +23,7 @@ function bashBlocks(from: string, to: string): string[] {
   return [...README.slice(start, end).matchAll(/```bash\n([\s\S]*?)```/g)].map((m) => m[1]);
 }
 
-// curl that fails the script on a status of 400 or more (printing the answer), and an `open` that fetches.
+// curl that fails the script on a status of 400 or more (printing the answer), and an `open` and `xdg-open` that fetch.
 const PRELUDE = `set -euo pipefail
 curl() {
   local out code
@@ -33,6 +33,7 @@ curl() {
   echo "\${out%$'\\n'*}"
 }
 open() { command curl -sSf -o /dev/null "$1"; }
+xdg-open() { command curl -sSf -o /dev/null "$1"; }
 `;
 
 function bash(script: string, env: Record<string, string>): { status: number | null; stdout: string; stderr: string } {

@@ -11,6 +11,8 @@ import { tsEntryScript } from '../setup/ts-child';
  * The server process of D32 (src/main.ts, run from the sources) on SIGTERM:
  * nothing in flight → exit 0; a request still in flight when
  * SHUTDOWN_TIMEOUT_MS runs out → it is cut, logged, and the exit code is 1.
+ * With SHUTDOWN_DELAY_MS (issue 32), a readiness probe sees the 503 while the
+ * server still accepts and serves, before the listener closes.
  */
 
 const KEY = 'svc_shutdown_owner';
@@ -21,7 +23,7 @@ interface Server extends StartedProcess {
 }
 
 /** Starts src/main.ts on this file's database and resolves once it listens. */
-async function startServer(db: TestDatabase): Promise<Server> {
+async function startServer(db: TestDatabase, extra: NodeJS.ProcessEnv = {}): Promise<Server> {
   const port = await freePort();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -31,6 +33,7 @@ async function startServer(db: TestDatabase): Promise<Server> {
     MIGRATIONS_RUN: 'false',
     LOG_LEVEL: 'log',
     SHUTDOWN_TIMEOUT_MS: String(DRAIN_MS),
+    ...extra,
   };
   const server = await startProcess({
     name: 'src/main.ts',
@@ -66,6 +69,28 @@ describe('SIGTERM (D32)', () => {
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
     expect(server.output()).not.toContain('cut');
+  }, 90_000);
+
+  it('with SHUTDOWN_DELAY_MS, a probe sees readiness 503 while other requests are still served, then it exits 0', async () => {
+    const DELAY_MS = 2000;
+    const server = await startServer(db, { SHUTDOWN_DELAY_MS: String(DELAY_MS) });
+    const get = (path: string, auth = false) =>
+      rawRequest(server.port, [`GET ${path} HTTP/1.1\r\nHost: x\r\n${auth ? `Authorization: Bearer ${KEY}\r\n` : ''}Connection: close\r\n\r\n`]);
+    expect((await get('/health/ready')).status).toBe(200);
+    const signalled = Date.now();
+    server.child.kill('SIGTERM');
+    // A probe every 50 ms, as a load balancer's would be (only faster): it must see the 503 before the port closes.
+    const seen: number[] = [];
+    while (!seen.includes(503) && Date.now() - signalled < DELAY_MS) seen.push((await get('/health/ready')).status);
+    expect(seen).toContain(503);
+    const ready = await get('/health/ready');
+    expect({ status: ready.status, body: JSON.parse(ready.body).status }).toEqual({ status: 503, body: 'error' });
+    // Everything else is still served, and new connections are still accepted.
+    expect((await get('/api/v1/me', true)).status).toBe(200);
+    expect(Date.now() - signalled).toBeLessThan(DELAY_MS);
+    expect(await server.exited).toBe(0);
+    expect(Date.now() - signalled).toBeGreaterThanOrEqual(DELAY_MS);
+    expect(server.output()).toContain(`SIGTERM received: readiness answers 503; still serving for ${DELAY_MS} ms`);
   }, 90_000);
 
   it('cuts a request still in flight after SHUTDOWN_TIMEOUT_MS, logs it and exits 1', async () => {

@@ -373,17 +373,17 @@ describe('webhook delivery (D38)', () => {
     expect(res.statusCode).toBe(200);
     const value = (name: string) => Number(new RegExp(`^${name.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(res.body)?.[1]);
     // The attempts of the tests above: each test's own webhooks only (afterEach).
-    expect(value('webhook_delivery_attempts_total{result="delivered"}')).toBe(9);
-    expect(value('webhook_delivery_attempts_total{result="failed"}')).toBe(15 + 104);
-    expect(value('webhook_delivery_attempts_total{result="timeout"}')).toBe(4);
-    expect(value('webhook_delivery_attempts_total{result="blocked"}')).toBe(0);
-    expect(value('webhook_deliveries_pending')).toBe(0);
-    expect(value('webhook_delivery_oldest_pending_seconds')).toBe(0);
+    expect(value('work_tracking_webhook_delivery_attempts_total{result="delivered"}')).toBe(9);
+    expect(value('work_tracking_webhook_delivery_attempts_total{result="failed"}')).toBe(15 + 104);
+    expect(value('work_tracking_webhook_delivery_attempts_total{result="timeout"}')).toBe(4);
+    expect(value('work_tracking_webhook_delivery_attempts_total{result="blocked"}')).toBe(0);
+    expect(value('work_tracking_webhook_deliveries_pending')).toBe(0);
+    expect(value('work_tracking_webhook_delivery_oldest_pending_seconds')).toBe(0);
   });
 
   it('one log line per attempt, without the secret or the body', async () => {
     const metrics = (await t.inject({ method: 'GET', url: '/metrics' })).body;
-    const total = [...metrics.matchAll(/^webhook_delivery_attempts_total\{result="\w+"\} (\d+)$/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+    const total = [...metrics.matchAll(/^work_tracking_webhook_delivery_attempts_total\{result="\w+"\} (\d+)$/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
     const attempts = lines.filter((l) => l.msg === 'webhook delivery attempt');
     expect(total).toBeGreaterThan(20);
     expect(attempts).toHaveLength(total);

@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isLostPreparedStatement, POOLER_PREPARED_HINT } from '../database/pg-errors';
-import { processLogger } from '../logging/logger';
+import { loggedUrl, processLogger } from '../logging/logger';
 import { toHttpError } from './to-http-error';
 import { WWW_AUTHENTICATE } from './www-authenticate';
 
@@ -18,7 +18,7 @@ export function sendError(reply: FastifyReply, error: unknown, request: FastifyR
   const { status, message } = toHttpError(error);
   if (status >= 500) {
     const logger = processLogger();
-    const context = { request_id: request.id, url: request.url };
+    const context = { request_id: request.id, url: loggedUrl(request.url) };
     // An unavailable database is an expected condition, one line per request, no stack.
     if (status === 503) logger.warn(context, `${message}: ${String((error as { message?: unknown } | null)?.message ?? error)}`);
     else {

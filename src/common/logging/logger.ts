@@ -117,13 +117,37 @@ const REDACTED_HEADERS = ['authorization', 'x-api-key', 'cookie'];
 /** Longest header value a log line carries, in characters. */
 export const MAX_HEADER_CHARS = 256;
 
+/** Longest URL (path and parameter names) a log line carries, in characters. */
+const MAX_URL_CHARS = 2048;
+
+/**
+ * A URL as logs show it: the path, and of the query string only the parameter names, each once
+ * (`/api/v1/workspaces/1/tasks?q&status`): values (search text, ids of what someone looks at,
+ * a token pasted into a link) stay out of the logs.
+ */
+export function loggedUrl(url: string): string {
+  const mark = url.indexOf('?');
+  let shown = url;
+  if (mark >= 0) {
+    const names = new Set<string>();
+    for (const pair of url.slice(mark + 1).split('&')) {
+      const eq = pair.indexOf('=');
+      const name = eq >= 0 ? pair.slice(0, eq) : pair;
+      if (name !== '') names.add(name);
+    }
+    shown = url.slice(0, mark) + (names.size ? '?' + [...names].join('&') : '');
+  }
+  return shown.length > MAX_URL_CHARS ? shown.slice(0, MAX_URL_CHARS) : shown;
+}
+
 /** The allowlisted headers of a request as its log line shows them. */
 export function loggedHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   const shown: Record<string, string> = {};
   for (const name of LOGGED_HEADERS) {
     const value = headers[name];
     if (value === undefined) continue;
-    const text = Array.isArray(value) ? value.join(', ') : value;
+    const joined = Array.isArray(value) ? value.join(', ') : value;
+    const text = name === 'referer' ? loggedUrl(joined) : joined;
     shown[name] = text.length > MAX_HEADER_CHARS ? text.slice(0, MAX_HEADER_CHARS) : text;
   }
   for (const name of REDACTED_HEADERS) if (headers[name] !== undefined) shown[name] = REDACTED;
@@ -158,11 +182,11 @@ export function logRequest(logger: Logger, line: RequestLine): void {
       route: line.route,
       workspace_id: line.workspaceId,
       key_id: line.keyId,
-      req: { method: line.method, url: line.url, headers: loggedHeaders(line.headers), remote_address: line.remoteAddress },
+      req: { method: line.method, url: loggedUrl(line.url), headers: loggedHeaders(line.headers), remote_address: line.remoteAddress },
       res: { status: line.status },
       duration_ms: Math.round(line.durationMs),
     },
-    `${line.method} ${line.route ?? line.url} ${line.status}`,
+    `${line.method} ${line.route ?? loggedUrl(line.url)} ${line.status}`,
   );
 }
 

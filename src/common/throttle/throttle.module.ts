@@ -22,7 +22,7 @@ const STARTUP_WAIT_MS = 1000;
  * (refused, silent, or not connected yet) the request is let through at once
  * (a limiter must not take the API down). One warning when an outage begins and
  * one line when Redis answers again, not one per request; `isUp` feeds the
- * `rate_limit_store_up` metric. Readiness does not depend on it.
+ * `work_tracking_rate_limit_store_up` metric. Readiness does not depend on it.
  */
 export class FailOpenRedisStorage extends ThrottlerStorageRedisService {
   private readonly logger = new Logger('RateLimit');
@@ -54,7 +54,7 @@ export class FailOpenRedisStorage extends ThrottlerStorageRedisService {
     clearTimeout(timer);
   }
 
-  /** True while Redis answers (1 on `rate_limit_store_up`). */
+  /** True while Redis answers (1 on `work_tracking_rate_limit_store_up`). */
   isUp(): boolean {
     return this.up === true;
   }
