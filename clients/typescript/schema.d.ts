@@ -4,6 +4,34 @@
  */
 
 export interface paths {
+    "/api/v1/comments/{comment_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete comment
+         * @description By its author, or by an owner or admin. Permanent.
+         *
+         *     Scope `comments:write`; owners, admins and members (not viewers); an access-restricted member only within the lists permitted to them.
+         */
+        delete: operations["deleteComment"];
+        options?: never;
+        head?: never;
+        /**
+         * Update comment
+         * @description Only the fields sent change. Any writer may set `resolved`; only the author may change `content` (sending it unchanged is allowed).
+         *
+         *     Scope `comments:write`; owners, admins and members (not viewers); an access-restricted member only within the lists permitted to them.
+         */
+        patch: operations["updateComment"];
+        trace?: never;
+    };
     "/api/v1/folders": {
         parameters: {
             query?: never;
@@ -33,7 +61,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Get folder
+         * @description An access-restricted member may read a folder granted to them or holding a list permitted to them.
+         *
+         *     Scope `folders:read`; any member of the workspace; an access-restricted member only for folders granted to them or holding a list permitted to them.
+         */
+        get: operations["getFolder"];
         put?: never;
         post?: never;
         /**
@@ -63,9 +97,9 @@ export interface paths {
         };
         /**
          * List the lists of a folder
-         * @description Lists of the folder, ordered by position, then name, then id. An access-restricted member receives only the lists permitted to them.
+         * @description Lists of the folder, ordered by position, then name, then id. An access-restricted member receives only the lists permitted to them, of a folder granted to them or holding such a list.
          *
-         *     Scope `folders:read`; any member of the workspace.
+         *     Scope `folders:read`; any member of the workspace; an access-restricted member only for folders granted to them or holding a list permitted to them.
          */
         get: operations["listFolderLists"];
         put?: never;
@@ -117,7 +151,13 @@ export interface paths {
         delete: operations["deleteLabel"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update label
+         * @description Only the fields sent change. Names are unique in the workspace ignoring case; a label may change the case of its own name.
+         *
+         *     Scope `workspaces:write`; owners and admins only.
+         */
+        patch: operations["updateLabel"];
         trace?: never;
     };
     "/api/v1/lists": {
@@ -149,7 +189,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Get list
+         * @description An access-restricted member may read only the lists permitted to them.
+         *
+         *     Scope `folders:read`; any member of the workspace; an access-restricted member only within the lists permitted to them.
+         */
+        get: operations["getList"];
         put?: never;
         post?: never;
         /**
@@ -224,7 +270,13 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete status
+         * @description Permanent. Tasks that held the status take `replacement_status_id` when given, else the workspace's first `pending` status by position, else none. The last remaining `completed` status of a workspace cannot be deleted. Other query parameters and any body are ignored.
+         *
+         *     Scope `workspaces:write`; owners and admins only.
+         */
+        delete: operations["deleteStatus"];
         options?: never;
         head?: never;
         /**
@@ -315,6 +367,34 @@ export interface paths {
          */
         post: operations["createComment"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks/{task_id}/labels/{label_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Add label to task
+         * @description Adds one label of the task's workspace; labels added at the same time by others are kept. Adding a label the task already has changes nothing. Any request body is ignored. Answers as Update task (without `labels`).
+         *
+         *     Scope `tasks:write`; owners, admins and members (not viewers); an access-restricted member only within the lists permitted to them.
+         */
+        put: operations["addTaskLabel"];
+        post?: never;
+        /**
+         * Remove label from task
+         * @description Removes one label; removing a label the task does not have changes nothing. Any request body is ignored. Answers as Update task (without `labels`).
+         *
+         *     Scope `tasks:write`; owners, admins and members (not viewers); an access-restricted member only within the lists permitted to them.
+         */
+        delete: operations["removeTaskLabel"];
         options?: never;
         head?: never;
         patch?: never;
@@ -755,7 +835,7 @@ export interface components {
              */
             parent_comment_id: number | null;
             /**
-             * @description Always `false` on creation
+             * @description `false` on creation; set by Update comment
              * @example false
              */
             resolved: boolean;
@@ -933,7 +1013,7 @@ export interface components {
              *       "task.updated"
              *     ]
              */
-            events?: ("task.created" | "task.updated" | "task.deleted" | "comment.created" | "folder.created" | "folder.deleted" | "folder.updated" | "list.created" | "list.deleted" | "list.updated" | "status.created" | "status.updated" | "label.created" | "label.deleted")[];
+            events?: ("task.created" | "task.updated" | "task.deleted" | "comment.created" | "folder.created" | "folder.deleted" | "folder.updated" | "list.created" | "list.deleted" | "list.updated" | "status.created" | "status.updated" | "label.created" | "label.deleted" | "label.updated" | "status.deleted" | "comment.updated" | "comment.deleted")[];
         };
         CreatedWebhook: {
             /** @example 6 */
@@ -947,7 +1027,7 @@ export interface components {
              *       "task.created"
              *     ]
              */
-            events: ("task.created" | "task.updated" | "task.deleted" | "comment.created" | "folder.created" | "folder.deleted" | "folder.updated" | "list.created" | "list.deleted" | "list.updated" | "status.created" | "status.updated" | "label.created" | "label.deleted")[];
+            events: ("task.created" | "task.updated" | "task.deleted" | "comment.created" | "folder.created" | "folder.deleted" | "folder.updated" | "list.created" | "list.deleted" | "list.updated" | "status.created" | "status.updated" | "label.created" | "label.deleted" | "label.updated" | "status.deleted" | "comment.updated" | "comment.deleted")[];
             /** @example true */
             active: boolean;
             /**
@@ -1067,7 +1147,7 @@ export interface components {
              * @example task.updated
              * @enum {string}
              */
-            type: "task.created" | "task.updated" | "task.deleted" | "comment.created" | "folder.created" | "folder.deleted" | "folder.updated" | "list.created" | "list.deleted" | "list.updated" | "status.created" | "status.updated" | "label.created" | "label.deleted";
+            type: "task.created" | "task.updated" | "task.deleted" | "comment.created" | "folder.created" | "folder.deleted" | "folder.updated" | "list.created" | "list.deleted" | "list.updated" | "status.created" | "status.updated" | "label.created" | "label.deleted" | "label.updated" | "status.deleted" | "comment.updated" | "comment.deleted";
             /** @example 1 */
             workspace_id: number;
             /**
@@ -1077,7 +1157,7 @@ export interface components {
             occurred_at: string;
             actor: components["schemas"]["EventActor"];
             /**
-             * @description Keys by type, each always present (null when there is no list, parent or folder): `task.created`: task_id, list_id, parent_id; `task.updated`: task_id, list_id, previous_list_id, parent_id, changes; `task.deleted`: task_id, list_id, parent_id; `comment.created`: comment_id, task_id, list_id; `folder.created`: folder_id; `folder.deleted`: folder_id; `folder.updated`: folder_id, changes; `list.created`: list_id, folder_id; `list.deleted`: list_id, folder_id; `list.updated`: list_id, folder_id, previous_folder_id, changes; `status.created`: status_id; `status.updated`: status_id, changes; `label.created`: label_id; `label.deleted`: label_id. `list_id` and `folder_id` are the values after the write, `previous_*` those before it. `changes`: the sorted names of the fields whose stored value changed.
+             * @description Keys by type, each always present (null when there is no list, parent or folder): `task.created`: task_id, list_id, parent_id; `task.updated`: task_id, list_id, previous_list_id, parent_id, changes; `task.deleted`: task_id, list_id, parent_id; `comment.created`: comment_id, task_id, list_id; `folder.created`: folder_id; `folder.deleted`: folder_id; `folder.updated`: folder_id, changes; `list.created`: list_id, folder_id; `list.deleted`: list_id, folder_id; `list.updated`: list_id, folder_id, previous_folder_id, changes; `status.created`: status_id; `status.updated`: status_id, changes; `label.created`: label_id; `label.deleted`: label_id; `label.updated`: label_id, changes; `status.deleted`: status_id; `comment.updated`: comment_id, task_id, list_id, changes; `comment.deleted`: comment_id, task_id, list_id. `list_id` and `folder_id` are the values after the write, `previous_*` those before it. `changes`: the sorted names of the fields whose stored value changed.
              * @example {
              *       "task_id": 12,
              *       "list_id": 3,
@@ -1099,7 +1179,7 @@ export interface components {
                 parent_id?: number | null;
                 previous_list_id?: number | null;
                 previous_folder_id?: number | null;
-                changes?: ("assignee_ids" | "category" | "color" | "custom_fields" | "description" | "due_date" | "folder_id" | "icon" | "label_ids" | "list_id" | "name" | "position" | "priority" | "start_date" | "status_id" | "title")[];
+                changes?: ("assignee_ids" | "category" | "color" | "content" | "custom_fields" | "description" | "due_date" | "folder_id" | "icon" | "label_ids" | "list_id" | "name" | "parent_id" | "position" | "priority" | "resolved" | "start_date" | "status_id" | "title")[];
             };
         };
         EventActor: {
@@ -1427,6 +1507,15 @@ export interface components {
              */
             description: string | null;
         };
+        UpdateComment: {
+            /**
+             * @description HTML; trimmed, then sanitized. Only the author may change it.
+             * @example <p>Done</p>
+             */
+            content?: string;
+            /** @description Any writer may set it */
+            resolved?: boolean;
+        };
         UpdateFolder: {
             /**
              * @description Trimmed; cannot be blank
@@ -1442,6 +1531,15 @@ export interface components {
              * @example 2
              */
             position?: number;
+        };
+        UpdateLabel: {
+            /** @description Trimmed; cannot be blank; unique in the workspace ignoring case */
+            name?: string;
+            /**
+             * @description Stored as sent; null clears
+             * @example red
+             */
+            color?: string | null;
         };
         UpdateList: {
             /**
@@ -1528,6 +1626,11 @@ export interface components {
              *     ]
              */
             label_ids?: unknown[];
+            /**
+             * @description Makes the task a subtask of that task (same workspace, not itself a subtask; the task must have no subtasks); null makes it top-level
+             * @example 1
+             */
+            parent_id?: (number | string) | null;
         };
         UpdateWebhook: {
             /**
@@ -1543,7 +1646,7 @@ export interface components {
              *       "task.updated"
              *     ]
              */
-            events?: ("task.created" | "task.updated" | "task.deleted" | "comment.created" | "folder.created" | "folder.deleted" | "folder.updated" | "list.created" | "list.deleted" | "list.updated" | "status.created" | "status.updated" | "label.created" | "label.deleted")[];
+            events?: ("task.created" | "task.updated" | "task.deleted" | "comment.created" | "folder.created" | "folder.deleted" | "folder.updated" | "list.created" | "list.deleted" | "list.updated" | "status.created" | "status.updated" | "label.created" | "label.deleted" | "label.updated" | "status.deleted" | "comment.updated" | "comment.deleted")[];
             /** @description false: nothing is delivered, and events meanwhile are never delivered */
             active?: boolean;
         };
@@ -1559,7 +1662,7 @@ export interface components {
              *       "task.created"
              *     ]
              */
-            events: ("task.created" | "task.updated" | "task.deleted" | "comment.created" | "folder.created" | "folder.deleted" | "folder.updated" | "list.created" | "list.deleted" | "list.updated" | "status.created" | "status.updated" | "label.created" | "label.deleted")[];
+            events: ("task.created" | "task.updated" | "task.deleted" | "comment.created" | "folder.created" | "folder.deleted" | "folder.updated" | "list.created" | "list.deleted" | "list.updated" | "status.created" | "status.updated" | "label.created" | "label.deleted" | "label.updated" | "status.deleted" | "comment.updated" | "comment.deleted")[];
             /** @example true */
             active: boolean;
             /**
@@ -1765,6 +1868,257 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    deleteComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Comment id */
+                comment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `Invalid comment ID` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Only the author or owners and admins can delete a comment`, `Access denied`, `Viewers cannot delete comments`, `Scope 'comments:write' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Comment not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Comment id */
+                comment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateComment"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "task_id": 41,
+                     *       "user_id": 7,
+                     *       "name": "Alice",
+                     *       "avatar_url": null,
+                     *       "content": "<p>On it</p>",
+                     *       "parent_comment_id": null,
+                     *       "resolved": false,
+                     *       "created_at": "2025-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Comment"];
+                };
+            };
+            /** @description `Invalid comment ID`, `content must be a string`, `content cannot be empty`, `content must not contain NUL characters`, `content must be at most 100000 characters`, `resolved must be a boolean`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Only the author can edit a comment`, `Access denied`, `Viewers cannot edit comments`, `Scope 'comments:write' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Comment not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     createFolder: {
         parameters: {
             query?: never;
@@ -1940,6 +2294,134 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getFolder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Folder id */
+                folder_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "workspace_id": 1,
+                     *       "name": "Engineering",
+                     *       "icon": "folder-1",
+                     *       "color": "blue",
+                     *       "position": 1,
+                     *       "created_at": "2025-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Folder"];
+                };
+            };
+            /** @description `Invalid folder ID` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Access denied`, `Scope 'folders:read' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Folder not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeadersTooLarge"];
             500: components["responses"]["InternalServerError"];
@@ -2280,7 +2762,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `Scope 'folders:read' is required for this endpoint` */
+            /** @description `Access denied`, `Scope 'folders:read' is required for this endpoint` */
             403: {
                 headers: {
                     /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
@@ -2620,6 +3102,157 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    updateLabel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Label id */
+                label_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateLabel"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "workspace_id": 1,
+                     *       "name": "text",
+                     *       "color": null,
+                     *       "created_at": "2025-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Label"];
+                };
+            };
+            /** @description `Invalid label ID`, `name must be a string`, `name cannot be empty`, `name must not contain NUL characters`, `name must be at most 255 characters`, `color must be a string or null`, `color must not contain NUL characters`, `color must be at most 64 characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Access denied`, `Only owners and admins can edit labels`, `Scope 'workspaces:write' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Label not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /** @description `A label with this name already exists` */
+            409: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     createList: {
         parameters: {
             query?: never;
@@ -2796,6 +3429,135 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description List id */
+                list_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "workspace_id": 1,
+                     *       "folder_id": 1,
+                     *       "name": "Backlog",
+                     *       "icon": "library",
+                     *       "color": "gray",
+                     *       "position": 1,
+                     *       "created_at": "2025-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["List"];
+                };
+            };
+            /** @description `Invalid list ID` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Access denied`, `Scope 'folders:read' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `List not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeadersTooLarge"];
             500: components["responses"]["InternalServerError"];
@@ -3331,6 +4093,143 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteStatus: {
+        parameters: {
+            query?: {
+                /** @description A status of the same workspace for the tasks that held this one (a number) */
+                replacement_status_id?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Status id */
+                status_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `Invalid status ID`, `replacement_status_id must be given only once`, `replacement_status_id must be a valid numeric ID`, `replacement_status_id cannot be the deleted status`, `At least one completed status must remain in the workspace` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Access denied`, `Only owners and admins can delete statuses`, `Scope 'workspaces:write' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Status not found in this workspace`, `Status not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /** @description `Request body is too large` */
+            413: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeadersTooLarge"];
             500: components["responses"]["InternalServerError"];
@@ -4160,7 +5059,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskWrite"];
                 };
             };
-            /** @description `Invalid task ID`, `title must be a string`, `title cannot be empty`, `title must not contain NUL characters`, `title must be at most 500 characters`, `description must be a string`, `description must not contain NUL characters`, `description must be at most 100000 characters`, `Invalid priority. Must be one of: urgent, high, medium, low, none`, `status_id must be a valid numeric ID`, `list_id must be a valid numeric ID`, `Invalid due_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid start_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `assignee_ids must be an array`, `custom_fields must be an array`, `custom_fields value must be a string or null`, `custom_fields value must not contain NUL characters`, `custom_fields value must be at most 10000 characters`, `label_ids must be an array`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
+            /** @description `Invalid task ID`, `A task cannot be its own parent`, `Subtasks cannot have subtasks`, `title must be a string`, `title cannot be empty`, `title must not contain NUL characters`, `title must be at most 500 characters`, `description must be a string`, `description must not contain NUL characters`, `description must be at most 100000 characters`, `Invalid priority. Must be one of: urgent, high, medium, low, none`, `status_id must be a valid numeric ID`, `list_id must be a valid numeric ID`, `Invalid due_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid start_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `assignee_ids must be an array`, `custom_fields must be an array`, `custom_fields value must be a string or null`, `custom_fields value must not contain NUL characters`, `custom_fields value must be at most 10000 characters`, `label_ids must be an array`, `parent_id must be a valid numeric ID`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
                     /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
@@ -4219,7 +5118,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `List not found in this workspace`, `Status not found in this workspace`, `Task not found` */
+            /** @description `List not found in this workspace`, `Status not found in this workspace`, `Parent task not found`, `Task not found` */
             404: {
                 headers: {
                     /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
@@ -4582,6 +5481,446 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             /** @description `Idempotency-Key was already used with a different request` */
             422: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    addTaskLabel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Only change the task if it is still as you saw it: the `ETag` you received (several, comma-separated, or `*` for any). Otherwise 412 and nothing changes. Required when the server runs with `REQUIRE_IF_MATCH=true` (428 without it). */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description Task id */
+                task_id: number;
+                /** @description Label id */
+                label_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description All task fields except labels, subtasks, attachments */
+            200: {
+                headers: {
+                    /** @description Tag of the task as Get task shows it to you now; send it back in `If-None-Match` (Get task) or `If-Match` (Update task, Delete task) */
+                    ETag?: string;
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 41,
+                     *       "workspace_id": 1,
+                     *       "list_id": 3,
+                     *       "title": "Ship it",
+                     *       "priority": "urgent",
+                     *       "identifier": 1,
+                     *       "due_date": null,
+                     *       "start_date": null,
+                     *       "creator_id": 7,
+                     *       "created_at": "2025-01-15T09:30:00.000Z",
+                     *       "status": {
+                     *         "id": 1,
+                     *         "name": "To Do",
+                     *         "icon": null,
+                     *         "color": "gray",
+                     *         "category": "pending"
+                     *       },
+                     *       "assignees": [
+                     *         {
+                     *           "id": 7,
+                     *           "name": "Alice",
+                     *           "avatar_url": null
+                     *         }
+                     *       ],
+                     *       "custom_fields": [
+                     *         {
+                     *           "id": 3,
+                     *           "name": "Estimate",
+                     *           "type": "number",
+                     *           "config": null,
+                     *           "position": 1,
+                     *           "value": "3"
+                     *         }
+                     *       ],
+                     *       "description": "<p>Details</p>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TaskWrite"];
+                };
+            };
+            /** @description `Invalid task ID`, `Invalid label ID` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Access denied`, `Viewers cannot edit tasks`, `Scope 'tasks:write' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Label not found`, `Task not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /** @description `Precondition failed` */
+            412: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Request body is too large` */
+            413: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            /** @description `If-Match is required` */
+            428: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    removeTaskLabel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Only change the task if it is still as you saw it: the `ETag` you received (several, comma-separated, or `*` for any). Otherwise 412 and nothing changes. Required when the server runs with `REQUIRE_IF_MATCH=true` (428 without it). */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description Task id */
+                task_id: number;
+                /** @description Label id */
+                label_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description All task fields except labels, subtasks, attachments */
+            200: {
+                headers: {
+                    /** @description Tag of the task as Get task shows it to you now; send it back in `If-None-Match` (Get task) or `If-Match` (Update task, Delete task) */
+                    ETag?: string;
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 41,
+                     *       "workspace_id": 1,
+                     *       "list_id": 3,
+                     *       "title": "Ship it",
+                     *       "priority": "urgent",
+                     *       "identifier": 1,
+                     *       "due_date": null,
+                     *       "start_date": null,
+                     *       "creator_id": 7,
+                     *       "created_at": "2025-01-15T09:30:00.000Z",
+                     *       "status": {
+                     *         "id": 1,
+                     *         "name": "To Do",
+                     *         "icon": null,
+                     *         "color": "gray",
+                     *         "category": "pending"
+                     *       },
+                     *       "assignees": [
+                     *         {
+                     *           "id": 7,
+                     *           "name": "Alice",
+                     *           "avatar_url": null
+                     *         }
+                     *       ],
+                     *       "custom_fields": [
+                     *         {
+                     *           "id": 3,
+                     *           "name": "Estimate",
+                     *           "type": "number",
+                     *           "config": null,
+                     *           "position": 1,
+                     *           "value": "3"
+                     *         }
+                     *       ],
+                     *       "description": "<p>Details</p>"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TaskWrite"];
+                };
+            };
+            /** @description `Invalid task ID`, `Invalid label ID` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Access denied`, `Viewers cannot edit tasks`, `Scope 'tasks:write' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Label not found`, `Task not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /** @description `Precondition failed` */
+            412: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Request body is too large` */
+            413: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            /** @description `If-Match is required` */
+            428: {
                 headers: {
                     /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
                     "X-Request-Id"?: string;
@@ -5597,7 +6936,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventPage"];
                 };
             };
-            /** @description `Invalid workspace ID`, `Unknown query parameter: <name>`, `<name> must be given only once`, `<name> accepts at most 100 values`, `after must be a non-negative integer`, `limit must be an integer between 1 and 100`, `Invalid type. Must be one of: task.created, task.updated, task.deleted, comment.created, folder.created, folder.deleted, folder.updated, list.created, list.deleted, list.updated, status.created, status.updated, label.created, label.deleted`, `task_id must be a valid numeric ID` */
+            /** @description `Invalid workspace ID`, `Unknown query parameter: <name>`, `<name> must be given only once`, `<name> accepts at most 100 values`, `after must be a non-negative integer`, `limit must be an integer between 1 and 100`, `Invalid type. Must be one of: task.created, task.updated, task.deleted, comment.created, folder.created, folder.deleted, folder.updated, list.created, list.deleted, list.updated, status.created, status.updated, label.created, label.deleted, label.updated, status.deleted, comment.updated, comment.deleted`, `task_id must be a valid numeric ID` */
             400: {
                 headers: {
                     /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */

@@ -16,6 +16,16 @@ export class IdPipe implements PipeTransform<unknown, number> {
   }
 }
 
+/** Several path ids (D39: `/tasks/:task_id/labels/:label_id`), checked left to right: the first malformed one answers. */
+@Injectable()
+export class IdsPipe implements PipeTransform<Record<string, unknown>, number[]> {
+  constructor(private readonly kinds: readonly PathIdKind[]) {}
+
+  transform(params: Record<string, unknown>): number[] {
+    return this.kinds.map((kind) => requireId(params[pathIdName(kind)], PATH_ID_MESSAGES[kind]));
+  }
+}
+
 /** The name of the path parameter that holds an id of `kind` (`task_id`); routes write it `:task_id`. */
 export function pathIdName(kind: PathIdKind): string {
   return `${kind}_id`;
@@ -32,20 +42,33 @@ const PATH_ID_EXAMPLES: Record<PathIdKind, number> = { workspace: 1, folder: 2, 
  * on `@Get('tasks/:task_id')`.
  */
 export function PathId(kind: PathIdKind): ParameterDecorator {
-  const name = pathIdName(kind);
-  const bind = Param(name, new IdPipe(kind));
-  const document = ApiParam({
-    name,
-    required: true,
-    schema: { type: 'integer', minimum: 0, example: PATH_ID_EXAMPLES[kind] },
-    description: `${kind.charAt(0).toUpperCase()}${kind.slice(1)} id`,
-  });
-  const errors = ApiErrors({ 400: [PATH_ID_MESSAGES[kind]] });
+  return pathIdsDecorator(Param(pathIdName(kind), new IdPipe(kind)), [kind]);
+}
+
+/**
+ * PathId for a route with several path ids (D39: both checked for form at D3 step 4, left to
+ * right): the ids as numbers, in the order of `kinds`. `@Put('tasks/:task_id/labels/:label_id')`
+ * `addTaskLabel(@PathIds('task', 'label') [id, labelId]: number[])`.
+ */
+export function PathIds(...kinds: PathIdKind[]): ParameterDecorator {
+  return pathIdsDecorator(Param(new IdsPipe(kinds)), kinds);
+}
+
+function pathIdsDecorator(bind: ParameterDecorator, kinds: PathIdKind[]): ParameterDecorator {
+  const documents = kinds.map((kind) =>
+    ApiParam({
+      name: pathIdName(kind),
+      required: true,
+      schema: { type: 'integer', minimum: 0, example: PATH_ID_EXAMPLES[kind] },
+      description: `${kind.charAt(0).toUpperCase()}${kind.slice(1)} id`,
+    }),
+  );
+  const errors = ApiErrors({ 400: kinds.map((kind) => PATH_ID_MESSAGES[kind]) });
   return (target, key, index) => {
     bind(target, key, index);
     if (key === undefined) return;
     const descriptor = Object.getOwnPropertyDescriptor(target, key)!;
-    document(target, key, descriptor);
+    for (const document of documents) document(target, key, descriptor);
     errors(target, key, descriptor);
   };
 }
