@@ -26,6 +26,18 @@ export class FoldersController {
     return this.folders.listFolders(caller, id);
   }
 
+  /** D39, D45: get folder. */
+  @Get('folders/:folder_id')
+  @Authenticated('folders:read', 'folder.read')
+  @ApiOperation({
+    summary: 'Get folder',
+    description: 'An access-restricted member may read a folder granted to them or holding a list permitted to them.',
+  })
+  @ApiOkResponse({ type: FolderDto })
+  getFolder(@CurrentCaller() caller: Caller, @PathId('folder') id: number): Promise<RawJson<FolderDto>> {
+    return this.folders.getFolder(caller, id);
+  }
+
   /** spec: Create folder. */
   @Post('folders')
   @Authenticated('folders:write', 'folder.create')

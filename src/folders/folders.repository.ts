@@ -3,6 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ColumnField, columnTable, FieldsMatch, insertRowSql, positionWrite, WritesMatch } from '../common/database/field-table';
 import { patchStatement } from '../common/database/patch';
 import type { Db } from '../common/database/request-db';
+import { type AccessRead, READ_PARAMS } from '../common/access/access.repository';
 import { SqlParams } from '../common/database/sql-params';
 import { jsonArraySql, RawJson } from '../common/http/raw-json';
 import { Actor, columnChangesSql, eventCtes } from '../events/events.sql';
@@ -42,6 +43,12 @@ export class FoldersRepository {
     );
     return new RawJson(rows[0].json);
   }
+
+  /** D45: get folder, read inside its access check's statement (AccessService.checkAndRead): the folder object as JSON text. */
+  readonly oneRead: AccessRead = {
+    sql: `SELECT row_to_json(x)::text FROM (SELECT ${FOLDER_TABLE.select} FROM folders WHERE id = ${READ_PARAMS.id}) x`,
+    tagged: false,
+  };
 
   /** Inserts a folder (defaults: FOLDER_FIELDS; position max + 1 of the workspace, D24), recording `folder.created` by `actor` (D37). */
   async insert(actor: Actor, workspaceId: number, body: Omit<CreateFolderDto, 'workspace_id'>, db?: Db): Promise<FolderDto> {

@@ -22,6 +22,16 @@ export class FoldersService {
   }
 
   /**
+   * D39, D45: get folder; any member; a restricted member only a folder granted to them or holding a
+   * list permitted to them (else 403 `Access denied`). 404 `Folder not found` (also non-members, D4).
+   * One round trip: the access check and the read in one statement.
+   */
+  async getFolder(caller: Caller, id: number): Promise<RawJson<FolderDto>> {
+    const { body } = await this.access.checkAndRead(caller, 'folder.read', id, this.folders.oneRead);
+    return new RawJson(body);
+  }
+
+  /**
    * spec: Create folder. 400 `workspace_id is required`; 404 `Workspace not found` (D4);
    * 403 `Viewers cannot create folders`, `Access denied` (restricted, D30); 400 `name is required`.
    */

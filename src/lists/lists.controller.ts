@@ -3,6 +3,7 @@ import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, 
 import { NOT_FOUND } from '../common/access/access.policy';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
+import { RawJson } from '../common/http/raw-json';
 import { ApiErrors, ApiValidatedBody } from '../common/openapi/api-errors.decorator';
 import { PathId } from '../common/validation/id.pipe';
 import { CreateListDto, ListDto, UpdateListDto } from './lists.dto';
@@ -20,11 +21,21 @@ export class ListsController {
   @ApiOperation({
     summary: 'List the lists of a folder',
     description:
-      'Lists of the folder, ordered by position, then name, then id. An access-restricted member receives only the lists permitted to them.',
+      'Lists of the folder, ordered by position, then name, then id. An access-restricted member receives only the lists permitted to them, ' +
+      'of a folder granted to them or holding such a list.',
   })
   @ApiOkResponse({ type: [ListDto] })
   listFolderLists(@CurrentCaller() caller: Caller, @PathId('folder') id: number): Promise<ListDto[]> {
     return this.lists.listFolderLists(caller, id);
+  }
+
+  /** D39, D45: get list. */
+  @Get('lists/:list_id')
+  @Authenticated('folders:read', 'list.read')
+  @ApiOperation({ summary: 'Get list', description: 'An access-restricted member may read only the lists permitted to them.' })
+  @ApiOkResponse({ type: ListDto })
+  getList(@CurrentCaller() caller: Caller, @PathId('list') id: number): Promise<RawJson<ListDto>> {
+    return this.lists.getList(caller, id);
   }
 
   /** spec: Create list. */

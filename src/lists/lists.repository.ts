@@ -3,6 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ColumnField, columnTable, FieldsMatch, insertRowSql, positionWrite, WritesMatch } from '../common/database/field-table';
 import { patchStatement } from '../common/database/patch';
 import type { Db } from '../common/database/request-db';
+import { type AccessRead, READ_PARAMS } from '../common/access/access.repository';
 import { SqlParams } from '../common/database/sql-params';
 import { Actor, columnChangesSql, eventCtes } from '../events/events.sql';
 import { deleteTasksCtes } from '../tasks/tasks.sql';
@@ -32,6 +33,12 @@ export const LIST_TABLE = columnTable<keyof UpdateListDto>(LIST_FIELDS);
 @Injectable()
 export class ListsRepository {
   constructor(private readonly db: DataSource) {}
+
+  /** D45: get list, read inside its access check's statement (AccessService.checkAndRead): the list object as JSON text. */
+  readonly oneRead: AccessRead = {
+    sql: `SELECT row_to_json(x)::text FROM (SELECT ${LIST_TABLE.select} FROM lists WHERE id = ${READ_PARAMS.id}) x`,
+    tagged: false,
+  };
 
   /** Lists of a folder by position, name, id (D23); `onlyIds` (a restricted member's granted lists, D29) filters when not null. */
   listByFolder(folderId: number, onlyIds: number[] | null): Promise<ListDto[]> {

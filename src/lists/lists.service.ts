@@ -3,6 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { NOT_FOUND, permitsFolder } from '../common/access/access.policy';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
+import { RawJson } from '../common/http/raw-json';
 import { validateBody, validateCreate } from '../common/validation/validate-body';
 import { FoldersRepository } from '../folders/folders.repository';
 import { CreateListDto, ListDto, UpdateListDto } from './lists.dto';
@@ -20,12 +21,22 @@ export class ListsService {
 
   /**
    * D1 (ext): the lists of a folder by position, name, id (D23); any member. A restricted
-   * member sees only permitted lists (D29): all of a granted folder, else the granted lists in it.
+   * member sees only permitted lists (D29): all of a granted folder, else the granted lists in it;
+   * a folder neither granted nor holding a granted list answers 403 `Access denied` (D39).
    * 404 `Folder not found` (also non-members, D4).
    */
   async listFolderLists(caller: Caller, folderId: number): Promise<ListDto[]> {
     const { membership } = await this.access.check(caller, 'folder.read', folderId);
     return this.lists.listByFolder(folderId, permitsFolder(membership, folderId) ? null : membership.listIds);
+  }
+
+  /**
+   * D39, D45: get list; any member; a restricted member only a permitted list (else 403 `Access denied`).
+   * 404 `List not found`; non-members 403 `Access denied` (D4). One round trip: the access check and the read.
+   */
+  async getList(caller: Caller, id: number): Promise<RawJson<ListDto>> {
+    const { body } = await this.access.checkAndRead(caller, 'list.read', id, this.lists.oneRead);
+    return new RawJson(body);
   }
 
   /**

@@ -1,11 +1,12 @@
-import { Body, Controller, Get, Patch, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
-import { Authenticated } from '../common/auth/authenticated.decorator';
+import { Authenticated, IgnoresBody } from '../common/auth/authenticated.decorator';
+import { QueryPairsOf } from '../common/validation/query-pairs';
 import { ApiErrors, ApiValidatedBody } from '../common/openapi/api-errors.decorator';
 import { PathId } from '../common/validation/id.pipe';
 import { CreateStatusDto, StatusDto, UpdateStatusDto } from './statuses.dto';
-import { LAST_COMPLETED, StatusesService } from './statuses.service';
+import { LAST_COMPLETED, REPLACEMENT, REPLACEMENT_MESSAGES, StatusesService } from './statuses.service';
 
 const DUPLICATE = 'A status with this name already exists';
 
@@ -60,5 +61,26 @@ export class StatusesController {
   })
   updateStatus(@CurrentCaller() caller: Caller, @PathId('status') id: number, @Body() body: unknown): Promise<StatusDto> {
     return this.statuses.updateStatus(caller, id, body);
+  }
+
+  /** D39, D43: delete status. */
+  @Delete('statuses/:status_id')
+  @HttpCode(204)
+  @Authenticated('workspaces:write', 'status.delete')
+  @IgnoresBody()
+  @ApiOperation({
+    summary: 'Delete status',
+    description:
+      'Permanent. Tasks that held the status take `replacement_status_id` when given, else the workspace\'s first `pending` status by position, else none. ' +
+      'The last remaining `completed` status of a workspace cannot be deleted. Other query parameters and any body are ignored.',
+  })
+  @ApiQuery({ name: REPLACEMENT, required: false, schema: { type: 'integer', minimum: 0 }, description: 'A status of the same workspace for the tasks that held this one (a number)' })
+  @ApiNoContentResponse()
+  @ApiErrors({
+    400: [REPLACEMENT_MESSAGES.once, REPLACEMENT_MESSAGES.invalid, REPLACEMENT_MESSAGES.self, LAST_COMPLETED],
+    404: [REPLACEMENT_MESSAGES.notFound],
+  })
+  async deleteStatus(@CurrentCaller() caller: Caller, @PathId('status') id: number, @QueryPairsOf() query: Array<[string, string]>): Promise<void> {
+    await this.statuses.deleteStatus(caller, id, query);
   }
 }

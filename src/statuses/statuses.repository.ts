@@ -26,6 +26,14 @@ void FIELDS_MATCH_DTOS;
 /** The select list, the written columns and their names (an update's SET list: never from the request). */
 export const STATUS_TABLE = columnTable<keyof UpdateStatusDto>(STATUS_FIELDS);
 
+/** What delete() found: the checks of D43 steps 8 and 9, and whether the status was deleted. */
+export interface StatusDeletion {
+  replacement_found: boolean;
+  replacement_self: boolean;
+  last_completed: boolean;
+  deleted: boolean;
+}
+
 /** SQL for statuses. Every method returns the API shape of spec: Status. */
 @Injectable()
 export class StatusesRepository {
@@ -57,11 +65,55 @@ export class StatusesRepository {
    * without blocking tasks that reference these statuses (FOR KEY SHARE).
    */
   async lockCompleted(em: EntityManager, workspaceId: number): Promise<number[]> {
+    // In id order, as delete() locks them: two writers of the rule never wait for each other in a cycle.
     const rows: { id: number }[] = await em.query(
-      `SELECT id FROM statuses WHERE workspace_id = $1 AND category = 'completed' FOR NO KEY UPDATE`,
+      `SELECT id FROM statuses WHERE workspace_id = $1 AND category = 'completed' ORDER BY id FOR NO KEY UPDATE`,
       [workspaceId],
     );
     return rows.map((r) => r.id);
+  }
+
+  /**
+   * D43: deletes status `id` of workspace `workspaceId` in ONE statement, unless a check of step 8 or 9
+   * fails (then nothing is written and the row says which): the replacement (`replacementId`,
+   * when given) is a status of the workspace other than this one; this is not the workspace's last
+   * `completed` status. The workspace's completed statuses are locked first (FOR NO KEY UPDATE, id
+   * order, as lockCompleted does for a category change), so that of two writes that together would
+   * leave none, the later sees the earlier (a locked row is read as committed: one deleted or moved
+   * to another category meanwhile no longer counts). Tasks that held it take the replacement, else
+   * the workspace's default status (D17: first `pending` by position, this one excluded), else null;
+   * their `updated_at` is left as it was and no task event is recorded (D39). Records
+   * `status.deleted` by `actor`. Null when the status no longer exists.
+   */
+  async delete(actor: Actor, workspaceId: number, id: number, replacementId: number | null, db: Db): Promise<StatusDeletion | null> {
+    const p = new SqlParams();
+    const ws = p.add(workspaceId, 'int');
+    const statusId = p.add(id, 'int');
+    const replacement = p.add(replacementId, 'int');
+    const ctes = [
+      `completed AS MATERIALIZED (SELECT id FROM statuses WHERE workspace_id = ${ws} AND category = 'completed' ORDER BY id FOR NO KEY UPDATE)`,
+      // FOR UPDATE: waits for the task writes that reference it (their key-share locks), and keeps new ones out.
+      `target AS MATERIALIZED (SELECT s.id, s.category FROM statuses s, (SELECT count(*) FROM completed) c WHERE s.id = ${statusId} FOR UPDATE OF s)`,
+      `chk AS (
+         SELECT ${replacement} IS NULL OR EXISTS (SELECT 1 FROM statuses r WHERE r.id = ${replacement} AND r.workspace_id = ${ws}) AS replacement_found,
+                COALESCE(${replacement} = ${statusId}, false) AS replacement_self,
+                target.category = 'completed' AND NOT EXISTS (SELECT 1 FROM completed WHERE id <> ${statusId}) AS last_completed
+           FROM target)`,
+      `ok AS (SELECT replacement_found AND NOT replacement_self AND NOT last_completed AS ok FROM chk)`,
+      // The status the tasks take, share-locked before the event lock (their foreign-key check would otherwise wait after it).
+      `next_status AS MATERIALIZED (SELECT n.id FROM statuses n, ok WHERE ok.ok AND n.id = COALESCE(${replacement},
+                   (SELECT d.id FROM statuses d WHERE d.workspace_id = ${ws} AND d.category = 'pending' AND d.id <> ${statusId} ORDER BY d.position, d.id LIMIT 1))
+                   FOR KEY SHARE OF n)`,
+      `moved AS (UPDATE tasks SET status_id = (SELECT id FROM next_status)
+                  WHERE status_id = ${statusId} AND (SELECT ok FROM ok) RETURNING id)`,
+      `gone AS (DELETE FROM statuses WHERE id = ${statusId} AND (SELECT ok FROM ok) AND (SELECT count(*) FROM moved) >= 0 RETURNING id, workspace_id)`,
+      ...eventCtes(p, actor, { type: 'status.deleted', from: 'gone', workspace: 'gone.workspace_id', data: { status_id: 'gone.id' }, drain: ['next_status', 'moved'] }),
+    ];
+    const rows: StatusDeletion[] = await db.rows(
+      `WITH ${ctes.join(',\n')} SELECT chk.replacement_found, chk.replacement_self, chk.last_completed, EXISTS (SELECT 1 FROM gone) AS deleted FROM chk`,
+      p.values,
+    );
+    return rows[0] ?? null;
   }
 
   /**

@@ -4,11 +4,21 @@ import { NOT_FOUND } from '../common/access/access.policy';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
 import { validateBody, validateCreate } from '../common/validation/validate-body';
+import { parseId } from '../common/validation/ids';
 import { CreateStatusDto, StatusDto, UpdateStatusDto } from './statuses.dto';
 import { StatusesRepository } from './statuses.repository';
 
 /** spec: States and transitions, rule 1. */
 export const LAST_COMPLETED = 'At least one completed status must remain in the workspace';
+
+/** D43: the query parameter of delete status, and its answers. */
+export const REPLACEMENT = 'replacement_status_id';
+export const REPLACEMENT_MESSAGES = {
+  once: `${REPLACEMENT} must be given only once`,
+  invalid: `${REPLACEMENT} must be a valid numeric ID`,
+  self: `${REPLACEMENT} cannot be the deleted status`,
+  notFound: 'Status not found in this workspace',
+} as const;
 
 /** Rules for statuses: list (ext), create, update; the last-completed rule (spec rule 1) and unique names (D25). */
 @Injectable()
@@ -56,5 +66,29 @@ export class StatusesService {
       if (leavesCompleted && completed.length === 1 && completed[0] === id) throw new BadRequestException(LAST_COMPLETED);
       return status;
     });
+  }
+
+  /**
+   * D43: delete status. The status and the caller (404 `Status not found`, 403, `Only owners and
+   * admins can delete statuses`) → `replacement_status_id` (step 7: sent twice, malformed or empty:
+   * 400) → the replacement in the workspace (step 8: 404) → step 9: the deleted status itself, then
+   * the last `completed` status (400). Other query parameters and any body are ignored. Two round
+   * trips: the access check and one statement for the checks, the tasks, the delete and its event.
+   */
+  async deleteStatus(caller: Caller, id: number, query: ReadonlyArray<readonly [string, string]>): Promise<void> {
+    const access = await this.access.check(caller, 'status.delete', id);
+    const values = query.filter(([name]) => name === REPLACEMENT).map(([, value]) => value);
+    if (values.length > 1) throw new BadRequestException(REPLACEMENT_MESSAGES.once);
+    let replacement: number | null = null;
+    if (values.length === 1) {
+      replacement = parseId(values[0]);
+      if (replacement === null) throw new BadRequestException(REPLACEMENT_MESSAGES.invalid);
+    }
+    const result = await this.statuses.delete(caller, access.workspaceId, id, replacement, caller.db!);
+    if (!result) throw new NotFoundException(NOT_FOUND.status);
+    if (!result.replacement_found) throw new NotFoundException(REPLACEMENT_MESSAGES.notFound);
+    if (result.replacement_self) throw new BadRequestException(REPLACEMENT_MESSAGES.self);
+    if (result.last_completed) throw new BadRequestException(LAST_COMPLETED);
+    if (!result.deleted) throw new NotFoundException(NOT_FOUND.status);
   }
 }

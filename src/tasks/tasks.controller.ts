@@ -19,7 +19,7 @@ import { PRECONDITION_MESSAGES } from '../common/http/etag';
 import { markNotModified } from '../common/http/not-modified';
 import { RawJson } from '../common/http/raw-json';
 import { ApiErrors, ApiValidatedBody } from '../common/openapi/api-errors.decorator';
-import { PathId } from '../common/validation/id.pipe';
+import { PathId, PathIds } from '../common/validation/id.pipe';
 import { QueryPairsOf } from '../common/validation/query-pairs';
 import type { QueryPairs } from './task-query';
 import { QUERY_400, TaskQueryParams } from './task-query.openapi';
@@ -151,10 +151,7 @@ export class TasksController {
   @IfMatch()
   async addTaskLabel(
     @CurrentCaller() caller: Caller,
-    // D39: the task id's 400 before the label id's. Nest runs the parameters' pipes in the order their
-    // decorators ran, last parameter first: the label id is written before the task id so that its pipe runs second.
-    @PathId('label') labelId: number,
-    @PathId('task') id: number,
+    @PathIds('task', 'label') [id, labelId]: number[],
     @RequestHeader('if-match') ifMatch: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<RawJson<TaskWriteDto>> {
@@ -177,10 +174,7 @@ export class TasksController {
   @IfMatch()
   async removeTaskLabel(
     @CurrentCaller() caller: Caller,
-    // D39: the task id's 400 before the label id's. Nest runs the parameters' pipes in the order their
-    // decorators ran, last parameter first: the label id is written before the task id so that its pipe runs second.
-    @PathId('label') labelId: number,
-    @PathId('task') id: number,
+    @PathIds('task', 'label') [id, labelId]: number[],
     @RequestHeader('if-match') ifMatch: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<RawJson<TaskWriteDto>> {

@@ -261,6 +261,8 @@ describe('events (D37)', () => {
       expect(EVENT_TYPES).toEqual([
         'task.created', 'task.updated', 'task.deleted', 'comment.created', 'folder.created', 'folder.deleted', 'folder.updated',
         'list.created', 'list.deleted', 'list.updated', 'status.created', 'status.updated', 'label.created', 'label.deleted',
+        'label.updated', 'status.deleted', 'comment.updated', 'comment.deleted', 'attachment.created', 'attachment.deleted',
+        'workspace.updated', 'member.added', 'member.updated', 'member.removed',
         'custom_field.created', 'custom_field.updated', 'custom_field.deleted',
       ]);
     });

@@ -123,12 +123,18 @@ describe('GET /api/v1/folders/:id/lists (D1 ext: lists of a folder)', () => {
   it.each([
     ['a granted folder: all its lists', 'f_granted', ['g1', 'g2']],
     ['a folder with one granted list: that list', 'f_partial', ['p1']],
-    ['a folder with nothing granted: none', 'f_none', []],
-    ['another folder with nothing granted: none', 'f_main', []],
   ])('gives a restricted member only permitted lists (D29): %s', async (_case, folderRef, listRefs) => {
     const res = await listsOf(ids[folderRef], KEY('restricted'));
     expect(res.statusCode).toBe(200);
     expect(res.json().map((l: { id: number }) => l.id)).toEqual(listRefs.map((r) => ids[r]));
+  });
+
+  it.each([
+    ['a folder with nothing granted', 'f_none'],
+    ['another folder with nothing granted', 'f_main'],
+  ])('403 Access denied to a restricted member for %s (D39: neither granted nor holding a permitted list)', async (_case, folderRef) => {
+    const res = await listsOf(ids[folderRef], KEY('restricted'));
+    expect([res.statusCode, res.json()]).toEqual([403, { error: 'Access denied' }]);
   });
 });
 

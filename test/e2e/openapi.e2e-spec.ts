@@ -20,7 +20,7 @@ import { ROOT } from '../setup/paths';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Doc = Record<string, any>;
 
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 interface RouteCase {
   method: Method;
   path: string;
@@ -30,6 +30,10 @@ interface RouteCase {
   returns: string | [string] | { oneOf: string[] } | null;
   /** Messages the route must document, per status (a subset: more may be listed). */
   errors: Partial<Record<400 | 403 | 404 | 409, string[]>>;
+  /** The success status when not the method's usual one (a DELETE answering 200). */
+  success?: string;
+  /** Statuses beyond those every route of its kind answers (412 and 428 of If-Match, 413 of a route that ignores its body). */
+  more?: string[];
 }
 
 const PRIORITY = 'Invalid priority. Must be one of: urgent, high, medium, low, none';
@@ -154,6 +158,42 @@ const D1: RouteCase[] = [
     method: 'GET', path: '/api/v1/webhooks/{webhook_id}/deliveries', scope: 'webhooks:read', returns: ['WebhookDelivery'],
     errors: { 400: ['Invalid webhook ID'], 403: ['Only owners and admins can manage webhooks', 'Access denied'], 404: ['Webhook not found'] },
   },
+  // D39: issue 34's routes.
+  {
+    method: 'PATCH', path: '/api/v1/labels/{label_id}', scope: 'workspaces:write', returns: 'Label',
+    errors: {
+      400: ['Invalid label ID', 'name cannot be empty', 'color must be a string or null', 'color must be at most 64 characters'],
+      403: ['Only owners and admins can edit labels', 'Access denied'], 404: ['Label not found'], 409: ['A label with this name already exists'],
+    },
+  },
+  {
+    method: 'DELETE', path: '/api/v1/statuses/{status_id}', scope: 'workspaces:write', returns: null, more: ['413'],
+    errors: {
+      400: ['Invalid status ID', 'replacement_status_id must be given only once', 'replacement_status_id must be a valid numeric ID',
+        'replacement_status_id cannot be the deleted status', 'At least one completed status must remain in the workspace'],
+      403: ['Only owners and admins can delete statuses', 'Access denied'], 404: ['Status not found', 'Status not found in this workspace'],
+    },
+  },
+  { method: 'GET', path: '/api/v1/folders/{folder_id}', scope: 'folders:read', returns: 'Folder', errors: { 400: ['Invalid folder ID'], 403: ['Access denied'], 404: ['Folder not found'] } },
+  { method: 'GET', path: '/api/v1/lists/{list_id}', scope: 'folders:read', returns: 'List', errors: { 400: ['Invalid list ID'], 403: ['Access denied'], 404: ['List not found'] } },
+  ...(['PUT', 'DELETE'] as const).map((method): RouteCase => ({
+    method, path: '/api/v1/tasks/{task_id}/labels/{label_id}', scope: 'tasks:write', returns: null, success: '200', more: ['412', '413', '428'],
+    errors: { 400: ['Invalid task ID', 'Invalid label ID'], 403: ['Viewers cannot edit tasks', 'Access denied'], 404: ['Task not found', 'Label not found'] },
+  })),
+  {
+    method: 'PATCH', path: '/api/v1/comments/{comment_id}', scope: 'comments:write', returns: 'Comment',
+    errors: {
+      400: ['Invalid comment ID', 'content cannot be empty', 'resolved must be a boolean'],
+      403: ['Viewers cannot edit comments', 'Access denied', 'Only the author can edit a comment'], 404: ['Comment not found'],
+    },
+  },
+  {
+    method: 'DELETE', path: '/api/v1/comments/{comment_id}', scope: 'comments:write', returns: null,
+    errors: {
+      400: ['Invalid comment ID'],
+      403: ['Viewers cannot delete comments', 'Access denied', 'Only the author or owners and admins can delete a comment'], 404: ['Comment not found'],
+    },
+  },
 ];
 
 /** The component schemas the contract's readers (and the client) know by name. */
@@ -167,12 +207,12 @@ const hasBody = (c: RouteCase) => c.method === 'POST' || c.method === 'PATCH';
 /** Public routes outside D1's table (health probes, metrics), documented without a key. */
 const PUBLIC_ROUTES = ['GET /health', 'GET /health/live', 'GET /health/ready', 'GET /metrics'];
 
-const successStatus = (c: RouteCase) => (c.method === 'DELETE' ? '204' : c.method === 'POST' ? '201' : '200');
+const successStatus = (c: RouteCase) => c.success ?? (c.method === 'DELETE' ? '204' : c.method === 'POST' ? '201' : '200');
 
 function expectedStatuses(c: RouteCase): string[] {
   // 429: the rate limit (issue 12) on every authenticated route.
   // 408, 431 (and 414 with a path parameter): answered before any route runs (issue 8).
-  const statuses = new Set([successStatus(c), '401', '403', '408', '429', '431', '500', '503', ...Object.keys(c.errors)]);
+  const statuses = new Set([successStatus(c), '401', '403', '408', '429', '431', '500', '503', ...Object.keys(c.errors), ...(c.more ?? [])]);
   if (c.path.includes('{')) statuses.add('414');
   if (hasBody(c)) ['400', '413', '415'].forEach((s) => statuses.add(s));
   // D35: every POST takes an Idempotency-Key (400 bad key, 409 in progress, 422 another request under it).
@@ -281,7 +321,7 @@ describe('OpenAPI document (issue 5; D1)', () => {
     it('documents its success answer with the named schema', () => {
       const success = op()?.responses?.[successStatus(c)];
       if (c.returns === null) {
-        if (c.method === 'DELETE') expect(success).toEqual({ description: expect.any(String), headers: expect.any(Object) });
+        if (successStatus(c) === '204') expect(success).toEqual({ description: expect.any(String), headers: expect.any(Object) });
         else expect(success?.content?.['application/json']?.schema?.$ref).toEqual(expect.stringMatching(/^#\/components\/schemas\/\w+$/));
       } else if (Array.isArray(c.returns)) {
         expect(success?.content?.['application/json']?.schema).toEqual({ type: 'array', items: { $ref: `#/components/schemas/${c.returns[0]}` } });
@@ -319,7 +359,7 @@ describe('OpenAPI document (issue 5; D1)', () => {
   });
 
   describe('for client generators (issue 10)', () => {
-    const KIND_OF_SEGMENT: Record<string, string> = { workspaces: 'workspace', folders: 'folder', lists: 'list', tasks: 'task', statuses: 'status', labels: 'label', webhooks: 'webhook' };
+    const KIND_OF_SEGMENT: Record<string, string> = { workspaces: 'workspace', folders: 'folder', lists: 'list', tasks: 'task', statuses: 'status', labels: 'label', webhooks: 'webhook', comments: 'comment' };
 
     it('names each path parameter for its resource and types it as an integer', () => {
       for (const { path, op } of operations(doc)) {
@@ -374,8 +414,8 @@ describe('OpenAPI document (issue 5; D1)', () => {
           checked++;
         }
       }
-      // D1's routes, the events feed (D37) and the 4 webhook routes that answer a body (D38).
-      expect(checked).toBe(30);
+      // D1's routes, the events feed (D37), the 4 webhook routes that answer a body (D38) and the 6 of issue 34 (D39).
+      expect(checked).toBe(36);
     });
 
     it('documents the WWW-Authenticate: Bearer header of every 401, and the service sends it', async () => {
@@ -394,7 +434,7 @@ describe('OpenAPI document (issue 5; D1)', () => {
 
     it('names operations as methods: a verb, then the resource', () => {
       const names = operations(doc).map(({ op }) => op.operationId).sort();
-      expect(names.filter((n) => !/^(get|list|create|update|delete)[A-Z][A-Za-z]*$/.test(n))).toEqual([]);
+      expect(names.filter((n) => !/^(get|list|create|update|delete|add|remove)[A-Z][A-Za-z]*$/.test(n))).toEqual([]);
     });
   });
 

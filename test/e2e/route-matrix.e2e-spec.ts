@@ -64,7 +64,7 @@ const NON_MEMBER: Record<string, [number, string]> = {
 /** The target of each kind in the world's workspace `ws`. */
 const TARGET_REF: Record<string, string> = {
   workspace: 'ws', folder: 'eng', list: 'backlog', task: 't_backlog', status: 'review', label: 'bug', workspace_id: 'ws', list_id: 'backlog',
-  webhook: 'webhook', comment: 'c_backlog',
+  webhook: 'webhook', comment: 'comment_backlog',
   custom_field: 'notes',
   attachment: 'attachment',
 };
@@ -76,7 +76,7 @@ const OTHER_REF: Record<string, string> = {
   attachment: 'o_attachment',
 };
 /** The target of each kind in `ws` not granted to the restricted member (granted folder `eng` only). */
-const NOT_GRANTED_REF: Record<string, string> = { ...TARGET_REF, folder: 'ops', list: 'inbox', task: 't_inbox', list_id: 'inbox', comment: 'c_inbox', attachment: 'inbox_attachment' };
+const NOT_GRANTED_REF: Record<string, string> = { ...TARGET_REF, folder: 'ops', list: 'inbox', task: 't_inbox', list_id: 'inbox', comment: 'comment_inbox', attachment: 'inbox_attachment' };
 
 /**
  * D2: the 403 of each write route to the roles its class excludes (writer

@@ -17,7 +17,7 @@ import type { FixtureMember, FixtureUser, FixtureWorkspace, FixtureWorld } from 
  * (granted list `inbox`); the default statuses plus `review`; label `bug`;
  * folders `eng` (list `backlog`) and `ops` (list `inbox`); a list with no
  * folder `loose`; custom field `notes`; tasks `t_backlog` (with subtask
- * `t_sub` and comment `c_backlog`) and `t_inbox` (with comment `c_inbox`). Workspace `other` belongs to
+ * `t_sub` and comment `comment_backlog`) and `t_inbox` (with comment `comment_inbox`). Workspace `other` belongs to
  * `outsider`, who is no member of `ws`, with one of each kind of object.
  */
 
@@ -162,9 +162,9 @@ export function roleWorldFixture(prefix: string, extend?: RoleWorldExtend): Fixt
         lists: [{ ref: r('loose'), name: 'No folder' }],
         custom_fields: [{ ref: r('notes'), name: 'Notes', type: 'text' }],
         tasks: [
-          { ref: r('t_backlog'), list: r('backlog'), title: 'Backlog task', comments: [{ ref: r('c_backlog'), user: r('member'), content: '<p>hi</p>' }] },
+          { ref: r('t_backlog'), list: r('backlog'), title: 'Backlog task', comments: [{ ref: r('comment_backlog'), user: r('member'), content: '<p>hi</p>' }] },
           { ref: r('t_sub'), parent: r('t_backlog'), list: r('backlog'), title: 'Subtask' },
-          { ref: r('t_inbox'), list: r('inbox'), title: 'Inbox task', comments: [{ ref: r('c_inbox'), user: r('member'), content: '<p>inbox</p>' }] },
+          { ref: r('t_inbox'), list: r('inbox'), title: 'Inbox task', comments: [{ ref: r('comment_inbox'), user: r('member'), content: '<p>inbox</p>' }] },
         ],
       },
       {

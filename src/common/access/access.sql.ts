@@ -44,16 +44,20 @@ export const ACCESS_ROW_GRANTS: GrantParams = { restricted: 'COALESCE(a.is_restr
 /**
  * The SQL twin of `decide` for `operation` on the access row `a`: true exactly
  * when decide() allows it (the role class; with the list restriction, a
- * permitted list: permitsList). Operations restricted otherwise (folders) have
- * no twin, and asking for one is a programming error.
+ * permitted list: permitsList; with folderOrList, a granted folder or one holding
+ * a granted list). Operations restricted otherwise (folders) have no twin, and asking for one is a programming error.
  */
 export function allowedSql(operation: Operation): string {
   const rule = POLICY[operation];
-  if (rule.restriction !== 'none' && rule.restriction !== 'list') {
+  if (rule.restriction !== 'none' && rule.restriction !== 'list' && rule.restriction !== 'folderOrList') {
     throw new Error(`allowedSql: ${operation} is restricted by folder, which has no SQL twin`);
   }
   const role = rule.role === 'member' ? 'a.role IS NOT NULL' : `a.role IN (${rolesOf(rule.role).map((r) => `'${r}'`).join(', ')})`;
   if (rule.restriction === 'none') return role;
+  if (rule.restriction === 'folderOrList') {
+    // D39: the folder is granted, or holds a granted list (the access row of a folder target carries their folders).
+    return `${role} AND (NOT COALESCE(a.is_restricted, false) OR COALESCE(a.folder_id = ANY(a.folder_ids) OR a.folder_id = ANY(a.list_folder_ids), false))`;
+  }
   return `${role} AND (NOT COALESCE(a.is_restricted, false)
             OR (a.list_id IS NOT NULL AND (a.list_id = ANY(a.list_ids) OR COALESCE(a.folder_id = ANY(a.folder_ids), false))))`;
 }

@@ -1,4 +1,4 @@
-import { createParamDecorator, ExecutionContext, Injectable, Param, PipeTransform } from '@nestjs/common';
+import { Injectable, Param, PipeTransform } from '@nestjs/common';
 import { ApiParam } from '@nestjs/swagger';
 import { ApiErrors } from '../openapi/api-errors.decorator';
 import { PATH_ID_MESSAGES, PathIdKind, requireId } from './ids';
@@ -13,6 +13,16 @@ export class IdPipe implements PipeTransform<unknown, number> {
 
   transform(value: unknown): number {
     return requireId(value, PATH_ID_MESSAGES[this.kind]);
+  }
+}
+
+/** Several path ids (D39: `/tasks/:task_id/labels/:label_id`), checked left to right: the first malformed one answers. */
+@Injectable()
+export class IdsPipe implements PipeTransform<Record<string, unknown>, number[]> {
+  constructor(private readonly kinds: readonly PathIdKind[]) {}
+
+  transform(params: Record<string, unknown>): number[] {
+    return this.kinds.map((kind) => requireId(params[pathIdName(kind)], PATH_ID_MESSAGES[kind]));
   }
 }
 
@@ -38,38 +48,20 @@ const PATH_ID_DESCRIPTIONS: Record<PathIdKind, string> = {
  * on `@Get('tasks/:task_id')`.
  */
 export function PathId(kind: PathIdKind): ParameterDecorator {
-  const name = pathIdName(kind);
-  const bind = Param(name, new IdPipe(kind));
-  const document = ApiParam({
-    name,
-    required: true,
-    schema: { type: 'integer', minimum: 0, example: PATH_ID_EXAMPLES[kind] },
-    description: PATH_ID_DESCRIPTIONS[kind],
-  });
-  const errors = ApiErrors({ 400: [PATH_ID_MESSAGES[kind]] });
-  return (target, key, index) => {
-    bind(target, key, index);
-    if (key === undefined) return;
-    const descriptor = Object.getOwnPropertyDescriptor(target, key)!;
-    document(target, key, descriptor);
-    errors(target, key, descriptor);
-  };
+  return pathIdsDecorator(Param(pathIdName(kind), new IdPipe(kind)), [kind]);
 }
 
-/** Reads the path ids of `kinds` from the request, left to right (D39: the first malformed one answers). */
-const pathIdsOf = createParamDecorator((kinds: PathIdKind[], ctx: ExecutionContext): number[] => {
-  const params = ctx.switchToHttp().getRequest<{ params: Record<string, unknown> }>().params;
-  return kinds.map((kind) => requireId(params[pathIdName(kind)], PATH_ID_MESSAGES[kind]));
-});
-
 /**
- * D39: a route with two path ids (`/workspaces/{workspace_id}/members/{user_id}`): both parsed
- * by D5, checked for form left to right (Nest runs the pipes of separate parameters in no order
- * we may rely on), documented as PathId documents one. The handler gets `[first, second]`.
+ * PathId for a route with several path ids (D39: both checked for form at D3 step 4, left to
+ * right): the ids as numbers, in the order of `kinds`. `@Put('tasks/:task_id/labels/:label_id')`
+ * `addTaskLabel(@PathIds('task', 'label') [id, labelId]: number[])`.
  */
-export function PathIds(first: PathIdKind, second: PathIdKind): ParameterDecorator {
-  const bind = pathIdsOf([first, second]);
-  const documents = [first, second].map((kind) =>
+export function PathIds(...kinds: PathIdKind[]): ParameterDecorator {
+  return pathIdsDecorator(Param(new IdsPipe(kinds)), kinds);
+}
+
+function pathIdsDecorator(bind: ParameterDecorator, kinds: PathIdKind[]): ParameterDecorator {
+  const documents = kinds.map((kind) =>
     ApiParam({
       name: pathIdName(kind),
       required: true,
@@ -77,7 +69,7 @@ export function PathIds(first: PathIdKind, second: PathIdKind): ParameterDecorat
       description: PATH_ID_DESCRIPTIONS[kind],
     }),
   );
-  const errors = ApiErrors({ 400: [PATH_ID_MESSAGES[first], PATH_ID_MESSAGES[second]] });
+  const errors = ApiErrors({ 400: kinds.map((kind) => PATH_ID_MESSAGES[kind]) });
   return (target, key, index) => {
     bind(target, key, index);
     if (key === undefined) return;
