@@ -19,6 +19,7 @@ import { RoleWorld, roleKeys, useRoleWorld, WorldRole } from '../setup/world';
 const PATH_400: Record<string, string> = {
   workspace: 'Invalid workspace ID', folder: 'Invalid folder ID', list: 'Invalid list ID',
   task: 'Invalid task ID', status: 'Invalid status ID', label: 'Invalid label ID', webhook: 'Invalid webhook ID',
+  user: 'Invalid user ID', api_key: 'Invalid API key ID',
 };
 /** D6: malformed parent ids in a create body. */
 const BODY_400: Record<string, string> = { workspace_id: 'workspace_id is required', list_id: 'list_id must be a valid numeric ID' };
@@ -44,7 +45,7 @@ const UNKNOWN_IDS: (string | number)[] = [99999999, 0, '0', '99999999999999'];
 const NOT_FOUND: Record<string, string> = {
   workspace: 'Workspace not found', folder: 'Folder not found', list: 'List not found', task: 'Task not found',
   status: 'Status not found', label: 'Label not found', workspace_id: 'Workspace not found', list_id: 'List not found in this workspace',
-  webhook: 'Webhook not found',
+  webhook: 'Webhook not found', api_key: 'API key not found',
 };
 
 /** D4: what a caller who is not a member of the target's workspace gets, by target. */
@@ -52,17 +53,19 @@ const NON_MEMBER: Record<string, [number, string]> = {
   workspace: [404, 'Workspace not found'], folder: [404, 'Folder not found'], workspace_id: [404, 'Workspace not found'],
   list: [403, 'Access denied'], task: [403, 'Access denied'], status: [403, 'Access denied'], label: [403, 'Access denied'],
   list_id: [403, 'Access denied'], webhook: [403, 'Access denied'],
+  // D46: a key of another user is no key of the caller's.
+  api_key: [404, 'API key not found'],
 };
 
 /** The target of each kind in the world's workspace `ws`. */
 const TARGET_REF: Record<string, string> = {
   workspace: 'ws', folder: 'eng', list: 'backlog', task: 't_backlog', status: 'review', label: 'bug', workspace_id: 'ws', list_id: 'backlog',
-  webhook: 'webhook',
+  webhook: 'webhook', api_key: 'k_owner_key',
 };
 /** The target of each kind in the outsider's workspace `other`, of which the owner of `ws` is no member. */
 const OTHER_REF: Record<string, string> = {
   workspace: 'other', folder: 'o_folder', list: 'o_list', task: 'o_task', status: 'o_todo', label: 'o_bug', workspace_id: 'other', list_id: 'o_list',
-  webhook: 'o_webhook',
+  webhook: 'o_webhook', api_key: 'o_key',
 };
 /** The target of each kind in `ws` not granted to the restricted member (granted folder `eng` only). */
 const NOT_GRANTED_REF: Record<string, string> = { ...TARGET_REF, folder: 'ops', list: 'inbox', task: 't_inbox', list_id: 'inbox' };
@@ -92,10 +95,17 @@ const DENIAL: Record<string, string> = {
   'PATCH /api/v1/webhooks/:webhook_id': 'Only owners and admins can manage webhooks',
   'DELETE /api/v1/webhooks/:webhook_id': 'Only owners and admins can manage webhooks',
   'GET /api/v1/webhooks/:webhook_id/deliveries': 'Only owners and admins can manage webhooks',
+  'PATCH /api/v1/workspaces/:workspace_id': 'Only owners and admins can edit workspaces',
+  'DELETE /api/v1/workspaces/:workspace_id': 'Only the owner can delete the workspace',
+  'POST /api/v1/workspaces/:workspace_id/members': 'Only owners and admins can manage members',
+  'PATCH /api/v1/workspaces/:workspace_id/members/:user_id': 'Only owners and admins can manage members',
+  'DELETE /api/v1/workspaces/:workspace_id/members/:user_id': 'Only owners and admins can manage members',
+  'GET /api/v1/workspaces/:workspace_id/members/:user_id/access': 'Only owners and admins can manage members',
 };
-const DENIED_ROLES: Record<'writer' | 'manager', WorldRole[]> = {
+const DENIED_ROLES: Record<'writer' | 'manager' | 'owner', WorldRole[]> = {
   writer: ['viewer', 'restrictedViewer'],
   manager: ['member', 'viewer', 'restricted', 'restrictedViewer'],
+  owner: ['admin', 'member', 'viewer', 'restricted', 'restrictedViewer'],
 };
 
 const targetKey = (r: RouteSpec): string => (r.target === undefined ? '' : r.target.in === 'path' ? r.target.kind : r.target.field);
@@ -111,6 +121,10 @@ function bodyOf(r: RouteSpec, w: RoleWorld, folder = 'eng'): Record<string, unkn
     case 'POST /api/v1/tasks/:task_id/comments': return { content: '<p>New</p>' };
     case 'PATCH /api/v1/tasks/:task_id': return { title: 'Renamed' };
     case 'POST /api/v1/webhooks': return { url: 'https://localhost/hook' };
+    case 'POST /api/v1/workspaces': return { name: 'New workspace' };
+    case 'POST /api/v1/workspaces/:workspace_id/members': return { user_id: w.ids.outsider };
+    case 'PATCH /api/v1/workspaces/:workspace_id/members/:user_id': return { role: 'viewer' };
+    case 'POST /api/v1/api-keys': return { name: 'New key', scopes: ['users:read'] };
     default: return r.method === 'PATCH' ? { name: 'Renamed' } : undefined;
   }
 }
@@ -121,16 +135,28 @@ function blanked(body: Record<string, unknown> | undefined): Record<string, unkn
   return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, ['name', 'title', 'content'].includes(k) ? '' : v]));
 }
 
-/** The request of `r` on target `id` (any value, malformed too), with `key` (none when undefined) and `body` (a valid one by default). */
-function request(r: RouteSpec, w: RoleWorld, id: unknown, key?: string, body = bodyOf(r, w)): InjectOptions {
-  const options: InjectOptions = { method: r.method, url: r.target?.in === 'path' ? routeUrl(r, String(id)) : r.path, headers: key ? auth(key) : {} };
+/**
+ * The request of `r` on target `id` (any value, malformed too), with `key` (none when undefined) and `body` (a valid one by default);
+ * a second path id (D39: the member) is `second`, by default the owner of `ws` (a member there, and not the caller of the role checks).
+ */
+function request(r: RouteSpec, w: RoleWorld, id: unknown, key?: string, body = bodyOf(r, w), second: unknown = w.ids.owner): InjectOptions {
+  const options: InjectOptions = { method: r.method, url: r.target?.in === 'path' ? routeUrl(r, String(id), String(second)) : r.path, headers: key ? auth(key) : {} };
   if (r.target?.in === 'body') options.payload = { ...body, [r.target.field]: id };
   else if (body) options.payload = body;
   return options;
 }
 
 describe('route matrix: every route of D1', () => {
-  const { t, ids } = useRoleWorld('rm', (b) => ({ more: { api_keys: [{ user: b.user('owner'), key: NO_SCOPE_KEY, scopes: [] }] } }));
+  const { t, ids } = useRoleWorld('rm', (b) => ({
+    more: {
+      api_keys: [
+        { user: b.user('owner'), key: NO_SCOPE_KEY, scopes: [] },
+        // D46: a key of the owner and one of the outsider, for the key routes (no scopes: they are only targets).
+        { ref: 'k_owner_key', user: b.user('owner'), key: 'svc_rm_target_key', scopes: [] },
+        { ref: 'o_key', user: b.user('outsider'), key: 'svc_rm_other_key', scopes: [] },
+      ],
+    },
+  }));
   const w: RoleWorld = { ...roleKeys('rm'), ids };
 
   beforeAll(async () => {
@@ -146,10 +172,17 @@ describe('route matrix: every route of D1', () => {
   });
 
   /** Every row of the tables a refused request could touch: the matrix's requests are all refused, so this never changes. */
-  const TABLES = ['workspaces', 'workspace_members', 'labels', 'statuses', 'folders', 'lists', 'tasks', 'task_labels', 'comments', 'member_folder_grants', 'member_list_grants', 'events', 'webhooks'];
+  const TABLES = [
+    'workspaces', 'workspace_members', 'labels', 'statuses', 'folders', 'lists', 'tasks', 'task_labels', 'comments', 'member_folder_grants', 'member_list_grants',
+    'events', 'webhooks', 'api_keys',
+  ];
   const snapshot = async () => {
     const rows: Record<string, unknown[]> = {};
-    for (const table of TABLES) rows[table] = await t.db.ds.query(`SELECT * FROM ${table} ORDER BY 1, 2`);
+    for (const table of TABLES) {
+      // Authenticating records when a key was last used (D46): every other column stays.
+      const columns = table === 'api_keys' ? 'id, user_id, key_hash, scopes, expires_at, revoked_at' : '*';
+      rows[table] = await t.db.ds.query(`SELECT ${columns} FROM ${table} ORDER BY 1, 2`);
+    }
     return rows;
   };
   let before: Record<string, unknown[]>;
@@ -162,8 +195,8 @@ describe('route matrix: every route of D1', () => {
     return { status: res.statusCode, body: res.json() as unknown };
   };
 
-  it('covers the 26 routes of D1, the events feed of D37 and the 5 webhook routes of D38, each once', () => {
-    expect(new Set(ROUTES.map(routeName)).size).toBe(32);
+  it('covers the 26 routes of D1, the events feed of D37, the 5 webhook routes of D38 and the 10 workspace, member and key routes of D39, each once', () => {
+    expect(new Set(ROUTES.map(routeName)).size).toBe(42);
   });
 
   describe.each(ROUTES.map((r) => [routeName(r), r] as const))('%s', (_name, r) => {
@@ -219,6 +252,26 @@ describe('route matrix: every route of D1', () => {
       });
     }
 
+    const second = r.second;
+    if (second) {
+      const secondMessage = PATH_400[second.kind];
+      it.each(MALFORMED_PATH_IDS)(`400 ${secondMessage} for the malformed second id %p, whatever the role and the body; the first id is checked first (D39)`, async (id) => {
+        for (const role of ['owner', 'viewer', 'outsider'] as const) {
+          for (const body of [bodyOf(r, w), blanked(bodyOf(r, w))]) {
+            expect(await answer(request(r, w, w.ids.ws, w.key(role), body, id))).toEqual({ status: 400, body: { error: secondMessage } });
+            expect(await answer(request(r, w, 'abc', w.key(role), body, id))).toEqual({ status: 400, body: { error: message400 } });
+          }
+        }
+      });
+
+      it.each(UNKNOWN_IDS)('404 Member not found for the user %p, a member of no workspace or of another, before the role (D39)', async (id) => {
+        for (const role of ['owner', 'viewer'] as const) {
+          expect(await answer(request(r, w, w.ids.ws, w.key(role), bodyOf(r, w), id))).toEqual({ status: 404, body: { error: 'Member not found' } });
+          expect(await answer(request(r, w, w.ids.ws, w.key(role), bodyOf(r, w), w.ids.outsider))).toEqual({ status: 404, body: { error: 'Member not found' } });
+        }
+      });
+    }
+
     it.each(UNKNOWN_IDS)(`404 for the well-formed id %p nothing has, whatever the body: ${NOT_FOUND[target]}`, async (id) => {
       for (const body of [bodyOf(r, w), blanked(bodyOf(r, w))]) {
         expect(await answer(request(r, w, id, w.key('owner'), body))).toEqual({ status: 404, body: { error: NOT_FOUND[target] } });
@@ -234,7 +287,7 @@ describe('route matrix: every route of D1', () => {
       }
     });
 
-    if (r.role === 'writer' || r.role === 'manager') {
+    if (r.role === 'writer' || r.role === 'manager' || r.role === 'owner') {
       const denial = DENIAL[routeName(r)];
       it.each(DENIED_ROLES[r.role])(`403 ${denial} for the %s, before the body (D2, D3)`, async (role) => {
         for (const body of [bodyOf(r, w), blanked(bodyOf(r, w))]) {
@@ -258,7 +311,7 @@ describe('route matrix: every route of D1', () => {
   });
 
   it('has the role message of D2 for every write route', () => {
-    const writes = ROUTES.filter((r) => r.role === 'writer' || r.role === 'manager').map(routeName);
+    const writes = ROUTES.filter((r) => r.role === 'writer' || r.role === 'manager' || r.role === 'owner').map(routeName);
     expect(writes.filter((name) => DENIAL[name] === undefined)).toEqual([]);
   });
 });

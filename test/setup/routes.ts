@@ -1,8 +1,8 @@
 import type { Scope } from '../../src/common/auth/scope';
 import type { PathIdKind } from '../../src/common/validation/ids';
 
-/** Who may call a route (D1): any key; any member (viewers too); owners, admins and members; owners and admins. */
-export type RouteRole = 'any key' | 'member' | 'writer' | 'manager';
+/** Who may call a route (D1, D39): any key; any member (viewers too); owners, admins and members; owners and admins; the owner. */
+export type RouteRole = 'any key' | 'member' | 'writer' | 'manager' | 'owner';
 
 /** One route of D1. */
 export interface RouteSpec {
@@ -17,6 +17,11 @@ export interface RouteSpec {
    * and `my workspaces`.
    */
   target?: { in: 'path'; kind: PathIdKind } | { in: 'body'; field: 'workspace_id' | 'list_id' };
+  /**
+   * D39: a second path id, part of the target (the member of `/workspaces/:workspace_id/members/:user_id`),
+   * checked for form after the first; `self`: the role rule lets the member themself pass.
+   */
+  second?: { kind: PathIdKind; self?: true };
 }
 
 const path = (kind: PathIdKind) => ({ in: 'path', kind }) as const;
@@ -57,12 +62,25 @@ export const ROUTES: RouteSpec[] = [
   { method: 'PATCH', path: '/api/v1/webhooks/:webhook_id', scope: 'webhooks:write', role: 'manager', target: path('webhook') },
   { method: 'DELETE', path: '/api/v1/webhooks/:webhook_id', scope: 'webhooks:write', role: 'manager', target: path('webhook') },
   { method: 'GET', path: '/api/v1/webhooks/:webhook_id/deliveries', scope: 'webhooks:read', role: 'manager', target: path('webhook') },
+  // D39, D40: workspaces.
+  { method: 'POST', path: '/api/v1/workspaces', scope: 'workspaces:write', role: 'any key' },
+  { method: 'PATCH', path: '/api/v1/workspaces/:workspace_id', scope: 'workspaces:write', role: 'manager', target: path('workspace') },
+  { method: 'DELETE', path: '/api/v1/workspaces/:workspace_id', scope: 'workspaces:write', role: 'owner', target: path('workspace') },
+  // D39, D41: members.
+  { method: 'POST', path: '/api/v1/workspaces/:workspace_id/members', scope: 'members:write', role: 'manager', target: path('workspace') },
+  { method: 'PATCH', path: '/api/v1/workspaces/:workspace_id/members/:user_id', scope: 'members:write', role: 'manager', target: path('workspace'), second: { kind: 'user' } },
+  { method: 'DELETE', path: '/api/v1/workspaces/:workspace_id/members/:user_id', scope: 'members:write', role: 'manager', target: path('workspace'), second: { kind: 'user', self: true } },
+  { method: 'GET', path: '/api/v1/workspaces/:workspace_id/members/:user_id/access', scope: 'workspaces:read', role: 'manager', target: path('workspace'), second: { kind: 'user', self: true } },
+  // D39, D46: API keys (each key manages its own user's keys).
+  { method: 'POST', path: '/api/v1/api-keys', scope: 'api_keys:write', role: 'any key' },
+  { method: 'GET', path: '/api/v1/api-keys', scope: 'api_keys:read', role: 'any key' },
+  { method: 'DELETE', path: '/api/v1/api-keys/:api_key_id', scope: 'api_keys:write', role: 'any key', target: path('api_key') },
 ];
 
 /** `METHOD path`, the name tests give a route. */
 export const routeName = (r: RouteSpec): string => `${r.method} ${r.path}`;
 
-/** The route's URL with `id` (any text: malformed ones included) in its path parameter. */
-export function routeUrl(r: RouteSpec, id: string | number): string {
-  return r.path.replace(/:\w+_id\b/, String(id));
+/** The route's URL with `id` (any text: malformed ones included) in its (first) path parameter, and `second` in the second, if any. */
+export function routeUrl(r: RouteSpec, id: string | number, second: string | number = 1): string {
+  return r.path.replace(/:\w+_id\b/, String(id)).replace(/:\w+_id\b/, String(second));
 }
