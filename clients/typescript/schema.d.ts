@@ -4,6 +4,56 @@
  */
 
 export interface paths {
+    "/api/v1/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List API keys
+         * @description The key user's keys that are not revoked, expired ones included, by id.
+         *
+         *     Scope `api_keys:read`; any key.
+         */
+        get: operations["listApiKeys"];
+        put?: never;
+        /**
+         * Create API key
+         * @description A new key for the key user, with a subset of the calling key's scopes and an expiry no later than its own (left out: the same expiry). The plain key is in this answer only; it is never stored, so `Idempotency-Key` is ignored here. A user holds at most 100 active keys.
+         *
+         *     Scope `api_keys:write`; any key.
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/api-keys/{api_key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke API key
+         * @description Revokes one of the key user's keys (the calling key included); it stops working at once, in every server process.
+         *
+         *     Scope `api_keys:write`; any key.
+         */
+        delete: operations["deleteApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/folders": {
         parameters: {
             query?: never;
@@ -407,7 +457,13 @@ export interface paths {
          */
         get: operations["listWorkspaces"];
         put?: never;
-        post?: never;
+        /**
+         * Create workspace
+         * @description Creates a workspace owned by the key user, with the four statuses To Do, In Progress, Done and Cancelled. Without `slug`, one is derived from the name and never conflicts (`-2`, `-3`, ... is added when taken).
+         *
+         *     Scope `workspaces:write`; any key.
+         */
+        post: operations["createWorkspace"];
         delete?: never;
         options?: never;
         head?: never;
@@ -430,10 +486,22 @@ export interface paths {
         get: operations["getWorkspace"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete workspace
+         * @description Irreversible: deletes the workspace and everything in it (folders, lists, tasks, statuses, labels, custom fields, members, webhooks, events, attachments) in one transaction. API keys stay.
+         *
+         *     Scope `workspaces:write`; the workspace owner only.
+         */
+        delete: operations["deleteWorkspace"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update workspace
+         * @description Only the fields sent change. Returns the workspace with the caller's role.
+         *
+         *     Scope `workspaces:write`; owners and admins only.
+         */
+        patch: operations["updateWorkspace"];
         trace?: never;
     };
     "/api/v1/workspaces/{workspace_id}/custom-fields": {
@@ -538,6 +606,62 @@ export interface paths {
          *     Scope `workspaces:read`; any member of the workspace.
          */
         get: operations["listMembers"];
+        put?: never;
+        /**
+         * Add member
+         * @description Adds a user (by `user_id` or by `email`) to the workspace with a role (default `member`) and, for members and viewers, an access restriction to granted folders and lists. Only the owner adds admins. Adding by email tells whether an account with that email exists.
+         *
+         *     Scope `members:write`; owners and admins only.
+         */
+        post: operations["createMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/workspaces/{workspace_id}/members/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove member
+         * @description Removes a member with their grants, their task assignments in the workspace and their id in `people` values and custom fields' allowed users, in one transaction. Any member may remove themself; the owner cannot be removed; only the owner removes admins (an admin may remove themself).
+         *
+         *     Scope `members:write`; owners and admins only, or the member themself.
+         */
+        delete: operations["deleteMember"];
+        options?: never;
+        head?: never;
+        /**
+         * Update member
+         * @description Changes a member's role, restriction or grants; only the fields sent change, and the arrays replace the grants. The owner cannot be changed; only the owner edits admins or makes someone admin.
+         *
+         *     Scope `members:write`; owners and admins only.
+         */
+        patch: operations["updateMember"];
+        trace?: never;
+    };
+    "/api/v1/workspaces/{workspace_id}/members/{user_id}/access": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Member access
+         * @description The member's role, whether they are access-restricted, and their granted folders and lists (ids ascending).
+         *
+         *     Scope `workspaces:read`; owners and admins only, or the member themself.
+         */
+        get: operations["getMemberAccess"];
         put?: never;
         post?: never;
         delete?: never;
@@ -698,6 +822,77 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AddMember: {
+            /**
+             * @description The user to add (or send `email`)
+             * @example 7
+             */
+            user_id?: number | string;
+            /**
+             * @description The email of the user to add (or send `user_id`); ASCII case is ignored
+             * @example ann@example.com
+             */
+            email?: string;
+            /**
+             * @description Default `member`
+             * @example member
+             * @enum {string}
+             */
+            role?: "admin" | "member" | "viewer";
+            /**
+             * @description Access-restricted to the granted folders and lists (members and viewers only). Default false
+             * @example false
+             */
+            restricted?: boolean;
+            /**
+             * @description Granted folders (count only while `restricted`). Default []
+             * @example [
+             *       2
+             *     ]
+             */
+            folder_ids?: (number | string)[];
+            /**
+             * @description Granted lists (count only while `restricted`). Default []
+             * @example [
+             *       2
+             *     ]
+             */
+            list_ids?: (number | string)[];
+        };
+        ApiKey: {
+            /** @example 8 */
+            id: number;
+            /**
+             * @description null for keys made without a name
+             * @example CI
+             */
+            name: string | null;
+            /**
+             * @description The key's last 4 characters; null for keys made before they were recorded
+             * @example 3f9c
+             */
+            last4: string | null;
+            /**
+             * @description Ascending
+             * @example [
+             *       "tasks:read",
+             *       "tasks:write"
+             *     ]
+             */
+            scopes: ("tasks:read" | "tasks:write" | "comments:read" | "comments:write" | "folders:read" | "folders:write" | "lists:write" | "workspaces:read" | "workspaces:write" | "users:read" | "events:read" | "webhooks:read" | "webhooks:write" | "members:write" | "attachments:read" | "attachments:write" | "api_keys:read" | "api_keys:write")[];
+            /**
+             * Format: date-time
+             * @description null: never expires
+             */
+            expires_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description The start of a recent request made with the key, at most 60 s stale
+             */
+            last_used_at: string | null;
+        };
         Assignee: {
             /**
              * @description User id
@@ -764,6 +959,20 @@ export interface components {
              * @example 2025-01-15T09:30:00.000Z
              */
             created_at: string;
+        };
+        CreateApiKey: {
+            /**
+             * @description Trimmed; blank is rejected
+             * @example CI
+             */
+            name: string;
+            /** @description A subset of the calling key's scopes; duplicates collapse */
+            scopes: ("tasks:read" | "tasks:write" | "comments:read" | "comments:write" | "folders:read" | "folders:write" | "lists:write" | "workspaces:read" | "workspaces:write" | "users:read" | "events:read" | "webhooks:read" | "webhooks:write" | "members:write" | "attachments:read" | "attachments:write" | "api_keys:read" | "api_keys:write")[];
+            /**
+             * @description ISO 8601, in the future and not later than the calling key's expiry. null: never (only when the calling key never expires). Left out: the calling key's expiry
+             * @example 2025-01-15T09:30:00.000Z
+             */
+            expires_at?: string | null;
         };
         CreateComment: {
             /**
@@ -933,7 +1142,75 @@ export interface components {
              *       "task.updated"
              *     ]
              */
-            events?: ("task.created" | "task.updated" | "task.deleted" | "comment.created" | "folder.created" | "folder.deleted" | "folder.updated" | "list.created" | "list.deleted" | "list.updated" | "status.created" | "status.updated" | "label.created" | "label.deleted")[];
+            events?: ("task.created" | "task.updated" | "task.deleted" | "comment.created" | "folder.created" | "folder.deleted" | "folder.updated" | "list.created" | "list.deleted" | "list.updated" | "status.created" | "status.updated" | "label.created" | "label.deleted" | "workspace.updated" | "member.added" | "member.updated" | "member.removed")[];
+        };
+        CreateWorkspace: {
+            /**
+             * @description Trimmed; blank is rejected
+             * @example Acme
+             */
+            name: string;
+            /**
+             * @description Unique ignoring case. Left out or null: derived from the name (lower-case ASCII letters and digits, other runs as `-`; `-2`, `-3`, ... added when taken)
+             * @example acme
+             */
+            slug?: string | null;
+            /** @description Stored as sent (not trimmed) */
+            description?: string | null;
+            /**
+             * @description Stored as sent (not trimmed)
+             * @example rocket
+             */
+            icon?: string | null;
+            /**
+             * @description Stored as sent (not trimmed)
+             * @example blue
+             */
+            color?: string | null;
+            /**
+             * Format: uri
+             * @example https://example.com/cover.png
+             */
+            image_url?: string | null;
+        };
+        CreatedApiKey: {
+            /** @example 8 */
+            id: number;
+            /**
+             * @description null for keys made without a name
+             * @example CI
+             */
+            name: string | null;
+            /**
+             * @description The key's last 4 characters; null for keys made before they were recorded
+             * @example 3f9c
+             */
+            last4: string | null;
+            /**
+             * @description Ascending
+             * @example [
+             *       "tasks:read",
+             *       "tasks:write"
+             *     ]
+             */
+            scopes: ("tasks:read" | "tasks:write" | "comments:read" | "comments:write" | "folders:read" | "folders:write" | "lists:write" | "workspaces:read" | "workspaces:write" | "users:read" | "events:read" | "webhooks:read" | "webhooks:write" | "members:write" | "attachments:read" | "attachments:write" | "api_keys:read" | "api_keys:write")[];
+            /**
+             * Format: date-time
+             * @description null: never expires
+             */
+            expires_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description The start of a recent request made with the key, at most 60 s stale
+             */
+            last_used_at: string | null;
+            /**
+             * @description The plain key: shown only in this answer, never stored
+             * @example svc_3b1f…
+             */
+            key: string;
         };
         CreatedWebhook: {
             /** @example 6 */
@@ -947,7 +1224,7 @@ export interface components {
              *       "task.created"
              *     ]
              */
-            events: ("task.created" | "task.updated" | "task.deleted" | "comment.created" | "folder.created" | "folder.deleted" | "folder.updated" | "list.created" | "list.deleted" | "list.updated" | "status.created" | "status.updated" | "label.created" | "label.deleted")[];
+            events: ("task.created" | "task.updated" | "task.deleted" | "comment.created" | "folder.created" | "folder.deleted" | "folder.updated" | "list.created" | "list.deleted" | "list.updated" | "status.created" | "status.updated" | "label.created" | "label.deleted" | "workspace.updated" | "member.added" | "member.updated" | "member.removed")[];
             /** @example true */
             active: boolean;
             /**
@@ -1067,7 +1344,7 @@ export interface components {
              * @example task.updated
              * @enum {string}
              */
-            type: "task.created" | "task.updated" | "task.deleted" | "comment.created" | "folder.created" | "folder.deleted" | "folder.updated" | "list.created" | "list.deleted" | "list.updated" | "status.created" | "status.updated" | "label.created" | "label.deleted";
+            type: "task.created" | "task.updated" | "task.deleted" | "comment.created" | "folder.created" | "folder.deleted" | "folder.updated" | "list.created" | "list.deleted" | "list.updated" | "status.created" | "status.updated" | "label.created" | "label.deleted" | "workspace.updated" | "member.added" | "member.updated" | "member.removed";
             /** @example 1 */
             workspace_id: number;
             /**
@@ -1077,7 +1354,7 @@ export interface components {
             occurred_at: string;
             actor: components["schemas"]["EventActor"];
             /**
-             * @description Keys by type, each always present (null when there is no list, parent or folder): `task.created`: task_id, list_id, parent_id; `task.updated`: task_id, list_id, previous_list_id, parent_id, changes; `task.deleted`: task_id, list_id, parent_id; `comment.created`: comment_id, task_id, list_id; `folder.created`: folder_id; `folder.deleted`: folder_id; `folder.updated`: folder_id, changes; `list.created`: list_id, folder_id; `list.deleted`: list_id, folder_id; `list.updated`: list_id, folder_id, previous_folder_id, changes; `status.created`: status_id; `status.updated`: status_id, changes; `label.created`: label_id; `label.deleted`: label_id. `list_id` and `folder_id` are the values after the write, `previous_*` those before it. `changes`: the sorted names of the fields whose stored value changed.
+             * @description Keys by type, each always present (null when there is no list, parent or folder): `task.created`: task_id, list_id, parent_id; `task.updated`: task_id, list_id, previous_list_id, parent_id, changes; `task.deleted`: task_id, list_id, parent_id; `comment.created`: comment_id, task_id, list_id; `folder.created`: folder_id; `folder.deleted`: folder_id; `folder.updated`: folder_id, changes; `list.created`: list_id, folder_id; `list.deleted`: list_id, folder_id; `list.updated`: list_id, folder_id, previous_folder_id, changes; `status.created`: status_id; `status.updated`: status_id, changes; `label.created`: label_id; `label.deleted`: label_id; `workspace.updated`: changes; `member.added`: user_id, role; `member.updated`: user_id, changes; `member.removed`: user_id. `list_id` and `folder_id` are the values after the write, `previous_*` those before it. `changes`: the sorted names of the fields whose stored value changed.
              * @example {
              *       "task_id": 12,
              *       "list_id": 3,
@@ -1099,7 +1376,10 @@ export interface components {
                 parent_id?: number | null;
                 previous_list_id?: number | null;
                 previous_folder_id?: number | null;
-                changes?: ("assignee_ids" | "category" | "color" | "custom_fields" | "description" | "due_date" | "folder_id" | "icon" | "label_ids" | "list_id" | "name" | "position" | "priority" | "start_date" | "status_id" | "title")[];
+                user_id?: number | null;
+                /** @enum {string} */
+                role?: "owner" | "admin" | "member" | "viewer";
+                changes?: ("assignee_ids" | "category" | "color" | "custom_fields" | "description" | "due_date" | "folder_id" | "folder_ids" | "icon" | "image_url" | "label_ids" | "list_id" | "list_ids" | "name" | "position" | "priority" | "restricted" | "role" | "slug" | "start_date" | "status_id" | "title")[];
             };
         };
         EventActor: {
@@ -1211,6 +1491,18 @@ export interface components {
             role: "owner" | "admin" | "member" | "viewer";
             /** Format: date-time */
             joined_at: string;
+        };
+        MemberAccess: {
+            /** @example 7 */
+            user_id: number;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member" | "viewer";
+            /** @description Whether the grants below limit what the member sees */
+            restricted: boolean;
+            /** @description Granted folders, ascending (stored whatever `restricted` is) */
+            folder_ids: number[];
+            /** @description Granted lists, ascending */
+            list_ids: number[];
         };
         Status: {
             /** @example 1 */
@@ -1464,6 +1756,33 @@ export interface components {
              */
             folder_id?: number | string;
         };
+        UpdateMember: {
+            /**
+             * @description The new role
+             * @example member
+             * @enum {string}
+             */
+            role?: "admin" | "member" | "viewer";
+            /**
+             * @description Access-restricted to the granted folders and lists (members and viewers only)
+             * @example false
+             */
+            restricted?: boolean;
+            /**
+             * @description Replaces the granted folders
+             * @example [
+             *       2
+             *     ]
+             */
+            folder_ids?: (number | string)[];
+            /**
+             * @description Replaces the granted lists
+             * @example [
+             *       2
+             *     ]
+             */
+            list_ids?: (number | string)[];
+        };
         UpdateStatus: {
             /**
              * @description Cannot be blank; unique in the workspace ignoring case
@@ -1543,9 +1862,38 @@ export interface components {
              *       "task.updated"
              *     ]
              */
-            events?: ("task.created" | "task.updated" | "task.deleted" | "comment.created" | "folder.created" | "folder.deleted" | "folder.updated" | "list.created" | "list.deleted" | "list.updated" | "status.created" | "status.updated" | "label.created" | "label.deleted")[];
+            events?: ("task.created" | "task.updated" | "task.deleted" | "comment.created" | "folder.created" | "folder.deleted" | "folder.updated" | "list.created" | "list.deleted" | "list.updated" | "status.created" | "status.updated" | "label.created" | "label.deleted" | "workspace.updated" | "member.added" | "member.updated" | "member.removed")[];
             /** @description false: nothing is delivered, and events meanwhile are never delivered */
             active?: boolean;
+        };
+        UpdateWorkspace: {
+            /**
+             * @description Trimmed; cannot be blank
+             * @example Acme
+             */
+            name?: string;
+            /**
+             * @description Unique ignoring case; the workspace may change its own slug's case
+             * @example acme
+             */
+            slug?: string;
+            /** @description Stored as sent (not trimmed) */
+            description?: string | null;
+            /**
+             * @description Stored as sent (not trimmed)
+             * @example rocket
+             */
+            icon?: string | null;
+            /**
+             * @description Stored as sent (not trimmed)
+             * @example blue
+             */
+            color?: string | null;
+            /**
+             * Format: uri
+             * @example https://example.com/cover.png
+             */
+            image_url?: string | null;
         };
         Webhook: {
             /** @example 6 */
@@ -1559,7 +1907,7 @@ export interface components {
              *       "task.created"
              *     ]
              */
-            events: ("task.created" | "task.updated" | "task.deleted" | "comment.created" | "folder.created" | "folder.deleted" | "folder.updated" | "list.created" | "list.deleted" | "list.updated" | "status.created" | "status.updated" | "label.created" | "label.deleted")[];
+            events: ("task.created" | "task.updated" | "task.deleted" | "comment.created" | "folder.created" | "folder.deleted" | "folder.updated" | "list.created" | "list.deleted" | "list.updated" | "status.created" | "status.updated" | "label.created" | "label.deleted" | "workspace.updated" | "member.added" | "member.updated" | "member.removed")[];
             /** @example true */
             active: boolean;
             /**
@@ -1765,6 +2113,354 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    listApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": 8,
+                     *         "name": "CI",
+                     *         "last4": "3f9c",
+                     *         "scopes": [
+                     *           "tasks:read",
+                     *           "tasks:write"
+                     *         ],
+                     *         "expires_at": null,
+                     *         "created_at": "2025-01-15T09:30:00.000Z",
+                     *         "last_used_at": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["ApiKey"][];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Scope 'api_keys:read' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateApiKey"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 8,
+                     *       "name": "CI",
+                     *       "last4": "3f9c",
+                     *       "scopes": [
+                     *         "tasks:read",
+                     *         "tasks:write"
+                     *       ],
+                     *       "expires_at": null,
+                     *       "created_at": "2025-01-15T09:30:00.000Z",
+                     *       "last_used_at": null,
+                     *       "key": "svc_3b1f…"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreatedApiKey"];
+                };
+            };
+            /** @description `expires_at cannot be later than this key's expiry`, `name is required`, `name must not contain NUL characters`, `name must be at most 255 characters`, `scopes must be a non-empty array of known scopes`, `Invalid expires_at format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `expires_at must be in the future`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `A key cannot grant a scope it does not have: tasks:read`, `A key cannot grant a scope it does not have: tasks:write`, `A key cannot grant a scope it does not have: comments:read`, `A key cannot grant a scope it does not have: comments:write`, `A key cannot grant a scope it does not have: folders:read`, `A key cannot grant a scope it does not have: folders:write`, `A key cannot grant a scope it does not have: lists:write`, `A key cannot grant a scope it does not have: workspaces:read`, `A key cannot grant a scope it does not have: workspaces:write`, `A key cannot grant a scope it does not have: users:read`, `A key cannot grant a scope it does not have: events:read`, `A key cannot grant a scope it does not have: webhooks:read`, `A key cannot grant a scope it does not have: webhooks:write`, `A key cannot grant a scope it does not have: members:write`, `A key cannot grant a scope it does not have: attachments:read`, `A key cannot grant a scope it does not have: attachments:write`, `A key cannot grant a scope it does not have: api_keys:read`, `A key cannot grant a scope it does not have: api_keys:write`, `Scope 'api_keys:write' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /** @description `A user can hold at most 100 active API keys` */
+            409: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description API key id */
+                api_key_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked; empty body */
+            204: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `Invalid API key ID` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Scope 'api_keys:write' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     createFolder: {
         parameters: {
             query?: never;
@@ -5259,6 +5955,169 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    createWorkspace: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request gets the stored answer again (`Idempotent-Replayed: true`) instead of running twice. The key belongs to your API key; answers are kept for `IDEMPOTENCY_TTL_SECONDS` (default one day). Use a new key (a UUID, for instance) for each new request. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWorkspace"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "name": "Acme",
+                     *       "slug": "acme",
+                     *       "description": null,
+                     *       "icon": null,
+                     *       "color": null,
+                     *       "image_url": null,
+                     *       "owner_id": 1,
+                     *       "role": "owner",
+                     *       "created_at": "2025-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Workspace"];
+                };
+            };
+            /** @description `name is required`, `name must not contain NUL characters`, `name must be at most 255 characters`, `slug must be 1 to 64 URL-safe characters (letters, digits, ".", "_", "~", "-")`, `description must be a string or null`, `description must not contain NUL characters`, `description must be at most 2000 characters`, `icon must be a string or null`, `icon must not contain NUL characters`, `icon must be at most 64 characters`, `color must be a string or null`, `color must not contain NUL characters`, `color must be at most 64 characters`, `image_url must be an http or https URL`, `Idempotency-Key must be 1 to 255 visible ASCII characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Scope 'workspaces:write' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /** @description `A workspace with this slug already exists`, `A request with this Idempotency-Key is in progress` */
+            409: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description `Idempotency-Key was already used with a different request` */
+            422: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getWorkspace: {
         parameters: {
             query?: never;
@@ -5384,6 +6243,277 @@ export interface operations {
             };
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWorkspace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Workspace id */
+                workspace_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; empty body */
+            204: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `Invalid workspace ID` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Only the owner can delete the workspace`, `Scope 'workspaces:write' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Workspace not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWorkspace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Workspace id */
+                workspace_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWorkspace"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "name": "Acme",
+                     *       "slug": "acme",
+                     *       "description": null,
+                     *       "icon": null,
+                     *       "color": null,
+                     *       "image_url": null,
+                     *       "owner_id": 1,
+                     *       "role": "owner",
+                     *       "created_at": "2025-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Workspace"];
+                };
+            };
+            /** @description `Invalid workspace ID`, `name must be a string`, `name cannot be empty`, `name must not contain NUL characters`, `name must be at most 255 characters`, `slug must be 1 to 64 URL-safe characters (letters, digits, ".", "_", "~", "-")`, `description must be a string or null`, `description must not contain NUL characters`, `description must be at most 2000 characters`, `icon must be a string or null`, `icon must not contain NUL characters`, `icon must be at most 64 characters`, `color must be a string or null`, `color must not contain NUL characters`, `color must be at most 64 characters`, `image_url must be an http or https URL`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Only owners and admins can edit workspaces`, `Scope 'workspaces:write' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Workspace not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /** @description `A workspace with this slug already exists` */
+            409: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeadersTooLarge"];
             500: components["responses"]["InternalServerError"];
@@ -5597,7 +6727,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventPage"];
                 };
             };
-            /** @description `Invalid workspace ID`, `Unknown query parameter: <name>`, `<name> must be given only once`, `<name> accepts at most 100 values`, `after must be a non-negative integer`, `limit must be an integer between 1 and 100`, `Invalid type. Must be one of: task.created, task.updated, task.deleted, comment.created, folder.created, folder.deleted, folder.updated, list.created, list.deleted, list.updated, status.created, status.updated, label.created, label.deleted`, `task_id must be a valid numeric ID` */
+            /** @description `Invalid workspace ID`, `Unknown query parameter: <name>`, `<name> must be given only once`, `<name> accepts at most 100 values`, `after must be a non-negative integer`, `limit must be an integer between 1 and 100`, `Invalid type. Must be one of: task.created, task.updated, task.deleted, comment.created, folder.created, folder.deleted, folder.updated, list.created, list.deleted, list.updated, status.created, status.updated, label.created, label.deleted, workspace.updated, member.added, member.updated, member.removed`, `task_id must be a valid numeric ID` */
             400: {
                 headers: {
                     /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
@@ -6044,6 +7174,574 @@ export interface operations {
                 };
             };
             /** @description `Workspace not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: a retry with the same key and the same request gets the stored answer again (`Idempotent-Replayed: true`) instead of running twice. The key belongs to your API key; answers are kept for `IDEMPOTENCY_TTL_SECONDS` (default one day). Use a new key (a UUID, for instance) for each new request. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Workspace id */
+                workspace_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddMember"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "email": null,
+                     *       "name": "text",
+                     *       "avatar_url": null,
+                     *       "role": "owner",
+                     *       "joined_at": "2025-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            /** @description `Invalid workspace ID`, `Only members and viewers can be access-restricted`, `user_id or email is required`, `Send user_id or email, not both`, `user_id must be a valid numeric ID`, `email must be a string`, `email must not contain NUL characters`, `Invalid role. Must be one of: admin, member, viewer`, `restricted must be a boolean`, `folder_ids must be an array of folder IDs`, `list_ids must be an array of list IDs`, `Idempotency-Key must be 1 to 255 visible ASCII characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Only the owner can manage admins`, `Only owners and admins can manage members`, `Scope 'members:write' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `User not found`, `Folder not found`, `List not found`, `Workspace not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /** @description `User is already a member of this workspace`, `A request with this Idempotency-Key is in progress` */
+            409: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description `Idempotency-Key was already used with a different request` */
+            422: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Workspace id */
+                workspace_id: number;
+                /** @description User id of the member */
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed; empty body */
+            204: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `Invalid workspace ID`, `Invalid user ID` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `The workspace owner cannot be removed`, `Only the owner can manage admins`, `Only owners and admins can manage members`, `Scope 'members:write' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Workspace not found`, `Member not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Workspace id */
+                workspace_id: number;
+                /** @description User id of the member */
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateMember"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "email": null,
+                     *       "name": "text",
+                     *       "avatar_url": null,
+                     *       "role": "owner",
+                     *       "joined_at": "2025-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            /** @description `Invalid workspace ID`, `Invalid user ID`, `Only members and viewers can be access-restricted`, `Invalid role. Must be one of: admin, member, viewer`, `restricted must be a boolean`, `folder_ids must be an array of folder IDs`, `list_ids must be an array of list IDs`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `The workspace owner cannot be changed`, `Only the owner can manage admins`, `Only owners and admins can manage members`, `Scope 'members:write' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Folder not found`, `List not found`, `Workspace not found`, `Member not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getMemberAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Workspace id */
+                workspace_id: number;
+                /** @description User id of the member */
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "user_id": 7,
+                     *       "role": "owner",
+                     *       "restricted": false,
+                     *       "folder_ids": [
+                     *         1
+                     *       ],
+                     *       "list_ids": [
+                     *         1
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MemberAccess"];
+                };
+            };
+            /** @description `Invalid workspace ID`, `Invalid user ID` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Only owners and admins can manage members`, `Scope 'workspaces:read' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Workspace not found`, `Member not found` */
             404: {
                 headers: {
                     /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */

@@ -47,7 +47,7 @@ export class ApiKeysController {
   @ApiOperation({ summary: 'Revoke API key', description: 'Revokes one of the key user\'s keys (the calling key included); it stops working at once, in every server process.' })
   @ApiErrors({ 404: [API_KEY_ERRORS.notFound] })
   @ApiNoContentResponse({ description: 'Revoked; empty body' })
-  async revokeApiKey(@CurrentCaller() caller: Caller, @PathId('api_key') id: number): Promise<void> {
+  async deleteApiKey(@CurrentCaller() caller: Caller, @PathId('api_key') id: number): Promise<void> {
     await this.keys.revokeKey(caller, id);
   }
 }
