@@ -2,9 +2,8 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccessModule } from './common/access/access.module';
-import { ApiKeyCache } from './common/auth/api-key.cache';
+import { AuthModule } from './common/auth/auth.module';
 import { ApiKeyGuard } from './common/auth/api-key.guard';
-import { AuthRepository } from './common/auth/auth.repository';
 import { dataSourceOptions } from './common/database/data-source';
 import { withBoundedWaits } from './common/database/pool-options';
 import { ScheduledTasksModule } from './common/background/scheduled-tasks';
@@ -23,6 +22,7 @@ import { HealthModule } from './health/health.module';
 import { LabelsModule } from './labels/labels.module';
 import { ListsModule } from './lists/lists.module';
 import { MembersModule } from './members/members.module';
+import { ApiKeysModule } from './api-keys/api-keys.module';
 import { StatusesModule } from './statuses/statuses.module';
 import { TasksModule } from './tasks/tasks.module';
 import { UsersModule } from './users/users.module';
@@ -41,12 +41,14 @@ import { AttachmentsModule } from './attachments/attachments.module';
     RateLimitModule,
     SqlModule,
     ScheduledTasksModule,
+    AuthModule,
     IdempotencyModule,
     AccessModule,
     HealthModule,
     UsersModule,
     WorkspacesModule,
     MembersModule,
+    ApiKeysModule,
     LabelsModule,
     StatusesModule,
     FoldersModule,
@@ -59,8 +61,6 @@ import { AttachmentsModule } from './attachments/attachments.module';
     AttachmentsModule,
   ],
   providers: [
-    AuthRepository,
-    ApiKeyCache,
     // Run by the HTTP layer's request hook, before the body is read (common/http/http.setup.ts).
     RateLimitGuard,
     { provide: APP_GUARD, useClass: ApiKeyGuard },

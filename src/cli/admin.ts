@@ -69,7 +69,7 @@ export async function createWorkspace(ds: DataSource, input: { name: string; slu
   if (!SLUG.test(slug)) throw new CliError('--slug must be URL-safe (letters, digits, ".", "_", "~", "-")');
   return ds.transaction(async (em) => {
     await requireUser(em, input.ownerId);
-    const taken: unknown[] = await em.query('SELECT 1 FROM workspaces WHERE slug = $1', [slug]);
+    const taken: unknown[] = await em.query('SELECT 1 FROM workspaces WHERE lower(slug COLLATE "C") = lower($1 COLLATE "C")', [slug]);
     if (taken.length) throw new CliError(`A workspace with slug ${slug} already exists`);
     const [ws]: Array<Omit<WorkspaceOut, 'statuses'>> = await em.query(
       `INSERT INTO workspaces (name, slug, owner_id) VALUES ($1, $2, $3)
@@ -165,8 +165,8 @@ export async function createKey(
     await requireUser(em, input.userId);
     const key = generateApiKey();
     const [row]: KeyOut[] = await em.query(
-      `INSERT INTO api_keys (user_id, key_hash, name, scopes, expires_at) VALUES ($1, $2, $3, $4, $5) RETURNING ${KEY_COLUMNS}`,
-      [input.userId, hashApiKey(key), input.name ?? null, scopes, expiresAt],
+      `INSERT INTO api_keys (user_id, key_hash, last4, name, scopes, expires_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${KEY_COLUMNS}`,
+      [input.userId, hashApiKey(key), key.slice(-4), input.name ?? null, scopes, expiresAt],
     );
     return { key, ...row };
   });

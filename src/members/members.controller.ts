@@ -28,7 +28,7 @@ export class MembersController {
   @ApiValidatedBody(AddMemberDto)
   @ApiErrors({ 400: [MEMBER_ERRORS.restrictedAdmin], 403: ['Only the owner can manage admins'], 404: [MEMBER_ERRORS.userNotFound, 'Folder not found', 'List not found'], 409: [MEMBER_ERRORS.already] })
   @ApiCreatedResponse({ type: MemberDto })
-  addMember(@CurrentCaller() caller: Caller, @PathId('workspace') workspaceId: number, @Body() body: unknown): Promise<MemberDto> {
+  createMember(@CurrentCaller() caller: Caller, @PathId('workspace') workspaceId: number, @Body() body: unknown): Promise<MemberDto> {
     return this.members.addMember(caller, workspaceId, body);
   }
 
@@ -60,7 +60,7 @@ export class MembersController {
   })
   @ApiErrors({ 403: ['The workspace owner cannot be removed', 'Only the owner can manage admins'] })
   @ApiNoContentResponse({ description: 'Removed; empty body' })
-  async removeMember(@CurrentCaller() caller: Caller, @PathIds('workspace', 'user') [workspaceId, userId]: number[]): Promise<void> {
+  async deleteMember(@CurrentCaller() caller: Caller, @PathIds('workspace', 'user') [workspaceId, userId]: number[]): Promise<void> {
     await this.members.removeMember(caller, workspaceId, userId);
   }
 
@@ -69,7 +69,7 @@ export class MembersController {
   @Authenticated('workspaces:read', 'member.access')
   @ApiOperation({ summary: 'Member access', description: 'The member\'s role, whether they are access-restricted, and their granted folders and lists (ids ascending).' })
   @ApiOkResponse({ type: MemberAccessDto })
-  memberAccess(@CurrentCaller() caller: Caller, @PathIds('workspace', 'user') [workspaceId, userId]: number[]): Promise<MemberAccessDto> {
+  getMemberAccess(@CurrentCaller() caller: Caller, @PathIds('workspace', 'user') [workspaceId, userId]: number[]): Promise<MemberAccessDto> {
     return this.members.memberAccess(caller, workspaceId, userId);
   }
 }

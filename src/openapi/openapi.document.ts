@@ -27,6 +27,7 @@ const DESCRIPTION = [
 
 /** The tags the controllers use, described, in the order the document lists them. */
 const TAG_DESCRIPTIONS: Record<string, string> = {
+  'API keys': 'The key user\'s API keys: create with a subset of the calling key\'s scopes, list, revoke',
   Comments: 'Comments on tasks',
   'Custom fields': 'Custom-field definitions of a workspace',
   Events: 'What changed in a workspace, in order, for clients that poll',
@@ -38,7 +39,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Tasks: 'Tasks, with status, assignees, labels, subtasks, attachments and custom-field values',
   Users: 'The user who owns the API key',
   Webhooks: 'Signed HTTP deliveries of a workspace\'s events to subscribed URLs',
-  Workspaces: 'Workspaces and their members',
+  Workspaces: 'Workspaces and their members: create, edit, delete; add, change and remove members',
 };
 
 /**

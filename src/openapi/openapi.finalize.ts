@@ -36,7 +36,7 @@ import { SERVICE_UNAVAILABLE, URI_TOO_LONG } from '../common/errors/to-http-erro
 import { KEYED_CACHE_CONTROL, TASK_CACHE_CONTROL } from '../common/cache/cache-control';
 import { CLIENT_ERRORS } from '../common/http/framework-answers';
 import { BODY_400_MESSAGES } from '../common/validation/body-error';
-import { IDEMPOTENCY_MESSAGES } from '../common/idempotency/idempotency-key';
+import { IDEMPOTENCY_MESSAGES, NO_IDEMPOTENCY_EXTENSION } from '../common/idempotency/idempotency-key';
 import { errorExamples } from '../common/openapi/api-errors.decorator';
 
 /** A node of the JSON document (loosely typed on purpose: this code walks it generically). */
@@ -242,7 +242,10 @@ export const REPLAYED_HEADERS = {
 /** D35 on every authenticated POST: the Idempotency-Key header and its answers (400 bad key, 409 in progress, 422 other request). */
 export function addIdempotency(doc: JsonObject): void {
   for (const { method, op } of operations(doc)) {
-    if (method !== 'post' || typeof op['x-scope'] !== 'string') continue;
+    // D46: a route that ignores the header (IgnoresIdempotencyKey) says so with this extension, removed here.
+    const ignored = op[NO_IDEMPOTENCY_EXTENSION] === true;
+    delete op[NO_IDEMPOTENCY_EXTENSION];
+    if (method !== 'post' || typeof op['x-scope'] !== 'string' || ignored) continue;
     op.parameters = [...(op.parameters ?? []).filter((p: JsonObject) => p.name !== IDEMPOTENCY_KEY_PARAMETER.name), clone(IDEMPOTENCY_KEY_PARAMETER)];
     mergeError(op, '400', [IDEMPOTENCY_MESSAGES.format]);
     mergeError(op, '409', [IDEMPOTENCY_MESSAGES.inProgress]);

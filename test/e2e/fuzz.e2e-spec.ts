@@ -105,6 +105,17 @@ describe('fuzz: every operation, hostile values (issue 8)', () => {
       const [row] = await t.db.ds.query(`INSERT INTO webhooks (workspace_id, url, events, secret) VALUES ($1, 'https://localhost/hook', '{task.created}', 'whsec_x') RETURNING id`, [ids[ws]]);
       ids[ref] = row.id;
     }
+    // Issue 35: what the workspace, member and key routes may delete or change without emptying the world the later
+    // checks use: two members of acme and three keys of alice that no request sends.
+    for (const ref of ['fz_u1', 'fz_u2']) {
+      const [user] = await t.db.ds.query(`INSERT INTO users (email, name) VALUES ($1, $1) RETURNING id`, [`${ref}@fuzz.test`]);
+      ids[ref] = user.id;
+      await t.db.ds.query(`INSERT INTO workspace_members (workspace_id, user_id, role) VALUES ($1, $2, 'member')`, [ids.acme, user.id]);
+    }
+    for (const ref of ['fz_k1', 'fz_k2', 'fz_k3']) {
+      const [key] = await t.db.ds.query(`INSERT INTO api_keys (user_id, key_hash, scopes) VALUES ($1, $2, '{users:read}') RETURNING id`, [ids.alice, `fuzz-${ref}`]);
+      ids[ref] = key.id;
+    }
     operations = operationsOf((await t.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json());
   });
   afterAll(async () => {
@@ -123,6 +134,13 @@ describe('fuzz: every operation, hostile values (issue 8)', () => {
     user: ['alice', 'bob', 'carol', 'dave', 'olga'],
     custom_field: ['cf_open', 'cf_eng', 'cf_inbox', 'cf_secret', 'cf_stars'],
     webhook: ['wh_acme', 'wh_other'],
+    api_key: ['fz_k1', 'fz_k2', 'fz_k3'],
+  };
+  /** Issue 35: the path ids of routes that delete or change what the later checks use, drawn from a pool of their own. */
+  const POOL_OF_ROUTE: Record<string, Record<string, string[]>> = {
+    'DELETE /api/v1/workspaces/{workspace_id}': { workspace: ['empty', 'other'] },
+    'PATCH /api/v1/workspaces/{workspace_id}/members/{user_id}': { user: ['fz_u1', 'fz_u2', 'alice'] },
+    'DELETE /api/v1/workspaces/{workspace_id}/members/{user_id}': { user: ['fz_u1', 'fz_u2', 'alice'] },
   };
   const idOf = (kind: string) => fc.constantFrom(...POOL[kind]).map((ref) => ids[ref]);
   const idValue = (kind: string) => fc.oneof(idOf(kind), idOf(kind).map(String));
@@ -166,6 +184,24 @@ describe('fuzz: every operation, hostile values (issue 8)', () => {
         return fc.array(fc.record({ list_id: idValue('list'), access: fc.constantFrom('granted', 'denied') }), { maxLength: 3 });
       case 'allowed_user_ids':
         return fc.oneof(fc.constant(null), fc.array(idValue('user'), { maxLength: 3 }));
+      case 'restricted':
+        return fc.boolean();
+      case 'role':
+        return fc.constantFrom('admin', 'member', 'viewer');
+      case 'folder_ids':
+        return fc.array(idValue('folder'), { maxLength: 3 });
+      case 'list_ids':
+        return fc.array(idValue('list'), { maxLength: 3 });
+      case 'scopes':
+        return fc.subarray(['users:read', 'tasks:read', 'api_keys:read', 'webhooks:write'], { minLength: 1 });
+      case 'expires_at':
+        return fc.constantFrom('2099-01-15', '2099-01-15T09:30:00.000Z', null);
+      case 'email':
+        return fc.constantFrom('bob@tasks.test', 'BOB@TASKS.TEST', 'nobody@tasks.test');
+      case 'slug':
+        return fc.constantFrom('tk-acme', 'fresh-slug', null);
+      case 'image_url':
+        return fc.constantFrom('https://img.test/a.png', null);
       case 'description':
       case 'content':
         return fc.constantFrom('<p>ok</p>', 'plain', '<img src="https://e.test/a.png">');
@@ -174,18 +210,19 @@ describe('fuzz: every operation, hostile values (issue 8)', () => {
     }
   }
 
-  /** The path parameter of a template (`{task_id}`) and the kind of resource it names (`task`), or null. */
-  const pathParam = (template: string) => {
-    const match = /\{([a-z_]+)_id\}/.exec(template);
-    return match ? { placeholder: match[0], kind: match[1] } : null;
-  };
+  /** The path parameters of a template (`{task_id}`, two for a member route) and the kind of resource each names (`task`). */
+  const pathParams = (template: string) => [...template.matchAll(/\{([a-z_]+)_id\}/g)].map((match) => ({ placeholder: match[0], kind: match[1] }));
 
-  /** One request for `op`: path id, query string, body (object, raw text or none), key. */
+  /** One request for `op`: path ids, query string, body (object, raw text or none), key. */
   function requestOf(op: Operation): fc.Arbitrary<InjectOptions> {
-    const param = pathParam(op.template);
-    const pathId = param
-      ? fc.oneof({ weight: 4, arbitrary: idOf(param.kind).map(String) }, { weight: 1, arbitrary: fc.constantFrom(...WEIRD_IDS, ...NUMBERS.map(String)) })
-      : fc.constant('');
+    const params = pathParams(op.template);
+    const own = POOL_OF_ROUTE[`${op.method} ${op.template}`] ?? {};
+    const pathIdOf = (kind: string) =>
+      fc.oneof(
+        { weight: 4, arbitrary: (own[kind] ? fc.constantFrom(...own[kind]).map((ref) => ids[ref]) : idOf(kind)).map(String) },
+        { weight: 1, arbitrary: fc.constantFrom(...WEIRD_IDS, ...NUMBERS.map(String)) },
+      );
+    const pathId = fc.tuple(...params.map((param) => pathIdOf(param.kind)));
     const queryValue = fc.oneof(
       { weight: 2, arbitrary: hostileScalar.map((v) => (typeof v === 'string' ? v : JSON.stringify(v) ?? '')) },
       { weight: 1, arbitrary: idOf('list').map(String) },
@@ -224,7 +261,8 @@ describe('fuzz: every operation, hostile values (issue 8)', () => {
       const search = new URLSearchParams();
       for (const [name, value] of Object.entries(q)) for (const v of Array.isArray(value) ? value : [value]) search.append(name, v);
       const qs = search.toString();
-      const url = (param ? op.template.replace(param.placeholder, encodeURIComponent(id)) : op.template) + (qs ? `?${qs}` : '');
+      const path = params.reduce((url, param, i) => url.replace(param.placeholder, encodeURIComponent(id[i])), op.template);
+      const url = path + (qs ? `?${qs}` : '');
       const headers: Record<string, string> = k === '' ? {} : { ...auth(k) };
       if (b.json === undefined && b.raw === undefined) return { method: op.method as InjectOptions['method'], url, headers };
       headers['content-type'] = type;

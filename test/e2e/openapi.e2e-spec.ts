@@ -194,6 +194,51 @@ const D1: RouteCase[] = [
       403: ['Viewers cannot delete comments', 'Access denied', 'Only the author or owners and admins can delete a comment'], 404: ['Comment not found'],
     },
   },
+  // D39-D41, D46: workspaces, members, API keys.
+  {
+    method: 'POST', path: '/api/v1/workspaces', scope: 'workspaces:write', returns: 'Workspace',
+    errors: { 400: ['name is required', 'slug must be 1 to 64 URL-safe characters (letters, digits, ".", "_", "~", "-")', 'image_url must be an http or https URL'], 409: ['A workspace with this slug already exists'] },
+  },
+  {
+    method: 'PATCH', path: '/api/v1/workspaces/{workspace_id}', scope: 'workspaces:write', returns: 'Workspace',
+    errors: { 400: ['Invalid workspace ID', 'name cannot be empty', 'description must be a string or null'], 403: ['Only owners and admins can edit workspaces'], 404: ['Workspace not found'], 409: ['A workspace with this slug already exists'] },
+  },
+  {
+    method: 'DELETE', path: '/api/v1/workspaces/{workspace_id}', scope: 'workspaces:write', returns: null,
+    errors: { 400: ['Invalid workspace ID'], 403: ['Only the owner can delete the workspace'], 404: ['Workspace not found'] },
+  },
+  {
+    method: 'POST', path: '/api/v1/workspaces/{workspace_id}/members', scope: 'members:write', returns: 'Member',
+    errors: {
+      400: ['Invalid workspace ID', 'user_id or email is required', 'Send user_id or email, not both', 'Invalid role. Must be one of: admin, member, viewer', 'Only members and viewers can be access-restricted'],
+      403: ['Only owners and admins can manage members', 'Only the owner can manage admins'], 404: ['Workspace not found', 'User not found', 'Folder not found', 'List not found'],
+      409: ['User is already a member of this workspace'],
+    },
+  },
+  {
+    method: 'PATCH', path: '/api/v1/workspaces/{workspace_id}/members/{user_id}', scope: 'members:write', returns: 'Member',
+    errors: {
+      400: ['Invalid workspace ID', 'Invalid user ID', 'restricted must be a boolean', 'Only members and viewers can be access-restricted'],
+      403: ['Only owners and admins can manage members', 'The workspace owner cannot be changed', 'Only the owner can manage admins'], 404: ['Workspace not found', 'Member not found', 'Folder not found'],
+    },
+  },
+  {
+    method: 'DELETE', path: '/api/v1/workspaces/{workspace_id}/members/{user_id}', scope: 'members:write', returns: null,
+    errors: { 400: ['Invalid workspace ID', 'Invalid user ID'], 403: ['Only owners and admins can manage members', 'The workspace owner cannot be removed', 'Only the owner can manage admins'], 404: ['Workspace not found', 'Member not found'] },
+  },
+  {
+    method: 'GET', path: '/api/v1/workspaces/{workspace_id}/members/{user_id}/access', scope: 'workspaces:read', returns: 'MemberAccess',
+    errors: { 400: ['Invalid workspace ID', 'Invalid user ID'], 403: ['Only owners and admins can manage members'], 404: ['Workspace not found', 'Member not found'] },
+  },
+  {
+    method: 'POST', path: '/api/v1/api-keys', scope: 'api_keys:write', returns: 'CreatedApiKey',
+    errors: {
+      400: ['name is required', 'scopes must be a non-empty array of known scopes', 'expires_at must be in the future', "expires_at cannot be later than this key's expiry"],
+      403: ['A key cannot grant a scope it does not have: tasks:write'], 409: ['A user can hold at most 100 active API keys'],
+    },
+  },
+  { method: 'GET', path: '/api/v1/api-keys', scope: 'api_keys:read', returns: ['ApiKey'], errors: {} },
+  { method: 'DELETE', path: '/api/v1/api-keys/{api_key_id}', scope: 'api_keys:write', returns: null, errors: { 400: ['Invalid API key ID'], 404: ['API key not found'] } },
 ];
 
 /** The component schemas the contract's readers (and the client) know by name. */
@@ -215,8 +260,8 @@ function expectedStatuses(c: RouteCase): string[] {
   const statuses = new Set([successStatus(c), '401', '403', '408', '429', '431', '500', '503', ...Object.keys(c.errors), ...(c.more ?? [])]);
   if (c.path.includes('{')) statuses.add('414');
   if (hasBody(c)) ['400', '413', '415'].forEach((s) => statuses.add(s));
-  // D35: every POST takes an Idempotency-Key (400 bad key, 409 in progress, 422 another request under it).
-  if (c.method === 'POST') ['400', '409', '422'].forEach((s) => statuses.add(s));
+  // D35: every POST takes an Idempotency-Key (400 bad key, 409 in progress, 422 another request under it); D46: but create API key.
+  if (c.method === 'POST' && c.path !== '/api/v1/api-keys') ['400', '409', '422'].forEach((s) => statuses.add(s));
   // D36: conditional requests on a task.
   if (c.path === '/api/v1/tasks/{task_id}') (c.method === 'GET' ? ['304'] : ['412', '428']).forEach((s) => statuses.add(s));
   return [...statuses].sort();
@@ -340,7 +385,7 @@ describe('OpenAPI document (issue 5; D1)', () => {
         500: ['Internal server error'],
         ...(hasBody(c) ? { 400: ['Invalid JSON body', 'Request body must be a JSON object'], 413: ['Request body is too large'], 415: ['Content-Type must be application/json'] } : {}),
       };
-      if (c.method === 'POST') {
+      if (c.method === 'POST' && c.path !== '/api/v1/api-keys') {
         expected[400] = [...expected[400], 'Idempotency-Key must be 1 to 255 visible ASCII characters'];
         expected[409] = ['A request with this Idempotency-Key is in progress'];
         expected[422] = ['Idempotency-Key was already used with a different request'];
@@ -359,7 +404,8 @@ describe('OpenAPI document (issue 5; D1)', () => {
   });
 
   describe('for client generators (issue 10)', () => {
-    const KIND_OF_SEGMENT: Record<string, string> = { workspaces: 'workspace', folders: 'folder', lists: 'list', tasks: 'task', statuses: 'status', labels: 'label', webhooks: 'webhook', comments: 'comment' };
+    const KIND_OF_SEGMENT: Record<string, string> = { workspaces: 'workspace', folders: 'folder', lists: 'list', tasks: 'task', statuses: 'status', labels: 'label', webhooks: 'webhook', comments: 'comment',
+      members: 'user', 'api-keys': 'api_key' };
 
     it('names each path parameter for its resource and types it as an integer', () => {
       for (const { path, op } of operations(doc)) {
@@ -414,8 +460,8 @@ describe('OpenAPI document (issue 5; D1)', () => {
           checked++;
         }
       }
-      // D1's routes, the events feed (D37), the 4 webhook routes that answer a body (D38) and the 6 of issue 34 (D39).
-      expect(checked).toBe(36);
+      // D1's routes, the events feed (D37), the 4 webhook routes that answer a body (D38) and those of D39 that do.
+      expect(checked).toBe(43);
     });
 
     it('documents the WWW-Authenticate: Bearer header of every 401, and the service sends it', async () => {

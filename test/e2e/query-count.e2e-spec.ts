@@ -37,7 +37,10 @@ function world(): FixtureWorld {
     }
   }
   return {
-    users: [{ ref: 'owner', email: 'owner@qc.test', name: 'Owner' }, ...MEMBERS.map((m) => ({ ref: m, email: `${m}@qc.test`, name: m.toUpperCase() }))],
+    users: [
+      { ref: 'owner', email: 'owner@qc.test', name: 'Owner' }, { ref: 'extra', email: 'extra@qc.test', name: 'Extra' },
+      ...MEMBERS.map((m) => ({ ref: m, email: `${m}@qc.test`, name: m.toUpperCase() })),
+    ],
     api_keys: [{ user: 'owner', key: KEY, scopes: [...SCOPES] }],
     workspaces: [
       {
@@ -277,5 +280,25 @@ describe('SQL round trips of the task routes', () => {
     const deleted = await count('delete custom field', 'DELETE', `/api/v1/custom-fields/${id}`);
     expect(deleted.status).toBe(204);
     expect(deleted.trips).toBeLessThanOrEqual(2);
+  it('the workspace, member and API-key routes of D39: at most 2 each, authentication included (issue 35; runs last: it changes members)', async () => {
+    await count('warm', 'GET', '/api/v1/me');
+    const trips: Record<string, number> = {};
+    const run = async (name: string, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, expected: number, payload?: object) => {
+      const res = await count(name, method, url, payload);
+      expect([name, res.status]).toEqual([name, expected]);
+      trips[name] = res.trips;
+      return res.body;
+    };
+    const created = await run('create workspace', 'POST', '/api/v1/workspaces', 201, { name: 'Counted Too' });
+    await run('update workspace', 'PATCH', `/api/v1/workspaces/${ids.ws}`, 200, { description: 'counted' });
+    await run('add member', 'POST', `/api/v1/workspaces/${ids.ws}/members`, 201, { email: 'EXTRA@qc.test', restricted: true, folder_ids: [ids.eng], list_ids: [ids.backlog] });
+    await run('update member', 'PATCH', `/api/v1/workspaces/${ids.ws}/members/${ids.m0}`, 200, { role: 'viewer', restricted: true, folder_ids: [ids.eng] });
+    await run('member access', 'GET', `/api/v1/workspaces/${ids.ws}/members/${ids.m0}/access`, 200);
+    await run('remove member', 'DELETE', `/api/v1/workspaces/${ids.ws}/members/${ids.m1}`, 204);
+    const key = await run('create API key', 'POST', '/api/v1/api-keys', 201, { name: 'counted', scopes: ['users:read'] });
+    await run('list API keys', 'GET', '/api/v1/api-keys', 200);
+    await run('revoke API key', 'DELETE', `/api/v1/api-keys/${key.id}`, 204);
+    await run('delete workspace', 'DELETE', `/api/v1/workspaces/${created.id}`, 204);
+    expect(Object.entries(trips).filter(([, n]) => n > 2)).toEqual([]);
   });
 });

@@ -22,6 +22,7 @@ const PATH_400: Record<string, string> = {
   comment: 'Invalid comment ID',
   custom_field: 'Invalid custom field ID',
   attachment: 'Invalid attachment ID',
+  user: 'Invalid user ID', api_key: 'Invalid API key ID',
 };
 /** D6: malformed parent ids in a create body. */
 const BODY_400: Record<string, string> = { workspace_id: 'workspace_id is required', list_id: 'list_id must be a valid numeric ID' };
@@ -50,6 +51,7 @@ const NOT_FOUND: Record<string, string> = {
   webhook: 'Webhook not found', comment: 'Comment not found',
   custom_field: 'Custom field not found',
   attachment: 'Attachment not found',
+  api_key: 'API key not found',
 };
 
 /** D4: what a caller who is not a member of the target's workspace gets, by target. */
@@ -59,6 +61,8 @@ const NON_MEMBER: Record<string, [number, string]> = {
   list_id: [403, 'Access denied'], webhook: [403, 'Access denied'], comment: [403, 'Access denied'],
   custom_field: [403, 'Access denied'],
   attachment: [403, 'Access denied'],
+  // D46: a key of another user is no key of the caller's.
+  api_key: [404, 'API key not found'],
 };
 
 /** The target of each kind in the world's workspace `ws`. */
@@ -67,6 +71,7 @@ const TARGET_REF: Record<string, string> = {
   webhook: 'webhook', comment: 'comment_backlog',
   custom_field: 'notes',
   attachment: 'attachment',
+  api_key: 'k_owner_key',
 };
 /** The target of each kind in the outsider's workspace `other`, of which the owner of `ws` is no member. */
 const OTHER_REF: Record<string, string> = {
@@ -74,6 +79,7 @@ const OTHER_REF: Record<string, string> = {
   webhook: 'o_webhook', comment: 'o_comment',
   custom_field: 'o_field',
   attachment: 'o_attachment',
+  api_key: 'o_key',
 };
 /** The target of each kind in `ws` not granted to the restricted member (granted folder `eng` only). */
 const NOT_GRANTED_REF: Record<string, string> = { ...TARGET_REF, folder: 'ops', list: 'inbox', task: 't_inbox', list_id: 'inbox', comment: 'comment_inbox', attachment: 'inbox_attachment' };
@@ -116,10 +122,17 @@ const DENIAL: Record<string, string> = {
   'POST /api/v1/tasks/:task_id/attachments': 'Viewers cannot upload attachments',
   'POST /api/v1/attachments/:attachment_id/confirm': 'Viewers cannot upload attachments',
   'DELETE /api/v1/attachments/:attachment_id': 'Viewers cannot delete attachments',
+  'PATCH /api/v1/workspaces/:workspace_id': 'Only owners and admins can edit workspaces',
+  'DELETE /api/v1/workspaces/:workspace_id': 'Only the owner can delete the workspace',
+  'POST /api/v1/workspaces/:workspace_id/members': 'Only owners and admins can manage members',
+  'PATCH /api/v1/workspaces/:workspace_id/members/:user_id': 'Only owners and admins can manage members',
+  'DELETE /api/v1/workspaces/:workspace_id/members/:user_id': 'Only owners and admins can manage members',
+  'GET /api/v1/workspaces/:workspace_id/members/:user_id/access': 'Only owners and admins can manage members',
 };
-const DENIED_ROLES: Record<'writer' | 'manager', WorldRole[]> = {
+const DENIED_ROLES: Record<'writer' | 'manager' | 'owner', WorldRole[]> = {
   writer: ['viewer', 'restrictedViewer'],
   manager: ['member', 'viewer', 'restricted', 'restrictedViewer'],
+  owner: ['admin', 'member', 'viewer', 'restricted', 'restrictedViewer'],
 };
 
 const targetKey = (r: RouteSpec): string => (r.target === undefined ? '' : r.target.in === 'path' ? r.target.kind : r.target.field);
@@ -137,6 +150,10 @@ function bodyOf(r: RouteSpec, w: RoleWorld, folder = 'eng'): Record<string, unkn
     case 'POST /api/v1/webhooks': return { url: 'https://localhost/hook' };
     case 'POST /api/v1/custom-fields': return { name: 'New field', type: 'text' };
     case 'POST /api/v1/tasks/:task_id/attachments': return { file_name: 'a.txt', file_size: 1, mime_type: 'text/plain' };
+    case 'POST /api/v1/workspaces': return { name: 'New workspace' };
+    case 'POST /api/v1/workspaces/:workspace_id/members': return { user_id: w.ids.outsider };
+    case 'PATCH /api/v1/workspaces/:workspace_id/members/:user_id': return { role: 'viewer' };
+    case 'POST /api/v1/api-keys': return { name: 'New key', scopes: ['users:read'] };
     default: return r.method === 'PATCH' ? { name: 'Renamed' } : undefined;
   }
 }
@@ -147,9 +164,12 @@ function blanked(body: Record<string, unknown> | undefined): Record<string, unkn
   return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, ['name', 'title', 'content'].includes(k) ? '' : v]));
 }
 
-/** The request of `r` on target `id` (any value, malformed too), with `key` (none when undefined) and `body` (a valid one by default). */
-function request(r: RouteSpec, w: RoleWorld, id: unknown, key?: string, body = bodyOf(r, w)): InjectOptions {
-  const options: InjectOptions = { method: r.method, url: r.target?.in === 'path' ? routeUrl(r, String(id)) : r.path, headers: key ? auth(key) : {} };
+/**
+ * The request of `r` on target `id` (any value, malformed too), with `key` (none when undefined) and `body` (a valid one by default);
+ * a second path id (D39: the member) is `second`, by default the owner of `ws` (a member there, and not the caller of the role checks).
+ */
+function request(r: RouteSpec, w: RoleWorld, id: unknown, key?: string, body = bodyOf(r, w), second: unknown = w.ids.owner): InjectOptions {
+  const options: InjectOptions = { method: r.method, url: r.target?.in === 'path' ? routeUrl(r, String(id), String(second)) : r.path, headers: key ? auth(key) : {} };
   if (r.target?.in === 'body') options.payload = { ...body, [r.target.field]: id };
   else if (body) options.payload = body;
   return options;
@@ -157,7 +177,14 @@ function request(r: RouteSpec, w: RoleWorld, id: unknown, key?: string, body = b
 
 describe('route matrix: every route of D1', () => {
   const { t, ids } = useRoleWorld('rm', (b) => ({
-    more: { api_keys: [{ user: b.user('owner'), key: NO_SCOPE_KEY, scopes: [] }] },
+    more: {
+      api_keys: [
+        { user: b.user('owner'), key: NO_SCOPE_KEY, scopes: [] },
+        // D46: a key of the owner and one of the outsider, for the key routes (no scopes: they are only targets).
+        { ref: 'k_owner_key', user: b.user('owner'), key: 'svc_rm_target_key', scopes: [] },
+        { ref: 'o_key', user: b.user('outsider'), key: 'svc_rm_other_key', scopes: [] },
+      ],
+    },
     // D39: a custom field in the outsider's workspace too.
     workspaces: [b.solo('o_fields', 'outsider', { custom_fields: [{ ref: 'o_field', name: 'Elsewhere', type: 'text' }] })],
   }));
@@ -186,11 +213,15 @@ describe('route matrix: every route of D1', () => {
   /** Every row of the tables a refused request could touch: the matrix's requests are all refused, so this never changes. */
   const TABLES = [
     'workspaces', 'workspace_members', 'labels', 'statuses', 'folders', 'lists', 'tasks', 'task_labels', 'comments', 'member_folder_grants', 'member_list_grants', 'events', 'webhooks',
-    'custom_fields', 'custom_field_folder_grants', 'custom_field_list_overrides', 'custom_field_allowed_users', 'task_custom_field_values', 'attachments',
+    'custom_fields', 'custom_field_folder_grants', 'custom_field_list_overrides', 'custom_field_allowed_users', 'task_custom_field_values', 'attachments', 'api_keys',
   ];
   const snapshot = async () => {
     const rows: Record<string, unknown[]> = {};
-    for (const table of TABLES) rows[table] = await t.db.ds.query(`SELECT * FROM ${table} ORDER BY 1, 2`);
+    for (const table of TABLES) {
+      // Authenticating records when a key was last used (D46): every other column stays.
+      const columns = table === 'api_keys' ? 'id, user_id, key_hash, scopes, expires_at, revoked_at' : '*';
+      rows[table] = await t.db.ds.query(`SELECT ${columns} FROM ${table} ORDER BY 1, 2`);
+    }
     return rows;
   };
   let before: Record<string, unknown[]>;
@@ -261,6 +292,26 @@ describe('route matrix: every route of D1', () => {
       });
     }
 
+    const second = r.second;
+    if (second) {
+      const secondMessage = PATH_400[second.kind];
+      it.each(MALFORMED_PATH_IDS)(`400 ${secondMessage} for the malformed second id %p, whatever the role and the body; the first id is checked first (D39)`, async (id) => {
+        for (const role of ['owner', 'viewer', 'outsider'] as const) {
+          for (const body of [bodyOf(r, w), blanked(bodyOf(r, w))]) {
+            expect(await answer(request(r, w, w.ids.ws, w.key(role), body, id))).toEqual({ status: 400, body: { error: secondMessage } });
+            expect(await answer(request(r, w, 'abc', w.key(role), body, id))).toEqual({ status: 400, body: { error: message400 } });
+          }
+        }
+      });
+
+      it.each(UNKNOWN_IDS)('404 Member not found for the user %p, a member of no workspace or of another, before the role (D39)', async (id) => {
+        for (const role of ['owner', 'viewer'] as const) {
+          expect(await answer(request(r, w, w.ids.ws, w.key(role), bodyOf(r, w), id))).toEqual({ status: 404, body: { error: 'Member not found' } });
+          expect(await answer(request(r, w, w.ids.ws, w.key(role), bodyOf(r, w), w.ids.outsider))).toEqual({ status: 404, body: { error: 'Member not found' } });
+        }
+      });
+    }
+
     it.each(UNKNOWN_IDS)(`404 for the well-formed id %p nothing has, whatever the body: ${NOT_FOUND[target]}`, async (id) => {
       for (const body of [bodyOf(r, w), blanked(bodyOf(r, w))]) {
         expect(await answer(request(r, w, id, w.key('owner'), body))).toEqual({ status: 404, body: { error: NOT_FOUND[target] } });
@@ -276,7 +327,7 @@ describe('route matrix: every route of D1', () => {
       }
     });
 
-    if (r.role === 'writer' || r.role === 'manager') {
+    if (r.role === 'writer' || r.role === 'manager' || r.role === 'owner') {
       const denial = DENIAL[routeName(r)];
       it.each(DENIED_ROLES[r.role])(`403 ${denial} for the %s, before the body (D2, D3)`, async (role) => {
         for (const body of [bodyOf(r, w), blanked(bodyOf(r, w))]) {
@@ -300,7 +351,7 @@ describe('route matrix: every route of D1', () => {
   });
 
   it('has the role message of D2 for every write route', () => {
-    const writes = ROUTES.filter((r) => r.role === 'writer' || r.role === 'manager').map(routeName);
+    const writes = ROUTES.filter((r) => r.role === 'writer' || r.role === 'manager' || r.role === 'owner').map(routeName);
     expect(writes.filter((name) => DENIAL[name] === undefined)).toEqual([]);
   });
 });

@@ -1,8 +1,8 @@
 import type { Scope } from '../../src/common/auth/scope';
 import type { PathIdKind } from '../../src/common/validation/ids';
 
-/** Who may call a route (D1): any key; any member (viewers too); owners, admins and members; owners and admins. */
-export type RouteRole = 'any key' | 'member' | 'writer' | 'manager';
+/** Who may call a route (D1, D39): any key; any member (viewers too); owners, admins and members; owners and admins; the owner. */
+export type RouteRole = 'any key' | 'member' | 'writer' | 'manager' | 'owner';
 
 /** One route of D1. */
 export interface RouteSpec {
@@ -17,6 +17,11 @@ export interface RouteSpec {
    * and `my workspaces`.
    */
   target?: { in: 'path'; kind: PathIdKind } | { in: 'body'; field: 'workspace_id' | 'list_id' };
+  /**
+   * D39: a second path id, part of the target (the member of `/workspaces/:workspace_id/members/:user_id`),
+   * checked for form after the first; `self`: the role rule lets the member themself pass.
+   */
+  second?: { kind: PathIdKind; self?: true };
 }
 
 const path = (kind: PathIdKind) => ({ in: 'path', kind }) as const;
@@ -78,6 +83,19 @@ export const ROUTES: RouteSpec[] = [
   { method: 'POST', path: '/api/v1/attachments/:attachment_id/confirm', scope: 'attachments:write', role: 'writer', target: path('attachment') },
   { method: 'GET', path: '/api/v1/attachments/:attachment_id/download', scope: 'attachments:read', role: 'member', target: path('attachment') },
   { method: 'DELETE', path: '/api/v1/attachments/:attachment_id', scope: 'attachments:write', role: 'writer', target: path('attachment') },
+  // D39, D40: workspaces.
+  { method: 'POST', path: '/api/v1/workspaces', scope: 'workspaces:write', role: 'any key' },
+  { method: 'PATCH', path: '/api/v1/workspaces/:workspace_id', scope: 'workspaces:write', role: 'manager', target: path('workspace') },
+  { method: 'DELETE', path: '/api/v1/workspaces/:workspace_id', scope: 'workspaces:write', role: 'owner', target: path('workspace') },
+  // D39, D41: members.
+  { method: 'POST', path: '/api/v1/workspaces/:workspace_id/members', scope: 'members:write', role: 'manager', target: path('workspace') },
+  { method: 'PATCH', path: '/api/v1/workspaces/:workspace_id/members/:user_id', scope: 'members:write', role: 'manager', target: path('workspace'), second: { kind: 'user' } },
+  { method: 'DELETE', path: '/api/v1/workspaces/:workspace_id/members/:user_id', scope: 'members:write', role: 'manager', target: path('workspace'), second: { kind: 'user', self: true } },
+  { method: 'GET', path: '/api/v1/workspaces/:workspace_id/members/:user_id/access', scope: 'workspaces:read', role: 'manager', target: path('workspace'), second: { kind: 'user', self: true } },
+  // D39, D46: API keys (each key manages its own user's keys).
+  { method: 'POST', path: '/api/v1/api-keys', scope: 'api_keys:write', role: 'any key' },
+  { method: 'GET', path: '/api/v1/api-keys', scope: 'api_keys:read', role: 'any key' },
+  { method: 'DELETE', path: '/api/v1/api-keys/:api_key_id', scope: 'api_keys:write', role: 'any key', target: path('api_key') },
 ];
 
 /** `METHOD path`, the name tests give a route. */

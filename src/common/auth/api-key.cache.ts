@@ -17,6 +17,8 @@ export const API_KEY_CHANNEL = 'api_keys';
 
 /** Longest wait for the listener to hear its own probe notification before the cache is trusted. */
 const PROBE_TIMEOUT_MS = 1_000;
+/** How long a heard key hash is remembered for heard() (its caller may ask just after the notification arrived). */
+const HEARD_KEEP_MS = 10_000;
 /** Payload prefix of the probe notifications (they change no key). */
 const PROBE_PREFIX = 'probe:';
 
@@ -64,6 +66,9 @@ export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
   private generation = 0;
   /** The probe the listener waits to hear: its payload and what to call when heard. */
   private probe: { payload: string; heard: () => void } | null = null;
+  /** Key hashes heard lately (hash → Date.now() when heard), and the waiters of heard() (D46). */
+  private readonly recentlyHeard = new Map<string, number>();
+  private readonly waiters = new Map<string, Set<() => void>>();
 
   constructor(
     private readonly db: DataSource,
@@ -103,6 +108,41 @@ export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
       this.byRequest.set(request, found);
     }
     return found;
+  }
+
+  /**
+   * Resolves once this process has heard the notification of a change to the key with this hash
+   * (or already did within the last HEARD_KEEP_MS), at most `timeoutMs` later; at once when keys
+   * are not answered from memory. PostgreSQL sends a notification to every listening process at
+   * commit: a write that waits for it before answering (D46 revoke) answers after the other
+   * processes were told too, not before.
+   */
+  heard(hash: string, timeoutMs = PROBE_TIMEOUT_MS): Promise<void> {
+    if (!this.trusted || this.recentlyHeard.has(hash)) return Promise.resolve();
+    return new Promise<void>((done) => {
+      let waiters = this.waiters.get(hash);
+      if (!waiters) this.waiters.set(hash, (waiters = new Set()));
+      const finish = () => {
+        clearTimeout(timer);
+        waiters!.delete(finish);
+        if (waiters!.size === 0 && this.waiters.get(hash) === waiters) this.waiters.delete(hash);
+        done();
+      };
+      const timer = setTimeout(finish, timeoutMs);
+      waiters.add(finish);
+    });
+  }
+
+  /** A notification for `hash` arrived: its waiters go on; it is remembered a while for later callers of heard(). */
+  private wasHeard(hash: string): void {
+    const now = Date.now();
+    for (const [h, at] of this.recentlyHeard) {
+      if (now - at <= HEARD_KEEP_MS) break;
+      this.recentlyHeard.delete(h);
+    }
+    this.recentlyHeard.delete(hash);
+    this.recentlyHeard.set(hash, now);
+    for (const finish of [...(this.waiters.get(hash) ?? [])]) finish();
   }
 
   /** Whether keys are currently answered from memory (the listener is connected and listening). */
@@ -150,6 +190,7 @@ export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
       this.generation++;
       if (!message.payload || message.payload === '*') this.entries.clear();
       else this.entries.delete(message.payload);
+      if (message.payload) this.wasHeard(message.payload);
     });
     try {
       await client.connect();

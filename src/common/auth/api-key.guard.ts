@@ -4,7 +4,8 @@ import { checkIdempotencyKey } from '../idempotency/idempotency-key';
 import { BODY_ERRORS_BY_ROUTE, deferredBodyError } from '../validation/body-error';
 import { CALLER_KEY, Caller } from './auth-context';
 import { ApiKeyCache } from './api-key.cache';
-import { IGNORES_BODY_KEY, PUBLIC_KEY, SCOPE_KEY, scopeRequired, UNAUTHORIZED } from './authenticated.decorator';
+import { IGNORES_BODY_KEY, IGNORES_IDEMPOTENCY_KEY, PUBLIC_KEY, SCOPE_KEY, scopeRequired, UNAUTHORIZED } from './authenticated.decorator';
+import { LastUsedRecorder } from './last-used';
 import { isScope, Scope } from './scope';
 
 /**
@@ -16,10 +17,13 @@ import { isScope, Scope } from './scope';
 export class ApiKeyGuard implements CanActivate {
   /** Each route handler's rule, read from its decorators once: `public`, or the scope it needs. */
   private readonly rules = new WeakMap<object, 'public' | Scope | undefined>();
+  /** Each route handler: whether it ignores the Idempotency-Key header (IgnoresIdempotencyKey), read once. */
+  private readonly ignoresKey = new WeakMap<object, boolean>();
 
   constructor(
     private readonly reflector: Reflector,
     private readonly keys: ApiKeyCache,
+    private readonly lastUsed: LastUsedRecorder,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -39,7 +43,10 @@ export class ApiKeyGuard implements CanActivate {
 
     const caller: Caller = { userId: stored.user_id, keyId: stored.id, scopes: stored.scopes.filter(isScope) };
     request[CALLER_KEY] = caller;
-    const idempotencyKey = checkIdempotencyKey(request as never);
+    this.lastUsed.record(stored.id);
+    if (!this.ignoresKey.has(handler)) this.ignoresKey.set(handler, this.reflector.get<boolean>(IGNORES_IDEMPOTENCY_KEY, handler) === true);
+    // D46: create API key ignores Idempotency-Key (not checked, not stored).
+    const idempotencyKey = this.ignoresKey.get(handler) ? undefined : checkIdempotencyKey(request as never);
     if (this.reflector.get<boolean | undefined>(IGNORES_BODY_KEY, handler)) return true;
     // D35: a keyed write's body error is answered by WriteRequestInterceptor (write scopes), after a replay had its chance.
     if (idempotencyKey !== undefined && scope.endsWith(':write')) return true;

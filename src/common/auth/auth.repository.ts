@@ -40,4 +40,18 @@ export class AuthRepository {
     );
     return rows[0] ?? null;
   }
+
+  /**
+   * D46: sets `last_used_at` of keys `ids` to the request starts `at` (ISO timestamps, same order)
+   * where that is later than the stored one. One statement for any number of keys; the
+   * api_keys trigger does not notify for this column.
+   */
+  async touch(ids: number[], at: string[]): Promise<void> {
+    await this.db.query(
+      `WITH t AS (UPDATE api_keys k SET last_used_at = v.at FROM unnest($1::int[], $2::timestamptz[]) v(id, at)
+                   WHERE k.id = v.id AND (k.last_used_at IS NULL OR k.last_used_at < v.at) RETURNING 1)
+       SELECT count(*)::int AS n FROM t`,
+      [ids, at],
+    );
+  }
 }

@@ -4,12 +4,14 @@ import { accessAnswers, accessWording, Operation } from '../access/access.policy
 import { ApiErrors, errorExamples, ErrorDto } from '../openapi/api-errors.decorator';
 import { BODY_TOO_LARGE_MESSAGE } from '../errors/to-http-error';
 import { WWW_AUTHENTICATE } from '../errors/www-authenticate';
+import { NO_IDEMPOTENCY_EXTENSION } from '../idempotency/idempotency-key';
 import { RetryLostRaceInterceptor } from '../http/resilience.interceptors';
 import { WriteRequestInterceptor } from '../http/write-request.interceptor';
 import type { Scope } from './scope';
 
 export const SCOPE_KEY = 'auth:scope';
 export const PUBLIC_KEY = 'auth:public';
+export const IGNORES_IDEMPOTENCY_KEY = 'auth:ignores-idempotency-key';
 
 /** OpenAPI extension carrying who may call an operation, in words; the document's post-processing moves it into the description. */
 export const ACCESS_EXTENSION = 'x-access';
@@ -63,3 +65,10 @@ export const IgnoresBody = () => applyDecorators(SetMetadata(IGNORES_BODY_KEY, t
 
 /** The route needs no API key (health, OpenAPI document). Routes are closed unless marked. */
 export const Public = () => SetMetadata(PUBLIC_KEY, true);
+
+/**
+ * D46: a POST route that ignores the Idempotency-Key header (not checked, not stored: create API
+ * key, whose answer holds a plain key that must never be stored). The guard skips the header; the
+ * OpenAPI document leaves it out.
+ */
+export const IgnoresIdempotencyKey = () => applyDecorators(SetMetadata(IGNORES_IDEMPOTENCY_KEY, true), ApiExtension(NO_IDEMPOTENCY_EXTENSION, true));

@@ -69,3 +69,6 @@ export function requestFingerprint(request: RawRequest): Buffer {
   if (body) hash.update(body);
   return hash.digest();
 }
+
+/** OpenAPI extension of an operation that ignores the Idempotency-Key header (D46: create API key); the document's post-processing removes it. */
+export const NO_IDEMPOTENCY_EXTENSION = 'x-ignores-idempotency-key';
