@@ -280,6 +280,8 @@ describe('SQL round trips of the task routes', () => {
     const deleted = await count('delete custom field', 'DELETE', `/api/v1/custom-fields/${id}`);
     expect(deleted.status).toBe(204);
     expect(deleted.trips).toBeLessThanOrEqual(2);
+  });
+
   it('the workspace, member and API-key routes of D39: at most 2 each, authentication included (issue 35; runs last: it changes members)', async () => {
     await count('warm', 'GET', '/api/v1/me');
     const trips: Record<string, number> = {};
