@@ -220,6 +220,31 @@ describe('typed custom-field values (D42)', () => {
     });
   });
 
+  describe('concurrency', () => {
+    it('a value write waits for a definition change in progress and is judged against its result (an option removed meanwhile is refused)', async () => {
+      const runner = t.db.ds.createQueryRunner();
+      await runner.connect();
+      await runner.startTransaction();
+      try {
+        await runner.query(`UPDATE custom_fields SET config = $1 WHERE id = $2`, [JSON.stringify({ options: ['Low', 'a,b', 'ünï'] }), ids.f_drop]);
+        let settled = false;
+        const pending = setValue('f_drop', 'High').finally(() => (settled = true));
+        // Until the write waits on the field's row lock (or answered without waiting: then it was judged too early).
+        const waiting = async () =>
+          (await t.db.ds.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`))[0].n > 0;
+        for (let i = 0; i < 200 && !settled && !(await waiting()); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+        expect(settled).toBe(false);
+        await runner.commitTransaction();
+        expect(await pending).toEqual({ status: 400, body: { error: message('f_drop', "one of the field's options") } });
+      } finally {
+        if (runner.isTransactionActive) await runner.rollbackTransaction();
+        await t.db.ds.query(`UPDATE custom_fields SET config = $1 WHERE id = $2`, [JSON.stringify({ options: DROPDOWN_OPTIONS }), ids.f_drop]);
+        await runner.release();
+      }
+      expect((await setValue('f_drop', 'High')).status).toBe(200);
+    });
+  });
+
   describe('ignored elements are never validated', () => {
     it('a field that does not apply to the task\u2019s list, one the caller may not see, or of no field: ignored, whatever the value', async () => {
       for (const value of ['x', { a: 1 }, ['x'], 'x'.repeat(10_001), 'a\u0000']) {

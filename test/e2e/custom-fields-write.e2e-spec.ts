@@ -192,6 +192,13 @@ describe('custom-field definitions (D42)', () => {
       expect((await call('POST', '/api/v1/custom-fields', { workspace_id: ids.second, name: 'Notes', type: 'text' })).status).toBe(201);
     });
 
+    it('names stay unique under concurrent creates: of 6 at once with one name, one 201 and five 409', async () => {
+      const name = unique('Race');
+      const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => create({ name: i % 2 ? name.toUpperCase() : ` ${name} `, type: 'text' })));
+      expect(answers.map((a) => a.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
+      for (const a of answers.filter((x) => x.status === 409)) expect(a.body).toEqual({ error: 'A custom field with this name already exists' });
+    });
+
     it('sets: folders ascending and distinct, overrides by list_id, allowed users ascending with non-members dropped', async () => {
       const res = await create({
         name: unique(), type: 'number', is_scope_restricted: true,
