@@ -229,6 +229,18 @@ describe('custom-field definitions (D42)', () => {
       expect(await get(res.body!.id as number, 'member')).toEqual({ status: 403, body: { error: 'Only owners and admins can manage custom fields' } });
     });
 
+    it('takes an Idempotency-Key: a retry replays the answer, with one field and one event', async () => {
+      const payload = { workspace_id: ids.ws, name: unique('Keyed'), type: 'rating' };
+      const send = () => t.inject({ method: 'POST', url: '/api/v1/custom-fields', headers: { ...auth(key('owner')), 'idempotency-key': `cf-${payload.name.replace(/ /g, '-')}` }, payload });
+      const after = await lastEventId();
+      const first = await send();
+      const again = await send();
+      expect(first.statusCode).toBe(201);
+      expect([again.statusCode, again.headers['idempotent-replayed'], again.body]).toEqual([201, 'true', first.body]);
+      expect(await t.db.ds.query(`SELECT count(*)::int AS n FROM custom_fields WHERE name = $1`, [payload.name])).toEqual([{ n: 1 }]);
+      expect(await feed(after)).toHaveLength(1);
+    });
+
     it('records custom_field.created by the caller, in the same transaction', async () => {
       const after = await lastEventId();
       const res = await create({ name: unique(), type: 'text' }, 'admin');
