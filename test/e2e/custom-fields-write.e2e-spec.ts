@@ -222,6 +222,18 @@ describe('custom-field definitions (D42)', () => {
       expect((await listed('owner')).map((f) => f.id)).not.toContain(res.body!.id);
     });
 
+    it('huge arrays get their 4xx or are taken, never a 500: 10,000 grants, overrides and allowed users', async () => {
+      const many = (n: number, f: (i: number) => unknown) => Array.from({ length: n }, (_, i) => f(i));
+      expect(await create({ name: unique(), type: 'text', granted_folder_ids: many(10_000, (i) => 100_000_000 + i) })).toEqual({ status: 404, body: { error: 'Folder not found' } });
+      expect(await create({ name: unique(), type: 'text', list_overrides: many(10_000, (i) => ({ list_id: 100_000_000 + i, access: 'granted' })) })).toEqual({ status: 404, body: { error: 'List not found' } });
+      expect(await create({ name: unique(), type: 'text', list_overrides: many(10_000, () => ({ list_id: ids.loose, access: 'granted' })) })).toEqual({
+        status: 400, body: { error: 'list_overrides must be an array of {list_id, access} with access granted or denied' },
+      });
+      const res = await create({ name: unique(), type: 'text', granted_folder_ids: many(10_000, () => ids.eng), allowed_user_ids: many(10_000, (i) => (i % 2 ? ids.member : 100_000_000 + i)) });
+      expect(res).toMatchObject({ status: 201, body: { granted_folder_ids: [ids.eng], allowed_user_ids: [ids.member] } });
+      expect(await patch(res.body!.id as number, { granted_folder_ids: many(10_000, (i) => (i ? 'x' : ids.eng)) })).toEqual({ status: 400, body: { error: 'granted_folder_ids must be an array of folder IDs' } });
+    });
+
     it('allowed_user_ids [] means nobody, and managers still reach the field', async () => {
       const res = await create({ name: unique(), type: 'text', allowed_user_ids: [] });
       expect(res.body!.allowed_user_ids).toEqual([]);
