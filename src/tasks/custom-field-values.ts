@@ -182,7 +182,9 @@ export function judgeCustomFieldsCtes(p: SqlParams, elements: CustomFieldElement
          FROM cf_elements e JOIN custom_fields f ON f.id = e.id
         WHERE f.workspace_id = ${place.workspace}
           AND ${fieldAppliesSql('f', place.list, place.folder)}
-          AND ${fieldVisibleSql('f', user)})`,
+          AND ${fieldVisibleSql('f', user)}
+        -- A definition update in progress (options removed, say) is waited for, and its result judged against.
+        FOR SHARE OF f)`,
     `cf_bad AS MATERIALIZED (SELECT j.id, j.error, j.rule FROM cf_judged j WHERE j.error IS NOT NULL OR j.rule IS NOT NULL ORDER BY j.ord LIMIT 1)`,
     `cf_input AS MATERIALIZED (SELECT DISTINCT ON (j.id) j.id, j.value FROM cf_judged j ORDER BY j.id, j.ord DESC)`,
   ];

@@ -192,6 +192,13 @@ describe('custom-field definitions (D42)', () => {
       expect((await call('POST', '/api/v1/custom-fields', { workspace_id: ids.second, name: 'Notes', type: 'text' })).status).toBe(201);
     });
 
+    it('names stay unique under concurrent creates: of 6 at once with one name, one 201 and five 409', async () => {
+      const name = unique('Race');
+      const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => create({ name: i % 2 ? name.toUpperCase() : ` ${name} `, type: 'text' })));
+      expect(answers.map((a) => a.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
+      for (const a of answers.filter((x) => x.status === 409)) expect(a.body).toEqual({ error: 'A custom field with this name already exists' });
+    });
+
     it('sets: folders ascending and distinct, overrides by list_id, allowed users ascending with non-members dropped', async () => {
       const res = await create({
         name: unique(), type: 'number', is_scope_restricted: true,
@@ -215,11 +222,35 @@ describe('custom-field definitions (D42)', () => {
       expect((await listed('owner')).map((f) => f.id)).not.toContain(res.body!.id);
     });
 
+    it('huge arrays get their 4xx or are taken, never a 500: 10,000 grants, overrides and allowed users', async () => {
+      const many = (n: number, f: (i: number) => unknown) => Array.from({ length: n }, (_, i) => f(i));
+      expect(await create({ name: unique(), type: 'text', granted_folder_ids: many(10_000, (i) => 100_000_000 + i) })).toEqual({ status: 404, body: { error: 'Folder not found' } });
+      expect(await create({ name: unique(), type: 'text', list_overrides: many(10_000, (i) => ({ list_id: 100_000_000 + i, access: 'granted' })) })).toEqual({ status: 404, body: { error: 'List not found' } });
+      expect(await create({ name: unique(), type: 'text', list_overrides: many(10_000, () => ({ list_id: ids.loose, access: 'granted' })) })).toEqual({
+        status: 400, body: { error: 'list_overrides must be an array of {list_id, access} with access granted or denied' },
+      });
+      const res = await create({ name: unique(), type: 'text', granted_folder_ids: many(10_000, () => ids.eng), allowed_user_ids: many(10_000, (i) => (i % 2 ? ids.member : 100_000_000 + i)) });
+      expect(res).toMatchObject({ status: 201, body: { granted_folder_ids: [ids.eng], allowed_user_ids: [ids.member] } });
+      expect(await patch(res.body!.id as number, { granted_folder_ids: many(10_000, (i) => (i ? 'x' : ids.eng)) })).toEqual({ status: 400, body: { error: 'granted_folder_ids must be an array of folder IDs' } });
+    });
+
     it('allowed_user_ids [] means nobody, and managers still reach the field', async () => {
       const res = await create({ name: unique(), type: 'text', allowed_user_ids: [] });
       expect(res.body!.allowed_user_ids).toEqual([]);
       for (const role of ['owner', 'admin'] as const) expect((await get(res.body!.id as number, role)).status).toBe(200);
       expect(await get(res.body!.id as number, 'member')).toEqual({ status: 403, body: { error: 'Only owners and admins can manage custom fields' } });
+    });
+
+    it('takes an Idempotency-Key: a retry replays the answer, with one field and one event', async () => {
+      const payload = { workspace_id: ids.ws, name: unique('Keyed'), type: 'rating' };
+      const send = () => t.inject({ method: 'POST', url: '/api/v1/custom-fields', headers: { ...auth(key('owner')), 'idempotency-key': `cf-${payload.name.replace(/ /g, '-')}` }, payload });
+      const after = await lastEventId();
+      const first = await send();
+      const again = await send();
+      expect(first.statusCode).toBe(201);
+      expect([again.statusCode, again.headers['idempotent-replayed'], again.body]).toEqual([201, 'true', first.body]);
+      expect(await t.db.ds.query(`SELECT count(*)::int AS n FROM custom_fields WHERE name = $1`, [payload.name])).toEqual([{ n: 1 }]);
+      expect(await feed(after)).toHaveLength(1);
     });
 
     it('records custom_field.created by the caller, in the same transaction', async () => {

@@ -239,6 +239,29 @@ const D1: RouteCase[] = [
   },
   { method: 'GET', path: '/api/v1/api-keys', scope: 'api_keys:read', returns: ['ApiKey'], errors: {} },
   { method: 'DELETE', path: '/api/v1/api-keys/{api_key_id}', scope: 'api_keys:write', returns: null, errors: { 400: ['Invalid API key ID'], 404: ['API key not found'] } },
+  // D39, D42: custom-field definitions.
+  {
+    method: 'POST', path: '/api/v1/custom-fields', scope: 'workspaces:write', returns: 'CustomField',
+    errors: {
+      400: ['workspace_id is required', 'name is required', 'Invalid type. Must be one of: text, number, date, checkbox, rating, dropdown, money, people', 'config must be an object for dropdown', 'config must be null for text', 'list_overrides must be an array of {list_id, access} with access granted or denied'],
+      403: ['Only owners and admins can manage custom fields'], 404: ['Workspace not found', 'Folder not found', 'List not found'], 409: ['A custom field with this name already exists'],
+    },
+  },
+  {
+    method: 'GET', path: '/api/v1/custom-fields/{custom_field_id}', scope: 'workspaces:read', returns: 'CustomField',
+    errors: { 400: ['Invalid custom field ID'], 403: ['Only owners and admins can manage custom fields', 'Access denied'], 404: ['Custom field not found'] },
+  },
+  {
+    method: 'PATCH', path: '/api/v1/custom-fields/{custom_field_id}', scope: 'workspaces:write', returns: 'CustomField',
+    errors: {
+      400: ['Invalid custom field ID', 'type cannot be changed', 'name cannot be empty', 'position must be an integer'],
+      403: ['Only owners and admins can manage custom fields', 'Access denied'], 404: ['Custom field not found', 'Folder not found', 'List not found'], 409: ['A custom field with this name already exists'],
+    },
+  },
+  {
+    method: 'DELETE', path: '/api/v1/custom-fields/{custom_field_id}', scope: 'workspaces:write', returns: null,
+    errors: { 400: ['Invalid custom field ID'], 403: ['Only owners and admins can manage custom fields', 'Access denied'], 404: ['Custom field not found'] },
+  },
 ];
 
 /** The component schemas the contract's readers (and the client) know by name. */
@@ -405,7 +428,7 @@ describe('OpenAPI document (issue 5; D1)', () => {
 
   describe('for client generators (issue 10)', () => {
     const KIND_OF_SEGMENT: Record<string, string> = { workspaces: 'workspace', folders: 'folder', lists: 'list', tasks: 'task', statuses: 'status', labels: 'label', webhooks: 'webhook', comments: 'comment',
-      members: 'user', 'api-keys': 'api_key' };
+      members: 'user', 'api-keys': 'api_key', 'custom-fields': 'custom_field' };
 
     it('names each path parameter for its resource and types it as an integer', () => {
       for (const { path, op } of operations(doc)) {
@@ -461,7 +484,7 @@ describe('OpenAPI document (issue 5; D1)', () => {
         }
       }
       // D1's routes, the events feed (D37), the 4 webhook routes that answer a body (D38) and those of D39 that do.
-      expect(checked).toBe(43);
+      expect(checked).toBe(46);
     });
 
     it('documents the WWW-Authenticate: Bearer header of every 401, and the service sends it', async () => {

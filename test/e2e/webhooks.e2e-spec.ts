@@ -12,8 +12,9 @@ const WEBHOOK_KEYS = ['active', 'created_at', 'events', 'id', 'url', 'workspace_
 const ALL_TYPES = [
   'task.created', 'task.updated', 'task.deleted', 'comment.created', 'folder.created', 'folder.deleted', 'folder.updated',
   'list.created', 'list.deleted', 'list.updated', 'status.created', 'status.updated', 'label.created', 'label.deleted',
-  // D48 (the types of the other D39-D47 routes join at merge, in the table's order).
+  'label.updated', 'status.deleted', 'comment.updated', 'comment.deleted', 'attachment.created', 'attachment.deleted',
   'workspace.updated', 'member.added', 'member.updated', 'member.removed',
+  'custom_field.created', 'custom_field.updated', 'custom_field.deleted',
 ];
 const ROLE_DENIED = { error: 'Only owners and admins can manage webhooks' };
 const URL_MESSAGE = { error: 'url must be an https URL' };
