@@ -261,6 +261,7 @@ describe('events (D37)', () => {
       expect(EVENT_TYPES).toEqual([
         'task.created', 'task.updated', 'task.deleted', 'comment.created', 'folder.created', 'folder.deleted', 'folder.updated',
         'list.created', 'list.deleted', 'list.updated', 'status.created', 'status.updated', 'label.created', 'label.deleted',
+        'attachment.created', 'attachment.deleted',
       ]);
     });
 

@@ -395,7 +395,7 @@ describe('bad fixtures write nothing and name the bad ref', () => {
     ['a restricted admin', (w) => Object.assign(w.workspaces[0], { members: [{ user: 'b_v', role: 'admin', restricted: true }] }),
       'Invalid fixture: member "b_v" (workspaces[0].members[0]): a member with role admin cannot be restricted'],
     ['an unknown scope', (w) => Object.assign(w, { api_keys: [{ ref: 'b_k', user: 'b_u', key: 'svc_b', scopes: ['tasks:*'] }] }),
-      'Invalid fixture: api_key "b_k" (api_keys[0]): scope "tasks:*" is not one of: tasks:read, tasks:write, comments:read, comments:write, folders:read, folders:write, lists:write, workspaces:read, workspaces:write, users:read, events:read, webhooks:read, webhooks:write'],
+      'Invalid fixture: api_key "b_k" (api_keys[0]): scope "tasks:*" is not one of: tasks:read, tasks:write, comments:read, comments:write, folders:read, folders:write, lists:write, workspaces:read, workspaces:write, users:read, events:read, webhooks:read, webhooks:write, attachments:read, attachments:write'],
     ['an impossible date', (w) => Object.assign(w.workspaces[0].tasks[1], { status: undefined, due_date: '2025-02-30' }),
       'Invalid fixture: task "b_t2" (workspaces[0].tasks[1]): due_date "2025-02-30" is not an ISO 8601 timestamp'],
     // Issue 10: users and member grants are as strict as every other pointer (no implicit users, no skipped grants).
@@ -457,7 +457,7 @@ describe('demoWorld()', () => {
     const ids = await loadFixture(db.ds, demoWorld(key));
     expect(await q('SELECT user_id, scopes, revoked_at, expires_at FROM api_keys WHERE key_hash = $1', [hashApiKey(key)])).toEqual([
       { user_id: ids.demo_owner, scopes: ['tasks:read', 'tasks:write', 'comments:read', 'comments:write', 'folders:read',
-        'folders:write', 'lists:write', 'workspaces:read', 'workspaces:write', 'users:read', 'events:read', 'webhooks:read', 'webhooks:write'], revoked_at: null, expires_at: null },
+        'folders:write', 'lists:write', 'workspaces:read', 'workspaces:write', 'users:read', 'events:read', 'webhooks:read', 'webhooks:write', 'attachments:read', 'attachments:write'], revoked_at: null, expires_at: null },
     ]);
     expect(await q('SELECT role, is_restricted FROM workspace_members WHERE workspace_id = $1 ORDER BY joined_at, user_id', [ids.demo])).toEqual([
       { role: 'owner', is_restricted: false }, { role: 'admin', is_restricted: false }, { role: 'member', is_restricted: false },

@@ -12,6 +12,7 @@ const WEBHOOK_KEYS = ['active', 'created_at', 'events', 'id', 'url', 'workspace_
 const ALL_TYPES = [
   'task.created', 'task.updated', 'task.deleted', 'comment.created', 'folder.created', 'folder.deleted', 'folder.updated',
   'list.created', 'list.deleted', 'list.updated', 'status.created', 'status.updated', 'label.created', 'label.deleted',
+  'attachment.created', 'attachment.deleted',
 ];
 const ROLE_DENIED = { error: 'Only owners and admins can manage webhooks' };
 const URL_MESSAGE = { error: 'url must be an https URL' };

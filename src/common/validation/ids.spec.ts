@@ -89,6 +89,7 @@ describe('PATH_ID_MESSAGES and IdPipe (D6)', () => {
       status: 'Invalid status ID',
       label: 'Invalid label ID',
       webhook: 'Invalid webhook ID',
+      attachment: 'Invalid attachment ID',
     });
   });
 
