@@ -15,6 +15,9 @@ import { DeclareAttachmentDto, DeclaredAttachmentDto, MultipartAttachmentDto } f
 import { AttachmentsService, DeclaredUpload } from './attachments.service';
 import { MULTIPART_MESSAGES } from './multipart';
 
+/** D7's 413, which applies to confirm although its body is never read. */
+const PAYLOAD_TOO_LARGE = 'Request body is too large';
+
 /** HTTP for attachments (D39, D47): upload, list, confirm, download, delete. */
 @ApiTags('Attachments')
 @ApiExtraModels(DeclareAttachmentDto, MultipartAttachmentDto)
@@ -55,7 +58,7 @@ export class AttachmentsController {
     413: [tooLargeMessage('<limit>'), ATTACHMENT_MESSAGES.quota],
     415: [ATTACHMENT_MESSAGES.contentType],
   })
-  uploadAttachment(
+  createAttachment(
     @CurrentCaller() caller: Caller,
     @PathId('task') id: number,
     @Body() body: unknown,
@@ -88,8 +91,8 @@ export class AttachmentsController {
     description: 'Makes a declared attachment visible once exactly `file_size` bytes were uploaded to its link; a confirmed attachment answers again unchanged. Any body is ignored.',
   })
   @ApiOkResponse({ type: AttachmentDto })
-  @ApiErrors({ 409: [ATTACHMENT_MESSAGES.incomplete] })
-  confirmAttachment(@CurrentCaller() caller: Caller, @PathId('attachment') id: number): Promise<RawJson<AttachmentDto>> {
+  @ApiErrors({ 409: [ATTACHMENT_MESSAGES.incomplete], 413: [PAYLOAD_TOO_LARGE] })
+  createAttachmentConfirmation(@CurrentCaller() caller: Caller, @PathId('attachment') id: number): Promise<RawJson<AttachmentDto>> {
     return this.attachments.confirm(caller, id);
   }
 
@@ -105,7 +108,7 @@ export class AttachmentsController {
     description: 'Empty body; `Location` is the download link',
     headers: { Location: { description: 'Absolute URL of the bytes, valid for a few minutes', schema: { type: 'string', format: 'uri' } } },
   })
-  async downloadAttachment(@CurrentCaller() caller: Caller, @PathId('attachment') id: number, @Res() reply: FastifyReply): Promise<void> {
+  async getAttachmentDownload(@CurrentCaller() caller: Caller, @PathId('attachment') id: number, @Res() reply: FastifyReply): Promise<void> {
     const url = await this.attachments.downloadUrl(caller, id);
     await reply.code(302).header('location', url).send();
   }

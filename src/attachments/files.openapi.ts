@@ -54,7 +54,7 @@ export const FILES_OPENAPI = {
       tags: ['Attachments'],
       summary: 'Upload link (local storage)',
       description: 'Stores exactly the declared number of bytes of a pending attachment, replacing earlier ones, until the link expires or the attachment is confirmed. No API key.',
-      operationId: 'putAttachmentBytes',
+      operationId: 'updateAttachmentBytes',
       parameters: LINK_PARAMETERS,
       requestBody: { required: false, content: { '*/*': { schema: { type: 'string', format: 'binary' } } } },
       responses: {
@@ -71,6 +71,6 @@ export const FILES_OPENAPI = {
       description: 'The bytes of a confirmed attachment while the link is valid, as an attachment, with a single byte range honoured. No API key.',
       operationId: 'getAttachmentBytes',
     },
-    head: { ...download(false), summary: 'Download link headers (local storage)', description: 'As GET, without the body.', operationId: 'headAttachmentBytes' },
+    head: { ...download(false), summary: 'Download link headers (local storage)', description: 'As GET, without the body.', operationId: 'getAttachmentBytesHead' },
   },
 };

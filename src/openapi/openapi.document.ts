@@ -28,6 +28,7 @@ const DESCRIPTION = [
 /** The tags the controllers use, described, in the order the document lists them. */
 const TAG_DESCRIPTIONS: Record<string, string> = {
   'API keys': 'The key user\'s API keys: create with a subset of the calling key\'s scopes, list, revoke',
+  Attachments: 'Files attached to tasks: upload, confirm, list, download and delete',
   Comments: 'Comments on tasks',
   'Custom fields': 'Custom-field definitions of a workspace',
   Events: 'What changed in a workspace, in order, for clients that poll',

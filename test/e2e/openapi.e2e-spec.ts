@@ -29,11 +29,13 @@ interface RouteCase {
   /** A schema name, [name] for an array of it, { oneOf } for alternatives, null for no body (or a 201 with any named schema). */
   returns: string | [string] | { oneOf: string[] } | null;
   /** Messages the route must document, per status (a subset: more may be listed). */
-  errors: Partial<Record<400 | 403 | 404 | 409, string[]>>;
-  /** The success status when not the method's usual one (a DELETE answering 200). */
+  errors: Partial<Record<400 | 403 | 404 | 409 | 413 | 415, string[]>>;
+  /** The success status when not the method's usual one (a DELETE answering 200; D47: confirm 200, download 302). */
   success?: string;
   /** Statuses beyond those every route of its kind answers (412 and 428 of If-Match, 413 of a route that ignores its body). */
   more?: string[];
+  /** A POST whose body is never parsed (D47's confirm): no 400/415 of D7. */
+  bodyIgnored?: boolean;
 }
 
 const PRIORITY = 'Invalid priority. Must be one of: urgent, high, medium, low, none';
@@ -261,6 +263,31 @@ const D1: RouteCase[] = [
   {
     method: 'DELETE', path: '/api/v1/custom-fields/{custom_field_id}', scope: 'workspaces:write', returns: null,
     errors: { 400: ['Invalid custom field ID'], 403: ['Only owners and admins can manage custom fields', 'Access denied'], 404: ['Custom field not found'] },
+  // D39, D47: attachments.
+  {
+    method: 'POST', path: '/api/v1/tasks/{task_id}/attachments', scope: 'attachments:write', returns: { oneOf: ['Attachment', 'DeclaredAttachment'] },
+    errors: {
+      400: ['Invalid task ID', 'Invalid multipart body', 'file is required', 'Send one file per request', 'file_name is required', 'file_name must be 1 to 255 characters',
+        'file_size must be a non-negative integer', 'mime_type must be a MIME type such as application/pdf'],
+      403: ['Viewers cannot upload attachments', 'Access denied'], 404: ['Task not found'],
+      413: ['Attachment is too large (at most <limit> bytes)', 'Workspace storage quota exceeded'], 415: ['Content-Type must be application/json or multipart/form-data'],
+    },
+  },
+  { method: 'GET', path: '/api/v1/tasks/{task_id}/attachments', scope: 'attachments:read', returns: ['Attachment'], errors: { 400: ['Invalid task ID'], 403: ['Access denied'], 404: ['Task not found'] } },
+  {
+    method: 'POST', path: '/api/v1/attachments/{attachment_id}/confirm', scope: 'attachments:write', returns: 'Attachment', success: '200', bodyIgnored: true,
+    errors: {
+      400: ['Invalid attachment ID'], 403: ['Viewers cannot upload attachments', 'Access denied'], 404: ['Attachment not found'],
+      409: ['Upload is missing or incomplete'], 413: ['Request body is too large'],
+    },
+  },
+  {
+    method: 'GET', path: '/api/v1/attachments/{attachment_id}/download', scope: 'attachments:read', returns: null, success: '302',
+    errors: { 400: ['Invalid attachment ID'], 403: ['Access denied'], 404: ['Attachment not found'] },
+  },
+  {
+    method: 'DELETE', path: '/api/v1/attachments/{attachment_id}', scope: 'attachments:write', returns: null,
+    errors: { 400: ['Invalid attachment ID'], 403: ['Viewers cannot delete attachments', 'Access denied'], 404: ['Attachment not found'] },
   },
 ];
 
@@ -271,9 +298,14 @@ const SCHEMA_NAMES = [
   'Event', 'EventActor', 'EventPage',
 ];
 
-const hasBody = (c: RouteCase) => c.method === 'POST' || c.method === 'PATCH';
+const hasBody = (c: RouteCase) => (c.method === 'POST' || c.method === 'PATCH') && !c.bodyIgnored;
 /** Public routes outside D1's table (health probes, metrics), documented without a key. */
-const PUBLIC_ROUTES = ['GET /health', 'GET /health/live', 'GET /health/ready', 'GET /metrics'];
+const PUBLIC_ROUTES = [
+  'GET /health', 'GET /health/live', 'GET /health/ready', 'GET /metrics',
+  // D47: the local storage driver's signed links (their 403 is the link's, not a key's).
+  'PUT /files/{attachment_id}/upload/{expires}/{signature}', 'GET /files/{attachment_id}/download/{expires}/{signature}',
+  'HEAD /files/{attachment_id}/download/{expires}/{signature}',
+];
 
 const successStatus = (c: RouteCase) => c.success ?? (c.method === 'DELETE' ? '204' : c.method === 'POST' ? '201' : '200');
 
@@ -365,7 +397,8 @@ describe('OpenAPI document (issue 5; D1)', () => {
   it.each(PUBLIC_ROUTES)('documents %s as public: no key, no 401, 403 or 429', (route) => {
     const [method, path] = route.split(' ');
     const op = doc.paths[path][method.toLowerCase()];
-    expect([op.security, op['x-scope'], Object.keys(op.responses).filter((s) => ['401', '403', '429'].includes(s))]).toEqual([[], undefined, []]);
+    const keyAnswers = path.startsWith('/files/') ? ['401', '429'] : ['401', '403', '429'];
+    expect([op.security, op['x-scope'], Object.keys(op.responses).filter((s) => keyAnswers.includes(s))]).toEqual([[], undefined, []]);
   });
 
   describe.each(D1)('$method $path', (c) => {
@@ -390,6 +423,7 @@ describe('OpenAPI document (issue 5; D1)', () => {
       const success = op()?.responses?.[successStatus(c)];
       if (c.returns === null) {
         if (successStatus(c) === '204') expect(success).toEqual({ description: expect.any(String), headers: expect.any(Object) });
+        else if (c.success === '302') expect(success?.headers?.Location?.schema).toEqual({ type: 'string', format: 'uri' });
         else expect(success?.content?.['application/json']?.schema?.$ref).toEqual(expect.stringMatching(/^#\/components\/schemas\/\w+$/));
       } else if (Array.isArray(c.returns)) {
         expect(success?.content?.['application/json']?.schema).toEqual({ type: 'array', items: { $ref: `#/components/schemas/${c.returns[0]}` } });
@@ -408,8 +442,10 @@ describe('OpenAPI document (issue 5; D1)', () => {
         500: ['Internal server error'],
         ...(hasBody(c) ? { 400: ['Invalid JSON body', 'Request body must be a JSON object'], 413: ['Request body is too large'], 415: ['Content-Type must be application/json'] } : {}),
       };
+      // D47: the upload's own 415 replaces D7's.
+      if (c.errors[415]) delete expected[415];
       if (c.method === 'POST' && c.path !== '/api/v1/api-keys') {
-        expected[400] = [...expected[400], 'Idempotency-Key must be 1 to 255 visible ASCII characters'];
+        expected[400] = [...(expected[400] ?? []), 'Idempotency-Key must be 1 to 255 visible ASCII characters'];
         expected[409] = ['A request with this Idempotency-Key is in progress'];
         expected[422] = ['Idempotency-Key was already used with a different request'];
       }
@@ -428,10 +464,12 @@ describe('OpenAPI document (issue 5; D1)', () => {
 
   describe('for client generators (issue 10)', () => {
     const KIND_OF_SEGMENT: Record<string, string> = { workspaces: 'workspace', folders: 'folder', lists: 'list', tasks: 'task', statuses: 'status', labels: 'label', webhooks: 'webhook', comments: 'comment',
-      members: 'user', 'api-keys': 'api_key', 'custom-fields': 'custom_field' };
+      members: 'user', 'api-keys': 'api_key', 'custom-fields': 'custom_field', attachments: 'attachment' };
 
     it('names each path parameter for its resource and types it as an integer', () => {
       for (const { path, op } of operations(doc)) {
+        // D47's signed links are URLs the API hands out whole, not resources of a client.
+        if (path.startsWith('/files/')) continue;
         const segments = path.split('/');
         const expected = segments.flatMap((seg, i) => (/^\{.+\}$/.test(seg) ? [`${KIND_OF_SEGMENT[segments[i - 1]]}_id`] : []));
         expect({ path, names: segments.filter((seg) => /^\{.+\}$/.test(seg)).map((seg) => seg.slice(1, -1)) }).toEqual({ path, names: expected });
@@ -471,6 +509,11 @@ describe('OpenAPI document (issue 5; D1)', () => {
       for (const { path, method, op } of operations(doc)) {
         for (const [status, response] of Object.entries<Doc>(op.responses)) {
           if (!status.startsWith('2') || !response.content) continue;
+          if (response.content['*/*']) {
+            // D47's download link: the file's bytes.
+            expect(response.content['*/*'].schema).toEqual({ type: 'string', format: 'binary' });
+            continue;
+          }
           if (!response.content['application/json']) {
             // /metrics: Prometheus text.
             expect({ path, example: typeof response.content['text/plain']?.example }).toEqual({ path, example: 'string' });
@@ -484,7 +527,7 @@ describe('OpenAPI document (issue 5; D1)', () => {
         }
       }
       // D1's routes, the events feed (D37), the 4 webhook routes that answer a body (D38) and those of D39 that do.
-      expect(checked).toBe(46);
+      expect(checked).toBe(49);
     });
 
     it('documents the WWW-Authenticate: Bearer header of every 401, and the service sends it', async () => {

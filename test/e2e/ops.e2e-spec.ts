@@ -73,7 +73,22 @@ describe('configuration (validated at boot)', () => {
       timeouts: DEFAULT_TIMEOUTS, preparedStatements: true, webConcurrency: 1, eventsRetentionDays: 30,
       idempotencyTtlSeconds: 86400, requireIfMatch: false,
       webhooks: { timeoutMs: 10000, retryDelaysMs: [5000, 300000, 1800000, 7200000, 18000000, 36000000, 36000000], allowPrivate: false, allowHttp: false, worker: true },
+      // D47.
+      attachments: {
+        maxBytes: 26214400, uploadTtlSeconds: 3600, downloadTtlSeconds: 300, workspaceQuotaBytes: 0, worker: true, driver: 'local',
+        dir: join('.data', 'files'), s3: { bucket: undefined, region: undefined, endpoint: undefined, forcePathStyle: false }, publicUrl: 'http://localhost:3000',
+      },
     });
+    // D47: PUBLIC_URL's default follows HOST and PORT; the s3 driver needs its bucket.
+    expect(loadEnv({ HOST: '127.0.0.1', PORT: '8080' }).attachments.publicUrl).toBe('http://127.0.0.1:8080');
+    expect(loadEnv({ HOST: '::', PORT: '8080' }).attachments.publicUrl).toBe('http://localhost:8080');
+    expect(loadEnv({ HOST: '::1' }).attachments.publicUrl).toBe('http://[::1]:3000');
+    expect(loadEnv({ PUBLIC_URL: 'https://api.example.com/' }).attachments.publicUrl).toBe('https://api.example.com');
+    expect(loadEnv({ DATA_DIR: '/srv/data' }).attachments.dir).toBe(join('/srv/data', 'files'));
+    expect(() => loadEnv({ STORAGE_DRIVER: 's3' })).toThrow('Invalid configuration: S3_BUCKET="": expected an S3 bucket name (STORAGE_DRIVER is s3)');
+    expect(() => loadEnv({ STORAGE_DRIVER: 'ftp' })).toThrow('Invalid configuration: STORAGE_DRIVER="ftp": expected one of local, s3');
+    expect(() => loadEnv({ ATTACHMENT_MAX_BYTES: '1e6' })).toThrow('Invalid configuration: ATTACHMENT_MAX_BYTES="1e6": expected a whole number of bytes');
+    expect(() => loadEnv({ PUBLIC_URL: 'ftp://x' })).toThrow('Invalid configuration: PUBLIC_URL="ftp://x": expected an http or https URL such as https://api.example.com');
     expect(loadEnv({ IDEMPOTENCY_TTL_SECONDS: '60', REQUIRE_IF_MATCH: 'yes' })).toMatchObject({ idempotencyTtlSeconds: 60, requireIfMatch: true });
     // D37: EVENTS_RETENTION_DAYS, an integer >= 1.
     expect(loadEnv({ EVENTS_RETENTION_DAYS: ' 365 ' }).eventsRetentionDays).toBe(365);
@@ -106,7 +121,7 @@ describe('configuration (validated at boot)', () => {
   it('the README configuration table lists exactly the validated variables, with their defaults', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const section = readme.slice(readme.indexOf('## Configuration'));
-    const rows = [...section.slice(0, section.indexOf('\n\n', section.indexOf('| Variable'))).matchAll(/^\| `([A-Z_]+)` \| ([^|]+) \|/gm)];
+    const rows = [...section.slice(0, section.indexOf('\n\n', section.indexOf('| Variable'))).matchAll(/^\| `([A-Z0-9_]+)` \| ([^|]+) \|/gm)];
     const table = Object.fromEntries(rows.map(([, name, def]) => [name, def.trim()]));
     const expected = Object.fromEntries(
       Object.entries(VARIABLES).map(([name, v]) => [name, 'defaultText' in v ? v.defaultText : 'default' in v ? '`' + v.default + '`' : 'unset']),
@@ -299,14 +314,15 @@ describe('security headers, CORS, docs switch, metrics', () => {
       expect(preflight.statusCode).toBe(204);
       expect(preflight.headers).toMatchObject({
         'access-control-allow-origin': 'https://app.example.com',
-        'access-control-allow-methods': 'GET, POST, PATCH, DELETE, OPTIONS',
-        // D35, D36: the conditional and idempotency request headers.
-        'access-control-allow-headers': 'Authorization, X-API-Key, Content-Type, X-Request-Id, If-Match, If-None-Match, Idempotency-Key',
+        // D47: PUT and HEAD for the attachment links.
+        'access-control-allow-methods': 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS',
+        // D35, D36: the conditional and idempotency request headers; D47: Range on downloads.
+        'access-control-allow-headers': 'Authorization, X-API-Key, Content-Type, X-Request-Id, If-Match, If-None-Match, Idempotency-Key, Range',
       });
       const get = await t.inject({ method: 'GET', url: '/api/v1/me', headers: { origin: 'https://app.example.com' } });
       expect([get.statusCode, get.headers['access-control-allow-origin']]).toEqual([401, 'https://app.example.com']);
       expect(get.headers['access-control-expose-headers']).toBe(
-        'ETag, Idempotent-Replayed, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-Request-Id',
+        'ETag, Idempotent-Replayed, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-Request-Id, Content-Disposition, Content-Range, Location',
       );
       const elsewhere = await t.inject({ method: 'GET', url: '/api/v1/me', headers: { origin: 'https://evil.example.com' } });
       expect(elsewhere.headers['access-control-allow-origin']).toBeUndefined();

@@ -90,6 +90,7 @@ describe('PATH_ID_MESSAGES and IdPipe (D6)', () => {
       label: 'Invalid label ID',
       webhook: 'Invalid webhook ID',
       custom_field: 'Invalid custom field ID',
+      attachment: 'Invalid attachment ID',
     });
   });
 
