@@ -135,14 +135,13 @@ const buffers = (n: PlanNode) => Number(n['Shared Hit Blocks'] ?? 0) + Number(n[
 /** The figures of the part of the plan that finds the page, and a one-line shape of its scans. */
 export function figures(scenario: string, explained: { Plan: PlanNode; 'Execution Time': number }): PlanFigures {
   const all = nodes(explained.Plan);
-  // The CTEs that find the page and the count of the total (the rest builds the task objects of the page's rows).
-  const parts = all.filter(
-    (n) =>
-      ['CTE walk', 'CTE page', 'CTE scope'].includes(n['Subplan Name'] as string) ||
-      (String(n['Subplan Name']).startsWith('InitPlan') && n['Node Type'] === 'Aggregate' && JSON.stringify(n.Output ?? []).includes('count(')),
-  );
-  const finding = parts.length ? parts : [explained.Plan];
-  const inPage = finding.flatMap(nodes);
+  // What finds the page: the `page` CTE (the `walk` and `scope` CTEs run inside it, and their own nodes repeat
+  // those figures) and the count of the total; the rest builds the task objects of the page's rows.
+  const count = (n: PlanNode) => String(n['Subplan Name']).startsWith('InitPlan') && n['Node Type'] === 'Aggregate' && JSON.stringify(n.Output ?? []).includes('count(');
+  const page = all.find((n) => n['Subplan Name'] === 'CTE page');
+  const finding = page ? [page, ...all.filter(count).filter((n) => !nodes(page).includes(n))] : [explained.Plan];
+  // Scans: each once, wherever its CTE is defined.
+  const inPage = [...new Set([...finding, ...all.filter((n) => ['CTE walk', 'CTE scope'].includes(n['Subplan Name'] as string))].flatMap(nodes))];
   const scans = inPage.filter((n) => typeof n['Relation Name'] === 'string' && SCANNED.test(n['Relation Name'] as string) && Number(n['Actual Loops']) > 0);
   const num = (n: PlanNode, key: string) => Number(n[key] ?? 0) * Number(n['Actual Loops'] ?? 1);
   return {

@@ -70,9 +70,12 @@ export function containsPattern(term: string): string {
 /**
  * The WHERE conditions on tasks `t`: `scope`, the rows a listing ranges over (the workspace or the list, the
  * caller's access (D30, D33: the shared list rule), top-level tasks, subtasks too, or one parent's), which
- * the sort's index serves in order; `narrowing`, the other filters of D34.
+ * the sort's index serves in order; `narrowing`, the other filters of D34, and `walking`, the same filters
+ * written to test one walked row at a time without changing the walk's order (see taskListSql): per-row
+ * probes (`OFFSET 0` keeps PostgreSQL from turning them into joins, whose hash forms do not keep the order)
+ * and a status list looked up once.
  */
-function filterSql(p: SqlParams, scope: TaskListScope, grants: GrantParams, query: TaskQuery): { scope: string[]; narrowing: string[] } {
+function filterSql(p: SqlParams, scope: TaskListScope, grants: GrantParams, query: TaskQuery): { scope: string[]; narrowing: string[]; walking: string[] } {
   const f = query.filters;
   // The workspace's placeholder, added once and only when used (PostgreSQL rejects an untyped unused parameter).
   let wsParam: string | undefined;
@@ -90,9 +93,16 @@ function filterSql(p: SqlParams, scope: TaskListScope, grants: GrantParams, quer
     where.push('t.parent_id IS NULL');
   }
   const inScope = where.length;
+  // Where the walk's form of a filter differs: its index in `where` and its text.
+  const walkForm = new Map<number, string>();
+  const push = (planned: string, walked?: string) => {
+    if (walked) walkForm.set(where.length, walked);
+    where.push(planned);
+  };
   if (f.statusIds) where.push(`t.status_id = ANY(${p.add(f.statusIds, 'int[]')})`);
   if (f.statusCategories) {
-    where.push(`t.status_id IN (SELECT s.id FROM statuses s WHERE s.workspace_id = ${ws()} AND s.category = ANY(${p.add(f.statusCategories, 'text[]')}))`);
+    const statuses = `SELECT s.id FROM statuses s WHERE s.workspace_id = ${ws()} AND s.category = ANY(${p.add(f.statusCategories, 'text[]')})`;
+    push(`t.status_id IN (${statuses})`, `t.status_id = ANY(ARRAY(${statuses}))`);
   }
   if (f.assignees) {
     const { ids, none } = f.assignees;
@@ -101,12 +111,22 @@ function filterSql(p: SqlParams, scope: TaskListScope, grants: GrantParams, quer
       // joined by OR made PostgreSQL read every task of the ids' users first (issue 37).
       where.push(`COALESCE((SELECT bool_or(ta.user_id = ANY(${p.add(ids, 'int[]')})) FROM task_assignees ta WHERE ta.task_id = t.id), true)`);
     } else if (ids.length) {
-      where.push(`t.id IN (SELECT ta.task_id FROM task_assignees ta WHERE ta.user_id = ANY(${p.add(ids, 'int[]')}))`);
+      const users = p.add(ids, 'int[]');
+      push(
+        `t.id IN (SELECT ta.task_id FROM task_assignees ta WHERE ta.user_id = ANY(${users}))`,
+        `EXISTS (SELECT 1 FROM task_assignees ta WHERE ta.task_id = t.id AND ta.user_id = ANY(${users}) OFFSET 0)`,
+      );
     } else {
-      where.push('NOT EXISTS (SELECT 1 FROM task_assignees ta WHERE ta.task_id = t.id)');
+      push('NOT EXISTS (SELECT 1 FROM task_assignees ta WHERE ta.task_id = t.id)', 'NOT EXISTS (SELECT 1 FROM task_assignees ta WHERE ta.task_id = t.id OFFSET 0)');
     }
   }
-  if (f.labelIds) where.push(`t.id IN (SELECT tl.task_id FROM task_labels tl WHERE tl.label_id = ANY(${p.add(f.labelIds, 'int[]')}))`);
+  if (f.labelIds) {
+    const labels = p.add(f.labelIds, 'int[]');
+    push(
+      `t.id IN (SELECT tl.task_id FROM task_labels tl WHERE tl.label_id = ANY(${labels}))`,
+      `EXISTS (SELECT 1 FROM task_labels tl WHERE tl.task_id = t.id AND tl.label_id = ANY(${labels}) OFFSET 0)`,
+    );
+  }
   if (f.priorities) where.push(`task_priority_rank(t.priority) = ANY(${p.add(f.priorities.map(priorityRank), 'int[]')})`);
   // A task without a due date matches neither bound: the COALESCE sends it past both ends.
   if (f.dueAfter) where.push(`${dueExpr(true)} >= ${p.add(f.dueAfter, 'timestamptz')}`);
@@ -125,7 +145,8 @@ function filterSql(p: SqlParams, scope: TaskListScope, grants: GrantParams, quer
     const text = [...term].length >= TRIGRAM ? 't.search_text' : "(t.search_text || '')";
     where.push(`${text} LIKE lower(${p.add(containsPattern(term), 'text')})`);
   }
-  return { scope: where.slice(0, inScope), narrowing: where.slice(inScope) };
+  const narrowing = where.slice(inScope);
+  return { scope: where.slice(0, inScope), narrowing, walking: narrowing.map((sql, i) => walkForm.get(inScope + i) ?? sql) };
 }
 
 /**
@@ -221,7 +242,7 @@ export function taskListSql(scope: TaskListScope, userId: number, query: TaskQue
        SELECT t.id, row_number() OVER (ORDER BY ${orderSql(query.sort, 't')}) AS n, ${cursorValuesSql(query.sort)} AS next_key
          FROM (SELECT t.*, ${keys} FROM tasks t WHERE ${conditions.scope.join('\n AND ')}${keyset}
                 ORDER BY ${orderSql(query.sort)} LIMIT ${Math.floor(walkRows)}) t
-        WHERE ${conditions.narrowing.join('\n AND ')}
+        WHERE ${conditions.walking.join('\n AND ')}
         ORDER BY ${orderSql(query.sort, 't')} LIMIT ${pageRows}
      ), page AS MATERIALIZED (
        SELECT * FROM walk WHERE (SELECT count(*) FROM walk) = ${pageRows}

@@ -263,6 +263,7 @@ const D1: RouteCase[] = [
   {
     method: 'DELETE', path: '/api/v1/custom-fields/{custom_field_id}', scope: 'workspaces:write', returns: null,
     errors: { 400: ['Invalid custom field ID'], 403: ['Only owners and admins can manage custom fields', 'Access denied'], 404: ['Custom field not found'] },
+  },
   // D39, D47: attachments.
   {
     method: 'POST', path: '/api/v1/tasks/{task_id}/attachments', scope: 'attachments:write', returns: { oneOf: ['Attachment', 'DeclaredAttachment'] },
