@@ -4,6 +4,56 @@
  */
 
 export interface paths {
+    "/api/v1/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List API keys
+         * @description The key user's keys that are not revoked, expired ones included, by id.
+         *
+         *     Scope `api_keys:read`; any key.
+         */
+        get: operations["listApiKeys"];
+        put?: never;
+        /**
+         * Create API key
+         * @description A new key for the key user, with a subset of the calling key's scopes and an expiry no later than its own (left out: the same expiry). The plain key is in this answer only; it is never stored, so `Idempotency-Key` is ignored here. A user holds at most 100 active keys.
+         *
+         *     Scope `api_keys:write`; any key.
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/api-keys/{api_key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke API key
+         * @description Revokes one of the key user's keys (the calling key included); it stops working at once, in every server process.
+         *
+         *     Scope `api_keys:write`; any key.
+         */
+        delete: operations["deleteApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/attachments/{attachment_id}": {
         parameters: {
             query?: never;
@@ -41,7 +91,7 @@ export interface paths {
          *
          *     Scope `attachments:write`; owners, admins and members (not viewers); an access-restricted member only within the lists permitted to them.
          */
-        post: operations["confirmAttachment"];
+        post: operations["createAttachmentConfirmation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -61,7 +111,7 @@ export interface paths {
          *
          *     Scope `attachments:read`; any member of the workspace; an access-restricted member only within the lists permitted to them.
          */
-        get: operations["downloadAttachment"];
+        get: operations["getAttachmentDownload"];
         put?: never;
         post?: never;
         delete?: never;
@@ -183,7 +233,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Get folder
+         * @description An access-restricted member may read a folder granted to them or holding a list permitted to them.
+         *
+         *     Scope `folders:read`; any member of the workspace; an access-restricted member only for folders granted to them or holding a list permitted to them.
+         */
+        get: operations["getFolder"];
         put?: never;
         post?: never;
         /**
@@ -213,7 +269,7 @@ export interface paths {
         };
         /**
          * List the lists of a folder
-         * @description Lists of the folder, ordered by position, then name, then id. An access-restricted member receives only the lists permitted to them.
+         * @description Lists of the folder, ordered by position, then name, then id. An access-restricted member receives only the lists permitted to them, of a folder granted to them or holding such a list.
          *
          *     Scope `folders:read`; any member of the workspace; an access-restricted member only for folders granted to them or holding a list permitted to them.
          */
@@ -305,7 +361,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Get list
+         * @description An access-restricted member may read only the lists permitted to them.
+         *
+         *     Scope `folders:read`; any member of the workspace; an access-restricted member only within the lists permitted to them.
+         */
+        get: operations["getList"];
         put?: never;
         post?: never;
         /**
@@ -380,7 +442,13 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete status
+         * @description Permanent. Tasks that held the status take `replacement_status_id` when given, else the workspace's first `pending` status by position, else none. The last remaining `completed` status of a workspace cannot be deleted. Other query parameters and any body are ignored.
+         *
+         *     Scope `workspaces:write`; owners and admins only.
+         */
+        delete: operations["deleteStatus"];
         options?: never;
         head?: never;
         /**
@@ -469,7 +537,7 @@ export interface paths {
          *
          *     Scope `attachments:write`; owners, admins and members (not viewers); an access-restricted member only within the lists permitted to them.
          */
-        post: operations["uploadAttachment"];
+        post: operations["createAttachment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -775,7 +843,7 @@ export interface paths {
          *
          *     Scope `members:write`; owners and admins only.
          */
-        post: operations["addMember"];
+        post: operations["createMember"];
         delete?: never;
         options?: never;
         head?: never;
@@ -798,7 +866,7 @@ export interface paths {
          *
          *     Scope `members:write`; owners and admins only, or the member themself.
          */
-        delete: operations["removeMember"];
+        delete: operations["deleteMember"];
         options?: never;
         head?: never;
         /**
@@ -823,7 +891,7 @@ export interface paths {
          *
          *     Scope `workspaces:read`; owners and admins only, or the member themself.
          */
-        get: operations["memberAccess"];
+        get: operations["getMemberAccess"];
         put?: never;
         post?: never;
         delete?: never;
@@ -920,7 +988,7 @@ export interface paths {
          * Download link headers (local storage)
          * @description As GET, without the body.
          */
-        head: operations["headAttachmentBytes"];
+        head: operations["getAttachmentBytesHead"];
         patch?: never;
         trace?: never;
     };
@@ -936,7 +1004,7 @@ export interface paths {
          * Upload link (local storage)
          * @description Stores exactly the declared number of bytes of a pending attachment, replacing earlier ones, until the link expires or the attachment is confirmed. No API key.
          */
-        put: operations["putAttachmentBytes"];
+        put: operations["updateAttachmentBytes"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1065,6 +1133,40 @@ export interface components {
              */
             list_ids?: (number | string)[];
         };
+        ApiKey: {
+            /** @example 8 */
+            id: number;
+            /**
+             * @description null for keys made without a name
+             * @example CI
+             */
+            name: string | null;
+            /**
+             * @description The key's last 4 characters; null for keys made before they were recorded
+             * @example 3f9c
+             */
+            last4: string | null;
+            /**
+             * @description Ascending
+             * @example [
+             *       "tasks:read",
+             *       "tasks:write"
+             *     ]
+             */
+            scopes: ("tasks:read" | "tasks:write" | "comments:read" | "comments:write" | "folders:read" | "folders:write" | "lists:write" | "workspaces:read" | "workspaces:write" | "users:read" | "events:read" | "webhooks:read" | "webhooks:write" | "members:write" | "attachments:read" | "attachments:write" | "api_keys:read" | "api_keys:write")[];
+            /**
+             * Format: date-time
+             * @description null: never expires
+             */
+            expires_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description The start of a recent request made with the key, at most 60 s stale
+             */
+            last_used_at: string | null;
+        };
         Assignee: {
             /**
              * @description User id
@@ -1131,6 +1233,20 @@ export interface components {
              * @example 2025-01-15T09:30:00.000Z
              */
             created_at: string;
+        };
+        CreateApiKey: {
+            /**
+             * @description Trimmed; blank is rejected
+             * @example CI
+             */
+            name: string;
+            /** @description A subset of the calling key's scopes; duplicates collapse */
+            scopes: ("tasks:read" | "tasks:write" | "comments:read" | "comments:write" | "folders:read" | "folders:write" | "lists:write" | "workspaces:read" | "workspaces:write" | "users:read" | "events:read" | "webhooks:read" | "webhooks:write" | "members:write" | "attachments:read" | "attachments:write" | "api_keys:read" | "api_keys:write")[];
+            /**
+             * @description ISO 8601, in the future and not later than the calling key's expiry. null: never (only when the calling key never expires). Left out: the calling key's expiry
+             * @example 2025-01-15T09:30:00.000Z
+             */
+            expires_at?: string | null;
         };
         CreateComment: {
             /**
@@ -1382,6 +1498,45 @@ export interface components {
              * @example https://example.com/cover.png
              */
             image_url?: string | null;
+        };
+        CreatedApiKey: {
+            /** @example 8 */
+            id: number;
+            /**
+             * @description null for keys made without a name
+             * @example CI
+             */
+            name: string | null;
+            /**
+             * @description The key's last 4 characters; null for keys made before they were recorded
+             * @example 3f9c
+             */
+            last4: string | null;
+            /**
+             * @description Ascending
+             * @example [
+             *       "tasks:read",
+             *       "tasks:write"
+             *     ]
+             */
+            scopes: ("tasks:read" | "tasks:write" | "comments:read" | "comments:write" | "folders:read" | "folders:write" | "lists:write" | "workspaces:read" | "workspaces:write" | "users:read" | "events:read" | "webhooks:read" | "webhooks:write" | "members:write" | "attachments:read" | "attachments:write" | "api_keys:read" | "api_keys:write")[];
+            /**
+             * Format: date-time
+             * @description null: never expires
+             */
+            expires_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description The start of a recent request made with the key, at most 60 s stale
+             */
+            last_used_at: string | null;
+            /**
+             * @description The plain key: shown only in this answer, never stored
+             * @example svc_3b1f…
+             */
+            key: string;
         };
         CreatedWebhook: {
             /** @example 6 */
@@ -2423,6 +2578,354 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    listApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": 8,
+                     *         "name": "CI",
+                     *         "last4": "3f9c",
+                     *         "scopes": [
+                     *           "tasks:read",
+                     *           "tasks:write"
+                     *         ],
+                     *         "expires_at": null,
+                     *         "created_at": "2025-01-15T09:30:00.000Z",
+                     *         "last_used_at": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["ApiKey"][];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Scope 'api_keys:read' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateApiKey"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 8,
+                     *       "name": "CI",
+                     *       "last4": "3f9c",
+                     *       "scopes": [
+                     *         "tasks:read",
+                     *         "tasks:write"
+                     *       ],
+                     *       "expires_at": null,
+                     *       "created_at": "2025-01-15T09:30:00.000Z",
+                     *       "last_used_at": null,
+                     *       "key": "svc_3b1f…"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreatedApiKey"];
+                };
+            };
+            /** @description `expires_at cannot be later than this key's expiry`, `name is required`, `name must not contain NUL characters`, `name must be at most 255 characters`, `scopes must be a non-empty array of known scopes`, `Invalid expires_at format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `expires_at must be in the future`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `A key cannot grant a scope it does not have: tasks:read`, `A key cannot grant a scope it does not have: tasks:write`, `A key cannot grant a scope it does not have: comments:read`, `A key cannot grant a scope it does not have: comments:write`, `A key cannot grant a scope it does not have: folders:read`, `A key cannot grant a scope it does not have: folders:write`, `A key cannot grant a scope it does not have: lists:write`, `A key cannot grant a scope it does not have: workspaces:read`, `A key cannot grant a scope it does not have: workspaces:write`, `A key cannot grant a scope it does not have: users:read`, `A key cannot grant a scope it does not have: events:read`, `A key cannot grant a scope it does not have: webhooks:read`, `A key cannot grant a scope it does not have: webhooks:write`, `A key cannot grant a scope it does not have: members:write`, `A key cannot grant a scope it does not have: attachments:read`, `A key cannot grant a scope it does not have: attachments:write`, `A key cannot grant a scope it does not have: api_keys:read`, `A key cannot grant a scope it does not have: api_keys:write`, `Scope 'api_keys:write' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /** @description `A user can hold at most 100 active API keys` */
+            409: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description API key id */
+                api_key_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked; empty body */
+            204: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `Invalid API key ID` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Scope 'api_keys:write' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     deleteAttachment: {
         parameters: {
             query?: never;
@@ -2538,7 +3041,7 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    confirmAttachment: {
+    createAttachmentConfirmation: {
         parameters: {
             query?: never;
             header?: {
@@ -2694,6 +3197,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `Request body is too large` */
+            413: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             414: components["responses"]["UriTooLong"];
             /** @description `Idempotency-Key was already used with a different request` */
             422: {
@@ -2720,7 +3244,7 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    downloadAttachment: {
+    getAttachmentDownload: {
         parameters: {
             query?: never;
             header?: never;
@@ -3891,6 +4415,134 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getFolder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Folder id */
+                folder_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "workspace_id": 1,
+                     *       "name": "Engineering",
+                     *       "icon": "folder-1",
+                     *       "color": "blue",
+                     *       "position": 1,
+                     *       "created_at": "2025-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Folder"];
+                };
+            };
+            /** @description `Invalid folder ID` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Access denied`, `Scope 'folders:read' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Folder not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     deleteFolder: {
         parameters: {
             query?: never;
@@ -4898,6 +5550,135 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description List id */
+                list_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "workspace_id": 1,
+                     *       "folder_id": 1,
+                     *       "name": "Backlog",
+                     *       "icon": "library",
+                     *       "color": "gray",
+                     *       "position": 1,
+                     *       "created_at": "2025-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["List"];
+                };
+            };
+            /** @description `Invalid list ID` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Access denied`, `Scope 'folders:read' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `List not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     deleteList: {
         parameters: {
             query?: never;
@@ -5427,6 +6208,143 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeadersTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteStatus: {
+        parameters: {
+            query?: {
+                /** @description A status of the same workspace for the tasks that held this one (a number) */
+                replacement_status_id?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Status id */
+                status_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `Invalid status ID`, `replacement_status_id must be given only once`, `replacement_status_id must be a valid numeric ID`, `replacement_status_id cannot be the deleted status`, `At least one completed status must remain in the workspace` */
+            400: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API key required`, `Invalid API key`, `API key has expired` */
+            401: {
+                headers: {
+                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+                    "WWW-Authenticate"?: "Bearer";
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Access denied`, `Only owners and admins can delete statuses`, `Scope 'workspaces:write' is required for this endpoint` */
+            403: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Status not found in this workspace`, `Status not found` */
+            404: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /** @description `Request body is too large` */
+            413: {
+                headers: {
+                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window; absent when rate limiting is off */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets; absent when rate limiting is off */
+                    "RateLimit-Reset"?: number;
+                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeadersTooLarge"];
             500: components["responses"]["InternalServerError"];
@@ -6515,7 +7433,7 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    uploadAttachment: {
+    createAttachment: {
         parameters: {
             query?: never;
             header?: {
@@ -7071,10 +7989,10 @@ export interface operations {
                 "If-Match"?: string;
             };
             path: {
-                /** @description Label id */
-                label_id: number;
                 /** @description Task id */
                 task_id: number;
+                /** @description Label id */
+                label_id: number;
             };
             cookie?: never;
         };
@@ -7291,10 +8209,10 @@ export interface operations {
                 "If-Match"?: string;
             };
             path: {
-                /** @description Label id */
-                label_id: number;
                 /** @description Task id */
                 task_id: number;
+                /** @description Label id */
+                label_id: number;
             };
             cookie?: never;
         };
@@ -9402,7 +10320,7 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    addMember: {
+    createMember: {
         parameters: {
             query?: never;
             header?: {
@@ -9586,7 +10504,7 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    removeMember: {
+    deleteMember: {
         parameters: {
             query?: never;
             header?: never;
@@ -9838,7 +10756,7 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    memberAccess: {
+    getMemberAccess: {
         parameters: {
             query?: never;
             header?: never;
@@ -10535,7 +11453,7 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    headAttachmentBytes: {
+    getAttachmentBytesHead: {
         parameters: {
             query?: never;
             header?: {
@@ -10613,7 +11531,7 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    putAttachmentBytes: {
+    updateAttachmentBytes: {
         parameters: {
             query?: never;
             header?: never;
