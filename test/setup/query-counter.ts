@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'async_hooks';
 import { Client } from 'pg';
 
 /** The SQL statements sent while a block ran, in order. */
@@ -14,12 +15,15 @@ export interface Recorded<T> {
  * registry per file), so the app's statements are seen. A pass-through spy, not
  * a mock: the statements still run.
  *
- * Install once per file (beforeAll), `record()` around the requests to measure
- * (nothing else may hit the database meanwhile), `uninstall()` in afterAll.
+ * Install once per file (beforeAll), `record()` around the requests to measure,
+ * `uninstall()` in afterAll. Only statements sent from the block's own async
+ * context count: the app's background work (timers, job queue, batched writes)
+ * that happens to run meanwhile does not.
  */
 export class QueryCounter {
   private original: typeof Client.prototype.query | null = null;
   private recording: string[] | null = null;
+  private readonly context = new AsyncLocalStorage<string[]>();
 
   /** Starts watching every Client of the `pg` module. */
   install(): this {
@@ -29,9 +33,10 @@ export class QueryCounter {
     // eslint-disable-next-line @typescript-eslint/no-this-alias
     const counter = this;
     Client.prototype.query = function (this: Client, ...args: unknown[]) {
-      if (counter.recording) {
+      const recording = counter.context.getStore();
+      if (recording) {
         const first = args[0] as string | { text?: string } | undefined;
-        counter.recording.push(typeof first === 'string' ? first : (first?.text ?? String(first)));
+        recording.push(typeof first === 'string' ? first : (first?.text ?? String(first)));
       }
       return (original as (...a: unknown[]) => unknown).apply(this, args);
     } as typeof Client.prototype.query;
@@ -51,7 +56,7 @@ export class QueryCounter {
     const statements: string[] = [];
     this.recording = statements;
     try {
-      return { result: await fn(), statements };
+      return { result: await this.context.run(statements, fn), statements };
     } finally {
       this.recording = null;
     }

@@ -89,6 +89,9 @@ describe('PATH_ID_MESSAGES and IdPipe (D6)', () => {
       status: 'Invalid status ID',
       label: 'Invalid label ID',
       webhook: 'Invalid webhook ID',
+      comment: 'Invalid comment ID',
+      user: 'Invalid user ID',
+      api_key: 'Invalid API key ID',
       custom_field: 'Invalid custom field ID',
       attachment: 'Invalid attachment ID',
     });
