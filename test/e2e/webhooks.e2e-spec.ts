@@ -12,6 +12,8 @@ const WEBHOOK_KEYS = ['active', 'created_at', 'events', 'id', 'url', 'workspace_
 const ALL_TYPES = [
   'task.created', 'task.updated', 'task.deleted', 'comment.created', 'folder.created', 'folder.deleted', 'folder.updated',
   'list.created', 'list.deleted', 'list.updated', 'status.created', 'status.updated', 'label.created', 'label.deleted',
+  // D48 (issue 34's).
+  'label.updated', 'status.deleted', 'comment.updated', 'comment.deleted',
 ];
 const ROLE_DENIED = { error: 'Only owners and admins can manage webhooks' };
 const URL_MESSAGE = { error: 'url must be an https URL' };
