@@ -211,6 +211,6 @@ export class UpdateTaskDto {
   @CustomFieldValues('Only the listed fields change; inapplicable or invisible fields ignored') custom_fields?: CustomFieldElement[];
   @IdArray('label_ids', { description: 'Replaces the labels; other workspaces\u2019 labels are ignored', example: [3] }) label_ids?: number[];
   // D45: checked after the other fields (step 7); null makes the task top-level.
-  @IsNumericId('parent_id', { nullable: true, description: 'Makes the task a subtask of that task (same workspace, not itself a subtask; the task must have no subtasks); null makes it top-level' })
+  @IsNumericId('parent_id', { nullable: true, update: true, description: 'Makes the task a subtask of that task (same workspace, not itself a subtask; the task must have no subtasks); null makes it top-level' })
   parent_id?: number | null;
 }

@@ -237,3 +237,20 @@ describe('task labels and label updates (D43)', () => {
     });
   });
 });
+
+describe('task labels with REQUIRE_IF_MATCH=true (D36, D43)', () => {
+  const required = roleKeys('tq');
+  const { t, ids } = useRoleWorld('tq', undefined, { env: { REQUIRE_IF_MATCH: 'true' } });
+
+  it('428 If-Match is required without If-Match, after the label 404; with it, 200', async () => {
+    const url = `/api/v1/tasks/${ids.t_backlog}/labels/${ids.bug}`;
+    const missing = await t.inject({ method: 'PUT', url, headers: auth(required.key('member')) });
+    expect([missing.statusCode, missing.json(), missing.headers.etag]).toEqual([428, { error: 'If-Match is required' }, undefined]);
+    const unknown = await t.inject({ method: 'PUT', url: `/api/v1/tasks/${ids.t_backlog}/labels/99999999`, headers: auth(required.key('member')) });
+    expect([unknown.statusCode, unknown.json()]).toEqual([404, { error: 'Label not found' }]);
+    const removed = await t.inject({ method: 'DELETE', url, headers: auth(required.key('member')) });
+    expect(removed.statusCode).toBe(428);
+    const ok = await t.inject({ method: 'PUT', url, headers: { ...auth(required.key('member')), 'if-match': '*' } });
+    expect(ok.statusCode).toBe(200);
+  });
+});

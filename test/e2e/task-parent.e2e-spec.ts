@@ -91,6 +91,12 @@ describe('re-parenting tasks (D45)', () => {
       ]);
     });
 
+    it('an update without parent_id leaves a subtask where it is', async () => {
+      const res = await patch(key('member'), ids.kid, { title: 'Kid renamed' });
+      expect(res.statusCode).toBe(200);
+      expect(await parentOf(ids.kid)).toBe(ids.has_kids);
+    });
+
     it.each([['abc'], [1.5], [true], [{}], ['']])('400 parent_id must be a valid numeric ID for %p', async (value) => {
       const res = await patch(key('member'), ids.loner, { parent_id: value });
       expect([res.statusCode, res.json()]).toEqual([400, { error: 'parent_id must be a valid numeric ID' }]);

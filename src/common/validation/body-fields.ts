@@ -160,8 +160,10 @@ export interface IdFieldOptions extends ApiExtras {
   missing?: string;
   /** The message when malformed; default `<field> must be a valid numeric ID`. */
   invalid?: string;
-  /** null is a value rather than malformed: null or absent stores null. */
+  /** null is a value rather than malformed: null or absent stores null (on update, `update`: absent stays absent). */
   nullable?: boolean;
+  /** An update's field: not sent stays undefined (with `nullable`, null is then a value sent). */
+  update?: boolean;
   /** D3 step 4: names the target of a create. */
   target?: boolean;
 }
@@ -185,6 +187,7 @@ export function IsNumericId(name: string, options: IdFieldOptions = {}): Propert
     (value) => {
       if (value === undefined || value === null) {
         if (missing) throw new BadRequestException(missing);
+        if (value === undefined && options.update) return undefined;
         if (nullable) return null;
         if (value === undefined) return undefined;
       }

@@ -1,5 +1,5 @@
 import { BadRequestException } from '@nestjs/common';
-import { IdPipe } from './id.pipe';
+import { IdPipe, IdsPipe } from './id.pipe';
 import { parseId, PATH_ID_MESSAGES, requireId } from './ids';
 
 describe('parseId (D5)', () => {
@@ -95,6 +95,13 @@ describe('PATH_ID_MESSAGES and IdPipe (D6)', () => {
       custom_field: 'Invalid custom field ID',
       attachment: 'Invalid attachment ID',
     });
+  });
+
+  it('IdsPipe checks several path ids left to right: the first malformed one answers', () => {
+    const pipe = new IdsPipe(['task', 'label']);
+    expect(pipe.transform({ task_id: '7', label_id: '9' })).toEqual([7, 9]);
+    expect(() => pipe.transform({ task_id: 'x', label_id: 'y' })).toThrow(new BadRequestException('Invalid task ID'));
+    expect(() => pipe.transform({ task_id: '7', label_id: 'y' })).toThrow(new BadRequestException('Invalid label ID'));
   });
 
   it.each(Object.entries(PATH_ID_MESSAGES))('the %s pipe parses ids and answers %p for malformed ones', (kind, message) => {
