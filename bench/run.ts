@@ -87,7 +87,7 @@ const SCENARIOS: Scenario[] = [
     'status_category=in_progress', 'assignee_id=me', 'assignee_id=me,none', 'priority=urgent', 'due_after=2025-06-01',
     'updated_after=2025-06-01', 'q=task', 'include_subtasks=true', 'sort=title', 'sort=-due_date',
   ].map((filter): Scenario => ({
-    name: `list tasks ${filter.replace(/,/g, "+")} cursor limit=50`, // BENCH_SCENARIOS splits on commas
+    name: `list tasks ${filter.replace(/,/g, '+')} cursor limit=50`, // BENCH_SCENARIOS splits on commas
     request: (w) => ({ method: 'GET', path: `/api/v1/workspaces/${w.workspaceId}/tasks?${filter}&include_total=false&limit=50` }),
   })),
   { name: 'comments', request: (w) => ({ method: 'GET', path: `/api/v1/tasks/${w.hotTaskId}/comments` }) },
