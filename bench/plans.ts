@@ -229,7 +229,7 @@ export function planTable(rows: PlanFigures[]): string {
 }
 
 /**
- * `npm run bench -- --plans [--scale N] [--db-prefix bench] [--generic] [--only name,name] [--json file] [--text]`:
+ * `npm run bench -- --plans [--scale N] [--db-prefix bench] [--generic] [--only 'name|name'] [--json file] [--text]`:
  * the table above for the service's bench database on the server of BENCH_PG_URL (`<prefix>_svc`,
  * or its ×N copy `<prefix>_svc_xN`, as `npm run bench -- --reference [--scale N]` builds them).
  */
@@ -239,7 +239,7 @@ export async function plans(argv: string[]): Promise<void> {
   const prefix = value('--db-prefix') ?? 'bench';
   const url = new URL(process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
   url.pathname = `/${prefix}_svc${scale > 1 ? `_x${scale}` : ''}`;
-  const only = value('--only')?.split(',');
+  const only = value('--only')?.split('|'); // names hold commas
   const generic = argv.includes('--generic');
   const db = new Client({ connectionString: url.toString() });
   await db.connect().catch((error: Error) => {

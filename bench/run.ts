@@ -83,6 +83,14 @@ const SCENARIOS: Scenario[] = [
     name: 'list tasks worst q limit=50',
     request: (w) => ({ method: 'GET', path: `/api/v1/workspaces/${w.workspaceId}/tasks?q=a+e+i+o+u+t+s+r+n+l&limit=50` }),
   },
+  // Issue 37: a keyset first page per kind of filter and the title sort (their plans: `npm run bench -- --plans`).
+  ...[
+    'status_category=in_progress', 'assignee_id=me', 'assignee_id=me,none', 'priority=urgent', 'due_after=2025-06-01',
+    'updated_after=2025-06-01', 'q=task', 'include_subtasks=true', 'sort=title', 'sort=-due_date',
+  ].map((filter): Scenario => ({
+    name: `list tasks ${filter.replace(/,/g, '+')} cursor limit=50`, // BENCH_SCENARIOS splits on commas
+    request: (w) => ({ method: 'GET', path: `/api/v1/workspaces/${w.workspaceId}/tasks?${filter}&include_total=false&limit=50` }),
+  })),
   { name: 'comments', request: (w) => ({ method: 'GET', path: `/api/v1/tasks/${w.hotTaskId}/comments` }) },
   { name: 'list folders', request: (w) => ({ method: 'GET', path: `/api/v1/workspaces/${w.workspaceId}/folders` }) },
   {
