@@ -89,6 +89,8 @@ describe('PATH_ID_MESSAGES and IdPipe (D6)', () => {
       status: 'Invalid status ID',
       label: 'Invalid label ID',
       webhook: 'Invalid webhook ID',
+      user: 'Invalid user ID',
+      api_key: 'Invalid API key ID',
     });
   });
 
