@@ -240,6 +240,18 @@ describe('members (D41)', () => {
     });
   });
 
+  describe('events (D48)', () => {
+    it('workspace and member events are visible to every member, restricted ones too', async () => {
+      expect((await send('PATCH', `/api/v1/workspaces/${ids.ws}`, M.key('owner'), { icon: 'team' })).statusCode).toBe(200);
+      const res = await send('GET', `/api/v1/workspaces/${ids.ws}/events?type=workspace.updated,member.added,member.updated,member.removed&limit=100`, M.key('restricted'));
+      expect(res.statusCode).toBe(200);
+      const types = new Set(res.json().data.map((e: { type: string }) => e.type));
+      expect([...types].sort()).toEqual(['member.added', 'member.removed', 'member.updated', 'workspace.updated']);
+      const added = res.json().data.find((e: { type: string }) => e.type === 'member.added');
+      expect(Object.keys(added.data).sort()).toEqual(['role', 'user_id']);
+    });
+  });
+
   describe('deleting a folder or a list removes what names it', () => {
     it('member grants, custom fields\' granted folders and list overrides', async () => {
       const mk = async (sql: string, params: unknown[]) => (await q<{ id: number }>(sql, params))[0].id;

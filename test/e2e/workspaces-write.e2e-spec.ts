@@ -136,6 +136,16 @@ describe('workspaces: create, update, delete (D40)', () => {
       expect(res.json().slug).toMatch(/^workspace(-\d+)?$/);
     });
 
+    it('takes an Idempotency-Key: a retry replays the answer and creates nothing more', async () => {
+      const keyed = () => t.inject({ method: 'POST', url: '/api/v1/workspaces', headers: { ...auth(W.key('viewer')), 'idempotency-key': 'ws-create-1' }, payload: { name: 'Keyed' } });
+      const first = await keyed();
+      const second = await keyed();
+      expect([first.statusCode, second.statusCode]).toEqual([201, 201]);
+      expect(second.headers['idempotent-replayed']).toBe('true');
+      expect(second.body).toBe(first.body);
+      expect(await q(`SELECT count(*)::int AS n FROM workspaces WHERE name = 'Keyed'`)).toEqual([{ n: 1 }]);
+    });
+
     it('needs workspaces:write; any key of any user may create', async () => {
       expect((await create({ name: 'A' }, W.keyWithout('workspaces:write'))).json()).toEqual({ error: "Scope 'workspaces:write' is required for this endpoint" });
       expect((await create({ name: 'Solo' }, W.key('outsider'))).statusCode).toBe(201);

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { BACKGROUND_STATEMENT } from '../background/periodic';
 
 /** A stored API key as the guard needs it. */
 export interface StoredApiKey {
@@ -48,7 +49,7 @@ export class AuthRepository {
    */
   async touch(ids: number[], at: string[]): Promise<void> {
     await this.db.query(
-      `WITH t AS (UPDATE api_keys k SET last_used_at = v.at FROM unnest($1::int[], $2::timestamptz[]) v(id, at)
+      `${BACKGROUND_STATEMENT} WITH t AS (UPDATE api_keys k SET last_used_at = v.at FROM unnest($1::int[], $2::timestamptz[]) v(id, at)
                    WHERE k.id = v.id AND (k.last_used_at IS NULL OR k.last_used_at < v.at) RETURNING 1)
        SELECT count(*)::int AS n FROM t`,
       [ids, at],

@@ -1,5 +1,11 @@
 import type { Logger } from '@nestjs/common';
 
+/**
+ * The first words of a statement a background job sends, not a request: round-trip counters
+ * (test/setup/query-counter.ts) leave such statements out of a request's count.
+ */
+export const BACKGROUND_STATEMENT = '/* background */';
+
 /** A background job of each server process: runs `run` after `firstDelayMs`, then every `everyMs` (milliseconds). */
 export interface PeriodicJob {
   /** What the job does, for the log line of a failure (`Pruning old events`). */
