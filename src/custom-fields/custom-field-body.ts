@@ -44,6 +44,8 @@ const COLOR_MAX = 64;
 
 /** D42: every 400 of the definition bodies (the OpenAPI document lists them from here). */
 export const FIELD_MESSAGES = {
+  /** D6: create's `workspace_id` missing or malformed (D3 step 4). */
+  workspaceId: 'workspace_id is required',
   nameRequired: 'name is required',
   nameString: 'name must be a string',
   nameEmpty: 'name cannot be empty',

@@ -4,11 +4,14 @@ import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { PathId } from '../common/validation/id.pipe';
-import { fieldBodyMessages } from './custom-field-body';
+import { NOT_FOUND } from '../common/access/access.policy';
+import { FIELD_MESSAGES, fieldBodyMessages } from './custom-field-body';
 import { CreateCustomFieldDto, CustomFieldDefinitionDto, CustomFieldDto, UpdateCustomFieldDto } from './custom-fields.dto';
 import { CustomFieldsService } from './custom-fields.service';
 
 const DUPLICATE = 'A custom field with this name already exists';
+/** D42 step 8: the sets' unknown folders, then lists. */
+const STEP_8 = [NOT_FOUND.folder, NOT_FOUND.list];
 
 @ApiTags('Custom fields')
 @Controller('api/v1')
@@ -39,7 +42,7 @@ export class CustomFieldsController {
   })
   @ApiBody({ type: CreateCustomFieldDto })
   @ApiCreatedResponse({ type: CustomFieldDto })
-  @ApiErrors({ 400: ['workspace_id is required', ...fieldBodyMessages(false)], 404: ['Folder not found', 'List not found'], 409: [DUPLICATE] })
+  @ApiErrors({ 400: [FIELD_MESSAGES.workspaceId, ...fieldBodyMessages(false)], 404: STEP_8, 409: [DUPLICATE] })
   createCustomField(@CurrentCaller() caller: Caller, @Body() body: unknown): Promise<CustomFieldDto> {
     return this.fields.createCustomField(caller, body);
   }
@@ -64,7 +67,7 @@ export class CustomFieldsController {
   })
   @ApiBody({ type: UpdateCustomFieldDto })
   @ApiOkResponse({ type: CustomFieldDto })
-  @ApiErrors({ 400: fieldBodyMessages(true), 404: ['Folder not found', 'List not found'], 409: [DUPLICATE] })
+  @ApiErrors({ 400: fieldBodyMessages(true), 404: STEP_8, 409: [DUPLICATE] })
   updateCustomField(@CurrentCaller() caller: Caller, @PathId('custom_field') id: number, @Body() body: unknown): Promise<CustomFieldDto> {
     return this.fields.updateCustomField(caller, id, body);
   }

@@ -2,12 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { AccessRead } from '../common/access/access.repository';
 import { READ_PARAMS } from '../common/access/access.repository';
-import { ColumnField, FieldsMatch, selectListSql } from '../common/database/field-table';
+import { ColumnField, createValuesSql, FieldRow, FieldsMatch, positionWrite, selectListSql, writeColumns, WritesMatch } from '../common/database/field-table';
 import type { Db } from '../common/database/request-db';
 import { Sql } from '../common/database/sql';
 import { SqlParams } from '../common/database/sql-params';
 import type { CHANGE_FIELDS } from '../events/event-types';
-import { Actor, eventCtes } from '../events/events.sql';
+import { Actor, columnChangesSql, eventCtes } from '../events/events.sql';
 import { fieldVisibleSql } from '../tasks/tasks.sql';
 import type { FieldCreate, FieldWrite } from './custom-field-body';
 import type { CustomFieldDefinitionDto, CustomFieldDto } from './custom-fields.dto';
@@ -57,22 +57,47 @@ const STORED_SETS = (f: string): DefinitionSets => ({
   allowed: `${f}.allowed_user_ids`,
 });
 
-/** D42: the answer of create, get and update, key by key in response order, over custom_fields row `f`. */
-const DEFINITION_JSON: { [K in keyof CustomFieldDto]: (f: string, s: DefinitionSets) => string } = {
-  id: (f) => `${f}.id`,
-  name: (f) => `${f}.name`,
-  type: (f) => `${f}.type`,
-  config: (f) => `${f}.config`,
-  position: (f) => `${f}.position`,
-  is_scope_restricted: (f) => `${f}.is_scope_restricted`,
-  granted_folder_ids: (_f, s) => `to_json(${s.folders})`,
-  list_overrides: (_f, s) => s.overrides,
-  allowed_user_ids: (f, s) => `CASE WHEN ${f}.has_allowed_users THEN to_json(${s.allowed}) END`,
-};
+/** The columns create and update write from the body field of the same name (`type`: create only; the sets have tables of their own). */
+type WrittenColumn = 'name' | 'config' | 'position' | 'is_scope_restricted';
+
+/** One key of the definition answer: its SQL over custom_fields row `f` and the sets, and the column behind it when the API writes one. */
+interface DefinitionField extends FieldRow<never, WrittenColumn> {
+  render(f: string, s: DefinitionSets): string;
+}
+
+/**
+ * D42: the answer of create, get and update, key by key in response order, over
+ * custom_fields row `f` (field-table.ts), with the columns create and update write
+ * from the body: defaults of create in `createDefault` (position D24: max + 1).
+ */
+export const CUSTOM_FIELD_FIELDS = [
+  { key: 'id', render: (f) => `${f}.id` },
+  { key: 'name', render: (f) => `${f}.name`, write: { column: 'name', cast: 'text' } },
+  { key: 'type', render: (f) => `${f}.type` },
+  { key: 'config', render: (f) => `${f}.config`, write: { column: 'config', cast: 'jsonb' } },
+  { key: 'position', render: (f) => `${f}.position`, write: positionWrite('custom_fields') },
+  { key: 'is_scope_restricted', render: (f) => `${f}.is_scope_restricted`, write: { column: 'is_scope_restricted', cast: 'boolean', createDefault: () => 'false' } },
+  { key: 'granted_folder_ids', render: (_f, s) => `to_json(${s.folders})` },
+  { key: 'list_overrides', render: (_f, s) => s.overrides },
+  { key: 'allowed_user_ids', render: (f, s) => `CASE WHEN ${f}.has_allowed_users THEN to_json(${s.allowed}) END` },
+] as const satisfies readonly DefinitionField[];
+
+/** Fails to compile when CUSTOM_FIELD_FIELDS and the answer, or its written columns and the update body's, disagree. */
+const CUSTOM_FIELD_FIELDS_MATCH: [FieldsMatch<typeof CUSTOM_FIELD_FIELDS, CustomFieldDto>, WritesMatch<typeof CUSTOM_FIELD_FIELDS, Pick<FieldWrite, WrittenColumn>>] = [true, true];
+void CUSTOM_FIELD_FIELDS_MATCH;
+
+/** The columns create and update write, in table order (an update's SET order). */
+const CUSTOM_FIELD_WRITES = writeColumns<WrittenColumn>(CUSTOM_FIELD_FIELDS);
 
 /** The definition of row `f` as a json value. */
 function definitionJsonSql(f: string, sets: DefinitionSets): string {
-  return `json_build_object(${Object.entries(DEFINITION_JSON).map(([key, sql]) => `'${key}', ${sql(f, sets)}`).join(', ')})`;
+  const fields: readonly DefinitionField[] = CUSTOM_FIELD_FIELDS;
+  return `json_build_object(${fields.map(({ key, render }) => `'${key}', ${render(f, sets)}`).join(', ')})`;
+}
+
+/** A body's written columns as statement values: the config as JSON text for its `jsonb` parameter. */
+function columnValues(body: Pick<FieldWrite, WrittenColumn>): Record<WrittenColumn, unknown> {
+  return { ...body, config: body.config === undefined || body.config === null ? body.config : JSON.stringify(body.config) } as Record<WrittenColumn, unknown>;
 }
 
 /** What a write statement found at D3 step 8, and the field it wrote (null when a check failed or the field is gone). */
@@ -149,12 +174,11 @@ export class CustomFieldsRepository {
     const lists = p.add(body.list_overrides.map((o) => o.list_id), 'int[]');
     const access = p.add(body.list_overrides.map((o) => o.access), 'text[]');
     const allowed = p.add(body.allowed_user_ids, 'int[]');
+    const written = createValuesSql(p, CUSTOM_FIELD_WRITES, columnValues(body), ws);
     const ctes = [
       ...CustomFieldsRepository.refCtes(ws, folders, lists, allowed),
-      `f AS (INSERT INTO custom_fields (workspace_id, name, type, config, position, is_scope_restricted, has_allowed_users)
-             SELECT ${ws}, ${p.add(body.name, 'text')}, ${p.add(body.type, 'text')}, ${p.add(body.config === null ? null : JSON.stringify(body.config), 'jsonb')},
-                    (SELECT COALESCE(MAX(position), 0) + 1 FROM custom_fields WHERE workspace_id = ${ws}),
-                    ${p.add(body.is_scope_restricted, 'boolean')}, ${allowed} IS NOT NULL
+      `f AS (INSERT INTO custom_fields (workspace_id, type, has_allowed_users, ${written.columns})
+             SELECT ${ws}, ${p.add(body.type, 'text')}, ${allowed} IS NOT NULL, ${written.values}
                FROM checks WHERE checks.folders_ok AND checks.lists_ok
              RETURNING *)`,
       `add_folders AS (INSERT INTO custom_field_folder_grants (field_id, folder_id, workspace_id)
@@ -197,14 +221,8 @@ export class CustomFieldsRepository {
     const folders = p.add(patch.granted_folder_ids ?? [], 'int[]');
     const lists = p.add(overrides?.map((o) => o.list_id) ?? [], 'int[]');
     const allowed = p.add(patch.allowed_user_ids ?? null, 'int[]');
-    const sets: string[] = [];
-    const column = (name: string, value: unknown, cast: string) => {
-      if (value !== undefined) sets.push(`${name} = ${p.add(value, cast)}`);
-    };
-    column('name', patch.name, 'text');
-    if (patch.config !== undefined) sets.push(`config = ${p.add(patch.config === null ? null : JSON.stringify(patch.config), 'jsonb')}`);
-    column('position', patch.position, 'int');
-    column('is_scope_restricted', patch.is_scope_restricted, 'boolean');
+    const values = columnValues(patch);
+    const sets = CUSTOM_FIELD_WRITES.filter((w) => values[w.column] !== undefined).map((w) => `${w.column} = ${p.add(values[w.column], w.cast)}`);
     if (patch.allowed_user_ids !== undefined) sets.push(`has_allowed_users = ${allowed} IS NOT NULL`);
     if (!sets.length) sets.push('name = c.name');
 
@@ -220,14 +238,10 @@ export class CustomFieldsRepository {
              RETURNING c.*)`,
     ];
     const drain = ['ref_folders', 'ref_lists', 'ref_users'];
+    // D48: a written column changed when its stored value did; the sets below say when they changed.
     const changes: Record<FieldChange, string> = {
-      allowed_user_ids: 'false',
-      config: 'f.config IS DISTINCT FROM old.config',
-      granted_folder_ids: 'false',
-      is_scope_restricted: 'f.is_scope_restricted IS DISTINCT FROM old.is_scope_restricted',
-      list_overrides: 'false',
-      name: 'f.name IS DISTINCT FROM old.name',
-      position: 'f.position IS DISTINCT FROM old.position',
+      ...columnChangesSql(CUSTOM_FIELD_WRITES.map((w) => w.column), 'f', 'old'),
+      allowed_user_ids: 'false', granted_folder_ids: 'false', list_overrides: 'false',
     };
     const answer = STORED_SETS('f');
     answer.folders = 'old.granted_folder_ids';

@@ -4,12 +4,9 @@ import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
 import { asBody } from '../common/validation/body';
 import { parseId } from '../common/validation/ids';
-import { parseCreateField, parseUpdateField } from './custom-field-body';
+import { FIELD_MESSAGES, parseCreateField, parseUpdateField } from './custom-field-body';
 import type { CustomFieldDefinitionDto, CustomFieldDto, CustomFieldType } from './custom-fields.dto';
 import { CustomFieldsRepository, FieldWriteResult } from './custom-fields.repository';
-
-/** D6: the answer to a create without a well-formed `workspace_id`. */
-const WORKSPACE_ID_REQUIRED = 'workspace_id is required';
 
 /** Rules for custom-field definitions (D42), in the order of D3. */
 @Injectable()
@@ -36,7 +33,7 @@ export class CustomFieldsService {
    */
   async createCustomField(caller: Caller, rawBody: unknown): Promise<CustomFieldDto> {
     const workspaceId = parseId(asBody(rawBody).workspace_id);
-    if (workspaceId === null) throw new BadRequestException(WORKSPACE_ID_REQUIRED);
+    if (workspaceId === null) throw new BadRequestException(FIELD_MESSAGES.workspaceId);
     await this.access.check(caller, 'custom_field.create', workspaceId);
     const body = parseCreateField(rawBody);
     return written(await this.fields.insert(caller, workspaceId, body, caller.db));

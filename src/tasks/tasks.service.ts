@@ -48,7 +48,9 @@ export class TasksService {
    * spec: Create task. list_id (400 required / malformed, D6) → the list and the
    * caller's membership (404 `List not found in this workspace`, 403, viewers,
    * restriction) → the body (400s) → status and parent (404s; a parent outside a
-   * restricted member's permitted lists is not found, D33) → insert, 201 with
+   * restricted member's permitted lists is not found, D33) → the custom-field values
+   * of the fields that apply and are visible, in array order (400s, D42) → a parent
+   * that is a subtask (400) → insert, 201 with
    * the write field set and the ETag of the get-task body (D36). One round trip: one
    * statement for the access check, the checks, the insert (it writes nothing unless
    * all pass) and the answer. An invalid body gets its 400 only after an access check
@@ -109,7 +111,8 @@ export class TasksService {
    * restriction on the current list) → the body (400s) → the target list of a
    * move (404 `List not found in this workspace`, then 403 when a restricted
    * member may not use it) and status_id (404), checked by the write statement
-   * itself, which writes nothing when one fails → D36's If-Match, checked by that same
+   * itself, which writes nothing when one fails → the custom-field values of the fields that
+   * apply to the list after the write and are visible, in array order (400s, D42) → D36's If-Match, checked by that same
    * statement against the body as the caller sees it (412, or 428 under REQUIRE_IF_MATCH) →
    * the read back, with the ETag of the get-task body. Three round trips, If-Match or not
    * (one more each time a write of the same task commits under it).

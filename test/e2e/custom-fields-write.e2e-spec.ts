@@ -88,6 +88,7 @@ describe('custom-field definitions (D42)', () => {
       [{ name: '   ' }, 'name is required'],
       [{ name: 5 }, 'name is required'],
       [{ name: long(256) }, 'name must be at most 255 characters'],
+      [{ name: '😀'.repeat(256) }, 'name must be at most 255 characters'],
       [{ name: 'a\u0000b' }, 'name must not contain NUL characters'],
       [{ type: undefined }, TYPES_MESSAGE],
       [{ type: null }, TYPES_MESSAGE],
@@ -144,6 +145,15 @@ describe('custom-field definitions (D42)', () => {
       const before = await lastEventId();
       expect(await create(body)).toEqual({ status: 400, body: { error: message } });
       expect(await lastEventId()).toBe(before);
+    });
+
+    it('counts lengths in code points (name, options, iconName, color)', async () => {
+      const name = '😀'.repeat(254) + String(++counter % 10);
+      const res = await create({ name, type: 'dropdown', config: { options: ['😀'.repeat(100)] } });
+      expect(res).toMatchObject({ status: 201, body: { name, config: { options: ['😀'.repeat(100)] } } });
+      expect(await create({ name: unique(), type: 'dropdown', config: { options: ['😀'.repeat(101)] } })).toEqual({ status: 400, body: { error: OPTIONS_MESSAGE } });
+      expect((await create({ name: unique(), type: 'rating', config: { iconName: '★'.repeat(64), color: '🎨'.repeat(64) } })).status).toBe(201);
+      expect(await create({ name: unique(), type: 'rating', config: { color: '🎨'.repeat(65) } })).toEqual({ status: 400, body: { error: 'config.color must be null or a string of at most 64 characters' } });
     });
 
     it('checks the body in the order name, type, config, is_scope_restricted, granted_folder_ids, list_overrides, allowed_user_ids', async () => {
