@@ -322,3 +322,26 @@ describe('workspace quota (ATTACHMENT_WORKSPACE_QUOTA_BYTES)', () => {
     expect((await t.db.ds.query('SELECT sum(file_size)::int AS n FROM attachments'))[0].n).toBe(100);
   });
 });
+
+describe('the removal worker on the job queue (ATTACHMENT_WORKER=true)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'h36-worker-'));
+  let t: TestApp;
+  let w: RoleWorld;
+  beforeAll(async () => {
+    t = await createTestApp({ env: { STORAGE_DIR: dir, ATTACHMENT_WORKER: 'true' } });
+    w = await loadRoleWorld(t.db.ds, 'wk');
+  });
+  afterAll(() => t.close());
+
+  it('a delete wakes the queue: the bytes go within seconds of the commit, with no call from the test', async () => {
+    const body = fileBody('w.txt', 'worker');
+    const id = (await t.inject({ method: 'POST', url: `/api/v1/tasks/${w.ids.t_backlog}/attachments`, headers: { ...auth(w.key('owner')), ...body.headers }, payload: body.payload })).json().id;
+    const [{ storage_key: key }] = await t.db.ds.query('SELECT storage_key FROM attachments WHERE id = $1', [id]);
+    expect(filesUnder(dir).objects).toContain(key);
+    expect((await t.inject({ method: 'DELETE', url: `/api/v1/tasks/${w.ids.t_backlog}`, headers: auth(w.key('owner')) })).statusCode).toBe(204);
+    const deadline = Date.now() + 15_000;
+    while (filesUnder(dir).objects.includes(key) && Date.now() < deadline) await settle(200);
+    expect(filesUnder(dir).objects).not.toContain(key);
+    expect(await t.db.ds.query(`SELECT 1 FROM attachment_removals WHERE due_at <= now()`)).toEqual([]);
+  }, 30_000);
+});
