@@ -68,6 +68,7 @@ export class AttachmentsController {
       contentType: request.headers['content-type'],
       body,
       bodyError: deferredBodyError(request),
+      contentLength: request.headers['content-length'] === undefined ? undefined : Number(request.headers['content-length']),
       stream: () => streamedBody(request),
     });
   }

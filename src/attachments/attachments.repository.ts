@@ -175,7 +175,19 @@ export class AttachmentsRepository {
    * once: it outlives the request's own transaction.
    */
   async queueIntent(key: string): Promise<void> {
-    await this.sql.rows(`INSERT INTO attachment_removals (storage_key, due_at) VALUES ($1, now() + ${INTENT_DELAY})`, [key]);
+    // Committed without waiting for its WAL flush: the upload's own commit flushes it (the WAL is written
+    // in order), and only a database crash before that commit can lose it (then an orphan object may stay).
+    await this.sql.withClient(async (client) => {
+      await client.query('BEGIN');
+      try {
+        await client.query(`SET LOCAL synchronous_commit = off`);
+        await client.query(`INSERT INTO attachment_removals (storage_key, due_at) VALUES ($1, now() + ${INTENT_DELAY})`, [key]);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
   }
 
   /** Queues the removal of the bytes under `key` now (they were never pointed at, e.g. over quota). */

