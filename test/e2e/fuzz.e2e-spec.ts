@@ -116,6 +116,8 @@ describe('fuzz: every operation, hostile values (issue 8)', () => {
       const [key] = await t.db.ds.query(`INSERT INTO api_keys (user_id, key_hash, scopes) VALUES ($1, $2, '{users:read}') RETURNING id`, [ids.alice, `fuzz-${ref}`]);
       ids[ref] = key.id;
     }
+    // Comments of the world's tasks, for the comment routes (issue 34).
+    for (const [i, row] of (await t.db.ds.query(`SELECT id FROM comments ORDER BY id`)).entries()) ids[`comment_${i}`] = row.id;
     operations = operationsOf((await t.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json());
   });
   afterAll(async () => {
@@ -135,6 +137,8 @@ describe('fuzz: every operation, hostile values (issue 8)', () => {
     custom_field: ['cf_open', 'cf_eng', 'cf_inbox', 'cf_secret', 'cf_stars'],
     webhook: ['wh_acme', 'wh_other'],
     api_key: ['fz_k1', 'fz_k2', 'fz_k3'],
+    comment: ['comment_0'],
+    attachment: ['a1', 'a2', 'a_hidden'],
   };
   /** Issue 35: the path ids of routes that delete or change what the later checks use, drawn from a pool of their own. */
   const POOL_OF_ROUTE: Record<string, Record<string, string[]>> = {
