@@ -700,6 +700,7 @@ export interface components {
     schemas: {
         Assignee: {
             /**
+             * Format: int64
              * @description User id
              * @example 7
              */
@@ -709,7 +710,10 @@ export interface components {
             avatar_url: string | null;
         };
         Attachment: {
-            /** @example 9 */
+            /**
+             * Format: int64
+             * @example 9
+             */
             id: number;
             /**
              * @description Original file name
@@ -717,6 +721,7 @@ export interface components {
              */
             file_name: string;
             /**
+             * Format: int64
              * @description Bytes
              * @example 1024
              */
@@ -728,11 +733,18 @@ export interface components {
             uploader: components["schemas"]["Assignee"];
         };
         Comment: {
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             id: number;
-            /** @example 41 */
+            /**
+             * Format: int64
+             * @example 41
+             */
             task_id: number;
             /**
+             * Format: int64
              * @description Author (the key owner for comments created through the API)
              * @example 7
              */
@@ -750,6 +762,7 @@ export interface components {
              */
             content: string;
             /**
+             * Format: int64
              * @description `null` for top-level comments; always `null` when created through the API
              * @example null
              */
@@ -774,10 +787,11 @@ export interface components {
         };
         CreateFolder: {
             /**
-             * @description Numeric id of the workspace
+             * Format: int64
+             * @description Numeric id of the workspace. A string of digits is accepted too.
              * @example 1
              */
-            workspace_id: number | string;
+            workspace_id: number;
             /**
              * @description Trimmed; blank is rejected
              * @example Engineering
@@ -796,10 +810,11 @@ export interface components {
         };
         CreateLabel: {
             /**
-             * @description Numeric id
+             * Format: int64
+             * @description Numeric id. A string of digits is accepted too.
              * @example 1
              */
-            workspace_id: number | string;
+            workspace_id: number;
             /** @description Unique in the workspace ignoring case */
             name: string;
             /** @example red */
@@ -807,15 +822,17 @@ export interface components {
         };
         CreateList: {
             /**
-             * @description Numeric id of the workspace
+             * Format: int64
+             * @description Numeric id of the workspace. A string of digits is accepted too.
              * @example 1
              */
-            workspace_id: number | string;
+            workspace_id: number;
             /**
-             * @description Numeric id of a folder of the same workspace
+             * Format: int64
+             * @description Numeric id of a folder of the same workspace. A string of digits is accepted too.
              * @example 1
              */
-            folder_id: number | string;
+            folder_id: number;
             /**
              * @description Trimmed; blank is rejected
              * @example Backlog
@@ -834,10 +851,11 @@ export interface components {
         };
         CreateStatus: {
             /**
-             * @description Numeric id of the workspace
+             * Format: int64
+             * @description Numeric id of the workspace. A string of digits is accepted too.
              * @example 1
              */
-            workspace_id: number | string;
+            workspace_id: number;
             /**
              * @description Trimmed; unique in the workspace ignoring case
              * @example In Review
@@ -858,10 +876,11 @@ export interface components {
         };
         CreateTask: {
             /**
-             * @description The list to place the task in; the workspace is derived from it
+             * Format: int64
+             * @description The list to place the task in; the workspace is derived from it. A string of digits is accepted too.
              * @example 1
              */
-            list_id: number | string;
+            list_id: number;
             /**
              * @description Trimmed; blank is rejected
              * @example Ship it
@@ -878,10 +897,11 @@ export interface components {
              */
             priority: "urgent" | "high" | "medium" | "low" | "none";
             /**
-             * @description A status of the same workspace; default: its first `pending` status by position
+             * Format: int64
+             * @description A status of the same workspace; default: its first `pending` status by position. A string of digits is accepted too.
              * @example 1
              */
-            status_id?: number | string;
+            status_id?: number;
             /**
              * @description ISO 8601: `YYYY-MM-DD`, `YYYY-MM-DDTHH:mm[:ss[.ffffff]]`, with `Z`, `±HH:MM` or nothing (UTC). `null` or `""`: no date.
              * @example 2025-01-15T09:30:00.000Z
@@ -893,33 +913,34 @@ export interface components {
              */
             start_date?: string | null;
             /**
-             * @description User ids; non-members and malformed ids are ignored
+             * @description User ids; non-members and malformed ids are ignored. Ids may also be strings of digits; other items are ignored.
              * @example [
              *       7
              *     ]
              */
-            assignee_ids?: unknown[];
-            /** @description Fields not applying to the list or not visible to the caller are ignored */
-            custom_fields?: (components["schemas"]["CustomFieldValueInput"] | unknown)[];
+            assignee_ids?: number[];
+            /** @description Fields not applying to the list or not visible to the caller are ignored. Items that are not objects are ignored. */
+            custom_fields?: components["schemas"]["CustomFieldValueInput"][];
             /**
-             * @description Label ids; replaces the labels; other workspaces’ labels are ignored
+             * @description Label ids; replaces the labels; other workspaces’ labels are ignored. Ids may also be strings of digits; other items are ignored.
              * @example [
              *       3
              *     ]
              */
-            label_ids?: unknown[];
+            label_ids?: number[];
             /**
-             * @description Parent task: same workspace, not itself a subtask
+             * @description Parent task: same workspace, not itself a subtask. A string of digits is accepted too.
              * @example 1
              */
-            parent_id?: (number | string) | null;
+            parent_id?: number | null;
         };
         CreateWebhook: {
             /**
-             * @description Numeric id of the workspace
+             * Format: int64
+             * @description Numeric id of the workspace. A string of digits is accepted too.
              * @example 1
              */
-            workspace_id: number | string;
+            workspace_id: number;
             /**
              * Format: uri
              * @description An `https` URL (also `http` when the server allows it) without user name, password or fragment; stored as normalized by the WHATWG URL parser. A host that is a private, loopback or otherwise non-public IP address is refused unless the server allows it; host names are checked when each delivery is attempted.
@@ -936,9 +957,15 @@ export interface components {
             events?: ("task.created" | "task.updated" | "task.deleted" | "comment.created" | "folder.created" | "folder.deleted" | "folder.updated" | "list.created" | "list.deleted" | "list.updated" | "status.created" | "status.updated" | "label.created" | "label.deleted")[];
         };
         CreatedWebhook: {
-            /** @example 6 */
+            /**
+             * Format: int64
+             * @example 6
+             */
             id: number;
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             workspace_id: number;
             /** @example https://hooks.example.com/work-tracking */
             url: string;
@@ -962,7 +989,10 @@ export interface components {
             secret: string;
         };
         CurrentUser: {
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             id: number;
             /** @example alice@example.com */
             email: string;
@@ -977,7 +1007,10 @@ export interface components {
             created_at: string;
         };
         CustomFieldDefinition: {
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             id: number;
             /** @example Estimate */
             name: string;
@@ -994,6 +1027,7 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             /**
+             * Format: int64
              * @description Sort position within the workspace
              * @example 1
              */
@@ -1011,7 +1045,10 @@ export interface components {
             list_overrides: components["schemas"]["CustomFieldListOverride"][];
         };
         CustomFieldEntry: {
-            /** @example 3 */
+            /**
+             * Format: int64
+             * @example 3
+             */
             id: number;
             /** @example Estimate */
             name: string;
@@ -1024,7 +1061,10 @@ export interface components {
             config: {
                 [key: string]: unknown;
             } | null;
-            /** @description Sort position within the workspace */
+            /**
+             * Format: int64
+             * @description Sort position within the workspace
+             */
             position: number;
             /**
              * @description The task's value; null when unset
@@ -1033,7 +1073,10 @@ export interface components {
             value: string | null;
         };
         CustomFieldListOverride: {
-            /** @example 3 */
+            /**
+             * Format: int64
+             * @example 3
+             */
             list_id: number;
             /**
              * @description `denied` hides the field on that list even if its folder is granted
@@ -1059,6 +1102,7 @@ export interface components {
         };
         Event: {
             /**
+             * Format: int64
              * @description Positive, increasing within a workspace in commit order (with gaps); never reused
              * @example 1042
              */
@@ -1068,7 +1112,10 @@ export interface components {
              * @enum {string}
              */
             type: "task.created" | "task.updated" | "task.deleted" | "comment.created" | "folder.created" | "folder.deleted" | "folder.updated" | "list.created" | "list.deleted" | "list.updated" | "status.created" | "status.updated" | "label.created" | "label.deleted";
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             workspace_id: number;
             /**
              * @description When the write happened (its transaction time): the created_at / updated_at it stored
@@ -1090,25 +1137,36 @@ export interface components {
              *     }
              */
             data: {
+                /** Format: int64 */
                 task_id?: number | null;
+                /** Format: int64 */
                 comment_id?: number | null;
+                /** Format: int64 */
                 folder_id?: number | null;
+                /** Format: int64 */
                 list_id?: number | null;
+                /** Format: int64 */
                 status_id?: number | null;
+                /** Format: int64 */
                 label_id?: number | null;
+                /** Format: int64 */
                 parent_id?: number | null;
+                /** Format: int64 */
                 previous_list_id?: number | null;
+                /** Format: int64 */
                 previous_folder_id?: number | null;
                 changes?: ("assignee_ids" | "category" | "color" | "custom_fields" | "description" | "due_date" | "folder_id" | "icon" | "label_ids" | "list_id" | "name" | "position" | "priority" | "start_date" | "status_id" | "title")[];
             };
         };
         EventActor: {
             /**
+             * Format: int64
              * @description User id of the API key that made the write
              * @example 7
              */
             user_id: number;
             /**
+             * Format: int64
              * @description Id of that API key
              * @example 3
              */
@@ -1118,15 +1176,22 @@ export interface components {
             /** @description Events with id > after, ascending */
             data: components["schemas"]["Event"][];
             /**
+             * Format: int64
              * @description The last id returned, or `after` when `data` is empty: send it as `after` next time
              * @example 1042
              */
             next_after: number;
         };
         Folder: {
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             id: number;
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             workspace_id: number;
             /** @example Engineering */
             name: string;
@@ -1141,6 +1206,7 @@ export interface components {
              */
             color: string | null;
             /**
+             * Format: int64
              * @description Sort position, ascending
              * @example 1
              */
@@ -1152,7 +1218,9 @@ export interface components {
             created_at: string;
         };
         Label: {
+            /** Format: int64 */
             id: number;
+            /** Format: int64 */
             workspace_id: number;
             name: string;
             color: string | null;
@@ -1160,7 +1228,10 @@ export interface components {
             created_at: string;
         };
         LabelSummary: {
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             id: number;
             /** @example Bug */
             name: string;
@@ -1168,11 +1239,18 @@ export interface components {
             color: string | null;
         };
         List: {
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             id: number;
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             workspace_id: number;
             /**
+             * Format: int64
              * @description Parent folder
              * @example 1
              */
@@ -1190,6 +1268,7 @@ export interface components {
              */
             color: string | null;
             /**
+             * Format: int64
              * @description Sort position, ascending
              * @example 1
              */
@@ -1201,7 +1280,10 @@ export interface components {
             created_at: string;
         };
         Member: {
-            /** @description User id */
+            /**
+             * Format: int64
+             * @description User id
+             */
             id: number;
             /** @description Only for the workspace owner; null for every other role */
             email: string | null;
@@ -1213,9 +1295,15 @@ export interface components {
             joined_at: string;
         };
         Status: {
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             id: number;
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             workspace_id: number;
             /**
              * @description Unique in the workspace ignoring case and surrounding spaces
@@ -1232,6 +1320,7 @@ export interface components {
             /** @enum {string} */
             category: "pending" | "in_progress" | "completed" | "cancelled";
             /**
+             * Format: int64
              * @description Sort position, ascending
              * @example 1
              */
@@ -1243,7 +1332,10 @@ export interface components {
             created_at: string;
         };
         StatusSummary: {
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             id: number;
             /** @example To Do */
             name: string;
@@ -1254,13 +1346,17 @@ export interface components {
             category: "pending" | "in_progress" | "completed" | "cancelled";
         };
         Subtask: {
-            /** @example 42 */
+            /**
+             * Format: int64
+             * @example 42
+             */
             id: number;
             /** @example Write the changelog */
             title: string;
             /** @enum {string} */
             priority: "urgent" | "high" | "medium" | "low" | "none";
             /**
+             * Format: int64
              * @description Workspace-scoped sequential number
              * @example 2
              */
@@ -1270,11 +1366,18 @@ export interface components {
             assignees: components["schemas"]["Assignee"][];
         };
         Task: {
-            /** @example 41 */
+            /**
+             * Format: int64
+             * @example 41
+             */
             id: number;
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             workspace_id: number;
             /**
+             * Format: int64
              * @description null when the task is not in a list
              * @example 3
              */
@@ -1284,6 +1387,7 @@ export interface components {
             /** @enum {string} */
             priority: "urgent" | "high" | "medium" | "low" | "none";
             /**
+             * Format: int64
              * @description Workspace-scoped sequential number, never reused
              * @example 1
              */
@@ -1293,6 +1397,7 @@ export interface components {
             /** Format: date-time */
             start_date: string | null;
             /**
+             * Format: int64
              * @description User id of the creator
              * @example 7
              */
@@ -1317,7 +1422,10 @@ export interface components {
         };
         TaskCursorPage: {
             data: components["schemas"]["TaskListItem"][];
-            /** @example 50 */
+            /**
+             * Format: int64
+             * @example 50
+             */
             limit: number;
             /**
              * @description Send as `cursor` (same filters and sort) for the next page; null when no task follows
@@ -1327,22 +1435,35 @@ export interface components {
         };
         TaskCursorPageWithTotal: {
             data: components["schemas"]["TaskListItem"][];
-            /** @example 50 */
+            /**
+             * Format: int64
+             * @example 50
+             */
             limit: number;
             /**
              * @description Send as `cursor` (same filters and sort) for the next page; null when no task follows
              * @example AWlmb3JtYXRpb24tbm90LWEtcmVhbC1jdXJzb3I
              */
             next_cursor: string | null;
-            /** @description All matching tasks */
+            /**
+             * Format: int64
+             * @description All matching tasks
+             */
             total: number;
         };
         TaskListItem: {
-            /** @example 41 */
+            /**
+             * Format: int64
+             * @example 41
+             */
             id: number;
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             workspace_id: number;
             /**
+             * Format: int64
              * @description null when the task is not in a list
              * @example 3
              */
@@ -1352,6 +1473,7 @@ export interface components {
             /** @enum {string} */
             priority: "urgent" | "high" | "medium" | "low" | "none";
             /**
+             * Format: int64
              * @description Workspace-scoped sequential number, never reused
              * @example 1
              */
@@ -1361,6 +1483,7 @@ export interface components {
             /** Format: date-time */
             start_date: string | null;
             /**
+             * Format: int64
              * @description User id of the creator
              * @example 7
              */
@@ -1377,21 +1500,40 @@ export interface components {
         };
         TaskPage: {
             data: components["schemas"]["TaskListItem"][];
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             page: number;
-            /** @example 50 */
+            /**
+             * Format: int64
+             * @example 50
+             */
             limit: number;
-            /** @description All matching tasks */
+            /**
+             * Format: int64
+             * @description All matching tasks
+             */
             total: number;
-            /** @description ceil(total / limit); 0 when there are no tasks */
+            /**
+             * Format: int64
+             * @description ceil(total / limit); 0 when there are no tasks
+             */
             total_pages: number;
         };
         TaskWrite: {
-            /** @example 41 */
+            /**
+             * Format: int64
+             * @example 41
+             */
             id: number;
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             workspace_id: number;
             /**
+             * Format: int64
              * @description null when the task is not in a list
              * @example 3
              */
@@ -1401,6 +1543,7 @@ export interface components {
             /** @enum {string} */
             priority: "urgent" | "high" | "medium" | "low" | "none";
             /**
+             * Format: int64
              * @description Workspace-scoped sequential number, never reused
              * @example 1
              */
@@ -1410,6 +1553,7 @@ export interface components {
             /** Format: date-time */
             start_date: string | null;
             /**
+             * Format: int64
              * @description User id of the creator
              * @example 7
              */
@@ -1438,6 +1582,7 @@ export interface components {
             /** @example purple */
             color?: string | null;
             /**
+             * Format: int32
              * @description Sort position
              * @example 2
              */
@@ -1454,15 +1599,17 @@ export interface components {
             /** @example orange */
             color?: string | null;
             /**
+             * Format: int32
              * @description Sort position
              * @example 2
              */
             position?: number;
             /**
-             * @description Numeric id of another folder of the same workspace: moves the list
+             * Format: int64
+             * @description Numeric id of another folder of the same workspace: moves the list. A string of digits is accepted too.
              * @example 1
              */
-            folder_id?: number | string;
+            folder_id?: number;
         };
         UpdateStatus: {
             /**
@@ -1480,6 +1627,7 @@ export interface components {
             /** @example red */
             color?: string | null;
             /**
+             * Format: int32
              * @description Sort position
              * @example 3
              */
@@ -1493,15 +1641,17 @@ export interface components {
             /** @enum {string} */
             priority?: "urgent" | "high" | "medium" | "low" | "none";
             /**
-             * @description A status of the same workspace
+             * Format: int64
+             * @description A status of the same workspace. A string of digits is accepted too.
              * @example 1
              */
-            status_id?: number | string;
+            status_id?: number;
             /**
-             * @description Moves the task to a list of the same workspace
+             * Format: int64
+             * @description Moves the task to a list of the same workspace. A string of digits is accepted too.
              * @example 1
              */
-            list_id?: number | string;
+            list_id?: number;
             /**
              * @description ISO 8601: `YYYY-MM-DD`, `YYYY-MM-DDTHH:mm[:ss[.ffffff]]`, with `Z`, `±HH:MM` or nothing (UTC). `null` or `""`: removes the date.
              * @example 2025-01-15T09:30:00.000Z
@@ -1513,21 +1663,21 @@ export interface components {
              */
             start_date?: string | null;
             /**
-             * @description Replaces the assignees entirely; [] removes all; non-members ignored
+             * @description Replaces the assignees entirely; [] removes all; non-members ignored. Ids may also be strings of digits; other items are ignored.
              * @example [
              *       7
              *     ]
              */
-            assignee_ids?: unknown[];
-            /** @description Only the listed fields change; inapplicable or invisible fields ignored */
-            custom_fields?: (components["schemas"]["CustomFieldValueInput"] | unknown)[];
+            assignee_ids?: number[];
+            /** @description Only the listed fields change; inapplicable or invisible fields ignored. Items that are not objects are ignored. */
+            custom_fields?: components["schemas"]["CustomFieldValueInput"][];
             /**
-             * @description Replaces the labels; other workspaces’ labels are ignored
+             * @description Replaces the labels; other workspaces’ labels are ignored. Ids may also be strings of digits; other items are ignored.
              * @example [
              *       3
              *     ]
              */
-            label_ids?: unknown[];
+            label_ids?: number[];
         };
         UpdateWebhook: {
             /**
@@ -1548,9 +1698,15 @@ export interface components {
             active?: boolean;
         };
         Webhook: {
-            /** @example 6 */
+            /**
+             * Format: int64
+             * @example 6
+             */
             id: number;
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             workspace_id: number;
             /** @example https://hooks.example.com/work-tracking */
             url: string;
@@ -1569,14 +1725,19 @@ export interface components {
             created_at: string;
         };
         WebhookDelivery: {
-            /** @example 17 */
+            /**
+             * Format: int64
+             * @example 17
+             */
             id: number;
             /**
+             * Format: int64
              * @description The delivered event
              * @example 1042
              */
             event_id: number;
             /**
+             * Format: int64
              * @description Attempt number for this event, from 1
              * @example 1
              */
@@ -1584,11 +1745,13 @@ export interface components {
             /** @enum {string} */
             result: "delivered" | "failed" | "timeout" | "blocked";
             /**
+             * Format: int64
              * @description HTTP status of the response; null without one
              * @example 200
              */
             response_status: number | null;
             /**
+             * Format: int64
              * @description Milliseconds; 0 when blocked
              * @example 84
              */
@@ -1601,7 +1764,10 @@ export interface components {
             attempted_at: string;
         };
         Workspace: {
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             id: number;
             /** @example Acme */
             name: string;
@@ -1611,7 +1777,10 @@ export interface components {
             icon: string | null;
             color: string | null;
             image_url: string | null;
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             owner_id: number;
             /**
              * @description The caller's role
@@ -1626,16 +1795,11 @@ export interface components {
         /** @description `Internal server error` */
         InternalServerError: {
             headers: {
-                /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                "X-Request-Id"?: string;
-                /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                "RateLimit-Limit"?: number;
-                /** @description Requests left in the current window; absent when rate limiting is off */
-                "RateLimit-Remaining"?: number;
-                /** @description Seconds until the window resets; absent when rate limiting is off */
-                "RateLimit-Reset"?: number;
-                /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                "Cache-Control"?: "no-store" | "private, no-cache";
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -1645,16 +1809,11 @@ export interface components {
         /** @description `Request body is too large` */
         PayloadTooLarge: {
             headers: {
-                /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                "X-Request-Id"?: string;
-                /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                "RateLimit-Limit"?: number;
-                /** @description Requests left in the current window; absent when rate limiting is off */
-                "RateLimit-Remaining"?: number;
-                /** @description Seconds until the window resets; absent when rate limiting is off */
-                "RateLimit-Reset"?: number;
-                /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                "Cache-Control"?: "no-store" | "private, no-cache";
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -1682,16 +1841,11 @@ export interface components {
         /** @description `Service unavailable` */
         ServiceUnavailable: {
             headers: {
-                /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                "X-Request-Id"?: string;
-                /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                "RateLimit-Limit"?: number;
-                /** @description Requests left in the current window; absent when rate limiting is off */
-                "RateLimit-Remaining"?: number;
-                /** @description Seconds until the window resets; absent when rate limiting is off */
-                "RateLimit-Reset"?: number;
-                /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                "Cache-Control"?: "no-store" | "private, no-cache";
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -1701,16 +1855,11 @@ export interface components {
         /** @description `Too many requests` */
         TooManyRequests: {
             headers: {
-                /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                "X-Request-Id"?: string;
-                /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                "RateLimit-Limit"?: number;
-                /** @description Requests left in the current window; absent when rate limiting is off */
-                "RateLimit-Remaining"?: number;
-                /** @description Seconds until the window resets; absent when rate limiting is off */
-                "RateLimit-Reset"?: number;
-                /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                "Cache-Control"?: "no-store" | "private, no-cache";
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 /** @description Seconds to wait before the next request counts again */
                 "Retry-After"?: number;
                 [name: string]: unknown;
@@ -1722,16 +1871,11 @@ export interface components {
         /** @description `Content-Type must be application/json` */
         UnsupportedMediaType: {
             headers: {
-                /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                "X-Request-Id"?: string;
-                /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                "RateLimit-Limit"?: number;
-                /** @description Requests left in the current window; absent when rate limiting is off */
-                "RateLimit-Remaining"?: number;
-                /** @description Seconds until the window resets; absent when rate limiting is off */
-                "RateLimit-Reset"?: number;
-                /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                "Cache-Control"?: "no-store" | "private, no-cache";
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -1741,16 +1885,11 @@ export interface components {
         /** @description `URI too long` */
         UriTooLong: {
             headers: {
-                /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                "X-Request-Id"?: string;
-                /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                "RateLimit-Limit"?: number;
-                /** @description Requests left in the current window; absent when rate limiting is off */
-                "RateLimit-Remaining"?: number;
-                /** @description Seconds until the window resets; absent when rate limiting is off */
-                "RateLimit-Reset"?: number;
-                /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                "Cache-Control"?: "no-store" | "private, no-cache";
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -1760,7 +1899,24 @@ export interface components {
     };
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+        "Cache-Control": "no-store" | "private, no-cache";
+        /** @description Tag of the task as Get task shows it to you now; send it back in `If-None-Match` (Get task) or `If-Match` (Update task, Delete task) */
+        ETag: string;
+        /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+        "Idempotent-Replayed": "true";
+        /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+        "RateLimit-Limit": number;
+        /** @description Requests left in the current window; absent when rate limiting is off */
+        "RateLimit-Remaining": number;
+        /** @description Seconds until the window resets; absent when rate limiting is off */
+        "RateLimit-Reset": number;
+        /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+        "WWW-Authenticate": "Bearer";
+        /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+        "X-Request-Id": string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1784,18 +1940,12 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1816,18 +1966,12 @@ export interface operations {
             /** @description `workspace_id is required`, `name is required`, `name must not contain NUL characters`, `name must be at most 255 characters`, `icon must be a string`, `icon must not contain NUL characters`, `icon must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `Idempotency-Key must be 1 to 255 visible ASCII characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1837,18 +1981,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1858,18 +1996,12 @@ export interface operations {
             /** @description `Viewers cannot create folders`, `Access denied`, `Scope 'folders:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1879,18 +2011,12 @@ export interface operations {
             /** @description `Workspace not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1901,18 +2027,12 @@ export interface operations {
             /** @description `A request with this Idempotency-Key is in progress` */
             409: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1924,16 +2044,11 @@ export interface operations {
             /** @description `Idempotency-Key was already used with a different request` */
             422: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1961,16 +2076,11 @@ export interface operations {
             /** @description Deleted; empty body */
             204: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1978,16 +2088,11 @@ export interface operations {
             /** @description `Invalid folder ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1997,18 +2102,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2018,16 +2117,11 @@ export interface operations {
             /** @description `Only owners and admins can delete folders`, `Access denied`, `Scope 'folders:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2037,16 +2131,11 @@ export interface operations {
             /** @description `Folder not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2080,16 +2169,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2110,16 +2194,11 @@ export interface operations {
             /** @description `Invalid folder ID`, `name must be a string`, `name cannot be empty`, `name must not contain NUL characters`, `name must be at most 255 characters`, `icon must be a string`, `icon must not contain NUL characters`, `icon must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `position must be an integer`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2129,18 +2208,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2150,16 +2223,11 @@ export interface operations {
             /** @description `Viewers cannot edit folders`, `Access denied`, `Scope 'folders:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2169,16 +2237,11 @@ export interface operations {
             /** @description `Folder not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2210,16 +2273,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2243,16 +2301,11 @@ export interface operations {
             /** @description `Invalid folder ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2262,18 +2315,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2283,16 +2330,11 @@ export interface operations {
             /** @description `Scope 'folders:read' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2302,16 +2344,11 @@ export interface operations {
             /** @description `Folder not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2345,18 +2382,12 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2375,18 +2406,12 @@ export interface operations {
             /** @description `workspace_id is required`, `name is required`, `name must not contain NUL characters`, `name must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `Idempotency-Key must be 1 to 255 visible ASCII characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2396,18 +2421,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2417,18 +2436,12 @@ export interface operations {
             /** @description `Only owners and admins can create labels`, `Scope 'workspaces:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2438,18 +2451,12 @@ export interface operations {
             /** @description `Workspace not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2460,18 +2467,12 @@ export interface operations {
             /** @description `A label with this name already exists`, `A request with this Idempotency-Key is in progress` */
             409: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2483,16 +2484,11 @@ export interface operations {
             /** @description `Idempotency-Key was already used with a different request` */
             422: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2520,16 +2516,11 @@ export interface operations {
             /** @description No content */
             204: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2537,16 +2528,11 @@ export interface operations {
             /** @description `Invalid label ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2556,18 +2542,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2577,16 +2557,11 @@ export interface operations {
             /** @description `Access denied`, `Only owners and admins can delete labels`, `Scope 'workspaces:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2596,16 +2571,11 @@ export interface operations {
             /** @description `Label not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2639,18 +2609,12 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2672,18 +2636,12 @@ export interface operations {
             /** @description `workspace_id is required`, `folder_id is required`, `name is required`, `name must not contain NUL characters`, `name must be at most 255 characters`, `icon must be a string`, `icon must not contain NUL characters`, `icon must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `Idempotency-Key must be 1 to 255 visible ASCII characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2693,18 +2651,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2714,18 +2666,12 @@ export interface operations {
             /** @description `Viewers cannot create lists`, `Access denied`, `Scope 'lists:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2735,18 +2681,12 @@ export interface operations {
             /** @description `Workspace not found`, `List not found`, `Folder not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2757,18 +2697,12 @@ export interface operations {
             /** @description `A request with this Idempotency-Key is in progress` */
             409: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2780,16 +2714,11 @@ export interface operations {
             /** @description `Idempotency-Key was already used with a different request` */
             422: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2817,16 +2746,11 @@ export interface operations {
             /** @description Deleted; empty body */
             204: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2834,16 +2758,11 @@ export interface operations {
             /** @description `Invalid list ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2853,18 +2772,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2874,16 +2787,11 @@ export interface operations {
             /** @description `Access denied`, `Only owners and admins can delete lists`, `Scope 'lists:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2893,16 +2801,11 @@ export interface operations {
             /** @description `List not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2936,16 +2839,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2967,16 +2865,11 @@ export interface operations {
             /** @description `Invalid list ID`, `name must be a string`, `name cannot be empty`, `name must not contain NUL characters`, `name must be at most 255 characters`, `icon must be a string`, `icon must not contain NUL characters`, `icon must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `position must be an integer`, `folder_id must be a valid numeric ID`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2986,18 +2879,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3007,16 +2894,11 @@ export interface operations {
             /** @description `Access denied`, `Viewers cannot edit lists`, `Scope 'lists:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3026,16 +2908,11 @@ export interface operations {
             /** @description `Folder not found`, `List not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3064,16 +2941,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3092,18 +2964,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3113,16 +2979,11 @@ export interface operations {
             /** @description `Scope 'users:read' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3132,16 +2993,11 @@ export interface operations {
             /** @description `User not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3174,18 +3030,12 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3207,18 +3057,12 @@ export interface operations {
             /** @description `workspace_id is required`, `name is required`, `name must not contain NUL characters`, `name must be at most 255 characters`, `Invalid category. Must be one of: pending, in_progress, completed, cancelled`, `icon must be a string`, `icon must not contain NUL characters`, `icon must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `Idempotency-Key must be 1 to 255 visible ASCII characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3228,18 +3072,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3249,18 +3087,12 @@ export interface operations {
             /** @description `Only owners and admins can create statuses`, `Scope 'workspaces:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3270,18 +3102,12 @@ export interface operations {
             /** @description `Workspace not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3292,18 +3118,12 @@ export interface operations {
             /** @description `A status with this name already exists`, `A request with this Idempotency-Key is in progress` */
             409: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3315,16 +3135,11 @@ export interface operations {
             /** @description `Idempotency-Key was already used with a different request` */
             422: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3356,16 +3171,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3387,16 +3197,11 @@ export interface operations {
             /** @description `Invalid status ID`, `At least one completed status must remain in the workspace`, `name must be a string`, `name cannot be empty`, `name must not contain NUL characters`, `name must be at most 255 characters`, `Invalid category. Must be one of: pending, in_progress, completed, cancelled`, `icon must be a string`, `icon must not contain NUL characters`, `icon must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `position must be an integer`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3406,18 +3211,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3427,16 +3226,11 @@ export interface operations {
             /** @description `Access denied`, `Only owners and admins can edit statuses`, `Scope 'workspaces:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3446,16 +3240,11 @@ export interface operations {
             /** @description `Status not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3466,16 +3255,11 @@ export interface operations {
             /** @description `A status with this name already exists` */
             409: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3510,20 +3294,13 @@ export interface operations {
             /** @description All task fields except labels, subtasks, attachments */
             201: {
                 headers: {
-                    /** @description Tag of the task as Get task shows it to you now; send it back in `If-None-Match` (Get task) or `If-Match` (Update task, Delete task) */
-                    ETag?: string;
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3572,18 +3349,12 @@ export interface operations {
             /** @description `Subtasks cannot have subtasks`, `list_id is required`, `list_id must be a valid numeric ID`, `title is required`, `title must not contain NUL characters`, `title must be at most 500 characters`, `description must be a string`, `description must not contain NUL characters`, `description must be at most 100000 characters`, `Invalid priority. Must be one of: urgent, high, medium, low, none`, `status_id must be a valid numeric ID`, `Invalid due_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid start_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `assignee_ids must be an array`, `custom_fields must be an array`, `custom_fields value must be a string or null`, `custom_fields value must not contain NUL characters`, `custom_fields value must be at most 10000 characters`, `label_ids must be an array`, `parent_id must be a valid numeric ID`, `Idempotency-Key must be 1 to 255 visible ASCII characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3593,18 +3364,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3614,18 +3379,12 @@ export interface operations {
             /** @description `Access denied`, `Viewers cannot create tasks`, `Scope 'tasks:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3635,18 +3394,12 @@ export interface operations {
             /** @description `Status not found in this workspace`, `Parent task not found`, `Task not found`, `List not found in this workspace` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3657,18 +3410,12 @@ export interface operations {
             /** @description `A request with this Idempotency-Key is in progress` */
             409: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3680,16 +3427,11 @@ export interface operations {
             /** @description `Idempotency-Key was already used with a different request` */
             422: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3720,18 +3462,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description Tag of the task as Get task shows it to you now; send it back in `If-None-Match` (Get task) or `If-Match` (Update task, Delete task) */
-                    ETag?: string;
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3823,18 +3559,12 @@ export interface operations {
             /** @description Not modified: the `If-None-Match` tag is current. No body. */
             304: {
                 headers: {
-                    /** @description Tag of the task as Get task shows it to you now; send it back in `If-None-Match` (Get task) or `If-Match` (Update task, Delete task) */
-                    ETag?: string;
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3842,16 +3572,11 @@ export interface operations {
             /** @description `Invalid task ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3861,18 +3586,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3882,16 +3601,11 @@ export interface operations {
             /** @description `Access denied`, `Scope 'tasks:read' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3901,16 +3615,11 @@ export interface operations {
             /** @description `Task not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3943,16 +3652,11 @@ export interface operations {
             /** @description No content */
             204: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3960,16 +3664,11 @@ export interface operations {
             /** @description `Invalid task ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3979,18 +3678,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4000,16 +3693,11 @@ export interface operations {
             /** @description `Access denied`, `Viewers cannot delete tasks`, `Scope 'tasks:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4019,16 +3707,11 @@ export interface operations {
             /** @description `Task not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4039,16 +3722,11 @@ export interface operations {
             /** @description `Precondition failed` */
             412: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4059,16 +3737,11 @@ export interface operations {
             /** @description `If-Match is required` */
             428: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4103,18 +3776,12 @@ export interface operations {
             /** @description All task fields except labels, subtasks, attachments */
             200: {
                 headers: {
-                    /** @description Tag of the task as Get task shows it to you now; send it back in `If-None-Match` (Get task) or `If-Match` (Update task, Delete task) */
-                    ETag?: string;
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4163,16 +3830,11 @@ export interface operations {
             /** @description `Invalid task ID`, `title must be a string`, `title cannot be empty`, `title must not contain NUL characters`, `title must be at most 500 characters`, `description must be a string`, `description must not contain NUL characters`, `description must be at most 100000 characters`, `Invalid priority. Must be one of: urgent, high, medium, low, none`, `status_id must be a valid numeric ID`, `list_id must be a valid numeric ID`, `Invalid due_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid start_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `assignee_ids must be an array`, `custom_fields must be an array`, `custom_fields value must be a string or null`, `custom_fields value must not contain NUL characters`, `custom_fields value must be at most 10000 characters`, `label_ids must be an array`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4182,18 +3844,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4203,16 +3859,11 @@ export interface operations {
             /** @description `Access denied`, `Viewers cannot edit tasks`, `Scope 'tasks:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4222,16 +3873,11 @@ export interface operations {
             /** @description `List not found in this workspace`, `Status not found in this workspace`, `Task not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4242,16 +3888,11 @@ export interface operations {
             /** @description `Precondition failed` */
             412: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4264,16 +3905,11 @@ export interface operations {
             /** @description `If-Match is required` */
             428: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4301,16 +3937,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4335,16 +3966,11 @@ export interface operations {
             /** @description `Invalid task ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4354,18 +3980,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4375,16 +3995,11 @@ export interface operations {
             /** @description `Access denied`, `Scope 'comments:read' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4394,16 +4009,11 @@ export interface operations {
             /** @description `Task not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4440,18 +4050,12 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4474,18 +4078,12 @@ export interface operations {
             /** @description `Invalid task ID`, `content is required`, `content must not contain NUL characters`, `content must be at most 100000 characters`, `Idempotency-Key must be 1 to 255 visible ASCII characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4495,18 +4093,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4516,18 +4108,12 @@ export interface operations {
             /** @description `Access denied`, `Viewers cannot comment`, `Scope 'comments:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4537,18 +4123,12 @@ export interface operations {
             /** @description `Task not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4559,18 +4139,12 @@ export interface operations {
             /** @description `A request with this Idempotency-Key is in progress` */
             409: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4583,16 +4157,11 @@ export interface operations {
             /** @description `Idempotency-Key was already used with a different request` */
             422: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4624,18 +4193,12 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4658,18 +4221,12 @@ export interface operations {
             /** @description `workspace_id is required`, `url must be an https URL`, `url must not point to a private address`, `events must be a non-empty array of event types`, `Idempotency-Key must be 1 to 255 visible ASCII characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4679,18 +4236,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4700,18 +4251,12 @@ export interface operations {
             /** @description `Only owners and admins can manage webhooks`, `Scope 'webhooks:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4721,18 +4266,12 @@ export interface operations {
             /** @description `Workspace not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4743,18 +4282,12 @@ export interface operations {
             /** @description `A request with this Idempotency-Key is in progress` */
             409: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4766,16 +4299,11 @@ export interface operations {
             /** @description `Idempotency-Key was already used with a different request` */
             422: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4803,16 +4331,11 @@ export interface operations {
             /** @description No content */
             204: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4820,16 +4343,11 @@ export interface operations {
             /** @description `Invalid webhook ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4839,18 +4357,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4860,16 +4372,11 @@ export interface operations {
             /** @description `Access denied`, `Only owners and admins can manage webhooks`, `Scope 'webhooks:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4879,16 +4386,11 @@ export interface operations {
             /** @description `Webhook not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4922,16 +4424,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4953,16 +4450,11 @@ export interface operations {
             /** @description `Invalid webhook ID`, `url must be an https URL`, `url must not point to a private address`, `events must be a non-empty array of event types`, `active must be a boolean`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4972,18 +4464,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4993,16 +4479,11 @@ export interface operations {
             /** @description `Access denied`, `Only owners and admins can manage webhooks`, `Scope 'webhooks:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5012,16 +4493,11 @@ export interface operations {
             /** @description `Webhook not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5053,16 +4529,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5085,16 +4556,11 @@ export interface operations {
             /** @description `Invalid webhook ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5104,18 +4570,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5125,16 +4585,11 @@ export interface operations {
             /** @description `Access denied`, `Only owners and admins can manage webhooks`, `Scope 'webhooks:read' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5144,16 +4599,11 @@ export interface operations {
             /** @description `Webhook not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5180,16 +4630,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5215,18 +4660,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5236,16 +4675,11 @@ export interface operations {
             /** @description `Scope 'workspaces:read' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5274,16 +4708,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5307,16 +4736,11 @@ export interface operations {
             /** @description `Invalid workspace ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5326,18 +4750,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5347,16 +4765,11 @@ export interface operations {
             /** @description `Scope 'workspaces:read' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5366,16 +4779,11 @@ export interface operations {
             /** @description `Workspace not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5405,16 +4813,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5448,16 +4851,11 @@ export interface operations {
             /** @description `Invalid workspace ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5467,18 +4865,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5488,16 +4880,11 @@ export interface operations {
             /** @description `Scope 'tasks:read' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5507,16 +4894,11 @@ export interface operations {
             /** @description `Workspace not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5535,12 +4917,12 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only events with a larger id */
-                after?: string;
+                after?: number;
                 limit?: number;
-                /** @description Event types: a comma list, the parameter repeated, or both (at most 100 values); an event of any of them is kept. */
-                type?: string[];
+                /** @description Event types: a comma list, the parameter repeated, or both (at most 100 values); an event of any of them is kept. Several values: one comma-separated list (the parameter may also be repeated; the values of every occurrence count). */
+                type?: ("task.created" | "task.updated" | "task.deleted" | "comment.created" | "folder.created" | "folder.deleted" | "folder.updated" | "list.created" | "list.deleted" | "list.updated" | "status.created" | "status.updated" | "label.created" | "label.deleted")[];
                 /** @description Only the events about this task (`data.task_id`) */
-                task_id?: string;
+                task_id?: number;
             };
             header?: never;
             path: {
@@ -5554,16 +4936,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5600,16 +4977,11 @@ export interface operations {
             /** @description `Invalid workspace ID`, `Unknown query parameter: <name>`, `<name> must be given only once`, `<name> accepts at most 100 values`, `after must be a non-negative integer`, `limit must be an integer between 1 and 100`, `Invalid type. Must be one of: task.created, task.updated, task.deleted, comment.created, folder.created, folder.deleted, folder.updated, list.created, list.deleted, list.updated, status.created, status.updated, label.created, label.deleted`, `task_id must be a valid numeric ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5619,18 +4991,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5640,16 +5006,11 @@ export interface operations {
             /** @description `Scope 'events:read' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5659,16 +5020,11 @@ export interface operations {
             /** @description `Workspace not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5698,16 +5054,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5730,16 +5081,11 @@ export interface operations {
             /** @description `Invalid workspace ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5749,18 +5095,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5770,16 +5110,11 @@ export interface operations {
             /** @description `Scope 'folders:read' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5789,16 +5124,11 @@ export interface operations {
             /** @description `Workspace not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5828,16 +5158,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5858,16 +5183,11 @@ export interface operations {
             /** @description `Invalid workspace ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5877,18 +5197,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5898,16 +5212,11 @@ export interface operations {
             /** @description `Scope 'workspaces:read' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5917,16 +5226,11 @@ export interface operations {
             /** @description `Workspace not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5956,16 +5260,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5987,16 +5286,11 @@ export interface operations {
             /** @description `Invalid workspace ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6006,18 +5300,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6027,16 +5315,11 @@ export interface operations {
             /** @description `Scope 'workspaces:read' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6046,16 +5329,11 @@ export interface operations {
             /** @description `Workspace not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6085,16 +5363,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6118,16 +5391,11 @@ export interface operations {
             /** @description `Invalid workspace ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6137,18 +5405,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6158,16 +5420,11 @@ export interface operations {
             /** @description `Scope 'workspaces:read' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6177,16 +5434,11 @@ export interface operations {
             /** @description `Workspace not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6208,21 +5460,21 @@ export interface operations {
                 page?: number;
                 limit?: number;
                 /** @description Only tasks of this list (numeric id) */
-                list_id?: string;
-                /** @description Status ids. Several values: a comma list, the parameter repeated, or both (at most 100 values in all); a task matching any of them is kept. */
-                status_id?: string[];
-                /** @description Categories of the task's status (a task without status never matches). Several values: a comma list, the parameter repeated, or both (at most 100 values in all); a task matching any of them is kept. */
-                status_category?: string[];
-                /** @description User ids, `me` (the key's user) or `none` (tasks without assignee). Several values: a comma list, the parameter repeated, or both (at most 100 values in all); a task matching any of them is kept. */
-                assignee_id?: string[];
-                /** @description Label ids. Several values: a comma list, the parameter repeated, or both (at most 100 values in all); a task matching any of them is kept. */
-                label_id?: string[];
-                /** @description `urgent`, `high`, `medium`, `low`, `none`. Several values: a comma list, the parameter repeated, or both (at most 100 values in all); a task matching any of them is kept. */
-                priority?: string[];
+                list_id?: number;
+                /** @description Status ids. Several values: a comma list, the parameter repeated, or both (at most 100 values in all); a task matching any of them is kept. Several values: one comma-separated list (the parameter may also be repeated; the values of every occurrence count). */
+                status_id?: number[];
+                /** @description Categories of the task's status (a task without status never matches). Several values: a comma list, the parameter repeated, or both (at most 100 values in all); a task matching any of them is kept. Several values: one comma-separated list (the parameter may also be repeated; the values of every occurrence count). */
+                status_category?: ("pending" | "in_progress" | "completed" | "cancelled")[];
+                /** @description User ids, `me` (the key's user) or `none` (tasks without assignee). Several values: a comma list, the parameter repeated, or both (at most 100 values in all); a task matching any of them is kept. Several values: one comma-separated list (the parameter may also be repeated; the values of every occurrence count). */
+                assignee_id?: (number | ("me" | "none"))[];
+                /** @description Label ids. Several values: a comma list, the parameter repeated, or both (at most 100 values in all); a task matching any of them is kept. Several values: one comma-separated list (the parameter may also be repeated; the values of every occurrence count). */
+                label_id?: number[];
+                /** @description `urgent`, `high`, `medium`, `low`, `none`. Several values: a comma list, the parameter repeated, or both (at most 100 values in all); a task matching any of them is kept. Several values: one comma-separated list (the parameter may also be repeated; the values of every occurrence count). */
+                priority?: ("urgent" | "high" | "medium" | "low" | "none")[];
                 /** @description The subtasks of this task instead of top-level tasks (`include_subtasks` then changes nothing) */
-                parent_id?: string;
-                /** @description `true`: subtasks are rows too, beside top-level tasks */
-                include_subtasks?: "true" | "false";
+                parent_id?: number;
+                /** @description `true`: subtasks are rows too, beside top-level tasks. Also accepted: `1`, `0`, `yes`, `no`. */
+                include_subtasks?: boolean;
                 /** @description due_date >= this (tasks without due date never match). One instant: `YYYY-MM-DD`, `YYYY-MM-DDTHH:mm[:ss[.ffffff]]`, with `Z`, `±HH:MM` or nothing (UTC). */
                 due_after?: string;
                 /** @description due_date < this (tasks without due date never match). One instant: `YYYY-MM-DD`, `YYYY-MM-DDTHH:mm[:ss[.ffffff]]`, with `Z`, `±HH:MM` or nothing (UTC). */
@@ -6235,8 +5487,8 @@ export interface operations {
                 q?: string;
                 /** @description One to three comma-separated keys of `created_at`, `updated_at`, `due_date`, `priority`, `identifier`, `title`, each at most once, `-` for descending; ties by id in the last key's direction. `priority` ascending is urgent, high, medium, low, none; `title` compares with ASCII letters lower-cased, by code point; tasks without due date come last both ways. */
                 sort?: string;
-                /** @description `false`: a keyset page without counting (`{ data, limit, next_cursor }`); `true` with a `cursor` adds `total` */
-                include_total?: "true" | "false";
+                /** @description `false`: a keyset page without counting (`{ data, limit, next_cursor }`); `true` with a `cursor` adds `total`. Also accepted: `1`, `0`, `yes`, `no`. */
+                include_total?: boolean;
                 /** @description The `next_cursor` of the previous page, sent with the same filters and sort; cannot be combined with `page` */
                 cursor?: string;
             };
@@ -6252,16 +5504,11 @@ export interface operations {
             /** @description `page`/`limit` pages (default); keyset pages with `cursor` or `include_total=false` (`total` only with `include_total=true` and a cursor) */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6339,16 +5586,11 @@ export interface operations {
             /** @description `Invalid workspace ID`, `Unknown query parameter: <name>`, `<name> must be given only once`, `<name> accepts at most 100 values`, `page must be a positive integer`, `limit must be an integer between 1 and 100`, `list_id must be a valid numeric ID`, `status_id must be a valid numeric ID`, `Invalid status_category. Must be one of: pending, in_progress, completed, cancelled`, `assignee_id must be a valid numeric ID, me or none`, `label_id must be a valid numeric ID`, `Invalid priority. Must be one of: urgent, high, medium, low, none`, `parent_id must be a valid numeric ID`, `include_subtasks must be true or false`, `Invalid due_after format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid due_before format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid created_after format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid updated_after format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `q cannot be empty`, `q must be at most 200 characters`, `q accepts at most 10 terms`, `Invalid sort. Use one to three of: created_at, updated_at, due_date, priority, identifier, title, each optionally prefixed with -`, `include_total must be true or false`, `page cannot be combined with cursor or include_total=false`, `Invalid cursor` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6358,18 +5600,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6379,16 +5615,11 @@ export interface operations {
             /** @description `Access denied`, `Scope 'tasks:read' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6398,16 +5629,11 @@ export interface operations {
             /** @description `List not found in this workspace`, `Workspace not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6437,16 +5663,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6470,16 +5691,11 @@ export interface operations {
             /** @description `Invalid workspace ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6489,18 +5705,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6510,16 +5720,11 @@ export interface operations {
             /** @description `Only owners and admins can manage webhooks`, `Scope 'webhooks:read' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6529,16 +5734,11 @@ export interface operations {
             /** @description `Workspace not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6565,8 +5765,7 @@ export interface operations {
             /** @description The database answers */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6587,8 +5786,7 @@ export interface operations {
             /** @description The database does not answer */
             503: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6617,8 +5815,7 @@ export interface operations {
             /** @description The process serves HTTP */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6678,8 +5875,7 @@ export interface operations {
             /** @description Ready */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6735,8 +5931,7 @@ export interface operations {
             /** @description Not ready: `error` names the failed checks */
             503: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6800,8 +5995,7 @@ export interface operations {
             /** @description Metrics in the Prometheus text format */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6812,8 +6006,7 @@ export interface operations {
             /** @description `Not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
