@@ -4,6 +4,11 @@ import {
   errorResponse,
   exampleOf,
   finalizeDocument,
+  inlineHeaders,
+  shareHeaders,
+  strictInputs,
+  addIntegerFormats,
+  commaListValues,
   JsonObject,
   KEYED_HEADERS,
   REQUEST_ID_HEADERS,
@@ -21,6 +26,14 @@ const err = { $ref: '#/components/schemas/ErrorDto' };
 const KEYED = { ...REQUEST_ID_HEADERS, ...KEYED_HEADERS };
 
 /** A scanned document as @nestjs/swagger 12 emits it for 3.1 (nullable already converted), with the tags and 401 and 403 answers the decorators state. */
+/** `doc` without the `format` addIntegerFormats gives integers. */
+function withoutIntegerFormats(doc: JsonObject): JsonObject {
+  return JSON.parse(JSON.stringify(doc), (_key, value) => {
+    if (value && typeof value === 'object' && value.type === 'integer' && (value.format === 'int32' || value.format === 'int64')) delete value.format;
+    return value;
+  });
+}
+
 function scanned(): JsonObject {
   return {
     openapi: '3.1.0',
@@ -73,7 +86,8 @@ function scanned(): JsonObject {
 }
 
 describe('OpenAPI post-processing (src/openapi/openapi.finalize.ts)', () => {
-  const doc = finalizeDocument(scanned());
+  // Compared with the headers written out and without integer formats; shareHeaders and addIntegerFormats are tested on their own below.
+  const doc = withoutIntegerFormats(inlineHeaders(finalizeDocument(scanned())));
   const patch = doc.paths['/api/v1/things/{id}'].patch;
 
   it('names schemas without the Dto suffix and rewrites every $ref', () => {
@@ -131,7 +145,7 @@ describe('OpenAPI post-processing (src/openapi/openapi.finalize.ts)', () => {
     const input = scanned();
     const own = { description: 'down', content: { 'application/json': { schema: { type: 'object', properties: { status: { type: 'string' } } } } } };
     input.paths['/api/v1/a'].get.responses['503'] = own;
-    const out = finalizeDocument(input).paths['/api/v1/a'].get.responses['503'];
+    const out = withoutIntegerFormats(inlineHeaders(finalizeDocument(input))).paths['/api/v1/a'].get.responses['503'];
     expect(out).toEqual({ ...own, content: { 'application/json': { schema: { ...own.content['application/json'].schema, required: ['status'], additionalProperties: false } } }, headers: REQUEST_ID_HEADERS });
   });
 
@@ -232,5 +246,108 @@ describe('describeAccess', () => {
     expect(doc.paths['/a'].get).toEqual({ description: 'Reads a.\n\nScope `tasks:read`; any member of the workspace.', 'x-scope': 'tasks:read', responses: {} });
     expect(doc.paths['/b'].post.description).toBe('Scope `tasks:write`; owners and admins only.');
     expect(doc.paths['/c'].get.description).toBe('Public.');
+  });
+});
+
+// Issue 32: a document client generators type.
+describe('shareHeaders', () => {
+  it('publishes each header once under components.headers and refers to it from every answer that carries it', () => {
+    const doc = finalizeDocument(scanned());
+    const headers = doc.components.headers;
+    expect(headers['X-Request-Id']).toEqual(REQUEST_ID_HEADERS['X-Request-Id']);
+    const answers: JsonObject[] = [];
+    for (const item of Object.values<JsonObject>(doc.paths)) for (const op of Object.values<JsonObject>(item)) answers.push(...Object.values<JsonObject>(op.responses ?? {}));
+    const withHeaders = answers.filter((a) => a.headers);
+    expect(withHeaders.length).toBeGreaterThan(2);
+    for (const a of withHeaders) expect(a.headers['X-Request-Id']).toEqual({ $ref: '#/components/headers/X-Request-Id' });
+    expect(inlineHeaders(doc).components.headers).toBeUndefined();
+  });
+
+  it('leaves a header inline when it is used once, or in a variant of its own', () => {
+    const one = { description: 'a', schema: { type: 'string' } };
+    const other = { description: 'b', schema: { type: 'string' } };
+    const doc: JsonObject = {
+      paths: { '/x': { get: { responses: { '200': { description: 'OK', headers: { A: one, B: one } }, '404': { description: 'no', headers: { A: one, B: other } } } } } },
+      components: {},
+    };
+    shareHeaders(doc);
+    expect(doc.components.headers).toEqual({ A: one });
+    expect(doc.paths['/x'].get.responses['404'].headers).toEqual({ A: { $ref: '#/components/headers/A' }, B: other });
+  });
+});
+
+describe('strictInputs and addIntegerFormats', () => {
+  const query = (name: string, schema: JsonObject): JsonObject => ({ in: 'query', name, schema });
+  const doc = (): JsonObject => ({
+    paths: {
+      '/x': {
+        get: {
+          parameters: [
+            query('include_total', { type: 'string', enum: ['true', 'false'], default: 'false', example: 'true' }),
+            query('list_id', { type: 'string', example: '3' }),
+            query('after', { type: 'string', pattern: '^[0-9]+$', default: '0', example: '1042' }),
+            query('priority', { type: 'array', maxItems: 100, items: { type: 'string', pattern: '^(urgent|high)(,(urgent|high))*$' }, example: ['urgent,high'] }),
+            query('type', { type: 'array', items: { type: 'string', pattern: '^(task\\.created|task\\.updated)(,(task\\.created|task\\.updated))*$' } }),
+            query('label_id', { type: 'array', items: { type: 'string', pattern: '^([0-9]+)(,([0-9]+))*$' }, example: ['7'] }),
+            query('assignee_id', { type: 'array', items: { type: 'string', pattern: '^([0-9]+|me|none)(,([0-9]+|me|none))*$' } }),
+          ],
+          responses: {},
+        },
+      },
+    },
+    components: {
+      schemas: {
+        In: {
+          type: 'object',
+          properties: {
+            list_id: { oneOf: [{ type: 'integer', minimum: 0 }, { type: 'string', pattern: '^[0-9]+$' }], description: 'The list' },
+            parent_id: { anyOf: [{ oneOf: [{ type: 'integer', minimum: 0 }, { type: 'string', pattern: '^[0-9]+$' }] }, { type: 'null' }] },
+            label_ids: { type: 'array', items: { description: 'An id: a number, or a string of digits; other values are ignored' } },
+            fields: { type: 'array', items: { anyOf: [{ $ref: '#/components/schemas/V' }, { not: { type: 'object' } }] } },
+          },
+        },
+        Out: { type: 'object', properties: { n: { type: 'integer', minimum: 0, maximum: 2147483647 }, id: { type: 'integer' } } },
+      },
+    },
+  });
+
+  it('types query parameters: booleans, int64 ids and cursor, arrays of enums and ids as comma lists', () => {
+    const d = doc();
+    strictInputs(d);
+    const p = Object.fromEntries(d.paths['/x'].get.parameters.map((x: JsonObject) => [x.name, x]));
+    expect(p.include_total.schema).toEqual({ type: 'boolean', default: false, example: true });
+    expect(p.list_id.schema).toEqual({ type: 'integer', format: 'int64', minimum: 1, example: 3 });
+    expect(p.after.schema).toEqual({ type: 'integer', format: 'int64', minimum: 0, default: 0, example: 1042 });
+    expect(p.priority).toMatchObject({ style: 'form', explode: false, schema: { type: 'array', items: { type: 'string', enum: ['urgent', 'high'] }, example: ['urgent', 'high'] } });
+    expect(p.type.schema.items).toEqual({ type: 'string', enum: ['task.created', 'task.updated'] });
+    expect(p.label_id.schema).toMatchObject({ items: { type: 'integer', format: 'int64', minimum: 1 }, example: [7] });
+    expect(p.assignee_id.schema.items).toEqual({ anyOf: [{ type: 'integer', format: 'int64', minimum: 1 }, { type: 'string', enum: ['me', 'none'] }] });
+    for (const name of ['priority', 'label_id', 'assignee_id']) expect(p[name].description).toContain('comma-separated');
+  });
+
+  it('types body ids as integers and lenient lists by what they mean, with the leniency in the description', () => {
+    const d = doc();
+    strictInputs(d);
+    const props = d.components.schemas.In.properties;
+    expect(props.list_id).toEqual({ type: 'integer', format: 'int64', minimum: 0, description: 'The list. A string of digits is accepted too.' });
+    expect(props.parent_id.anyOf).toEqual([{ type: 'integer', format: 'int64', minimum: 0 }, { type: 'null' }]);
+    expect(props.label_ids.items).toEqual({ type: 'integer', format: 'int64', minimum: 1 });
+    expect(props.fields.items).toEqual({ $ref: '#/components/schemas/V' });
+    expect(JSON.stringify(d)).not.toContain('"not"');
+  });
+
+  it('gives every integer a format: int32 within 32 bits, else int64', () => {
+    const d = doc();
+    addIntegerFormats(d);
+    expect(d.components.schemas.Out.properties).toEqual({
+      n: { type: 'integer', minimum: 0, maximum: 2147483647, format: 'int32' },
+      id: { type: 'integer', format: 'int64' },
+    });
+  });
+
+  it('reads the values of a comma-list pattern, and nothing else', () => {
+    expect(commaListValues('^(a|b_c)(,(a|b_c))*$')).toEqual(['a', 'b_c']);
+    expect(commaListValues('^([0-9]+)(,([0-9]+))*$')).toBeNull();
+    expect(commaListValues('^[a-z]+$')).toBeNull();
   });
 });

@@ -453,11 +453,173 @@ export function finalizeDocument(scanned: JsonObject): JsonObject {
   addGenericResponses(doc);
   addResponseHeaders(doc);
   strictResponses(doc);
+  strictInputs(doc);
+  addIntegerFormats(doc);
   addSuccessExamples(doc);
+  shareHeaders(doc);
   return orderDocument(doc);
 }
 
 /** The document as committed and served: 2-space indent, trailing newline. */
 export function serializeDocument(doc: JsonObject): string {
   return JSON.stringify(doc, null, 2) + '\n';
+}
+
+/** Where shared response headers are published. */
+const HEADER_REF = '#/components/headers/';
+
+/**
+ * Publishes response headers once: each header name's most used definition (when used at
+ * least twice) goes to `components.headers` under that name, and every response that carries
+ * it refers to it with a `$ref` (generators then make one type of it, not one per answer).
+ */
+export function shareHeaders(doc: JsonObject): void {
+  const holders: JsonObject[] = [];
+  walk({ paths: doc.paths, responses: doc.components?.responses }, (obj) => {
+    if (isObject(obj.headers) && (obj.description !== undefined || obj.content !== undefined)) holders.push(obj.headers);
+  });
+  const uses = new Map<string, Map<string, number>>();
+  for (const headers of holders) {
+    for (const [name, header] of Object.entries<JsonObject>(headers)) {
+      if (header.$ref) continue;
+      const text = JSON.stringify(header);
+      const variants = uses.get(name) ?? new Map<string, number>();
+      variants.set(text, (variants.get(text) ?? 0) + 1);
+      uses.set(name, variants);
+    }
+  }
+  const shared = new Map<string, string>();
+  for (const [name, variants] of uses) {
+    const [text, count] = [...variants].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0];
+    if (count >= 2) shared.set(name, text);
+  }
+  if (shared.size === 0) return;
+  doc.components ??= {};
+  doc.components.headers ??= {};
+  for (const [name, text] of shared) doc.components.headers[name] = JSON.parse(text);
+  for (const headers of holders) {
+    for (const [name, header] of Object.entries<JsonObject>(headers)) {
+      if (shared.get(name) === JSON.stringify(header)) headers[name] = { $ref: HEADER_REF + name };
+    }
+  }
+}
+
+/** The document with every header `$ref` replaced by its definition (tests compare answers with it). */
+export function inlineHeaders(doc: JsonObject): JsonObject {
+  const out = clone(doc);
+  const defs: JsonObject = out.components?.headers ?? {};
+  walk(out, (obj) => {
+    if (!isObject(obj.headers)) return;
+    for (const [name, header] of Object.entries<JsonObject>(obj.headers)) {
+      if (typeof header.$ref === 'string' && header.$ref.startsWith(HEADER_REF)) obj.headers[name] = clone(defs[header.$ref.slice(HEADER_REF.length)]);
+    }
+  });
+  if (out.components) delete out.components.headers;
+  return out;
+}
+
+/** Largest value of a 32-bit signed integer: an `integer` bounded by it is `int32`. */
+const INT32_MAX = 2147483647;
+
+/**
+ * Gives every `integer` schema a format, for generators that pick a machine type by it:
+ * `int32` when its bounds fit 32 bits, else `int64` (event ids and the events cursor, which
+ * grow without such a bound).
+ */
+export function addIntegerFormats(doc: JsonObject): void {
+  walk(doc, (obj) => {
+    const integer = obj.type === 'integer' || (Array.isArray(obj.type) && obj.type.includes('integer'));
+    if (!integer || obj.format !== undefined) return;
+    const fits = typeof obj.maximum === 'number' && obj.maximum <= INT32_MAX && (typeof obj.minimum !== 'number' || obj.minimum >= -INT32_MAX - 1);
+    obj.format = fits ? 'int32' : 'int64';
+  });
+}
+
+/** The alternatives of a `^(a|b)(,(a|b))*$` comma-list pattern (the enum it stands for), else null. */
+export function commaListValues(pattern: unknown): string[] | null {
+  if (typeof pattern !== 'string') return null;
+  const m = /^\^\(([^()]+)\)\(,\(\1\)\)\*\$$/.exec(pattern);
+  if (!m) return null;
+  const values = m[1].split('|').map((v) => v.replace(/\\(.)/g, '$1'));
+  return values.every((v) => /^[a-z_.]+$/.test(v)) ? values : null;
+}
+
+/** An id as documented: a positive whole number (int64: ids are PostgreSQL bigints or may become so). */
+const ID_SCHEMA = { type: 'integer', format: 'int64', minimum: 1 };
+
+/** Prose for what a query parameter accepts beyond its schema. */
+const COMMA_LIST_PROSE = 'Several values: one comma-separated list (the parameter may also be repeated; the values of every occurrence count).';
+
+/** Appends `sentence` to `obj.description`, once. */
+function addProse(obj: JsonObject, sentence: string): void {
+  const text = typeof obj.description === 'string' ? obj.description.trim() : '';
+  if (text.includes(sentence)) return;
+  obj.description = text === '' ? sentence : `${text}${/[.!?)]$/.test(text) ? '' : '.'} ${sentence}`;
+}
+
+/**
+ * Documents lenient inputs strictly, so that generators type them (the leniency goes to the
+ * prose): query ids as integers, `true`/`false` parameters as booleans, comma-list filters as
+ * arrays of enums or ids (`style: form, explode: false`), the events cursor as an int64 like
+ * the `next_after` it comes from; in bodies, ids as integers and the custom-field list as
+ * custom-field values (the service also takes ids as strings of digits and ignores other items).
+ */
+export function strictInputs(doc: JsonObject): void {
+  for (const { op } of operations(doc)) {
+    for (const p of (op.parameters ?? []) as JsonObject[]) {
+      if (p.in !== 'query' || !isObject(p.schema)) continue;
+      const s = p.schema;
+      if (s.type === 'string' && Array.isArray(s.enum) && s.enum.length === 2 && s.enum.includes('true') && s.enum.includes('false')) {
+        p.schema = { type: 'boolean', ...(s.default !== undefined ? { default: s.default === 'true' } : {}), example: s.example === 'true' };
+        addProse(p, 'Also accepted: `1`, `0`, `yes`, `no`.');
+      } else if (p.name === 'after') {
+        p.schema = { type: 'integer', format: 'int64', minimum: 0, default: 0, example: Number(s.example ?? 0) };
+      } else if (/_id$/.test(p.name) && s.type === 'string' && (s.pattern === '^[0-9]+$' || s.pattern === undefined)) {
+        p.schema = { ...ID_SCHEMA, example: Number(s.example ?? 1) };
+      } else if (s.type === 'array' && isObject(s.items)) {
+        const values = commaListValues(s.items.pattern);
+        const ids = s.items.pattern === '^([0-9]+)(,([0-9]+))*$';
+        const idsOrWords = /^\^\(\[0-9\]\+\|([a-z|]+)\)/.exec(String(s.items.pattern));
+        let items: JsonObject | null = null;
+        if (values) items = { type: 'string', enum: values };
+        else if (ids) items = { ...ID_SCHEMA };
+        else if (idsOrWords) items = { anyOf: [{ ...ID_SCHEMA }, { type: 'string', enum: idsOrWords[1].split('|') }] };
+        if (!items) continue;
+        const example = Array.isArray(s.example) ? s.example.flatMap((e: unknown) => String(e).split(',')).map((e: string) => (/^[0-9]+$/.test(e) ? Number(e) : e)) : undefined;
+        p.schema = { type: 'array', maxItems: s.maxItems, items, ...(example ? { example } : {}) };
+        p.style = 'form';
+        p.explode = false;
+        addProse(p, COMMA_LIST_PROSE);
+      }
+    }
+  }
+  const schemas: JsonObject = doc.components?.schemas ?? {};
+  // A body id: a number or a string of digits (D5), documented as the number.
+  const isBodyId = (node: unknown): node is JsonObject =>
+    isObject(node) && Array.isArray(node.oneOf) && node.oneOf.length === 2 &&
+    node.oneOf.some((b: JsonObject) => b.type === 'integer') && node.oneOf.some((b: JsonObject) => b.pattern === '^[0-9]+$');
+  walk(schemas, (obj) => {
+    if (!isObject(obj.properties)) return;
+    for (const prop of Object.values<JsonObject>(obj.properties)) {
+      if (isBodyId(prop) || (isObject(prop) && Array.isArray((prop as JsonObject).anyOf) && (prop as JsonObject).anyOf.some(isBodyId))) addProse(prop, 'A string of digits is accepted too.');
+    }
+  });
+  walk(schemas, (obj) => {
+    if (!isBodyId(obj)) return;
+    delete obj.oneOf;
+    Object.assign(obj, ID_SCHEMA, { minimum: 0 });
+  });
+  walk(schemas, (obj) => {
+    if (!isObject(obj.properties)) return;
+    for (const prop of Object.values<JsonObject>(obj.properties)) {
+      if (!isObject(prop)) continue;
+      if (prop.type === 'array' && isObject(prop.items) && prop.items.type === undefined && !prop.items.$ref && !prop.items.anyOf && /^An id/.test(String(prop.items.description))) {
+        prop.items = { ...ID_SCHEMA };
+        addProse(prop, 'Ids may also be strings of digits; other items are ignored.');
+      } else if (prop.type === 'array' && isObject(prop.items) && Array.isArray(prop.items.anyOf) && prop.items.anyOf.some((b: JsonObject) => isObject(b.not))) {
+        prop.items = prop.items.anyOf.find((b: JsonObject) => !isObject(b.not));
+        addProse(prop, 'Items that are not objects are ignored.');
+      }
+    }
+  });
 }

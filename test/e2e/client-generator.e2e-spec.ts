@@ -28,12 +28,12 @@ export async function walkThrough(): Promise<number> {
   if (created.error) return created.error.error.length;
   const id: number = created.data.id;
   const task: Task | undefined = (await getTask({ path: { task_id: id } })).data;
-  const moved = await updateTask({ path: { task_id: id }, body: { list_id: '4', due_date: null, custom_fields: [{ id: 2, value: null }] } });
+  const moved = await updateTask({ path: { task_id: id }, body: { list_id: 4, due_date: null, custom_fields: [{ id: 2, value: null }] } });
   const listed = (await listTasks({ path: { workspace_id: 1 }, query: { page: 1, limit: 50 } })).data;
   // Offset pages carry page numbers; keyset pages (cursor or include_total=false) carry next_cursor.
   const page: TaskPage | undefined = listed && 'total_pages' in listed ? listed : undefined;
   const subtaskId: number | undefined = page?.data[0]?.subtasks[0]?.id;
-  const keyset = (await listTasks({ path: { workspace_id: 1 }, query: { priority: ['urgent', 'high'], sort: '-due_date', include_total: 'false' } })).data;
+  const keyset = (await listTasks({ path: { workspace_id: 1 }, query: { priority: ['urgent', 'high'], sort: '-due_date', include_total: false } })).data;
   const next: string | null | undefined = keyset && 'next_cursor' in keyset ? keyset.next_cursor : undefined;
   if (next) await listTasks({ path: { workspace_id: 1 }, query: { priority: ['urgent', 'high'], sort: '-due_date', cursor: next } });
   const comment = await createComment({ path: { task_id: id }, body: { content: '<p>on it</p>' } });

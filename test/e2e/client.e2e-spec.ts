@@ -72,27 +72,27 @@ describe('typed client over HTTP (issue 5)', () => {
   });
 
   it('creates a folder and a list, then a task with assignees and custom fields, updates, lists, comments on and deletes it', async () => {
-    const workspaceId = String(ids.acme);
+    const workspaceId = ids.acme;
 
     const folder = await api.POST('/api/v1/folders', { body: { workspace_id: workspaceId, name: 'Engineering' } });
     expect(folder.response.status).toBe(201);
     expect(folder.data).toEqual({ id: expect.any(Number), workspace_id: ids.acme, name: 'Engineering', icon: null, color: 'blue', position: 1, created_at: TS });
 
-    const list = await api.POST('/api/v1/lists', { body: { workspace_id: workspaceId, folder_id: String(folder.data!.id), name: 'Backlog' } });
+    const list = await api.POST('/api/v1/lists', { body: { workspace_id: workspaceId, folder_id: folder.data!.id, name: 'Backlog' } });
     expect(list.response.status).toBe(201);
     expect(list.data).toEqual({ id: expect.any(Number), workspace_id: ids.acme, folder_id: folder.data!.id, name: 'Backlog', icon: null, color: 'gray', position: 1, created_at: TS });
     const listId = list.data!.id;
 
     const created = await api.POST('/api/v1/tasks', {
       body: {
-        list_id: String(listId),
+        list_id: listId,
         title: '  Ship the client  ',
         priority: 'high',
         due_date: '2025-03-01',
-        assignee_ids: [String(ids.bob), String(ids.alice)],
+        assignee_ids: [ids.bob, ids.alice],
         custom_fields: [
-          { id: String(ids.size), value: 'M' },
-          { id: String(ids.stars), value: '4' },
+          { id: ids.size, value: 'M' },
+          { id: ids.stars, value: '4' },
         ],
       },
     });
@@ -123,7 +123,7 @@ describe('typed client over HTTP (issue 5)', () => {
 
     const updated = await api.PATCH('/api/v1/tasks/{task_id}', {
       params: { path: { task_id: task.id } },
-      body: { status_id: String(ids.doing), assignee_ids: [String(ids.bob)], custom_fields: [{ id: String(ids.size), value: null }], description: '<p>now</p>' },
+      body: { status_id: ids.doing, assignee_ids: [ids.bob], custom_fields: [{ id: ids.size, value: null }], description: '<p>now</p>' },
     });
     expect(updated.response.status).toBe(200);
     expect(updated.data).toEqual({
@@ -137,7 +137,7 @@ describe('typed client over HTTP (issue 5)', () => {
       ],
     });
 
-    const page = await api.GET('/api/v1/workspaces/{workspace_id}/tasks', { params: { path: { workspace_id: ids.acme }, query: { list_id: String(listId), limit: 10 } } });
+    const page = await api.GET('/api/v1/workspaces/{workspace_id}/tasks', { params: { path: { workspace_id: ids.acme }, query: { list_id: listId, limit: 10 } } });
     expect(page.response.status).toBe(200);
     const { description: _description, ...listed } = updated.data!;
     expect(page.data).toEqual({ data: [{ ...listed, subtasks: [] }], page: 1, limit: 10, total: 1, total_pages: 1 });
@@ -147,8 +147,8 @@ describe('typed client over HTTP (issue 5)', () => {
       params: {
         path: { workspace_id: ids.acme },
         query: {
-          list_id: String(listId), status_category: ['in_progress', 'completed'], assignee_id: [String(ids.bob), 'none'],
-          q: 'ship', sort: '-priority,title', include_total: 'false', limit: 1,
+          list_id: listId, status_category: ['in_progress', 'completed'], assignee_id: [ids.bob, 'none'],
+          q: 'ship', sort: '-priority,title', include_total: false, limit: 1,
         },
       },
     });
@@ -191,11 +191,12 @@ describe('typed client over HTTP (issue 5)', () => {
     expect(first.error).toBeUndefined();
     expect(first.data!.data.map((e) => e.type)).toEqual(['folder.created', 'list.created']);
     const rest = await api.GET('/api/v1/workspaces/{workspace_id}/events', {
-      params: { path: { workspace_id: ids.acme }, query: { after: String(first.data!.next_after), type: ['task.created,task.deleted'] } },
+      params: { path: { workspace_id: ids.acme }, query: { after: first.data!.next_after, type: ['task.created', 'task.deleted'] } },
     });
     expect(rest.data!.data.map((e) => [e.type, e.actor.user_id])).toEqual([['task.created', ids.alice], ['task.deleted', ids.alice]]);
     expect(rest.data!.next_after).toBe(rest.data!.data[1].id);
-    const bad = await api.GET('/api/v1/workspaces/{workspace_id}/events', { params: { path: { workspace_id: ids.acme }, query: { after: 'x' } } });
+    // The document types `after` as an integer; what the service says of anything else, sent past the types:
+    const bad = await api.GET('/api/v1/workspaces/{workspace_id}/events', { params: { path: { workspace_id: ids.acme }, query: { after: 'x' as unknown as number } } });
     expect(bad.error).toEqual({ error: 'after must be a non-negative integer' });
   });
 
@@ -205,17 +206,17 @@ describe('typed client over HTTP (issue 5)', () => {
     expect(me.response.status).toBe(401);
     expect(me.error).toEqual({ error: 'Invalid API key' });
 
-    const bad = await api.POST('/api/v1/folders', { body: { workspace_id: String(ids.acme), name: '   ' } });
+    const bad = await api.POST('/api/v1/folders', { body: { workspace_id: ids.acme, name: '   ' } });
     expect(bad.response.status).toBe(400);
     expect(bad.error).toEqual({ error: 'name is required' });
   });
 
   it('sends Idempotency-Key and If-Match, and reads Idempotent-Replayed and ETag (D35, D36)', async () => {
-    const folder = await api.POST('/api/v1/folders', { body: { workspace_id: String(ids.acme), name: 'Retries' } });
-    const list = await api.POST('/api/v1/lists', { body: { workspace_id: String(ids.acme), folder_id: String(folder.data!.id), name: 'Retried' } });
+    const folder = await api.POST('/api/v1/folders', { body: { workspace_id: ids.acme, name: 'Retries' } });
+    const list = await api.POST('/api/v1/lists', { body: { workspace_id: ids.acme, folder_id: folder.data!.id, name: 'Retried' } });
     const key = newIdempotencyKey();
     const create = () =>
-      api.POST('/api/v1/tasks', { params: { header: { 'Idempotency-Key': key } }, body: { list_id: String(list.data!.id), title: 'Once', priority: 'none' } });
+      api.POST('/api/v1/tasks', { params: { header: { 'Idempotency-Key': key } }, body: { list_id: list.data!.id, title: 'Once', priority: 'none' } });
     const first = await create();
     const retry = await create();
     expect([first.response.status, isReplay(first.response)]).toEqual([201, false]);
