@@ -39,7 +39,7 @@ function operationsOf(doc: Json): Operation[] {
   const resolve = (schema: Json): Json => (schema?.$ref ? doc.components.schemas[schema.$ref.split('/').pop()] : schema);
   const out: Operation[] = [];
   for (const [template, item] of Object.entries<Json>(doc.paths)) {
-    for (const method of ['get', 'post', 'patch', 'delete']) {
+    for (const method of ['get', 'post', 'put', 'patch', 'delete']) {
       const op = item[method];
       if (!op) continue;
       const schema = resolve(op.requestBody?.content?.['application/json']?.schema);
@@ -105,6 +105,8 @@ describe('fuzz: every operation, hostile values (issue 8)', () => {
       const [row] = await t.db.ds.query(`INSERT INTO webhooks (workspace_id, url, events, secret) VALUES ($1, 'https://localhost/hook', '{task.created}', 'whsec_x') RETURNING id`, [ids[ws]]);
       ids[ref] = row.id;
     }
+    // Comments of the world's tasks, for the comment routes (issue 34).
+    for (const [i, row] of (await t.db.ds.query(`SELECT id FROM comments ORDER BY id`)).entries()) ids[`comment_${i}`] = row.id;
     operations = operationsOf((await t.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json());
   });
   afterAll(async () => {
@@ -123,6 +125,7 @@ describe('fuzz: every operation, hostile values (issue 8)', () => {
     user: ['alice', 'bob', 'carol', 'dave', 'olga'],
     custom_field: ['cf_open', 'cf_eng', 'cf_inbox', 'cf_secret', 'cf_stars'],
     webhook: ['wh_acme', 'wh_other'],
+    comment: ['comment_0'],
   };
   const idOf = (kind: string) => fc.constantFrom(...POOL[kind]).map((ref) => ids[ref]);
   const idValue = (kind: string) => fc.oneof(idOf(kind), idOf(kind).map(String));
@@ -171,6 +174,9 @@ describe('fuzz: every operation, hostile values (issue 8)', () => {
   /** One request for `op`: path id, query string, body (object, raw text or none), key. */
   function requestOf(op: Operation): fc.Arbitrary<InjectOptions> {
     const param = pathParam(op.template);
+    // Later path ids (`/tasks/{task_id}/labels/{label_id}`): ids of their kind, so that the checks after the first are reached.
+    const later = [...op.template.matchAll(/\{([a-z]+)_id\}/g)].slice(1);
+    const laterIds = fc.tuple(...later.map((m) => idOf(m[1]).map(String)));
     const pathId = param
       ? fc.oneof({ weight: 4, arbitrary: idOf(param.kind).map(String) }, { weight: 1, arbitrary: fc.constantFrom(...WEIRD_IDS, ...NUMBERS.map(String)) })
       : fc.constant('');
@@ -208,11 +214,13 @@ describe('fuzz: every operation, hostile values (issue 8)', () => {
       { weight: 8, arbitrary: fc.constant('application/json') },
       { weight: 1, arbitrary: fc.constantFrom('application/json; charset=utf-8', 'APPLICATION/JSON', 'text/plain', 'application/x-www-form-urlencoded', 'application/jsonx', 'multipart/form-data; boundary=x') },
     );
-    return fc.tuple(pathId, query, body, key, contentType).map(([id, q, b, k, type]) => {
+    return fc.tuple(pathId, query, body, key, contentType, laterIds).map(([id, q, b, k, type, rest]) => {
       const search = new URLSearchParams();
       for (const [name, value] of Object.entries(q)) for (const v of Array.isArray(value) ? value : [value]) search.append(name, v);
       const qs = search.toString();
-      const url = (param ? op.template.replace(param.placeholder, encodeURIComponent(id)) : op.template) + (qs ? `?${qs}` : '');
+      let path = param ? op.template.replace(param.placeholder, encodeURIComponent(id)) : op.template;
+      later.forEach((m, i) => (path = path.replace(m[0], rest[i])));
+      const url = path + (qs ? `?${qs}` : '');
       const headers: Record<string, string> = k === '' ? {} : { ...auth(k) };
       if (b.json === undefined && b.raw === undefined) return { method: op.method as InjectOptions['method'], url, headers };
       headers['content-type'] = type;
@@ -224,7 +232,7 @@ describe('fuzz: every operation, hostile values (issue 8)', () => {
     expect(operations.length).toBeGreaterThanOrEqual(26);
   });
 
-  it.each(['GET', 'POST', 'PATCH', 'DELETE'])('%s operations answer no 5xx, and every error is exactly {"error": string} as JSON', async (method) => {
+  it.each(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])('%s operations answer no 5xx, and every error is exactly {"error": string} as JSON', async (method) => {
     const ops = operations.filter((op) => op.method === method);
     expect(ops.length).toBeGreaterThan(0);
     for (const op of ops) {
@@ -284,7 +292,7 @@ describe('fuzz: every operation, hostile values (issue 8)', () => {
     for (const [op, counts] of seen) {
       expect([op, [...counts.keys()].some((status) => status !== 401 && status !== 403)]).toEqual([op, true]);
     }
-    for (const method of ['GET', 'POST', 'PATCH', 'DELETE']) {
+    for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) {
       const ok = [...seen].filter(([op]) => op.startsWith(method)).some(([, counts]) => [...counts.keys()].some((status) => status < 300));
       expect([method, ok]).toEqual([method, true]);
     }
