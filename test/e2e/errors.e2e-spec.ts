@@ -174,7 +174,7 @@ describe('errors and framework answers (D3, D7, D31)', () => {
       ['GET', '/api/v1/labels'],
       ['PUT', '/api/v1/me'],
       ['POST', '/api/v1/workspaces'],
-      ['PATCH', '/api/v1/labels/1'],
+      ['PUT', '/api/v1/labels/1'],
       ['DELETE', '/api/v1/workspaces/1'],
       ['GET', '/api/v1/workspaces/1/unknown'],
     ])('%s %s answers 404 Not found, before authentication', async (method, url) => {

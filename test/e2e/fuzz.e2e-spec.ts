@@ -39,7 +39,7 @@ function operationsOf(doc: Json): Operation[] {
   const resolve = (schema: Json): Json => (schema?.$ref ? doc.components.schemas[schema.$ref.split('/').pop()] : schema);
   const out: Operation[] = [];
   for (const [template, item] of Object.entries<Json>(doc.paths)) {
-    for (const method of ['get', 'post', 'patch', 'delete']) {
+    for (const method of ['get', 'post', 'put', 'patch', 'delete']) {
       const op = item[method];
       if (!op) continue;
       const schema = resolve(op.requestBody?.content?.['application/json']?.schema);
@@ -278,7 +278,7 @@ describe('fuzz: every operation, hostile values (issue 8)', () => {
     expect(operations.length).toBeGreaterThanOrEqual(26);
   });
 
-  it.each(['GET', 'POST', 'PATCH', 'DELETE'])('%s operations answer no 5xx, and every error is exactly {"error": string} as JSON', async (method) => {
+  it.each(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])('%s operations answer no 5xx, and every error is exactly {"error": string} as JSON', async (method) => {
     const ops = operations.filter((op) => op.method === method);
     expect(ops.length).toBeGreaterThan(0);
     for (const op of ops) {
@@ -338,7 +338,7 @@ describe('fuzz: every operation, hostile values (issue 8)', () => {
     for (const [op, counts] of seen) {
       expect([op, [...counts.keys()].some((status) => status !== 401 && status !== 403)]).toEqual([op, true]);
     }
-    for (const method of ['GET', 'POST', 'PATCH', 'DELETE']) {
+    for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) {
       const ok = [...seen].filter(([op]) => op.startsWith(method)).some(([, counts]) => [...counts.keys()].some((status) => status < 300));
       expect([method, ok]).toEqual([method, true]);
     }
