@@ -80,8 +80,9 @@ describe('a second generator: @hey-api/openapi-ts (issue 10)', () => {
   it('generates one function per operation, with the path parameter named for its resource', () => {
     const sdk = readFileSync(join(dir, 'generated', 'sdk.gen.ts'), 'utf8');
     expect(sdk).toMatch(/export const getTask = [\s\S]*?url: '\/api\/v1\/tasks\/\{task_id\}'/);
-    // 27 API operations (D1, with D37's events feed), 5 webhook operations (D38) and 4 public ones (health probes, metrics).
-    expect([...sdk.matchAll(/^export const (\w+) = /gm)].map((m) => m[1]).length).toBe(36);
+    // 27 API operations (D1, with D37's events feed), 5 webhook operations (D38), 10 workspace, member and API-key
+    // operations (D39) and 4 public ones (health probes, metrics).
+    expect([...sdk.matchAll(/^export const (\w+) = /gm)].map((m) => m[1]).length).toBe(46);
     expect(sdk).toMatch(/export const listEvents = [\s\S]*?url: '\/api\/v1\/workspaces\/\{workspace_id\}\/events'/);
     expect(sdk).toMatch(/export const getReadiness = [\s\S]*?url: '\/health\/ready'/);
     const types = readFileSync(join(dir, 'generated', 'types.gen.ts'), 'utf8');
