@@ -173,9 +173,10 @@ describe('errors and framework answers (D3, D7, D31)', () => {
       ['GET', '/api/v2/me'],
       ['GET', '/api/v1/labels'],
       ['PUT', '/api/v1/me'],
-      ['POST', '/api/v1/workspaces'],
+      // POST /api/v1/workspaces, DELETE /api/v1/workspaces/:id and PATCH /api/v1/labels/:id exist since D39.
+      ['POST', '/api/v1/me'],
       ['PUT', '/api/v1/labels/1'],
-      ['DELETE', '/api/v1/workspaces/1'],
+      ['DELETE', '/api/v1/workspaces/1/members'],
       ['GET', '/api/v1/workspaces/1/unknown'],
     ])('%s %s answers 404 Not found, before authentication', async (method, url) => {
       for (const headers of [{}, key, auth('svc_unknown')]) {
