@@ -1098,10 +1098,11 @@ export interface components {
     schemas: {
         AddMember: {
             /**
-             * @description The user to add (or send `email`)
+             * Format: int64
+             * @description The user to add (or send `email`) A string of digits is accepted too.
              * @example 7
              */
-            user_id?: number | string;
+            user_id?: number;
             /**
              * @description The email of the user to add (or send `user_id`); ASCII case is ignored
              * @example ann@example.com
@@ -1124,17 +1125,20 @@ export interface components {
              *       2
              *     ]
              */
-            folder_ids?: (number | string)[];
+            folder_ids?: number[];
             /**
              * @description Granted lists (count only while `restricted`). Default []
              * @example [
              *       2
              *     ]
              */
-            list_ids?: (number | string)[];
+            list_ids?: number[];
         };
         ApiKey: {
-            /** @example 8 */
+            /**
+             * Format: int64
+             * @example 8
+             */
             id: number;
             /**
              * @description null for keys made without a name
@@ -1169,6 +1173,7 @@ export interface components {
         };
         Assignee: {
             /**
+             * Format: int64
              * @description User id
              * @example 7
              */
@@ -1178,7 +1183,10 @@ export interface components {
             avatar_url: string | null;
         };
         Attachment: {
-            /** @example 9 */
+            /**
+             * Format: int64
+             * @example 9
+             */
             id: number;
             /**
              * @description Original file name
@@ -1186,6 +1194,7 @@ export interface components {
              */
             file_name: string;
             /**
+             * Format: int64
              * @description Bytes
              * @example 1024
              */
@@ -1197,11 +1206,18 @@ export interface components {
             uploader: components["schemas"]["Assignee"];
         };
         Comment: {
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             id: number;
-            /** @example 41 */
+            /**
+             * Format: int64
+             * @example 41
+             */
             task_id: number;
             /**
+             * Format: int64
              * @description Author (the key owner for comments created through the API)
              * @example 7
              */
@@ -1219,6 +1235,7 @@ export interface components {
              */
             content: string;
             /**
+             * Format: int64
              * @description `null` for top-level comments; always `null` when created through the API
              * @example null
              */
@@ -1257,10 +1274,11 @@ export interface components {
         };
         CreateCustomField: {
             /**
-             * @description Numeric id of the workspace
+             * Format: int64
+             * @description Numeric id of the workspace. A string of digits is accepted too.
              * @example 1
              */
-            workspace_id: number | string;
+            workspace_id: number;
             /**
              * @description Trimmed; unique in the workspace ignoring case
              * @example Estimate
@@ -1292,7 +1310,7 @@ export interface components {
              *       2
              *     ]
              */
-            granted_folder_ids: (number | string)[];
+            granted_folder_ids: number[];
             /**
              * @description Lists of the workspace, each at most once
              * @default []
@@ -1305,14 +1323,15 @@ export interface components {
              *       7
              *     ]
              */
-            allowed_user_ids: (number | string)[] | null;
+            allowed_user_ids: number[] | null;
         };
         CreateFolder: {
             /**
-             * @description Numeric id of the workspace
+             * Format: int64
+             * @description Numeric id of the workspace. A string of digits is accepted too.
              * @example 1
              */
-            workspace_id: number | string;
+            workspace_id: number;
             /**
              * @description Trimmed; blank is rejected
              * @example Engineering
@@ -1331,10 +1350,11 @@ export interface components {
         };
         CreateLabel: {
             /**
-             * @description Numeric id
+             * Format: int64
+             * @description Numeric id. A string of digits is accepted too.
              * @example 1
              */
-            workspace_id: number | string;
+            workspace_id: number;
             /** @description Unique in the workspace ignoring case */
             name: string;
             /** @example red */
@@ -1342,15 +1362,17 @@ export interface components {
         };
         CreateList: {
             /**
-             * @description Numeric id of the workspace
+             * Format: int64
+             * @description Numeric id of the workspace. A string of digits is accepted too.
              * @example 1
              */
-            workspace_id: number | string;
+            workspace_id: number;
             /**
-             * @description Numeric id of a folder of the same workspace
+             * Format: int64
+             * @description Numeric id of a folder of the same workspace. A string of digits is accepted too.
              * @example 1
              */
-            folder_id: number | string;
+            folder_id: number;
             /**
              * @description Trimmed; blank is rejected
              * @example Backlog
@@ -1369,10 +1391,11 @@ export interface components {
         };
         CreateStatus: {
             /**
-             * @description Numeric id of the workspace
+             * Format: int64
+             * @description Numeric id of the workspace. A string of digits is accepted too.
              * @example 1
              */
-            workspace_id: number | string;
+            workspace_id: number;
             /**
              * @description Trimmed; unique in the workspace ignoring case
              * @example In Review
@@ -1393,10 +1416,11 @@ export interface components {
         };
         CreateTask: {
             /**
-             * @description The list to place the task in; the workspace is derived from it
+             * Format: int64
+             * @description The list to place the task in; the workspace is derived from it. A string of digits is accepted too.
              * @example 1
              */
-            list_id: number | string;
+            list_id: number;
             /**
              * @description Trimmed; blank is rejected
              * @example Ship it
@@ -1413,10 +1437,11 @@ export interface components {
              */
             priority: "urgent" | "high" | "medium" | "low" | "none";
             /**
-             * @description A status of the same workspace; default: its first `pending` status by position
+             * Format: int64
+             * @description A status of the same workspace; default: its first `pending` status by position. A string of digits is accepted too.
              * @example 1
              */
-            status_id?: number | string;
+            status_id?: number;
             /**
              * @description ISO 8601: `YYYY-MM-DD`, `YYYY-MM-DDTHH:mm[:ss[.ffffff]]`, with `Z`, `±HH:MM` or nothing (UTC). `null` or `""`: no date.
              * @example 2025-01-15T09:30:00.000Z
@@ -1428,33 +1453,34 @@ export interface components {
              */
             start_date?: string | null;
             /**
-             * @description User ids; non-members and malformed ids are ignored
+             * @description User ids; non-members and malformed ids are ignored. Ids may also be strings of digits; other items are ignored.
              * @example [
              *       7
              *     ]
              */
-            assignee_ids?: unknown[];
-            /** @description Fields not applying to the list or not visible to the caller are ignored */
-            custom_fields?: (components["schemas"]["CustomFieldValueInput"] | unknown)[];
+            assignee_ids?: number[];
+            /** @description Fields not applying to the list or not visible to the caller are ignored. Items that are not objects are ignored. */
+            custom_fields?: components["schemas"]["CustomFieldValueInput"][];
             /**
-             * @description Label ids; replaces the labels; other workspaces’ labels are ignored
+             * @description Label ids; replaces the labels; other workspaces’ labels are ignored. Ids may also be strings of digits; other items are ignored.
              * @example [
              *       3
              *     ]
              */
-            label_ids?: unknown[];
+            label_ids?: number[];
             /**
-             * @description Parent task: same workspace, not itself a subtask
+             * @description Parent task: same workspace, not itself a subtask. A string of digits is accepted too.
              * @example 1
              */
-            parent_id?: (number | string) | null;
+            parent_id?: number | null;
         };
         CreateWebhook: {
             /**
-             * @description Numeric id of the workspace
+             * Format: int64
+             * @description Numeric id of the workspace. A string of digits is accepted too.
              * @example 1
              */
-            workspace_id: number | string;
+            workspace_id: number;
             /**
              * Format: uri
              * @description An `https` URL (also `http` when the server allows it) without user name, password or fragment; stored as normalized by the WHATWG URL parser. A host that is a private, loopback or otherwise non-public IP address is refused unless the server allows it; host names are checked when each delivery is attempted.
@@ -1500,7 +1526,10 @@ export interface components {
             image_url?: string | null;
         };
         CreatedApiKey: {
-            /** @example 8 */
+            /**
+             * Format: int64
+             * @example 8
+             */
             id: number;
             /**
              * @description null for keys made without a name
@@ -1539,9 +1568,15 @@ export interface components {
             key: string;
         };
         CreatedWebhook: {
-            /** @example 6 */
+            /**
+             * Format: int64
+             * @example 6
+             */
             id: number;
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             workspace_id: number;
             /** @example https://hooks.example.com/work-tracking */
             url: string;
@@ -1565,7 +1600,10 @@ export interface components {
             secret: string;
         };
         CurrentUser: {
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             id: number;
             /** @example alice@example.com */
             email: string;
@@ -1580,7 +1618,10 @@ export interface components {
             created_at: string;
         };
         CustomField: {
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             id: number;
             /** @example Estimate */
             name: string;
@@ -1597,6 +1638,7 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             /**
+             * Format: int64
              * @description Sort position within the workspace
              * @example 1
              */
@@ -1622,7 +1664,10 @@ export interface components {
             allowed_user_ids: number[] | null;
         };
         CustomFieldDefinition: {
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             id: number;
             /** @example Estimate */
             name: string;
@@ -1639,6 +1684,7 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             /**
+             * Format: int64
              * @description Sort position within the workspace
              * @example 1
              */
@@ -1656,7 +1702,10 @@ export interface components {
             list_overrides: components["schemas"]["CustomFieldListOverride"][];
         };
         CustomFieldEntry: {
-            /** @example 3 */
+            /**
+             * Format: int64
+             * @example 3
+             */
             id: number;
             /** @example Estimate */
             name: string;
@@ -1669,7 +1718,10 @@ export interface components {
             config: {
                 [key: string]: unknown;
             } | null;
-            /** @description Sort position within the workspace */
+            /**
+             * Format: int64
+             * @description Sort position within the workspace
+             */
             position: number;
             /**
              * @description The task's value; null when unset
@@ -1678,7 +1730,10 @@ export interface components {
             value: string | null;
         };
         CustomFieldListOverride: {
-            /** @example 3 */
+            /**
+             * Format: int64
+             * @example 3
+             */
             list_id: number;
             /**
              * @description `denied` hides the field on that list even if its folder is granted
@@ -1688,10 +1743,11 @@ export interface components {
         };
         CustomFieldListOverrideInput: {
             /**
-             * @description A list of the workspace
+             * Format: int64
+             * @description A list of the workspace. A string of digits is accepted too.
              * @example 3
              */
-            list_id: number | string;
+            list_id: number;
             /** @enum {string} */
             access: "granted" | "denied";
         };
@@ -1714,6 +1770,7 @@ export interface components {
              */
             file_name: string;
             /**
+             * Format: int64
              * @description Exact size of the file in bytes (at most the service's attachment limit)
              * @example 48213
              */
@@ -1734,6 +1791,7 @@ export interface components {
         };
         Event: {
             /**
+             * Format: int64
              * @description Positive, increasing within a workspace in commit order (with gaps); never reused
              * @example 1042
              */
@@ -1743,7 +1801,10 @@ export interface components {
              * @enum {string}
              */
             type: "task.created" | "task.updated" | "task.deleted" | "comment.created" | "folder.created" | "folder.deleted" | "folder.updated" | "list.created" | "list.deleted" | "list.updated" | "status.created" | "status.updated" | "label.created" | "label.deleted" | "label.updated" | "status.deleted" | "comment.updated" | "comment.deleted" | "attachment.created" | "attachment.deleted" | "workspace.updated" | "member.added" | "member.updated" | "member.removed" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted";
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             workspace_id: number;
             /**
              * @description When the write happened (its transaction time): the created_at / updated_at it stored
@@ -1765,30 +1826,44 @@ export interface components {
              *     }
              */
             data: {
+                /** Format: int64 */
                 task_id?: number | null;
+                /** Format: int64 */
                 comment_id?: number | null;
+                /** Format: int64 */
                 attachment_id?: number | null;
+                /** Format: int64 */
                 folder_id?: number | null;
+                /** Format: int64 */
                 list_id?: number | null;
+                /** Format: int64 */
                 status_id?: number | null;
+                /** Format: int64 */
                 label_id?: number | null;
+                /** Format: int64 */
                 parent_id?: number | null;
+                /** Format: int64 */
                 previous_list_id?: number | null;
+                /** Format: int64 */
                 previous_folder_id?: number | null;
+                /** Format: int64 */
                 user_id?: number | null;
                 /** @enum {string} */
                 role?: "owner" | "admin" | "member" | "viewer";
+                /** Format: int64 */
                 custom_field_id?: number | null;
                 changes?: ("allowed_user_ids" | "assignee_ids" | "category" | "color" | "config" | "content" | "custom_fields" | "description" | "due_date" | "folder_id" | "folder_ids" | "granted_folder_ids" | "icon" | "image_url" | "is_scope_restricted" | "label_ids" | "list_id" | "list_ids" | "list_overrides" | "name" | "parent_id" | "position" | "priority" | "resolved" | "restricted" | "role" | "slug" | "start_date" | "status_id" | "title")[];
             };
         };
         EventActor: {
             /**
+             * Format: int64
              * @description User id of the API key that made the write
              * @example 7
              */
             user_id: number;
             /**
+             * Format: int64
              * @description Id of that API key
              * @example 3
              */
@@ -1798,15 +1873,22 @@ export interface components {
             /** @description Events with id > after, ascending */
             data: components["schemas"]["Event"][];
             /**
+             * Format: int64
              * @description The last id returned, or `after` when `data` is empty: send it as `after` next time
              * @example 1042
              */
             next_after: number;
         };
         Folder: {
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             id: number;
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             workspace_id: number;
             /** @example Engineering */
             name: string;
@@ -1821,6 +1903,7 @@ export interface components {
              */
             color: string | null;
             /**
+             * Format: int64
              * @description Sort position, ascending
              * @example 1
              */
@@ -1832,7 +1915,9 @@ export interface components {
             created_at: string;
         };
         Label: {
+            /** Format: int64 */
             id: number;
+            /** Format: int64 */
             workspace_id: number;
             name: string;
             color: string | null;
@@ -1840,7 +1925,10 @@ export interface components {
             created_at: string;
         };
         LabelSummary: {
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             id: number;
             /** @example Bug */
             name: string;
@@ -1848,11 +1936,18 @@ export interface components {
             color: string | null;
         };
         List: {
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             id: number;
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             workspace_id: number;
             /**
+             * Format: int64
              * @description Parent folder
              * @example 1
              */
@@ -1870,6 +1965,7 @@ export interface components {
              */
             color: string | null;
             /**
+             * Format: int64
              * @description Sort position, ascending
              * @example 1
              */
@@ -1881,7 +1977,10 @@ export interface components {
             created_at: string;
         };
         Member: {
-            /** @description User id */
+            /**
+             * Format: int64
+             * @description User id
+             */
             id: number;
             /** @description Only for the workspace owner; null for every other role */
             email: string | null;
@@ -1893,7 +1992,10 @@ export interface components {
             joined_at: string;
         };
         MemberAccess: {
-            /** @example 7 */
+            /**
+             * Format: int64
+             * @example 7
+             */
             user_id: number;
             /** @enum {string} */
             role: "owner" | "admin" | "member" | "viewer";
@@ -1912,9 +2014,15 @@ export interface components {
             file: string;
         };
         Status: {
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             id: number;
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             workspace_id: number;
             /**
              * @description Unique in the workspace ignoring case and surrounding spaces
@@ -1931,6 +2039,7 @@ export interface components {
             /** @enum {string} */
             category: "pending" | "in_progress" | "completed" | "cancelled";
             /**
+             * Format: int64
              * @description Sort position, ascending
              * @example 1
              */
@@ -1942,7 +2051,10 @@ export interface components {
             created_at: string;
         };
         StatusSummary: {
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             id: number;
             /** @example To Do */
             name: string;
@@ -1953,13 +2065,17 @@ export interface components {
             category: "pending" | "in_progress" | "completed" | "cancelled";
         };
         Subtask: {
-            /** @example 42 */
+            /**
+             * Format: int64
+             * @example 42
+             */
             id: number;
             /** @example Write the changelog */
             title: string;
             /** @enum {string} */
             priority: "urgent" | "high" | "medium" | "low" | "none";
             /**
+             * Format: int64
              * @description Workspace-scoped sequential number
              * @example 2
              */
@@ -1969,11 +2085,18 @@ export interface components {
             assignees: components["schemas"]["Assignee"][];
         };
         Task: {
-            /** @example 41 */
+            /**
+             * Format: int64
+             * @example 41
+             */
             id: number;
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             workspace_id: number;
             /**
+             * Format: int64
              * @description null when the task is not in a list
              * @example 3
              */
@@ -1983,6 +2106,7 @@ export interface components {
             /** @enum {string} */
             priority: "urgent" | "high" | "medium" | "low" | "none";
             /**
+             * Format: int64
              * @description Workspace-scoped sequential number, never reused
              * @example 1
              */
@@ -1992,6 +2116,7 @@ export interface components {
             /** Format: date-time */
             start_date: string | null;
             /**
+             * Format: int64
              * @description User id of the creator
              * @example 7
              */
@@ -2016,7 +2141,10 @@ export interface components {
         };
         TaskCursorPage: {
             data: components["schemas"]["TaskListItem"][];
-            /** @example 50 */
+            /**
+             * Format: int64
+             * @example 50
+             */
             limit: number;
             /**
              * @description Send as `cursor` (same filters and sort) for the next page; null when no task follows
@@ -2026,22 +2154,35 @@ export interface components {
         };
         TaskCursorPageWithTotal: {
             data: components["schemas"]["TaskListItem"][];
-            /** @example 50 */
+            /**
+             * Format: int64
+             * @example 50
+             */
             limit: number;
             /**
              * @description Send as `cursor` (same filters and sort) for the next page; null when no task follows
              * @example AWlmb3JtYXRpb24tbm90LWEtcmVhbC1jdXJzb3I
              */
             next_cursor: string | null;
-            /** @description All matching tasks */
+            /**
+             * Format: int64
+             * @description All matching tasks
+             */
             total: number;
         };
         TaskListItem: {
-            /** @example 41 */
+            /**
+             * Format: int64
+             * @example 41
+             */
             id: number;
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             workspace_id: number;
             /**
+             * Format: int64
              * @description null when the task is not in a list
              * @example 3
              */
@@ -2051,6 +2192,7 @@ export interface components {
             /** @enum {string} */
             priority: "urgent" | "high" | "medium" | "low" | "none";
             /**
+             * Format: int64
              * @description Workspace-scoped sequential number, never reused
              * @example 1
              */
@@ -2060,6 +2202,7 @@ export interface components {
             /** Format: date-time */
             start_date: string | null;
             /**
+             * Format: int64
              * @description User id of the creator
              * @example 7
              */
@@ -2076,21 +2219,40 @@ export interface components {
         };
         TaskPage: {
             data: components["schemas"]["TaskListItem"][];
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             page: number;
-            /** @example 50 */
+            /**
+             * Format: int64
+             * @example 50
+             */
             limit: number;
-            /** @description All matching tasks */
+            /**
+             * Format: int64
+             * @description All matching tasks
+             */
             total: number;
-            /** @description ceil(total / limit); 0 when there are no tasks */
+            /**
+             * Format: int64
+             * @description ceil(total / limit); 0 when there are no tasks
+             */
             total_pages: number;
         };
         TaskWrite: {
-            /** @example 41 */
+            /**
+             * Format: int64
+             * @example 41
+             */
             id: number;
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             workspace_id: number;
             /**
+             * Format: int64
              * @description null when the task is not in a list
              * @example 3
              */
@@ -2100,6 +2262,7 @@ export interface components {
             /** @enum {string} */
             priority: "urgent" | "high" | "medium" | "low" | "none";
             /**
+             * Format: int64
              * @description Workspace-scoped sequential number, never reused
              * @example 1
              */
@@ -2109,6 +2272,7 @@ export interface components {
             /** Format: date-time */
             start_date: string | null;
             /**
+             * Format: int64
              * @description User id of the creator
              * @example 7
              */
@@ -2143,10 +2307,11 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             is_scope_restricted?: boolean;
-            granted_folder_ids?: (number | string)[];
+            granted_folder_ids?: number[];
             list_overrides?: components["schemas"]["CustomFieldListOverrideInput"][];
-            allowed_user_ids?: (number | string)[] | null;
+            allowed_user_ids?: number[] | null;
             /**
+             * Format: int64
              * @description Sort position
              * @example 2
              */
@@ -2163,6 +2328,7 @@ export interface components {
             /** @example purple */
             color?: string | null;
             /**
+             * Format: int32
              * @description Sort position
              * @example 2
              */
@@ -2188,15 +2354,17 @@ export interface components {
             /** @example orange */
             color?: string | null;
             /**
+             * Format: int32
              * @description Sort position
              * @example 2
              */
             position?: number;
             /**
-             * @description Numeric id of another folder of the same workspace: moves the list
+             * Format: int64
+             * @description Numeric id of another folder of the same workspace: moves the list. A string of digits is accepted too.
              * @example 1
              */
-            folder_id?: number | string;
+            folder_id?: number;
         };
         UpdateMember: {
             /**
@@ -2216,14 +2384,14 @@ export interface components {
              *       2
              *     ]
              */
-            folder_ids?: (number | string)[];
+            folder_ids?: number[];
             /**
              * @description Replaces the granted lists
              * @example [
              *       2
              *     ]
              */
-            list_ids?: (number | string)[];
+            list_ids?: number[];
         };
         UpdateStatus: {
             /**
@@ -2241,6 +2409,7 @@ export interface components {
             /** @example red */
             color?: string | null;
             /**
+             * Format: int32
              * @description Sort position
              * @example 3
              */
@@ -2254,15 +2423,17 @@ export interface components {
             /** @enum {string} */
             priority?: "urgent" | "high" | "medium" | "low" | "none";
             /**
-             * @description A status of the same workspace
+             * Format: int64
+             * @description A status of the same workspace. A string of digits is accepted too.
              * @example 1
              */
-            status_id?: number | string;
+            status_id?: number;
             /**
-             * @description Moves the task to a list of the same workspace
+             * Format: int64
+             * @description Moves the task to a list of the same workspace. A string of digits is accepted too.
              * @example 1
              */
-            list_id?: number | string;
+            list_id?: number;
             /**
              * @description ISO 8601: `YYYY-MM-DD`, `YYYY-MM-DDTHH:mm[:ss[.ffffff]]`, with `Z`, `±HH:MM` or nothing (UTC). `null` or `""`: removes the date.
              * @example 2025-01-15T09:30:00.000Z
@@ -2274,26 +2445,26 @@ export interface components {
              */
             start_date?: string | null;
             /**
-             * @description Replaces the assignees entirely; [] removes all; non-members ignored
+             * @description Replaces the assignees entirely; [] removes all; non-members ignored. Ids may also be strings of digits; other items are ignored.
              * @example [
              *       7
              *     ]
              */
-            assignee_ids?: unknown[];
-            /** @description Only the listed fields change; inapplicable or invisible fields ignored */
-            custom_fields?: (components["schemas"]["CustomFieldValueInput"] | unknown)[];
+            assignee_ids?: number[];
+            /** @description Only the listed fields change; inapplicable or invisible fields ignored. Items that are not objects are ignored. */
+            custom_fields?: components["schemas"]["CustomFieldValueInput"][];
             /**
-             * @description Replaces the labels; other workspaces’ labels are ignored
+             * @description Replaces the labels; other workspaces’ labels are ignored. Ids may also be strings of digits; other items are ignored.
              * @example [
              *       3
              *     ]
              */
-            label_ids?: unknown[];
+            label_ids?: number[];
             /**
-             * @description Makes the task a subtask of that task (same workspace, not itself a subtask; the task must have no subtasks); null makes it top-level
+             * @description Makes the task a subtask of that task (same workspace, not itself a subtask; the task must have no subtasks); null makes it top-level. A string of digits is accepted too.
              * @example 1
              */
-            parent_id?: (number | string) | null;
+            parent_id?: number | null;
         };
         UpdateWebhook: {
             /**
@@ -2361,9 +2532,15 @@ export interface components {
             expires_at: string;
         };
         Webhook: {
-            /** @example 6 */
+            /**
+             * Format: int64
+             * @example 6
+             */
             id: number;
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             workspace_id: number;
             /** @example https://hooks.example.com/work-tracking */
             url: string;
@@ -2382,14 +2559,19 @@ export interface components {
             created_at: string;
         };
         WebhookDelivery: {
-            /** @example 17 */
+            /**
+             * Format: int64
+             * @example 17
+             */
             id: number;
             /**
+             * Format: int64
              * @description The delivered event
              * @example 1042
              */
             event_id: number;
             /**
+             * Format: int64
              * @description Attempt number for this event, from 1
              * @example 1
              */
@@ -2397,11 +2579,13 @@ export interface components {
             /** @enum {string} */
             result: "delivered" | "failed" | "timeout" | "blocked";
             /**
+             * Format: int64
              * @description HTTP status of the response; null without one
              * @example 200
              */
             response_status: number | null;
             /**
+             * Format: int64
              * @description Milliseconds; 0 when blocked
              * @example 84
              */
@@ -2414,7 +2598,10 @@ export interface components {
             attempted_at: string;
         };
         Workspace: {
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             id: number;
             /** @example Acme */
             name: string;
@@ -2424,7 +2611,10 @@ export interface components {
             icon: string | null;
             color: string | null;
             image_url: string | null;
-            /** @example 1 */
+            /**
+             * Format: int64
+             * @example 1
+             */
             owner_id: number;
             /**
              * @description The caller's role
@@ -2439,16 +2629,11 @@ export interface components {
         /** @description `Internal server error` */
         InternalServerError: {
             headers: {
-                /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                "X-Request-Id"?: string;
-                /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                "RateLimit-Limit"?: number;
-                /** @description Requests left in the current window; absent when rate limiting is off */
-                "RateLimit-Remaining"?: number;
-                /** @description Seconds until the window resets; absent when rate limiting is off */
-                "RateLimit-Reset"?: number;
-                /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                "Cache-Control"?: "no-store" | "private, no-cache";
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -2458,16 +2643,11 @@ export interface components {
         /** @description `Request body is too large` */
         PayloadTooLarge: {
             headers: {
-                /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                "X-Request-Id"?: string;
-                /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                "RateLimit-Limit"?: number;
-                /** @description Requests left in the current window; absent when rate limiting is off */
-                "RateLimit-Remaining"?: number;
-                /** @description Seconds until the window resets; absent when rate limiting is off */
-                "RateLimit-Reset"?: number;
-                /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                "Cache-Control"?: "no-store" | "private, no-cache";
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -2495,16 +2675,11 @@ export interface components {
         /** @description `Service unavailable` */
         ServiceUnavailable: {
             headers: {
-                /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                "X-Request-Id"?: string;
-                /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                "RateLimit-Limit"?: number;
-                /** @description Requests left in the current window; absent when rate limiting is off */
-                "RateLimit-Remaining"?: number;
-                /** @description Seconds until the window resets; absent when rate limiting is off */
-                "RateLimit-Reset"?: number;
-                /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                "Cache-Control"?: "no-store" | "private, no-cache";
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -2514,16 +2689,11 @@ export interface components {
         /** @description `Too many requests` */
         TooManyRequests: {
             headers: {
-                /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                "X-Request-Id"?: string;
-                /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                "RateLimit-Limit"?: number;
-                /** @description Requests left in the current window; absent when rate limiting is off */
-                "RateLimit-Remaining"?: number;
-                /** @description Seconds until the window resets; absent when rate limiting is off */
-                "RateLimit-Reset"?: number;
-                /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                "Cache-Control"?: "no-store" | "private, no-cache";
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 /** @description Seconds to wait before the next request counts again */
                 "Retry-After"?: number;
                 [name: string]: unknown;
@@ -2535,16 +2705,11 @@ export interface components {
         /** @description `Content-Type must be application/json` */
         UnsupportedMediaType: {
             headers: {
-                /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                "X-Request-Id"?: string;
-                /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                "RateLimit-Limit"?: number;
-                /** @description Requests left in the current window; absent when rate limiting is off */
-                "RateLimit-Remaining"?: number;
-                /** @description Seconds until the window resets; absent when rate limiting is off */
-                "RateLimit-Reset"?: number;
-                /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                "Cache-Control"?: "no-store" | "private, no-cache";
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -2554,16 +2719,11 @@ export interface components {
         /** @description `URI too long` */
         UriTooLong: {
             headers: {
-                /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                "X-Request-Id"?: string;
-                /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                "RateLimit-Limit"?: number;
-                /** @description Requests left in the current window; absent when rate limiting is off */
-                "RateLimit-Remaining"?: number;
-                /** @description Seconds until the window resets; absent when rate limiting is off */
-                "RateLimit-Reset"?: number;
-                /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                "Cache-Control"?: "no-store" | "private, no-cache";
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
             content: {
@@ -2573,7 +2733,30 @@ export interface components {
     };
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        "Accept-Ranges": "bytes";
+        /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
+        "Cache-Control": "no-store" | "private, no-cache";
+        /** @description attachment; filename="<ASCII fallback>"; filename*=UTF-8''<percent-encoded name> */
+        "Content-Disposition": string;
+        "Content-Length": number;
+        "Content-Range": string;
+        /** @description Tag of the task as Get task shows it to you now; send it back in `If-None-Match` (Get task) or `If-Match` (Update task, Delete task) */
+        ETag: string;
+        /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
+        "Idempotent-Replayed": "true";
+        /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
+        "RateLimit-Limit": number;
+        /** @description Requests left in the current window; absent when rate limiting is off */
+        "RateLimit-Remaining": number;
+        /** @description Seconds until the window resets; absent when rate limiting is off */
+        "RateLimit-Reset": number;
+        /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
+        "WWW-Authenticate": "Bearer";
+        "X-Content-Type-Options": "nosniff";
+        /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
+        "X-Request-Id": string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -2590,16 +2773,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2625,18 +2803,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2646,16 +2818,11 @@ export interface operations {
             /** @description `Scope 'api_keys:read' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2685,18 +2852,12 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2721,18 +2882,12 @@ export interface operations {
             /** @description `expires_at cannot be later than this key's expiry`, `name is required`, `name must not contain NUL characters`, `name must be at most 255 characters`, `scopes must be a non-empty array of known scopes`, `Invalid expires_at format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `expires_at must be in the future`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2742,18 +2897,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2763,18 +2912,12 @@ export interface operations {
             /** @description `A key cannot grant a scope it does not have: tasks:read`, `A key cannot grant a scope it does not have: tasks:write`, `A key cannot grant a scope it does not have: comments:read`, `A key cannot grant a scope it does not have: comments:write`, `A key cannot grant a scope it does not have: folders:read`, `A key cannot grant a scope it does not have: folders:write`, `A key cannot grant a scope it does not have: lists:write`, `A key cannot grant a scope it does not have: workspaces:read`, `A key cannot grant a scope it does not have: workspaces:write`, `A key cannot grant a scope it does not have: users:read`, `A key cannot grant a scope it does not have: events:read`, `A key cannot grant a scope it does not have: webhooks:read`, `A key cannot grant a scope it does not have: webhooks:write`, `A key cannot grant a scope it does not have: members:write`, `A key cannot grant a scope it does not have: attachments:read`, `A key cannot grant a scope it does not have: attachments:write`, `A key cannot grant a scope it does not have: api_keys:read`, `A key cannot grant a scope it does not have: api_keys:write`, `Scope 'api_keys:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2785,18 +2928,12 @@ export interface operations {
             /** @description `A user can hold at most 100 active API keys` */
             409: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2826,16 +2963,11 @@ export interface operations {
             /** @description Revoked; empty body */
             204: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2843,16 +2975,11 @@ export interface operations {
             /** @description `Invalid API key ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2862,18 +2989,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2883,16 +3004,11 @@ export interface operations {
             /** @description `Scope 'api_keys:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2902,16 +3018,11 @@ export interface operations {
             /** @description `API key not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2941,16 +3052,11 @@ export interface operations {
             /** @description No content */
             204: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2958,16 +3064,11 @@ export interface operations {
             /** @description `Invalid attachment ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2977,18 +3078,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2998,16 +3093,11 @@ export interface operations {
             /** @description `Access denied`, `Viewers cannot delete attachments`, `Scope 'attachments:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3017,16 +3107,11 @@ export interface operations {
             /** @description `Attachment not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3059,18 +3144,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3094,18 +3173,12 @@ export interface operations {
             /** @description `Invalid attachment ID`, `Idempotency-Key must be 1 to 255 visible ASCII characters` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3115,18 +3188,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3136,18 +3203,12 @@ export interface operations {
             /** @description `Access denied`, `Viewers cannot upload attachments`, `Scope 'attachments:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3157,18 +3218,12 @@ export interface operations {
             /** @description `Attachment not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3179,18 +3234,12 @@ export interface operations {
             /** @description `Upload is missing or incomplete`, `A request with this Idempotency-Key is in progress` */
             409: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3200,18 +3249,12 @@ export interface operations {
             /** @description `Request body is too large` */
             413: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3222,16 +3265,11 @@ export interface operations {
             /** @description `Idempotency-Key was already used with a different request` */
             422: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3261,16 +3299,11 @@ export interface operations {
                 headers: {
                     /** @description Absolute URL of the bytes, valid for a few minutes */
                     Location?: string;
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3278,16 +3311,11 @@ export interface operations {
             /** @description `Invalid attachment ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3297,18 +3325,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3318,16 +3340,11 @@ export interface operations {
             /** @description `Access denied`, `Scope 'attachments:read' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3337,16 +3354,11 @@ export interface operations {
             /** @description `Attachment not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3376,16 +3388,11 @@ export interface operations {
             /** @description No content */
             204: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3393,16 +3400,11 @@ export interface operations {
             /** @description `Invalid comment ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3412,18 +3414,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3433,16 +3429,11 @@ export interface operations {
             /** @description `Only the author or owners and admins can delete a comment`, `Access denied`, `Viewers cannot delete comments`, `Scope 'comments:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3452,16 +3443,11 @@ export interface operations {
             /** @description `Comment not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3495,16 +3481,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3527,16 +3508,11 @@ export interface operations {
             /** @description `Invalid comment ID`, `content must be a string`, `content cannot be empty`, `content must not contain NUL characters`, `content must be at most 100000 characters`, `resolved must be a boolean`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3546,18 +3522,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3567,16 +3537,11 @@ export interface operations {
             /** @description `Only the author can edit a comment`, `Access denied`, `Viewers cannot edit comments`, `Scope 'comments:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3586,16 +3551,11 @@ export interface operations {
             /** @description `Comment not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3631,18 +3591,12 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3678,18 +3632,12 @@ export interface operations {
             /** @description `workspace_id is required`, `name is required`, `name must not contain NUL characters`, `name must be at most 255 characters`, `Invalid type. Must be one of: text, number, date, checkbox, rating, dropdown, money, people`, `config must be null for text`, `config must be null for number`, `config must be null for date`, `config must be null for checkbox`, `config must be an object for rating`, `config must be an object for dropdown`, `config must be an object for money`, `config must be null for people`, `config.options must be 1 to 50 distinct non-empty strings of at most 100 characters`, `config.currency must be a 3-letter ISO 4217 code`, `config.decimals must be an integer from 0 to 6`, `config.iconName must be a string of 1 to 64 characters`, `config.color must be null or a string of at most 64 characters`, `is_scope_restricted must be a boolean`, `granted_folder_ids must be an array of folder IDs`, `list_overrides must be an array of {list_id, access} with access granted or denied`, `allowed_user_ids must be null or an array of user IDs`, `Idempotency-Key must be 1 to 255 visible ASCII characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3699,18 +3647,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3720,18 +3662,12 @@ export interface operations {
             /** @description `Only owners and admins can manage custom fields`, `Scope 'workspaces:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3741,18 +3677,12 @@ export interface operations {
             /** @description `Folder not found`, `List not found`, `Workspace not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3763,18 +3693,12 @@ export interface operations {
             /** @description `A custom field with this name already exists`, `A request with this Idempotency-Key is in progress` */
             409: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3786,16 +3710,11 @@ export interface operations {
             /** @description `Idempotency-Key was already used with a different request` */
             422: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3823,16 +3742,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3868,16 +3782,11 @@ export interface operations {
             /** @description `Invalid custom field ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3887,18 +3796,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3908,16 +3811,11 @@ export interface operations {
             /** @description `Access denied`, `Only owners and admins can manage custom fields`, `Scope 'workspaces:read' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3927,16 +3825,11 @@ export interface operations {
             /** @description `Custom field not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3966,16 +3859,11 @@ export interface operations {
             /** @description No content */
             204: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3983,16 +3871,11 @@ export interface operations {
             /** @description `Invalid custom field ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4002,18 +3885,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4023,16 +3900,11 @@ export interface operations {
             /** @description `Access denied`, `Only owners and admins can manage custom fields`, `Scope 'workspaces:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4042,16 +3914,11 @@ export interface operations {
             /** @description `Custom field not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4085,16 +3952,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4130,16 +3992,11 @@ export interface operations {
             /** @description `Invalid custom field ID`, `type cannot be changed`, `name must be a string`, `name cannot be empty`, `name must not contain NUL characters`, `name must be at most 255 characters`, `config must be null for text`, `config must be null for number`, `config must be null for date`, `config must be null for checkbox`, `config must be an object for rating`, `config must be an object for dropdown`, `config must be an object for money`, `config must be null for people`, `config.options must be 1 to 50 distinct non-empty strings of at most 100 characters`, `config.currency must be a 3-letter ISO 4217 code`, `config.decimals must be an integer from 0 to 6`, `config.iconName must be a string of 1 to 64 characters`, `config.color must be null or a string of at most 64 characters`, `is_scope_restricted must be a boolean`, `granted_folder_ids must be an array of folder IDs`, `list_overrides must be an array of {list_id, access} with access granted or denied`, `allowed_user_ids must be null or an array of user IDs`, `position must be an integer`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4149,18 +4006,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4170,16 +4021,11 @@ export interface operations {
             /** @description `Access denied`, `Only owners and admins can manage custom fields`, `Scope 'workspaces:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4189,16 +4035,11 @@ export interface operations {
             /** @description `Folder not found`, `List not found`, `Custom field not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4209,16 +4050,11 @@ export interface operations {
             /** @description `A custom field with this name already exists` */
             409: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4253,18 +4089,12 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4285,18 +4115,12 @@ export interface operations {
             /** @description `workspace_id is required`, `name is required`, `name must not contain NUL characters`, `name must be at most 255 characters`, `icon must be a string`, `icon must not contain NUL characters`, `icon must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `Idempotency-Key must be 1 to 255 visible ASCII characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4306,18 +4130,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4327,18 +4145,12 @@ export interface operations {
             /** @description `Viewers cannot create folders`, `Access denied`, `Scope 'folders:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4348,18 +4160,12 @@ export interface operations {
             /** @description `Workspace not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4370,18 +4176,12 @@ export interface operations {
             /** @description `A request with this Idempotency-Key is in progress` */
             409: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4393,16 +4193,11 @@ export interface operations {
             /** @description `Idempotency-Key was already used with a different request` */
             422: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4430,16 +4225,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4460,16 +4250,11 @@ export interface operations {
             /** @description `Invalid folder ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4479,18 +4264,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4500,16 +4279,11 @@ export interface operations {
             /** @description `Access denied`, `Scope 'folders:read' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4519,16 +4293,11 @@ export interface operations {
             /** @description `Folder not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4558,16 +4327,11 @@ export interface operations {
             /** @description Deleted; empty body */
             204: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4575,16 +4339,11 @@ export interface operations {
             /** @description `Invalid folder ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4594,18 +4353,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4615,16 +4368,11 @@ export interface operations {
             /** @description `Only owners and admins can delete folders`, `Access denied`, `Scope 'folders:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4634,16 +4382,11 @@ export interface operations {
             /** @description `Folder not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4677,16 +4420,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4707,16 +4445,11 @@ export interface operations {
             /** @description `Invalid folder ID`, `name must be a string`, `name cannot be empty`, `name must not contain NUL characters`, `name must be at most 255 characters`, `icon must be a string`, `icon must not contain NUL characters`, `icon must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `position must be an integer`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4726,18 +4459,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4747,16 +4474,11 @@ export interface operations {
             /** @description `Viewers cannot edit folders`, `Access denied`, `Scope 'folders:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4766,16 +4488,11 @@ export interface operations {
             /** @description `Folder not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4807,16 +4524,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4840,16 +4552,11 @@ export interface operations {
             /** @description `Invalid folder ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4859,18 +4566,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4880,16 +4581,11 @@ export interface operations {
             /** @description `Access denied`, `Scope 'folders:read' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4899,16 +4595,11 @@ export interface operations {
             /** @description `Folder not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4942,18 +4633,12 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4972,18 +4657,12 @@ export interface operations {
             /** @description `workspace_id is required`, `name is required`, `name must not contain NUL characters`, `name must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `Idempotency-Key must be 1 to 255 visible ASCII characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4993,18 +4672,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5014,18 +4687,12 @@ export interface operations {
             /** @description `Only owners and admins can create labels`, `Scope 'workspaces:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5035,18 +4702,12 @@ export interface operations {
             /** @description `Workspace not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5057,18 +4718,12 @@ export interface operations {
             /** @description `A label with this name already exists`, `A request with this Idempotency-Key is in progress` */
             409: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5080,16 +4735,11 @@ export interface operations {
             /** @description `Idempotency-Key was already used with a different request` */
             422: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5117,16 +4767,11 @@ export interface operations {
             /** @description No content */
             204: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5134,16 +4779,11 @@ export interface operations {
             /** @description `Invalid label ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5153,18 +4793,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5174,16 +4808,11 @@ export interface operations {
             /** @description `Access denied`, `Only owners and admins can delete labels`, `Scope 'workspaces:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5193,16 +4822,11 @@ export interface operations {
             /** @description `Label not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5236,16 +4860,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5264,16 +4883,11 @@ export interface operations {
             /** @description `Invalid label ID`, `name must be a string`, `name cannot be empty`, `name must not contain NUL characters`, `name must be at most 255 characters`, `color must be a string or null`, `color must not contain NUL characters`, `color must be at most 64 characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5283,18 +4897,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5304,16 +4912,11 @@ export interface operations {
             /** @description `Access denied`, `Only owners and admins can edit labels`, `Scope 'workspaces:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5323,16 +4926,11 @@ export interface operations {
             /** @description `Label not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5343,16 +4941,11 @@ export interface operations {
             /** @description `A label with this name already exists` */
             409: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5387,18 +4980,12 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5420,18 +5007,12 @@ export interface operations {
             /** @description `workspace_id is required`, `folder_id is required`, `name is required`, `name must not contain NUL characters`, `name must be at most 255 characters`, `icon must be a string`, `icon must not contain NUL characters`, `icon must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `Idempotency-Key must be 1 to 255 visible ASCII characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5441,18 +5022,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5462,18 +5037,12 @@ export interface operations {
             /** @description `Viewers cannot create lists`, `Access denied`, `Scope 'lists:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5483,18 +5052,12 @@ export interface operations {
             /** @description `Workspace not found`, `List not found`, `Folder not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5505,18 +5068,12 @@ export interface operations {
             /** @description `A request with this Idempotency-Key is in progress` */
             409: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5528,16 +5085,11 @@ export interface operations {
             /** @description `Idempotency-Key was already used with a different request` */
             422: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5565,16 +5117,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5596,16 +5143,11 @@ export interface operations {
             /** @description `Invalid list ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5615,18 +5157,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5636,16 +5172,11 @@ export interface operations {
             /** @description `Access denied`, `Scope 'folders:read' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5655,16 +5186,11 @@ export interface operations {
             /** @description `List not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5694,16 +5220,11 @@ export interface operations {
             /** @description Deleted; empty body */
             204: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5711,16 +5232,11 @@ export interface operations {
             /** @description `Invalid list ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5730,18 +5246,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5751,16 +5261,11 @@ export interface operations {
             /** @description `Access denied`, `Only owners and admins can delete lists`, `Scope 'lists:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5770,16 +5275,11 @@ export interface operations {
             /** @description `List not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5813,16 +5313,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5844,16 +5339,11 @@ export interface operations {
             /** @description `Invalid list ID`, `name must be a string`, `name cannot be empty`, `name must not contain NUL characters`, `name must be at most 255 characters`, `icon must be a string`, `icon must not contain NUL characters`, `icon must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `position must be an integer`, `folder_id must be a valid numeric ID`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5863,18 +5353,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5884,16 +5368,11 @@ export interface operations {
             /** @description `Access denied`, `Viewers cannot edit lists`, `Scope 'lists:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5903,16 +5382,11 @@ export interface operations {
             /** @description `Folder not found`, `List not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5941,16 +5415,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5969,18 +5438,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5990,16 +5453,11 @@ export interface operations {
             /** @description `Scope 'users:read' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6009,16 +5467,11 @@ export interface operations {
             /** @description `User not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6051,18 +5504,12 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6084,18 +5531,12 @@ export interface operations {
             /** @description `workspace_id is required`, `name is required`, `name must not contain NUL characters`, `name must be at most 255 characters`, `Invalid category. Must be one of: pending, in_progress, completed, cancelled`, `icon must be a string`, `icon must not contain NUL characters`, `icon must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `Idempotency-Key must be 1 to 255 visible ASCII characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6105,18 +5546,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6126,18 +5561,12 @@ export interface operations {
             /** @description `Only owners and admins can create statuses`, `Scope 'workspaces:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6147,18 +5576,12 @@ export interface operations {
             /** @description `Workspace not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6169,18 +5592,12 @@ export interface operations {
             /** @description `A status with this name already exists`, `A request with this Idempotency-Key is in progress` */
             409: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6192,16 +5609,11 @@ export interface operations {
             /** @description `Idempotency-Key was already used with a different request` */
             422: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6232,16 +5644,11 @@ export interface operations {
             /** @description No content */
             204: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6249,16 +5656,11 @@ export interface operations {
             /** @description `Invalid status ID`, `replacement_status_id must be given only once`, `replacement_status_id must be a valid numeric ID`, `replacement_status_id cannot be the deleted status`, `At least one completed status must remain in the workspace` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6268,18 +5670,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6289,16 +5685,11 @@ export interface operations {
             /** @description `Access denied`, `Only owners and admins can delete statuses`, `Scope 'workspaces:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6308,16 +5699,11 @@ export interface operations {
             /** @description `Status not found in this workspace`, `Status not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6328,16 +5714,11 @@ export interface operations {
             /** @description `Request body is too large` */
             413: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6370,16 +5751,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6401,16 +5777,11 @@ export interface operations {
             /** @description `Invalid status ID`, `At least one completed status must remain in the workspace`, `name must be a string`, `name cannot be empty`, `name must not contain NUL characters`, `name must be at most 255 characters`, `Invalid category. Must be one of: pending, in_progress, completed, cancelled`, `icon must be a string`, `icon must not contain NUL characters`, `icon must be at most 255 characters`, `color must be a string`, `color must not contain NUL characters`, `color must be at most 255 characters`, `position must be an integer`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6420,18 +5791,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6441,16 +5806,11 @@ export interface operations {
             /** @description `Access denied`, `Only owners and admins can edit statuses`, `Scope 'workspaces:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6460,16 +5820,11 @@ export interface operations {
             /** @description `Status not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6480,16 +5835,11 @@ export interface operations {
             /** @description `A status with this name already exists` */
             409: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6524,20 +5874,13 @@ export interface operations {
             /** @description All task fields except labels, subtasks, attachments */
             201: {
                 headers: {
-                    /** @description Tag of the task as Get task shows it to you now; send it back in `If-None-Match` (Get task) or `If-Match` (Update task, Delete task) */
-                    ETag?: string;
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6586,18 +5929,12 @@ export interface operations {
             /** @description `Subtasks cannot have subtasks`, `list_id is required`, `list_id must be a valid numeric ID`, `title is required`, `title must not contain NUL characters`, `title must be at most 500 characters`, `description must be a string`, `description must not contain NUL characters`, `description must be at most 100000 characters`, `Invalid priority. Must be one of: urgent, high, medium, low, none`, `status_id must be a valid numeric ID`, `Invalid due_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid start_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `assignee_ids must be an array`, `custom_fields must be an array`, `custom_fields value must be a string or null`, `custom_fields value must not contain NUL characters`, `custom_fields value must be at most 10000 characters`, `custom_fields value for field <id> must be a number`, `custom_fields value for field <id> must be a number with at most <decimals> decimals`, `custom_fields value for field <id> must be an ISO 8601 date`, `custom_fields value for field <id> must be true or false`, `custom_fields value for field <id> must be an integer from 0 to 5`, `custom_fields value for field <id> must be one of the field's options`, `custom_fields value for field <id> must be a comma-separated list of member user IDs`, `label_ids must be an array`, `parent_id must be a valid numeric ID`, `Idempotency-Key must be 1 to 255 visible ASCII characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6607,18 +5944,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6628,18 +5959,12 @@ export interface operations {
             /** @description `Access denied`, `Viewers cannot create tasks`, `Scope 'tasks:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6649,18 +5974,12 @@ export interface operations {
             /** @description `Status not found in this workspace`, `Parent task not found`, `Task not found`, `List not found in this workspace` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6671,18 +5990,12 @@ export interface operations {
             /** @description `A request with this Idempotency-Key is in progress` */
             409: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6694,16 +6007,11 @@ export interface operations {
             /** @description `Idempotency-Key was already used with a different request` */
             422: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6734,18 +6042,12 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description Tag of the task as Get task shows it to you now; send it back in `If-None-Match` (Get task) or `If-Match` (Update task, Delete task) */
-                    ETag?: string;
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6837,18 +6139,12 @@ export interface operations {
             /** @description Not modified: the `If-None-Match` tag is current. No body. */
             304: {
                 headers: {
-                    /** @description Tag of the task as Get task shows it to you now; send it back in `If-None-Match` (Get task) or `If-Match` (Update task, Delete task) */
-                    ETag?: string;
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6856,16 +6152,11 @@ export interface operations {
             /** @description `Invalid task ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6875,18 +6166,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6896,16 +6181,11 @@ export interface operations {
             /** @description `Access denied`, `Scope 'tasks:read' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6915,16 +6195,11 @@ export interface operations {
             /** @description `Task not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6957,16 +6232,11 @@ export interface operations {
             /** @description No content */
             204: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6974,16 +6244,11 @@ export interface operations {
             /** @description `Invalid task ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6993,18 +6258,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7014,16 +6273,11 @@ export interface operations {
             /** @description `Access denied`, `Viewers cannot delete tasks`, `Scope 'tasks:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7033,16 +6287,11 @@ export interface operations {
             /** @description `Task not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7053,16 +6302,11 @@ export interface operations {
             /** @description `Precondition failed` */
             412: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7073,16 +6317,11 @@ export interface operations {
             /** @description `If-Match is required` */
             428: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7117,18 +6356,12 @@ export interface operations {
             /** @description All task fields except labels, subtasks, attachments */
             200: {
                 headers: {
-                    /** @description Tag of the task as Get task shows it to you now; send it back in `If-None-Match` (Get task) or `If-Match` (Update task, Delete task) */
-                    ETag?: string;
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7177,16 +6410,11 @@ export interface operations {
             /** @description `Invalid task ID`, `A task cannot be its own parent`, `Subtasks cannot have subtasks`, `title must be a string`, `title cannot be empty`, `title must not contain NUL characters`, `title must be at most 500 characters`, `description must be a string`, `description must not contain NUL characters`, `description must be at most 100000 characters`, `Invalid priority. Must be one of: urgent, high, medium, low, none`, `status_id must be a valid numeric ID`, `list_id must be a valid numeric ID`, `Invalid due_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid start_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `assignee_ids must be an array`, `custom_fields must be an array`, `custom_fields value must be a string or null`, `custom_fields value must not contain NUL characters`, `custom_fields value must be at most 10000 characters`, `custom_fields value for field <id> must be a number`, `custom_fields value for field <id> must be a number with at most <decimals> decimals`, `custom_fields value for field <id> must be an ISO 8601 date`, `custom_fields value for field <id> must be true or false`, `custom_fields value for field <id> must be an integer from 0 to 5`, `custom_fields value for field <id> must be one of the field's options`, `custom_fields value for field <id> must be a comma-separated list of member user IDs`, `label_ids must be an array`, `parent_id must be a valid numeric ID`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7196,18 +6424,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7217,16 +6439,11 @@ export interface operations {
             /** @description `Access denied`, `Viewers cannot edit tasks`, `Scope 'tasks:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7236,16 +6453,11 @@ export interface operations {
             /** @description `List not found in this workspace`, `Status not found in this workspace`, `Parent task not found`, `Task not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7256,16 +6468,11 @@ export interface operations {
             /** @description `Precondition failed` */
             412: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7278,16 +6485,11 @@ export interface operations {
             /** @description `If-Match is required` */
             428: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7315,16 +6517,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7350,16 +6547,11 @@ export interface operations {
             /** @description `Invalid task ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7369,18 +6561,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7390,16 +6576,11 @@ export interface operations {
             /** @description `Access denied`, `Scope 'attachments:read' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7409,16 +6590,11 @@ export interface operations {
             /** @description `Task not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7456,18 +6632,12 @@ export interface operations {
             /** @description Multipart: the attachment. JSON: the pending attachment and its upload link. */
             201: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7491,18 +6661,12 @@ export interface operations {
             /** @description `Invalid task ID`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply`, `Invalid multipart body`, `file is required`, `Send one file per request`, `file_name is required`, `file_name must be 1 to 255 characters`, `file_size must be a non-negative integer`, `mime_type must be a MIME type such as application/pdf`, `Idempotency-Key must be 1 to 255 visible ASCII characters` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7512,18 +6676,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7533,18 +6691,12 @@ export interface operations {
             /** @description `Access denied`, `Viewers cannot upload attachments`, `Scope 'attachments:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7554,18 +6706,12 @@ export interface operations {
             /** @description `Task not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7576,18 +6722,12 @@ export interface operations {
             /** @description `A request with this Idempotency-Key is in progress` */
             409: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7597,18 +6737,12 @@ export interface operations {
             /** @description `Attachment is too large (at most <limit> bytes)`, `Workspace storage quota exceeded`, `Request body is too large` */
             413: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7619,18 +6753,12 @@ export interface operations {
             /** @description `Content-Type must be application/json or multipart/form-data` */
             415: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7640,16 +6768,11 @@ export interface operations {
             /** @description `Idempotency-Key was already used with a different request` */
             422: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7677,16 +6800,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7711,16 +6829,11 @@ export interface operations {
             /** @description `Invalid task ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7730,18 +6843,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7751,16 +6858,11 @@ export interface operations {
             /** @description `Access denied`, `Scope 'comments:read' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7770,16 +6872,11 @@ export interface operations {
             /** @description `Task not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7816,18 +6913,12 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7850,18 +6941,12 @@ export interface operations {
             /** @description `Invalid task ID`, `content is required`, `content must not contain NUL characters`, `content must be at most 100000 characters`, `Idempotency-Key must be 1 to 255 visible ASCII characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7871,18 +6956,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7892,18 +6971,12 @@ export interface operations {
             /** @description `Access denied`, `Viewers cannot comment`, `Scope 'comments:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7913,18 +6986,12 @@ export interface operations {
             /** @description `Task not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7935,18 +7002,12 @@ export interface operations {
             /** @description `A request with this Idempotency-Key is in progress` */
             409: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7959,16 +7020,11 @@ export interface operations {
             /** @description `Idempotency-Key was already used with a different request` */
             422: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8001,18 +7057,12 @@ export interface operations {
             /** @description All task fields except labels, subtasks, attachments */
             200: {
                 headers: {
-                    /** @description Tag of the task as Get task shows it to you now; send it back in `If-None-Match` (Get task) or `If-Match` (Update task, Delete task) */
-                    ETag?: string;
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8061,16 +7111,11 @@ export interface operations {
             /** @description `Invalid task ID`, `Invalid label ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8080,18 +7125,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8101,16 +7140,11 @@ export interface operations {
             /** @description `Access denied`, `Viewers cannot edit tasks`, `Scope 'tasks:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8120,16 +7154,11 @@ export interface operations {
             /** @description `Label not found`, `Task not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8140,16 +7169,11 @@ export interface operations {
             /** @description `Precondition failed` */
             412: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8159,16 +7183,11 @@ export interface operations {
             /** @description `Request body is too large` */
             413: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8179,16 +7198,11 @@ export interface operations {
             /** @description `If-Match is required` */
             428: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8221,18 +7235,12 @@ export interface operations {
             /** @description All task fields except labels, subtasks, attachments */
             200: {
                 headers: {
-                    /** @description Tag of the task as Get task shows it to you now; send it back in `If-None-Match` (Get task) or `If-Match` (Update task, Delete task) */
-                    ETag?: string;
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8281,16 +7289,11 @@ export interface operations {
             /** @description `Invalid task ID`, `Invalid label ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8300,18 +7303,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8321,16 +7318,11 @@ export interface operations {
             /** @description `Access denied`, `Viewers cannot edit tasks`, `Scope 'tasks:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8340,16 +7332,11 @@ export interface operations {
             /** @description `Label not found`, `Task not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8360,16 +7347,11 @@ export interface operations {
             /** @description `Precondition failed` */
             412: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8379,16 +7361,11 @@ export interface operations {
             /** @description `Request body is too large` */
             413: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8399,16 +7376,11 @@ export interface operations {
             /** @description `If-Match is required` */
             428: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8440,18 +7412,12 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8474,18 +7440,12 @@ export interface operations {
             /** @description `workspace_id is required`, `url must be an https URL`, `url must not point to a private address`, `events must be a non-empty array of event types`, `Idempotency-Key must be 1 to 255 visible ASCII characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8495,18 +7455,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8516,18 +7470,12 @@ export interface operations {
             /** @description `Only owners and admins can manage webhooks`, `Scope 'webhooks:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8537,18 +7485,12 @@ export interface operations {
             /** @description `Workspace not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8559,18 +7501,12 @@ export interface operations {
             /** @description `A request with this Idempotency-Key is in progress` */
             409: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8582,16 +7518,11 @@ export interface operations {
             /** @description `Idempotency-Key was already used with a different request` */
             422: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8619,16 +7550,11 @@ export interface operations {
             /** @description No content */
             204: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8636,16 +7562,11 @@ export interface operations {
             /** @description `Invalid webhook ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8655,18 +7576,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8676,16 +7591,11 @@ export interface operations {
             /** @description `Access denied`, `Only owners and admins can manage webhooks`, `Scope 'webhooks:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8695,16 +7605,11 @@ export interface operations {
             /** @description `Webhook not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8738,16 +7643,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8769,16 +7669,11 @@ export interface operations {
             /** @description `Invalid webhook ID`, `url must be an https URL`, `url must not point to a private address`, `events must be a non-empty array of event types`, `active must be a boolean`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8788,18 +7683,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8809,16 +7698,11 @@ export interface operations {
             /** @description `Access denied`, `Only owners and admins can manage webhooks`, `Scope 'webhooks:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8828,16 +7712,11 @@ export interface operations {
             /** @description `Webhook not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8869,16 +7748,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8901,16 +7775,11 @@ export interface operations {
             /** @description `Invalid webhook ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8920,18 +7789,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8941,16 +7804,11 @@ export interface operations {
             /** @description `Access denied`, `Only owners and admins can manage webhooks`, `Scope 'webhooks:read' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8960,16 +7818,11 @@ export interface operations {
             /** @description `Webhook not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8996,16 +7849,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9031,18 +7879,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9052,16 +7894,11 @@ export interface operations {
             /** @description `Scope 'workspaces:read' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9094,18 +7931,12 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9129,18 +7960,12 @@ export interface operations {
             /** @description `name is required`, `name must not contain NUL characters`, `name must be at most 255 characters`, `slug must be 1 to 64 URL-safe characters (letters, digits, ".", "_", "~", "-")`, `description must be a string or null`, `description must not contain NUL characters`, `description must be at most 2000 characters`, `icon must be a string or null`, `icon must not contain NUL characters`, `icon must be at most 64 characters`, `color must be a string or null`, `color must not contain NUL characters`, `color must be at most 64 characters`, `image_url must be an http or https URL`, `Idempotency-Key must be 1 to 255 visible ASCII characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9150,18 +7975,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9171,18 +7990,12 @@ export interface operations {
             /** @description `Scope 'workspaces:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9193,18 +8006,12 @@ export interface operations {
             /** @description `A workspace with this slug already exists`, `A request with this Idempotency-Key is in progress` */
             409: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9216,16 +8023,11 @@ export interface operations {
             /** @description `Idempotency-Key was already used with a different request` */
             422: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9253,16 +8055,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9286,16 +8083,11 @@ export interface operations {
             /** @description `Invalid workspace ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9305,18 +8097,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9326,16 +8112,11 @@ export interface operations {
             /** @description `Scope 'workspaces:read' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9345,16 +8126,11 @@ export interface operations {
             /** @description `Workspace not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9384,16 +8160,11 @@ export interface operations {
             /** @description Deleted; empty body */
             204: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -9401,16 +8172,11 @@ export interface operations {
             /** @description `Invalid workspace ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9420,18 +8186,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9441,16 +8201,11 @@ export interface operations {
             /** @description `Only the owner can delete the workspace`, `Scope 'workspaces:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9460,16 +8215,11 @@ export interface operations {
             /** @description `Workspace not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9503,16 +8253,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9536,16 +8281,11 @@ export interface operations {
             /** @description `Invalid workspace ID`, `name must be a string`, `name cannot be empty`, `name must not contain NUL characters`, `name must be at most 255 characters`, `slug must be 1 to 64 URL-safe characters (letters, digits, ".", "_", "~", "-")`, `description must be a string or null`, `description must not contain NUL characters`, `description must be at most 2000 characters`, `icon must be a string or null`, `icon must not contain NUL characters`, `icon must be at most 64 characters`, `color must be a string or null`, `color must not contain NUL characters`, `color must be at most 64 characters`, `image_url must be an http or https URL`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9555,18 +8295,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9576,16 +8310,11 @@ export interface operations {
             /** @description `Only owners and admins can edit workspaces`, `Scope 'workspaces:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9595,16 +8324,11 @@ export interface operations {
             /** @description `Workspace not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9615,16 +8339,11 @@ export interface operations {
             /** @description `A workspace with this slug already exists` */
             409: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9655,16 +8374,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9698,16 +8412,11 @@ export interface operations {
             /** @description `Invalid workspace ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9717,18 +8426,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9738,16 +8441,11 @@ export interface operations {
             /** @description `Scope 'tasks:read' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9757,16 +8455,11 @@ export interface operations {
             /** @description `Workspace not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9785,12 +8478,12 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only events with a larger id */
-                after?: string;
+                after?: number;
                 limit?: number;
-                /** @description Event types: a comma list, the parameter repeated, or both (at most 100 values); an event of any of them is kept. */
-                type?: string[];
+                /** @description Event types: a comma list, the parameter repeated, or both (at most 100 values); an event of any of them is kept. Several values: one comma-separated list (the parameter may also be repeated; the values of every occurrence count). */
+                type?: ("task.created" | "task.updated" | "task.deleted" | "comment.created" | "folder.created" | "folder.deleted" | "folder.updated" | "list.created" | "list.deleted" | "list.updated" | "status.created" | "status.updated" | "label.created" | "label.deleted" | "label.updated" | "status.deleted" | "comment.updated" | "comment.deleted" | "attachment.created" | "attachment.deleted" | "workspace.updated" | "member.added" | "member.updated" | "member.removed" | "custom_field.created" | "custom_field.updated" | "custom_field.deleted")[];
                 /** @description Only the events about this task (`data.task_id`) */
-                task_id?: string;
+                task_id?: number;
             };
             header?: never;
             path: {
@@ -9804,16 +8497,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9850,16 +8538,11 @@ export interface operations {
             /** @description `Invalid workspace ID`, `Unknown query parameter: <name>`, `<name> must be given only once`, `<name> accepts at most 100 values`, `after must be a non-negative integer`, `limit must be an integer between 1 and 100`, `Invalid type. Must be one of: task.created, task.updated, task.deleted, comment.created, folder.created, folder.deleted, folder.updated, list.created, list.deleted, list.updated, status.created, status.updated, label.created, label.deleted, label.updated, status.deleted, comment.updated, comment.deleted, attachment.created, attachment.deleted, workspace.updated, member.added, member.updated, member.removed, custom_field.created, custom_field.updated, custom_field.deleted`, `task_id must be a valid numeric ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9869,18 +8552,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9890,16 +8567,11 @@ export interface operations {
             /** @description `Scope 'events:read' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9909,16 +8581,11 @@ export interface operations {
             /** @description `Workspace not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9948,16 +8615,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9980,16 +8642,11 @@ export interface operations {
             /** @description `Invalid workspace ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9999,18 +8656,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10020,16 +8671,11 @@ export interface operations {
             /** @description `Scope 'folders:read' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10039,16 +8685,11 @@ export interface operations {
             /** @description `Workspace not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10078,16 +8719,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10108,16 +8744,11 @@ export interface operations {
             /** @description `Invalid workspace ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10127,18 +8758,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10148,16 +8773,11 @@ export interface operations {
             /** @description `Scope 'workspaces:read' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10167,16 +8787,11 @@ export interface operations {
             /** @description `Workspace not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10206,16 +8821,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10237,16 +8847,11 @@ export interface operations {
             /** @description `Invalid workspace ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10256,18 +8861,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10277,16 +8876,11 @@ export interface operations {
             /** @description `Scope 'workspaces:read' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10296,16 +8890,11 @@ export interface operations {
             /** @description `Workspace not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10342,18 +8931,12 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10373,18 +8956,12 @@ export interface operations {
             /** @description `Invalid workspace ID`, `Only members and viewers can be access-restricted`, `user_id or email is required`, `Send user_id or email, not both`, `user_id must be a valid numeric ID`, `email must be a string`, `email must not contain NUL characters`, `Invalid role. Must be one of: admin, member, viewer`, `restricted must be a boolean`, `folder_ids must be an array of folder IDs`, `list_ids must be an array of list IDs`, `Idempotency-Key must be 1 to 255 visible ASCII characters`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10394,18 +8971,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10415,18 +8986,12 @@ export interface operations {
             /** @description `Only the owner can manage admins`, `Only owners and admins can manage members`, `Scope 'members:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10436,18 +9001,12 @@ export interface operations {
             /** @description `User not found`, `Folder not found`, `List not found`, `Workspace not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10458,18 +9017,12 @@ export interface operations {
             /** @description `User is already a member of this workspace`, `A request with this Idempotency-Key is in progress` */
             409: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
-                    /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key`; absent otherwise */
-                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10482,16 +9035,11 @@ export interface operations {
             /** @description `Idempotency-Key was already used with a different request` */
             422: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10521,16 +9069,11 @@ export interface operations {
             /** @description Removed; empty body */
             204: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10538,16 +9081,11 @@ export interface operations {
             /** @description `Invalid workspace ID`, `Invalid user ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10557,18 +9095,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10578,16 +9110,11 @@ export interface operations {
             /** @description `The workspace owner cannot be removed`, `Only the owner can manage admins`, `Only owners and admins can manage members`, `Scope 'members:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10597,16 +9124,11 @@ export interface operations {
             /** @description `Workspace not found`, `Member not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10642,16 +9164,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10671,16 +9188,11 @@ export interface operations {
             /** @description `Invalid workspace ID`, `Invalid user ID`, `Only members and viewers can be access-restricted`, `Invalid role. Must be one of: admin, member, viewer`, `restricted must be a boolean`, `folder_ids must be an array of folder IDs`, `list_ids must be an array of list IDs`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10690,18 +9202,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10711,16 +9217,11 @@ export interface operations {
             /** @description `The workspace owner cannot be changed`, `Only the owner can manage admins`, `Only owners and admins can manage members`, `Scope 'members:write' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10730,16 +9231,11 @@ export interface operations {
             /** @description `Folder not found`, `List not found`, `Workspace not found`, `Member not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10773,16 +9269,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10805,16 +9296,11 @@ export interface operations {
             /** @description `Invalid workspace ID`, `Invalid user ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10824,18 +9310,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10845,16 +9325,11 @@ export interface operations {
             /** @description `Only owners and admins can manage members`, `Scope 'workspaces:read' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10864,16 +9339,11 @@ export interface operations {
             /** @description `Workspace not found`, `Member not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10903,16 +9373,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10936,16 +9401,11 @@ export interface operations {
             /** @description `Invalid workspace ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10955,18 +9415,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10976,16 +9430,11 @@ export interface operations {
             /** @description `Scope 'workspaces:read' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10995,16 +9444,11 @@ export interface operations {
             /** @description `Workspace not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11026,21 +9470,21 @@ export interface operations {
                 page?: number;
                 limit?: number;
                 /** @description Only tasks of this list (numeric id) */
-                list_id?: string;
-                /** @description Status ids. Several values: a comma list, the parameter repeated, or both (at most 100 values in all); a task matching any of them is kept. */
-                status_id?: string[];
-                /** @description Categories of the task's status (a task without status never matches). Several values: a comma list, the parameter repeated, or both (at most 100 values in all); a task matching any of them is kept. */
-                status_category?: string[];
-                /** @description User ids, `me` (the key's user) or `none` (tasks without assignee). Several values: a comma list, the parameter repeated, or both (at most 100 values in all); a task matching any of them is kept. */
-                assignee_id?: string[];
-                /** @description Label ids. Several values: a comma list, the parameter repeated, or both (at most 100 values in all); a task matching any of them is kept. */
-                label_id?: string[];
-                /** @description `urgent`, `high`, `medium`, `low`, `none`. Several values: a comma list, the parameter repeated, or both (at most 100 values in all); a task matching any of them is kept. */
-                priority?: string[];
+                list_id?: number;
+                /** @description Status ids. Several values: a comma list, the parameter repeated, or both (at most 100 values in all); a task matching any of them is kept. Several values: one comma-separated list (the parameter may also be repeated; the values of every occurrence count). */
+                status_id?: number[];
+                /** @description Categories of the task's status (a task without status never matches). Several values: a comma list, the parameter repeated, or both (at most 100 values in all); a task matching any of them is kept. Several values: one comma-separated list (the parameter may also be repeated; the values of every occurrence count). */
+                status_category?: ("pending" | "in_progress" | "completed" | "cancelled")[];
+                /** @description User ids, `me` (the key's user) or `none` (tasks without assignee). Several values: a comma list, the parameter repeated, or both (at most 100 values in all); a task matching any of them is kept. Several values: one comma-separated list (the parameter may also be repeated; the values of every occurrence count). */
+                assignee_id?: (number | ("me" | "none"))[];
+                /** @description Label ids. Several values: a comma list, the parameter repeated, or both (at most 100 values in all); a task matching any of them is kept. Several values: one comma-separated list (the parameter may also be repeated; the values of every occurrence count). */
+                label_id?: number[];
+                /** @description `urgent`, `high`, `medium`, `low`, `none`. Several values: a comma list, the parameter repeated, or both (at most 100 values in all); a task matching any of them is kept. Several values: one comma-separated list (the parameter may also be repeated; the values of every occurrence count). */
+                priority?: ("urgent" | "high" | "medium" | "low" | "none")[];
                 /** @description The subtasks of this task instead of top-level tasks (`include_subtasks` then changes nothing) */
-                parent_id?: string;
-                /** @description `true`: subtasks are rows too, beside top-level tasks */
-                include_subtasks?: "true" | "false";
+                parent_id?: number;
+                /** @description `true`: subtasks are rows too, beside top-level tasks. Also accepted: `1`, `0`, `yes`, `no`. */
+                include_subtasks?: boolean;
                 /** @description due_date >= this (tasks without due date never match). One instant: `YYYY-MM-DD`, `YYYY-MM-DDTHH:mm[:ss[.ffffff]]`, with `Z`, `±HH:MM` or nothing (UTC). */
                 due_after?: string;
                 /** @description due_date < this (tasks without due date never match). One instant: `YYYY-MM-DD`, `YYYY-MM-DDTHH:mm[:ss[.ffffff]]`, with `Z`, `±HH:MM` or nothing (UTC). */
@@ -11053,8 +9497,8 @@ export interface operations {
                 q?: string;
                 /** @description One to three comma-separated keys of `created_at`, `updated_at`, `due_date`, `priority`, `identifier`, `title`, each at most once, `-` for descending; ties by id in the last key's direction. `priority` ascending is urgent, high, medium, low, none; `title` compares with ASCII letters lower-cased, by code point; tasks without due date come last both ways. */
                 sort?: string;
-                /** @description `false`: a keyset page without counting (`{ data, limit, next_cursor }`); `true` with a `cursor` adds `total` */
-                include_total?: "true" | "false";
+                /** @description `false`: a keyset page without counting (`{ data, limit, next_cursor }`); `true` with a `cursor` adds `total`. Also accepted: `1`, `0`, `yes`, `no`. */
+                include_total?: boolean;
                 /** @description The `next_cursor` of the previous page, sent with the same filters and sort; cannot be combined with `page` */
                 cursor?: string;
             };
@@ -11070,16 +9514,11 @@ export interface operations {
             /** @description `page`/`limit` pages (default); keyset pages with `cursor` or `include_total=false` (`total` only with `include_total=true` and a cursor) */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11157,16 +9596,11 @@ export interface operations {
             /** @description `Invalid workspace ID`, `Unknown query parameter: <name>`, `<name> must be given only once`, `<name> accepts at most 100 values`, `page must be a positive integer`, `limit must be an integer between 1 and 100`, `list_id must be a valid numeric ID`, `status_id must be a valid numeric ID`, `Invalid status_category. Must be one of: pending, in_progress, completed, cancelled`, `assignee_id must be a valid numeric ID, me or none`, `label_id must be a valid numeric ID`, `Invalid priority. Must be one of: urgent, high, medium, low, none`, `parent_id must be a valid numeric ID`, `include_subtasks must be true or false`, `Invalid due_after format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid due_before format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid created_after format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `Invalid updated_after format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`, `q cannot be empty`, `q must be at most 200 characters`, `q accepts at most 10 terms`, `Invalid sort. Use one to three of: created_at, updated_at, due_date, priority, identifier, title, each optionally prefixed with -`, `include_total must be true or false`, `page cannot be combined with cursor or include_total=false`, `Invalid cursor` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11176,18 +9610,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11197,16 +9625,11 @@ export interface operations {
             /** @description `Access denied`, `Scope 'tasks:read' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11216,16 +9639,11 @@ export interface operations {
             /** @description `List not found in this workspace`, `Workspace not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11255,16 +9673,11 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11288,16 +9701,11 @@ export interface operations {
             /** @description `Invalid workspace ID` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11307,18 +9715,12 @@ export interface operations {
             /** @description `API key required`, `Invalid API key`, `API key has expired` */
             401: {
                 headers: {
-                    /** @description `Bearer`: send the API key as `Authorization: Bearer <key>` (or as `X-API-Key`) */
-                    "WWW-Authenticate"?: "Bearer";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11328,16 +9730,11 @@ export interface operations {
             /** @description `Only owners and admins can manage webhooks`, `Scope 'webhooks:read' is required for this endpoint` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11347,16 +9744,11 @@ export interface operations {
             /** @description `Workspace not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window; absent when rate limiting is off */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets; absent when rate limiting is off */
-                    "RateLimit-Reset"?: number;
-                    /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-                    "Cache-Control"?: "no-store" | "private, no-cache";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11393,13 +9785,11 @@ export interface operations {
             /** @description The file */
             200: {
                 headers: {
-                    /** @description attachment; filename="<ASCII fallback>"; filename*=UTF-8''<percent-encoded name> */
-                    "Content-Disposition"?: string;
-                    "Content-Length"?: number;
-                    "X-Content-Type-Options"?: "nosniff";
-                    "Accept-Ranges"?: "bytes";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "Content-Length": components["headers"]["Content-Length"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Accept-Ranges": components["headers"]["Accept-Ranges"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11409,14 +9799,12 @@ export interface operations {
             /** @description The requested range */
             206: {
                 headers: {
-                    /** @description attachment; filename="<ASCII fallback>"; filename*=UTF-8''<percent-encoded name> */
-                    "Content-Disposition"?: string;
-                    "Content-Length"?: number;
-                    "X-Content-Type-Options"?: "nosniff";
-                    "Accept-Ranges"?: "bytes";
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "Content-Length": components["headers"]["Content-Length"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Accept-Ranges": components["headers"]["Accept-Ranges"];
                     "Content-Range"?: string;
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11426,8 +9814,7 @@ export interface operations {
             /** @description `Link is invalid or has expired` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11439,9 +9826,8 @@ export interface operations {
             /** @description `Range not satisfiable` */
             416: {
                 headers: {
-                    "Content-Range"?: string;
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
+                    "Content-Range": components["headers"]["Content-Range"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11475,13 +9861,11 @@ export interface operations {
             /** @description The file */
             200: {
                 headers: {
-                    /** @description attachment; filename="<ASCII fallback>"; filename*=UTF-8''<percent-encoded name> */
-                    "Content-Disposition"?: string;
-                    "Content-Length"?: number;
-                    "X-Content-Type-Options"?: "nosniff";
-                    "Accept-Ranges"?: "bytes";
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "Content-Length": components["headers"]["Content-Length"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Accept-Ranges": components["headers"]["Accept-Ranges"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -11489,14 +9873,12 @@ export interface operations {
             /** @description The requested range */
             206: {
                 headers: {
-                    /** @description attachment; filename="<ASCII fallback>"; filename*=UTF-8''<percent-encoded name> */
-                    "Content-Disposition"?: string;
-                    "Content-Length"?: number;
-                    "X-Content-Type-Options"?: "nosniff";
-                    "Accept-Ranges"?: "bytes";
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "Content-Length": components["headers"]["Content-Length"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Accept-Ranges": components["headers"]["Accept-Ranges"];
                     "Content-Range"?: string;
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -11504,8 +9886,7 @@ export interface operations {
             /** @description `Link is invalid or has expired` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11517,9 +9898,8 @@ export interface operations {
             /** @description `Range not satisfiable` */
             416: {
                 headers: {
-                    "Content-Range"?: string;
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
+                    "Content-Range": components["headers"]["Content-Range"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11554,8 +9934,7 @@ export interface operations {
             /** @description Stored */
             204: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -11563,8 +9942,7 @@ export interface operations {
             /** @description `Upload must be exactly <file_size> bytes`, `Invalid JSON body`, `Request body must be a JSON object`, `Request body is nested too deeply` */
             400: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11574,8 +9952,7 @@ export interface operations {
             /** @description `Link is invalid or has expired` */
             403: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11603,8 +9980,7 @@ export interface operations {
             /** @description The database answers */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11625,8 +10001,7 @@ export interface operations {
             /** @description The database does not answer */
             503: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11655,8 +10030,7 @@ export interface operations {
             /** @description The process serves HTTP */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11716,8 +10090,7 @@ export interface operations {
             /** @description Ready */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11773,8 +10146,7 @@ export interface operations {
             /** @description Not ready: `error` names the failed checks */
             503: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11838,8 +10210,7 @@ export interface operations {
             /** @description Metrics in the Prometheus text format */
             200: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11850,8 +10221,7 @@ export interface operations {
             /** @description `Not found` */
             404: {
                 headers: {
-                    /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
-                    "X-Request-Id"?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -70,6 +70,7 @@ export class AttachmentsController {
       bodyError: deferredBodyError(request),
       contentLength: request.headers['content-length'] === undefined ? undefined : Number(request.headers['content-length']),
       stream: () => streamedBody(request),
+      request,
     });
   }
 

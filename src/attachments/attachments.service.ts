@@ -28,6 +28,16 @@ export interface UploadInput {
   contentLength: number | undefined;
   /** The multipart body, readable once. */
   stream(): { source: Readable; truncated: boolean };
+  /** The same object on every run of one request (RetryLostRaceInterceptor runs the route twice after a lost race). */
+  request: object;
+}
+
+/** A multipart file received and stored: what its row needs. */
+interface StoredUpload {
+  key: string;
+  fileName: string;
+  mimeType: string;
+  size: number;
 }
 
 /** D47: the answer to a JSON declaration. */
@@ -46,6 +56,8 @@ const isMultipart = (contentType: string | undefined) => /^multipart\/form-data\
 @Injectable()
 export class AttachmentsService {
   private readonly settings: AttachmentSettings;
+  /** Multipart files already received per request: a second run of the route (a lost race) reuses them, the body being read once. */
+  private readonly received = new WeakMap<object, Promise<StoredUpload>>();
 
   constructor(
     private readonly access: AccessService,
@@ -80,6 +92,18 @@ export class AttachmentsService {
   }
 
   private async uploadMultipart(caller: Caller, workspaceId: number, taskId: number, input: UploadInput): Promise<RawJson<AttachmentDto>> {
+    let stored = this.received.get(input.request);
+    if (!stored) this.received.set(input.request, (stored = this.receiveAndStore(input)));
+    const file = await stored;
+    const element = await this.insert(caller, workspaceId, taskId, {
+      fileName: file.fileName, fileSize: file.size, mimeType: file.mimeType, storageKey: file.key, expiresAt: null,
+    });
+    this.metrics.counted('stored');
+    return new RawJson(element);
+  }
+
+  /** D47 step 7 of the multipart form: the body read and checked, the file stored under a new key (with its intent). */
+  private async receiveAndStore(input: UploadInput): Promise<StoredUpload> {
     const max = this.settings.maxBytes;
     // D47 step 7 begins with the whole body's size: a declared length says it before any byte is read.
     if ((input.contentLength ?? 0) > max + MULTIPART_BODY_OVERHEAD_BYTES) throw new PayloadTooLargeException(tooLargeMessage(max));
@@ -98,11 +122,7 @@ export class AttachmentsService {
     // Bytes stored before their row commits: an intent removes them unless the row comes.
     await this.repo.queueIntent(key);
     await this.storage.store(key, received.stagedPath, received.size);
-    const element = await this.insert(caller, workspaceId, taskId, {
-      fileName: received.fileName, fileSize: received.size, mimeType: received.mimeType, storageKey: key, expiresAt: null,
-    });
-    this.metrics.counted('stored');
-    return new RawJson(element);
+    return { key, fileName: received.fileName, mimeType: received.mimeType, size: received.size };
   }
 
   private async declare(caller: Caller, workspaceId: number, taskId: number, body: Record<string, unknown>): Promise<DeclaredUpload> {

@@ -442,6 +442,24 @@ describe('attachments (D47)', () => {
     });
   });
 
+  describe('events (D48)', () => {
+    it('attachment events reach restricted members as comment events do: only for tasks of their lists; the feed knows both types', async () => {
+      const inside = (await upload(ids.t_backlog, fileBody('in.txt', 'x'))).json().id;
+      const outside = (await upload(ids.t_inbox, fileBody('out.txt', 'x'))).json().id;
+      expect((await remove(outside)).statusCode).toBe(204);
+      const feed = async (role: WorldRole) =>
+        (await t.inject({ method: 'GET', url: `/api/v1/workspaces/${ids.ws}/events?type=attachment.created,attachment.deleted&limit=100`, headers: as(role) })).json().data as {
+          type: string; data: { attachment_id: number };
+        }[];
+      const seen = (events: { type: string; data: { attachment_id: number } }[]) => events.map((e) => `${e.type} ${e.data.attachment_id}`);
+      expect(seen(await feed('owner'))).toEqual(expect.arrayContaining([`attachment.created ${inside}`, `attachment.created ${outside}`, `attachment.deleted ${outside}`]));
+      const restricted = seen(await feed('restricted'));
+      expect(restricted).toContain(`attachment.created ${inside}`);
+      expect(restricted).not.toContain(`attachment.created ${outside}`);
+      expect(restricted).not.toContain(`attachment.deleted ${outside}`);
+    });
+  });
+
   describe('delete and the removal of bytes', () => {
     it('204; attachment.deleted; gone from the listing; ETag changes; the link dies; the bytes go after the commit', async () => {
       const att = (await upload(ids.t_backlog, fileBody('gone.txt', 'bye'))).json();

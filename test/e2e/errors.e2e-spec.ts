@@ -94,7 +94,11 @@ describe('errors and framework answers (D3, D7, D31)', () => {
       /** Every operation of the served document that takes a body, with a path id no row has. */
       const writeRoutes = async () => {
         const doc = (await t.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
-        return Object.entries<Record<string, { requestBody?: unknown }>>(doc.paths).flatMap(([path, item]) =>
+        return Object.entries<Record<string, { requestBody?: unknown }>>(doc.paths)
+          // D47: the upload reads its body after the target and role (step 7), and the storage links are no API
+          // routes; their answers are tested in attachments.e2e-spec.ts and files-local.e2e-spec.ts.
+          .filter(([path]) => !path.startsWith('/files/') && !path.endsWith('/attachments'))
+          .flatMap(([path, item]) =>
           Object.entries(item)
             .filter(([, op]) => op.requestBody)
             .map(([method, op]) => ({ method: method.toUpperCase() as InjectOptions['method'], url: path.replace(/\{[a-z_]+\}/, '99999999'), op })),

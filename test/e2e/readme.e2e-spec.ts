@@ -109,6 +109,17 @@ it('"Safe retries and edits" do what they say: one task for two keyed POSTs, the
   expect([again.status, await again.json()]).toEqual([412, { error: 'Precondition failed' }]);
 }, 120_000);
 
+it('every block of "Files" runs as printed: multipart upload, declaration, upload link, confirm, download, delete', async () => {
+  const [setup, ...blocks] = bashBlocks('## Files', '**Local storage**');
+  expect(setup).toContain('KEY=svc_...');
+  expect(blocks).toHaveLength(3);
+  const r = bash(port(setup.replace('KEY=svc_...', `KEY=${key}`)) + blocks.map(port).join('\n'), {});
+  expect([r.status, r.stderr]).toEqual([0, '']);
+  // The multipart upload, then the declared one, both with the same 13 bytes; the declared one deleted at the end.
+  const rows = await db.ds.query(`SELECT file_name, file_size, mime_type, confirmed FROM attachments WHERE file_name = 'notes.txt' ORDER BY id`);
+  expect(rows).toEqual([{ file_name: 'notes.txt', file_size: 13, mime_type: 'text/plain', confirmed: true }]);
+}, 120_000);
+
 // After the examples: it adds rows, which would move the ids the examples name.
 it('"A world from scratch" runs as printed after the demo data', () => {
   const [block] = bashBlocks('A world from scratch:', '## API by example');
