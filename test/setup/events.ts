@@ -29,10 +29,16 @@ export async function recordEvent(
   return rows[0].body;
 }
 
-/** Delivery jobs still in the queue (pending, due later, or running). */
+/**
+ * Deliveries not finished: delivery jobs still in the queue (pending, due
+ * later, or running) and the (event, webhook) pairs the dispatcher has not
+ * queued yet (subscribed events after an active webhook's dispatch cursor).
+ */
 export async function pendingDeliveries(ds: DataSource): Promise<number> {
   const rows: Array<{ n: number }> = await ds.query(
-    `SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE task_identifier = 'webhook_delivery' AND attempts < max_attempts`,
+    `SELECT (SELECT count(*) FROM graphile_worker.jobs WHERE task_identifier = 'webhook_delivery' AND attempts < max_attempts)::int
+          + (SELECT count(*) FROM webhooks w JOIN events e ON e.workspace_id = w.workspace_id AND e.id > w.dispatched_through AND e.type = ANY (w.events)
+              WHERE w.active)::int AS n`,
   );
   return rows[0].n;
 }
