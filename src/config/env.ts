@@ -190,6 +190,7 @@ export const VARIABLES = {
   WEBHOOK_ALLOW_PRIVATE: { schema: BOOLEAN.default(false), accepts: 'true or false', default: 'false' },
   WEBHOOK_ALLOW_HTTP: { schema: BOOLEAN.default(false), accepts: 'true or false', default: 'false' },
   WEBHOOK_WORKER: { schema: BOOLEAN.default(true), accepts: 'true or false', default: 'true' },
+  WEBHOOKS_PER_WORKSPACE_MAX: { schema: DIGITS(1, 1_000_000).default(20), accepts: 'a whole number from 1 to 1000000', default: '20' },
 } satisfies Record<string, Variable>;
 
 export type VariableName = keyof typeof VARIABLES;
@@ -246,6 +247,8 @@ export interface WebhookSettings {
   allowHttp: boolean;
   /** WEBHOOK_WORKER: this process delivers webhooks (runs the job worker). */
   worker: boolean;
+  /** WEBHOOKS_PER_WORKSPACE_MAX: a workspace holds at most this many webhooks (D38). */
+  perWorkspaceMax: number;
 }
 
 /** A configuration error: `message` is the one line to print. */
@@ -306,6 +309,7 @@ export function loadEnv(env: NodeJS.ProcessEnv): AppEnv {
       allowPrivate: v.WEBHOOK_ALLOW_PRIVATE,
       allowHttp: v.WEBHOOK_ALLOW_HTTP,
       worker: v.WEBHOOK_WORKER,
+      perWorkspaceMax: Number(v.WEBHOOKS_PER_WORKSPACE_MAX),
     },
   });
 }

@@ -11,16 +11,21 @@ import { attemptDelivery } from './webhook-sender';
 import { WebhookMetrics } from './webhooks.metrics';
 import { WebhooksRepository } from './webhooks.repository';
 
-/** Delivery jobs one process runs at once. */
-const CONCURRENCY = 10;
+/** Delivery jobs one process holds at once (in flight, or waiting for their webhook's attempt before them). */
+const CONCURRENCY = 20;
 /**
- * D38, tenants do not wait for each other: attempts of one workspace one
- * process makes at once. A workspace's further jobs are put off (DEFER_MS)
- * while it has these in flight, so that CONCURRENCY - WORKSPACE_SLOTS slots
- * stay free for the other workspaces whatever its receivers do (silent ones
- * hold a slot for WEBHOOK_TIMEOUT_MS).
+ * D38, tenants do not wait for each other: jobs of one workspace one process
+ * holds at once, and of one webhook (the attempt in flight and the next one,
+ * waiting for it: D38 allows one attempt in flight per webhook). Further jobs
+ * are put off (DEFER_MS), so that CONCURRENCY - WORKSPACE_SLOTS slots stay
+ * free for the other workspaces whatever its receivers do (a silent one holds
+ * its attempt for WEBHOOK_TIMEOUT_MS), and a workspace's silent webhooks do
+ * not hold all of its slots.
  */
-const WORKSPACE_SLOTS = 3;
+const WORKSPACE_SLOTS = 6;
+/** Connections of the queue's own pool. */
+const QUEUE_CONNECTIONS = 10;
+const WEBHOOK_SLOTS = 2;
 /** How long a job of a workspace with all its slots taken (or of a webhook busy in another process) waits before it is fetched again. */
 const DEFER_MS = 1_000;
 /** How often the queue looks for jobs that fell due (new jobs are announced at once); well under D38's 5 s. */
@@ -70,6 +75,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
   private readonly stopping = new AbortController();
   /** Jobs taken by this process (in flight or waiting for their webhook's turn), by workspace. */
   private readonly inFlight = new Map<number, number>();
+  /** Jobs taken by this process, by webhook. */
+  private readonly webhookHeld = new Map<number, number>();
   /** The last job of each webhook taken by this process: the next one waits for it. */
   private readonly webhookTurns = new Map<number, Promise<void>>();
   /** The dispatcher and stale-job loops, awaited at shutdown. */
@@ -87,8 +94,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.settings.worker || !this.databaseUrl) return;
-    // As many connections as jobs at once (opened only when needed), so that no job waits for one.
-    this.pool = new Pool({ connectionString: this.databaseUrl, max: CONCURRENCY });
+    // The queue's fetches and completions (opened only when needed); a job holds none while its attempt waits.
+    this.pool = new Pool({ connectionString: this.databaseUrl, max: QUEUE_CONNECTIONS });
     const lost = (error: Error) => processLogger().warn({ context: 'JobQueue' }, `job queue connection lost: ${error.message}`);
     // A connection can fail idle (the pool's event) or while a job holds it (the connection's own).
     this.pool.on('error', lost);
@@ -146,7 +153,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
   /**
    * A job handed to this process: put off DEFER_MS (a job under the same key,
    * keeping when it first fell due) when its workspace already has
-   * WORKSPACE_SLOTS jobs here, or when another process has an attempt of the
+   * WORKSPACE_SLOTS jobs here or its webhook WEBHOOK_SLOTS, or when another process has an attempt of the
    * webhook in flight (its lease); after this process's own attempt of the
    * webhook, if one is in flight; else made now.
    */
@@ -155,8 +162,10 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
     const later = () => this.repo.defer({ ...job, due_at: dueAt.toISOString() }, DEFER_MS);
     const workspaceId = Number(job.body.workspace_id);
     const taken = this.inFlight.get(workspaceId) ?? 0;
-    if (taken >= WORKSPACE_SLOTS) return later();
+    const held = this.webhookHeld.get(job.webhook_id) ?? 0;
+    if (taken >= WORKSPACE_SLOTS || held >= WEBHOOK_SLOTS) return later();
     this.inFlight.set(workspaceId, taken + 1);
+    this.webhookHeld.set(job.webhook_id, held + 1);
     // One attempt of a webhook at a time in this process: after the one before it (the lease guards across processes).
     const before = this.webhookTurns.get(job.webhook_id);
     const turn = (async () => {
@@ -168,6 +177,9 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
       await turn;
     } finally {
       if (this.webhookTurns.get(job.webhook_id) === turn) this.webhookTurns.delete(job.webhook_id);
+      const still = (this.webhookHeld.get(job.webhook_id) ?? 1) - 1;
+      if (still > 0) this.webhookHeld.set(job.webhook_id, still);
+      else this.webhookHeld.delete(job.webhook_id);
       const left = (this.inFlight.get(workspaceId) ?? 1) - 1;
       if (left > 0) this.inFlight.set(workspaceId, left);
       else this.inFlight.delete(workspaceId);

@@ -9,6 +9,9 @@ import { DELIVERY_TASK, DeliveryJob, deliveryJobKey } from './delivery-job';
 
 const WEBHOOK_COLUMNS = `id, workspace_id, url, events, active, api_ts(created_at) AS created_at`;
 
+/** First half of the advisory lock key `(WEBHOOKS_LOCK_NAMESPACE, workspace_id)` creates of a workspace's webhooks take turns on: 'WHKS'. */
+const WEBHOOKS_LOCK_NAMESPACE = 0x57484b53;
+
 /** D38: the deliveries route shows this many of the most recent attempts. */
 const DELIVERIES_SHOWN = 100;
 
@@ -39,17 +42,25 @@ export class WebhooksRepository {
   ) {}
 
   /**
-   * Inserts a webhook; returns it with its secret. Its dispatch cursor starts
-   * at the workspace's event horizon: the events committed afterwards are
-   * delivered to it, none before (the horizon waits for writes in flight).
+   * Inserts a webhook unless the workspace already has `max` (D38); returns it
+   * with its secret, or null when the workspace is full. Creates of one
+   * workspace take turns (a transaction-level advisory lock), so the count each
+   * sees includes the others'. Its dispatch cursor starts at the workspace's
+   * event horizon: the events committed afterwards are delivered to it, none
+   * before (the horizon waits for writes in flight).
    */
-  async insert(workspaceId: number, url: string, events: EventType[], secret: string): Promise<CreatedWebhookDto> {
-    const rows = await this.sql.rows<CreatedWebhookDto>(
-      `INSERT INTO webhooks (workspace_id, url, events, secret, dispatched_through)
-       VALUES ($1, $2, $3, $4, ${eventHorizonSql('$1::int')}) RETURNING ${WEBHOOK_COLUMNS}, secret`,
-      [workspaceId, url, events, secret],
-    );
-    return rows[0];
+  async insert(workspaceId: number, url: string, events: EventType[], secret: string, max: number): Promise<CreatedWebhookDto | null> {
+    return this.db.transaction(async (em) => {
+      await em.query(`SELECT pg_advisory_xact_lock(${WEBHOOKS_LOCK_NAMESPACE}, $1::int)`, [workspaceId]);
+      const rows: CreatedWebhookDto[] = await em.query(
+        `INSERT INTO webhooks (workspace_id, url, events, secret, dispatched_through)
+         SELECT $1, $2, $3, $4, ${eventHorizonSql('$1::int')}
+          WHERE (SELECT count(*) FROM webhooks WHERE workspace_id = $1) < $5
+         RETURNING ${WEBHOOK_COLUMNS}, secret`,
+        [workspaceId, url, events, secret, max],
+      );
+      return rows[0] ?? null;
+    });
   }
 
   /** A workspace's webhooks by id (D38). */
