@@ -1,10 +1,13 @@
 import autocannon from 'autocannon';
 import { mkdirSync, writeFileSync } from 'fs';
+import { createServer } from 'http';
+import type { AddressInfo } from 'net';
 import { join } from 'path';
 import { Client } from 'pg';
 import { migrateLocked } from '../src/cli/database';
 import { SCOPES } from '../src/common/auth/scope';
 import { openDatabase } from '../src/common/database/data-source';
+import { EVENT_TYPES } from '../src/events/event-types';
 import { loadFixture } from '../src/fixtures/fixture-loader';
 import { startServer, stopServer } from './server';
 
@@ -39,6 +42,7 @@ const DURATION = int(process.env.BENCH_DURATION, 10);
 const WARMUP = int(process.env.BENCH_WARMUP, 3);
 const CONNECTIONS = int(process.env.BENCH_CONNECTIONS, 16);
 const POLLERS = int(process.env.BENCH_POLLERS, 8);
+const WEBHOOKS = int(process.env.BENCH_WEBHOOKS, 20);
 const log = (line: string) => process.stderr.write(line + '\n');
 
 interface FeedWorld {
@@ -122,6 +126,56 @@ function writes(base: string, world: FeedWorld, seconds: number): Promise<autoca
     duration: seconds,
     requests: [{ setupRequest: (request) => ({ ...request, method: 'POST', path: '/api/v1/tasks', headers, body: JSON.stringify({ list_id: world.hiddenListId, title: `Created ${i++}` }) }) }],
   });
+}
+
+/**
+ * `npm run bench -- --fanout` (issue 31, D38): create task in the feed
+ * workspace with no webhook, then with WEBHOOKS (20) active webhooks
+ * subscribed to every type (to a loopback receiver that answers 200 at once),
+ * each run with the webhook worker on (dispatch and deliveries in the server
+ * process) and off (the write alone). Writes record their event only, so the
+ * write's latency should not grow with the webhooks.
+ */
+export async function fanout(): Promise<void> {
+  const url = process.env.DATABASE_URL;
+  if (!url) throw new Error('--fanout needs DATABASE_URL');
+  const world = await ensureFeedWorld(url);
+  const receiver = createServer((request, response) => request.resume().on('end', () => response.end()));
+  await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
+  const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  const db = new Client({ connectionString: url });
+  await db.connect();
+  const rows: Array<Record<string, number | string>> = [];
+  try {
+    for (const worker of ['false', 'true']) {
+      for (const hooks of [0, WEBHOOKS]) {
+        await db.query(`DELETE FROM webhooks WHERE workspace_id = $1`, [world.workspaceId]);
+        await db.query(
+          `INSERT INTO webhooks (workspace_id, url, events, secret, dispatched_through)
+           SELECT $1, $2, $3, 'whsec_' || repeat('A', 43) || '=', (SELECT last_value FROM events_id_seq) FROM generate_series(1, $4)`,
+          [world.workspaceId, hookUrl, EVENT_TYPES, hooks],
+        );
+        const { child, base } = await startServer(url, 1, { WEBHOOK_WORKER: worker, WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_ALLOW_HTTP: 'true' }, OWNER_KEY);
+        try {
+          await writes(base, world, WARMUP);
+          const r = await writes(base, world, DURATION);
+          rows.push({ worker, webhooks: hooks, reqPerSec: r.requests.average, p50Ms: r.latency.p50, p99Ms: r.latency.p99, errors: r.errors + r.non2xx });
+          log(`[fanout] worker=${worker} webhooks=${hooks}: ${r.requests.average.toFixed(1)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms`);
+        } finally {
+          await stopServer(child);
+        }
+      }
+    }
+  } finally {
+    await db.query(`DELETE FROM webhooks WHERE workspace_id = $1`, [world.workspaceId]);
+    await db.query(`DELETE FROM tasks WHERE list_id = $1`, [world.hiddenListId]);
+    await db.end();
+    receiver.close();
+  }
+  process.stdout.write('\n' + rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  const dir = join(__dirname, 'results');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-fanout.json`), JSON.stringify({ at: new Date().toISOString(), connections: CONNECTIONS, durationS: DURATION, rows }, null, 2) + '\n');
 }
 
 /** The pollers benchmark (see the comment at the top of this file). */

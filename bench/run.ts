@@ -11,7 +11,7 @@ import { readCursorSecret } from '../src/tasks/cursor-secret';
 import { sealCursor, useCursorSecret } from '../src/tasks/task-cursor';
 import { parseTaskQuery } from '../src/tasks/task-query';
 import { childrenOf, CLOCK_TICKS_PER_S, hasTaskset, processTable } from './proc';
-import { pollers } from './pollers';
+import { fanout, pollers } from './pollers';
 import { SERVER, startServer, stopServer } from './server';
 import { reference } from './reference';
 import { BENCH_KEY, BenchWorld, ensureWorld } from './world';
@@ -295,9 +295,9 @@ async function main(): Promise<void> {
   }
 }
 
-// `npm run bench -- --reference [options]`: the side-by-side mode (reference.ts); `-- --pollers`: feed pollers against writes (pollers.ts).
+// `npm run bench -- --reference [options]`: the side-by-side mode (reference.ts); `-- --pollers`: feed pollers against writes, `-- --fanout`: create task with and without webhooks (pollers.ts).
 const args = process.argv.slice(2);
-(args.includes('--reference') ? reference(args.filter((a) => a !== '--reference')) : args.includes('--pollers') ? pollers() : main()).catch((error) => {
+(args.includes('--reference') ? reference(args.filter((a) => a !== '--reference')) : args.includes('--pollers') ? pollers() : args.includes('--fanout') ? fanout() : main()).catch((error) => {
   process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 });

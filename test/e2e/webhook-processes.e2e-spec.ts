@@ -96,7 +96,6 @@ it('two server processes deliver each event exactly once, and both stop cleanly'
   const ids = receiver.received.map((got) => got.headers['webhook-id']);
   expect([...ids].sort()).toEqual(events.map((e) => `evt_${e.id}`).sort());
   const log = await deliveries(b, hook.id);
-  if (log.length !== events.length) console.log('DBG', JSON.stringify(events.map((e) => e.id)), JSON.stringify(log.map((d) => d.event_id)), receiver.received.length);
   expect(log).toHaveLength(events.length);
   expect(log.every((d) => d.attempt === 1 && d.result === 'delivered')).toBe(true);
   expect(await Promise.all([stop(a), stop(b)])).toEqual([0, 0]);
