@@ -4740,7 +4740,7 @@ export interface operations {
                 };
             };
             408: components["responses"]["RequestTimeout"];
-            /** @description `A request with this Idempotency-Key is in progress` */
+            /** @description `A workspace can have at most 20 webhooks`, `A request with this Idempotency-Key is in progress` */
             409: {
                 headers: {
                     /** @description The id of this request in the service logs: the `X-Request-Id` the client sent when acceptable, else a new UUID */
