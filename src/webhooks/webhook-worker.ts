@@ -23,8 +23,6 @@ const CONCURRENCY = 20;
  * not hold all of its slots.
  */
 const WORKSPACE_SLOTS = 6;
-/** Connections of the queue's own pool. */
-const QUEUE_CONNECTIONS = 10;
 const WEBHOOK_SLOTS = 2;
 /** How long a job of a workspace with all its slots taken (or of a webhook busy in another process) waits before it is fetched again. */
 const DEFER_MS = 1_000;
@@ -94,8 +92,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.settings.worker || !this.databaseUrl) return;
-    // The queue's fetches and completions (opened only when needed); a job holds none while its attempt waits.
-    this.pool = new Pool({ connectionString: this.databaseUrl, max: QUEUE_CONNECTIONS });
+    // As many connections as jobs at once (opened only when needed, as graphile-worker asks), so that no job waits for one.
+    this.pool = new Pool({ connectionString: this.databaseUrl, max: CONCURRENCY });
     const lost = (error: Error) => processLogger().warn({ context: 'JobQueue' }, `job queue connection lost: ${error.message}`);
     // A connection can fail idle (the pool's event) or while a job holds it (the connection's own).
     this.pool.on('error', lost);
