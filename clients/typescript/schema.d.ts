@@ -7498,7 +7498,7 @@ export interface operations {
                 };
             };
             408: components["responses"]["RequestTimeout"];
-            /** @description `A request with this Idempotency-Key is in progress` */
+            /** @description `A workspace can have at most 20 webhooks`, `A request with this Idempotency-Key is in progress` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -42,6 +42,16 @@ describe('loadEnv timeouts', () => {
   });
 
   // Issue 16: 0 keeps unused pooled connections (the default: no idle timer per statement); only there is 0 a value.
+  it('WEBHOOKS_PER_WORKSPACE_MAX: 20 by default, a whole number from 1, checked at startup (D38)', () => {
+    expect(loadEnv({}).webhooks.perWorkspaceMax).toBe(20);
+    expect(loadEnv({ WEBHOOKS_PER_WORKSPACE_MAX: '3' }).webhooks.perWorkspaceMax).toBe(3);
+    for (const value of ['0', '-1', '2.5', 'many', '1000001']) {
+      expect(() => loadEnv({ WEBHOOKS_PER_WORKSPACE_MAX: value })).toThrow(
+        `Invalid configuration: WEBHOOKS_PER_WORKSPACE_MAX=${JSON.stringify(value)}: expected ${VARIABLES.WEBHOOKS_PER_WORKSPACE_MAX.accepts}`,
+      );
+    }
+  });
+
   it('DB_POOL_IDLE_TIMEOUT_MS accepts 0 (keep) and refuses what is not a whole number of milliseconds', () => {
     expect(loadEnv({ DB_POOL_IDLE_TIMEOUT_MS: '0' }).timeouts.dbIdle).toBe(0);
     expect(VARIABLES.DB_POOL_IDLE_TIMEOUT_MS.accepts).toBe('0 (keep unused connections) or a whole number of milliseconds up to 2147483647');

@@ -219,6 +219,7 @@ export const VARIABLES = {
   WEBHOOK_ALLOW_PRIVATE: { schema: BOOLEAN.default(false), accepts: 'true or false', default: 'false' },
   WEBHOOK_ALLOW_HTTP: { schema: BOOLEAN.default(false), accepts: 'true or false', default: 'false' },
   WEBHOOK_WORKER: { schema: BOOLEAN.default(true), accepts: 'true or false', default: 'true' },
+  WEBHOOKS_PER_WORKSPACE_MAX: { schema: DIGITS(1, 1_000_000).default(20), accepts: 'a whole number from 1 to 1000000', default: '20' },
   // D47: attachments (src/attachments).
   ATTACHMENT_MAX_BYTES: { schema: DIGITS(0, Number.MAX_SAFE_INTEGER).default(26_214_400), accepts: 'a whole number of bytes', default: '26214400' },
   ATTACHMENT_UPLOAD_TTL_SECONDS: { schema: DIGITS(1, 604_800).default(3600), accepts: 'a whole number of seconds from 1 to 604800', default: '3600' },
@@ -319,6 +320,8 @@ export interface WebhookSettings {
   allowHttp: boolean;
   /** WEBHOOK_WORKER: this process delivers webhooks (runs the job worker). */
   worker: boolean;
+  /** WEBHOOKS_PER_WORKSPACE_MAX: a workspace holds at most this many webhooks (D38). */
+  perWorkspaceMax: number;
 }
 
 /** A configuration error: `message` is the one line to print. */
@@ -382,6 +385,7 @@ export function loadEnv(env: NodeJS.ProcessEnv): AppEnv {
       allowPrivate: v.WEBHOOK_ALLOW_PRIVATE,
       allowHttp: v.WEBHOOK_ALLOW_HTTP,
       worker: v.WEBHOOK_WORKER,
+      perWorkspaceMax: Number(v.WEBHOOKS_PER_WORKSPACE_MAX),
     },
     attachments: attachmentSettings(v, env),
   });

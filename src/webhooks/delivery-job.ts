@@ -1,7 +1,8 @@
 /**
  * The job of one delivery attempt on the queue (graphile-worker). The
- * migration's trigger (1795820000000-webhooks.ts) queues attempt 1 with the
- * same task name, payload shape and job key: change them together.
+ * dispatcher's SQL function `webhooks_dispatch` (migration
+ * 1795910000000-webhook-dispatch.ts) queues attempt 1 with the same task
+ * name, payload shape and job key: change them together.
  */
 export const DELIVERY_TASK = 'webhook_delivery';
 
@@ -10,7 +11,9 @@ export interface DeliveryJob {
   webhook_id: number;
   event_id: number;
   attempt: number;
-  body: Record<string, unknown>;
+  body: Record<string, unknown> & { workspace_id?: number };
+  /** When the attempt first fell due (ISO), kept when a job is put off for fairness (D38); absent: the job's run_at. */
+  due_at?: string;
 }
 
 /** The job key of a (webhook, event) delivery: at most one pending job per delivery carries it. */

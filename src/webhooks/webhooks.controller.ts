@@ -2,10 +2,11 @@ import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/co
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
-import { ApiValidatedBody } from '../common/openapi/api-errors.decorator';
+import { ApiErrors, ApiValidatedBody } from '../common/openapi/api-errors.decorator';
+import { VARIABLES } from '../config/env';
 import { PathId } from '../common/validation/id.pipe';
 import { CreatedWebhookDto, CreateWebhookDto, WebhookDeliveryDto, UpdateWebhookDto, WebhookDto } from './webhooks.dto';
-import { WebhooksService } from './webhooks.service';
+import { webhookLimitMessage, WebhooksService } from './webhooks.service';
 
 /** HTTP for webhooks (D38): create, list, update, delete, deliveries. */
 @ApiTags('Webhooks')
@@ -24,6 +25,10 @@ export class WebhooksController {
   })
   @ApiValidatedBody(CreateWebhookDto)
   @ApiCreatedResponse({ type: CreatedWebhookDto })
+  @ApiErrors({
+    // The default WEBHOOKS_PER_WORKSPACE_MAX; the answer names the setting's value.
+    409: [webhookLimitMessage(Number(VARIABLES.WEBHOOKS_PER_WORKSPACE_MAX.default))],
+  })
   createWebhook(@CurrentCaller() caller: Caller, @Body() body: unknown): Promise<CreatedWebhookDto> {
     return this.webhooks.createWebhook(caller, body);
   }

@@ -4,17 +4,23 @@ import type { PoolClient } from 'pg';
 import { Sql } from '../common/database/sql';
 import type { EventType } from '../events/event-types';
 import type { CreatedWebhookDto, WebhookDeliveryDto, DeliveryResult, WebhookDto } from './webhooks.dto';
+import { eventHorizonSql } from '../events/events.sql';
 import { DELIVERY_TASK, DeliveryJob, deliveryJobKey } from './delivery-job';
 
 const WEBHOOK_COLUMNS = `id, workspace_id, url, events, active, api_ts(created_at) AS created_at`;
+
+/** First half of the advisory lock key `(WEBHOOKS_LOCK_NAMESPACE, workspace_id)` creates of a workspace's webhooks take turns on: 'WHKS'. */
+const WEBHOOKS_LOCK_NAMESPACE = 0x57484b53;
 
 /** D38: the deliveries route shows this many of the most recent attempts. */
 const DELIVERIES_SHOWN = 100;
 
 /** What an attempt needs of its webhook when it starts. */
 export interface AttemptStart {
-  /** false: the webhook is gone or inactive, or this attempt was already recorded: nothing to do. */
+  /** false: the webhook is gone or inactive, or this attempt was already recorded, or `busy`: nothing to do now. */
   go: boolean;
+  /** Another attempt of the webhook is in flight (its lease is held): this one is to be made later. */
+  busy: boolean;
   url: string;
   secret: string;
 }
@@ -35,13 +41,26 @@ export class WebhooksRepository {
     private readonly db: DataSource,
   ) {}
 
-  /** Inserts a webhook; returns it with its secret. */
-  async insert(workspaceId: number, url: string, events: EventType[], secret: string): Promise<CreatedWebhookDto> {
-    const rows = await this.sql.rows<CreatedWebhookDto>(
-      `INSERT INTO webhooks (workspace_id, url, events, secret) VALUES ($1, $2, $3, $4) RETURNING ${WEBHOOK_COLUMNS}, secret`,
-      [workspaceId, url, events, secret],
-    );
-    return rows[0];
+  /**
+   * Inserts a webhook unless the workspace already has `max` (D38); returns it
+   * with its secret, or null when the workspace is full. Creates of one
+   * workspace take turns (a transaction-level advisory lock), so the count each
+   * sees includes the others'. Its dispatch cursor starts at the workspace's
+   * event horizon: the events committed afterwards are delivered to it, none
+   * before (the horizon waits for writes in flight).
+   */
+  async insert(workspaceId: number, url: string, events: EventType[], secret: string, max: number): Promise<CreatedWebhookDto | null> {
+    return this.db.transaction(async (em) => {
+      await em.query(`SELECT pg_advisory_xact_lock(${WEBHOOKS_LOCK_NAMESPACE}, $1::int)`, [workspaceId]);
+      const rows: CreatedWebhookDto[] = await em.query(
+        `INSERT INTO webhooks (workspace_id, url, events, secret, dispatched_through)
+         SELECT $1, $2, $3, $4, ${eventHorizonSql('$1::int')}
+          WHERE (SELECT count(*) FROM webhooks WHERE workspace_id = $1) < $5
+         RETURNING ${WEBHOOK_COLUMNS}, secret`,
+        [workspaceId, url, events, secret, max],
+      );
+      return rows[0] ?? null;
+    });
   }
 
   /** A workspace's webhooks by id (D38). */
@@ -49,11 +68,16 @@ export class WebhooksRepository {
     return this.sql.rows(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE workspace_id = $1 ORDER BY id`, [workspaceId]);
   }
 
-  /** Changes the fields given (undefined: unchanged); null when the webhook is gone. */
+  /**
+   * Changes the fields given (undefined: unchanged); null when the webhook is
+   * gone. Re-activation moves the dispatch cursor to the workspace's event
+   * horizon: only events committed afterwards are delivered (D38).
+   */
   async update(id: number, patch: { url?: string; events?: EventType[]; active?: boolean }): Promise<WebhookDto | null> {
     const rows = await this.sql.rows<WebhookDto>(
       `UPDATE webhooks SET url = COALESCE($2, url), events = COALESCE($3, events), active = COALESCE($4, active),
-              activated_at = CASE WHEN $4::boolean AND NOT active THEN now() ELSE activated_at END
+              activated_at = CASE WHEN $4::boolean AND NOT active THEN now() ELSE activated_at END,
+              dispatched_through = CASE WHEN $4::boolean AND NOT active THEN ${eventHorizonSql('workspace_id')} ELSE dispatched_through END
         WHERE id = $1 RETURNING ${WEBHOOK_COLUMNS}`,
       [id, patch.url ?? null, patch.events ?? null, patch.active ?? null],
     );
@@ -79,26 +103,41 @@ export class WebhooksRepository {
    * The start of attempt `job.attempt`, which fell due at `dueAt`, in one
    * statement: the webhook's url and secret, and `go` true only when it
    * exists, is active, has been active since `dueAt` (D38: an attempt falling
-   * due while inactive is dropped for good) and this attempt is not recorded yet. When it goes, a stand-in job for the same attempt is
-   * queued under the delivery's job key, due `standInMs` from now: if this
-   * process dies before the attempt is recorded, the stand-in makes it (the
-   * running job keeps no key, graphile-worker's add_job rule for a locked job);
+   * due while inactive is dropped for good), this attempt is not recorded yet,
+   * and no other attempt of the webhook is in flight (`busy` otherwise): then
+   * it takes the webhook's attempt lease for `leaseMs` (D38: one attempt in
+   * flight per webhook; recordAttempt or releaseLease gives it back, a dead
+   * process's runs out) and queues a stand-in job for the same attempt under
+   * the delivery's job key, due `standInMs` from now: if this process dies
+   * before the attempt is recorded, the stand-in makes it (the running job
+   * keeps no key, graphile-worker's add_job rule for a locked job);
    * recordAttempt replaces or removes it.
    */
-  async startAttempt(job: DeliveryJob, dueAt: Date, standInMs: number): Promise<AttemptStart> {
+  async startAttempt(job: DeliveryJob, dueAt: Date, standInMs: number, leaseMs: number): Promise<AttemptStart> {
     const rows = await this.sql.rows<AttemptStart>(
       `WITH hook AS (
          SELECT w.url, w.secret,
                 w.active AND w.activated_at <= $8 AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d
                                           WHERE d.webhook_id = w.id AND d.event_id = $2 AND d.attempt = $3) AS go
            FROM webhooks w WHERE w.id = $1),
+       lease AS (
+         UPDATE webhooks w SET attempt_until = now() + $9 * interval '1 millisecond'
+           FROM hook WHERE w.id = $1 AND hook.go AND (w.attempt_until IS NULL OR w.attempt_until < now())
+         RETURNING w.id),
        stand_in AS (
          SELECT graphile_worker.add_job($4, $5::json, run_at := now() + $6 * interval '1 millisecond', job_key := $7)
-           FROM hook WHERE hook.go)
-       SELECT hook.url, hook.secret, hook.go AND (SELECT count(*) FROM stand_in) = 1 AS go FROM hook`,
-      [job.webhook_id, job.event_id, job.attempt, DELIVERY_TASK, JSON.stringify(job), standInMs, deliveryJobKey(job), dueAt],
+           FROM lease)
+       SELECT hook.url, hook.secret, hook.go AND (SELECT count(*) FROM stand_in) = 1 AS go,
+              hook.go AND NOT EXISTS (SELECT 1 FROM lease) AS busy
+         FROM hook`,
+      [job.webhook_id, job.event_id, job.attempt, DELIVERY_TASK, JSON.stringify(job), standInMs, deliveryJobKey(job), dueAt, leaseMs],
     );
-    return rows[0] ?? { go: false, url: '', secret: '' };
+    return rows[0] ?? { go: false, busy: false, url: '', secret: '' };
+  }
+
+  /** Gives back the attempt lease of webhook `webhookId` (an attempt that ended without being recorded). */
+  async releaseLease(webhookId: number): Promise<void> {
+    await this.sql.rows(`UPDATE webhooks SET attempt_until = NULL WHERE id = $1`, [webhookId]);
   }
 
   /**
@@ -146,7 +185,8 @@ export class WebhooksRepository {
 
   /** recordAttempt's statements, in the transaction of `client`. */
   private async recordIn(client: PoolClient, job: DeliveryJob, record: AttemptRecord, next: { job: DeliveryJob; inMs: number } | null): Promise<void> {
-    await client.query('SELECT 1 FROM webhooks WHERE id = $1 FOR NO KEY UPDATE', [job.webhook_id]);
+    // The webhook's row lock first (and its attempt lease given back, committed with the record).
+    await client.query('UPDATE webhooks SET attempt_until = NULL WHERE id = $1', [job.webhook_id]);
     const { rows } = await client.query<{ recorded: boolean }>(
       `WITH recorded AS (
          INSERT INTO webhook_deliveries (webhook_id, event_id, attempt, result, response_status, duration_ms, attempted_at)
@@ -172,6 +212,61 @@ export class WebhooksRepository {
          SELECT id FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY attempted_at DESC, id DESC OFFSET ${DELIVERIES_SHOWN})`,
       [job.webhook_id],
     );
+  }
+
+  /** Puts `job` off: the same attempt under the same key and queue, due `inMs` from now (the running job then just ends). */
+  async defer(job: DeliveryJob, inMs: number): Promise<void> {
+    await this.sql.rows(
+      `SELECT graphile_worker.add_job($1, $2::json, run_at := now() + $3 * interval '1 millisecond', job_key := $4)`,
+      [DELIVERY_TASK, JSON.stringify(job), inMs, deliveryJobKey(job)],
+    );
+  }
+
+  /**
+   * The workspaces that have an active webhook behind their last committed
+   * event: those the dispatcher has work in.
+   */
+  async dispatchPending(): Promise<number[]> {
+    const rows = await this.sql.rows<{ workspace_id: number }>(
+      `SELECT DISTINCT w.workspace_id FROM webhooks w
+        WHERE w.active AND w.dispatched_through < (SELECT max(e.id) FROM events e WHERE e.workspace_id = w.workspace_id)`,
+      [],
+    );
+    return rows.map((r) => r.workspace_id);
+  }
+
+  /**
+   * Queues attempt 1 of workspace `workspaceId`'s events for its active
+   * webhooks, exactly once per (event, webhook) whatever the number of
+   * processes (`webhooks_dispatch`, migration 1795910000000): the events up to
+   * the workspace's event horizon, taken first in a statement of its own (so
+   * writers wait for no dispatch), at most `batch` events per webhook.
+   * Resolves the number of jobs queued.
+   */
+  async dispatch(workspaceId: number, batch: number): Promise<number> {
+    const [{ horizon }] = await this.sql.rows<{ horizon: string }>(`SELECT (${eventHorizonSql('$1::int')})::text AS horizon`, [workspaceId]);
+    const [{ queued }] = await this.sql.rows<{ queued: number }>(`SELECT webhooks_dispatch($1, $2, $3) AS queued`, [workspaceId, horizon, batch]);
+    return queued;
+  }
+
+  /**
+   * Frees the delivery jobs that a process
+   * fetched more than `staleMs` ago and never finished: it died (D38: its
+   * attempts are taken over). graphile-worker itself does this after 4 hours;
+   * an attempt of a live process ends well within `staleMs` (its timeout and
+   * the statements around it). Resolves how many jobs were freed.
+   */
+  async freeStaleJobs(staleMs: number): Promise<number> {
+    const rows = await this.sql.rows<{ n: number }>(
+      `WITH freed AS (
+         UPDATE graphile_worker._private_jobs j SET locked_at = NULL, locked_by = NULL, run_at = greatest(j.run_at, now())
+          WHERE j.locked_at < now() - $1 * interval '1 millisecond'
+            AND j.task_id = (SELECT t.id FROM graphile_worker._private_tasks t WHERE t.identifier = $2)
+          RETURNING 1)
+       SELECT count(*)::int AS n FROM freed`,
+      [staleMs, DELIVERY_TASK],
+    );
+    return rows[0].n;
   }
 
   /** Pending delivery jobs (retries scheduled later included) and the age in seconds of the oldest one due (0: none). */

@@ -1,4 +1,4 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { randomBytes } from 'crypto';
 import { AccessService } from '../common/access/access.service';
 import { NOT_FOUND } from '../common/access/access.policy';
@@ -11,6 +11,11 @@ import { EVENT_TYPES } from '../events/event-types';
 import { webhookUrl, type UrlRules } from './webhook-url';
 import { CreatedWebhookDto, CreateWebhookDto, WebhookDeliveryDto, UpdateWebhookDto, WebhookDto } from './webhooks.dto';
 import { WebhooksRepository } from './webhooks.repository';
+
+/** D38: the 409 of a create when the workspace holds `max` webhooks (WEBHOOKS_PER_WORKSPACE_MAX). */
+export function webhookLimitMessage(max: number): string {
+  return `A workspace can have at most ${max} webhooks`;
+}
 
 /** D38: a new signing secret, `whsec_` + padded base64 of 32 random bytes (44 characters). */
 export function newWebhookSecret(): string {
@@ -25,6 +30,7 @@ export function newWebhookSecret(): string {
 @Injectable()
 export class WebhooksService {
   private readonly urlRules: UrlRules;
+  private readonly perWorkspaceMax: number;
 
   constructor(
     private readonly access: AccessService,
@@ -33,9 +39,10 @@ export class WebhooksService {
   ) {
     const { allowHttp, allowPrivate } = config.webhooks;
     this.urlRules = { allowHttp, allowPrivate };
+    this.perWorkspaceMax = config.webhooks.perWorkspaceMax;
   }
 
-  /** D38: create webhook; 201 with the secret. */
+  /** D38: create webhook; 201 with the secret; 409 when the workspace already holds WEBHOOKS_PER_WORKSPACE_MAX. */
   async createWebhook(caller: Caller, rawBody: unknown): Promise<CreatedWebhookDto> {
     const create = await validateCreate(CreateWebhookDto, rawBody);
     const workspaceId = create.target.workspace_id;
@@ -43,7 +50,10 @@ export class WebhooksService {
     // url first (its rules depend on the settings, so it is checked here rather than by the DTO).
     const url = webhookUrl(asBody(rawBody).url, this.urlRules);
     const { events } = create.body();
-    return this.webhooks.insert(workspaceId, url, events ?? [...EVENT_TYPES], newWebhookSecret());
+    // D3 step 9: the workspace's cap (D38).
+    const webhook = await this.webhooks.insert(workspaceId, url, events ?? [...EVENT_TYPES], newWebhookSecret(), this.perWorkspaceMax);
+    if (!webhook) throw new ConflictException(webhookLimitMessage(this.perWorkspaceMax));
+    return webhook;
   }
 
   /** D38: a workspace's webhooks by id. */

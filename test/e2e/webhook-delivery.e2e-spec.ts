@@ -229,7 +229,7 @@ describe('webhook delivery (D38)', () => {
   it.each([
     ['a delete', 'DELETE FROM webhooks WHERE id = $1'],
     ['a pause', 'UPDATE webhooks SET active = false WHERE id = $1'],
-  ])('an attempt racing %s waits for it after connecting, then sends nothing once it has committed', async (_case, change) => {
+  ])('an event committed while %s is pending is not sent once it has committed', async (_case, change) => {
     const r = await receiver();
     const hook = await createHook(r.url);
     const runner = t.db.ds.createQueryRunner();
@@ -237,12 +237,10 @@ describe('webhook delivery (D38)', () => {
     try {
       await runner.startTransaction();
       await runner.query(change, [hook.id]);
-      // Committed before the change: the event is queued for the webhook, and the attempt starts.
+      // Committed before the change: the dispatcher does not queue it for a webhook a change holds (issue 31: it
+      // skips the row), or an attempt that started waits for the change after connecting (sendIfActive).
       await event();
-      await until(
-        async () => (await t.db.ds.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FROM webhooks%FOR SHARE%'`))[0].n,
-        (n) => n === 1,
-      );
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
       expect(r.received).toHaveLength(0);
       await runner.commitTransaction();
     } finally {
@@ -330,7 +328,7 @@ describe('webhook delivery (D38)', () => {
     r.answer = () => 500;
     const hook = await createHook(r.url);
     for (let i = 0; i < 26; i++) await event();
-    await r.waitFor((got) => got.length === 104);
+    await r.waitFor((got) => got.length === 104, 80_000);
     await settled();
     const [{ n }] = await t.db.ds.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1`, [hook.id]);
     expect(n).toBe(100);
@@ -339,7 +337,8 @@ describe('webhook delivery (D38)', () => {
     expect(log.map((d) => d.id)).toEqual(
       ((await t.db.ds.query(`SELECT id FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY attempted_at DESC, id DESC LIMIT 100`, [hook.id])) as Array<{ id: number }>).map((d) => d.id),
     );
-  });
+    // One attempt of a webhook in flight at a time (D38): its 104 attempts are made one after the other.
+  }, 90_000);
 
   it('the README receiver, run as printed, verifies a delivery, refuses a bad signature and skips a repeated webhook-id', async () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');

@@ -14,6 +14,7 @@ import { TaskListCoveringIndex1795830000000 } from './migrations/1795830000000-t
 import { TaskIdentifierSequences1795840000000 } from './migrations/1795840000000-task-identifier-sequences';
 import { ApiTsInlined1795850000000 } from './migrations/1795850000000-api-ts-inlined';
 import { CustomFieldTaskEntries1795860000000 } from './migrations/1795860000000-custom-field-task-entries';
+import { WebhookDispatch1795910000000 } from './migrations/1795910000000-webhook-dispatch';
 import { WorkspaceAdmin1795940000000 } from './migrations/1795940000000-workspace-admin';
 import { CustomFieldNames1795950000000 } from './migrations/1795950000000-custom-field-names';
 import { AttachmentStorage1795960000000 } from './migrations/1795960000000-attachment-storage';
@@ -30,6 +31,7 @@ export const MIGRATIONS = [
   InitialSchema1732250000000, ApiKeyNotify1795431327202, TaskQueries1795500000000, ServerSecrets1795600000000, TaskSearchText1795700000000,
   Events1795800000000, IdempotencyKeys1795810000000, Webhooks1795820000000, TaskListCoveringIndex1795830000000,
   TaskIdentifierSequences1795840000000, ApiTsInlined1795850000000, CustomFieldTaskEntries1795860000000,
+  WebhookDispatch1795910000000,
   WorkspaceAdmin1795940000000,
   CustomFieldNames1795950000000,
   AttachmentStorage1795960000000,
