@@ -23,6 +23,8 @@ const STAND_IN_MARGIN_MS = 10_000;
 /** How long after the queue stopped by itself (its database connection lost) it is started again; doubled per failed start, up to the max. */
 const RESTART_DELAY_MS = 1_000;
 const RESTART_DELAY_MAX_MS = 30_000;
+/** Longest a (re)start of the queue may take before it is given up and tried again. */
+const START_TIMEOUT_MS = 15_000;
 
 /**
  * D38: delivers webhooks, in every server process unless WEBHOOK_WORKER=false;
@@ -39,6 +41,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
   private readonly settings: WebhookSettings;
   private readonly databaseUrl?: string;
   private readonly preparedStatements: boolean;
+  private readonly connectTimeoutMs: number;
   private runner?: Runner;
   /** The queue's own pool: ours, so that a lost connection is heard (logged) and the pool is ended with the app. */
   private pool?: Pool;
@@ -55,17 +58,24 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
     this.settings = config.webhooks;
     this.databaseUrl = config.databaseUrl;
     this.preparedStatements = config.preparedStatements;
+    this.connectTimeoutMs = config.timeouts.dbConnect;
   }
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.settings.worker || !this.databaseUrl) return;
-    // As many connections as jobs at once (opened only when needed), so that no job waits for one.
-    this.pool = new Pool({ connectionString: this.databaseUrl, max: CONCURRENCY });
-    const lost = (error: Error) => processLogger().warn({ context: 'JobQueue' }, `job queue connection lost: ${error.message}`);
-    // A connection can fail idle (the pool's event) or while a job holds it (the connection's own).
-    this.pool.on('error', lost);
-    this.pool.on('connect', (client) => client.on('error', lost));
     await this.start();
+  }
+
+  /**
+   * The queue's own pool: as many connections as jobs at once (opened only when needed), so that no job
+   * waits for one; a connection that fails idle (the pool's event) or while held (its own) is heard (logged).
+   */
+  private newPool(): Pool {
+    const pool = new Pool({ connectionString: this.databaseUrl, max: CONCURRENCY, connectionTimeoutMillis: this.connectTimeoutMs });
+    const lost = (error: Error) => processLogger().warn({ context: 'JobQueue' }, `job queue connection lost: ${error.message}`);
+    pool.on('error', lost);
+    pool.on('connect', (client) => client.on('error', lost));
+    return pool;
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -84,10 +94,16 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
    * was lost stays locked; run again later it finds its attempt recorded and ends.
    */
   private async start(): Promise<void> {
+    // A new pool for each runner: a stopped runner may leave connections checked out, which must not starve the next.
+    const previous = this.pool;
+    this.pool = undefined;
+    void previous?.end().catch(() => undefined);
+    const pool = this.newPool();
+    this.pool = pool;
     const tasks = this.scheduled.list();
     const maintenance: TaskList = Object.fromEntries(tasks.map((task) => [task.name, async () => void (await task.run())]));
-    const runner = await run({
-      pgPool: this.pool,
+    const starting = run({
+      pgPool: pool,
       // Behind a pooler that cannot keep prepared statements (DB_PREPARED_STATEMENTS=false), the queue's go unnamed too.
       noPreparedStatements: !this.preparedStatements,
       concurrency: CONCURRENCY,
@@ -101,6 +117,16 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
         tasks.map((task) => ({ task: task.name, identifier: task.name, match: task.match, options: { jobKey: task.name, maxAttempts: 1 } })),
       ),
     });
+    // A start that hangs (its database connections lost meanwhile) counts as failed: it is stopped if it ever completes.
+    let timer: NodeJS.Timeout | undefined;
+    const runner = await Promise.race([
+      starting,
+      new Promise<never>((_, fail) => (timer = setTimeout(() => fail(new Error(`no start within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS))),
+    ]).catch((error: Error) => {
+      void starting.then((late) => late.stop().catch(() => undefined), () => undefined);
+      throw error;
+    });
+    clearTimeout(timer);
     this.runner = runner;
     this.restartDelayMs = RESTART_DELAY_MS;
     void runner.promise.then(
