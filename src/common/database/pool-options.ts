@@ -10,7 +10,8 @@ const READ_TIMEOUT_MESSAGE = 'Query read timeout';
 type ClientClass = new (...args: any[]) => Client;
 
 /**
- * `Base` made to close its connection when a statement times out on the
+ * `Base` made to never end the process by a lost connection (an `error` listener on
+ * every client), and to close its connection when a statement times out on the
  * client side (a database behind a silent network). pg only stops
  * waiting: the connection stays busy with the lost statement, and the pool
  * would hand it out again (TypeORM releases it without an error), so every
@@ -19,6 +20,15 @@ type ClientClass = new (...args: any[]) => Client;
  */
 export function timeoutSafe<T extends ClientClass>(Base: T): T {
   return class TimeoutSafeClient extends Base {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    constructor(...args: any[]) {
+      super(...args);
+      // Every connection of the pool hears its own failure (terminated, reset), whoever holds it:
+      // an `error` event nobody listens to would end the process. The pool still drops it when idle,
+      // and its holder learns of the failure from its statement (503).
+      this.on('error', () => undefined);
+    }
+
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     override query(...args: any[]): any {
       const result = (super.query as (...a: unknown[]) => unknown)(...args);
