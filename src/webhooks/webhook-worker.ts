@@ -126,18 +126,6 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
     return pool;
   }
 
-  /**
-   * The queue's own pool: as many connections as jobs at once (opened only when needed), so that no job
-   * waits for one; a connection that fails idle (the pool's event) or while held (its own) is heard (logged).
-   */
-  private newPool(): Pool {
-    const pool = new Pool({ connectionString: this.databaseUrl, max: CONCURRENCY, connectionTimeoutMillis: this.connectTimeoutMs });
-    const lost = (error: Error) => processLogger().warn({ context: 'JobQueue' }, `job queue connection lost: ${error.message}`);
-    pool.on('error', lost);
-    pool.on('connect', (client) => client.on('error', lost));
-    return pool;
-  }
-
   async onApplicationShutdown(): Promise<void> {
     this.stopping.abort(new Error('shutting down'));
     clearTimeout(this.restartTimer);
