@@ -111,7 +111,7 @@ describe('the OpenAPI document accepts the requests the service accepts (issue 1
           custom_fields: [
             { id: ids.cf_open, value: 'v'.repeat(10_000) },
             { id: ids.cf_eng, value: 3.5 },
-            { id: ids.cf_stars, value: true },
+            { id: ids.cf_stars, value: 4 },
             { id: ids.cf_money, value: null },
             { id: ids.cf_open },
           ],
@@ -153,7 +153,7 @@ describe('the OpenAPI document accepts the requests the service accepts (issue 1
           custom_fields: [
             { id: ids.cf_open, value: 'v'.repeat(10_000) },
             { id: String(ids.cf_eng), value: 3.5 },
-            { id: ids.cf_stars, value: true },
+            { id: ids.cf_stars, value: 4 },
             { id: ids.cf_money, value: null },
             { id: ids.cf_open },
             { id: 'x', value: 'ignored' },

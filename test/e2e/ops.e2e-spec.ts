@@ -72,7 +72,7 @@ describe('configuration (validated at boot)', () => {
       corsOrigins: [], docsEnabled: true, metricsEnabled: true,
       timeouts: DEFAULT_TIMEOUTS, preparedStatements: true, webConcurrency: 1, eventsRetentionDays: 30,
       idempotencyTtlSeconds: 86400, requireIfMatch: false,
-      webhooks: { timeoutMs: 10000, retryDelaysMs: [5000, 300000, 1800000, 7200000, 18000000, 36000000, 36000000], allowPrivate: false, allowHttp: false, worker: true },
+      webhooks: { timeoutMs: 10000, retryDelaysMs: [5000, 300000, 1800000, 7200000, 18000000, 36000000, 36000000], allowPrivate: false, allowHttp: false, worker: true, perWorkspaceMax: 20 },
       // D47.
       attachments: {
         maxBytes: 26214400, uploadTtlSeconds: 3600, downloadTtlSeconds: 300, workspaceQuotaBytes: 0, worker: true, driver: 'local',

@@ -10,7 +10,23 @@ import { ROOT } from '../setup/paths';
  * committed one, byte for byte: openapi.e2e-spec.ts; CLI help: cli.e2e-spec.ts.)
  */
 
-const FILES = ['openapi.json', 'clients/typescript/schema.d.ts', 'README.md', ...readdirSync(join(ROOT, 'docs')).map((f) => `docs/${f}`)];
+/** The contributors' index of the decision numbers cited in code (issue 33): the one document meant to name them. */
+const DECISIONS_INDEX = 'docs/decisions.md';
+const FILES = ['openapi.json', 'clients/typescript/schema.d.ts', 'README.md', ...readdirSync(join(ROOT, 'docs')).map((f) => `docs/${f}`)].filter((f) => f !== DECISIONS_INDEX);
+
+/** The .ts files under `dir`, recursively. */
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+}
+
+describe('the decisions index', () => {
+  it('has one row for every decision number cited in src/', () => {
+    const cited = new Set(sourceFiles(join(ROOT, 'src')).flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/\bD(\d{1,2})\b/g)].map((m) => Number(m[1]))));
+    const rows = new Set([...readFileSync(join(ROOT, DECISIONS_INDEX), 'utf8').matchAll(/^\| D(\d+) \|/gm)].map((m) => Number(m[1])));
+    expect(cited.size).toBeGreaterThan(40);
+    expect([...cited].filter((n) => !rows.has(n)).sort((a, b) => a - b)).toEqual([]);
+  });
+});
 
 describe('user-facing text', () => {
   it.each(FILES)('%s names no decision number, `ext` marker or outside document', (file) => {
