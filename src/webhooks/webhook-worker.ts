@@ -1,4 +1,5 @@
 import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { EventEmitter } from 'events';
 import { setTimeout as sleep } from 'timers/promises';
 import { parseCronItems, run, type Runner, type TaskList } from 'graphile-worker';
 import { Pool } from 'pg';
@@ -52,6 +53,30 @@ const RESTART_DELAY_MS = 1_000;
 const RESTART_DELAY_MAX_MS = 30_000;
 /** Longest a (re)start of the queue may take before it is given up and tried again. */
 const START_TIMEOUT_MS = 15_000;
+
+/**
+ * The job queue's pool: pg-pool's, except that giving a connection back twice
+ * is logged instead of thrown. graphile-worker 0.17 gives its LISTEN connection
+ * back both when that connection fails and when its runner stops; when a lost
+ * database makes both happen (the runner is restarted), pg-pool's throw becomes
+ * an unhandled rejection that would end the process.
+ */
+class JobQueuePool extends Pool {}
+(JobQueuePool.prototype as unknown as { _releaseOnce: unknown })._releaseOnce = function (
+  this: { _release(client: unknown, idleListener: unknown, error?: Error): void },
+  client: unknown,
+  idleListener: unknown,
+) {
+  let released = false;
+  return (error?: Error) => {
+    if (released) {
+      processLogger().warn({ context: 'JobQueue' }, 'job queue connection given back twice (ignored)');
+      return;
+    }
+    released = true;
+    this._release(client, idleListener, error);
+  };
+};
 
 /**
  * D38: delivers webhooks, in every server process unless WEBHOOK_WORKER=false;
@@ -119,7 +144,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
    * waits for one; a connection that fails idle (the pool's event) or while held (its own) is heard (logged).
    */
   private newPool(): Pool {
-    const pool = new Pool({ connectionString: this.databaseUrl, max: CONCURRENCY, connectionTimeoutMillis: this.connectTimeoutMs });
+    const pool = new JobQueuePool({ connectionString: this.databaseUrl, max: CONCURRENCY, connectionTimeoutMillis: this.connectTimeoutMs });
     const lost = (error: Error) => processLogger().warn({ context: 'JobQueue' }, `job queue connection lost: ${error.message}`);
     pool.on('error', lost);
     pool.on('connect', (client) => client.on('error', lost));
@@ -151,8 +176,17 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
     this.pool = pool;
     const tasks = this.scheduled.list();
     const maintenance: TaskList = Object.fromEntries(tasks.map((task) => [task.name, async () => void (await task.run())]));
+    // A worker that dies on a lost connection is not replaced by graphile-worker: the runner is stopped then, and started again.
+    const events = new EventEmitter();
+    let started: Runner | undefined;
+    let broken = false;
+    events.on('worker:fatalError', () => {
+      broken = true;
+      void started?.stop().catch(() => undefined);
+    });
     const starting = run({
       pgPool: pool,
+      events: events as never,
       // Behind a pooler that cannot keep prepared statements (DB_PREPARED_STATEMENTS=false), the queue's go unnamed too.
       noPreparedStatements: !this.preparedStatements,
       concurrency: CONCURRENCY,
@@ -177,6 +211,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
     });
     clearTimeout(timer);
     this.runner = runner;
+    started = runner;
+    if (broken) void runner.stop().catch(() => undefined);
     this.restartDelayMs = RESTART_DELAY_MS;
     void runner.promise.then(
       () => this.restartLater(runner),
