@@ -1205,6 +1205,8 @@ export interface components {
             created_at: string;
             uploader: components["schemas"]["Assignee"];
         };
+        /** @enum {string} */
+        CacheControl: "no-store" | "private, no-cache";
         Comment: {
             /**
              * Format: int64
@@ -1753,15 +1755,16 @@ export interface components {
         };
         CustomFieldValueInput: {
             /**
-             * @description Custom field id (a number, or a string of digits); an element without a well-formed id is ignored
+             * Format: int64
+             * @description Custom field id; an element without a well-formed id is ignored. A string of digits is accepted too.
              * @example 3
              */
-            id?: number | string | unknown;
+            id: number;
             /**
              * @description Stored as a string of at most 10000 characters (a number as JavaScript writes it, a boolean as its JSON text); null clears, and so does "" for every type but text. By the field’s type: number `-?(0|[1-9][0-9]*)(\.[0-9]+)?`; money the same with at most its decimals; date an ISO 8601 date, stored as `YYYY-MM-DDTHH:mm:ss.sssZ`; checkbox `true` or `false`; rating `0` to `5`; dropdown one of its options; people comma-separated user ids of members, stored distinct in numeric order. An element without `value` is ignored
              * @example 4
              */
-            value?: string | number | boolean | null;
+            value: string | number | boolean | null;
         };
         DeclareAttachment: {
             /**
@@ -2736,7 +2739,7 @@ export interface components {
     headers: {
         "Accept-Ranges": "bytes";
         /** @description `no-store` on every answer of a route that needs a key, except a task read with Get task: `private, no-cache` */
-        "Cache-Control": "no-store" | "private, no-cache";
+        "Cache-Control": components["schemas"]["CacheControl"];
         /** @description attachment; filename="<ASCII fallback>"; filename*=UTF-8''<percent-encoded name> */
         "Content-Disposition": string;
         "Content-Length": number;

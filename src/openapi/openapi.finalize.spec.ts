@@ -260,7 +260,11 @@ describe('shareHeaders', () => {
     const withHeaders = answers.filter((a) => a.headers);
     expect(withHeaders.length).toBeGreaterThan(2);
     for (const a of withHeaders) expect(a.headers['X-Request-Id']).toEqual({ $ref: '#/components/headers/X-Request-Id' });
+    // An enum is a named schema as well: one enum type in a generated client, not one per answer.
+    expect(headers['Cache-Control'].schema).toEqual({ $ref: '#/components/schemas/CacheControl' });
+    expect(doc.components.schemas.CacheControl).toEqual(KEYED_HEADERS['Cache-Control'].schema);
     expect(inlineHeaders(doc).components.headers).toBeUndefined();
+    expect(inlineHeaders(doc).components.schemas.CacheControl).toBeUndefined();
   });
 
   it('leaves a header inline when it is used once, or in a variant of its own', () => {

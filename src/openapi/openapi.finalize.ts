@@ -467,6 +467,8 @@ export function serializeDocument(doc: JsonObject): string {
 
 /** Where shared response headers are published. */
 const HEADER_REF = '#/components/headers/';
+/** Where schemas are published. */
+const SCHEMA_REF = '#/components/schemas/';
 
 /**
  * Publishes response headers once: each header name's most used definition (when used at
@@ -496,7 +498,16 @@ export function shareHeaders(doc: JsonObject): void {
   if (shared.size === 0) return;
   doc.components ??= {};
   doc.components.headers ??= {};
-  for (const [name, text] of shared) doc.components.headers[name] = JSON.parse(text);
+  for (const [name, text] of shared) {
+    const header: JsonObject = JSON.parse(text);
+    // An enum is published as a named schema too: generators make one enum type of it, not one per answer.
+    if (isObject(header.schema) && Array.isArray(header.schema.enum)) {
+      doc.components.schemas ??= {};
+      doc.components.schemas[headerSchemaName(name)] = header.schema;
+      header.schema = { $ref: SCHEMA_REF + headerSchemaName(name) };
+    }
+    doc.components.headers[name] = header;
+  }
   for (const headers of holders) {
     for (const [name, header] of Object.entries<JsonObject>(headers)) {
       if (shared.get(name) === JSON.stringify(header)) headers[name] = { $ref: HEADER_REF + name };
@@ -504,7 +515,7 @@ export function shareHeaders(doc: JsonObject): void {
   }
 }
 
-/** The document with every header `$ref` replaced by its definition (tests compare answers with it). */
+/** The document with every header `$ref` replaced by its definition, and a header's enum schema by its own (tests compare answers with it). */
 export function inlineHeaders(doc: JsonObject): JsonObject {
   const out = clone(doc);
   const defs: JsonObject = out.components?.headers ?? {};
@@ -512,10 +523,22 @@ export function inlineHeaders(doc: JsonObject): JsonObject {
     if (!isObject(obj.headers)) return;
     for (const [name, header] of Object.entries<JsonObject>(obj.headers)) {
       if (typeof header.$ref === 'string' && header.$ref.startsWith(HEADER_REF)) obj.headers[name] = clone(defs[header.$ref.slice(HEADER_REF.length)]);
+      const schemaRef = obj.headers[name].schema?.$ref;
+      if (typeof schemaRef === 'string' && schemaRef === SCHEMA_REF + headerSchemaName(name)) {
+        obj.headers[name].schema = clone(out.components.schemas[headerSchemaName(name)]);
+      }
     }
   });
-  if (out.components) delete out.components.headers;
+  if (out.components) {
+    delete out.components.headers;
+    for (const name of Object.keys(defs)) delete out.components.schemas?.[headerSchemaName(name)];
+  }
   return out;
+}
+
+/** The schema name of a shared header's enum: `Cache-Control` -> `CacheControl`. */
+function headerSchemaName(header: string): string {
+  return header.replace(/-/g, '');
 }
 
 /** Largest value of a 32-bit signed integer: an `integer` bounded by it is `int32`. */

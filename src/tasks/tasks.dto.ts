@@ -143,16 +143,14 @@ export class TaskCursorPageWithTotalDto extends TaskCursorPageDto {
 /** spec: `custom_fields` element of create and update task (D13), as loose as customFieldValues takes it. */
 export class CustomFieldValueInputDto {
   @ApiProperty({
-    // Any JSON value: an id as BODY_ID, anything else makes the element ignored.
-    anyOf: [...BODY_ID.oneOf, { description: 'Any other JSON value: the element is ignored' }],
-    required: false,
-    description: 'Custom field id (a number, or a string of digits); an element without a well-formed id is ignored',
+    // An id as BODY_ID; the service also takes an element without one (or with anything else) and ignores it: said in prose only, so generators type the id.
+    ...BODY_ID,
+    description: 'Custom field id; an element without a well-formed id is ignored',
     example: 3,
   })
   id?: unknown;
   @ApiProperty({
     oneOf: [{ type: 'string', maxLength: CUSTOM_FIELD_VALUE_MAX_LENGTH }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }],
-    required: false,
     description:
       `Stored as a string of at most ${CUSTOM_FIELD_VALUE_MAX_LENGTH} characters (a number as JavaScript writes it, a boolean as its JSON text); null clears, ` +
       'and so does "" for every type but text. By the field\u2019s type: number `-?(0|[1-9][0-9]*)(\\.[0-9]+)?`; money the same with at most its decimals; ' +

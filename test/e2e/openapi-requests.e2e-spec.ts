@@ -113,7 +113,6 @@ describe('the OpenAPI document accepts the requests the service accepts (issue 1
             { id: ids.cf_eng, value: 3.5 },
             { id: ids.cf_stars, value: 4 },
             { id: ids.cf_money, value: null },
-            { id: ids.cf_open },
           ],
         },
       }),
