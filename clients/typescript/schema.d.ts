@@ -1304,7 +1304,7 @@ export interface components {
              * @description true: the field applies only to the lists covered by granted_folder_ids and list_overrides
              * @default false
              */
-            is_scope_restricted: boolean;
+            is_scope_restricted?: boolean;
             /**
              * @description Folders of the workspace whose lists get the field when restricted
              * @default []
@@ -1312,12 +1312,12 @@ export interface components {
              *       2
              *     ]
              */
-            granted_folder_ids: number[];
+            granted_folder_ids?: number[];
             /**
              * @description Lists of the workspace, each at most once
              * @default []
              */
-            list_overrides: components["schemas"]["CustomFieldListOverrideInput"][];
+            list_overrides?: components["schemas"]["CustomFieldListOverrideInput"][];
             /**
              * @description null: every member sees the field; else only these users (non-members are dropped; [] means nobody)
              * @default null
@@ -1325,7 +1325,7 @@ export interface components {
              *       7
              *     ]
              */
-            allowed_user_ids: number[] | null;
+            allowed_user_ids?: number[] | null;
         };
         CreateFolder: {
             /**
@@ -1437,7 +1437,7 @@ export interface components {
              * @default none
              * @enum {string}
              */
-            priority: "urgent" | "high" | "medium" | "low" | "none";
+            priority?: "urgent" | "high" | "medium" | "low" | "none";
             /**
              * Format: int64
              * @description A status of the same workspace; default: its first `pending` status by position. A string of digits is accepted too.
