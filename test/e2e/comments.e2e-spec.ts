@@ -1,3 +1,4 @@
+import { Schema } from '../setup/api-types';
 import { auth } from '../setup/create-app';
 import { QueryCounter } from '../setup/query-counter';
 import { roleKeys, WORLD_NAMES, useRoleWorld } from '../setup/world';
@@ -10,7 +11,7 @@ import { roleKeys, WORLD_NAMES, useRoleWorld } from '../setup/world';
  */
 
 const TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const COMMENT_KEYS = ['avatar_url', 'content', 'created_at', 'id', 'name', 'parent_comment_id', 'resolved', 'task_id', 'user_id'];
+const COMMENT_KEYS = ['avatar_url', 'content', 'created_at', 'id', 'name', 'parent_comment_id', 'resolved', 'task_id', 'user_id'] satisfies Array<keyof Schema<'Comment'>>;
 const { key, keyOnly } = roleKeys('cm');
 const OWNER_AVATAR = 'https://img.test/owner.png';
 const MEMBER_AVATAR = 'https://img.test/member.png';
@@ -61,7 +62,7 @@ describe('comments', () => {
     { id: ids.c2, task_id: ids.t1, user_id: ids.member, name: WORLD_NAMES.member, avatar_url: MEMBER_AVATAR, content: '<p>first</p>', parent_comment_id: null, resolved: false, created_at: '2025-03-01T09:00:00.000Z' },
     { id: ids.c3, task_id: ids.t1, user_id: ids.owner, name: WORLD_NAMES.owner, avatar_url: OWNER_AVATAR, content: 'same time', parent_comment_id: ids.c2, resolved: false, created_at: '2025-03-01T09:00:00.000Z' },
     { id: ids.c1, task_id: ids.t1, user_id: ids.admin, name: WORLD_NAMES.admin, avatar_url: null, content: '<p>on it</p>', parent_comment_id: null, resolved: true, created_at: '2025-03-02T10:00:00.000Z' },
-  ];
+  ] satisfies Array<Schema<'Comment'>>;
 
   describe('GET /api/v1/tasks/:id/comments', () => {
     it.each([
@@ -126,7 +127,7 @@ describe('comments', () => {
       ['restricted member, task in a granted folder', 'restricted', null],
     ] as const)('creates a comment as the %s, authored by the key user (spec: Create comment)', async (_role, user, avatar) => {
       const name = WORLD_NAMES[user];
-      const res = await post(key(user), ids.t_post, { content: `<p>from ${user}</p>` });
+      const res = await post(key(user), ids.t_post, { content: `<p>from ${user}</p>` } satisfies Schema<'CreateComment'>);
       expect(res.statusCode).toBe(201);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
       const body = res.json();
@@ -134,7 +135,7 @@ describe('comments', () => {
       expect(body).toEqual({
         id: expect.any(Number), task_id: ids.t_post, user_id: ids[user], name, avatar_url: avatar,
         content: `<p>from ${user}</p>`, parent_comment_id: null, resolved: false, created_at: expect.stringMatching(TS),
-      });
+      } satisfies Schema<'Comment'>);
       // It is stored: the listing shows it, last (newest).
       const list = (await get(key('owner'), ids.t_post)).json();
       expect(list[list.length - 1]).toEqual(body);

@@ -1,3 +1,4 @@
+import { Schema } from '../setup/api-types';
 import { auth } from '../setup/create-app';
 import { roleKeys, useRoleWorld } from '../setup/world';
 
@@ -9,7 +10,7 @@ import { roleKeys, useRoleWorld } from '../setup/world';
  */
 
 const TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const LABEL_KEYS = ['color', 'created_at', 'id', 'name', 'workspace_id'];
+const LABEL_KEYS = ['color', 'created_at', 'id', 'name', 'workspace_id'] satisfies Array<keyof Schema<'Label'>>;
 const { key, keyOnly } = roleKeys('lb');
 
 describe('labels', () => {
@@ -43,7 +44,7 @@ describe('labels', () => {
   const remove = (key: string | null, id: string | number) =>
     t.inject({ method: 'DELETE', url: `/api/v1/labels/${id}`, headers: key ? auth(key) : {} });
 
-  const label = (ref: string, name: string, color: string | null, created_at: string) => ({ id: ids[ref], workspace_id: ids.acme, name, color, created_at });
+  const label = (ref: string, name: string, color: Schema<'Label'>['color'], created_at: string) => ({ id: ids[ref], workspace_id: ids.acme, name, color, created_at }) satisfies Schema<'Label'>;
 
   describe('GET /api/v1/workspaces/:id/labels (spec: List labels)', () => {
     const initial = () => [
@@ -84,12 +85,12 @@ describe('labels', () => {
     it.each([
       ['owner', key('owner'), 'Owner made', 'blue'],
       ['admin', key('admin'), 'Admin made', null],
-    ])('creates a label as the %s', async (_who, k, name, color) => {
-      const res = await create(k, { workspace_id: ids.acme, name, color });
+    ] as Array<[string, string, string, Schema<'Label'>['color']]>)('creates a label as the %s', async (_who, k, name, color) => {
+      const res = await create(k, { workspace_id: ids.acme, name, color } satisfies Schema<'CreateLabel'>);
       expect(res.statusCode).toBe(201);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
       const body = res.json();
-      expect(body).toEqual({ id: expect.any(Number), workspace_id: ids.acme, name, color, created_at: expect.stringMatching(TS) });
+      expect(body).toEqual({ id: expect.any(Number), workspace_id: ids.acme, name, color, created_at: expect.stringMatching(TS) } satisfies Schema<'Label'>);
       expect(Object.keys(body).sort()).toEqual(LABEL_KEYS);
       expect((await list(key('viewer'), ids.acme)).json()).toContainEqual(body);
     });
@@ -101,7 +102,7 @@ describe('labels', () => {
     });
 
     it('accepts a name of 255 characters and refuses 256 (D8)', async () => {
-      const ok = await create(key('owner'), { workspace_id: ids.acme, name: 'n'.repeat(255) });
+      const ok = await create(key('owner'), { workspace_id: ids.acme, name: 'n'.repeat(255) } satisfies Schema<'CreateLabel'>);
       expect(ok.statusCode).toBe(201);
       expect(ok.json().name).toHaveLength(255);
       const long = await create(key('owner'), { workspace_id: ids.acme, name: 'm'.repeat(256) });

@@ -1,5 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import type { FixtureStatus } from '../../src/fixtures/fixture.types';
+import { Schema } from '../setup/api-types';
 import { auth } from '../setup/create-app';
 import { roleKeys, useRoleWorld } from '../setup/world';
 
@@ -13,7 +14,7 @@ import { roleKeys, useRoleWorld } from '../setup/world';
 
 const { key: KEY } = roleKeys('statuses');
 const TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const STATUS_KEYS = ['category', 'color', 'created_at', 'icon', 'id', 'name', 'position', 'workspace_id'];
+const STATUS_KEYS = ['category', 'color', 'created_at', 'icon', 'id', 'name', 'position', 'workspace_id'] satisfies Array<keyof Schema<'Status'>>;
 const INVALID_CATEGORY = 'Invalid category. Must be one of: pending, in_progress, completed, cancelled';
 const LAST_COMPLETED = 'At least one completed status must remain in the workspace';
 const DUPLICATE = 'A status with this name already exists';
@@ -66,7 +67,7 @@ describe('GET /api/v1/workspaces/:id/statuses (D1 ext)', () => {
     { id: ids.s_todo, workspace_id: ids.acme, name: 'To Do', icon: 'folder-1', color: 'blue', category: 'pending', position: 1, created_at: '2025-01-02T00:00:00.000Z' },
     { id: ids.doing, workspace_id: ids.acme, name: 'Doing', icon: null, color: 'gray', category: 'in_progress', position: 2, created_at: '2025-01-02T00:00:00.000Z' },
     { id: ids.s_done, workspace_id: ids.acme, name: 'Done', icon: null, color: 'purple', category: 'completed', position: 2, created_at: '2025-01-02T00:00:00.000Z' },
-  ];
+  ] satisfies Array<Schema<'Status'>>;
 
   it.each(['owner', 'admin', 'member', 'viewer', 'restricted'] as const)('gives %s every status by position, then id (D23, D30: not restricted)', async (user) => {
     const res = await list(ids.acme, KEY(user));
@@ -85,6 +86,7 @@ describe('GET /api/v1/workspaces/:id/statuses (D1 ext)', () => {
 describe('POST /api/v1/statuses (spec: Create status)', () => {
   it.each(['owner', 'admin'] as const)('lets the %s create a status at max + 1 with gray and no icon by default (D24)', async (user) => {
     const before = (await list(ids.lab)).json().length;
+    // workspace_id as a string of digits: accepted beyond the document's types (D5).
     const res = await create({ workspace_id: String(ids.lab), name: `  Review by ${user}  `, category: 'in_progress' }, KEY(user));
     expect(res.statusCode).toBe(201);
     const body = res.json();
@@ -92,18 +94,18 @@ describe('POST /api/v1/statuses (spec: Create status)', () => {
     expect(body).toEqual({
       id: expect.any(Number), workspace_id: ids.lab, name: `Review by ${user}`, icon: null, color: 'gray',
       category: 'in_progress', position: user === 'owner' ? 8 : 9, created_at: expect.stringMatching(TS),
-    });
+    } satisfies Schema<'Status'>);
     expect(await row(body.id)).toEqual(body);
     expect((await list(ids.lab)).json()).toHaveLength(before + 1);
   });
 
   it('stores the icon and color sent, and takes workspace_id as a number too (D5)', async () => {
-    const res = await create({ workspace_id: ids.lab, name: 'Blocked', category: 'cancelled', icon: 'code', color: 'red' });
+    const res = await create({ workspace_id: ids.lab, name: 'Blocked', category: 'cancelled', icon: 'code', color: 'red' } satisfies Schema<'CreateStatus'>);
     expect(res.statusCode).toBe(201);
     expect(res.json()).toEqual({
       id: expect.any(Number), workspace_id: ids.lab, name: 'Blocked', icon: 'code', color: 'red',
       category: 'cancelled', position: expect.any(Number), created_at: expect.stringMatching(TS),
-    });
+    } satisfies Schema<'Status'>);
   });
 
   it('starts positions at 1 in a workspace without statuses (D24)', async () => {
@@ -161,12 +163,12 @@ describe('POST /api/v1/statuses (spec: Create status)', () => {
 
 describe('PATCH /api/v1/statuses/:id (spec: Update status)', () => {
   it.each(['owner', 'admin'] as const)('lets the %s change every field and returns the full status', async (user) => {
-    const res = await update(ids.e_doing, { name: `  Doing (${user}) `, category: 'pending', icon: 'code', color: 'orange', position: 5 }, KEY(user));
+    const res = await update(ids.e_doing, { name: `  Doing (${user}) `, category: 'pending', icon: 'code', color: 'orange', position: 5 } satisfies Schema<'UpdateStatus'>, KEY(user));
     expect(res.statusCode).toBe(200);
     const expected = {
       id: ids.e_doing, workspace_id: ids.edit, name: `Doing (${user})`, icon: 'code', color: 'orange',
       category: 'pending', position: 5, created_at: '2025-01-02T00:00:00.000Z',
-    };
+    } satisfies Schema<'Status'>;
     expect(res.json()).toEqual(expected);
     expect(Object.keys(res.json()).sort()).toEqual(STATUS_KEYS);
     expect(await row(ids.e_doing)).toEqual(expected);

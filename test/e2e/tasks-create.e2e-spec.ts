@@ -1,4 +1,5 @@
 import { loadFixture } from '../../src/fixtures/fixture-loader';
+import type { Schema } from '../setup/api-types';
 import { auth, useTestApp } from '../setup/create-app';
 import { FIELDS, KEYS, keys, tasksWorld, TS } from './tasks-world';
 
@@ -53,7 +54,7 @@ describe('POST /api/v1/tasks', () => {
         { id: ids.cf_stars, name: 'Stars', type: 'rating', config: { icon: 'star', color: 'orange' }, position: 5, value: null },
         { id: ids.cf_money, name: 'Budget', type: 'money', config: { currency: 'EUR', decimals: 2 }, position: 5, value: null },
       ],
-    });
+    } satisfies Schema<'TaskWrite'>);
     const read = await get(body.id, KEYS.member);
     const full = read.json();
     expect(full.labels).toEqual([{ id: ids.bug, name: 'bug', color: 'red' }]);
@@ -64,7 +65,7 @@ describe('POST /api/v1/tasks', () => {
   });
 
   it('applies the defaults: no description, priority none, the D17 status, no dates, no assignees, creator = key owner', async () => {
-    const res = await create({ list_id: ids.loose, title: 'Minimal' }, KEYS.admin);
+    const res = await create({ list_id: ids.loose, title: 'Minimal' } satisfies Schema<'CreateTask'>, KEYS.admin);
     expect(res.statusCode).toBe(201);
     expect(res.json()).toMatchObject({
       list_id: ids.loose,

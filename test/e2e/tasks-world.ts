@@ -1,3 +1,4 @@
+import type { Schema } from '../setup/api-types';
 import { SCOPES } from '../../src/common/auth/scope';
 import type { FixtureWorld } from '../../src/fixtures/fixture.types';
 import { usersWithKeys } from '../setup/world';
@@ -25,17 +26,17 @@ export const KEYS = {
   readOnly: 'svc_tk_read_only',
 } as const;
 
-/** Key sets of D16 (sorted), for exact field-set assertions. */
+/** Key sets of D16 (sorted), for exact field-set assertions; each a key of its schema in the document. */
 export const FIELDS = {
-  write: ['assignees', 'created_at', 'creator_id', 'custom_fields', 'description', 'due_date', 'id', 'identifier', 'list_id', 'priority', 'start_date', 'status', 'title', 'workspace_id'],
-  full: ['assignees', 'attachments', 'created_at', 'creator_id', 'custom_fields', 'description', 'due_date', 'id', 'identifier', 'labels', 'list_id', 'priority', 'start_date', 'status', 'subtasks', 'title', 'workspace_id'],
-  listItem: ['assignees', 'created_at', 'creator_id', 'custom_fields', 'due_date', 'id', 'identifier', 'list_id', 'priority', 'start_date', 'status', 'subtasks', 'title', 'workspace_id'],
-  subtask: ['assignees', 'id', 'identifier', 'priority', 'status', 'title'],
-  attachment: ['created_at', 'file_name', 'file_size', 'id', 'mime_type', 'uploader'],
-  assignee: ['avatar_url', 'id', 'name'],
-  status: ['category', 'color', 'icon', 'id', 'name'],
-  label: ['color', 'id', 'name'],
-  customField: ['config', 'id', 'name', 'position', 'type', 'value'],
+  write: ['assignees', 'created_at', 'creator_id', 'custom_fields', 'description', 'due_date', 'id', 'identifier', 'list_id', 'priority', 'start_date', 'status', 'title', 'workspace_id'] satisfies Array<keyof Schema<'TaskWrite'>>,
+  full: ['assignees', 'attachments', 'created_at', 'creator_id', 'custom_fields', 'description', 'due_date', 'id', 'identifier', 'labels', 'list_id', 'priority', 'start_date', 'status', 'subtasks', 'title', 'workspace_id'] satisfies Array<keyof Schema<'Task'>>,
+  listItem: ['assignees', 'created_at', 'creator_id', 'custom_fields', 'due_date', 'id', 'identifier', 'list_id', 'priority', 'start_date', 'status', 'subtasks', 'title', 'workspace_id'] satisfies Array<keyof Schema<'TaskListItem'>>,
+  subtask: ['assignees', 'id', 'identifier', 'priority', 'status', 'title'] satisfies Array<keyof Schema<'Subtask'>>,
+  attachment: ['created_at', 'file_name', 'file_size', 'id', 'mime_type', 'uploader'] satisfies Array<keyof Schema<'Attachment'>>,
+  assignee: ['avatar_url', 'id', 'name'] satisfies Array<keyof Schema<'Assignee'>>,
+  status: ['category', 'color', 'icon', 'id', 'name'] satisfies Array<keyof Schema<'StatusSummary'>>,
+  label: ['color', 'id', 'name'] satisfies Array<keyof Schema<'LabelSummary'>>,
+  customField: ['config', 'id', 'name', 'position', 'type', 'value'] satisfies Array<keyof Schema<'CustomFieldEntry'>>,
 };
 
 /** `Object.keys` sorted: the exact key set of a response object. */
