@@ -1,4 +1,5 @@
 import { loadFixture } from '../../src/fixtures/fixture-loader';
+import type { Schema } from '../setup/api-types';
 import { auth, useTestApp } from '../setup/create-app';
 import { FIELDS, KEYS, keys, tasksWorld } from './tasks-world';
 
@@ -60,7 +61,7 @@ describe('GET /api/v1/tasks/:id', () => {
         { id: ids.cf_stars, name: 'Stars', type: 'rating', config: { icon: 'star', color: 'orange' }, position: 5, value: '4' },
         { id: ids.cf_money, name: 'Budget', type: 'money', config: { currency: 'EUR', decimals: 2 }, position: 5, value: null },
       ],
-    });
+    } satisfies Schema<'Task'>);
   });
 
   it('has exactly the field sets of D16 at every level', async () => {

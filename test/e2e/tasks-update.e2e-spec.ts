@@ -1,4 +1,5 @@
 import { loadFixture } from '../../src/fixtures/fixture-loader';
+import type { Schema } from '../setup/api-types';
 import { auth, useTestApp } from '../setup/create-app';
 import { FIELDS, KEYS, keys, tasksWorld } from './tasks-world';
 
@@ -30,9 +31,9 @@ describe('PATCH and DELETE /api/v1/tasks/:id', () => {
         title: '  Renamed ',
         description: '<p onclick="x()">new <b>text</b></p>',
         priority: 'medium',
-        status_id: String(ids.done),
+        status_id: ids.done,
         start_date: '2025-02-01T10:00:00+01:00',
-      });
+      } satisfies Schema<'UpdateTask'>);
       expect(res.statusCode).toBe(200);
       expect(keys(res.json())).toEqual(FIELDS.write);
       expect(res.json()).toEqual({
