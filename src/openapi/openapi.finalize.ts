@@ -473,7 +473,9 @@ const SCHEMA_REF = '#/components/schemas/';
 /**
  * Publishes response headers once: each header name's most used definition (when used at
  * least twice) goes to `components.headers` under that name, and every response that carries
- * it refers to it with a `$ref` (generators then make one type of it, not one per answer).
+ * it refers to it with a `$ref` (generators then make one type of it, not one per answer);
+ * a shared header's enum is also a named schema (`Cache-Control` -> `CacheControl`), since some
+ * generators (Java) make an enum type per use of an inline enum even behind a header `$ref`.
  */
 export function shareHeaders(doc: JsonObject): void {
   const holders: JsonObject[] = [];

@@ -247,6 +247,16 @@ describe('@work-tracking/client, the SDK (issue 32)', () => {
       expect(proxy.seen.map((s) => [s.method, s.headers['idempotency-key']])).toEqual([['POST', undefined]]);
     });
 
+    it('reads Retry-After as seconds or an HTTP date', () => {
+      expect(sdk.retryAfterMs('2')).toBe(2000);
+      expect(sdk.retryAfterMs(' 0 ')).toBe(0);
+      expect(sdk.retryAfterMs(new Date(Date.now() - 60_000).toUTCString())).toBe(0);
+      const ahead = sdk.retryAfterMs(new Date(Date.now() + 60_000).toUTCString())!;
+      expect(ahead).toBeGreaterThan(58_000);
+      expect(ahead).toBeLessThanOrEqual(60_000);
+      expect([sdk.retryAfterMs(null), sdk.retryAfterMs(''), sdk.retryAfterMs('soon')]).toEqual([undefined, undefined, undefined]);
+    });
+
     it('throws the network error once retries are spent', async () => {
       proxy.plan = ['lose-answer', 'lose-answer'];
       const once = sdk.createApiClient(proxy.url, KEY, { retry: { retries: 1, baseDelayMs: 1 } });
