@@ -160,21 +160,32 @@ export class AttachmentsService {
    * D47 confirm: 200 with the element once the stored bytes number exactly `file_size`
    * (else 409 `Upload is missing or incomplete`); a confirmed attachment answers 200 again.
    * The row is locked while its bytes are judged: an upload link cannot change them meanwhile,
-   * and of concurrent confirms one records `attachment.created`.
+   * and of concurrent confirms one records `attachment.created`. The judged bytes are sealed
+   * (storage.seal): no upload link can change them afterwards.
    */
   async confirm(caller: Caller, id: number): Promise<RawJson<AttachmentDto>> {
     await this.access.check(caller, 'attachment.confirm', id);
     const element = await (caller.db?.manager ?? this.db.manager).transaction(async (em) => {
       const row = await this.repo.lockForConfirm(em, id);
       if (!row) throw new NotFoundException(NOT_FOUND.attachment);
-      if (!row.confirmed) {
-        const size = row.storage_key === null ? null : await this.storage.size(row.storage_key);
-        if (size !== row.file_size) throw new ConflictException(ATTACHMENT_MESSAGES.incomplete);
+      if (row.confirmed) return this.repo.confirm(em, caller, id, null);
+      const sealed = row.storage_key === null ? null : await this.seal(row.storage_key);
+      if (sealed?.size !== row.file_size) {
+        if (sealed && sealed.key !== row.storage_key) await this.storage.remove(sealed.key).catch(() => undefined);
+        throw new ConflictException(ATTACHMENT_MESSAGES.incomplete);
       }
-      return this.repo.confirm(em, caller, id);
+      return this.repo.confirm(em, caller, id, sealed.key);
     });
     this.metrics.counted('confirmed');
     return new RawJson(element);
+  }
+
+  /** The bytes under the upload key `key` made final (storage.seal), a copy's new key covered by an intent first. */
+  private async seal(key: string): Promise<{ key: string; size: number } | null> {
+    if (!this.storage.sealsByCopy) return this.storage.seal(key, key);
+    const finalKey = newObjectKey();
+    await this.repo.queueIntent(finalKey);
+    return this.storage.seal(key, finalKey);
   }
 
   /** D47 download: the URL of a short-lived link to a confirmed attachment's bytes (404 for a pending one, after the access check). */

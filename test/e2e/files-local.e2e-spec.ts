@@ -125,6 +125,27 @@ describe('attachments on the local driver: hostile input, retries, quota, operat
     }, 20_000);
   });
 
+  describe('confirmed bytes never change', () => {
+    it('PUTs racing a confirm over real HTTP: the confirm judges one whole upload, and once it answers every PUT is 403 and the bytes stay', async () => {
+      const { id, path } = await declare(8);
+      const url = `http://127.0.0.1:${port}${path}`;
+      const put = (body: string) => fetch(url, { method: 'PUT', body }).then(async (r) => [r.status, await r.json().catch(() => null)] as const);
+      expect(await put('AAAAAAAA')).toEqual([204, null]);
+      const bodies = Array.from({ length: 20 }, (_, i) => String.fromCharCode(66 + i).repeat(8));
+      const racing = bodies.map((b) => put(b));
+      const confirmed = await t.inject({ method: 'POST', url: `/api/v1/attachments/${id}/confirm`, headers: as() });
+      expect(confirmed.statusCode).toBe(200);
+      const answers = await Promise.all(racing);
+      expect(answers.every(([status]) => status === 204 || status === 403)).toBe(true);
+      const link = await linkOf(id);
+      const stored = (await t.inject({ method: 'GET', url: link })).body;
+      expect(['AAAAAAAA', ...bodies]).toContain(stored);
+      for (const b of ['ZZZZZZZZ', 'YYYYYYYY']) expect(await put(b)).toEqual([403, { error: 'Link is invalid or has expired' }]);
+      expect((await t.inject({ method: 'GET', url: link })).body).toBe(stored);
+      expect(filesUnder(dir).staging).toEqual([]);
+    }, 20_000);
+  });
+
   describe('names and links', () => {
     it.each([
       [`form-data; name="file"; filename*=UTF-8''%2e%2e%2f`, 400, 'file_name must be 1 to 255 characters'],
