@@ -28,6 +28,8 @@ export interface UploadInput {
   contentLength: number | undefined;
   /** The multipart body, readable once. */
   stream(): { source: Readable; truncated: boolean };
+  /** Makes the answer close the connection (a refused body is not read to its end). */
+  closeConnection(): void;
   /** The same object on every run of one request (RetryLostRaceInterceptor runs the route twice after a lost race). */
   request: object;
 }
@@ -105,14 +107,20 @@ export class AttachmentsService {
   /** D47 step 7 of the multipart form: the body read and checked, the file stored under a new key (with its intent). */
   private async receiveAndStore(input: UploadInput): Promise<StoredUpload> {
     const max = this.settings.maxBytes;
+    const tooLarge = () => {
+      // The rest of the body is never read: a client sending gigabytes is cut off, not drained.
+      input.closeConnection();
+      return new PayloadTooLargeException(tooLargeMessage(max));
+    };
     // D47 step 7 begins with the whole body's size: a declared length says it before any byte is read.
-    if ((input.contentLength ?? 0) > max + MULTIPART_BODY_OVERHEAD_BYTES) throw new PayloadTooLargeException(tooLargeMessage(max));
+    if ((input.contentLength ?? 0) > max + MULTIPART_BODY_OVERHEAD_BYTES) throw tooLarge();
     const { source, truncated } = input.stream();
-    if (truncated) throw new PayloadTooLargeException(tooLargeMessage(max));
+    if (truncated) throw tooLarge();
     const received = await receiveMultipart(source, input.contentType!, this.storage.stagingDir, {
       maxBodyBytes: max + MULTIPART_BODY_OVERHEAD_BYTES,
       maxFileBytes: max,
     });
+    if (!received.ok && received.unread) throw tooLarge();
     if (!received.ok) {
       const refusal = new HttpException(received.message, received.status);
       // D47: an unparsable multipart body is a D7 answer to D35 (never stored).
