@@ -186,19 +186,14 @@ export class AttachmentsRepository {
    * once: it outlives the request's own transaction.
    */
   async queueIntent(key: string): Promise<void> {
-    // Committed without waiting for its WAL flush: the upload's own commit flushes it (the WAL is written
-    // in order), and only a database crash before that commit can lose it (then an orphan object may stay).
-    await this.sql.withClient(async (client) => {
-      await client.query('BEGIN');
-      try {
-        await client.query(`SET LOCAL synchronous_commit = off`);
-        await client.query(`INSERT INTO attachment_removals (storage_key, due_at) VALUES ($1, now() + ${INTENT_DELAY})`, [key]);
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      }
-    });
+    // One statement, committed by itself without waiting for its WAL flush (set_config's local value holds
+    // for this statement's own transaction, commit included): the upload's own commit flushes it (the WAL
+    // is written in order), and only a database crash before that commit can lose it (then an orphan object may stay).
+    await this.sql.rows(
+      `WITH s AS (SELECT set_config('synchronous_commit', 'off', true))
+       INSERT INTO attachment_removals (storage_key, due_at) SELECT $1, now() + ${INTENT_DELAY} FROM s`,
+      [key],
+    );
   }
 
   /** Queues the removal of the bytes under `key` now (they were never pointed at, e.g. over quota). */

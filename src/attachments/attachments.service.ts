@@ -148,10 +148,17 @@ export class AttachmentsService {
     return { attachment, upload: { ...link, expires_at: expiresAt.toISOString() } };
   }
 
-  /** The insert with D47's quota (step 9: 413), in a transaction of its own or the request's; 404 when the task went meanwhile. */
+  /**
+   * The insert with D47's quota (step 9: 413), in a transaction of its own or the request's (the quota
+   * lock is a statement before the insert); without a quota, one statement, atomic by itself. 404 when
+   * the task went meanwhile.
+   */
   private async insert(caller: Caller, workspaceId: number, taskId: number, row: NewAttachment): Promise<string> {
     const quota = this.settings.workspaceQuotaBytes;
-    const result = await (caller.db?.manager ?? this.db.manager).transaction((em) => this.repo.insert(em, caller, workspaceId, taskId, row, quota));
+    const manager = caller.db?.manager ?? this.db.manager;
+    const result = quota > 0
+      ? await manager.transaction((em) => this.repo.insert(em, caller, workspaceId, taskId, row, quota))
+      : await this.repo.insert(manager, caller, workspaceId, taskId, row, quota);
     if ('element' in result) return result.element;
     if (row.expiresAt === null) await this.storage.remove(row.storageKey).catch(() => this.repo.queueRemoval(row.storageKey));
     if (result.refused === 'gone') throw new NotFoundException(NOT_FOUND.task);

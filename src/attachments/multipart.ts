@@ -5,6 +5,9 @@ import { join } from 'path';
 import type { Readable, Writable } from 'stream';
 import { FILE_NAME_MESSAGE, normalizeFileName, partMimeType, tooLargeMessage } from './attachment-fields';
 
+/** Bytes a staging file buffers before the part pauses (per upload: bounded memory, few write calls). */
+const STAGING_BUFFER_BYTES = 512 * 1024;
+
 /** D47's multipart messages. */
 export const MULTIPART_MESSAGES = {
   invalid: 'Invalid multipart body',
@@ -161,7 +164,8 @@ export async function receiveMultipart(
             return void part.resume();
           }
           first = info;
-          const out = createWriteStream(stagedPath);
+          // Large buffers: while one write is on the disk, the parts that arrive go out together in one writev.
+          const out = createWriteStream(stagedPath, { highWaterMark: STAGING_BUFFER_BYTES });
           file = out;
           fileDone = new Promise((done) => {
             out.on('close', done);
