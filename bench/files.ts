@@ -26,7 +26,8 @@ import { SERVER, startServer, stopServer } from './server';
  *   - `download-1mib`, `download-25mib`: GET download (302) then GET of the link; the floor
  *     pipes a file to the socket (file -> socket).
  *   - `uploads-8x25mib`: the server's RSS growth per upload while 8 uploads of 25 MiB run at
- *     once, and get task's p99 idle and while they run.
+ *     once (three such batches in a row), and get task's p99 idle and while they run (asked
+ *     one at a time by a prober process of its own, so the uploading client does not delay it).
  *   Service and floor requests alternate (one of each per round), so a busy machine slows
  *   both alike: the ratio is the figure to read. Per service request: Node CPU ms (server
  *   process, /proc) and database round trips.
@@ -91,7 +92,7 @@ function multipart(size: number): { body: Buffer; type: string } {
  * The floor: a plain Node server, in a process of its own placed as the service is (CPU 0),
  * that pipes request bodies to files and files to sockets.
  */
-async function floorServer(dir: string): Promise<{ port: number; close: () => Promise<void> }> {
+async function floorServer(dir: string): Promise<{ port: number; pid: number; close: () => Promise<void> }> {
   const script = `
     const { createServer } = require('http');
     const { createReadStream, createWriteStream } = require('fs');
@@ -114,7 +115,8 @@ async function floorServer(dir: string): Promise<{ port: number; close: () => Pr
     child.stdout!.once('data', (data: Buffer) => done(Number(data.toString().trim())));
     child.once('exit', (code) => fail(new Error(`floor server exited with ${code}`)));
   });
-  return { port, close: () => stopServer(child) };
+  // Under taskset, the node process is taskset's child (exec keeps the pid).
+  return { port, pid: child.pid!, close: () => stopServer(child) };
 }
 
 /**
@@ -173,6 +175,7 @@ interface FileRow {
   floorMiBs: number;
   ratio: number;
   nodeCpuMsPerReq: number;
+  floorCpuMsPerReq: number;
   roundTripsPerReq: number;
 }
 
@@ -181,14 +184,15 @@ interface FileRow {
  * bytes each: MiB/s of both, and per service run its server CPU ms and round trips.
  */
 async function sideBySide(
-  name: string, size: number, rounds: number, pid: number, roundTrips: () => number,
+  name: string, size: number, rounds: number, pids: { service: number; floor: number }, roundTrips: () => number,
   service: () => Promise<void>, floor: () => Promise<void>,
 ): Promise<FileRow> {
   await service();
   await floor();
   let serviceNs = 0n;
   let floorNs = 0n;
-  const cpu0 = treeCpuMs(pid);
+  const cpu0 = treeCpuMs(pids.service);
+  const floorCpu0 = treeCpuMs(pids.floor);
   const trips0 = roundTrips();
   for (let i = 0; i < rounds; i++) {
     let start = process.hrtime.bigint();
@@ -198,29 +202,51 @@ async function sideBySide(
     await floor();
     floorNs += process.hrtime.bigint() - start;
   }
-  const cpu = treeCpuMs(pid) - cpu0;
+  const cpu = treeCpuMs(pids.service) - cpu0;
+  const floorCpu = treeCpuMs(pids.floor) - floorCpu0;
   const trips = roundTrips() - trips0;
   const mibs = (ns: bigint) => (size * rounds) / MiB / (Number(ns) / 1e9);
   const row = {
     scenario: name, serviceMiBs: mibs(serviceNs), floorMiBs: mibs(floorNs), ratio: Number(floorNs) / Number(serviceNs),
-    nodeCpuMsPerReq: cpu / rounds, roundTripsPerReq: trips / rounds,
+    nodeCpuMsPerReq: cpu / rounds, floorCpuMsPerReq: floorCpu / rounds, roundTripsPerReq: trips / rounds,
   };
-  log(`${name}: ${row.serviceMiBs.toFixed(0)} MiB/s, floor ${row.floorMiBs.toFixed(0)} MiB/s (${row.ratio.toFixed(2)}), node ${row.nodeCpuMsPerReq.toFixed(1)} ms/req, ${row.roundTripsPerReq.toFixed(1)} round trips/req`);
+  log(`${name}: ${row.serviceMiBs.toFixed(0)} MiB/s, floor ${row.floorMiBs.toFixed(0)} MiB/s (${row.ratio.toFixed(2)}), node ${row.nodeCpuMsPerReq.toFixed(1)} ms/req (floor ${row.floorCpuMsPerReq.toFixed(1)}), ${row.roundTripsPerReq.toFixed(1)} round trips/req`);
   return row;
 }
 
-/** The p99 of get task (ms), asked one at a time for `ms`. */
-async function getTaskP99(port: number, path: string, auth: Record<string, string>, ms: number): Promise<number> {
-  const times: number[] = [];
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    const start = process.hrtime.bigint();
-    await send(port, 'GET', path, auth);
-    times.push(Number(process.hrtime.bigint() - start) / 1e6);
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.min(times.length - 1, Math.floor(times.length * 0.99))];
+/**
+ * Starts a prober in a process of its own (so that the uploading client's event loop does
+ * not delay it): it asks GET `url` one request at a time until told to stop (a line on its
+ * stdin), then prints the latencies (ms).
+ */
+function startProber(url: string, auth: Record<string, string>): { stop: () => Promise<number[]> } {
+  const script = `
+    const http = require('http');
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const times = [];
+    let running = true;
+    process.stdin.once('data', () => (running = false));
+    const once = () => new Promise((done) => {
+      const start = process.hrtime.bigint();
+      http.get(${JSON.stringify(url)}, { agent, headers: ${JSON.stringify(auth)} }, (res) => {
+        res.resume();
+        res.on('end', () => { times.push(Number(process.hrtime.bigint() - start) / 1e6); done(); });
+      });
+    });
+    (async () => { while (running) await once(); process.stdout.write(JSON.stringify(times)); process.exit(0); })();`;
+  const child = hasTaskset ? spawn('taskset', ['-c', '1', process.execPath, '-e', script]) : spawn(process.execPath, ['-e', script]);
+  let out = '';
+  child.stdout!.on('data', (data: Buffer) => (out += data.toString()));
+  return {
+    stop: () => new Promise((done) => {
+      child.once('exit', () => done(JSON.parse(out) as number[]));
+      child.stdin!.write('stop\n');
+    }),
+  };
 }
+
+/** The 99th percentile of `times`. */
+const p99 = (times: number[]) => [...times].sort((a, b) => a - b)[Math.min(times.length - 1, Math.floor(times.length * 0.99))];
 
 /** The `--files` mode of `npm run bench` (see the comment at the top). */
 export async function files(args: string[]): Promise<void> {
@@ -240,7 +266,7 @@ export async function files(args: string[]): Promise<void> {
   url.pathname = `/${dbName}`;
   const work = mkdtempSync(join(tmpdir(), 'bench-files-'));
   let server: ChildProcess | undefined;
-  let floor: { port: number; close: () => Promise<void> } | undefined;
+  let floor: Awaited<ReturnType<typeof floorServer>> | undefined;
   let proxy: Awaited<ReturnType<typeof countingProxy>> | undefined;
   try {
     const ds = await openDatabase(url.toString(), true);
@@ -262,6 +288,11 @@ export async function files(args: string[]): Promise<void> {
     const auth = { authorization: `Bearer ${KEY}` };
     const uploadPath = `/api/v1/tasks/${ids.t}/attachments`;
     const rows: FileRow[] = [];
+    if (process.env.BENCH_PROFILE_SIGNAL) {
+      // A profiling wrapper (BENCH_SERVER) starts profiling on the first SIGUSR2, writes the profile on the second.
+      await send(port, 'POST', uploadPath, { ...auth, ...(() => { const m = multipart(1024); return { 'content-type': m.type }; })() }, multipart(1024).body);
+      server.kill('SIGUSR2');
+    }
     log(`Server ${SERVER}, one process; the machine may be shared: read the ratios`);
 
     for (const size of [1 * MiB, 25 * MiB]) {
@@ -274,14 +305,14 @@ export async function files(args: string[]): Promise<void> {
         return JSON.parse(a.text) as { id: number };
       };
       if (only.includes(`upload-${label}`)) {
-        rows.push(await sideBySide(`multipart upload ${size / MiB} MiB`, size, ROUNDS[size], pid, proxy.roundTrips, async () => void (await upload()), async () => {
+        rows.push(await sideBySide(`multipart upload ${size / MiB} MiB`, size, ROUNDS[size], { service: pid, floor: floor.pid }, proxy.roundTrips, async () => void (await upload()), async () => {
           await send(floor!.port, 'PUT', '/', {}, raw);
         }));
       }
       if (only.includes(`download-${label}`)) {
         const { id } = await upload();
         writeFileSync(join(work, 'floor', `out-${size}`), raw);
-        rows.push(await sideBySide(`download via 302 ${size / MiB} MiB`, size, ROUNDS[size], pid, proxy.roundTrips, async () => {
+        rows.push(await sideBySide(`download via 302 ${size / MiB} MiB`, size, ROUNDS[size], { service: pid, floor: floor.pid }, proxy.roundTrips, async () => {
           const redirect = await send(port, 'GET', `/api/v1/attachments/${id}/download`, auth);
           const a = await send(port, 'GET', new URL(redirect.headers.location as string).pathname);
           if (a.bytes !== size) throw new Error(`download gave ${a.bytes} bytes`);
@@ -298,33 +329,30 @@ export async function files(args: string[]): Promise<void> {
       const { body, type } = multipart(25 * MiB);
       const eight = () => Promise.all(Array.from({ length: 8 }, () => send(port, 'POST', uploadPath, { ...auth, 'content-type': type }, body)));
       await eight(); // warm-up: buffers and pools at their working size
-      const idleP99 = await getTaskP99(port, taskPath, auth, 2000);
+      const taskUrl = `http://127.0.0.1:${port}${taskPath}`;
+      const idle = startProber(taskUrl, auth);
+      await new Promise((done) => setTimeout(done, 3000));
+      const idleTimes = await idle.stop();
       const before = rssMiB(pid);
       let peak = before;
       const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(pid))), 10);
-      const uploads = eight();
-      let busy = true;
-      void uploads.finally(() => (busy = false));
-      const times: number[] = [];
-      while (busy) {
-        const start = process.hrtime.bigint();
-        await send(port, 'GET', taskPath, auth);
-        times.push(Number(process.hrtime.bigint() - start) / 1e6);
-      }
-      const answers = await uploads;
+      const busy = startProber(taskUrl, auth);
+      // Three batches of 8 in a row: enough get task samples for a p99.
+      const answers = [...(await eight()), ...(await eight()), ...(await eight())];
+      const times = await busy.stop();
       clearInterval(sampler);
       if (answers.some((a) => a.status !== 201)) throw new Error('a concurrent upload failed');
-      times.sort((a, b) => a - b);
-      const busyP99 = times[Math.min(times.length - 1, Math.floor(times.length * 0.99))];
+      const idleP99 = p99(idleTimes);
+      const busyP99 = p99(times);
       concurrent = { rssBeforeMiB: before, rssPeakMiB: peak, growthPerUploadMiB: (peak - before) / 8, idleP99Ms: idleP99, busyP99Ms: busyP99 };
-      log(`8 x 25 MiB at once: RSS +${concurrent.growthPerUploadMiB.toFixed(2)} MiB per upload; get task p99 ${idleP99.toFixed(1)} ms idle, ${busyP99.toFixed(1)} ms busy (${times.length} samples)`);
+      log(`8 x 25 MiB at once: RSS +${concurrent.growthPerUploadMiB.toFixed(2)} MiB per upload; get task p99 ${idleP99.toFixed(1)} ms idle (${idleTimes.length} samples), ${busyP99.toFixed(1)} ms busy (${times.length} samples)`);
     }
 
     if (rows.length) {
-      console.log('| scenario | service MiB/s | floor MiB/s | ratio | node cpu ms/req | round trips/req |');
-      console.log('|---|---|---|---|---|---|');
+      console.log('| scenario | service MiB/s | floor MiB/s | ratio | node cpu ms/req | floor cpu ms/req | round trips/req |');
+      console.log('|---|---|---|---|---|---|---|');
       for (const r of rows) {
-        console.log(`| ${r.scenario} | ${r.serviceMiBs.toFixed(0)} | ${r.floorMiBs.toFixed(0)} | ${r.ratio.toFixed(2)} | ${r.nodeCpuMsPerReq.toFixed(1)} | ${r.roundTripsPerReq.toFixed(1)} |`);
+        console.log(`| ${r.scenario} | ${r.serviceMiBs.toFixed(0)} | ${r.floorMiBs.toFixed(0)} | ${r.ratio.toFixed(2)} | ${r.nodeCpuMsPerReq.toFixed(1)} | ${r.floorCpuMsPerReq.toFixed(1)} | ${r.roundTripsPerReq.toFixed(1)} |`);
       }
     }
     if (concurrent) {
@@ -341,7 +369,6 @@ export async function files(args: string[]): Promise<void> {
   } finally {
     await floor?.close();
     if (server && process.env.BENCH_PROFILE_SIGNAL) {
-      // A profiling wrapper (BENCH_SERVER) writes its profile on SIGUSR2.
       server.kill('SIGUSR2');
       await new Promise((done) => setTimeout(done, 2000));
     }
