@@ -1,36 +1,44 @@
-import 'reflect-metadata';
-import { ChildProcess, spawn } from 'child_process';
-import { createReadStream, createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
-import { Agent, createServer, request as httpRequest, type IncomingMessage } from 'http';
-import type { AddressInfo } from 'net';
+import { execFileSync, spawn, type ChildProcess } from 'child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
+import { Agent, request as httpRequest, type IncomingMessage } from 'http';
+import { connect, createServer as createTcpServer, type AddressInfo, type Server, type Socket } from 'net';
 import { tmpdir } from 'os';
-import { join, resolve } from 'path';
+import { join } from 'path';
 import { Client } from 'pg';
-import { pipeline } from 'stream/promises';
 import { SCOPES } from '../src/common/auth/scope';
 import { openDatabase } from '../src/common/database/data-source';
-import { freePort } from '../src/common/database/embedded';
 import { loadFixture } from '../src/fixtures/fixture-loader';
+import { childrenOf, CLOCK_TICKS_PER_S, hasTaskset, processTable } from './proc';
+import { SERVER, startServer, stopServer } from './server';
 
 /*
- * `npm run bench:files` (issue 36): attachments on the local driver, beside a plain
- * Node stream copy as the floor, in the same run.
+ * `npm run bench -- --files [--only <ids>]` (issue 36; `npm run bench:files` is the same):
+ * attachments on the local driver, side by side in the same run with a plain Node
+ * stream copy as the floor.
  *
  * - Needs DATABASE_URL (a server where it may create and drop a database `bench_files_<pid>`).
- * - Server: `node dist/main.js` in its own process (STORAGE_DIR in a temporary directory).
- * - Scenarios: multipart upload of 1 MiB and 25 MiB (the floor: a Node server piping the
- *   request to a file), and download of the same through the 302 (the floor: a Node
- *   server piping the file to the socket). MiB/s of each, one request at a time, and the
- *   ratio to the floor.
- * - Memory: the server's RSS before and at its peak while 8 uploads of 25 MiB run at once
- *   (growth per concurrent upload), and get task's p99 latency idle and while they run.
+ * - Server: `node dist/main.js` (BENCH_SERVER: another build), one process pinned to CPU 0
+ *   as in the other scenarios, STORAGE_DIR in a temporary directory; its database connection
+ *   goes through a counting proxy (round trips: every Query and Sync message it sends).
+ * - Scenarios (`--only`, comma-separated ids; default all):
+ *   - `upload-1mib`, `upload-25mib`: multipart upload, one request at a time; the floor is
+ *     a Node server piping the request to a file (socket -> file).
+ *   - `download-1mib`, `download-25mib`: GET download (302) then GET of the link; the floor
+ *     pipes a file to the socket (file -> socket).
+ *   - `uploads-8x25mib`: the server's RSS growth per upload while 8 uploads of 25 MiB run at
+ *     once (three such batches in a row), and get task's p99 idle and while they run (asked
+ *     one at a time by a prober process of its own, so the uploading client does not delay it).
+ *   Service and floor requests alternate (one of each per round), so a busy machine slows
+ *   both alike: the ratio is the figure to read. Per service request: Node CPU ms (server
+ *   process, /proc) and database round trips.
  * - Output: a table on stdout and bench/results/<time>-files.json.
  */
 
 const MiB = 1024 * 1024;
 const KEY = 'svc_bench_files_0123456789abcdef0123456789abcdef';
-const SERVER = resolve(join(__dirname, '..', 'dist', 'main.js'));
-const ROUNDS: Record<number, number> = { [1 * MiB]: 30, [25 * MiB]: 4 };
+const ROUNDS: Record<number, number> = { [1 * MiB]: 40, [25 * MiB]: 6 };
+/** The scenario ids `--only` takes. */
+export const FILE_SCENARIOS = ['upload-1mib', 'upload-25mib', 'download-1mib', 'download-25mib', 'uploads-8x25mib'] as const;
 /** Kept-alive connections, as a real client keeps them. */
 const AGENT = new Agent({ keepAlive: true, maxSockets: 16 });
 const log = (line: string) => process.stderr.write(line + '\n');
@@ -39,15 +47,20 @@ interface Answer {
   status: number;
   headers: IncomingMessage['headers'];
   bytes: number;
+  text: string;
 }
 
-/** One HTTP request to 127.0.0.1:`port`; the answer's body is counted, not kept. */
+/** One HTTP request to 127.0.0.1:`port`; the answer's body is counted (and kept when short). */
 function send(port: number, method: string, path: string, headers: Record<string, string | number> = {}, body?: Buffer): Promise<Answer> {
   return new Promise((done, fail) => {
     const req = httpRequest({ host: '127.0.0.1', port, method, path, agent: AGENT, headers: { ...headers, ...(body ? { 'content-length': body.length } : {}) } }, (res) => {
       let bytes = 0;
-      res.on('data', (chunk: Buffer) => (bytes += chunk.length));
-      res.on('end', () => done({ status: res.statusCode ?? 0, headers: res.headers, bytes }));
+      let text = '';
+      res.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+        if (text.length < 4096) text += chunk.toString();
+      });
+      res.on('end', () => done({ status: res.statusCode ?? 0, headers: res.headers, bytes, text }));
     });
     req.on('error', fail);
     // Headers and body leave at once (no Nagle wait between them), as a tuned client sends them.
@@ -56,19 +69,17 @@ function send(port: number, method: string, path: string, headers: Record<string
   });
 }
 
-/** MiB/s of `rounds` runs of `run` moving `size` bytes each. */
-async function rate(size: number, rounds: number, run: () => Promise<void>): Promise<number> {
-  await run(); // warm-up
-  const start = process.hrtime.bigint();
-  for (let i = 0; i < rounds; i++) await run();
-  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-  return (size * rounds) / MiB / seconds;
-}
-
 /** Resident set size of process `pid`, in MiB. */
 function rssMiB(pid: number): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))!;
   return Number(line.split(/\s+/)[1]) / 1024;
+}
+
+/** user + system CPU ms of process `pid` and its descendants. */
+function treeCpuMs(pid: number): number {
+  const table = processTable();
+  const ticks = (p: number): number => (table.get(p)?.cpuTicks ?? 0) + childrenOf(p, table).reduce((sum, c) => sum + ticks(c), 0);
+  return (ticks(pid) * 1000) / CLOCK_TICKS_PER_S;
 }
 
 function multipart(size: number): { body: Buffer; type: string } {
@@ -77,26 +88,176 @@ function multipart(size: number): { body: Buffer; type: string } {
   return { body: Buffer.concat([head, Buffer.alloc(size, 0x61), Buffer.from(`\r\n--${boundary}--\r\n`)]), type: `multipart/form-data; boundary=${boundary}` };
 }
 
-/** The floor: a plain Node server that pipes request bodies to files and files to sockets. */
-async function floorServer(dir: string): Promise<{ port: number; close: () => void }> {
-  let n = 0;
-  const server = createServer((req, res) => {
-    if (req.method === 'PUT') {
-      const path = join(dir, `in-${n++}`);
-      void pipeline(req, createWriteStream(path)).then(() => res.writeHead(204).end());
-    } else {
-      const path = join(dir, decodeURIComponent(req.url!.slice(1)));
-      res.writeHead(200, { 'content-type': 'application/octet-stream' });
-      void pipeline(createReadStream(path, { highWaterMark: 1024 * 1024 }), res).catch(() => undefined);
-    }
+/**
+ * The floor: a plain Node server, in a process of its own placed as the service is (CPU 0),
+ * that pipes request bodies to files and files to sockets.
+ */
+async function floorServer(dir: string): Promise<{ port: number; pid: number; close: () => Promise<void> }> {
+  const script = `
+    const { createServer } = require('http');
+    const { createReadStream, createWriteStream } = require('fs');
+    const { pipeline } = require('stream/promises');
+    const { join } = require('path');
+    const dir = ${JSON.stringify(dir)};
+    let n = 0;
+    const server = createServer((req, res) => {
+      if (req.method === 'PUT') {
+        void pipeline(req, createWriteStream(join(dir, 'in-' + (n++ % 4)))).then(() => res.writeHead(204).end());
+      } else {
+        res.writeHead(200, { 'content-type': 'application/octet-stream' });
+        void pipeline(createReadStream(join(dir, decodeURIComponent(req.url.slice(1))), { highWaterMark: 1024 * 1024 }), res).catch(() => undefined);
+      }
+    });
+    server.listen(0, '127.0.0.1', () => process.stdout.write(String(server.address().port) + '\\n'));`;
+  const args = ['-e', script];
+  const child = hasTaskset ? spawn('taskset', ['-c', '0', process.execPath, ...args]) : spawn(process.execPath, args);
+  const port = await new Promise<number>((done, fail) => {
+    child.stdout!.once('data', (data: Buffer) => done(Number(data.toString().trim())));
+    child.once('exit', (code) => fail(new Error(`floor server exited with ${code}`)));
   });
-  await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
-  return { port: (server.address() as AddressInfo).port, close: () => server.close() };
+  // Under taskset, the node process is taskset's child (exec keeps the pid).
+  return { port, pid: child.pid!, close: () => stopServer(child) };
 }
 
-async function main(): Promise<void> {
+/**
+ * A TCP proxy to PostgreSQL that counts the round trips its clients start: each simple
+ * Query ('Q') and each Sync ('S') of the extended protocol is one wait for the server.
+ */
+async function countingProxy(target: URL): Promise<{ url: string; roundTrips: () => number; close: () => void }> {
+  let trips = 0;
+  const sockets = new Set<Socket>();
+  const server: Server = createTcpServer((client) => {
+    const upstream = connect(Number(target.port || 5432), target.hostname);
+    sockets.add(client).add(upstream);
+    let pending: Buffer = Buffer.alloc(0);
+    let started = false;
+    client.on('data', (chunk: Buffer) => {
+      upstream.write(chunk);
+      pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
+      for (;;) {
+        if (!started) {
+          // Startup, SSLRequest or GSSENCRequest: a length, no type byte.
+          if (pending.length < 8) break;
+          const length = pending.readInt32BE(0);
+          if (pending.length < length) break;
+          const code = pending.readInt32BE(4);
+          if (code !== 80877103 && code !== 80877104) started = true;
+          pending = pending.subarray(length);
+          continue;
+        }
+        if (pending.length < 5) break;
+        const length = pending.readInt32BE(1);
+        if (pending.length < length + 1) break;
+        const type = String.fromCharCode(pending[0]);
+        if (type === 'Q' || type === 'S') trips++;
+        pending = pending.subarray(length + 1);
+      }
+    });
+    upstream.on('data', (chunk) => client.write(chunk));
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('close', end).on('error', end);
+    upstream.on('close', end).on('error', end);
+  });
+  await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
+  const url = new URL(target.toString());
+  url.hostname = '127.0.0.1';
+  url.port = String((server.address() as AddressInfo).port);
+  return { url: url.toString(), roundTrips: () => trips, close: () => (sockets.forEach((s) => s.destroy()), server.close()) };
+}
+
+/** One row of the table: the service beside its floor. */
+interface FileRow {
+  scenario: string;
+  serviceMiBs: number;
+  floorMiBs: number;
+  ratio: number;
+  nodeCpuMsPerReq: number;
+  floorCpuMsPerReq: number;
+  roundTripsPerReq: number;
+}
+
+/**
+ * `rounds` rounds (after one of warm-up), each running `service` then `floor` once, `size`
+ * bytes each: MiB/s of both, and per service run its server CPU ms and round trips.
+ */
+async function sideBySide(
+  name: string, size: number, rounds: number, pids: { service: number; floor: number }, roundTrips: () => number,
+  service: () => Promise<void>, floor: () => Promise<void>,
+): Promise<FileRow> {
+  await service();
+  await floor();
+  let serviceNs = 0n;
+  let floorNs = 0n;
+  const cpu0 = treeCpuMs(pids.service);
+  const floorCpu0 = treeCpuMs(pids.floor);
+  const trips0 = roundTrips();
+  for (let i = 0; i < rounds; i++) {
+    let start = process.hrtime.bigint();
+    await service();
+    serviceNs += process.hrtime.bigint() - start;
+    start = process.hrtime.bigint();
+    await floor();
+    floorNs += process.hrtime.bigint() - start;
+  }
+  const cpu = treeCpuMs(pids.service) - cpu0;
+  const floorCpu = treeCpuMs(pids.floor) - floorCpu0;
+  const trips = roundTrips() - trips0;
+  const mibs = (ns: bigint) => (size * rounds) / MiB / (Number(ns) / 1e9);
+  const row = {
+    scenario: name, serviceMiBs: mibs(serviceNs), floorMiBs: mibs(floorNs), ratio: Number(floorNs) / Number(serviceNs),
+    nodeCpuMsPerReq: cpu / rounds, floorCpuMsPerReq: floorCpu / rounds, roundTripsPerReq: trips / rounds,
+  };
+  log(`${name}: ${row.serviceMiBs.toFixed(0)} MiB/s, floor ${row.floorMiBs.toFixed(0)} MiB/s (${row.ratio.toFixed(2)}), node ${row.nodeCpuMsPerReq.toFixed(1)} ms/req (floor ${row.floorCpuMsPerReq.toFixed(1)}), ${row.roundTripsPerReq.toFixed(1)} round trips/req`);
+  return row;
+}
+
+/**
+ * Starts a prober in a process of its own (so that the uploading client's event loop does
+ * not delay it): it asks GET `url` one request at a time until told to stop (a line on its
+ * stdin), then prints the latencies (ms).
+ */
+function startProber(url: string, auth: Record<string, string>): { stop: () => Promise<number[]> } {
+  const script = `
+    const http = require('http');
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const times = [];
+    let running = true;
+    process.stdin.once('data', () => (running = false));
+    const once = () => new Promise((done) => {
+      const start = process.hrtime.bigint();
+      http.get(${JSON.stringify(url)}, { agent, headers: ${JSON.stringify(auth)} }, (res) => {
+        res.resume();
+        res.on('end', () => { times.push(Number(process.hrtime.bigint() - start) / 1e6); done(); });
+      });
+    });
+    (async () => { while (running) await once(); process.stdout.write(JSON.stringify(times)); process.exit(0); })();`;
+  const child = hasTaskset ? spawn('taskset', ['-c', '1', process.execPath, '-e', script]) : spawn(process.execPath, ['-e', script]);
+  let out = '';
+  child.stdout!.on('data', (data: Buffer) => (out += data.toString()));
+  return {
+    stop: () => new Promise((done) => {
+      child.once('exit', () => done(JSON.parse(out) as number[]));
+      child.stdin!.write('stop\n');
+    }),
+  };
+}
+
+/** The 99th percentile of `times`. */
+const p99 = (times: number[]) => [...times].sort((a, b) => a - b)[Math.min(times.length - 1, Math.floor(times.length * 0.99))];
+
+/** The `--files` mode of `npm run bench` (see the comment at the top). */
+export async function files(args: string[]): Promise<void> {
+  const onlyAt = args.indexOf('--only');
+  const only = onlyAt >= 0 ? (args[onlyAt + 1] ?? '').split(',').map((s) => s.trim()) : [...FILE_SCENARIOS];
+  const unknown = only.filter((s) => !(FILE_SCENARIOS as readonly string[]).includes(s));
+  if (unknown.length) throw new Error(`unknown file scenarios ${unknown.join(', ')}; known: ${FILE_SCENARIOS.join(', ')}`);
   const adminUrl = process.env.DATABASE_URL;
   if (!adminUrl) throw new Error('DATABASE_URL is required');
+  // The load on CPU 1, the server and the floor on CPU 0 (as the other scenarios run).
+  if (hasTaskset) execFileSync('taskset', ['-pc', '1', String(process.pid)], { stdio: 'ignore' });
   const dbName = `bench_files_${process.pid}`;
   const admin = new Client({ connectionString: adminUrl });
   await admin.connect();
@@ -105,7 +266,8 @@ async function main(): Promise<void> {
   url.pathname = `/${dbName}`;
   const work = mkdtempSync(join(tmpdir(), 'bench-files-'));
   let server: ChildProcess | undefined;
-  let floor: { port: number; close: () => void } | undefined;
+  let floor: Awaited<ReturnType<typeof floorServer>> | undefined;
+  let proxy: Awaited<ReturnType<typeof countingProxy>> | undefined;
   try {
     const ds = await openDatabase(url.toString(), true);
     const ids = await loadFixture(ds, {
@@ -114,108 +276,106 @@ async function main(): Promise<void> {
       workspaces: [{ ref: 'ws', name: 'Bench files', slug: 'bench-files', owner: 'owner', lists: [{ ref: 'l', name: 'L' }], tasks: [{ ref: 't', list: 'l', title: 'Files' }] }],
     });
     await ds.destroy();
-
-    const port = await freePort();
-    server = spawn(process.execPath, [SERVER], {
-      env: {
-        ...process.env, DATABASE_URL: url.toString(), PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn',
-        STORAGE_DIR: join(work, 'storage'), WEBHOOK_WORKER: 'false', ATTACHMENT_WORKER: 'false', WEB_CONCURRENCY: '1',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    for (let i = 0; ; i++) {
-      const up = await send(port, 'GET', '/health').then((a) => a.status === 200, () => false);
-      if (up) break;
-      if (i > 300) throw new Error('server did not start');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    proxy = await countingProxy(url);
+    const started = await startServer(proxy.url, 1, {
+      STORAGE_DIR: join(work, 'storage'), WEBHOOK_WORKER: 'false', ATTACHMENT_WORKER: 'false', LOG_LEVEL: 'warn', MIGRATIONS_RUN: 'false',
+    }, KEY);
+    server = started.child;
+    const port = Number(new URL(started.base).port);
+    const pid = server.pid!;
     mkdirSync(join(work, 'floor'));
     floor = await floorServer(join(work, 'floor'));
     const auth = { authorization: `Bearer ${KEY}` };
-    const rows: { scenario: string; size: string; service: number; floor: number; ratio: number }[] = [];
+    const uploadPath = `/api/v1/tasks/${ids.t}/attachments`;
+    const rows: FileRow[] = [];
+    if (process.env.BENCH_PROFILE_SIGNAL) {
+      // A profiling wrapper (BENCH_SERVER) starts profiling on the first SIGUSR2, writes the profile on the second.
+      await send(port, 'POST', uploadPath, { ...auth, ...(() => { const m = multipart(1024); return { 'content-type': m.type }; })() }, multipart(1024).body);
+      server.kill('SIGUSR2');
+    }
+    log(`Server ${SERVER}, one process; the machine may be shared: read the ratios`);
 
     for (const size of [1 * MiB, 25 * MiB]) {
+      const label = `${size / MiB}mib`;
       const { body, type } = multipart(size);
       const raw = Buffer.alloc(size, 0x61);
-      const label = `${size / MiB} MiB`;
-      const upload = await rate(size, ROUNDS[size], async () => {
-        const a = await send(port, 'POST', `/api/v1/tasks/${ids.t}/attachments`, { ...auth, 'content-type': type }, body);
-        if (a.status !== 201) throw new Error(`upload answered ${a.status}`);
-      });
-      const list = await new Promise<string>((done) => {
-        const req = httpRequest({ host: '127.0.0.1', port, path: `/api/v1/tasks/${ids.t}/attachments`, headers: auth }, (res) => {
-          let text = '';
-          res.on('data', (c) => (text += c));
-          res.on('end', () => done(text));
-        });
-        req.end();
-      });
-      const lastId = (JSON.parse(list) as { id: number; file_size: number }[]).filter((a) => a.file_size === size).pop()!.id;
-      const floorUpload = await rate(size, ROUNDS[size], async () => {
-        await send(floor!.port, 'PUT', '/', {}, raw);
-      });
-      writeFileSync(join(work, 'floor', `out-${size}`), raw);
-      const download = await rate(size, ROUNDS[size], async () => {
-        const redirect = await send(port, 'GET', `/api/v1/attachments/${lastId}/download`, auth);
-        const link = new URL(redirect.headers.location as string);
-        const a = await send(port, 'GET', link.pathname);
-        if (a.bytes !== size) throw new Error(`download gave ${a.bytes} bytes`);
-      });
-      const floorDownload = await rate(size, ROUNDS[size], async () => {
-        const a = await send(floor!.port, 'GET', `/out-${size}`);
-        if (a.bytes !== size) throw new Error('floor download short');
-      });
-      rows.push({ scenario: 'multipart upload', size: label, service: upload, floor: floorUpload, ratio: upload / floorUpload });
-      rows.push({ scenario: 'download via 302', size: label, service: download, floor: floorDownload, ratio: download / floorDownload });
-      log(`${label}: upload ${upload.toFixed(0)} MiB/s (floor ${floorUpload.toFixed(0)}), download ${download.toFixed(0)} MiB/s (floor ${floorDownload.toFixed(0)})`);
+      const upload = async () => {
+        const a = await send(port, 'POST', uploadPath, { ...auth, 'content-type': type }, body);
+        if (a.status !== 201) throw new Error(`upload answered ${a.status} ${a.text}`);
+        return JSON.parse(a.text) as { id: number };
+      };
+      if (only.includes(`upload-${label}`)) {
+        rows.push(await sideBySide(`multipart upload ${size / MiB} MiB`, size, ROUNDS[size], { service: pid, floor: floor.pid }, proxy.roundTrips, async () => void (await upload()), async () => {
+          await send(floor!.port, 'PUT', '/', {}, raw);
+        }));
+      }
+      if (only.includes(`download-${label}`)) {
+        const { id } = await upload();
+        writeFileSync(join(work, 'floor', `out-${size}`), raw);
+        rows.push(await sideBySide(`download via 302 ${size / MiB} MiB`, size, ROUNDS[size], { service: pid, floor: floor.pid }, proxy.roundTrips, async () => {
+          const redirect = await send(port, 'GET', `/api/v1/attachments/${id}/download`, auth);
+          const a = await send(port, 'GET', new URL(redirect.headers.location as string).pathname);
+          if (a.bytes !== size) throw new Error(`download gave ${a.bytes} bytes`);
+        }, async () => {
+          const a = await send(floor!.port, 'GET', `/out-${size}`);
+          if (a.bytes !== size) throw new Error('floor download short');
+        }));
+      }
     }
 
-    // Memory and latency under 8 concurrent 25 MiB uploads.
-    const p99 = async (ms: number): Promise<number> => {
-      const times: number[] = [];
-      const until = Date.now() + ms;
-      while (Date.now() < until) {
-        const start = process.hrtime.bigint();
-        await send(port, 'GET', `/api/v1/tasks/${ids.t}`, auth);
-        times.push(Number(process.hrtime.bigint() - start) / 1e6);
-      }
-      times.sort((a, b) => a - b);
-      return times[Math.floor(times.length * 0.99)];
-    };
-    const idleP99 = await p99(2000);
-    const before = rssMiB(server.pid!);
-    let peak = before;
-    const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(server!.pid!))), 20);
-    const { body, type } = multipart(25 * MiB);
-    const uploads = Promise.all(Array.from({ length: 8 }, () => send(port, 'POST', `/api/v1/tasks/${ids.t}/attachments`, { ...auth, 'content-type': type }, body)));
-    const busyP99 = await p99(1500);
-    const answers = await uploads;
-    clearInterval(sampler);
-    if (answers.some((a) => a.status !== 201)) throw new Error('a concurrent upload failed');
-    const growth = (peak - before) / 8;
+    let concurrent: { rssBeforeMiB: number; rssPeakMiB: number; growthPerUploadMiB: number; idleP99Ms: number; busyP99Ms: number } | undefined;
+    if (only.includes('uploads-8x25mib')) {
+      const taskPath = `/api/v1/tasks/${ids.t}`;
+      const { body, type } = multipart(25 * MiB);
+      const eight = () => Promise.all(Array.from({ length: 8 }, () => send(port, 'POST', uploadPath, { ...auth, 'content-type': type }, body)));
+      await eight(); // warm-up: buffers and pools at their working size
+      const taskUrl = `http://127.0.0.1:${port}${taskPath}`;
+      const idle = startProber(taskUrl, auth);
+      await new Promise((done) => setTimeout(done, 3000));
+      const idleTimes = await idle.stop();
+      const before = rssMiB(pid);
+      let peak = before;
+      const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(pid))), 10);
+      const busy = startProber(taskUrl, auth);
+      // Three batches of 8 in a row: enough get task samples for a p99.
+      const answers = [...(await eight()), ...(await eight()), ...(await eight())];
+      const times = await busy.stop();
+      clearInterval(sampler);
+      if (answers.some((a) => a.status !== 201)) throw new Error('a concurrent upload failed');
+      const idleP99 = p99(idleTimes);
+      const busyP99 = p99(times);
+      concurrent = { rssBeforeMiB: before, rssPeakMiB: peak, growthPerUploadMiB: (peak - before) / 8, idleP99Ms: idleP99, busyP99Ms: busyP99 };
+      log(`8 x 25 MiB at once: RSS +${concurrent.growthPerUploadMiB.toFixed(2)} MiB per upload; get task p99 ${idleP99.toFixed(1)} ms idle (${idleTimes.length} samples), ${busyP99.toFixed(1)} ms busy (${times.length} samples)`);
+    }
 
-    console.log('| scenario | size | service MiB/s | floor MiB/s | ratio |');
-    console.log('|---|---|---|---|---|');
-    for (const r of rows) console.log(`| ${r.scenario} | ${r.size} | ${r.service.toFixed(0)} | ${r.floor.toFixed(0)} | ${r.ratio.toFixed(2)} |`);
-    console.log(`\nRSS before ${before.toFixed(1)} MiB, peak during 8 concurrent 25 MiB uploads ${peak.toFixed(1)} MiB: ${growth.toFixed(2)} MiB per upload`);
-    console.log(`get task p99: ${idleP99.toFixed(2)} ms idle, ${busyP99.toFixed(2)} ms during the uploads (${(busyP99 / idleP99).toFixed(2)}x)`);
+    if (rows.length) {
+      console.log('| scenario | service MiB/s | floor MiB/s | ratio | node cpu ms/req | floor cpu ms/req | round trips/req |');
+      console.log('|---|---|---|---|---|---|---|');
+      for (const r of rows) {
+        console.log(`| ${r.scenario} | ${r.serviceMiBs.toFixed(0)} | ${r.floorMiBs.toFixed(0)} | ${r.ratio.toFixed(2)} | ${r.nodeCpuMsPerReq.toFixed(1)} | ${r.floorCpuMsPerReq.toFixed(1)} | ${r.roundTripsPerReq.toFixed(1)} |`);
+      }
+    }
+    if (concurrent) {
+      console.log(`\nRSS ${concurrent.rssBeforeMiB.toFixed(1)} MiB before, ${concurrent.rssPeakMiB.toFixed(1)} MiB at the peak of 8 concurrent 25 MiB uploads: ${concurrent.growthPerUploadMiB.toFixed(2)} MiB per upload`);
+      console.log(`get task p99: ${concurrent.idleP99Ms.toFixed(2)} ms idle, ${concurrent.busyP99Ms.toFixed(2)} ms during the uploads (${(concurrent.busyP99Ms / concurrent.idleP99Ms).toFixed(2)}x)`);
+    }
     const results = join(__dirname, 'results');
     mkdirSync(results, { recursive: true });
+    const label = process.env.BENCH_LABEL ?? 'files';
     writeFileSync(
-      join(results, `${new Date().toISOString().replace(/[:.]/g, '-')}-files.json`),
-      JSON.stringify({ rows, rss: { beforeMiB: before, peakMiB: peak, growthPerUploadMiB: growth }, getTaskP99: { idleMs: idleP99, busyMs: busyP99 } }, null, 2) + '\n',
+      join(results, `${new Date().toISOString().replace(/[:.]/g, '-')}-${label}.json`),
+      JSON.stringify({ label, server: SERVER, at: new Date().toISOString(), rows, concurrent }, null, 2) + '\n',
     );
   } finally {
-    floor?.close();
-    server?.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 500));
+    await floor?.close();
+    if (server && process.env.BENCH_PROFILE_SIGNAL) {
+      server.kill('SIGUSR2');
+      await new Promise((done) => setTimeout(done, 2000));
+    }
+    if (server) await stopServer(server);
+    proxy?.close();
     await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
     await admin.end();
     rmSync(work, { recursive: true, force: true });
   }
 }
-
-main().catch((error: unknown) => {
-  log(String((error as Error).stack ?? error));
-  process.exit(1);
-});

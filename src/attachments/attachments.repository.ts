@@ -17,6 +17,9 @@ const QUOTA_LOCK_NAMESPACE = 0x41544348;
 /** How long a multipart upload's bytes may wait for their row before an intent removes them (well past any request's life). */
 const INTENT_DELAY = "interval '1 hour'";
 
+/** How long after its expiry a replaced upload key is removed once more (clocks of storage servers differ). */
+const UPLOAD_LINK_MARGIN = "interval '5 minutes'";
+
 /** The attachment element (spec) of the row `a` with its uploader `au`, as JSON text. */
 const ELEMENT = J.object([
   ['id', J.int('a.id')],
@@ -116,13 +119,21 @@ export class AttachmentsRepository {
   }
 
   /**
-   * D47 confirm, second half: marks the locked attachment `id` confirmed, recording
-   * `attachment.created` when it was not (concurrent confirms record one); the element.
+   * D47 confirm, second half: marks the locked attachment `id` confirmed with its bytes under
+   * `storageKey` (null: where they are), recording `attachment.created` when it was not
+   * (concurrent confirms record one); the element. When the bytes moved to a new key, the
+   * upload key is queued for removal now and again after its link expired (a PUT through
+   * the link meanwhile leaves no orphan).
    */
-  async confirm(em: EntityManager, actor: Actor, id: number): Promise<string> {
+  async confirm(em: EntityManager, actor: Actor, id: number, storageKey: string | null): Promise<string> {
     const p = new SqlParams();
     const ctes = [
-      `c AS (UPDATE attachments SET confirmed = true, expires_at = NULL WHERE id = ${p.add(id, 'int')} AND NOT confirmed RETURNING *)`,
+      `o AS (SELECT storage_key, expires_at FROM attachments WHERE id = ${p.add(id, 'int')})`,
+      `c AS (UPDATE attachments SET confirmed = true, expires_at = NULL, storage_key = COALESCE(${p.add(storageKey, 'text')}, storage_key)
+              WHERE id = ${p.add(id, 'int')} AND NOT confirmed RETURNING *)`,
+      `r AS (INSERT INTO attachment_removals (storage_key, due_at)
+              SELECT o.storage_key, due FROM o JOIN c ON c.storage_key <> o.storage_key,
+                     unnest(ARRAY[now(), o.expires_at + ${UPLOAD_LINK_MARGIN}]) AS due)`,
       ...eventCtes(p, actor, {
         type: 'attachment.created', from: 'c JOIN tasks tk ON tk.id = c.task_id', workspace: 'c.workspace_id',
         data: { attachment_id: 'c.id', task_id: 'c.task_id', list_id: 'tk.list_id' },
@@ -175,19 +186,14 @@ export class AttachmentsRepository {
    * once: it outlives the request's own transaction.
    */
   async queueIntent(key: string): Promise<void> {
-    // Committed without waiting for its WAL flush: the upload's own commit flushes it (the WAL is written
-    // in order), and only a database crash before that commit can lose it (then an orphan object may stay).
-    await this.sql.withClient(async (client) => {
-      await client.query('BEGIN');
-      try {
-        await client.query(`SET LOCAL synchronous_commit = off`);
-        await client.query(`INSERT INTO attachment_removals (storage_key, due_at) VALUES ($1, now() + ${INTENT_DELAY})`, [key]);
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      }
-    });
+    // One statement, committed by itself without waiting for its WAL flush (set_config's local value holds
+    // for this statement's own transaction, commit included): the upload's own commit flushes it (the WAL
+    // is written in order), and only a database crash before that commit can lose it (then an orphan object may stay).
+    await this.sql.rows(
+      `WITH s AS (SELECT set_config('synchronous_commit', 'off', true))
+       INSERT INTO attachment_removals (storage_key, due_at) SELECT $1, now() + ${INTENT_DELAY} FROM s`,
+      [key],
+    );
   }
 
   /** Queues the removal of the bytes under `key` now (they were never pointed at, e.g. over quota). */

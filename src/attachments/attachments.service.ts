@@ -28,6 +28,8 @@ export interface UploadInput {
   contentLength: number | undefined;
   /** The multipart body, readable once. */
   stream(): { source: Readable; truncated: boolean };
+  /** Makes the answer close the connection (a refused body is not read to its end). */
+  closeConnection(): void;
   /** The same object on every run of one request (RetryLostRaceInterceptor runs the route twice after a lost race). */
   request: object;
 }
@@ -105,14 +107,20 @@ export class AttachmentsService {
   /** D47 step 7 of the multipart form: the body read and checked, the file stored under a new key (with its intent). */
   private async receiveAndStore(input: UploadInput): Promise<StoredUpload> {
     const max = this.settings.maxBytes;
+    const tooLarge = () => {
+      // The rest of the body is never read: a client sending gigabytes is cut off, not drained.
+      input.closeConnection();
+      return new PayloadTooLargeException(tooLargeMessage(max));
+    };
     // D47 step 7 begins with the whole body's size: a declared length says it before any byte is read.
-    if ((input.contentLength ?? 0) > max + MULTIPART_BODY_OVERHEAD_BYTES) throw new PayloadTooLargeException(tooLargeMessage(max));
+    if ((input.contentLength ?? 0) > max + MULTIPART_BODY_OVERHEAD_BYTES) throw tooLarge();
     const { source, truncated } = input.stream();
-    if (truncated) throw new PayloadTooLargeException(tooLargeMessage(max));
+    if (truncated) throw tooLarge();
     const received = await receiveMultipart(source, input.contentType!, this.storage.stagingDir, {
       maxBodyBytes: max + MULTIPART_BODY_OVERHEAD_BYTES,
       maxFileBytes: max,
     });
+    if (!received.ok && received.unread) throw tooLarge();
     if (!received.ok) {
       const refusal = new HttpException(received.message, received.status);
       // D47: an unparsable multipart body is a D7 answer to D35 (never stored).
@@ -140,10 +148,17 @@ export class AttachmentsService {
     return { attachment, upload: { ...link, expires_at: expiresAt.toISOString() } };
   }
 
-  /** The insert with D47's quota (step 9: 413), in a transaction of its own or the request's; 404 when the task went meanwhile. */
+  /**
+   * The insert with D47's quota (step 9: 413), in a transaction of its own or the request's (the quota
+   * lock is a statement before the insert); without a quota, one statement, atomic by itself. 404 when
+   * the task went meanwhile.
+   */
   private async insert(caller: Caller, workspaceId: number, taskId: number, row: NewAttachment): Promise<string> {
     const quota = this.settings.workspaceQuotaBytes;
-    const result = await (caller.db?.manager ?? this.db.manager).transaction((em) => this.repo.insert(em, caller, workspaceId, taskId, row, quota));
+    const manager = caller.db?.manager ?? this.db.manager;
+    const result = quota > 0
+      ? await manager.transaction((em) => this.repo.insert(em, caller, workspaceId, taskId, row, quota))
+      : await this.repo.insert(manager, caller, workspaceId, taskId, row, quota);
     if ('element' in result) return result.element;
     if (row.expiresAt === null) await this.storage.remove(row.storageKey).catch(() => this.repo.queueRemoval(row.storageKey));
     if (result.refused === 'gone') throw new NotFoundException(NOT_FOUND.task);
@@ -160,21 +175,32 @@ export class AttachmentsService {
    * D47 confirm: 200 with the element once the stored bytes number exactly `file_size`
    * (else 409 `Upload is missing or incomplete`); a confirmed attachment answers 200 again.
    * The row is locked while its bytes are judged: an upload link cannot change them meanwhile,
-   * and of concurrent confirms one records `attachment.created`.
+   * and of concurrent confirms one records `attachment.created`. The judged bytes are sealed
+   * (storage.seal): no upload link can change them afterwards.
    */
   async confirm(caller: Caller, id: number): Promise<RawJson<AttachmentDto>> {
     await this.access.check(caller, 'attachment.confirm', id);
     const element = await (caller.db?.manager ?? this.db.manager).transaction(async (em) => {
       const row = await this.repo.lockForConfirm(em, id);
       if (!row) throw new NotFoundException(NOT_FOUND.attachment);
-      if (!row.confirmed) {
-        const size = row.storage_key === null ? null : await this.storage.size(row.storage_key);
-        if (size !== row.file_size) throw new ConflictException(ATTACHMENT_MESSAGES.incomplete);
+      if (row.confirmed) return this.repo.confirm(em, caller, id, null);
+      const sealed = row.storage_key === null ? null : await this.seal(row.storage_key);
+      if (sealed?.size !== row.file_size) {
+        if (sealed && sealed.key !== row.storage_key) await this.storage.remove(sealed.key).catch(() => undefined);
+        throw new ConflictException(ATTACHMENT_MESSAGES.incomplete);
       }
-      return this.repo.confirm(em, caller, id);
+      return this.repo.confirm(em, caller, id, sealed.key);
     });
     this.metrics.counted('confirmed');
     return new RawJson(element);
+  }
+
+  /** The bytes under the upload key `key` made final (storage.seal), a copy's new key covered by an intent first. */
+  private async seal(key: string): Promise<{ key: string; size: number } | null> {
+    if (!this.storage.sealsByCopy) return this.storage.seal(key, key);
+    const finalKey = newObjectKey();
+    await this.repo.queueIntent(finalKey);
+    return this.storage.seal(key, finalKey);
   }
 
   /** D47 download: the URL of a short-lived link to a confirmed attachment's bytes (404 for a pending one, after the access check). */

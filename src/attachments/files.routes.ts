@@ -7,6 +7,7 @@ import { randomBytes } from 'crypto';
 import { join } from 'path';
 import { sendError } from '../common/errors/error.filter';
 import { ATTACHMENT_MESSAGES } from './attachment-fields';
+import { closeAfterAnswer } from './close-connection';
 import { AttachmentsRepository } from './attachments.repository';
 import { contentDisposition, servedContentType } from './storage/content-headers';
 import { LocalStorage } from './storage/local-storage';
@@ -105,7 +106,7 @@ export class FilesRoutes {
     if (declared === null) throw DENIED();
     const wrongSize = () => {
       // The rest of the body is not read: the connection closes after the answer.
-      void reply.header('connection', 'close');
+      closeAfterAnswer(request.raw, reply.raw);
       return new BadRequestException(ATTACHMENT_MESSAGES.uploadSize(declared));
     };
     const length = request.headers['content-length'];

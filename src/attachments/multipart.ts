@@ -5,6 +5,9 @@ import { join } from 'path';
 import type { Readable, Writable } from 'stream';
 import { FILE_NAME_MESSAGE, normalizeFileName, partMimeType, tooLargeMessage } from './attachment-fields';
 
+/** Bytes a staging file buffers before the part pauses (per upload: bounded memory, few write calls). */
+const STAGING_BUFFER_BYTES = 512 * 1024;
+
 /** D47's multipart messages. */
 export const MULTIPART_MESSAGES = {
   invalid: 'Invalid multipart body',
@@ -15,7 +18,8 @@ export const MULTIPART_MESSAGES = {
 /** A received multipart upload: its file staged whole in a file of its own, or the answer that refuses it. */
 export type MultipartResult =
   | { ok: true; fileName: string; mimeType: string; size: number; stagedPath: string }
-  | { ok: false; status: 400 | 413; message: string };
+  /** `unread`: the body was not read to its end (the connection must close). */
+  | { ok: false; status: 400 | 413; message: string; unread?: boolean };
 
 interface PartStream extends Readable {
   on(event: 'header', listener: (header: Record<string, string[]>) => void): this;
@@ -160,7 +164,8 @@ export async function receiveMultipart(
             return void part.resume();
           }
           first = info;
-          const out = createWriteStream(stagedPath);
+          // Large buffers: while one write is on the disk, the parts that arrive go out together in one writev.
+          const out = createWriteStream(stagedPath, { highWaterMark: STAGING_BUFFER_BYTES });
           file = out;
           fileDone = new Promise((done) => {
             out.on('close', done);
@@ -216,17 +221,17 @@ export async function receiveMultipart(
     });
   });
 
-  const refuse = async (status: 400 | 413, message: string): Promise<MultipartResult> => {
+  const refuse = async (status: 400 | 413, message: string, unread = false): Promise<MultipartResult> => {
     dropFile();
     await unlink(stagedPath).catch(() => undefined);
-    return { ok: false, status, message };
+    return unread ? { ok: false, status, message, unread } : { ok: false, status, message };
   };
   if (outcome instanceof Error) {
     await refuse(400, MULTIPART_MESSAGES.invalid);
     throw outcome;
   }
   // D47 step 7, in order.
-  if (bodyTooLarge) return refuse(413, tooLargeMessage(limits.maxFileBytes));
+  if (bodyTooLarge) return refuse(413, tooLargeMessage(limits.maxFileBytes), true);
   if (malformed) return refuse(400, MULTIPART_MESSAGES.invalid);
   if (files === 0) return refuse(400, MULTIPART_MESSAGES.fileRequired);
   if (files > 1) return refuse(400, MULTIPART_MESSAGES.oneFile);

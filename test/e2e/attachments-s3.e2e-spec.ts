@@ -1,4 +1,4 @@
-import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { mkdtempSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
@@ -95,6 +95,54 @@ describe('attachments on the s3 driver (s3rver)', () => {
     const location = (await t.inject({ method: 'GET', url: `/api/v1/attachments/${attachment.id}/download`, headers: as() })).headers.location as string;
     const bytes = await fetch(location);
     expect([await bytes.text(), bytes.headers.get('content-type')]).toEqual(['a,b\n1,2', 'text/csv']);
+  });
+
+  it('confirmed bytes never change: the presigned PUT, replayed after confirm, writes nowhere a row points at; its object goes, even when written again', async () => {
+    const declared = await t.inject({
+      method: 'POST', url: `/api/v1/tasks/${w.ids.t_backlog}/attachments`, headers: as(), payload: { file_name: 'keep.txt', file_size: 4, mime_type: 'text/plain' },
+    });
+    const { attachment, upload } = declared.json();
+    const uploadKey = await keyOf(attachment.id);
+    const put = (body: string) => fetch(upload.url, { method: 'PUT', headers: upload.headers, body });
+    expect((await put('one!')).status).toBe(200);
+    // Until the confirm, each PUT replaces the bytes.
+    expect((await put('good')).status).toBe(200);
+    expect((await t.inject({ method: 'POST', url: `/api/v1/attachments/${attachment.id}/confirm`, headers: as() })).statusCode).toBe(200);
+    const finalKey = await keyOf(attachment.id);
+    expect(finalKey).toMatch(/^[0-9a-f]{32}$/);
+    expect(finalKey).not.toBe(uploadKey);
+    expect(upload.url).not.toContain(finalKey);
+    const read = async () => (await fetch((await t.inject({ method: 'GET', url: `/api/v1/attachments/${attachment.id}/download`, headers: as() })).headers.location as string)).text();
+    expect(await read()).toBe('good');
+    // The server still takes the replayed PUT (a presigned URL cannot be revoked), but no row points at its key.
+    expect((await put('evil')).status).toBe(200);
+    expect(await read()).toBe('good');
+    // The upload key is removed at once, and again once its link has expired (the replay wrote it again).
+    const due = await t.db.ds.query('SELECT due_at <= now() AS now FROM attachment_removals WHERE storage_key = $1 ORDER BY due_at', [uploadKey]);
+    expect(due).toEqual([{ now: true }, { now: false }]);
+    await t.app.get(AttachmentsWorker).removeDue();
+    expect(await exists(uploadKey)).toBeNull();
+    expect((await put('evil')).status).toBe(200);
+    await t.db.ds.query('UPDATE attachment_removals SET due_at = now() WHERE storage_key = $1', [uploadKey]);
+    await t.app.get(AttachmentsWorker).removeDue();
+    expect(await exists(uploadKey)).toBeNull();
+    expect([await exists(finalKey), await read()]).toEqual([4, 'good']);
+  });
+
+  it('confirm judges the copied bytes: a wrong-size upload is 409 and leaves no copy', async () => {
+    const declared = await t.inject({
+      method: 'POST', url: `/api/v1/tasks/${w.ids.t_backlog}/attachments`, headers: as(), payload: { file_name: 'short.txt', file_size: 4, mime_type: 'text/plain' },
+    });
+    const { attachment } = declared.json();
+    const uploadKey = await keyOf(attachment.id);
+    // Written past the link (as a racing or misbehaving client could): 3 bytes where 4 were declared.
+    await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: uploadKey, Body: 'abc' }));
+    const objects = async () => ((await client.send(new ListObjectsV2Command({ Bucket: BUCKET }))).Contents ?? []).map((o) => o.Key).sort();
+    const before = await objects();
+    const res = await t.inject({ method: 'POST', url: `/api/v1/attachments/${attachment.id}/confirm`, headers: as() });
+    expect([res.statusCode, res.json()]).toEqual([409, { error: 'Upload is missing or incomplete' }]);
+    expect(await objects()).toEqual(before);
+    expect(await keyOf(attachment.id)).toBe(uploadKey);
   });
 
   it('delete: 204, and the object goes once the removal queue runs; the local /files/ routes refuse everything', async () => {

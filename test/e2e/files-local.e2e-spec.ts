@@ -43,6 +43,56 @@ function sendAndHangUp(port: number, chunks: Array<string | Buffer>): Promise<vo
   });
 }
 
+/** What a client that keeps sending a huge body saw: the answer, whether the server closed the connection, and how much it sent. */
+interface Flood {
+  answer: string;
+  closedByServer: boolean;
+  sentBytes: number;
+}
+
+/**
+ * Writes `head`, then body bytes as fast as the socket takes them (`chunked`: as chunks), for
+ * at most `ms` or until the server closes the connection (FIN, reset or a failed write).
+ */
+function flood(port: number, head: string, options: { chunked: boolean; ms: number }): Promise<Flood> {
+  return new Promise((resolve) => {
+    const chunk = Buffer.alloc(64 * 1024, 0x61);
+    const framed = options.chunked ? Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]) : chunk;
+    let answer = '';
+    let sentBytes = 0;
+    let closedByServer = false;
+    let done = false;
+    const socket = connect(port, '127.0.0.1');
+    const finish = () => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ answer, closedByServer, sentBytes });
+    };
+    const timer = setTimeout(finish, options.ms);
+    const pump = () => {
+      while (!done && !socket.destroyed && socket.writable) {
+        sentBytes += chunk.length;
+        if (!socket.write(framed)) return void socket.once('drain', pump);
+      }
+    };
+    socket.on('connect', () => {
+      socket.write(head);
+      pump();
+    });
+    socket.on('data', (data) => (answer += data.toString('latin1')));
+    const closed = () => {
+      closedByServer = true;
+      // Let the answer's last bytes arrive.
+      setTimeout(finish, 50);
+    };
+    socket.on('end', closed);
+    socket.on('error', closed);
+    socket.on('close', closed);
+  });
+}
+
 describe('attachments on the local driver: hostile input, retries, quota, operations', () => {
   const dir = mkdtempSync(join(tmpdir(), 'h36-files-'));
   const lines: Record<string, any>[] = [];
@@ -110,6 +160,39 @@ describe('attachments on the local driver: hostile input, retries, quota, operat
       expect([answer.status, JSON.parse(answer.body)]).toEqual([413, { error: `Attachment is too large (at most ${MAX} bytes)` }]);
     });
 
+    it.each([
+      ['a Content-Length of 10 GiB', false],
+      ['a chunked body that never ends', true],
+    ])('%s: 413 {"error"} with Connection: close, the connection is closed while the client still sends, nothing stored', async (_name, chunked) => {
+      const before = { rows: await rowCount(), files: filesUnder(dir) };
+      const headers = { ...as(), 'content-type': 'multipart/form-data; boundary=x', ...(chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': 10 * 1024 ** 3 }) };
+      const seen = await flood(port, head('POST', uploadUrl(), headers), { chunked, ms: 8000 });
+      expect(seen.closedByServer).toBe(true);
+      expect(seen.answer).toMatch(/^HTTP\/1\.1 413 /);
+      expect(seen.answer).toMatch(/\r\nconnection: close\r\n/i);
+      expect(JSON.parse(seen.answer.slice(seen.answer.indexOf('\r\n\r\n') + 4))).toEqual({ error: `Attachment is too large (at most ${MAX} bytes)` });
+      // Cut off early: the server read about the limit plus 1 MiB, not what the client meant to send.
+      expect(seen.sentBytes).toBeLessThan(256 * 1024 * 1024);
+      await settle();
+      expect(await rowCount()).toBe(before.rows);
+      expect(filesUnder(dir).objects).toEqual(before.files.objects);
+      expect(filesUnder(dir).staging).toEqual([]);
+    }, 20_000);
+
+    it('an upload link PUT of 10 GiB (chunked or declared): 400 with Connection: close, the connection is closed while the client still sends', async () => {
+      const { id, path } = await declare(10);
+      for (const chunked of [false, true]) {
+        const seen = await flood(port, head('PUT', path, chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': 10 * 1024 ** 3 }), { chunked, ms: 8000 });
+        expect(seen.closedByServer).toBe(true);
+        expect(seen.answer).toMatch(/^HTTP\/1\.1 400 [^]*\r\nconnection: close\r\n/i);
+        expect(JSON.parse(seen.answer.slice(seen.answer.indexOf('\r\n\r\n') + 4))).toEqual({ error: 'Upload must be exactly 10 bytes' });
+        expect(seen.sentBytes).toBeLessThan(256 * 1024 * 1024);
+      }
+      await settle();
+      expect((await t.inject({ method: 'POST', url: `/api/v1/attachments/${id}/confirm`, headers: as() })).statusCode).toBe(409);
+      expect(filesUnder(dir).staging).toEqual([]);
+    }, 30_000);
+
     it('an upload link PUT whose Content-Length is not the declared size: 400 at once; one that stops midway stores nothing', async () => {
       const { id, path } = await declare(10);
       const wrong = await rawRequest(port, [head('PUT', path, { 'content-length': 5, connection: 'close' }), '12345']);
@@ -122,6 +205,27 @@ describe('attachments on the local driver: hostile input, retries, quota, operat
       const chunked = await rawRequest(port, [head('PUT', path, { 'transfer-encoding': 'chunked', connection: 'close' }), 'c\r\n123456789012\r\n0\r\n\r\n']);
       expect([chunked.status, JSON.parse(chunked.body)]).toEqual([400, { error: 'Upload must be exactly 10 bytes' }]);
       expect((await t.inject({ method: 'POST', url: `/api/v1/attachments/${id}/confirm`, headers: as() })).statusCode).toBe(409);
+    }, 20_000);
+  });
+
+  describe('confirmed bytes never change', () => {
+    it('PUTs racing a confirm over real HTTP: the confirm judges one whole upload, and once it answers every PUT is 403 and the bytes stay', async () => {
+      const { id, path } = await declare(8);
+      const url = `http://127.0.0.1:${port}${path}`;
+      const put = (body: string) => fetch(url, { method: 'PUT', body }).then(async (r) => [r.status, await r.json().catch(() => null)] as const);
+      expect(await put('AAAAAAAA')).toEqual([204, null]);
+      const bodies = Array.from({ length: 20 }, (_, i) => String.fromCharCode(66 + i).repeat(8));
+      const racing = bodies.map((b) => put(b));
+      const confirmed = await t.inject({ method: 'POST', url: `/api/v1/attachments/${id}/confirm`, headers: as() });
+      expect(confirmed.statusCode).toBe(200);
+      const answers = await Promise.all(racing);
+      expect(answers.every(([status]) => status === 204 || status === 403)).toBe(true);
+      const link = await linkOf(id);
+      const stored = (await t.inject({ method: 'GET', url: link })).body;
+      expect(['AAAAAAAA', ...bodies]).toContain(stored);
+      for (const b of ['ZZZZZZZZ', 'YYYYYYYY']) expect(await put(b)).toEqual([403, { error: 'Link is invalid or has expired' }]);
+      expect((await t.inject({ method: 'GET', url: link })).body).toBe(stored);
+      expect(filesUnder(dir).staging).toEqual([]);
     }, 20_000);
   });
 

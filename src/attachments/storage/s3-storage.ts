@@ -1,4 +1,4 @@
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { createReadStream, mkdirSync } from 'fs';
 import { unlink } from 'fs/promises';
@@ -16,6 +16,12 @@ export interface S3Options {
 
 /** Seconds until `expiresAt`, at least 1 (a presigned URL needs a positive lifetime). */
 const secondsUntil = (expiresAt: Date) => Math.max(1, Math.floor((expiresAt.getTime() - Date.now()) / 1000));
+
+/** True for the SDK's answer that an object (or the copy's source) does not exist. */
+function isNotFound(error: unknown): boolean {
+  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return e.name === 'NotFound' || e.name === 'NoSuchKey' || e.$metadata?.httpStatusCode === 404;
+}
 
 /**
  * D47's `s3` driver: objects in one bucket under their random keys, staged in a
@@ -60,10 +66,30 @@ export class S3Storage implements ObjectStorage {
       const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: requireObjectKey(key) }));
       return head.ContentLength ?? 0;
     } catch (error) {
-      const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
-      if (e.name === 'NotFound' || e.name === 'NoSuchKey' || e.$metadata?.httpStatusCode === 404) return null;
+      if (isNotFound(error)) return null;
       throw error;
     }
+  }
+
+  /**
+   * A presigned PUT cannot be revoked and S3 offers no condition that allows replacing
+   * the bytes until confirm and never after: the confirmed bytes are a server-side copy
+   * under `finalKey`, whose size is judged (the copy's, not the upload's: a PUT racing
+   * the confirm cannot change what was judged). The upload key is removed by the caller.
+   */
+  readonly sealsByCopy = true;
+
+  async seal(key: string, finalKey: string): Promise<{ key: string; size: number } | null> {
+    try {
+      await this.client.send(
+        new CopyObjectCommand({ Bucket: this.bucket, Key: requireObjectKey(finalKey), CopySource: `${this.bucket}/${requireObjectKey(key)}` }),
+      );
+    } catch (error) {
+      if (isNotFound(error)) return null;
+      throw error;
+    }
+    const size = await this.size(finalKey);
+    return size === null ? null : { key: finalKey, size };
   }
 
   async remove(key: string): Promise<void> {

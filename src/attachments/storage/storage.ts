@@ -29,6 +29,16 @@ export interface ObjectStorage {
   store(key: string, stagedPath: string, size: number): Promise<void>;
   /** The stored size of object `key`, or null when there is none. */
   size(key: string): Promise<number | null>;
+  /**
+   * D47 confirm: makes the bytes a declared upload stored under `key` final (confirmed bytes
+   * never change) and tells their size; null when nothing is stored under `key`. Drivers whose
+   * upload links outlive the confirm (`sealsByCopy`: a presigned PUT stays valid until it
+   * expires) copy the bytes to `finalKey`, which no link names, and answer it; the others
+   * answer `key` (their links are refused once the row is confirmed).
+   */
+  seal(key: string, finalKey: string): Promise<{ key: string; size: number } | null>;
+  /** True when seal writes a new object under `finalKey` (its caller queues an intent for it first). */
+  readonly sealsByCopy: boolean;
   /** Removes object `key`; no error when there is none. */
   remove(key: string): Promise<void>;
   /** The link a client PUTs the bytes of `target` to, until `expiresAt`. */
