@@ -59,6 +59,9 @@ export const PLAN_SCENARIOS: PlanScenario[] = [
     query: `include_total=false&sort=${s}`,
   })),
   { name: 'sort=-priority,title', query: 'include_total=false&sort=-priority,title' },
+  // Sorts that begin with priority are paged one priority at a time (issue 37).
+  ...['priority,-created_at', '-priority,due_date,title', 'priority,identifier'].map((s) => ({ name: `sort=${s}`, query: `include_total=false&sort=${s}` })),
+  { name: 'label_id, sort=-priority,title', query: 'include_total=false&label_id={label}&sort=-priority,title' },
   { name: 'restricted member cursor page', query: 'include_total=false', restricted: true },
 ];
 
@@ -111,7 +114,7 @@ export interface PlanFigures {
   scenario: string;
   /** Execution time of the whole statement (the page's rows and their task objects). */
   ms: number;
-  /** Time of the part that finds the page (the `walk` and `page` CTEs; offset pages: `scope`, `page` and the count). */
+  /** Time of the part that finds the page (the `walk` (`walk0`..`walk4`: one per priority) and `page` CTEs; offset pages: `scope`, `page` and the count). */
   pageMs: number;
   /** Rows the scans of tasks and of its link tables returned while finding the page (actual rows × loops). */
   rowsRead: number;
@@ -141,7 +144,7 @@ export function figures(scenario: string, explained: { Plan: PlanNode; 'Executio
   const page = all.find((n) => n['Subplan Name'] === 'CTE page');
   const finding = page ? [page, ...all.filter(count).filter((n) => !nodes(page).includes(n))] : [explained.Plan];
   // Scans: each once, wherever its CTE is defined.
-  const inPage = [...new Set([...finding, ...all.filter((n) => ['CTE walk', 'CTE scope'].includes(n['Subplan Name'] as string))].flatMap(nodes))];
+  const inPage = [...new Set([...finding, ...all.filter((n) => /^CTE (walk\d*|scope)$/.test(String(n['Subplan Name'])))].flatMap(nodes))];
   const scans = inPage.filter((n) => typeof n['Relation Name'] === 'string' && SCANNED.test(n['Relation Name'] as string) && Number(n['Actual Loops']) > 0);
   const num = (n: PlanNode, key: string) => Number(n[key] ?? 0) * Number(n['Actual Loops'] ?? 1);
   return {

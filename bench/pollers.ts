@@ -122,20 +122,23 @@ function startPollers(base: string, workspaceId: number): { stop: () => Promise<
   };
 }
 
-/** Create task in the feed workspace for `seconds`. */
-function writes(base: string, world: FeedWorld, seconds: number): Promise<autocannon.Result> {
+/** Create task in the feed workspace for `seconds`; with `updateIds`, update task on those tasks instead (title and priority). */
+function writes(base: string, world: FeedWorld, seconds: number, updateIds?: number[]): Promise<autocannon.Result> {
   let i = 0;
   const headers = { authorization: `Bearer ${OWNER_KEY}`, 'content-type': 'application/json' };
+  const request = updateIds
+    ? () => ({ method: 'PATCH' as const, path: `/api/v1/tasks/${updateIds[i % updateIds.length]}`, body: JSON.stringify({ title: `Updated ${i++}`, priority: i % 2 ? 'high' : 'low' }) })
+    : () => ({ method: 'POST' as const, path: '/api/v1/tasks', body: JSON.stringify({ list_id: world.hiddenListId, title: `Created ${i++}` }) });
   return autocannon({
     url: base,
     connections: CONNECTIONS,
     duration: seconds,
-    requests: [{ setupRequest: (request) => ({ ...request, method: 'POST', path: '/api/v1/tasks', headers, body: JSON.stringify({ list_id: world.hiddenListId, title: `Created ${i++}` }) }) }],
+    requests: [{ setupRequest: (r) => ({ ...r, ...request(), headers }) }],
   });
 }
 
 /**
- * `npm run bench -- --fanout` (issue 31, D38): create task in the feed
+ * `npm run bench -- --fanout` (issue 31, D38; update task: issue 37): create task, then update task, in the feed
  * workspace with no webhook, then with WEBHOOKS (20) active webhooks
  * subscribed to every type (to a loopback receiver that answers 200 at once),
  * each run with the webhook worker on (dispatch and deliveries in the server
@@ -164,9 +167,15 @@ export async function fanout(): Promise<void> {
         const { child, base } = await startServer(url, 1, { WEBHOOK_WORKER: worker, WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_ALLOW_HTTP: 'true' }, OWNER_KEY);
         try {
           await writes(base, world, WARMUP);
-          const r = await writes(base, world, DURATION);
-          rows.push({ worker, webhooks: hooks, reqPerSec: r.requests.average, p50Ms: r.latency.p50, p99Ms: r.latency.p99, errors: r.errors + r.non2xx });
-          log(`[fanout] worker=${worker} webhooks=${hooks}: ${r.requests.average.toFixed(1)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms`);
+          const created = await writes(base, world, DURATION);
+          // Update task on tasks the creates just wrote (hundreds: few writes wait for each other's row lock).
+          const updateIds = (await db.query(`SELECT id FROM tasks WHERE list_id = $1 ORDER BY id DESC LIMIT 500`, [world.hiddenListId])).rows.map((r: { id: number }) => r.id);
+          await writes(base, world, WARMUP, updateIds);
+          const updated = await writes(base, world, DURATION, updateIds);
+          for (const [write, r] of [['create task', created], ['update task', updated]] as const) {
+            rows.push({ write, worker, webhooks: hooks, reqPerSec: r.requests.average, p50Ms: r.latency.p50, p99Ms: r.latency.p99, errors: r.errors + r.non2xx });
+            log(`[fanout] ${write} worker=${worker} webhooks=${hooks}: ${r.requests.average.toFixed(1)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms`);
+          }
         } finally {
           await stopServer(child);
         }

@@ -164,10 +164,13 @@ function narrows(f: TaskFilters): boolean {
   );
 }
 
-/** ORDER BY items over the sort expressions (or the columns `k0..` of a CTE row `alias`), ties by id in the last key's direction (D34). */
-function orderSql(sort: SortTerm[], alias?: string): string {
+/**
+ * ORDER BY items over the sort expressions (or the columns `k<first>..` of a CTE row `alias`, `first` being the
+ * column of the first of these keys), ties by id in the last key's direction (D34).
+ */
+function orderSql(sort: SortTerm[], alias?: string, first = 0): string {
   const dir = (desc: boolean) => (desc ? 'DESC' : 'ASC');
-  const items = sort.map((s, i) => `${alias ? `${alias}.k${i}` : SORT_SQL[s.key].expr(s.desc)} ${dir(s.desc)}`);
+  const items = sort.map((s, i) => `${alias ? `${alias}.k${first + i}` : SORT_SQL[s.key].expr(s.desc)} ${dir(s.desc)}`);
   items.push(`${alias ? `${alias}.id` : 't.id'} ${dir(sort[sort.length - 1].desc)}`);
   return items.join(', ');
 }
@@ -225,35 +228,98 @@ export function taskListSql(scope: TaskListScope, userId: number, query: TaskQue
   // every match (issue 37).
   const pageRows = query.limit + 1;
   if (!Number.isSafeInteger(pageRows) || pageRows < 2) throw new Error(`taskListSql: bad limit ${query.limit}`);
-  const keyset = query.after ? `\n AND ${afterSql(p, query.sort, query.after)}` : '';
   const total = query.includeTotal ? `,\n (SELECT count(*)::int FROM tasks t WHERE ${where}) AS total` : '';
   const items = taskPageSql(`SELECT id FROM page WHERE n <= ${limit}`, `page p JOIN tasks t ON t.id = p.id AND p.n <= ${limit}`, 'p.n', user, grants, workspace);
+  const walks = conditions.narrowing.length > 0 && query.filters.parentId === null && walkRows > 0;
+  const page = byPriorityFirst(query.sort)
+    ? priorityFirstPageSql(p, query, conditions, pageRows, walks ? Math.floor(walkRows) : 0)
+    : pageSql(p, query, conditions, pageRows, walks ? Math.floor(walkRows) : 0);
+  const sql = `WITH ${page}, ${items.ctes.join(',\n')}
+     SELECT ${items.array} AS data,
+            (SELECT p.next_key FROM page p WHERE p.n = ${limit} AND EXISTS (SELECT 1 FROM page m WHERE m.n > ${limit})) AS next_key${total}`;
+  return { sql, params: p.values };
+}
+
+/** The filter conditions of taskListSql, split as filterSql gives them. */
+type Conditions = ReturnType<typeof filterSql>;
+
+/** `k0, k1, ..`: each sort key's expression as a column (named as orderSql's `alias` form reads them). */
+const keyColumns = (sort: SortTerm[]) => sort.map((s, i) => `${SORT_SQL[s.key].expr(s.desc)} AS k${i}`).join(', ');
+
+/**
+ * The CTEs of a keyset page, the last one `page (id, n, next_key)`: the first `pageRows` rows after the cursor
+ * in the sort's order, numbered. With `walkRows` (filtered pages), the page is first looked for among the
+ * next `walkRows` rows of the scope in the sort's order: the subquery with its LIMIT is planned alone (a walk
+ * of the sort's index), the filters test its rows as they come, and the walk stops when the page is full. Only
+ * when it is not (rare matches, or a scope of fewer rows) does the planned statement run, gated by a one-time
+ * filter. Both give the first rows after the cursor in the sort's order: the same page.
+ */
+function pageSql(p: SqlParams, query: TaskQuery, c: Conditions, pageRows: number, walkRows: number): string {
+  const keyset = query.after ? `\n AND ${afterSql(p, query.sort, query.after)}` : '';
   const planned = `SELECT t.id, row_number() OVER (ORDER BY ${orderSql(query.sort)}) AS n, ${cursorValuesSql(query.sort)} AS next_key
-         FROM tasks t WHERE ${where}${keyset}
+         FROM tasks t WHERE ${[...c.scope, ...c.narrowing].join('\n AND ')}${keyset}
         ORDER BY ${orderSql(query.sort)} LIMIT ${pageRows}`;
-  // Filtered (one parent's subtasks are few: planned as they are), the page is first looked for among the next
-  // WALK_ROWS rows of the scope in the sort's order: the subquery with its LIMIT is planned alone (a walk of
-  // the sort's index), the filters test its rows as they come, and the walk stops when the page is full. Only
-  // when it is not (rare matches, or a scope of fewer rows) does the planned statement run, gated by a
-  // one-time filter. Both give the first rows after the cursor in the sort's order: the same page.
-  const page =
-    conditions.narrowing.length && query.filters.parentId === null && walkRows > 0
-      ? `walk AS MATERIALIZED (
+  if (!walkRows) return `page AS MATERIALIZED (\n       ${planned}\n     )`;
+  return `walk AS MATERIALIZED (
        SELECT t.id, row_number() OVER (ORDER BY ${orderSql(query.sort, 't')}) AS n, ${cursorValuesSql(query.sort)} AS next_key
-         FROM (SELECT t.*, ${keys} FROM tasks t WHERE ${conditions.scope.join('\n AND ')}${keyset}
-                ORDER BY ${orderSql(query.sort)} LIMIT ${Math.floor(walkRows)}) t
-        WHERE ${conditions.walking.join('\n AND ')}
+         FROM (SELECT t.*, ${keyColumns(query.sort)} FROM tasks t WHERE ${c.scope.join('\n AND ')}${keyset}
+                ORDER BY ${orderSql(query.sort)} LIMIT ${walkRows}) t
+        WHERE ${c.walking.join('\n AND ')}
         ORDER BY ${orderSql(query.sort, 't')} LIMIT ${pageRows}
      ), page AS MATERIALIZED (
        SELECT * FROM walk WHERE (SELECT count(*) FROM walk) = ${pageRows}
        UNION ALL
        SELECT * FROM (${planned}) planned WHERE (SELECT count(*) FROM walk) < ${pageRows}
-     )`
-      : `page AS MATERIALIZED (
-       ${planned}
      )`;
-  const sql = `WITH ${page}, ${items.ctes.join(',\n')}
-     SELECT ${items.array} AS data,
-            (SELECT p.next_key FROM page p WHERE p.n = ${limit} AND EXISTS (SELECT 1 FROM page m WHERE m.n > ${limit})) AS next_key${total}`;
-  return { sql, params: p.values };
+}
+
+/** Whether the sort begins with priority and has more keys: the first key has five values, each a long run of rows. */
+const byPriorityFirst = (sort: SortTerm[]) => sort.length > 1 && sort[0].key === 'priority';
+
+/**
+ * pageSql for a sort that begins with priority and has more keys (`-priority,title`). No index gives rows in
+ * such an order: PostgreSQL read the whole first priority's rows and sorted them (134,621 at a million tasks,
+ * issue 37). Here each priority from the cursor's on is one branch, `priority = <rank>` ordered by the other
+ * keys, which the other key's index (or `tasks_workspace_top_priority_title_idx` for the title) gives in order,
+ * limited to the page: a branch reads about a page, whatever the size of the workspace. The branches are then
+ * merged in the whole sort's order and the first `pageRows` kept: the same rows as one ordered statement.
+ * The cursor's priority (a signed, checked rank 0-4) decides which branches are written and is written as a
+ * number, so a named statement keeps one plan per starting priority. Filtered, each branch first walks
+ * `walkRows` rows of its priority, as pageSql does, and falls back on its own planned statement when its walk
+ * did not fill a page: each branch then holds the first matches of its priority, so the merge is exact.
+ */
+function priorityFirstPageSql(p: SqlParams, query: TaskQuery, c: Conditions, pageRows: number, walkRows: number): string {
+  const [first, ...rest] = query.sort;
+  const ranks = PRIORITIES.map((_, rank) => rank);
+  if (first.desc) ranks.reverse();
+  const after = query.after;
+  const start = after ? ranks.indexOf(after[0] as number) : 0;
+  if (start < 0) throw new Error('taskListSql: bad priority in cursor');
+  // The rows after the cursor within the cursor's own priority: by the other keys, then the id.
+  const restAfter = after ? afterSql(p, rest, after.slice(1)) : null;
+  const columns = `t.id, ${keyColumns(query.sort)}, ${cursorValuesSql(query.sort)} AS next_key`;
+  const ctes: string[] = [];
+  const branches = ranks.slice(start).map((rank, i) => {
+    const inRank = `${SORT_SQL.priority.expr(false)} = ${rank}${i === 0 && restAfter ? `\n AND ${restAfter}` : ''}`;
+    const planned = `SELECT ${columns} FROM tasks t WHERE ${[...c.scope, ...c.narrowing, inRank].join('\n AND ')}
+        ORDER BY ${orderSql(rest)} LIMIT ${pageRows}`;
+    if (!walkRows) return planned;
+    const walk = `walk${rank}`;
+    ctes.push(`${walk} AS MATERIALIZED (
+       SELECT ${columns}
+         FROM (SELECT t.*, ${keyColumns(query.sort)} FROM tasks t WHERE ${[...c.scope, inRank].join('\n AND ')}
+                ORDER BY ${orderSql(rest)} LIMIT ${walkRows}) t
+        WHERE ${c.walking.join('\n AND ')}
+        ORDER BY ${orderSql(rest, 't', 1)} LIMIT ${pageRows}
+     )`);
+    return `SELECT * FROM ${walk} WHERE (SELECT count(*) FROM ${walk}) = ${pageRows}
+       UNION ALL
+       SELECT * FROM (${planned}) planned WHERE (SELECT count(*) FROM ${walk}) < ${pageRows}`;
+  });
+  ctes.push(`page AS MATERIALIZED (
+       SELECT b.id, row_number() OVER (ORDER BY ${orderSql(query.sort, 'b')}) AS n, b.next_key
+         FROM (${branches.map((b) => `(${b})`).join('\n       UNION ALL ')}) b
+        ORDER BY ${orderSql(query.sort, 'b')} LIMIT ${pageRows}
+     )`);
+  return ctes.join(', ');
 }

@@ -271,6 +271,54 @@ describe('List tasks: an index for every filter and sort (EXPLAIN)', () => {
     }
   });
 
+  // Issue 37: a sort that begins with priority and has more keys is paged one priority at a time (a branch per
+  // priority, merged). Its pages, through the branches with and without their walks, must be the rows of one
+  // ordered statement: the offset pages (which sort the whole scope) give them.
+  const PRIORITY_FIRST = [
+    '-priority,title',
+    'priority,-title',
+    'priority,-due_date,title',
+    '-priority,created_at',
+    'priority,identifier',
+    'label_id={lb0}&sort=-priority,title',
+    'q=gamma&sort=priority,updated_at',
+    'assignee_id={u1},none&sort=-priority,-due_date',
+    'include_subtasks=true&sort=-priority,title',
+  ];
+  /** Every row of `text` as one ordered statement gives them: offset pages of 100. */
+  const offsetRows = async (text: string, scope: TaskListScope) => {
+    const rows: number[] = [];
+    for (let page = 1; ; page++) {
+      const { sql, params } = taskListSql(scope, ids.owner, parse(`${text}&limit=100&page=${page}`));
+      const [row] = await db.ds.query(sql, params);
+      const ids_ = JSON.parse(row.data).map((t: { id: number }) => t.id);
+      rows.push(...ids_);
+      if (ids_.length < 100) return rows;
+    }
+  };
+  it.each(PRIORITY_FIRST)('sort %s: keyset pages one priority at a time give the rows of one ordered statement', async (sortText) => {
+    const text = await bind(sortText.includes('sort=') ? sortText : `sort=${sortText}`);
+    for (const scope of [owner(), restricted()]) {
+      const expected = await offsetRows(text, scope);
+      if (!scope.membership.restricted) expect(expected.length).toBeGreaterThan(9);
+      // 0: branches planned alone; 3: each branch's walk seldom fills a page (its fallback answers); WALK_ROWS: it does.
+      for (const walkRows of [0, 3, WALK_ROWS]) {
+        const pages = await allPages(text, scope, walkRows);
+        expect(pages.flatMap(([page]) => page)).toEqual(expected);
+      }
+    }
+  });
+
+  it('sort=-priority,title: a first page reads about a page per priority, not every task of the first one', async () => {
+    for (const mode of ['custom', 'generic'] as const) {
+      const plan = await analyzed(parse('sort=-priority,title&include_total=false&limit=10'), mode);
+      const page = nodes(plan.find((n) => n['Subplan Name'] === 'CTE page')!);
+      expect(page.map((n) => n['Index Name'])).toContain('tasks_workspace_top_priority_title_idx');
+      // Five branches of at most the page's 11 rows (and one read ahead each).
+      expect(tasksRead(page)).toBeLessThanOrEqual(5 * 12);
+    }
+  });
+
   /** EXPLAIN (ANALYZE) of `query`'s statement, custom or generic plan: its nodes. */
   const analyzed = async (query: TaskQuery, mode: 'custom' | 'generic') => {
     const { sql, params } = taskListSql(owner(), ids.owner, query);

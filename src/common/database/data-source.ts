@@ -20,6 +20,7 @@ import { CustomFieldNames1795950000000 } from './migrations/1795950000000-custom
 import { AttachmentStorage1795960000000 } from './migrations/1795960000000-attachment-storage';
 import { TaskTopLevelTitleIndex1795970000000 } from './migrations/1795970000000-task-top-level-title-index';
 import { TaskAutovacuum1795970000001 } from './migrations/1795970000001-task-autovacuum';
+import { TaskPriorityTitleIndex1795983000000 } from './migrations/1795983000000-task-priority-title-index';
 import { installJobQueue } from '../../webhooks/job-queue';
 import { NamedStatementClient } from './prepared';
 
@@ -35,7 +36,7 @@ export const MIGRATIONS = [
   WorkspaceAdmin1795940000000,
   CustomFieldNames1795950000000,
   AttachmentStorage1795960000000,
-  TaskTopLevelTitleIndex1795970000000, TaskAutovacuum1795970000001,
+  TaskTopLevelTitleIndex1795970000000, TaskAutovacuum1795970000001, TaskPriorityTitleIndex1795983000000,
 ];
 
 /**
