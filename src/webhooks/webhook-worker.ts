@@ -1,11 +1,13 @@
 import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { EventEmitter } from 'events';
 import { setTimeout as sleep } from 'timers/promises';
-import { parseCronItems, run, type Runner, type TaskList } from 'graphile-worker';
+import { parseCronItems, run as runQueue, type Runner, type TaskList } from 'graphile-worker';
 import { Pool } from 'pg';
 import { ScheduledTasks } from '../common/background/scheduled-tasks';
+import { boundedPoolOptions } from '../common/database/pool-options';
 import { processLogger } from '../common/logging/logger';
 import type { AppEnv, WebhookSettings } from '../config/env';
+import type { Timeouts } from '../config/timeouts';
 import { InjectSettings } from '../config/settings';
 import { DELIVERY_TASK, DeliveryJob } from './delivery-job';
 import { jobQueueLogger } from './job-queue';
@@ -50,9 +52,24 @@ const STALE_MARGIN_MS = 30_000;
 const FREE_STALE_INTERVAL_MS = 15_000;
 /** How long after the queue stopped by itself (its database connection lost) it is started again; doubled per failed start, up to the max. */
 const RESTART_DELAY_MS = 1_000;
-const RESTART_DELAY_MAX_MS = 30_000;
+const RESTART_DELAY_MAX_MS = 5_000;
 /** Longest a (re)start of the queue may take before it is given up and tried again. */
 const START_TIMEOUT_MS = 15_000;
+/** Longest shutdown waits for the queue's runner to stop. */
+const STOP_TIMEOUT_MS = 5_000;
+
+/** One runner of the queue, on its own pool. */
+interface QueueRun {
+  runner: Runner;
+  pool: Pool;
+  /** graphile-worker's id of its worker pool: the `locked_by` of the jobs it fetched. */
+  poolId?: string;
+  startedAt: number;
+  /** Delivery jobs of this runner running here now. */
+  active: number;
+  /** Taken out of service (retire). */
+  retired?: boolean;
+}
 
 /**
  * The job queue's pool: pg-pool's, except that giving a connection back twice
@@ -99,10 +116,11 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
   private readonly settings: WebhookSettings;
   private readonly databaseUrl?: string;
   private readonly preparedStatements: boolean;
-  private readonly connectTimeoutMs: number;
-  private runner?: Runner;
-  /** The queue's own pool: ours, so that a lost connection is heard (logged) and the pool is ended with the app. */
-  private pool?: Pool;
+  private readonly timeouts: Timeouts;
+  /** The runner in service, if any. */
+  private current?: QueueRun;
+  /** Runners taken out of service whose fetched jobs are still to be freed. */
+  private retired: QueueRun[] = [];
   private readonly stopping = new AbortController();
   /** Jobs taken by this process (in flight or waiting for their webhook's turn), by workspace. */
   private readonly inFlight = new Map<number, number>();
@@ -124,7 +142,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
     this.settings = config.webhooks;
     this.databaseUrl = config.databaseUrl;
     this.preparedStatements = config.preparedStatements;
-    this.connectTimeoutMs = config.timeouts.dbConnect;
+    this.timeouts = config.timeouts;
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -134,6 +152,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
       this.every(DISPATCH_INTERVAL_MS, 'webhook dispatch', () => this.dispatch()),
       this.every(FREE_STALE_INTERVAL_MS, 'freeing stale webhook jobs', async () => {
         await this.repo.freeStaleJobs(this.settings.timeoutMs + STALE_MARGIN_MS);
+        await this.recover();
         return false;
       }),
     ];
@@ -141,10 +160,12 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
 
   /**
    * The queue's own pool: as many connections as jobs at once (opened only when needed), so that no job
-   * waits for one; a connection that fails idle (the pool's event) or while held (its own) is heard (logged).
+   * waits for one, with the serving app's bounds on every wait (connecting, each statement, TCP
+   * keep-alive: a dead connection fails its statement instead of holding it forever); a connection that
+   * fails idle (the pool's event) or while held (its own) is heard (logged).
    */
   private newPool(): Pool {
-    const pool = new JobQueuePool({ connectionString: this.databaseUrl, max: CONCURRENCY, connectionTimeoutMillis: this.connectTimeoutMs });
+    const pool = new JobQueuePool({ connectionString: this.databaseUrl, max: CONCURRENCY, ...boundedPoolOptions(this.timeouts) });
     const lost = (error: Error) => processLogger().warn({ context: 'JobQueue' }, `job queue connection lost: ${error.message}`);
     pool.on('error', lost);
     pool.on('connect', (client) => client.on('error', lost));
@@ -155,36 +176,47 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
     this.stopping.abort(new Error('shutting down'));
     clearTimeout(this.restartTimer);
     await Promise.all(this.loops);
-    await this.runner?.stop().catch(() => undefined);
-    await this.pool?.end().catch(() => undefined);
+    const run = this.current;
+    this.current = undefined;
+    if (!run) return;
+    // graphile-worker's stop may never settle (see retire): shutdown waits for it a bounded time.
+    await Promise.race([run.runner.stop().catch(() => undefined), sleep(STOP_TIMEOUT_MS, undefined, { ref: false })]);
+    await run.pool.end().catch(() => undefined);
   }
 
   /**
-   * Starts the queue's runner. Marking a job done or failed goes through
-   * graphile-worker's batches (delay 0), whose failures are handled (logged)
-   * instead of rejecting unheard, which would end the process; such a failure, a
-   * lost database connection, stops the runner, and it is started again here
-   * (RESTART_DELAY_MS later, longer while starts fail). A job whose completion
-   * was lost stays locked; run again later it finds its attempt recorded and ends.
+   * Starts a runner of the queue on a pool of its own. Marking a job done or
+   * failed goes through graphile-worker's batches (delay 0), whose failures
+   * are handled (logged) instead of rejecting unheard, which would end the
+   * process. Any sign that the runner lost the database (a worker's or a
+   * batch's fatal error, its own shutdown, its end) retires it and starts a
+   * new one (retire).
    */
   private async start(): Promise<void> {
-    // A new pool for each runner: a stopped runner may leave connections checked out, which must not starve the next.
-    const previous = this.pool;
-    this.pool = undefined;
-    void previous?.end().catch(() => undefined);
     const pool = this.newPool();
-    this.pool = pool;
     const tasks = this.scheduled.list();
     const maintenance: TaskList = Object.fromEntries(tasks.map((task) => [task.name, async () => void (await task.run())]));
-    // A worker that dies on a lost connection is not replaced by graphile-worker: the runner is stopped then, and started again.
     const events = new EventEmitter();
-    let started: Runner | undefined;
-    let broken = false;
-    events.on('worker:fatalError', () => {
-      broken = true;
-      void started?.stop().catch(() => undefined);
+    let run: QueueRun | undefined;
+    let poolId: string | undefined;
+    let broken: string | undefined;
+    const fail = (reason: string) => {
+      broken ??= reason;
+      if (run) this.retire(run, reason);
+    };
+    events.on('pool:create', ({ workerPool }: { workerPool: { id: string } }) => (poolId = workerPool.id));
+    events.on('worker:fatalError', ({ error }: { error: Error }) => fail(`a worker could not release its job: ${error?.message}`));
+    events.on('pool:fatalError', ({ error, action }: { error: Error; action: string }) => fail(`${action} failed: ${error?.message}`));
+    events.on('pool:gracefulShutdown', ({ message }: { message: string }) => fail(`its worker pool is shutting down: ${message}`));
+    // graphile-worker 0.17 keeps the promise of its task list look-up: once that look-up failed (a lost connection), every
+    // later fetch rejects with the very same error, and the runner never fetches a job again. Seen twice, it is replaced.
+    let lastFetchError: unknown;
+    events.on('worker:getJob:error', ({ error }: { error: Error }) => {
+      if (error === lastFetchError) fail(`its job fetches keep failing with the same error: ${error?.message}`);
+      lastFetchError = error;
     });
-    const starting = run({
+    const counter: { active: number } = { active: 0 };
+    const starting = runQueue({
       pgPool: pool,
       events: events as never,
       // Behind a pooler that cannot keep prepared statements (DB_PREPARED_STATEMENTS=false), the queue's go unnamed too.
@@ -194,7 +226,18 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
       noHandleSignals: true,
       logger: jobQueueLogger(processLogger()),
       preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
-      taskList: { [DELIVERY_TASK]: (payload, helpers) => this.take(payload as DeliveryJob, helpers.job.run_at), ...maintenance },
+      taskList: {
+        [DELIVERY_TASK]: async (payload, helpers) => {
+          counter.active += 1;
+          try {
+            await this.take(payload as DeliveryJob, helpers.job.run_at);
+          } finally {
+            counter.active -= 1;
+            if (counter.active === 0 && run && this.current !== run) void this.recover();
+          }
+        },
+        ...maintenance,
+      },
       // The maintenance tasks (pruning) on the crontab: each tick runs once across all processes, never backfilled, not retried (the next tick runs).
       parsedCronItems: parseCronItems(
         tasks.map((task) => ({ task: task.name, identifier: task.name, match: task.match, options: { jobKey: task.name, maxAttempts: 1 } })),
@@ -204,45 +247,104 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
     let timer: NodeJS.Timeout | undefined;
     const runner = await Promise.race([
       starting,
-      new Promise<never>((_, fail) => (timer = setTimeout(() => fail(new Error(`no start within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS))),
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no start within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS))),
     ]).catch((error: Error) => {
+      clearTimeout(timer);
       void starting.then((late) => late.stop().catch(() => undefined), () => undefined);
+      void pool.end().catch(() => undefined);
       throw error;
     });
     clearTimeout(timer);
-    this.runner = runner;
-    started = runner;
-    if (broken) void runner.stop().catch(() => undefined);
+    run = Object.assign(counter, { runner, pool, poolId, startedAt: Date.now() });
+    this.current = run;
     this.restartDelayMs = RESTART_DELAY_MS;
+    const started = run;
     void runner.promise.then(
-      () => this.restartLater(runner),
-      () => this.restartLater(runner),
+      () => this.retire(started, 'its runner stopped'),
+      (error: Error) => this.retire(started, `its runner stopped: ${error?.message}`),
     );
+    if (broken) return this.retire(run, broken);
+    processLogger().debug({ context: 'JobQueue', pool_id: poolId }, 'webhook delivery queue started');
+    await this.recover();
   }
 
-  /** After `runner` stopped: unless the app is shutting down, a new one in a while. */
-  private restartLater(runner: Runner): void {
-    if (this.stopping.signal.aborted || this.runner !== runner) return;
-    processLogger().warn({ context: 'JobQueue' }, `webhook delivery queue stopped; restarting in ${this.restartDelayMs} ms`);
+  /**
+   * Takes `run` out of service (once; never while the app shuts down) and
+   * starts a new runner RESTART_DELAY_MS later (longer while starts fail).
+   * Nothing waits for the old runner to finish: graphile-worker 0.17's stop
+   * never settles once a batch of completions or failures has failed more
+   * than once (its batcher's count of pending batches goes below zero, so its
+   * release waits forever): waiting for it is what stopped deliveries for
+   * good after a database outage. Its pool is ended (its connections close as
+   * they come back); its jobs are freed (recover) once no attempt of it runs
+   * here any more.
+   */
+  private retire(run: QueueRun, reason: string): void {
+    if (this.stopping.signal.aborted || run.retired) return;
+    run.retired = true;
+    if (this.current === run) this.current = undefined;
+    this.retired.push(run);
+    processLogger().warn(
+      { context: 'JobQueue', pool_id: run.poolId, jobs_running: run.active, restart_in_ms: this.restartDelayMs },
+      `webhook delivery queue stopped (${reason}); restarting`,
+    );
+    void run.runner.stop().catch(() => undefined);
+    void run.pool.end().catch(() => undefined);
+    this.restartLater();
+  }
+
+  /** A new runner in a while, unless one is running or coming, or the app is shutting down. */
+  private restartLater(): void {
+    if (this.stopping.signal.aborted || this.current || this.restartTimer) return;
+    const delay = this.restartDelayMs;
     this.restartTimer = setTimeout(() => {
-      if (this.stopping.signal.aborted) return;
-      this.start().catch((error: Error) => {
-        processLogger().warn({ context: 'JobQueue' }, `webhook delivery queue could not start: ${error.message}`);
-        this.restartDelayMs = Math.min(this.restartDelayMs * 2, RESTART_DELAY_MAX_MS);
-        this.restartLater(runner);
-      });
-    }, this.restartDelayMs);
+      this.restartTimer = undefined;
+      if (this.stopping.signal.aborted || this.current) return;
+      const since = Date.now();
+      this.start().then(
+        () => processLogger().warn({ context: 'JobQueue', took_ms: Date.now() - since }, 'webhook delivery queue started again'),
+        (error: Error) => {
+          this.restartDelayMs = Math.min(this.restartDelayMs * 2, RESTART_DELAY_MAX_MS);
+          processLogger().warn({ context: 'JobQueue', restart_in_ms: this.restartDelayMs }, `webhook delivery queue could not start: ${error.message}`);
+          this.restartLater();
+        },
+      );
+    }, delay);
+  }
+
+  /**
+   * After a restart: the jobs the retired runners had fetched and no attempt of
+   * this process runs any more are freed at once (their completion was lost
+   * with the connection; run again, each finds its attempt recorded or makes
+   * it), and delivery jobs that failed for want of the database (graphile-worker
+   * puts a failed job off exponentially: 20 s after its third failure) fall
+   * due now. Retried on each stale-job round until it succeeds.
+   */
+  private async recover(): Promise<void> {
+    const idle = this.retired.filter((run) => run.active === 0);
+    if (idle.length === 0 || !this.current) return;
+    try {
+      const freed = await this.repo.freeJobsOf(idle.map((run) => run.poolId).filter((id): id is string => id !== undefined));
+      this.retired = this.retired.filter((run) => !idle.includes(run));
+      processLogger().warn({ context: 'JobQueue', jobs_freed: freed.freed, jobs_due_again: freed.dueAgain }, 'jobs of the stopped webhook delivery queue freed');
+    } catch (error) {
+      processLogger().warn({ context: 'JobQueue' }, `freeing the stopped queue's jobs failed: ${(error as Error).message}`);
+    }
   }
 
   /** Runs `round` until shutdown, waiting `intervalMs` after each round that resolves false; a failing round is logged and retried. */
   private async every(intervalMs: number, what: string, round: () => Promise<boolean>): Promise<void> {
     const { signal } = this.stopping;
+    let failures = 0;
     while (!signal.aborted) {
       let again = false;
       try {
         again = await round();
+        if (failures > 0) processLogger().warn({ context: 'Webhooks', failed_rounds: failures }, `${what} works again`);
+        failures = 0;
       } catch (error) {
-        if (!signal.aborted) processLogger().warn({ context: 'Webhooks' }, `${what} failed: ${(error as Error).message}`);
+        failures += 1;
+        if (!signal.aborted) processLogger().warn({ context: 'Webhooks', failed_rounds: failures }, `${what} failed: ${(error as Error).message}`);
       }
       if (!again) await sleep(intervalMs, undefined, { signal }).catch(() => undefined);
     }
@@ -250,10 +352,18 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
 
   /** One dispatch round over the workspaces with undispatched events; true when it queued jobs (there may be more). */
   private async dispatch(): Promise<boolean> {
+    const started = performance.now();
     let queued = 0;
-    for (const workspaceId of await this.repo.dispatchPending()) {
+    const workspaces = await this.repo.dispatchPending();
+    for (const workspaceId of workspaces) {
       if (this.stopping.signal.aborted) break;
       queued += await this.repo.dispatch(workspaceId, DISPATCH_BATCH);
+    }
+    if (workspaces.length > 0) {
+      processLogger().debug(
+        { context: 'Webhooks', workspaces: workspaces.length, jobs_queued: queued, took_ms: Math.round(performance.now() - started) },
+        'webhook dispatch round',
+      );
     }
     return queued > 0;
   }

@@ -269,6 +269,31 @@ export class WebhooksRepository {
     return rows[0].n;
   }
 
+  /**
+   * After the queue's runner was replaced (its database connection lost): frees
+   * the jobs locked by the retired runners' worker pools `poolIds` (none of them
+   * runs any more; those replaced while they ran are deleted, as their completion would have), and makes due now the delivery jobs put off by a failure
+   * (graphile-worker's exponential delay after an attempt that threw: only a
+   * lost database makes a delivery job throw; a scheduled retry carries no error).
+   */
+  async freeJobsOf(poolIds: string[]): Promise<{ freed: number; dueAgain: number }> {
+    const rows = await this.sql.rows<{ freed: number; due_again: number }>(
+      `WITH freed AS (
+         UPDATE graphile_worker._private_jobs j SET locked_at = NULL, locked_by = NULL, run_at = greatest(j.run_at, now())
+          WHERE j.locked_by = ANY ($1::text[]) AND j.attempts < j.max_attempts RETURNING 1),
+       -- A job replaced while it ran (put off, or its stand-in queued) has no attempts left: it would only have been deleted.
+       spent AS (DELETE FROM graphile_worker._private_jobs j WHERE j.locked_by = ANY ($1::text[]) AND j.attempts >= j.max_attempts),
+       due_again AS (
+         UPDATE graphile_worker._private_jobs j SET run_at = now()
+          WHERE j.task_id = (SELECT t.id FROM graphile_worker._private_tasks t WHERE t.identifier = $2)
+            AND j.locked_at IS NULL AND j.last_error IS NOT NULL AND j.attempts > 0 AND j.attempts < j.max_attempts AND j.run_at > now()
+          RETURNING 1)
+       SELECT (SELECT count(*) FROM freed)::int AS freed, (SELECT count(*) FROM due_again)::int AS due_again`,
+      [poolIds, DELIVERY_TASK],
+    );
+    return { freed: rows[0].freed, dueAgain: rows[0].due_again };
+  }
+
   /** Pending delivery jobs (retries scheduled later included) and the age in seconds of the oldest one due (0: none). */
   async queueState(): Promise<{ pending: number; oldest_due_seconds: number }> {
     const rows = await this.sql.rows<{ pending: number; oldest_due_seconds: number }>(

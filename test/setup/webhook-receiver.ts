@@ -3,6 +3,8 @@ import type { AddressInfo } from 'net';
 
 /** A request the receiver got. */
 export interface Received {
+  /** The request's path and query (`/hook/hook0`). */
+  url: string;
   headers: IncomingHttpHeaders;
   body: string;
 }
@@ -50,7 +52,7 @@ export async function startReceiver(port = 0): Promise<Receiver> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
-      const request = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const request = { url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
       const index = receiver.received.push(request) - 1;
       const answer = await receiver.answer(request, index);
       if (answer === 'hang') return void hanging.add(res);
