@@ -2,7 +2,7 @@ import { UnsupportedMediaTypeException } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
-import { configureHttp } from './common/http/http.setup';
+import { configureHttp } from './http.setup';
 import { createAdapter } from './common/http/adapter';
 import { nestLogger, rootLogger } from './common/logging/logger';
 import type { AppEnv } from './config/env';

@@ -8,7 +8,7 @@ import { RawJson } from '../common/http/raw-json';
 import type { AppEnv } from '../config/env';
 import { InjectSettings } from '../config/settings';
 import { validateBody, validateCreate } from '../common/validation/validate-body';
-import { throwCustomFieldVerdict } from './custom-field-values';
+import { throwCustomFieldVerdict } from '../custom-fields/custom-field-values';
 import { sealCursor } from './task-cursor';
 import { parseTaskQuery, QueryPairs, TaskQuery } from './task-query';
 import { CreateTaskDto, TaskCursorPageDto, TaskDto, TaskPageDto, TaskWriteDto, UpdateTaskDto } from './tasks.dto';

@@ -8,7 +8,7 @@ import { processLogger } from '../common/logging/logger';
 import type { AppEnv, WebhookSettings } from '../config/env';
 import { InjectSettings } from '../config/settings';
 import { DELIVERY_TASK, DeliveryJob } from './delivery-job';
-import { jobQueueLogger } from './job-queue';
+import { jobQueueLogger } from '../common/database/job-queue';
 import { attemptDelivery } from './webhook-sender';
 import { WebhookMetrics } from './webhooks.metrics';
 import { WebhooksRepository } from './webhooks.repository';

@@ -20,7 +20,7 @@ import { CustomFieldNames1795950000000 } from './migrations/1795950000000-custom
 import { AttachmentStorage1795960000000 } from './migrations/1795960000000-attachment-storage';
 import { TaskTopLevelTitleIndex1795970000000 } from './migrations/1795970000000-task-top-level-title-index';
 import { TaskAutovacuum1795970000001 } from './migrations/1795970000001-task-autovacuum';
-import { installJobQueue } from '../../webhooks/job-queue';
+import { installJobQueue } from './job-queue';
 import { NamedStatementClient } from './prepared';
 
 // bigint (COUNT(*), file sizes) as JS numbers: every value we keep fits in 2^53.
