@@ -4,7 +4,8 @@ import { SCOPES } from '../common/auth/scope';
 import { insertRowSql } from '../common/database/field-table';
 import { SqlParams } from '../common/database/sql-params';
 import { parseFixtureTimestamp } from '../fixtures/fixture-parser';
-import { DEFAULT_STATUSES, ROLES } from '../fixtures/fixture.types';
+import { ROLES } from '../fixtures/fixture.types';
+import { DEFAULT_STATUSES } from '../statuses/statuses.dto';
 import { STATUS_TABLE } from '../statuses/statuses.repository';
 
 /*

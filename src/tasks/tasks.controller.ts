@@ -21,7 +21,7 @@ import { RawJson } from '../common/http/raw-json';
 import { ApiErrors, ApiValidatedBody } from '../common/openapi/api-errors.decorator';
 import { PathId, PathIds } from '../common/validation/id.pipe';
 import { QueryPairsOf } from '../common/validation/query-pairs';
-import type { QueryPairs } from './task-query';
+import type { QueryPairs } from '../common/validation/query-reader';
 import { QUERY_400, TaskQueryParams } from './task-query.openapi';
 import { CreateTaskDto, TaskCursorPageDto, TaskCursorPageWithTotalDto, TaskDto, TaskPageDto, TaskWriteDto, UpdateTaskDto } from './tasks.dto';
 import { OWN_PARENT, PARENT_NOT_FOUND, SUBTASKS_CANNOT_NEST, TasksService } from './tasks.service';

@@ -10,7 +10,8 @@ import { InjectSettings } from '../config/settings';
 import { validateBody, validateCreate } from '../common/validation/validate-body';
 import { throwCustomFieldVerdict } from '../custom-fields/custom-field-values';
 import { sealCursor } from './task-cursor';
-import { parseTaskQuery, QueryPairs, TaskQuery } from './task-query';
+import type { QueryPairs } from '../common/validation/query-reader';
+import { parseTaskQuery, TaskQuery } from './task-query';
 import { CreateTaskDto, TaskCursorPageDto, TaskDto, TaskPageDto, TaskWriteDto, UpdateTaskDto } from './tasks.dto';
 import { Precondition, TasksRepository, TaskViewer, WrittenTask } from './tasks.repository';
 
