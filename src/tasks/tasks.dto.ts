@@ -1,4 +1,3 @@
-import { BadRequestException } from '@nestjs/common';
 import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
 import { ApiInteger } from '../common/openapi/integer.decorator';
 import { BODY_ID } from '../common/openapi/ids';
