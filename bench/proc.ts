@@ -16,7 +16,7 @@ export const CLOCK_TICKS_PER_S = 100;
 /** Every live process by pid (Linux only: empty where there is no /proc). */
 export function processTable(): Map<number, ProcessStat> {
   const table = new Map<number, ProcessStat>();
-  let entries: string[] = [];
+  let entries: string[];
   try {
     entries = readdirSync('/proc');
   } catch {

@@ -1,7 +1,8 @@
 import type { DataSource } from 'typeorm';
 import { SCOPES } from '../src/common/auth/scope';
 import { loadFixture } from '../src/fixtures/fixture-loader';
-import { DEFAULT_STATUSES, type FixtureCustomField, type FixtureTask, type FixtureWorld, type Priority } from '../src/fixtures/fixture.types';
+import { DEFAULT_STATUSES } from '../src/statuses/statuses.dto';
+import { type FixtureCustomField, type FixtureTask, type FixtureWorld, type Priority } from '../src/fixtures/fixture.types';
 import type { CursorValues } from '../src/tasks/task-cursor';
 import { cursorValuesSql } from '../src/tasks/task-list.sql';
 import { DEFAULT_SORT } from '../src/tasks/task-query';

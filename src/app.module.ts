@@ -33,7 +33,7 @@ import { AttachmentsModule } from './attachments/attachments.module';
 /**
  * The application (`AppModule.forRoot(settings)`): one module per domain, its settings, the
  * global API-key guard and one error filter. The rate limit, request logs,
- * metrics and the request deadline run in Fastify hooks (common/http/http.setup.ts);
+ * metrics and the request deadline run in Fastify hooks (http.setup.ts);
  * write routes run on a connection of their own (Idempotency-Key, the deadline's cut) and retry a lost race (the Authenticated decorator).
  */
 @Module({
@@ -61,7 +61,7 @@ import { AttachmentsModule } from './attachments/attachments.module';
     AttachmentsModule,
   ],
   providers: [
-    // Run by the HTTP layer's request hook, before the body is read (common/http/http.setup.ts).
+    // Run by the HTTP layer's request hook, before the body is read (http.setup.ts).
     RateLimitGuard,
     { provide: APP_GUARD, useClass: ApiKeyGuard },
     { provide: APP_FILTER, useClass: ErrorFilter },

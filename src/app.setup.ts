@@ -1,8 +1,9 @@
 import { UnsupportedMediaTypeException } from '@nestjs/common';
+import { NOT_JSON_MESSAGE } from './common/errors/to-http-error';
 import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
-import { configureHttp } from './common/http/http.setup';
+import { configureHttp } from './http.setup';
 import { createAdapter } from './common/http/adapter';
 import { nestLogger, rootLogger } from './common/logging/logger';
 import type { AppEnv } from './config/env';
@@ -37,7 +38,7 @@ export async function configureApp(app: NestFastifyApplication, env: AppEnv): Pr
   fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {
     // D35: a replay of a keyed POST is recognised by its bytes whatever its content type.
     keepRawBody(request, body as Buffer);
-    deferBodyError(request, new UnsupportedMediaTypeException('Content-Type must be application/json'));
+    deferBodyError(request, new UnsupportedMediaTypeException(NOT_JSON_MESSAGE));
     done(null, undefined);
   });
   // D47: multipart bodies, read by the upload route itself as a stream.

@@ -2,7 +2,7 @@ import { BadRequestException } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { SCOPES, Scope } from '../common/auth/scope';
 import { ApiInteger } from '../common/openapi/integer.decorator';
-import { checkText, nulMessage, tooLongMessage } from '../common/validation/body';
+import { checkText, requiredMessage, requiredTextMessages, tooLongMessage } from '../common/validation/body';
 import { RuleField } from '../common/validation/body-fields';
 import { DATE_EXAMPLE, DATE_PATTERN, formatTimestamp, invalidDateMessage, parseIsoDate } from '../common/validation/dates';
 import { codePoints } from '../workspaces/workspace-fields';
@@ -36,9 +36,9 @@ export class CreatedApiKeyDto extends ApiKeyDto {
 export class CreateApiKeyDto {
   @RuleField(
     { name: 'name', api: { type: 'string', maxLength: 255, example: 'CI', description: 'Trimmed; blank is rejected' }, required: true,
-      messages: ['name is required', nulMessage('name'), tooLongMessage('name', 255)] },
+      messages: requiredTextMessages('name', 255) },
     (value) => {
-      if (typeof value !== 'string' || value.trim() === '') throw new BadRequestException('name is required');
+      if (typeof value !== 'string' || value.trim() === '') throw new BadRequestException(requiredMessage('name'));
       const name = checkText('name', value).trim();
       if (codePoints(name) > 255) throw new BadRequestException(tooLongMessage('name', 255));
       return name;

@@ -15,6 +15,7 @@ export const ATTACHMENT_MESSAGES = {
   incomplete: 'Upload is missing or incomplete',
   uploadSize: (size: number | string) => `Upload must be exactly ${size} bytes`,
   link: 'Link is invalid or has expired',
+  range: 'Range not satisfiable',
 } as const;
 
 /** D47: a MIME type `type/subtype`, lower-cased, without parameters. */

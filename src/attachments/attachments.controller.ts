@@ -6,6 +6,7 @@ import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { RawJson } from '../common/http/raw-json';
 import { STREAMED_BODY, streamedBody } from '../common/http/streamed-body';
+import { BODY_TOO_LARGE_MESSAGE } from '../common/errors/to-http-error';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { BodyErrorsByRoute, BODY_400_MESSAGES, deferredBodyError } from '../common/validation/body-error';
 import { PathId } from '../common/validation/id.pipe';
@@ -17,7 +18,7 @@ import { closeAfterAnswer } from './close-connection';
 import { MULTIPART_MESSAGES } from './multipart';
 
 /** D7's 413, which applies to confirm although its body is never read. */
-const PAYLOAD_TOO_LARGE = 'Request body is too large';
+const PAYLOAD_TOO_LARGE = BODY_TOO_LARGE_MESSAGE;
 
 /** HTTP for attachments (D39, D47): upload, list, confirm, download, delete. */
 @ApiTags('Attachments')

@@ -4,7 +4,7 @@ import { Pool } from 'pg';
 import { processLogger } from '../common/logging/logger';
 import type { AppEnv } from '../config/env';
 import { InjectSettings } from '../config/settings';
-import { jobQueueLogger } from '../webhooks/job-queue';
+import { jobQueueLogger } from '../common/database/job-queue';
 import { AttachmentsRepository } from './attachments.repository';
 import { OBJECT_STORAGE, type ObjectStorage } from './storage/storage';
 

@@ -39,7 +39,7 @@ const download = (withBody: boolean) => ({
       ...(withBody ? { content: BYTES } : {}),
     },
     403: DENIED,
-    416: error(['Range not satisfiable'], { 'Content-Range': { schema: { type: 'string', example: 'bytes */48213' } } }),
+    416: error([ATTACHMENT_MESSAGES.range], { 'Content-Range': { schema: { type: 'string', example: 'bytes */48213' } } }),
   },
 });
 

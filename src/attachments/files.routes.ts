@@ -90,7 +90,7 @@ export class FilesRoutes {
       void reply.header('content-range', `bytes */${size}`);
       reply.removeHeader('content-disposition');
       reply.removeHeader('accept-ranges');
-      throw new HttpException('Range not satisfiable', 416);
+      throw new HttpException(ATTACHMENT_MESSAGES.range, 416);
     }
     const [start, end] = range.kind === 'part' ? [range.start, range.end] : [0, size - 1];
     const length = size === 0 ? 0 : end - start + 1;

@@ -4,7 +4,8 @@ import { SCOPES } from '../common/auth/scope';
 import { insertRowSql } from '../common/database/field-table';
 import { SqlParams } from '../common/database/sql-params';
 import { parseFixtureTimestamp } from '../fixtures/fixture-parser';
-import { DEFAULT_STATUSES, ROLES } from '../fixtures/fixture.types';
+import { ROLES } from '../fixtures/fixture.types';
+import { DEFAULT_STATUSES } from '../statuses/statuses.dto';
 import { STATUS_TABLE } from '../statuses/statuses.repository';
 
 /*
@@ -37,12 +38,15 @@ export function cliIds(value: unknown, what: string): number[] {
 
 export interface UserOut { id: number; email: string; name: string; avatar_url: string | null; created_at: string }
 
+/** The CLI's answer to a blank --name. */
+const NAME_EMPTY = '--name cannot be empty';
+
 /** `users create`: a new user; the email is unique ignoring case. */
 export async function createUser(ds: DataSource, input: { email: string; name: string; avatarUrl?: string | null }): Promise<UserOut> {
   const email = (input.email ?? '').trim();
   const name = (input.name ?? '').trim();
   if (!EMAIL.test(email)) throw new CliError('--email must be an email address');
-  if (name === '') throw new CliError('--name cannot be empty');
+  if (name === '') throw new CliError(NAME_EMPTY);
   return ds.transaction(async (em) => {
     const taken: unknown[] = await em.query('SELECT 1 FROM users WHERE lower(email) = lower($1)', [email]);
     if (taken.length) throw new CliError(`A user with email ${email} already exists`);
@@ -65,7 +69,7 @@ export interface WorkspaceOut {
 export async function createWorkspace(ds: DataSource, input: { name: string; slug: string; ownerId: number }): Promise<WorkspaceOut> {
   const name = (input.name ?? '').trim();
   const slug = (input.slug ?? '').trim();
-  if (name === '') throw new CliError('--name cannot be empty');
+  if (name === '') throw new CliError(NAME_EMPTY);
   if (!SLUG.test(slug)) throw new CliError('--slug must be URL-safe (letters, digits, ".", "_", "~", "-")');
   return ds.transaction(async (em) => {
     await requireUser(em, input.ownerId);

@@ -1,5 +1,5 @@
 import { BadRequestException } from '@nestjs/common';
-import { asBody, MAX_LENGTH, MAX_POSITION, nulMessage, tooLongMessage } from '../common/validation/body';
+import { asBody, MAX_LENGTH, MAX_POSITION, nulMessage, requiredMessage, tooLongMessage } from '../common/validation/body';
 import { parseId } from '../common/validation/ids';
 import { CUSTOM_FIELD_TYPES, type CustomFieldType } from './custom-fields.dto';
 
@@ -46,7 +46,7 @@ const COLOR_MAX = 64;
 export const FIELD_MESSAGES = {
   /** D6: create's `workspace_id` missing or malformed (D3 step 4). */
   workspaceId: 'workspace_id is required',
-  nameRequired: 'name is required',
+  nameRequired: requiredMessage('name'),
   nameString: 'name must be a string',
   nameEmpty: 'name cannot be empty',
   nameNul: nulMessage('name'),

@@ -5,11 +5,12 @@ import { Authenticated } from '../common/auth/authenticated.decorator';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { PathId } from '../common/validation/id.pipe';
 import { NOT_FOUND } from '../common/access/access.policy';
+import { NAME_TAKEN } from '../common/database/unique-messages';
 import { FIELD_MESSAGES, fieldBodyMessages } from './custom-field-body';
 import { CreateCustomFieldDto, CustomFieldDefinitionDto, CustomFieldDto, UpdateCustomFieldDto } from './custom-fields.dto';
 import { CustomFieldsService } from './custom-fields.service';
 
-const DUPLICATE = 'A custom field with this name already exists';
+const DUPLICATE = NAME_TAKEN.customField;
 /** D42 step 8: the sets' unknown folders, then lists. */
 const STEP_8 = [NOT_FOUND.folder, NOT_FOUND.list];
 

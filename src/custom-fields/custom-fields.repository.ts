@@ -8,7 +8,7 @@ import { Sql } from '../common/database/sql';
 import { SqlParams } from '../common/database/sql-params';
 import type { CHANGE_FIELDS } from '../events/event-types';
 import { Actor, columnChangesSql, eventCtes } from '../events/events.sql';
-import { fieldVisibleSql } from '../tasks/tasks.sql';
+import { fieldVisibleSql } from './custom-fields.sql';
 import type { FieldCreate, FieldWrite } from './custom-field-body';
 import type { CustomFieldDefinitionDto, CustomFieldDto } from './custom-fields.dto';
 

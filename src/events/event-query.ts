@@ -1,6 +1,6 @@
 import { BadRequestException } from '@nestjs/common';
 import { parseId } from '../common/validation/ids';
-import { integer, PAGE_LIMIT, QUERY_MESSAGES, QueryPairs, QueryReader, unknownParameterMessage } from '../tasks/task-query';
+import { integer, LIMIT_MESSAGE, PAGE_LIMIT, QueryPairs, QueryReader, unknownParameterMessage } from '../common/validation/query-reader';
 import { EVENT_TYPES, EventType, isEventType } from './event-types';
 
 /** D37: the feed's query parameters, in the order they are checked. */
@@ -9,7 +9,7 @@ const EVENT_QUERY_PARAMS = ['after', 'limit', 'type', 'task_id'] as const;
 /** D37: the feed's value messages (`limit` is List tasks' own, D22). */
 export const EVENT_QUERY_MESSAGES = {
   after: 'after must be a non-negative integer',
-  limit: QUERY_MESSAGES.limit,
+  limit: LIMIT_MESSAGE,
   type: `Invalid type. Must be one of: ${EVENT_TYPES.join(', ')}`,
   taskId: 'task_id must be a valid numeric ID',
 } as const;

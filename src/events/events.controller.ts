@@ -6,7 +6,7 @@ import { RawJson } from '../common/http/raw-json';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { PathId } from '../common/validation/id.pipe';
 import { QueryPairsOf } from '../common/validation/query-pairs';
-import { MAX_VALUES, onlyOnceMessage, PAGE_LIMIT, QueryPairs, tooManyValuesMessage, unknownParameterMessage } from '../tasks/task-query';
+import { MAX_VALUES, onlyOnceMessage, PAGE_LIMIT, QueryPairs, tooManyValuesMessage, unknownParameterMessage } from '../common/validation/query-reader';
 import { EVENT_QUERY_MESSAGES } from './event-query';
 import { EVENT_TYPES } from './event-types';
 import { EventPageDto } from './events.dto';

@@ -6,7 +6,7 @@ import { SqlParams } from '../common/database/sql-params';
 import type { EventQuery } from './event-query';
 import { EVENT_TYPES } from './event-types';
 import { eventHorizonSql } from './events.sql';
-import { fieldVisibleSql } from '../tasks/tasks.sql';
+import { fieldVisibleSql } from '../custom-fields/custom-fields.sql';
 
 /** One page of the feed: its events as JSON text, and the `next_after` it answers (null: the `after` sent). */
 export interface EventPageRows {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
 import { RawJson } from '../common/http/raw-json';
-import type { QueryPairs } from '../tasks/task-query';
+import type { QueryPairs } from '../common/validation/query-reader';
 import { EventQuery, parseEventQuery } from './event-query';
 import type { EventPageDto } from './events.dto';
 import { EventsRepository } from './events.repository';

@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/co
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
+import { NAME_TAKEN } from '../common/database/unique-messages';
 import { ApiErrors, ApiValidatedBody } from '../common/openapi/api-errors.decorator';
 import { PathId } from '../common/validation/id.pipe';
 import { CreateLabelDto, LabelDto, UpdateLabelDto } from './labels.dto';
@@ -28,7 +29,7 @@ export class LabelsController {
   @ApiValidatedBody(CreateLabelDto)
   @ApiCreatedResponse({ type: LabelDto })
   @ApiErrors({
-    409: ['A label with this name already exists'],
+    409: [NAME_TAKEN.label],
   })
   createLabel(@CurrentCaller() caller: Caller, @Body() body: unknown): Promise<LabelDto> {
     return this.labels.createLabel(caller, body);
@@ -41,7 +42,7 @@ export class LabelsController {
   @ApiValidatedBody(UpdateLabelDto)
   @ApiOkResponse({ type: LabelDto })
   @ApiErrors({
-    409: ['A label with this name already exists'],
+    409: [NAME_TAKEN.label],
   })
   updateLabel(@CurrentCaller() caller: Caller, @PathId('label') id: number, @Body() body: unknown): Promise<LabelDto> {
     return this.labels.updateLabel(caller, id, body);

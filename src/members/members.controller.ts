@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { MEMBER_CHANGE_DENIALS, NOT_FOUND } from '../common/access/access.policy';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { ApiErrors, ApiValidatedBody } from '../common/openapi/api-errors.decorator';
@@ -8,7 +9,7 @@ import { MemberDto } from '../workspaces/workspaces.dto';
 import { AddMemberDto, MemberAccessDto, UpdateMemberDto } from './members.dto';
 import { MEMBER_ERRORS, MembersService } from './members.service';
 
-const OWNER_RULES = ['The workspace owner cannot be changed', 'Only the owner can manage admins'];
+const OWNER_RULES = [MEMBER_CHANGE_DENIALS.ownerChanged, MEMBER_CHANGE_DENIALS.admins];
 
 /** HTTP for members (D41): add, update, remove, access. */
 @ApiTags('Workspaces')
@@ -26,7 +27,7 @@ export class MembersController {
       'Only the owner adds admins. Adding by email tells whether an account with that email exists.',
   })
   @ApiValidatedBody(AddMemberDto)
-  @ApiErrors({ 400: [MEMBER_ERRORS.restrictedAdmin], 403: ['Only the owner can manage admins'], 404: [MEMBER_ERRORS.userNotFound, 'Folder not found', 'List not found'], 409: [MEMBER_ERRORS.already] })
+  @ApiErrors({ 400: [MEMBER_ERRORS.restrictedAdmin], 403: [MEMBER_CHANGE_DENIALS.admins], 404: [MEMBER_ERRORS.userNotFound, NOT_FOUND.folder, NOT_FOUND.list], 409: [MEMBER_ERRORS.already] })
   @ApiCreatedResponse({ type: MemberDto })
   createMember(@CurrentCaller() caller: Caller, @PathId('workspace') workspaceId: number, @Body() body: unknown): Promise<MemberDto> {
     return this.members.addMember(caller, workspaceId, body);
@@ -40,7 +41,7 @@ export class MembersController {
     description: 'Changes a member\'s role, restriction or grants; only the fields sent change, and the arrays replace the grants. The owner cannot be changed; only the owner edits admins or makes someone admin.',
   })
   @ApiValidatedBody(UpdateMemberDto)
-  @ApiErrors({ 400: [MEMBER_ERRORS.restrictedAdmin], 403: OWNER_RULES, 404: ['Folder not found', 'List not found'] })
+  @ApiErrors({ 400: [MEMBER_ERRORS.restrictedAdmin], 403: OWNER_RULES, 404: [NOT_FOUND.folder, NOT_FOUND.list] })
   @ApiOkResponse({ type: MemberDto })
   updateMember(
     @CurrentCaller() caller: Caller, @PathIds('workspace', 'user') [workspaceId, userId]: number[], @Body() body: unknown,
@@ -58,7 +59,7 @@ export class MembersController {
       'Removes a member with their grants, their task assignments in the workspace and their id in `people` values and custom fields\' allowed users, in one transaction. ' +
       'Any member may remove themself; the owner cannot be removed; only the owner removes admins (an admin may remove themself).',
   })
-  @ApiErrors({ 403: ['The workspace owner cannot be removed', 'Only the owner can manage admins'] })
+  @ApiErrors({ 403: [MEMBER_CHANGE_DENIALS.ownerRemoved, MEMBER_CHANGE_DENIALS.admins] })
   @ApiNoContentResponse({ description: 'Removed; empty body' })
   async deleteMember(@CurrentCaller() caller: Caller, @PathIds('workspace', 'user') [workspaceId, userId]: number[]): Promise<void> {
     await this.members.removeMember(caller, workspaceId, userId);

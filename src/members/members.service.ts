@@ -5,13 +5,14 @@ import type { Caller } from '../common/auth/auth-context';
 import type { Db } from '../common/database/request-db';
 import { Sql } from '../common/database/sql';
 import { validateBody } from '../common/validation/validate-body';
+import { USER_NOT_FOUND } from '../users/users.dto';
 import type { MemberDto } from '../workspaces/workspaces.dto';
 import { AddMemberDto, MemberAccessDto, UpdateMemberDto } from './members.dto';
 import { GrantLookups, MembersRepository } from './members.repository';
 
 /** D41's answers at D3 steps 8 and 9 that are not the policy table's. */
 export const MEMBER_ERRORS = {
-  userNotFound: 'User not found',
+  userNotFound: USER_NOT_FOUND,
   already: 'User is already a member of this workspace',
   restrictedAdmin: 'Only members and viewers can be access-restricted',
 } as const;

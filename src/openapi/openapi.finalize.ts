@@ -32,7 +32,7 @@
  */
 
 import { RATE_LIMIT_MESSAGE } from '../common/throttle/rate-limit.constants';
-import { SERVICE_UNAVAILABLE, URI_TOO_LONG } from '../common/errors/to-http-error';
+import { BODY_TOO_LARGE_MESSAGE, INTERNAL, NOT_JSON_MESSAGE, SERVICE_UNAVAILABLE, URI_TOO_LONG } from '../common/errors/to-http-error';
 import { KEYED_CACHE_CONTROL, TASK_CACHE_CONTROL } from '../common/cache/cache-control';
 import { CLIENT_ERRORS } from '../common/http/framework-answers';
 import { BODY_400_MESSAGES } from '../common/validation/body-error';
@@ -51,10 +51,10 @@ export const TIMESTAMP_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\
 
 /** Messages of the shared error answers (D7, D31), published under components.responses. */
 export const SHARED_ERROR_RESPONSES: Record<string, { status: string; message: string }> = {
-  PayloadTooLarge: { status: '413', message: 'Request body is too large' },
-  UnsupportedMediaType: { status: '415', message: 'Content-Type must be application/json' },
+  PayloadTooLarge: { status: '413', message: BODY_TOO_LARGE_MESSAGE },
+  UnsupportedMediaType: { status: '415', message: NOT_JSON_MESSAGE },
   TooManyRequests: { status: '429', message: RATE_LIMIT_MESSAGE },
-  InternalServerError: { status: '500', message: 'Internal server error' },
+  InternalServerError: { status: '500', message: INTERNAL.message },
   ServiceUnavailable: { status: '503', message: SERVICE_UNAVAILABLE.message },
   // Answers given before any route runs.
   RequestTimeout: { status: '408', message: CLIENT_ERRORS.ERR_HTTP_REQUEST_TIMEOUT.message },

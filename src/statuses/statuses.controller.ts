@@ -2,13 +2,14 @@ import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/co
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated, IgnoresBody } from '../common/auth/authenticated.decorator';
+import { NAME_TAKEN } from '../common/database/unique-messages';
 import { QueryPairsOf } from '../common/validation/query-pairs';
 import { ApiErrors, ApiValidatedBody } from '../common/openapi/api-errors.decorator';
 import { PathId } from '../common/validation/id.pipe';
 import { CreateStatusDto, StatusDto, UpdateStatusDto } from './statuses.dto';
 import { LAST_COMPLETED, REPLACEMENT, REPLACEMENT_MESSAGES, StatusesService } from './statuses.service';
 
-const DUPLICATE = 'A status with this name already exists';
+const DUPLICATE = NAME_TAKEN.status;
 
 /** HTTP for statuses: list (ext), create, update. */
 @ApiTags('Statuses')

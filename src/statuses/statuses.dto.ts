@@ -7,6 +7,14 @@ import { IsOneOf, IsPosition, ParentId, PlainString, TrimmedText } from '../comm
 export const STATUS_CATEGORIES = ['pending', 'in_progress', 'completed', 'cancelled'] as const;
 export type StatusCategory = (typeof STATUS_CATEGORIES)[number];
 
+/** D40: the statuses a new workspace gets (when its fixture or `workspaces create` names none), in position order. */
+export const DEFAULT_STATUSES: ReadonlyArray<{ name: string; category: StatusCategory }> = [
+  { name: 'To Do', category: 'pending' },
+  { name: 'In Progress', category: 'in_progress' },
+  { name: 'Done', category: 'completed' },
+  { name: 'Cancelled', category: 'cancelled' },
+];
+
 /** D25: the answer to a missing or unknown category. */
 export const INVALID_CATEGORY = `Invalid category. Must be one of: ${STATUS_CATEGORIES.join(', ')}`;
 

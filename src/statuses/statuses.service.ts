@@ -1,6 +1,6 @@
 import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { NOT_FOUND } from '../common/access/access.policy';
+import { NOT_FOUND, NOT_FOUND_IN_WORKSPACE } from '../common/access/access.policy';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
 import { validateBody, validateCreate } from '../common/validation/validate-body';
@@ -17,7 +17,7 @@ export const REPLACEMENT_MESSAGES = {
   once: `${REPLACEMENT} must be given only once`,
   invalid: `${REPLACEMENT} must be a valid numeric ID`,
   self: `${REPLACEMENT} cannot be the deleted status`,
-  notFound: 'Status not found in this workspace',
+  notFound: NOT_FOUND_IN_WORKSPACE.status,
 } as const;
 
 /** Rules for statuses: list (ext), create, update; the last-completed rule (spec rule 1) and unique names (D25). */

@@ -2,19 +2,8 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiQuery } from '@nestjs/swagger';
 import { DATE_EXAMPLE, DATE_PATTERN, invalidDateMessage } from '../common/validation/dates';
 import { STATUS_CATEGORIES } from '../statuses/statuses.dto';
-import {
-  CURSOR_MAX_LENGTH,
-  DATE_PARAMS,
-  MAX_VALUES,
-  onlyOnceMessage,
-  PAGE_LIMIT,
-  Q_MAX_LENGTH,
-  Q_MAX_TERMS,
-  QUERY_MESSAGES,
-  SORT_KEYS,
-  tooManyValuesMessage,
-  unknownParameterMessage,
-} from './task-query';
+import { MAX_VALUES, onlyOnceMessage, PAGE_LIMIT, tooManyValuesMessage, unknownParameterMessage } from '../common/validation/query-reader';
+import { CURSOR_MAX_LENGTH, DATE_PARAMS, Q_MAX_LENGTH, Q_MAX_TERMS, QUERY_MESSAGES, SORT_KEYS } from './task-query';
 import { PRIORITIES } from './tasks.dto';
 
 /*

@@ -1,7 +1,8 @@
 import { BadRequestException } from '@nestjs/common';
 import fc from 'fast-check';
 import { openCursor, sealCursor, useCursorSecret } from './task-cursor';
-import { parseSort, parseTaskQuery, QUERY_MESSAGES, QUERY_PARAMS, QueryPairs, queryInstant, TaskQuery } from './task-query';
+import type { QueryPairs } from '../common/validation/query-reader';
+import { parseSort, parseTaskQuery, QUERY_MESSAGES, QUERY_PARAMS, queryInstant, TaskQuery } from './task-query';
 
 /** Unit spec of the List tasks query parser and cursors (D34). */
 

@@ -2,6 +2,7 @@ import { BadRequestException } from '@nestjs/common';
 import { MAX_LENGTH } from '../common/validation/body';
 import { formatTimestamp, invalidDateMessage, parseIsoDate } from '../common/validation/dates';
 import { parseId } from '../common/validation/ids';
+import { integer, LIMIT_MESSAGE, PAGE_LIMIT, QueryPairs, QueryReader, unknownParameterMessage } from '../common/validation/query-reader';
 import { STATUS_CATEGORIES, StatusCategory } from '../statuses/statuses.dto';
 import { CursorValues, openCursor } from './task-cursor';
 import { PRIORITIES, Priority, PRIORITY_MESSAGE } from './tasks.dto';
@@ -12,12 +13,6 @@ import { PRIORITIES, Priority, PRIORITY_MESSAGE } from './tasks.dto';
  * (first failure answers), then the cursor, which is verified against
  * everything else the request says. Pure: no I/O.
  */
-
-/** D22: default and bounds of `limit`. */
-export const PAGE_LIMIT = { default: 50, min: 1, max: 100 } as const;
-
-/** D34: most values a multi-valued parameter takes (after splitting commas, duplicates counted). */
-export const MAX_VALUES = 100;
 
 /** D34: `q` length bound, in code points after trimming. */
 export const Q_MAX_LENGTH = 200;
@@ -47,7 +42,7 @@ export const MAX_SORT_KEYS = 3;
 /** D34 messages that are not one-per-parameter templates. */
 export const QUERY_MESSAGES = {
   page: 'page must be a positive integer',
-  limit: `limit must be an integer between ${PAGE_LIMIT.min} and ${PAGE_LIMIT.max}`,
+  limit: LIMIT_MESSAGE,
   listId: 'list_id must be a valid numeric ID',
   statusId: 'status_id must be a valid numeric ID',
   statusCategory: `Invalid status_category. Must be one of: ${STATUS_CATEGORIES.join(', ')}`,
@@ -73,14 +68,6 @@ export const QUERY_PARAMS = [
   'page', 'limit', 'list_id', 'status_id', 'status_category', 'assignee_id', 'label_id', 'priority',
   'parent_id', 'include_subtasks', ...DATE_PARAMS, 'q', 'sort', 'include_total', 'cursor',
 ] as const;
-
-/** Messages of the D34 templates, for a parameter `name`. */
-export const unknownParameterMessage = (name: string) => `Unknown query parameter: ${name}`;
-export const onlyOnceMessage = (name: string) => `${name} must be given only once`;
-export const tooManyValuesMessage = (name: string) => `${name} accepts at most ${MAX_VALUES} values`;
-
-/** A raw query string as ordered name/value pairs (repeated names kept). */
-export type QueryPairs = ReadonlyArray<readonly [string, string]>;
 
 /** The filters of D34 after parsing; null = parameter not sent. Ids are D5 ids (too large ones become 0: match nothing). */
 export interface TaskFilters {
@@ -127,55 +114,6 @@ export interface QueryContext {
 }
 
 const bad = (message: string) => new BadRequestException(message);
-
-/** Reads the pairs of one request; each method throws the D34 400 for its parameter (List tasks and the events feed, D37). */
-export class QueryReader {
-  private readonly byName = new Map<string, string[]>();
-
-  constructor(pairs: QueryPairs) {
-    for (const [name, value] of pairs) {
-      const values = this.byName.get(name);
-      if (values) values.push(value);
-      else this.byName.set(name, [value]);
-    }
-  }
-
-  has(name: string): boolean {
-    return this.byName.has(name);
-  }
-
-  /** A single-valued parameter: undefined when absent; `<name> must be given only once`; `parse` null → `message`. */
-  single<T>(name: string, parse: (value: string) => T | null, message: string): T | undefined {
-    const values = this.byName.get(name);
-    if (!values) return undefined;
-    if (values.length > 1) throw bad(onlyOnceMessage(name));
-    const parsed = parse(values[0]);
-    if (parsed === null) throw bad(message);
-    return parsed;
-  }
-
-  /** A multi-valued parameter (comma lists, repeated, or both): null when absent; over 100 values; any bad item → `message`. Duplicates collapse. */
-  multi<T>(name: string, parse: (value: string) => T | null, message: string): T[] | null {
-    const values = this.byName.get(name);
-    if (!values) return null;
-    const items = values.flatMap((v) => v.split(','));
-    if (items.length > MAX_VALUES) throw bad(tooManyValuesMessage(name));
-    const parsed: T[] = [];
-    for (const item of items) {
-      const value = parse(item);
-      if (value === null) throw bad(message);
-      if (!parsed.includes(value)) parsed.push(value);
-    }
-    return parsed;
-  }
-}
-
-/** D22: an integer of ASCII digits within 2^53, else null. */
-export function integer(value: string): number | null {
-  if (!/^[0-9]+$/.test(value)) return null;
-  const n = Number(value);
-  return Number.isSafeInteger(n) ? n : null;
-}
 
 const oneOf =
   <T extends string>(allowed: readonly T[]) =>

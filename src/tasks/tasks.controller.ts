@@ -11,7 +11,7 @@ import {
   ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
-import { ACCESS_DENIED, NOT_FOUND } from '../common/access/access.policy';
+import { ACCESS_DENIED, NOT_FOUND, NOT_FOUND_IN_WORKSPACE } from '../common/access/access.policy';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated, IgnoresBody } from '../common/auth/authenticated.decorator';
 import { TASK_CACHE_CONTROL } from '../common/cache/cache-control';
@@ -21,7 +21,7 @@ import { RawJson } from '../common/http/raw-json';
 import { ApiErrors, ApiValidatedBody } from '../common/openapi/api-errors.decorator';
 import { PathId, PathIds } from '../common/validation/id.pipe';
 import { QueryPairsOf } from '../common/validation/query-pairs';
-import type { QueryPairs } from './task-query';
+import type { QueryPairs } from '../common/validation/query-reader';
 import { QUERY_400, TaskQueryParams } from './task-query.openapi';
 import { CreateTaskDto, TaskCursorPageDto, TaskCursorPageWithTotalDto, TaskDto, TaskPageDto, TaskWriteDto, UpdateTaskDto } from './tasks.dto';
 import { OWN_PARENT, PARENT_NOT_FOUND, SUBTASKS_CANNOT_NEST, TasksService } from './tasks.service';
@@ -74,7 +74,7 @@ export class TasksController {
   @ApiErrors({
     400: [SUBTASKS_CANNOT_NEST],
     // 'Task not found': the new task was deleted (with its list or folder) before it was read back.
-    404: ['Status not found in this workspace', PARENT_NOT_FOUND, NOT_FOUND.task],
+    404: [NOT_FOUND_IN_WORKSPACE.status, PARENT_NOT_FOUND, NOT_FOUND.task],
   })
   async createTask(@CurrentCaller() caller: Caller, @Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply): Promise<RawJson<TaskWriteDto>> {
     const { task, etag } = await this.tasks.createTask(caller, body);
@@ -121,7 +121,7 @@ export class TasksController {
   @ApiOkResponse({ type: TaskWriteDto, description: 'All task fields except labels, subtasks, attachments', headers: ETAG_HEADERS })
   @ApiErrors({
     400: [OWN_PARENT, SUBTASKS_CANNOT_NEST],
-    404: ['List not found in this workspace', 'Status not found in this workspace', PARENT_NOT_FOUND],
+    404: [NOT_FOUND_IN_WORKSPACE.list, NOT_FOUND_IN_WORKSPACE.status, PARENT_NOT_FOUND],
   })
   @IfMatch()
   async updateTask(
@@ -222,7 +222,7 @@ export class TasksController {
   @ApiErrors({
     400: QUERY_400,
     403: [ACCESS_DENIED],
-    404: ['List not found in this workspace'],
+    404: [NOT_FOUND_IN_WORKSPACE.list],
   })
   listTasks(@CurrentCaller() caller: Caller, @PathId('workspace') id: number, @QueryPairsOf(['cursor']) query: QueryPairs): Promise<RawJson<TaskPageDto | TaskCursorPageDto>> {
     return this.tasks.listTasks(caller, id, query);

@@ -1,4 +1,3 @@
-import { BadRequestException } from '@nestjs/common';
 import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
 import { ApiInteger } from '../common/openapi/integer.decorator';
 import { BODY_ID } from '../common/openapi/ids';
@@ -6,7 +5,7 @@ import { MAX_LENGTH } from '../common/validation/body';
 import { IdArray, IsApiDate, IsNumericId, IsOneOf, RuleField, SanitizedHtml, TrimmedText } from '../common/validation/body-fields';
 import { CUSTOM_FIELD_TYPES } from '../custom-fields/custom-fields.dto';
 import { STATUS_CATEGORIES } from '../statuses/statuses.dto';
-import { CUSTOM_FIELD_MESSAGES, CUSTOM_FIELD_VALUE_MAX_LENGTH, CustomFieldElement, parseCustomFieldElements, TYPED_RULES } from './custom-field-values';
+import { CUSTOM_FIELD_MESSAGES, CUSTOM_FIELD_VALUE_MAX_LENGTH, CustomFieldElement, parseCustomFieldElements, TYPED_RULES } from '../custom-fields/custom-field-values';
 
 /** spec: Task priority values (D10). */
 export const PRIORITIES = ['urgent', 'high', 'medium', 'low', 'none'] as const;

@@ -12,7 +12,7 @@ import type { TaskQuery } from './task-query';
 import type { CreateTaskDto, TaskWriteDto, UpdateTaskDto } from './tasks.dto';
 import {
   CUSTOM_FIELD_VERDICT_SQL, CustomFieldVerdict, judgeCustomFieldsCtes, NO_CUSTOM_FIELD_VERDICT_SQL, PlaceSql, writeCustomFieldsCtes,
-} from './custom-field-values';
+} from '../custom-fields/custom-field-values';
 import { SqlParams } from '../common/database/sql-params';
 import { CHANGE_FIELDS } from '../events/event-types';
 import { Actor, columnChangesSql, eventCtes } from '../events/events.sql';

@@ -1,6 +1,6 @@
 import { BadRequestException, Injectable, NotFoundException, PreconditionFailedException } from '@nestjs/common';
 import { HttpException, HttpStatus } from '@nestjs/common';
-import { Membership, NOT_FOUND } from '../common/access/access.policy';
+import { Membership, NOT_FOUND, NOT_FOUND_IN_WORKSPACE } from '../common/access/access.policy';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
 import { etagOfDigest, ifMatchPrecondition, noneMatch, PRECONDITION_MESSAGES } from '../common/http/etag';
@@ -8,9 +8,10 @@ import { RawJson } from '../common/http/raw-json';
 import type { AppEnv } from '../config/env';
 import { InjectSettings } from '../config/settings';
 import { validateBody, validateCreate } from '../common/validation/validate-body';
-import { throwCustomFieldVerdict } from './custom-field-values';
+import { throwCustomFieldVerdict } from '../custom-fields/custom-field-values';
 import { sealCursor } from './task-cursor';
-import { parseTaskQuery, QueryPairs, TaskQuery } from './task-query';
+import type { QueryPairs } from '../common/validation/query-reader';
+import { parseTaskQuery, TaskQuery } from './task-query';
 import { CreateTaskDto, TaskCursorPageDto, TaskDto, TaskPageDto, TaskWriteDto, UpdateTaskDto } from './tasks.dto';
 import { Precondition, TasksRepository, TaskViewer, WrittenTask } from './tasks.repository';
 
@@ -68,7 +69,7 @@ export class TasksService {
     }
     const created = await this.tasks.insertTask(listId, caller, input, caller.db);
     this.access.answer(caller, 'task.create', created);
-    if (!created!.status_ok) throw new NotFoundException('Status not found in this workspace');
+    if (!created!.status_ok) throw new NotFoundException(NOT_FOUND_IN_WORKSPACE.status);
     if (!created!.parent_found) throw new NotFoundException(PARENT_NOT_FOUND);
     // D42: the custom-field values, after step 8 and before step 9.
     throwCustomFieldVerdict(created!);
@@ -136,10 +137,10 @@ export class TasksService {
             })
           : await write();
       if (patch.list_id !== undefined) {
-        if (!result.list_found) throw new NotFoundException('List not found in this workspace');
+        if (!result.list_found) throw new NotFoundException(NOT_FOUND_IN_WORKSPACE.list);
         this.access.requireListPermitted(access.membership, patch.list_id, result.list_folder_id);
       }
-      if (!result.status_ok) throw new NotFoundException('Status not found in this workspace');
+      if (!result.status_ok) throw new NotFoundException(NOT_FOUND_IN_WORKSPACE.status);
       if (!result.parent_found) throw new NotFoundException(PARENT_NOT_FOUND);
       // D42: the custom-field values, after step 8 and before If-Match and step 9.
       throwCustomFieldVerdict(result);
@@ -237,7 +238,7 @@ export class TasksService {
         : await this.access.workspaceWithList(caller, workspaceId, listId);
     if (!query) throw invalid;
     if (listId !== null) {
-      if (!access.list) throw new NotFoundException('List not found in this workspace');
+      if (!access.list) throw new NotFoundException(NOT_FOUND_IN_WORKSPACE.list);
       this.access.requireListPermitted(access.membership, listId, access.list.folderId);
     }
 

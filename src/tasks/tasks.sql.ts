@@ -9,6 +9,7 @@ import { GrantParams, permittedListSql } from '../common/access/access.sql';
 import { ColumnWrite, FieldRow, FieldsMatch, writeColumns } from '../common/database/field-table';
 import { J, JsonSql } from '../common/database/json-sql';
 import { digestSql } from '../common/http/etag';
+import { fieldAppliesSql, fieldVisibleSql } from '../custom-fields/custom-fields.sql';
 import { type CreateTaskDto, DEFAULT_PRIORITY, type TaskDto, type TaskListItemDto, type TaskWriteDto, type UpdateTaskDto } from './tasks.dto';
 
 /** Which response a task object is built for (spec: "Which fields appear in which response", D16). */
@@ -93,23 +94,6 @@ export function attachmentsSql(taskIdExpr: string): JsonSql {
 
 /** SQL of the folder of the task's list, by key (a join with lists would let a generic plan hash the whole table per task). */
 const listFolderSql = (t: string) => `(SELECT lf.folder_id FROM lists lf WHERE lf.id = ${t}.list_id)`;
-
-/**
- * D19: custom field `f` applies to the list `listExpr` whose folder is `folderExpr`:
- * unrestricted fields everywhere; a restricted one when a `granted` override names
- * the list, or when the list's folder is granted and no `denied` override names the
- * list. A NULL list (task not in a list) matches only unrestricted fields (D18).
- */
-export function fieldAppliesSql(f: string, listExpr: string, folderExpr: string): string {
-  return `(NOT ${f}.is_scope_restricted
-           OR COALESCE(${listExpr} = ANY(${f}.granted_list_ids)
-                       OR (${folderExpr} = ANY(${f}.granted_folder_ids) AND ${listExpr} <> ALL(${f}.denied_list_ids)), false))`;
-}
-
-/** D19: custom field `f` is visible to user `userExpr`: everyone, or only its allowed users (owners included). */
-export function fieldVisibleSql(f: string, userExpr: string): string {
-  return `(NOT ${f}.has_allowed_users OR ${userExpr} = ANY(${f}.allowed_user_ids))`;
-}
 
 /**
  * D18: an entry `{id, name, type, config, position, value}` of custom_fields row `f`

@@ -1,6 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ApiInteger } from '../common/openapi/integer.decorator';
 
+/** The 404 of a user id or email that names no user. */
+export const USER_NOT_FOUND = 'User not found';
+
 /** spec: Current user. */
 export class CurrentUserDto {
   @ApiInteger({ example: 1 }) id: number;

@@ -1,6 +1,6 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
 import type { Caller } from '../common/auth/auth-context';
-import type { CurrentUserDto } from './users.dto';
+import { type CurrentUserDto, USER_NOT_FOUND } from './users.dto';
 import { UsersRepository } from './users.repository';
 
 /** Rules for users. */
@@ -11,7 +11,7 @@ export class UsersService {
   /** spec: Get current user; 404 `User not found` when the key's user is gone. */
   async getCurrentUser(caller: Caller): Promise<CurrentUserDto> {
     const user = await this.users.findCurrentUser(caller.userId);
-    if (!user) throw new NotFoundException('User not found');
+    if (!user) throw new NotFoundException(USER_NOT_FOUND);
     return user;
   }
 }

@@ -10,7 +10,7 @@ import type { AppEnv, WebhookSettings } from '../config/env';
 import type { Timeouts } from '../config/timeouts';
 import { InjectSettings } from '../config/settings';
 import { DELIVERY_TASK, DeliveryJob } from './delivery-job';
-import { jobQueueLogger } from './job-queue';
+import { jobQueueLogger } from '../common/database/job-queue';
 import { attemptDelivery } from './webhook-sender';
 import { WebhookMetrics } from './webhooks.metrics';
 import { WebhooksRepository } from './webhooks.repository';

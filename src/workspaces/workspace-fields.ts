@@ -1,5 +1,5 @@
 import { BadRequestException } from '@nestjs/common';
-import { checkText, nulMessage, tooLongMessage } from '../common/validation/body';
+import { checkText, emptyMessage, notStringMessage, nulMessage, patchTextMessages, requiredMessage, requiredTextMessages, tooLongMessage } from '../common/validation/body';
 import { NOT_SENT, RuleField } from '../common/validation/body-fields';
 
 /*
@@ -80,15 +80,15 @@ export function WorkspaceName(options: { required: boolean; description?: string
   const { required } = options;
   const max = WORKSPACE_LIMITS.name;
   const messages = required
-    ? ['name is required', nulMessage('name'), tooLongMessage('name', max)]
-    : ['name must be a string', 'name cannot be empty', nulMessage('name'), tooLongMessage('name', max)];
+    ? requiredTextMessages('name', max)
+    : patchTextMessages('name', max);
   return RuleField(
     { name: 'name', api: { type: 'string', maxLength: max, description: options.description, example: 'Acme' }, required, messages },
     (value) => {
       if (!required && value === null) return NOT_SENT;
       if (!required && value === undefined) return undefined;
-      if (typeof value !== 'string') throw new BadRequestException(required ? 'name is required' : 'name must be a string');
-      if (value.trim() === '') throw new BadRequestException(required ? 'name is required' : 'name cannot be empty');
+      if (typeof value !== 'string') throw new BadRequestException(required ? requiredMessage('name') : notStringMessage('name'));
+      if (value.trim() === '') throw new BadRequestException(required ? requiredMessage('name') : emptyMessage('name'));
       return within('name', checkText('name', value).trim(), max);
     },
   );

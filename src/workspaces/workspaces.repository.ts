@@ -5,7 +5,7 @@ import { ColumnField, columnTable, FieldsMatch, selectListSql, WritesMatch } fro
 import type { Db } from '../common/database/request-db';
 import { SqlParams } from '../common/database/sql-params';
 import { Actor, columnChangesSql, eventCtes } from '../events/events.sql';
-import { DEFAULT_STATUSES } from '../fixtures/fixture.types';
+import { DEFAULT_STATUSES } from '../statuses/statuses.dto';
 import type { CreateWorkspaceDto, MemberDto, UpdateWorkspaceDto, WorkspaceDto } from './workspaces.dto';
 
 /**

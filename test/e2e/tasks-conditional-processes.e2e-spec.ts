@@ -1,8 +1,4 @@
-import { generateApiKey } from '../../src/common/auth/api-key';
-import { SCOPES } from '../../src/common/auth/scope';
-import { loadFixture } from '../../src/fixtures/fixture-loader';
-import { createTestDatabase, TestDatabase } from '../setup/database';
-import { ensureBuilt, ServerProcess, startServer } from '../setup/server-process';
+import { ServerProcess, useServerProcesses } from '../setup/server-process';
 
 /**
  * D36 across processes (issue 31): two server processes (`node dist/main.js`) on
@@ -12,33 +8,13 @@ import { ensureBuilt, ServerProcess, startServer } from '../setup/server-process
  * `Task not found`, never 412.
  */
 
-const KEY = generateApiKey();
 const ROUNDS = 8;
-let db: TestDatabase;
-let servers: ServerProcess[];
-let ids: Record<string, number>;
-
-beforeAll(async () => {
-  ensureBuilt();
-  db = await createTestDatabase();
-  ids = await loadFixture(db.ds, {
-    users: [{ ref: 'owner', email: 'owner@cond-proc.test', name: 'Owner' }],
-    api_keys: [{ user: 'owner', key: KEY, scopes: [...SCOPES] }],
-    workspaces: [{ ref: 'ws', name: 'Procs', slug: 'cond-procs', owner: 'owner', labels: [{ ref: 'bug', name: 'Bug' }], folders: [{ ref: 'f', name: 'F', lists: [{ ref: 'l', name: 'L' }] }] }],
-  });
-  const env = { DATABASE_URL: db.url, MIGRATIONS_RUN: 'false' };
-  servers = await Promise.all([startServer(env), startServer(env)]);
-}, 120_000);
-
-afterAll(async () => {
-  if (servers) expect(await Promise.all(servers.map((s) => s.stop()))).toEqual([0, 0]);
-  await db?.drop();
-});
+const procs = useServerProcesses({ slug: 'cond-procs', labels: [{ ref: 'bug', name: 'Bug' }] });
 
 async function call(server: ServerProcess, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(server.url + path, {
     method,
-    headers: { authorization: `Bearer ${KEY}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    headers: { authorization: `Bearer ${procs.key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
@@ -46,7 +22,7 @@ async function call(server: ServerProcess, method: string, path: string, body?: 
 }
 
 async function createTask(title: string): Promise<{ id: number; etag: string }> {
-  const res = await call(servers[0], 'POST', '/api/v1/tasks', { list_id: ids.l, title });
+  const res = await call(procs.servers[0], 'POST', '/api/v1/tasks', { list_id: procs.ids.l, title });
   expect(res.status).toBe(201);
   return { id: (JSON.parse(res.body) as { id: number }).id, etag: res.etag! };
 }
@@ -56,7 +32,7 @@ it('ten If-Match PATCHes of one task at once over two processes: one 200, nine 4
   for (let round = 0; round < ROUNDS; round++) {
     const { id, etag } = await createTask(`Race ${round}`);
     const answers = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => call(servers[i % 2], 'PATCH', `/api/v1/tasks/${id}`, { title: `Winner ${i}`, label_ids: [ids.bug] }, { 'if-match': etag })),
+      Array.from({ length: 10 }, (_, i) => call(procs.servers[i % 2], 'PATCH', `/api/v1/tasks/${id}`, { title: `Winner ${i}`, label_ids: [procs.ids.bug] }, { 'if-match': etag })),
     );
     for (const a of answers) tally[`${a.status} ${a.status === 200 ? '' : a.body}`] = (tally[`${a.status} ${a.status === 200 ? '' : a.body}`] ?? 0) + 1;
   }
@@ -68,8 +44,8 @@ it('an If-Match PATCH racing a DELETE of its task over two processes: 200 or 404
   for (let round = 0; round < 4 * ROUNDS; round++) {
     const { id, etag } = await createTask(`Doomed ${round}`);
     const [patch, del] = await Promise.all([
-      call(servers[round % 2], 'PATCH', `/api/v1/tasks/${id}`, { title: 'Edited' }, { 'if-match': etag }),
-      call(servers[(round + 1) % 2], 'DELETE', `/api/v1/tasks/${id}`),
+      call(procs.servers[round % 2], 'PATCH', `/api/v1/tasks/${id}`, { title: 'Edited' }, { 'if-match': etag }),
+      call(procs.servers[(round + 1) % 2], 'DELETE', `/api/v1/tasks/${id}`),
     ]);
     expect(del.status).toBe(204);
     tally[`${patch.status} ${patch.status === 200 ? '' : patch.body}`] = (tally[`${patch.status} ${patch.status === 200 ? '' : patch.body}`] ?? 0) + 1;

@@ -340,9 +340,9 @@ describe('webhook delivery (D38)', () => {
     // One attempt of a webhook in flight at a time (D38): its 104 attempts are made one after the other.
   }, 90_000);
 
-  it('the README receiver, run as printed, verifies a delivery, refuses a bad signature and skips a repeated webhook-id', async () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('## Events and webhooks'), readme.indexOf('## Performance'));
+  it('the receiver of docs/webhooks.md, run as printed, verifies a delivery, refuses a bad signature and skips a repeated webhook-id', async () => {
+    const doc = readFileSync(join(ROOT, 'docs', 'webhooks.md'), 'utf8');
+    const section = doc.slice(doc.indexOf('## Events and webhooks'));
     const code = /```js\n([\s\S]*?)```/.exec(section)![1];
     const port = await freePort();
     const hook = await createHook(`http://127.0.0.1:${port}/`, ['label.created']);

@@ -27,8 +27,10 @@ export interface RouteSpec {
 const path = (kind: PathIdKind) => ({ in: 'path', kind }) as const;
 const body = (field: 'workspace_id' | 'list_id') => ({ in: 'body', field }) as const;
 
-/** D1, the 26 routes, the events feed of D37, the 5 webhook routes of D38 and the routes of D39: the one table tests take routes from. */
-/** D1, the 26 routes, the events feed of D37, the 5 webhook routes of D38 and the 5 attachment routes of D39: the one table tests take routes from. */
+/**
+ * Every keyed route (D1, the events feed of D37, the webhook routes of D38, the routes of D39): the one
+ * table tests take routes from. No test writes a route count: counts are ROUTES.length.
+ */
 export const ROUTES: RouteSpec[] = [
   { method: 'GET', path: '/api/v1/me', scope: 'users:read', role: 'any key' },
   { method: 'GET', path: '/api/v1/workspaces', scope: 'workspaces:read', role: 'member' },
@@ -100,6 +102,9 @@ export const ROUTES: RouteSpec[] = [
 
 /** `METHOD path`, the name tests give a route. */
 export const routeName = (r: RouteSpec): string => `${r.method} ${r.path}`;
+
+/** `METHOD /path/{id}` of the OpenAPI document as the `METHOD /path/:id` of a ROUTES row. */
+export const documentedRouteName = (method: string, template: string): string => `${method.toUpperCase()} ${template.replace(/\{([a-z_]+)\}/g, ':$1')}`;
 
 /**
  * The route's URL with `id` (any text: malformed ones included) in its first path parameter, and

@@ -1,6 +1,10 @@
 import { ChildProcess, spawn } from 'child_process';
 import { join } from 'path';
+import { generateApiKey } from '../../src/common/auth/api-key';
+import { SCOPES } from '../../src/common/auth/scope';
 import { freePort } from '../../src/common/database/embedded';
+import { loadFixture } from '../../src/fixtures/fixture-loader';
+import { createTestDatabase, TestDatabase } from './database';
 import { ROOT } from './paths';
 
 export { freePort, ROOT };
@@ -141,4 +145,43 @@ export async function startServer(env: Record<string, string>, timeoutMs = 30_00
     timeoutMs,
   });
   return { url, port, child: p.child, stdout: p.stdout, stderr: p.stderr, stop: () => p.stop() };
+}
+
+/** What useServerProcesses sets up, filled in by its beforeAll. */
+export interface ServerProcesses {
+  /** An API key of the owner with every scope. */
+  key: string;
+  db: TestDatabase;
+  servers: ServerProcess[];
+  /** The fixture's ids: `owner`, `ws`, `f` (a folder), `l` (its list) and the labels' refs. */
+  ids: Record<string, number>;
+}
+
+/**
+ * Two built servers (`node dist/main.js`) on one fresh database, for promises
+ * kept across processes: an owner with an all-scope key and a workspace `ws`
+ * (slug `slug`) with folder `f`, list `l` and `labels`. Registers the file's
+ * beforeAll (build, database, fixture, servers) and afterAll (both exit 0, the
+ * database dropped); read the fields inside tests.
+ */
+export function useServerProcesses(options: { slug: string; labels?: Array<{ ref: string; name: string }>; env?: Record<string, string> }): ServerProcesses {
+  const procs = { key: generateApiKey() } as ServerProcesses;
+  beforeAll(async () => {
+    ensureBuilt();
+    procs.db = await createTestDatabase();
+    procs.ids = await loadFixture(procs.db.ds, {
+      users: [{ ref: 'owner', email: `owner@${options.slug}.test`, name: 'Owner' }],
+      api_keys: [{ user: 'owner', key: procs.key, scopes: [...SCOPES] }],
+      workspaces: [
+        { ref: 'ws', name: 'Procs', slug: options.slug, owner: 'owner', labels: options.labels ?? [], folders: [{ ref: 'f', name: 'F', lists: [{ ref: 'l', name: 'L' }] }] },
+      ],
+    });
+    const env = { DATABASE_URL: procs.db.url, MIGRATIONS_RUN: 'false', ...options.env };
+    procs.servers = await Promise.all([startServer(env), startServer(env)]);
+  }, 120_000);
+  afterAll(async () => {
+    if (procs.servers) expect(await Promise.all(procs.servers.map((s) => s.stop()))).toEqual([0, 0]);
+    await procs.db?.drop();
+  });
+  return procs;
 }

@@ -94,6 +94,12 @@ const CUSTOM_FIELD_DENIAL = 'Only owners and admins can manage custom fields';
 /** D39: the 403 of upload and confirm for viewers. */
 const UPLOAD_DENIAL = 'Viewers cannot upload attachments';
 
+/** The 404 of a list or status named in a body (not the path) that is not in the workspace of the request. */
+export const NOT_FOUND_IN_WORKSPACE = {
+  list: 'List not found in this workspace',
+  status: 'Status not found in this workspace',
+} as const;
+
 /** The policy table: D1 (roles), D2 (messages), D4 (targets), D30 (restriction). */
 export const POLICY: Record<Operation, Rule> = {
   'workspace.read': { target: 'workspace', role: 'member', restriction: 'none' },
@@ -113,7 +119,7 @@ export const POLICY: Record<Operation, Rule> = {
   'list.edit': { target: 'list', role: 'writer', denial: 'Viewers cannot edit lists', restriction: 'list' },
   'list.delete': { target: 'list', role: 'manager', denial: 'Only owners and admins can delete lists', restriction: 'list' },
   'task.read': { target: 'task', role: 'member', restriction: 'list' },
-  'task.create': { target: 'list', notFound: 'List not found in this workspace', role: 'writer', denial: 'Viewers cannot create tasks', restriction: 'list' },
+  'task.create': { target: 'list', notFound: NOT_FOUND_IN_WORKSPACE.list, role: 'writer', denial: 'Viewers cannot create tasks', restriction: 'list' },
   'task.edit': { target: 'task', role: 'writer', denial: 'Viewers cannot edit tasks', restriction: 'list' },
   'task.delete': { target: 'task', role: 'writer', denial: 'Viewers cannot delete tasks', restriction: 'list' },
   'comment.read': { target: 'task', role: 'member', restriction: 'list' },
@@ -299,6 +305,13 @@ export interface MemberChange {
   newRole?: Role;
 }
 
+/** D41 step 9: the 403 messages of member changes. */
+export const MEMBER_CHANGE_DENIALS = {
+  ownerRemoved: 'The workspace owner cannot be removed',
+  ownerChanged: 'The workspace owner cannot be changed',
+  admins: 'Only the owner can manage admins',
+} as const;
+
 /**
  * D41 step 9, the 403s in their order: the owner cannot be changed (any PATCH naming the
  * owner, even an empty one) or removed; then only the owner adds an admin, edits an admin
@@ -307,11 +320,11 @@ export interface MemberChange {
  */
 export function memberChangeDenial(change: MemberChange): string | null {
   const { kind, callerRole, self, targetRole, newRole } = change;
-  if (targetRole === 'owner') return kind === 'remove' ? 'The workspace owner cannot be removed' : 'The workspace owner cannot be changed';
+  if (targetRole === 'owner') return kind === 'remove' ? MEMBER_CHANGE_DENIALS.ownerRemoved : MEMBER_CHANGE_DENIALS.ownerChanged;
   if (callerRole === 'owner') return null;
   const touchesAdmin =
     kind === 'add' ? newRole === 'admin' : kind === 'edit' ? targetRole === 'admin' || newRole === 'admin' : targetRole === 'admin' && !self;
-  return touchesAdmin ? 'Only the owner can manage admins' : null;
+  return touchesAdmin ? MEMBER_CHANGE_DENIALS.admins : null;
 }
 
 /** D41: only members and viewers may be access-restricted (D29). */

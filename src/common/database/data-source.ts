@@ -21,7 +21,7 @@ import { AttachmentStorage1795960000000 } from './migrations/1795960000000-attac
 import { TaskTopLevelTitleIndex1795970000000 } from './migrations/1795970000000-task-top-level-title-index';
 import { TaskAutovacuum1795970000001 } from './migrations/1795970000001-task-autovacuum';
 import { TaskPriorityTitleIndex1795983000000 } from './migrations/1795983000000-task-priority-title-index';
-import { installJobQueue } from '../../webhooks/job-queue';
+import { installJobQueue } from './job-queue';
 import { NamedStatementClient } from './prepared';
 
 // bigint (COUNT(*), file sizes) as JS numbers: every value we keep fits in 2^53.

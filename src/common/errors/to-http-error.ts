@@ -1,5 +1,6 @@
 import { HttpException } from '@nestjs/common';
-import { WORKSPACE_SLUG_TAKEN } from '../database/unique-messages';
+import { NAME_TAKEN, WORKSPACE_SLUG_TAKEN } from '../database/unique-messages';
+import { BODY_MESSAGES } from '../validation/body-error';
 import { isDatabaseUnavailable, isLostRace, pgCode, pgConstraint } from '../database/pg-errors';
 
 /** An error as the client sees it: status and the `{ error }` message (D31). */
@@ -8,28 +9,32 @@ export interface HttpError {
   message: string;
 }
 
-const INTERNAL: HttpError = { status: 500, message: 'Internal server error' };
+/** The answer to a bug (D31: never details). */
+export const INTERNAL: HttpError = { status: 500, message: 'Internal server error' };
 
 /** The answer while the database cannot serve (outage, timeout, shutdown). */
 export const SERVICE_UNAVAILABLE: HttpError = { status: 503, message: 'Service unavailable' };
 
 /** PostgreSQL unique-violation constraint names and the contract's 409 for each (D25, D28). */
 const UNIQUE_VIOLATIONS: Record<string, string> = {
-  statuses_workspace_name_key: 'A status with this name already exists',
-  labels_workspace_name_key: 'A label with this name already exists',
+  statuses_workspace_name_key: NAME_TAKEN.status,
+  labels_workspace_name_key: NAME_TAKEN.label,
   workspaces_slug_key: WORKSPACE_SLUG_TAKEN,
-  custom_fields_workspace_name_key: 'A custom field with this name already exists',
+  custom_fields_workspace_name_key: NAME_TAKEN.customField,
 };
 
 /** D7: the 413 of a body over the limit, answered before authentication on every route. */
 export const BODY_TOO_LARGE_MESSAGE = 'Request body is too large';
 
+/** D7: the 415 of a body that is not JSON, answered after authentication. */
+export const NOT_JSON_MESSAGE = 'Content-Type must be application/json';
+
 /** Fastify's own error codes and the D7/D31 answers for them. */
 const FASTIFY_ERRORS: Record<string, HttpError> = {
-  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, message: 'Invalid JSON body' },
-  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, message: 'Invalid JSON body' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, message: BODY_MESSAGES.invalidJson },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, message: BODY_MESSAGES.invalidJson },
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, message: BODY_TOO_LARGE_MESSAGE },
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, message: 'Content-Type must be application/json' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, message: NOT_JSON_MESSAGE },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, message: 'Invalid Content-Length' },
   // The router, before any route runs: bad percent-encoding, an over-long path parameter.
   FST_ERR_BAD_URL: { status: 400, message: 'Malformed URL' },

@@ -1,4 +1,5 @@
 import { PayloadTooLargeException, UnsupportedMediaTypeException } from '@nestjs/common';
+import { BODY_TOO_LARGE_MESSAGE, NOT_JSON_MESSAGE } from '../errors/to-http-error';
 import { createHash, randomBytes } from 'crypto';
 import { createReadStream, createWriteStream } from 'fs';
 import { unlink } from 'fs/promises';
@@ -40,7 +41,7 @@ export function registerStreamedBodyParser(fastify: FastifyInstance): void {
     if (streamsBody(request)) return done(null, undefined);
     // Elsewhere: read and dropped within the body limit, answered after authentication (D3, D7).
     const declared = Number(request.headers['content-length']);
-    if (declared > BODY_LIMIT_BYTES) return done(new PayloadTooLargeException('Request body is too large'), undefined);
+    if (declared > BODY_LIMIT_BYTES) return done(new PayloadTooLargeException(BODY_TOO_LARGE_MESSAGE), undefined);
     let bytes = 0;
     let finished = false;
     const finish = (error: Error | null) => {
@@ -53,11 +54,11 @@ export function registerStreamedBodyParser(fastify: FastifyInstance): void {
       if (bytes > BODY_LIMIT_BYTES) {
         payload.removeAllListeners('data');
         payload.pause();
-        finish(new PayloadTooLargeException('Request body is too large'));
+        finish(new PayloadTooLargeException(BODY_TOO_LARGE_MESSAGE));
       }
     });
     payload.on('end', () => {
-      deferBodyError(request, new UnsupportedMediaTypeException('Content-Type must be application/json'));
+      deferBodyError(request, new UnsupportedMediaTypeException(NOT_JSON_MESSAGE));
       finish(null);
     });
     payload.on('error', (error: Error) => finish(error));

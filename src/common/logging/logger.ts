@@ -15,7 +15,7 @@ import { processSettings } from '../../config/settings';
 /** Header carrying the request id, read from the request when valid and always sent back. */
 export const REQUEST_ID_HEADER = 'x-request-id';
 /** A client's request id is kept when it is 1-128 characters of this set; otherwise a UUID is generated. */
-const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:\-]{1,128}$/;
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 /** What a request line shows instead of an API key or a cookie. */
 const REDACTED = '[redacted]';
 

@@ -4,16 +4,7 @@ import { Expose, Transform, Type } from 'class-transformer';
 import { IsIn, IsInt, Max, Min, ValidateBy, ValidateIf, ValidationArguments } from 'class-validator';
 import { BODY_ID } from '../openapi/ids';
 import {
-  MAX_LENGTH,
-  MAX_POSITION,
-  nulMessage,
-  optionalString,
-  optionalStringMessages,
-  patchText,
-  patchTextMessages,
-  requiredText,
-  requiredTextMessages,
-  tooLongMessage,
+  MAX_LENGTH, MAX_POSITION, notStringMessage, nulMessage, optionalString, optionalStringMessages, patchText, patchTextMessages, requiredMessage, requiredText, requiredTextMessages, tooLongMessage,
 } from './body';
 import { DATE_EXAMPLE, DATE_PATTERN, invalidDateMessage, optionalDate } from './dates';
 import { HtmlField, sanitizeHtmlField } from './html';
@@ -201,7 +192,7 @@ export function IsNumericId(name: string, options: IdFieldOptions = {}): Propert
  * before access: absent, null or malformed is 400 `<field> is required`.
  */
 export function ParentId(name: string, description: string): PropertyDecorator {
-  const required = `${name} is required`;
+  const required = requiredMessage(name);
   return IsNumericId(name, { missing: required, invalid: required, target: true, description });
 }
 
@@ -248,19 +239,19 @@ export function SanitizedHtml(name: HtmlField, options: ApiExtras & { required?:
     name,
     api: { type: 'string', maxLength: max, ...(required ? {} : { nullable: true }), ...api },
     required,
-    messages: required ? requiredTextMessages(name, max) : [`${name} must be a string`, nulMessage(name), tooLongMessage(name, max)],
+    messages: required ? requiredTextMessages(name, max) : [notStringMessage(name), nulMessage(name), tooLongMessage(name, max)],
   };
   if (required) {
     return AsyncRuleField(declaration, async (value) => {
       const clean = await sanitizeHtmlField(name, requiredText(name, value, max), true);
-      if (clean === '') throw new BadRequestException(`${name} is required`);
+      if (clean === '') throw new BadRequestException(requiredMessage(name));
       return clean;
     });
   }
   return AsyncRuleField(declaration, async (value) => {
     if (value === undefined) return undefined;
     if (value === null || value === '') return null;
-    if (typeof value !== 'string') throw new BadRequestException(`${name} must be a string`);
+    if (typeof value !== 'string') throw new BadRequestException(notStringMessage(name));
     const clean = await sanitizeHtmlField(name, value);
     return clean === '' ? null : clean;
   });

@@ -31,6 +31,15 @@ export function checkLength(field: string, value: string, max: number): string {
   return value;
 }
 
+/** D8: the 400 message of a field that is missing, blank or null where a value is required. */
+export const requiredMessage = (field: string): string => `${field} is required`;
+
+/** D8: the 400 message of a field sent as another type than a string. */
+export const notStringMessage = (field: string): string => `${field} must be a string`;
+
+/** D8: the 400 message of an update setting a text to blank. */
+export const emptyMessage = (field: string): string => `${field} cannot be empty`;
+
 /** The 400 message of a text holding U+0000, which PostgreSQL text and jsonb reject. */
 export function nulMessage(field: string): string {
   return `${field} must not contain NUL characters`;
@@ -50,7 +59,7 @@ export function checkText(field: string, value: string): string {
 
 /** D8 on create: the messages requiredText answers. */
 export function requiredTextMessages(field: string, max: number): string[] {
-  return [`${field} is required`, nulMessage(field), tooLongMessage(field, max)];
+  return [requiredMessage(field), nulMessage(field), tooLongMessage(field, max)];
 }
 
 /**
@@ -59,13 +68,13 @@ export function requiredTextMessages(field: string, max: number): string[] {
  * too long: 400 `<field> must be at most <max> characters`.
  */
 export function requiredText(field: string, value: unknown, max: number): string {
-  if (typeof value !== 'string' || value.trim() === '') throw new BadRequestException(`${field} is required`);
+  if (typeof value !== 'string' || value.trim() === '') throw new BadRequestException(requiredMessage(field));
   return checkLength(field, checkText(field, value).trim(), max);
 }
 
 /** D8 on update: the messages patchText answers. */
 export function patchTextMessages(field: string, max: number): string[] {
-  return [`${field} must be a string`, `${field} cannot be empty`, nulMessage(field), tooLongMessage(field, max)];
+  return [notStringMessage(field), emptyMessage(field), nulMessage(field), tooLongMessage(field, max)];
 }
 
 /**
@@ -74,14 +83,14 @@ export function patchTextMessages(field: string, max: number): string[] {
  */
 export function patchText(field: string, value: unknown, max: number): string | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'string') throw new BadRequestException(`${field} must be a string`);
-  if (value.trim() === '') throw new BadRequestException(`${field} cannot be empty`);
+  if (typeof value !== 'string') throw new BadRequestException(notStringMessage(field));
+  if (value.trim() === '') throw new BadRequestException(emptyMessage(field));
   return checkLength(field, checkText(field, value).trim(), max);
 }
 
 /** The messages optionalString answers. */
 export function optionalStringMessages(field: string): string[] {
-  return [`${field} must be a string`, nulMessage(field), tooLongMessage(field, MAX_LENGTH.name)];
+  return [notStringMessage(field), nulMessage(field), tooLongMessage(field, MAX_LENGTH.name)];
 }
 
 /**
@@ -91,6 +100,6 @@ export function optionalStringMessages(field: string): string[] {
  */
 export function optionalString(field: string, value: unknown): string | null | undefined {
   if (value === undefined || value === null) return value;
-  if (typeof value !== 'string') throw new BadRequestException(`${field} must be a string`);
+  if (typeof value !== 'string') throw new BadRequestException(notStringMessage(field));
   return checkLength(field, checkText(field, value), MAX_LENGTH.name);
 }

@@ -3,17 +3,17 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import helmet from 'helmet';
 import type { Logger } from 'pino';
-import type { AppEnv } from '../../config/env';
-import { mountMetrics } from '../../metrics/metrics';
-import { CALLER_KEY, type Caller } from '../auth/auth-context';
-import { keepOutOfCaches } from '../cache/cache-control';
-import { sendError } from '../errors/error.filter';
-import { logRequest } from '../logging/logger';
-import { RateLimitGuard } from '../throttle/throttle.guard';
-import { cutAtDeadline } from './deadline';
-import { inFlight } from './in-flight';
-import { sendNotModified } from './not-modified';
-import { needsKey } from './paths';
+import type { AppEnv } from './config/env';
+import { mountMetrics } from './metrics/metrics';
+import { CALLER_KEY, type Caller } from './common/auth/auth-context';
+import { keepOutOfCaches } from './common/cache/cache-control';
+import { sendError } from './common/errors/error.filter';
+import { logRequest } from './common/logging/logger';
+import { RateLimitGuard } from './common/throttle/throttle.guard';
+import { cutAtDeadline } from './common/http/deadline';
+import { inFlight } from './common/http/in-flight';
+import { sendNotModified } from './common/http/not-modified';
+import { needsKey } from './common/http/paths';
 
 /** D47: the prefix of the attachment links, whose paths are secrets. */
 const FILES_PATH = '/files/';

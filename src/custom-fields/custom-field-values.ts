@@ -3,7 +3,7 @@ import { nulMessage, tooLongMessage } from '../common/validation/body';
 import { formatTimestamp, parseIsoDate } from '../common/validation/dates';
 import { parseId } from '../common/validation/ids';
 import type { SqlParams } from '../common/database/sql-params';
-import { fieldAppliesSql, fieldVisibleSql } from './tasks.sql';
+import { fieldAppliesSql, fieldVisibleSql } from './custom-fields.sql';
 
 /*
  * The `custom_fields` of create and update task (D13, D42). At D3 step 7 only the
