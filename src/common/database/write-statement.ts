@@ -1,0 +1,265 @@
+import type { EntityManager } from 'typeorm';
+import type { ColumnTable, ColumnWrite } from './field-table';
+import type { Db } from './request-db';
+
+/*
+ * WriteStatement: the one way a write reaches PostgreSQL (issue 33). A write is
+ * ONE statement, a chain of CTEs in the order the builder gives them:
+ *
+ *   access   the caller's access row (reads, no locks)
+ *   lock     referenced rows, share- or update-locked (SELECT ... FOR KEY SHARE ...)
+ *   check    what the write needs to hold (reads)
+ *   write    INSERT / UPDATE / DELETE ... RETURNING
+ *   event    D37's outbox CTEs (events.sql.ts), always last
+ *
+ * The builder drains every lock and write CTE before the event's advisory lock
+ * (the event lock is the statement's last wait): locks first, in LOCK_ORDER of
+ * their tables, then writes in the order declared. A caller names no drain list and
+ * cannot add a CTE once the event is declared. A write declares its event
+ * (`.event(...)`) or why it has none (`.noEvent(reason)`): only then can it
+ * `.select(...)` its answer, and only a selected chain is a statement (Built),
+ * so a write without either does not compile.
+ *
+ * Values never enter the text: `w.arg(input => value, cast)` gives a placeholder
+ * and remembers how to read the value from the statement's input. The text is
+ * built once per shape (`shape(input)`: a short key of everything the text
+ * depends on, such as which fields a patch sends) and kept; a call then only
+ * reads its values, so a write costs no string building and its text is the
+ * same string object each time (the prepared-statement name is cached by it).
+ */
+
+/** Where a write runs: a request's Db (its `rows`), or a TypeORM manager inside a service's transaction. */
+export type WriteDb = Db | Pick<EntityManager, 'query'>;
+
+/** Placeholders of a statement's input: each reads one value of the input `I` when the statement runs. */
+export class Args<I> {
+  /** @internal the readers, in placeholder order */
+  readonly readers: ((input: I) => unknown)[] = [];
+
+  /** `$n` (with `::cast` when given) for the value `read(input)`. */
+  arg(read: (input: I) => unknown, cast?: string): string {
+    this.readers.push(read);
+    return `$${this.readers.length}${cast ? `::${cast}` : ''}`;
+  }
+}
+
+/**
+ * Tables in the one order a statement's referenced-row locks are drained (a lock CTE
+ * names its table). Two writes that lock rows of several tables take them in this order.
+ */
+export const LOCK_ORDER = [
+  'workspaces', 'workspace_members', 'folders', 'lists', 'statuses', 'tasks', 'labels', 'custom_fields', 'comments', 'attachments', 'webhooks',
+] as const;
+
+/** A table a lock CTE locks rows of. */
+export type LockTable = (typeof LOCK_ORDER)[number];
+
+/** What a CTE of the chain does (see the file comment). */
+export type CteKind = 'access' | 'lock' | 'check' | 'write';
+
+interface Cte {
+  name: string;
+  kind: CteKind;
+  sql: string;
+  table?: LockTable;
+}
+
+/**
+ * The event a write records (D37), rendered by events.sql.ts: its CTEs, given the
+ * names of the statement's CTEs to drain first. `reads` are the CTEs its FROM reads
+ * (already run to completion when it reads them: not drained twice).
+ */
+export interface StatementEvent<I> {
+  readonly reads: readonly string[];
+  ctes(args: Args<I>, drain: readonly string[]): string[];
+}
+
+/** A write's chain, open: CTEs are added, then its event (or why it has none) is declared. */
+export class WriteChain<I> {
+  /** @internal */
+  readonly parts: Cte[] = [];
+
+  constructor(readonly args: Args<I>) {}
+
+  /** `$n` for `read(input)` (Args.arg). */
+  arg(read: (input: I) => unknown, cast?: string): string {
+    return this.args.arg(read, cast);
+  }
+
+  /** The caller's access row, or other reads the later CTEs use (no locks). */
+  access(name: string, sql: string): this {
+    return this.add({ name, kind: 'access', sql });
+  }
+
+  /** Rows of `table` the write references or rewrites, locked (`FOR KEY SHARE`, `FOR NO KEY UPDATE`, ...): drained before the event lock, in LOCK_ORDER. */
+  lock(name: string, table: LockTable, sql: string): this {
+    return this.add({ name, kind: 'lock', sql, table });
+  }
+
+  /** A read the write is conditioned on (no locks, no writes). */
+  check(name: string, sql: string): this {
+    return this.add({ name, kind: 'check', sql });
+  }
+
+  /** A data-modifying CTE (with RETURNING): drained before the event lock. */
+  write(name: string, sql: string): this {
+    return this.add({ name, kind: 'write', sql });
+  }
+
+  /** Adds CTE texts of a helper (`name AS ...`), each of `kind`. */
+  addAll(kind: 'access' | 'check' | 'write', ctes: readonly string[]): this {
+    for (const sql of ctes) this.add({ name: cteName(sql), kind, sql: sql.slice(sql.indexOf(' AS ') + 4) });
+    return this;
+  }
+
+  /** Declares the event the write records; the chain is then closed. */
+  event(event: StatementEvent<I>): SealedWrite<I> {
+    return new SealedWrite(this.args, [...this.parts], event);
+  }
+
+  /** Declares that the write records no event, and why (the reason is for readers: a write without an event is a decision). */
+  noEvent(reason: string): SealedWrite<I> {
+    void reason;
+    return new SealedWrite(this.args, [...this.parts], null);
+  }
+
+  private add(cte: Cte): this {
+    if (!/^[a-z_][a-z0-9_]*$/.test(cte.name)) throw new Error(`bad CTE name ${cte.name}`);
+    this.parts.push(cte);
+    return this;
+  }
+}
+
+/** The name of a CTE text `name AS (...)`. */
+function cteName(sql: string): string {
+  return sql.slice(0, sql.indexOf(' '));
+}
+
+declare const BUILT: unique symbol;
+
+/** A whole statement's text and readers: what a shape's build returns (only SealedWrite.select makes one). */
+export interface Built<I> {
+  readonly [BUILT]: true;
+  readonly text: string;
+  readonly readers: readonly ((input: I) => unknown)[];
+}
+
+/** A chain whose event is declared: it answers with a SELECT over its CTEs. */
+export class SealedWrite<I> {
+  constructor(
+    private readonly args: Args<I>,
+    private readonly parts: readonly Cte[],
+    private readonly evt: StatementEvent<I> | null,
+  ) {}
+
+  /** The statement: the CTEs in order, the drain list built from them, the event last, then `SELECT <sql>`. */
+  select(sql: string): Built<I> {
+    const ctes = this.parts.map((c) => `${c.name} AS ${c.sql}`);
+    if (this.evt) ctes.push(...this.evt.ctes(this.args, drainOrder(this.parts, this.evt.reads)));
+    return { text: `${ctes.length ? `WITH ${ctes.join(',\n')}\n` : ''}SELECT ${sql}`, readers: this.args.readers } as unknown as Built<I>;
+  }
+}
+
+/** The lock and write CTEs of `parts` the event must wait for: locks in LOCK_ORDER (then as declared), then writes as declared; `reads` left out. */
+export function drainOrder(parts: readonly Pick<Cte, 'name' | 'kind' | 'table'>[], reads: readonly string[] = []): string[] {
+  const rank = (c: Pick<Cte, 'table'>) => LOCK_ORDER.indexOf(c.table!);
+  const locks = parts.filter((c) => c.kind === 'lock').map((c, i) => ({ c, i })).sort((a, b) => rank(a.c) - rank(b.c) || a.i - b.i).map(({ c }) => c);
+  const writes = parts.filter((c) => c.kind === 'write');
+  return [...locks, ...writes].map((c) => c.name).filter((name) => !reads.includes(name));
+}
+
+/** A rendered statement: its text and parameter values. */
+export interface Rendered {
+  text: string;
+  values: unknown[];
+}
+
+/**
+ * A write statement of one kind: `shape(input)` keys its text, `build` makes the
+ * text of a shape (once) from a chain whose placeholders read the input; `R` is the
+ * type of its result rows, stated here once.
+ */
+export class WriteStatement<I, R> {
+  private readonly shapes = new Map<string, Built<I>>();
+
+  constructor(
+    /** Names the statement (errors, the rendered queries file). */
+    readonly name: string,
+    private readonly shape: (input: I) => string,
+    private readonly build: (w: WriteChain<I>, input: I) => Built<I>,
+  ) {}
+
+  /** Text and values for `input`; the text of its shape is built on first use and kept. */
+  render(input: I): Rendered {
+    const key = this.shape(input);
+    let built = this.shapes.get(key);
+    if (!built) {
+      built = this.build(new WriteChain(new Args<I>()), input);
+      this.shapes.set(key, built);
+    }
+    const values = new Array<unknown>(built.readers.length);
+    for (let i = 0; i < values.length; i++) values[i] = built.readers[i](input);
+    return { text: built.text, values };
+  }
+
+  /** Runs the statement for `input` on `db` and returns its rows. */
+  async run(db: WriteDb, input: I): Promise<R[]> {
+    const { text, values } = this.render(input);
+    return 'rows' in db ? db.rows<R>(text, values) : ((await db.query(text, values)) as R[]);
+  }
+
+  /** Shapes built so far (tests: one per shape). */
+  get builtShapes(): number {
+    return this.shapes.size;
+  }
+}
+
+/** Defines a write statement (see WriteStatement). */
+export function writeStatement<I, R>(name: string, shape: (input: I) => string, build: (w: WriteChain<I>, input: I) => Built<I>): WriteStatement<I, R> {
+  return new WriteStatement<I, R>(name, shape, build);
+}
+
+/** A shape key of which of `columns` `patch` sends (`1` sent, `0` not), in column order. */
+export function sentKey(columns: readonly string[], patch: object): string {
+  let key = '';
+  for (const c of columns) key += (patch as Record<string, unknown>)[c] === undefined ? '0' : '1';
+  return key;
+}
+
+/**
+ * An INSERT of one row of `table` in workspace `ws` (SQL) with the field table's written
+ * columns: each the body's value (`body(input)[column]`), else its create default.
+ */
+export function insertRow<I>(w: WriteChain<I>, table: string, writes: readonly ColumnWrite[], body: (input: I) => object, ws: string): string {
+  const values = writes.map(({ column, cast, createDefault }) => {
+    const value = w.arg((i) => (body(i) as Record<string, unknown>)[column] ?? null, cast);
+    return createDefault ? `COALESCE(${value}, ${createDefault(ws)})` : value;
+  });
+  return `INSERT INTO ${table} (workspace_id, ${writes.map((c) => c.column).join(', ')}) VALUES (${ws}, ${values.join(', ')})`;
+}
+
+/**
+ * D37 `changes` of an update of the field table's written columns: for each, SQL that is true when
+ * `after` (the update's RETURNING rows) holds another value than `before` (the row as it was).
+ * Every written column is named: a field added to the table is in its update event by construction.
+ */
+export function columnChanges(table: Pick<ColumnTable<string>, 'columns'>, after = 'r', before = 'old'): Record<string, string> {
+  return Object.fromEntries(table.columns.map((c) => [c, `${after}.${c} IS DISTINCT FROM ${before}.${c}`]));
+}
+
+/**
+ * The "only sent fields change" update of row `id(input)` of `table` (the PATCH routes): `old`, the
+ * row locked FOR NO KEY UPDATE (so it is the version the update applies to), then `r`, the row after
+ * the update, with the columns `patch(input)` sends (from the field table's written columns, never from
+ * the request). The shape key must include sentKey(table.columns, patch). With nothing sent, no CTE is
+ * added (the caller then selects the row as it is) and false is returned.
+ */
+export function updateRow<I>(w: WriteChain<I>, tableName: string, lockTable: LockTable, table: ColumnTable<string>, id: (input: I) => number, patch: (input: I) => object, sample: I): boolean {
+  const sent = table.writes.filter(({ column }) => (patch(sample) as Record<string, unknown>)[column] !== undefined);
+  if (!sent.length) return false;
+  const rowId = w.arg(id, 'int');
+  const sets = sent.map(({ column, cast }) => `${column} = ${w.arg((i) => (patch(i) as Record<string, unknown>)[column], cast)}`);
+  w.lock('old', lockTable, `MATERIALIZED (SELECT * FROM ${tableName} WHERE id = ${rowId} FOR NO KEY UPDATE)`);
+  w.write('r', `(UPDATE ${tableName} t SET ${sets.join(', ')} FROM old WHERE t.id = old.id RETURNING t.*)`);
+  return true;
+}
