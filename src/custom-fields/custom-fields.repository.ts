@@ -6,7 +6,6 @@ import { ColumnField, createValuesSql, FieldRow, FieldsMatch, positionWrite, sel
 import type { Db } from '../common/database/request-db';
 import { Sql } from '../common/database/sql';
 import { SqlParams } from '../common/database/sql-params';
-import type { CHANGE_FIELDS } from '../events/event-types';
 import { Actor, columnChangesSql, eventCtes } from '../events/events.sql';
 import { fieldVisibleSql } from '../tasks/tasks.sql';
 import type { FieldCreate, FieldWrite } from './custom-field-body';
@@ -107,8 +106,8 @@ export interface FieldWriteResult {
   field: CustomFieldDto | null;
 }
 
-/** The update's `changes` names (D48). */
-type FieldChange = (typeof CHANGE_FIELDS)['custom_field.updated'][number];
+/** The update's `changes` names (D48): the written columns and the link sets. */
+type FieldChange = WrittenColumn | 'allowed_user_ids' | 'granted_folder_ids' | 'list_overrides';
 
 /** SQL for custom-field definitions. */
 @Injectable()

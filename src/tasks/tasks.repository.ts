@@ -14,7 +14,6 @@ import {
   CUSTOM_FIELD_VERDICT_SQL, CustomFieldVerdict, judgeCustomFieldsCtes, NO_CUSTOM_FIELD_VERDICT_SQL, PlaceSql, writeCustomFieldsCtes,
 } from './custom-field-values';
 import { SqlParams } from '../common/database/sql-params';
-import { CHANGE_FIELDS } from '../events/event-types';
 import { Actor, columnChangesSql, eventCtes } from '../events/events.sql';
 import { deleteTasksCtes, newTaskAnswerSql, TASK_WRITE_COLUMNS, TaskLinkSources, TaskShape, taskJsonSql } from './tasks.sql';
 
@@ -321,7 +320,7 @@ export class TasksRepository {
       ...columnChangesSql(TASK_WRITE_COLUMNS.map((c) => c.column), 'task'),
       assignee_ids: 'false', custom_fields: 'false', label_ids: 'false',
       parent_id: 'task.parent_id IS DISTINCT FROM old.parent_id',
-    } as Record<(typeof CHANGE_FIELDS)['task.updated'][number], string>;
+    } as Record<string, string>;
     const sets = ['updated_at = now()'];
     const column = (name: string, value: unknown, cast: string) => {
       if (value !== undefined) sets.push(`${name} = ${p.add(value, cast)}`);
@@ -432,7 +431,7 @@ export class TasksRepository {
         : `link AS (DELETE FROM task_labels tl USING old, lb WHERE tl.task_id = old.id AND tl.label_id = lb.id${seen} RETURNING tl.task_id)`,
       `task AS (UPDATE tasks t SET updated_at = now() FROM old WHERE t.id = old.id AND EXISTS (SELECT 1 FROM link) RETURNING t.*)`,
     );
-    const changes = Object.fromEntries(CHANGE_FIELDS['task.updated'].map((f) => [f, f === 'label_ids' ? 'true' : 'false'])) as Record<(typeof CHANGE_FIELDS)['task.updated'][number], string>;
+    const changes = { label_ids: 'true' };
     ctes.push(
       ...eventCtes(p, actor, {
         type: 'task.updated', from: 'task JOIN old ON old.id = task.id', workspace: 'task.workspace_id',
