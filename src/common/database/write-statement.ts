@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { ColumnTable, ColumnWrite } from './field-table';
 import type { Db } from './request-db';
+import { SqlParams } from './sql-params';
 
 /*
  * WriteStatement: the one way a write reaches PostgreSQL (issue 33). A write is
@@ -79,11 +80,39 @@ export class WriteChain<I> {
   /** @internal */
   readonly parts: Cte[] = [];
 
-  constructor(readonly args: Args<I>) {}
+  constructor(
+    readonly args: Args<I>,
+    /** The input the shape is built from: decide the text's shape from it, never copy its values into the text. */
+    readonly sample: I,
+  ) {}
 
   /** `$n` for `read(input)` (Args.arg). */
   arg(read: (input: I) => unknown, cast?: string): string {
     return this.args.arg(read, cast);
+  }
+
+  /**
+   * The SQL of a helper written over parameters (`render(p, value)`, calling `p.add(value, cast)`), for the value
+   * `read(input)`: its placeholders read the values the helper adds for each input (the helper must add the same
+   * number of values for every input of the shape). The helper runs again per statement for its values only.
+   */
+  via<T, R>(read: (input: I) => T, render: (p: Pick<SqlParams, 'add'>, value: T) => R): R {
+    const memo = new WeakMap<object, unknown[]>();
+    const valuesOf = (input: I) => {
+      let values = memo.get(input as object);
+      if (!values) {
+        const p = new SqlParams();
+        render(p, read(input));
+        values = p.values;
+        memo.set(input as object, values);
+      }
+      return values;
+    };
+    let k = 0;
+    return render({ add: (_value: unknown, cast?: string) => {
+      const n = k++;
+      return this.arg((input) => valuesOf(input)[n], cast);
+    } }, read(this.sample));
   }
 
   /** The caller's access row, or other reads the later CTEs use (no locks). */
@@ -106,9 +135,10 @@ export class WriteChain<I> {
     return this.add({ name, kind: 'write', sql });
   }
 
-  /** Adds CTE texts of a helper (`name AS ...`), each of `kind`. */
-  addAll(kind: 'access' | 'check' | 'write', ctes: readonly string[]): this {
-    for (const sql of ctes) this.add({ name: cteName(sql), kind, sql: sql.slice(sql.indexOf(' AS ') + 4) });
+  /** Adds CTE texts of a helper (`name AS ...`), each of `kind` (locks: of `table`). */
+  addAll(kind: CteKind, ctes: readonly string[], table?: LockTable): this {
+    if (kind === 'lock' && !table) throw new Error('a lock names its table');
+    for (const sql of ctes) this.add({ name: cteName(sql), kind, sql: sql.slice(sql.indexOf(' AS ') + 4), table });
     return this;
   }
 
@@ -194,7 +224,7 @@ export class WriteStatement<I, R> {
     const key = this.shape(input);
     let built = this.shapes.get(key);
     if (!built) {
-      built = this.build(new WriteChain(new Args<I>()), input);
+      built = this.build(new WriteChain(new Args<I>(), input), input);
       this.shapes.set(key, built);
     }
     const values = new Array<unknown>(built.readers.length);
@@ -227,15 +257,21 @@ export function sentKey(columns: readonly string[], patch: object): string {
 }
 
 /**
- * An INSERT of one row of `table` in workspace `ws` (SQL) with the field table's written
- * columns: each the body's value (`body(input)[column]`), else its create default.
+ * A create's values of the field table's written columns: each the body's value (`body(input)[column]`),
+ * else (left out or null) its create default over the workspace id SQL `ws`.
  */
-export function insertRow<I>(w: WriteChain<I>, table: string, writes: readonly ColumnWrite[], body: (input: I) => object, ws: string): string {
+export function createValues<I>(w: WriteChain<I>, writes: readonly ColumnWrite[], body: (input: I) => object, ws: string): { columns: string; values: string } {
   const values = writes.map(({ column, cast, createDefault }) => {
     const value = w.arg((i) => (body(i) as Record<string, unknown>)[column] ?? null, cast);
     return createDefault ? `COALESCE(${value}, ${createDefault(ws)})` : value;
   });
-  return `INSERT INTO ${table} (workspace_id, ${writes.map((c) => c.column).join(', ')}) VALUES (${ws}, ${values.join(', ')})`;
+  return { columns: writes.map((c) => c.column).join(', '), values: values.join(', ') };
+}
+
+/** An INSERT of one row of `table` in workspace `ws` (SQL) with the field table's written columns (createValues). */
+export function insertRow<I>(w: WriteChain<I>, table: string, writes: readonly ColumnWrite[], body: (input: I) => object, ws: string): string {
+  const { columns, values } = createValues(w, writes, body, ws);
+  return `INSERT INTO ${table} (workspace_id, ${columns}) VALUES (${ws}, ${values})`;
 }
 
 /**
