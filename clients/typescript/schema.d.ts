@@ -1855,7 +1855,7 @@ export interface components {
                 role?: "owner" | "admin" | "member" | "viewer";
                 /** Format: int64 */
                 custom_field_id?: number | null;
-                changes?: ("allowed_user_ids" | "assignee_ids" | "category" | "color" | "config" | "content" | "custom_fields" | "description" | "due_date" | "folder_id" | "folder_ids" | "granted_folder_ids" | "icon" | "image_url" | "is_scope_restricted" | "label_ids" | "list_id" | "list_ids" | "list_overrides" | "name" | "parent_id" | "position" | "priority" | "resolved" | "restricted" | "role" | "slug" | "start_date" | "status_id" | "title")[];
+                changes?: string[];
             };
         };
         EventActor: {

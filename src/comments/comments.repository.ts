@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { type AccessRead, READ_PARAMS } from '../common/access/access.repository';
-import { createValuesSql, FieldsMatch, JsonField, jsonObjectSql, writeColumns } from '../common/database/field-table';
+import { FieldsMatch, JsonField, jsonObjectSql, writeColumns } from '../common/database/field-table';
 import { J } from '../common/database/json-sql';
 import type { Db } from '../common/database/request-db';
 import { Sql } from '../common/database/sql';
-import { SqlParams } from '../common/database/sql-params';
+import { columnChanges, createValues, writeStatement } from '../common/database/write-statement';
 import { RawJson } from '../common/http/raw-json';
-import { Actor, columnChangesSql, eventCtes } from '../events/events.sql';
+import { Actor, statementEvent } from '../events/events.sql';
 import type { CommentDto } from './comments.dto';
 
 /**
@@ -41,6 +41,65 @@ export const COMMENT_WRITES = writeColumns<keyof CommentDto>(COMMENT_FIELDS);
  */
 const COMMENT_JSON = jsonObjectSql(COMMENT_FIELDS);
 
+/** The columns an update writes (update comment's body: `content`, `resolved`), from the field table. */
+const UPDATE_COLUMNS = COMMENT_WRITES.map((c) => c.column).filter((c) => c !== 'parent_comment_id');
+
+/** The list of the comment row `c`'s task. */
+const listOf = (c: string) => `(SELECT t.list_id FROM tasks t WHERE t.id = ${c}.task_id)`;
+
+/** D44 update comment (CommentsRepository.update). */
+const UPDATE = writeStatement<{ actor: Actor; id: number; content: string | null; resolved: boolean | null }, { allowed: boolean; json: string | null }>(
+  'comment.update', () => '', (w) => {
+    const text = w.arg((i) => i.content, 'text');
+    const flag = w.arg((i) => i.resolved, 'boolean');
+    return w
+      .lock('old', 'comments', `MATERIALIZED (SELECT c.* FROM comments c WHERE c.id = ${w.arg((i) => i.id, 'int')} FOR NO KEY UPDATE)`)
+      // D44 step 9: only the author changes the content.
+      .check('chk', `(SELECT ${text} IS NULL OR old.content = ${text} OR old.user_id = ${w.arg((i) => i.actor.userId, 'int')} AS allowed FROM old)`)
+      .write('c', `(UPDATE comments c SET content = COALESCE(${text}, c.content), resolved = COALESCE(${flag}, c.resolved)
+               FROM old, chk WHERE c.id = old.id AND chk.allowed RETURNING c.*)`)
+      .event(statementEvent({
+        type: 'comment.updated', from: 'c JOIN old ON old.id = c.id', reads: ['c', 'old'], workspace: 'c.workspace_id',
+        data: { comment_id: 'c.id', task_id: 'c.task_id', list_id: listOf('c') }, changes: columnChanges({ columns: UPDATE_COLUMNS }, 'c'),
+      }))
+      .select(`chk.allowed, (SELECT ${COMMENT_JSON} FROM c JOIN users u ON u.id = c.user_id) AS json FROM chk`);
+  },
+);
+
+/** D44 delete comment (CommentsRepository.delete). */
+const DELETE = writeStatement<{ actor: Actor; id: number; managerial: boolean }, { allowed: boolean }>('comment.delete', () => '', (w) =>
+  w
+    .lock('old', 'comments', `MATERIALIZED (SELECT c.id, c.user_id = ${w.arg((i) => i.actor.userId, 'int')} OR ${w.arg((i) => i.managerial, 'boolean')} AS allowed
+                              FROM comments c WHERE c.id = ${w.arg((i) => i.id, 'int')} FOR UPDATE)`)
+    .write('d', '(DELETE FROM comments c USING old WHERE c.id = old.id AND old.allowed RETURNING c.*)')
+    .event(statementEvent({
+      type: 'comment.deleted', from: 'd', reads: ['d'], workspace: 'd.workspace_id',
+      data: { comment_id: 'd.id', task_id: 'd.task_id', list_id: listOf('d') },
+    }))
+    .select('old.allowed FROM old'),
+);
+
+/** Create comment (CommentsRepository.insert). */
+const INSERT = writeStatement<{ actor: Actor; taskId: number; body: { content: string } }, { json: string }>('comment.insert', () => '', (w) => {
+  const taskId = w.arg((i) => i.taskId, 'int');
+  const user = w.arg((i) => i.actor.userId, 'int');
+  const { columns, values } = createValues(w, COMMENT_WRITES, (i) => i.body, 'tk.workspace_id');
+  return w
+    .lock('tk', 'tasks', `MATERIALIZED (SELECT t.id, t.workspace_id, t.list_id FROM tasks t WHERE t.id = ${taskId} FOR KEY SHARE)`)
+    .write('c', `(
+         INSERT INTO comments (workspace_id, task_id, user_id, ${columns})
+         SELECT tk.workspace_id, tk.id, ${user}, ${values} FROM tk
+         RETURNING *)`)
+    .event(statementEvent({
+      type: 'comment.created', from: 'c JOIN tk ON tk.id = c.task_id', reads: ['c', 'tk'], workspace: 'c.workspace_id',
+      data: { comment_id: 'c.id', task_id: 'c.task_id', list_id: 'tk.list_id' },
+    }))
+    .select(`${COMMENT_JSON} AS json FROM c JOIN users u ON u.id = c.user_id`);
+});
+
+/** The write statements of comments. */
+export const COMMENT_WRITE_STATEMENTS = [UPDATE, DELETE, INSERT];
+
 /** SQL for comments. */
 @Injectable()
 export class CommentsRepository {
@@ -62,26 +121,7 @@ export class CommentsRepository {
    * event). Null when the comment no longer exists.
    */
   async update(actor: Actor, id: number, content: string | null, resolved: boolean | null, db: Db = this.sql): Promise<{ author_only: boolean; comment: RawJson<CommentDto> | null } | null> {
-    const p = new SqlParams();
-    const text = p.add(content, 'text');
-    const flag = p.add(resolved, 'boolean');
-    const ctes = [
-      `old AS MATERIALIZED (SELECT c.* FROM comments c WHERE c.id = ${p.add(id, 'int')} FOR NO KEY UPDATE)`,
-      // D44 step 9: only the author changes the content.
-      `chk AS (SELECT ${text} IS NULL OR old.content = ${text} OR old.user_id = ${p.add(actor.userId, 'int')} AS allowed FROM old)`,
-      `c AS (UPDATE comments c SET content = COALESCE(${text}, c.content), resolved = COALESCE(${flag}, c.resolved)
-               FROM old, chk WHERE c.id = old.id AND chk.allowed RETURNING c.*)`,
-      ...eventCtes(p, actor, {
-        type: 'comment.updated', from: 'c JOIN old ON old.id = c.id', workspace: 'c.workspace_id',
-        data: { comment_id: 'c.id', task_id: 'c.task_id', list_id: '(SELECT t.list_id FROM tasks t WHERE t.id = c.task_id)' },
-        changes: columnChangesSql(['content', 'resolved'], 'c'),
-      }),
-    ];
-    const rows: { allowed: boolean; json: string | null }[] = await db.rows(
-      `WITH ${ctes.join(',\n')}
-       SELECT chk.allowed, (SELECT ${COMMENT_JSON} FROM c JOIN users u ON u.id = c.user_id) AS json FROM chk`,
-      p.values,
-    );
+    const rows = await UPDATE.run(db, { actor, id, content, resolved });
     if (!rows.length) return null;
     return { author_only: !rows[0].allowed, comment: rows[0].json === null ? null : new RawJson(rows[0].json) };
   }
@@ -92,17 +132,7 @@ export class CommentsRepository {
    * whether it was deleted (false: neither author nor manager, 403 at step 9).
    */
   async delete(actor: Actor, id: number, managerial: boolean, db: Db = this.sql): Promise<boolean | null> {
-    const p = new SqlParams();
-    const ctes = [
-      `old AS MATERIALIZED (SELECT c.id, c.user_id = ${p.add(actor.userId, 'int')} OR ${p.add(managerial, 'boolean')} AS allowed
-                              FROM comments c WHERE c.id = ${p.add(id, 'int')} FOR UPDATE)`,
-      `d AS (DELETE FROM comments c USING old WHERE c.id = old.id AND old.allowed RETURNING c.*)`,
-      ...eventCtes(p, actor, {
-        type: 'comment.deleted', from: 'd', workspace: 'd.workspace_id',
-        data: { comment_id: 'd.id', task_id: 'd.task_id', list_id: '(SELECT t.list_id FROM tasks t WHERE t.id = d.task_id)' },
-      }),
-    ];
-    const rows: { allowed: boolean }[] = await db.rows(`WITH ${ctes.join(',\n')} SELECT old.allowed FROM old`, p.values);
+    const rows = await DELETE.run(db, { actor, id, managerial });
     return rows.length ? rows[0].allowed : null;
   }
 
@@ -114,22 +144,7 @@ export class CommentsRepository {
    * task no longer exists (deleted since the access check).
    */
   async insert(actor: Actor, taskId: number, content: string, db: Db = this.sql): Promise<RawJson<CommentDto> | null> {
-    const p = new SqlParams();
-    const tk = `tk AS MATERIALIZED (SELECT t.id, t.workspace_id, t.list_id FROM tasks t WHERE t.id = ${p.add(taskId, 'int')} FOR KEY SHARE)`;
-    const user = p.add(actor.userId, 'int');
-    const { columns, values } = createValuesSql(p, COMMENT_WRITES, { content }, 'tk.workspace_id');
-    const ctes = [
-      tk,
-      `c AS (
-         INSERT INTO comments (workspace_id, task_id, user_id, ${columns})
-         SELECT tk.workspace_id, tk.id, ${user}, ${values} FROM tk
-         RETURNING *)`,
-      ...eventCtes(p, actor, {
-        type: 'comment.created', from: 'c JOIN tk ON tk.id = c.task_id', workspace: 'c.workspace_id',
-        data: { comment_id: 'c.id', task_id: 'c.task_id', list_id: 'tk.list_id' },
-      }),
-    ];
-    const rows: { json: string }[] = await db.rows(`WITH ${ctes.join(',\n')} SELECT ${COMMENT_JSON} AS json FROM c JOIN users u ON u.id = c.user_id`, p.values);
+    const rows = await INSERT.run(db, { actor, taskId, body: { content } });
     return rows.length ? new RawJson(rows[0].json) : null;
   }
 }

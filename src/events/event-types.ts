@@ -46,19 +46,5 @@ export function isEventType(value: unknown): value is EventType {
   return typeof value === 'string' && Object.prototype.hasOwnProperty.call(EVENT_DATA_KEYS, value);
 }
 
-/** D37: the field names `changes` may list, per update type (sorted, as `changes` lists them). */
-export const CHANGE_FIELDS = {
-  'task.updated': ['assignee_ids', 'custom_fields', 'description', 'due_date', 'label_ids', 'list_id', 'parent_id', 'priority', 'start_date', 'status_id', 'title'],
-  'folder.updated': ['color', 'icon', 'name', 'position'],
-  'list.updated': ['color', 'folder_id', 'icon', 'name', 'position'],
-  'status.updated': ['category', 'color', 'icon', 'name', 'position'],
-  // D48.
-  'label.updated': ['color', 'name'],
-  'comment.updated': ['content', 'resolved'],
-  'workspace.updated': ['color', 'description', 'icon', 'image_url', 'name', 'slug'],
-  'member.updated': ['folder_ids', 'list_ids', 'restricted', 'role'],
-  'custom_field.updated': ['allowed_user_ids', 'config', 'granted_folder_ids', 'is_scope_restricted', 'list_overrides', 'name', 'position'],
-} as const;
-
-/** The event types whose data carries `changes`. */
-export type UpdateEventType = keyof typeof CHANGE_FIELDS;
+/** The event types whose data carries `changes` (D37): the names of the written fields whose stored value changed, derived from each resource's field table (write-statement.ts). */
+export type UpdateEventType = { [T in EventType]: 'changes' extends (typeof EVENT_DATA_KEYS)[T][number] ? T : never }[EventType];

@@ -1,5 +1,6 @@
 import type { SqlParams } from '../common/database/sql-params';
-import { CHANGE_FIELDS, EVENT_DATA_KEYS, EventType, UpdateEventType } from './event-types';
+import type { Args, StatementEvent } from '../common/database/write-statement';
+import { EVENT_DATA_KEYS, EventType } from './event-types';
 
 /** Who made a write (D37 `actor`): the API key's user and the key. */
 export interface Actor {
@@ -16,7 +17,6 @@ export interface Actor {
 export const EVENTS_LOCK_NAMESPACE = 0x45564e54;
 
 type DataKey<T extends EventType> = Exclude<(typeof EVENT_DATA_KEYS)[T][number], 'changes'>;
-type ChangeField<T extends EventType> = T extends UpdateEventType ? (typeof CHANGE_FIELDS)[T][number] : never;
 
 /** One event a write statement records, described over the rows that write returned. */
 export interface EventWrite<T extends EventType> {
@@ -36,7 +36,7 @@ export interface EventWrite<T extends EventType> {
    * stored value after the write differs from the one before it. No true
    * field, no event (D37: a no-op update records nothing).
    */
-  changes?: Record<ChangeField<T>, string>;
+  changes?: Record<string, string>;
   /**
    * Names of the statement's other data-modifying CTEs (each with RETURNING):
    * they run to completion before the lock, so the statement takes all its
@@ -78,15 +78,33 @@ export interface EventWrite<T extends EventType> {
  * CTE names `event_row`, `event_lock`, `event_insert` (`changed` inside).
  */
 export function eventCtes<T extends EventType>(p: SqlParams, actor: Actor, w: EventWrite<T>): string[] {
+  return eventCteTexts(w, p.add(actor.userId, 'int'), p.add(actor.keyId, 'int'));
+}
+
+/**
+ * The event of a WriteStatement (write-statement.ts): eventCtes' CTEs with the actor read from the
+ * statement's input, and the drain list the builder derives from its lock and write CTEs (`drain`
+ * is not given here). `from`'s CTEs are named in `reads` (not drained twice).
+ */
+export function statementEvent<I extends { actor: Actor }, T extends EventType>(w: Omit<EventWrite<T>, 'drain'> & { reads: readonly string[] }): StatementEvent<I> {
+  return {
+    reads: w.reads,
+    ctes: (args: Args<I>, drain: readonly string[]) =>
+      eventCteTexts({ ...w, drain: [...drain] }, args.arg((i) => i.actor.userId, 'int'), args.arg((i) => i.actor.keyId, 'int')),
+  };
+}
+
+/** eventCtes' texts with the actor's user and key as SQL. */
+function eventCteTexts<T extends EventType>(w: EventWrite<T>, user: string, key: string): string[] {
   const keys = EVENT_DATA_KEYS[w.type] as readonly string[];
   const values = w.data as Record<string, string>;
   const data = keys.map((k) => `'${k}', ${k === 'changes' ? 'to_jsonb(changed.names)' : values[k]}`).join(', ');
   const filters = (w.drain ?? []).map((cte) => `(SELECT count(*) FROM ${cte}) >= 0`);
   let from = w.from;
   if (w.changes) {
-    const changes = w.changes as Record<string, string>;
-    // Sorted names (D37): CHANGE_FIELDS lists them in order.
-    const names = (CHANGE_FIELDS[w.type as UpdateEventType] as readonly string[]).map((f) => `CASE WHEN ${changes[f]} THEN '${f}' END`);
+    const changes = w.changes;
+    // D37: the names sorted; every field the write's `changes` covers (its field table's written columns and link sets).
+    const names = Object.keys(changes).sort().map((f) => `CASE WHEN ${changes[f]} THEN '${f}' END`);
     from += ` CROSS JOIN LATERAL (SELECT array_remove(ARRAY[${names.join(', ')}]::text[], NULL) AS names) changed`;
     filters.push('cardinality(changed.names) > 0');
   }
@@ -99,18 +117,10 @@ export function eventCtes<T extends EventType>(p: SqlParams, actor: Actor, w: Ev
     `event_insert AS (
        INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
        SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, '${w.type}', now(),
-              ${p.add(actor.userId, 'int')}, ${p.add(actor.keyId, 'int')}, l.data
+              ${user}, ${key}, l.data
          FROM event_lock l
        RETURNING id)`,
   ];
-}
-
-/**
- * D37 `changes` of an update over plain columns: for each of `columns`, SQL that is true when the
- * row `after` (the update's RETURNING rows) holds another value than the row `before` (the row as it was).
- */
-export function columnChangesSql<C extends string>(columns: readonly C[], after = 'r', before = 'old'): Record<C, string> {
-  return Object.fromEntries(columns.map((c) => [c, `${after}.${c} IS DISTINCT FROM ${before}.${c}`])) as Record<C, string>;
 }
 
 /**

@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { ColumnField, columnTable, FieldsMatch, insertRowSql, positionWrite, WritesMatch } from '../common/database/field-table';
-import { patchStatement } from '../common/database/patch';
+import { ColumnField, columnTable, FieldsMatch, positionWrite, WritesMatch } from '../common/database/field-table';
 import type { Db } from '../common/database/request-db';
 import { type AccessRead, READ_PARAMS } from '../common/access/access.repository';
-import { SqlParams } from '../common/database/sql-params';
+import { columnChanges, insertRow, sentKey, updateRow, writeStatement } from '../common/database/write-statement';
 import { jsonArraySql, RawJson } from '../common/http/raw-json';
-import { Actor, columnChangesSql, eventCtes } from '../events/events.sql';
+import { Actor, statementEvent } from '../events/events.sql';
 import { deleteTasksCtes } from '../tasks/tasks.sql';
 import type { CreateFolderDto, FolderDto, UpdateFolderDto } from './folders.dto';
 
@@ -27,6 +26,45 @@ void FIELDS_MATCH_DTOS;
 
 /** The select list, the written columns and their names (an update's SET list: never from the request). */
 export const FOLDER_TABLE = columnTable<keyof UpdateFolderDto>(FOLDER_FIELDS);
+
+/** Inserts a folder (defaults: FOLDER_FIELDS; position max + 1 of the workspace, D24), recording `folder.created` (D37). */
+const INSERT = writeStatement<{ actor: Actor; workspaceId: number; body: Omit<CreateFolderDto, 'workspace_id'> }, FolderDto>('folder.insert', () => '', (w) =>
+  w
+    .write('f', `(${insertRow(w, 'folders', FOLDER_TABLE.writes, (i) => i.body, w.arg((i) => i.workspaceId, 'int'))} RETURNING *)`)
+    .event(statementEvent({ type: 'folder.created', from: 'f', reads: ['f'], workspace: 'f.workspace_id', data: { folder_id: 'f.id' } }))
+    .select(`${FOLDER_TABLE.select} FROM f`),
+);
+
+/** The fields sent of a folder; `folder.updated` when a stored value changed (D37). */
+const UPDATE = writeStatement<{ actor: Actor; id: number; patch: UpdateFolderDto }, FolderDto>('folder.update', (i) => sentKey(FOLDER_TABLE.columns, i.patch), (w, sample) =>
+  updateRow(w, 'folders', 'folders', FOLDER_TABLE, (i) => i.id, (i) => i.patch, sample)
+    ? w
+        .event(statementEvent({
+          type: 'folder.updated', from: 'r JOIN old ON old.id = r.id', reads: ['r', 'old'], workspace: 'r.workspace_id',
+          data: { folder_id: 'r.id' }, changes: columnChanges(FOLDER_TABLE),
+        }))
+        .select(`${FOLDER_TABLE.select} FROM r`)
+    : w.noEvent('nothing sent: nothing changes').select(`${FOLDER_TABLE.select} FROM folders WHERE id = ${w.arg((i) => i.id, 'int')}`),
+);
+
+/**
+ * D26: a folder with its lists and their tasks, recording only `folder.deleted` (D37). The lists and tasks are
+ * deleted by the statement itself rather than by the foreign keys' cascade (at the statement's end), so that
+ * their row locks are taken before the event lock.
+ */
+const DELETE = writeStatement<{ actor: Actor; id: number }, { count: string }>('folder.delete', () => '', (w) => {
+  const folderId = w.arg((i) => i.id, 'int');
+  const lists = `SELECT id FROM lists WHERE folder_id = ${folderId}`;
+  return w
+    .addAll('write', deleteTasksCtes(`list_id IN (${lists}) OR parent_id IN (SELECT id FROM tasks WHERE list_id IN (${lists}))`).ctes)
+    .write('doomed_lists', `(DELETE FROM lists WHERE folder_id = ${folderId} RETURNING id)`)
+    .write('f', `(DELETE FROM folders WHERE id = ${folderId} RETURNING id, workspace_id)`)
+    .event(statementEvent({ type: 'folder.deleted', from: 'f', reads: ['f'], workspace: 'f.workspace_id', data: { folder_id: 'f.id' } }))
+    .select('count(*) FROM f');
+});
+
+/** The write statements of folders. */
+export const FOLDER_WRITES = [INSERT, UPDATE, DELETE];
 
 /** SQL for folders. Reads return the API shape of spec: Folder. */
 @Injectable()
@@ -52,13 +90,7 @@ export class FoldersRepository {
 
   /** Inserts a folder (defaults: FOLDER_FIELDS; position max + 1 of the workspace, D24), recording `folder.created` by `actor` (D37). */
   async insert(actor: Actor, workspaceId: number, body: Omit<CreateFolderDto, 'workspace_id'>, db?: Db): Promise<FolderDto> {
-    const p = new SqlParams();
-    const ctes = [
-      `f AS (${insertRowSql(p, 'folders', FOLDER_TABLE.writes, body, p.add(workspaceId, 'int'))} RETURNING *)`,
-      ...eventCtes(p, actor, { type: 'folder.created', from: 'f', workspace: 'f.workspace_id', data: { folder_id: 'f.id' } }),
-    ];
-    const rows: FolderDto[] = await (db?.manager ?? this.db).query(`WITH ${ctes.join(',\n')} SELECT ${FOLDER_TABLE.select} FROM f`, p.values);
-    return rows[0];
+    return (await INSERT.run(db ?? this.db.manager, { actor, workspaceId, body }))[0];
   }
 
   /**
@@ -66,17 +98,7 @@ export class FoldersRepository {
    * Records `folder.updated` by `actor` when a stored value changed (D37).
    */
   async update(actor: Actor, id: number, patch: UpdateFolderDto, db?: Db): Promise<FolderDto | null> {
-    const { sql, params } = patchStatement('folders', FOLDER_TABLE.columns, id, patch, FOLDER_TABLE.select, (p) =>
-      eventCtes(p, actor, {
-        type: 'folder.updated',
-        from: 'r JOIN old ON old.id = r.id',
-        workspace: 'r.workspace_id',
-        data: { folder_id: 'r.id' },
-        changes: columnChangesSql(FOLDER_TABLE.columns),
-      }),
-    );
-    const rows: FolderDto[] = await (db?.manager ?? this.db).query(sql, params);
-    return rows[0] ?? null;
+    return (await UPDATE.run(db ?? this.db.manager, { actor, id, patch }))[0] ?? null;
   }
 
   /**
@@ -87,19 +109,7 @@ export class FoldersRepository {
    * at the statement's end), so that their row locks are taken before the event lock.
    */
   async delete(actor: Actor, id: number, db?: Db): Promise<void> {
-    const p = new SqlParams();
-    const folderId = p.add(id, 'int');
-    const lists = `SELECT id FROM lists WHERE folder_id = ${folderId}`;
-    const tasks = deleteTasksCtes(`list_id IN (${lists}) OR parent_id IN (SELECT id FROM tasks WHERE list_id IN (${lists}))`);
-    const ctes = [
-      ...tasks.ctes,
-      `doomed_lists AS (DELETE FROM lists WHERE folder_id = ${folderId} RETURNING id)`,
-      `f AS (DELETE FROM folders WHERE id = ${folderId} RETURNING id, workspace_id)`,
-      ...eventCtes(p, actor, {
-        type: 'folder.deleted', from: 'f', workspace: 'f.workspace_id', data: { folder_id: 'f.id' }, drain: [...tasks.names, 'doomed_lists'],
-      }),
-    ];
-    await (db?.manager ?? this.db).query(`WITH ${ctes.join(',\n')} SELECT count(*) FROM f`, p.values);
+    await DELETE.run(db ?? this.db.manager, { actor, id });
   }
 
   /**

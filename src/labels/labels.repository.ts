@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { ColumnField, columnTable, FieldsMatch, insertRowSql, WritesMatch } from '../common/database/field-table';
-import { patchStatement } from '../common/database/patch';
+import { ColumnField, columnTable, FieldsMatch, WritesMatch } from '../common/database/field-table';
 import type { Db } from '../common/database/request-db';
-import { SqlParams } from '../common/database/sql-params';
-import { Actor, columnChangesSql, eventCtes } from '../events/events.sql';
+import { Sql } from '../common/database/sql';
+import { columnChanges, insertRow, sentKey, updateRow, writeStatement } from '../common/database/write-statement';
+import { Actor, statementEvent } from '../events/events.sql';
 import type { CreateLabelDto, LabelDto, UpdateLabelDto } from './labels.dto';
 
 /** The body of create label without its target. */
@@ -26,54 +25,72 @@ void FIELDS_MATCH_DTOS;
 /** The select list, the written columns and their names (an update's SET list: never from the request). */
 export const LABEL_TABLE = columnTable<keyof LabelBody>(LABEL_FIELDS);
 
+/** Who writes: the event's actor, and the request's connection. */
+interface LabelInsert { actor: Actor; workspaceId: number; body: LabelBody }
+interface LabelUpdate { actor: Actor; id: number; patch: UpdateLabelDto }
+interface LabelDelete { actor: Actor; id: number }
+
+/** Inserts a label, recording `label.created` (D37). */
+const INSERT = writeStatement<LabelInsert, LabelDto>('label.insert', () => '', (w) =>
+  w
+    .write('lb', `(${insertRow(w, 'labels', LABEL_TABLE.writes, (i) => i.body, w.arg((i) => i.workspaceId, 'int'))} RETURNING *)`)
+    .event(statementEvent({ type: 'label.created', from: 'lb', reads: ['lb'], workspace: 'lb.workspace_id', data: { label_id: 'lb.id' } }))
+    .select(`${LABEL_TABLE.select} FROM lb`),
+);
+
+/** D43: the fields sent of a label; `label.updated` when a stored value changed (D37). */
+const UPDATE = writeStatement<LabelUpdate, LabelDto>('label.update', (i) => sentKey(LABEL_TABLE.columns, i.patch), (w, sample) =>
+  updateRow(w, 'labels', 'labels', LABEL_TABLE, (i) => i.id, (i) => i.patch, sample)
+    ? w
+        .event(statementEvent({
+          type: 'label.updated', from: 'r JOIN old ON old.id = r.id', reads: ['r', 'old'], workspace: 'r.workspace_id',
+          data: { label_id: 'r.id' }, changes: columnChanges(LABEL_TABLE),
+        }))
+        .select(`${LABEL_TABLE.select} FROM r`)
+    : w.noEvent('nothing sent: nothing changes').select(`${LABEL_TABLE.select} FROM labels WHERE id = ${w.arg((i) => i.id, 'int')}`),
+);
+
+/**
+ * Deletes a label with its task links (D26), recording `label.deleted` (D37). The links are deleted by the
+ * statement itself, not by the cascade at its end, so their row locks come before the event lock.
+ */
+const DELETE = writeStatement<LabelDelete, { count: string }>('label.delete', () => '', (w) => {
+  const labelId = w.arg((i) => i.id, 'int');
+  return w
+    .write('links', `(DELETE FROM task_labels WHERE label_id = ${labelId} RETURNING task_id)`)
+    .write('lb', `(DELETE FROM labels WHERE id = ${labelId} RETURNING id, workspace_id)`)
+    .event(statementEvent({ type: 'label.deleted', from: 'lb', reads: ['lb'], workspace: 'lb.workspace_id', data: { label_id: 'lb.id' } }))
+    .select('count(*) FROM lb');
+});
+
+/** The write statements of labels (the rendered queries file lists them). */
+export const LABEL_WRITES = [INSERT, UPDATE, DELETE];
+
 /** SQL for labels. */
 @Injectable()
 export class LabelsRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly sql: Sql) {}
 
   /** Labels of a workspace by name (case-insensitive) then id (D23). */
   listByWorkspace(workspaceId: number): Promise<LabelDto[]> {
-    return this.db.query(`SELECT ${LABEL_TABLE.select} FROM labels WHERE workspace_id = $1 ORDER BY lower(name), id`, [workspaceId]);
+    return this.sql.rows(`SELECT ${LABEL_TABLE.select} FROM labels WHERE workspace_id = $1 ORDER BY lower(name), id`, [workspaceId]);
   }
 
   /** Inserts a label, recording `label.created` by `actor` (D37); a duplicate name raises the unique violation that maps to 409 (D28). */
-  async insert(actor: Actor, workspaceId: number, body: LabelBody, db?: Db): Promise<LabelDto> {
-    const p = new SqlParams();
-    const ctes = [
-      `lb AS (${insertRowSql(p, 'labels', LABEL_TABLE.writes, body, p.add(workspaceId, 'int'))} RETURNING *)`,
-      ...eventCtes(p, actor, { type: 'label.created', from: 'lb', workspace: 'lb.workspace_id', data: { label_id: 'lb.id' } }),
-    ];
-    const rows: LabelDto[] = await (db?.manager ?? this.db).query(`WITH ${ctes.join(',\n')} SELECT ${LABEL_TABLE.select} FROM lb`, p.values);
-    return rows[0];
+  async insert(actor: Actor, workspaceId: number, body: LabelBody, db: Db = this.sql): Promise<LabelDto> {
+    return (await INSERT.run(db, { actor, workspaceId, body }))[0];
   }
 
   /**
    * D43: applies `patch` to label `id` and returns it (null when it no longer exists), in one statement;
    * records `label.updated` by `actor` when a stored value changed (D37). A duplicate name raises the 409 violation (D28).
    */
-  async update(actor: Actor, id: number, patch: UpdateLabelDto, db?: Db): Promise<LabelDto | null> {
-    const { sql, params } = patchStatement('labels', LABEL_TABLE.columns, id, patch, LABEL_TABLE.select, (p) =>
-      eventCtes(p, actor, {
-        type: 'label.updated', from: 'r JOIN old ON old.id = r.id', workspace: 'r.workspace_id',
-        data: { label_id: 'r.id' }, changes: columnChangesSql(LABEL_TABLE.columns),
-      }),
-    );
-    const rows: LabelDto[] = await (db?.manager ?? this.db).query(sql, params);
-    return rows[0] ?? null;
+  async update(actor: Actor, id: number, patch: UpdateLabelDto, db: Db = this.sql): Promise<LabelDto | null> {
+    return (await UPDATE.run(db, { actor, id, patch }))[0] ?? null;
   }
 
-  /**
-   * Deletes a label with its task links (D26), recording `label.deleted` by `actor` (D37). The links are
-   * deleted by the statement itself, not by the cascade at its end, so their row locks come before the event lock.
-   */
-  async delete(actor: Actor, id: number, db?: Db): Promise<void> {
-    const p = new SqlParams();
-    const labelId = p.add(id, 'int');
-    const ctes = [
-      `links AS (DELETE FROM task_labels WHERE label_id = ${labelId} RETURNING task_id)`,
-      `lb AS (DELETE FROM labels WHERE id = ${labelId} RETURNING id, workspace_id)`,
-      ...eventCtes(p, actor, { type: 'label.deleted', from: 'lb', workspace: 'lb.workspace_id', data: { label_id: 'lb.id' }, drain: ['links'] }),
-    ];
-    await (db?.manager ?? this.db).query(`WITH ${ctes.join(',\n')} SELECT count(*) FROM lb`, p.values);
+  /** Deletes a label with its task links (D26), recording `label.deleted` by `actor` (D37). */
+  async delete(actor: Actor, id: number, db: Db = this.sql): Promise<void> {
+    await DELETE.run(db, { actor, id });
   }
 }

@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { ColumnField, columnTable, FieldsMatch, insertRowSql, positionWrite, WritesMatch } from '../common/database/field-table';
-import { patchStatement } from '../common/database/patch';
+import { ColumnField, columnTable, FieldsMatch, positionWrite, WritesMatch } from '../common/database/field-table';
 import type { Db } from '../common/database/request-db';
 import { type AccessRead, READ_PARAMS } from '../common/access/access.repository';
-import { SqlParams } from '../common/database/sql-params';
-import { Actor, columnChangesSql, eventCtes } from '../events/events.sql';
+import { columnChanges, insertRow, sentKey, updateRow, writeStatement } from '../common/database/write-statement';
+import { Actor, statementEvent } from '../events/events.sql';
 import { deleteTasksCtes } from '../tasks/tasks.sql';
 import type { CreateListDto, ListDto, UpdateListDto } from './lists.dto';
 
@@ -28,6 +27,39 @@ void FIELDS_MATCH_DTOS;
 
 /** The select list, the written columns and their names (an update's SET list: never from the request). */
 export const LIST_TABLE = columnTable<keyof UpdateListDto>(LIST_FIELDS);
+
+/** Inserts a list (defaults: LIST_FIELDS; position max + 1 over all lists of the workspace, D24), recording `list.created` (D37). */
+const INSERT = writeStatement<{ actor: Actor; workspaceId: number; body: Omit<CreateListDto, 'workspace_id'> }, ListDto>('list.insert', () => '', (w) =>
+  w
+    .write('l', `(${insertRow(w, 'lists', LIST_TABLE.writes, (i) => i.body, w.arg((i) => i.workspaceId, 'int'))} RETURNING *)`)
+    .event(statementEvent({ type: 'list.created', from: 'l', reads: ['l'], workspace: 'l.workspace_id', data: { list_id: 'l.id', folder_id: 'l.folder_id' } }))
+    .select(`${LIST_TABLE.select} FROM l`),
+);
+
+/** The fields sent of a list; `list.updated` when a stored value changed (D37). */
+const UPDATE = writeStatement<{ actor: Actor; id: number; patch: UpdateListDto }, ListDto>('list.update', (i) => sentKey(LIST_TABLE.columns, i.patch), (w, sample) =>
+  updateRow(w, 'lists', 'lists', LIST_TABLE, (i) => i.id, (i) => i.patch, sample)
+    ? w
+        .event(statementEvent({
+          type: 'list.updated', from: 'r JOIN old ON old.id = r.id', reads: ['r', 'old'], workspace: 'r.workspace_id',
+          data: { list_id: 'r.id', folder_id: 'r.folder_id', previous_folder_id: 'old.folder_id' }, changes: columnChanges(LIST_TABLE),
+        }))
+        .select(`${LIST_TABLE.select} FROM r`)
+    : w.noEvent('nothing sent: nothing changes').select(`${LIST_TABLE.select} FROM lists WHERE id = ${w.arg((i) => i.id, 'int')}`),
+);
+
+/** A list with its tasks (D26), recording only `list.deleted` (D37); the tasks are deleted by the statement itself (row locks before the event lock). */
+const DELETE = writeStatement<{ actor: Actor; id: number }, { count: string }>('list.delete', () => '', (w) => {
+  const listId = w.arg((i) => i.id, 'int');
+  return w
+    .addAll('write', deleteTasksCtes(`list_id = ${listId} OR parent_id IN (SELECT id FROM tasks WHERE list_id = ${listId})`).ctes)
+    .write('l', `(DELETE FROM lists WHERE id = ${listId} RETURNING id, workspace_id, folder_id)`)
+    .event(statementEvent({ type: 'list.deleted', from: 'l', reads: ['l'], workspace: 'l.workspace_id', data: { list_id: 'l.id', folder_id: 'l.folder_id' } }))
+    .select('count(*) FROM l');
+});
+
+/** The write statements of lists. */
+export const LIST_WRITES = [INSERT, UPDATE, DELETE];
 
 /** SQL for lists. Reads return the API shape of spec: List. */
 @Injectable()
@@ -52,13 +84,7 @@ export class ListsRepository {
 
   /** Inserts a list in a folder (defaults: LIST_FIELDS; position max + 1 over all lists of the workspace, D24), recording `list.created` by `actor` (D37). */
   async insert(em: EntityManager, actor: Actor, workspaceId: number, body: Omit<CreateListDto, 'workspace_id'>): Promise<ListDto> {
-    const p = new SqlParams();
-    const ctes = [
-      `l AS (${insertRowSql(p, 'lists', LIST_TABLE.writes, body, p.add(workspaceId, 'int'))} RETURNING *)`,
-      ...eventCtes(p, actor, { type: 'list.created', from: 'l', workspace: 'l.workspace_id', data: { list_id: 'l.id', folder_id: 'l.folder_id' } }),
-    ];
-    const rows: ListDto[] = await em.query(`WITH ${ctes.join(',\n')} SELECT ${LIST_TABLE.select} FROM l`, p.values);
-    return rows[0];
+    return (await INSERT.run(em, { actor, workspaceId, body }))[0];
   }
 
   /**
@@ -66,17 +92,7 @@ export class ListsRepository {
    * Records `list.updated` by `actor` when a stored value changed (D37).
    */
   async update(actor: Actor, id: number, patch: UpdateListDto, em?: EntityManager | Db['manager']): Promise<ListDto | null> {
-    const { sql, params } = patchStatement('lists', LIST_TABLE.columns, id, patch, LIST_TABLE.select, (p) =>
-      eventCtes(p, actor, {
-        type: 'list.updated',
-        from: 'r JOIN old ON old.id = r.id',
-        workspace: 'r.workspace_id',
-        data: { list_id: 'r.id', folder_id: 'r.folder_id', previous_folder_id: 'old.folder_id' },
-        changes: columnChangesSql(LIST_TABLE.columns),
-      }),
-    );
-    const rows: ListDto[] = await (em ?? this.db).query(sql, params);
-    return rows[0] ?? null;
+    return (await UPDATE.run(em ?? this.db.manager, { actor, id, patch }))[0] ?? null;
   }
 
   /**
@@ -85,16 +101,6 @@ export class ListsRepository {
    * (deleteTasksCtes: their row locks before the event lock).
    */
   async delete(actor: Actor, id: number, db?: Db): Promise<void> {
-    const p = new SqlParams();
-    const listId = p.add(id, 'int');
-    const tasks = deleteTasksCtes(`list_id = ${listId} OR parent_id IN (SELECT id FROM tasks WHERE list_id = ${listId})`);
-    const ctes = [
-      ...tasks.ctes,
-      `l AS (DELETE FROM lists WHERE id = ${listId} RETURNING id, workspace_id, folder_id)`,
-      ...eventCtes(p, actor, {
-        type: 'list.deleted', from: 'l', workspace: 'l.workspace_id', data: { list_id: 'l.id', folder_id: 'l.folder_id' }, drain: tasks.names,
-      }),
-    ];
-    await (db?.manager ?? this.db).query(`WITH ${ctes.join(',\n')} SELECT count(*) FROM l`, p.values);
+    await DELETE.run(db ?? this.db.manager, { actor, id });
   }
 }

@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { ColumnField, columnTable, FieldsMatch, insertRowSql, positionWrite, WritesMatch } from '../common/database/field-table';
-import { patchStatement } from '../common/database/patch';
+import { ColumnField, columnTable, FieldsMatch, positionWrite, WritesMatch } from '../common/database/field-table';
 import type { Db } from '../common/database/request-db';
-import { SqlParams } from '../common/database/sql-params';
-import { Actor, columnChangesSql, eventCtes } from '../events/events.sql';
+import { columnChanges, insertRow, sentKey, updateRow, writeStatement } from '../common/database/write-statement';
+import { Actor, statementEvent } from '../events/events.sql';
 import type { CreateStatusDto, StatusDto, UpdateStatusDto } from './statuses.dto';
 
 /** spec: Status, key by key in response order, with the columns create and update write (field-table.ts). */
@@ -34,6 +33,55 @@ export interface StatusDeletion {
   deleted: boolean;
 }
 
+/** Inserts a status (defaults: STATUS_FIELDS; position max + 1 of the workspace, D24), recording `status.created` (D37). */
+const INSERT = writeStatement<{ actor: Actor; workspaceId: number; body: Omit<CreateStatusDto, 'workspace_id'> }, StatusDto>('status.insert', () => '', (w) =>
+  w
+    .write('s', `(${insertRow(w, 'statuses', STATUS_TABLE.writes, (i) => i.body, w.arg((i) => i.workspaceId, 'int'))} RETURNING *)`)
+    .event(statementEvent({ type: 'status.created', from: 's', reads: ['s'], workspace: 's.workspace_id', data: { status_id: 's.id' } }))
+    .select(`${STATUS_TABLE.select} FROM s`),
+);
+
+/** The fields sent of a status; `status.updated` when a stored value changed (D37). */
+const UPDATE = writeStatement<{ actor: Actor; id: number; patch: UpdateStatusDto }, StatusDto>('status.update', (i) => sentKey(STATUS_TABLE.columns, i.patch), (w, sample) =>
+  updateRow(w, 'statuses', 'statuses', STATUS_TABLE, (i) => i.id, (i) => i.patch, sample)
+    ? w
+        .event(statementEvent({
+          type: 'status.updated', from: 'r JOIN old ON old.id = r.id', reads: ['r', 'old'], workspace: 'r.workspace_id',
+          data: { status_id: 'r.id' }, changes: columnChanges(STATUS_TABLE),
+        }))
+        .select(`${STATUS_TABLE.select} FROM r`)
+    : w.noEvent('nothing sent: nothing changes').select(`${STATUS_TABLE.select} FROM statuses WHERE id = ${w.arg((i) => i.id, 'int')}`),
+);
+
+/** D43 status delete (StatusesRepository.delete). */
+const DELETE = writeStatement<{ actor: Actor; workspaceId: number; id: number; replacementId: number | null }, StatusDeletion>('status.delete', () => '', (w) => {
+  const ws = w.arg((i) => i.workspaceId, 'int');
+  const statusId = w.arg((i) => i.id, 'int');
+  const replacement = w.arg((i) => i.replacementId, 'int');
+  return w
+    .lock('completed', 'statuses', `MATERIALIZED (SELECT id FROM statuses WHERE workspace_id = ${ws} AND category = 'completed' ORDER BY id FOR NO KEY UPDATE)`)
+    // FOR UPDATE: waits for the task writes that reference it (their key-share locks), and keeps new ones out.
+    .lock('target', 'statuses', `MATERIALIZED (SELECT s.id, s.category FROM statuses s, (SELECT count(*) FROM completed) c WHERE s.id = ${statusId} FOR UPDATE OF s)`)
+    .check('chk', `(
+         SELECT ${replacement} IS NULL OR EXISTS (SELECT 1 FROM statuses r WHERE r.id = ${replacement} AND r.workspace_id = ${ws}) AS replacement_found,
+                COALESCE(${replacement} = ${statusId}, false) AS replacement_self,
+                target.category = 'completed' AND NOT EXISTS (SELECT 1 FROM completed WHERE id <> ${statusId}) AS last_completed
+           FROM target)`)
+    .check('ok', '(SELECT replacement_found AND NOT replacement_self AND NOT last_completed AS ok FROM chk)')
+    // The status the tasks take, share-locked before the event lock (their foreign-key check would otherwise wait after it).
+    .lock('next_status', 'statuses', `MATERIALIZED (SELECT n.id FROM statuses n, ok WHERE ok.ok AND n.id = COALESCE(${replacement},
+                   (SELECT d.id FROM statuses d WHERE d.workspace_id = ${ws} AND d.category = 'pending' AND d.id <> ${statusId} ORDER BY d.position, d.id LIMIT 1))
+                   FOR KEY SHARE OF n)`)
+    .write('moved', `(UPDATE tasks SET status_id = (SELECT id FROM next_status)
+                  WHERE status_id = ${statusId} AND (SELECT ok FROM ok) RETURNING id)`)
+    .write('gone', `(DELETE FROM statuses WHERE id = ${statusId} AND (SELECT ok FROM ok) AND (SELECT count(*) FROM moved) >= 0 RETURNING id, workspace_id)`)
+    .event(statementEvent({ type: 'status.deleted', from: 'gone', reads: ['gone'], workspace: 'gone.workspace_id', data: { status_id: 'gone.id' } }))
+    .select('chk.replacement_found, chk.replacement_self, chk.last_completed, EXISTS (SELECT 1 FROM gone) AS deleted FROM chk');
+});
+
+/** The write statements of statuses. */
+export const STATUS_WRITES = [INSERT, UPDATE, DELETE];
+
 /** SQL for statuses. Every method returns the API shape of spec: Status. */
 @Injectable()
 export class StatusesRepository {
@@ -50,13 +98,7 @@ export class StatusesRepository {
    * which toHttpError answers 409 (D25), also when two creates race.
    */
   async insert(actor: Actor, workspaceId: number, body: Omit<CreateStatusDto, 'workspace_id'>, db?: Db): Promise<StatusDto> {
-    const p = new SqlParams();
-    const ctes = [
-      `s AS (${insertRowSql(p, 'statuses', STATUS_TABLE.writes, body, p.add(workspaceId, 'int'))} RETURNING *)`,
-      ...eventCtes(p, actor, { type: 'status.created', from: 's', workspace: 's.workspace_id', data: { status_id: 's.id' } }),
-    ];
-    const rows: StatusDto[] = await (db?.manager ?? this.db).query(`WITH ${ctes.join(',\n')} SELECT ${STATUS_TABLE.select} FROM s`, p.values);
-    return rows[0];
+    return (await INSERT.run(db ?? this.db.manager, { actor, workspaceId, body }))[0];
   }
 
   /**
@@ -86,34 +128,7 @@ export class StatusesRepository {
    * `status.deleted` by `actor`. Null when the status no longer exists.
    */
   async delete(actor: Actor, workspaceId: number, id: number, replacementId: number | null, db: Db): Promise<StatusDeletion | null> {
-    const p = new SqlParams();
-    const ws = p.add(workspaceId, 'int');
-    const statusId = p.add(id, 'int');
-    const replacement = p.add(replacementId, 'int');
-    const ctes = [
-      `completed AS MATERIALIZED (SELECT id FROM statuses WHERE workspace_id = ${ws} AND category = 'completed' ORDER BY id FOR NO KEY UPDATE)`,
-      // FOR UPDATE: waits for the task writes that reference it (their key-share locks), and keeps new ones out.
-      `target AS MATERIALIZED (SELECT s.id, s.category FROM statuses s, (SELECT count(*) FROM completed) c WHERE s.id = ${statusId} FOR UPDATE OF s)`,
-      `chk AS (
-         SELECT ${replacement} IS NULL OR EXISTS (SELECT 1 FROM statuses r WHERE r.id = ${replacement} AND r.workspace_id = ${ws}) AS replacement_found,
-                COALESCE(${replacement} = ${statusId}, false) AS replacement_self,
-                target.category = 'completed' AND NOT EXISTS (SELECT 1 FROM completed WHERE id <> ${statusId}) AS last_completed
-           FROM target)`,
-      `ok AS (SELECT replacement_found AND NOT replacement_self AND NOT last_completed AS ok FROM chk)`,
-      // The status the tasks take, share-locked before the event lock (their foreign-key check would otherwise wait after it).
-      `next_status AS MATERIALIZED (SELECT n.id FROM statuses n, ok WHERE ok.ok AND n.id = COALESCE(${replacement},
-                   (SELECT d.id FROM statuses d WHERE d.workspace_id = ${ws} AND d.category = 'pending' AND d.id <> ${statusId} ORDER BY d.position, d.id LIMIT 1))
-                   FOR KEY SHARE OF n)`,
-      `moved AS (UPDATE tasks SET status_id = (SELECT id FROM next_status)
-                  WHERE status_id = ${statusId} AND (SELECT ok FROM ok) RETURNING id)`,
-      `gone AS (DELETE FROM statuses WHERE id = ${statusId} AND (SELECT ok FROM ok) AND (SELECT count(*) FROM moved) >= 0 RETURNING id, workspace_id)`,
-      ...eventCtes(p, actor, { type: 'status.deleted', from: 'gone', workspace: 'gone.workspace_id', data: { status_id: 'gone.id' }, drain: ['next_status', 'moved'] }),
-    ];
-    const rows: StatusDeletion[] = await db.rows(
-      `WITH ${ctes.join(',\n')} SELECT chk.replacement_found, chk.replacement_self, chk.last_completed, EXISTS (SELECT 1 FROM gone) AS deleted FROM chk`,
-      p.values,
-    );
-    return rows[0] ?? null;
+    return (await DELETE.run(db, { actor, workspaceId, id, replacementId }))[0] ?? null;
   }
 
   /**
@@ -121,16 +136,6 @@ export class StatusesRepository {
    * Records `status.updated` by `actor` when a stored value changed (D37).
    */
   async update(em: EntityManager, actor: Actor, id: number, patch: UpdateStatusDto): Promise<StatusDto | null> {
-    const { sql, params } = patchStatement('statuses', STATUS_TABLE.columns, id, patch, STATUS_TABLE.select, (p) =>
-      eventCtes(p, actor, {
-        type: 'status.updated',
-        from: 'r JOIN old ON old.id = r.id',
-        workspace: 'r.workspace_id',
-        data: { status_id: 'r.id' },
-        changes: columnChangesSql(STATUS_TABLE.columns),
-      }),
-    );
-    const rows: StatusDto[] = await em.query(sql, params);
-    return rows[0] ?? null;
+    return (await UPDATE.run(em, { actor, id, patch }))[0] ?? null;
   }
 }

@@ -14,8 +14,8 @@ import {
   CUSTOM_FIELD_VERDICT_SQL, CustomFieldVerdict, judgeCustomFieldsCtes, NO_CUSTOM_FIELD_VERDICT_SQL, PlaceSql, writeCustomFieldsCtes,
 } from '../custom-fields/custom-field-values';
 import { SqlParams } from '../common/database/sql-params';
-import { CHANGE_FIELDS } from '../events/event-types';
-import { Actor, columnChangesSql, eventCtes } from '../events/events.sql';
+import { columnChanges, sentKey, writeStatement } from '../common/database/write-statement';
+import { Actor, statementEvent } from '../events/events.sql';
 import { deleteTasksCtes, newTaskAnswerSql, TASK_WRITE_COLUMNS, TaskLinkSources, TaskShape, taskJsonSql } from './tasks.sql';
 
 /** Where a task is being written: its workspace, its (final) list and that list's folder. */
@@ -111,7 +111,7 @@ const NO_LINKS: TaskLinkSources = {
  * committed meanwhile (each sets it) makes this one write nothing, and the
  * statement runs again on the new state (TasksRepository callers).
  */
-function preconditionSql(p: SqlParams, taskId: string, pre: Precondition): string {
+function preconditionSql(p: Pick<SqlParams, 'add'>, taskId: string, pre: Precondition): string {
   const ok = pre.any ? 'true' : `${fullDigestSql(p.add(pre.viewer.userId, 'int'), grantParams(p, pre.viewer.membership), 'pt')} = ANY(${p.add(pre.digests, 'bytea[]')})`;
   return `pre AS (SELECT ${ok} AS ok, pt.updated_at AS seen FROM tasks pt WHERE pt.id = ${taskId})`;
 }
@@ -197,78 +197,7 @@ export class TasksRepository {
    * the list, parent and labels it points at are share-locked before the event lock.
    */
   async insertTask(listId: number, actor: Actor, task: CreateTaskDto, db: Db = this.sql): Promise<CreatedTask | null> {
-    const p = new SqlParams();
-    const list = p.add(listId, 'int');
-    const creator = p.add(actor.userId, 'int');
-    // The access row of the list for the creator (AccessService.answer reads it back), then the workspace and folder it found.
-    const access = accessCte('list', list, creator);
-    const ws = '(SELECT workspace_id FROM a)';
-    const statusId = p.add(task.status_id ?? null, 'int');
-    const parentId = p.add(task.parent_id, 'int');
-    // The body's columns (TASK_WRITE_COLUMNS), each with its default when left out; the list is the one checked.
-    const written = TASK_WRITE_COLUMNS.map(({ column: name, cast, createDefault }) => {
-      const value = name === 'list_id' ? list : name === 'status_id' ? statusId : p.add(task[name] ?? null, cast);
-      return createDefault ? `COALESCE(${value}, ${createDefault(ws)})` : value;
-    });
-    const ctes = [
-      access,
-      // D37: the rows the insert's foreign keys check, share-locked now rather than by the checks at the statement's end (after the event lock).
-      `ref_list AS (SELECT id FROM lists WHERE id = ${list} FOR KEY SHARE)`,
-      // D45: FOR SHARE waits for a re-parenting of the parent (FOR NO KEY UPDATE) and returns its row as committed: is it a subtask now?
-      `ref_parent AS MATERIALIZED (SELECT id, parent_id FROM tasks WHERE id = ${parentId} FOR SHARE)`,
-      `checks AS (
-         SELECT ${allowedSql('task.create')} AS allowed,
-                ${statusId} IS NULL OR EXISTS (SELECT 1 FROM statuses WHERE id = ${statusId} AND workspace_id = a.workspace_id) AS status_ok,
-                ${parentId} IS NULL OR EXISTS (SELECT 1 FROM tasks pt WHERE pt.id = ${parentId} AND pt.workspace_id = a.workspace_id
-                                                 AND ${permittedListSql('pt.list_id', ACCESS_ROW_GRANTS)}) AS parent_found,
-                EXISTS (SELECT 1 FROM ref_parent WHERE parent_id IS NOT NULL) AS parent_is_subtask
-           FROM a)`,
-    ];
-    // D42: the values judged against the list, after step 8's checks and before step 9's (the caller answers in that order).
-    const judged = Boolean(task.custom_fields?.length);
-    if (judged) ctes.push(...judgeCustomFieldsCtes(p, task.custom_fields!, { workspace: ws, list, folder: '(SELECT folder_id FROM a)' }, creator));
-    ctes.push(
-      // D15: the identifier is drawn only when every check passed (a draw is never given back).
-      `counter AS (SELECT nextval(task_identifier_sequence(a.workspace_id))::int AS identifier
-                     FROM a, checks
-                    WHERE checks.allowed AND checks.status_ok AND checks.parent_found AND NOT checks.parent_is_subtask${judged ? ' AND NOT EXISTS (SELECT 1 FROM cf_bad)' : ''}
-                      -- A list or parent deleted since the checks' snapshot: nothing is written (the caller answers its 404).
-                      AND EXISTS (SELECT 1 FROM ref_list) AND (${parentId} IS NULL OR EXISTS (SELECT 1 FROM ref_parent)))`,
-      `new_task AS (
-         INSERT INTO tasks (workspace_id, parent_id, identifier, creator_id, ${TASK_WRITE_COLUMNS.map((c) => c.column).join(', ')})
-         SELECT ${ws}, ${parentId}, counter.identifier, ${creator}, ${written.join(', ')}
-           FROM counter
-         RETURNING *)`,
-    );
-    const drain = ['ref_list', 'ref_parent'];
-    // The new task's links, read back from the rows their inserts return.
-    const links: TaskLinkSources = { ...NO_LINKS };
-    if (task.assignee_ids?.length) {
-      drain.push(...pushCtes(ctes, [insertAssigneesSql(p, 'new_task', ws, task.assignee_ids)]));
-      links.assignees = 'add_assignees';
-    }
-    if (task.label_ids?.length) {
-      drain.push(...pushCtes(ctes, insertLabelsSql(p, 'new_task', ws, task.label_ids)));
-      links.labels = 'add_labels';
-    }
-    if (judged) {
-      drain.push(...pushCtes(ctes, writeCustomFieldsCtes('new_task', ws, false)));
-      links.values = 'cf_set';
-    }
-    ctes.push(
-      ...eventCtes(p, actor, {
-        type: 'task.created', from: 'new_task', workspace: 'new_task.workspace_id',
-        data: { task_id: 'new_task.id', list_id: 'new_task.list_id', parent_id: 'new_task.parent_id' }, drain,
-      }),
-    );
-    // The answer (write shape) and the digest of the get-task body as the creator sees it (the ETag, D36).
-    const answer = newTaskAnswerSql('new_task', creator, links);
-    const rows: (Omit<CreatedTask, 'written'> & { task: string | null; digest: Buffer | null })[] = await db.rows(
-      `WITH ${ctes.join(',\n')}
-       SELECT a.*, checks.status_ok, checks.parent_found, checks.parent_is_subtask, ${judged ? CUSTOM_FIELD_VERDICT_SQL : NO_CUSTOM_FIELD_VERDICT_SQL}, w.task, w.digest
-         FROM a CROSS JOIN checks LEFT JOIN (${answer}) w ON true`,
-      p.values,
-    );
+    const rows = await INSERT_TASK.run(db, { listId, actor, task });
     if (!rows.length) return null;
     const { task: json, digest, ...row } = rows[0];
     return { ...row, written: json === null ? null : { task: new RawJson(json), digest: digest! } };
@@ -286,102 +215,7 @@ export class TasksRepository {
    * the id sets and values as the statement's snapshot held them with what it writes).
    */
   async updateTask(id: number, place: TaskPlace, membership: Membership, actor: Actor, patch: UpdateTaskDto, db: Db = this.sql, pre?: Precondition): Promise<UpdatedTask> {
-    const userId = actor.userId;
-    const p = new SqlParams();
-    const taskId = p.add(id, 'int');
-    const ws = p.add(place.workspaceId, 'int');
-    const moving = patch.list_id !== undefined;
-    const listId = p.add(patch.list_id ?? null, 'int');
-    const statusId = p.add(patch.status_id ?? null, 'int');
-    const grants = grantParams(p, membership);
-    const permitted = moving ? permittedListSql('l.id', grants) : 'true';
-    // D45: a task id makes the task a subtask (null: top-level, nothing to check).
-    const parentId = p.add(patch.parent_id ?? null, 'int');
-    const ctes = [
-      // The row before the write (D37 changes), locked so that it is the version the update applies to.
-      `old AS MATERIALIZED (SELECT * FROM tasks WHERE id = ${taskId} FOR NO KEY UPDATE)`,
-      // The list of a move, share-locked before the event lock (its foreign-key check runs at the statement's end);
-      // one deleted since the snapshot is not found (nothing is written, the caller answers its 404).
-      `ref_list AS MATERIALIZED (SELECT id FROM lists WHERE id = ${listId} FOR KEY SHARE)`,
-      `checks AS (
-         SELECT ${listId} IS NULL OR (l.id IS NOT NULL AND EXISTS (SELECT 1 FROM ref_list)) AS list_found, l.folder_id AS list_folder_id,
-                ${permitted} AS list_permitted,
-                ${statusId} IS NULL OR EXISTS (SELECT 1 FROM statuses WHERE id = ${statusId} AND workspace_id = ${ws}) AS status_ok,
-                ${parentId} IS NULL OR EXISTS (SELECT 1 FROM tasks pt WHERE pt.id = ${parentId} AND pt.workspace_id = ${ws}
-                                                 AND ${permittedListSql('pt.list_id', grants)}) AS parent_found,
-                COALESCE(${parentId} = ${taskId}, false) AS parent_self,
-                ${parentId} IS NOT NULL AND (EXISTS (SELECT 1 FROM tasks WHERE id = ${parentId} AND parent_id IS NOT NULL)
-                                             OR EXISTS (SELECT 1 FROM tasks WHERE parent_id = ${taskId})) AS parent_nested
-           FROM (SELECT 1) one
-           LEFT JOIN lists l ON l.id = ${listId} AND l.workspace_id = ${ws})`,
-    ];
-    const drain = ['ref_list'];
-    // D37: a written column changed when its stored value did; the sets below say when they changed.
-    const changes = {
-      ...columnChangesSql(TASK_WRITE_COLUMNS.map((c) => c.column), 'task'),
-      assignee_ids: 'false', custom_fields: 'false', label_ids: 'false',
-      parent_id: 'task.parent_id IS DISTINCT FROM old.parent_id',
-    } as Record<(typeof CHANGE_FIELDS)['task.updated'][number], string>;
-    const sets = ['updated_at = now()'];
-    const column = (name: string, value: unknown, cast: string) => {
-      if (value !== undefined) sets.push(`${name} = ${p.add(value, cast)}`);
-    };
-    for (const { column: name, cast } of TASK_WRITE_COLUMNS) column(name, patch[name], cast);
-    if (patch.parent_id !== undefined) sets.push(`parent_id = ${parentId}`);
-    if (pre) ctes.push(preconditionSql(p, taskId, pre));
-    // D42: the values judged against the task's list after the write (a move's target), after step 8's checks.
-    const judged = Boolean(patch.custom_fields?.length);
-    if (judged) {
-      const placeSql: PlaceSql = moving
-        ? { workspace: ws, list: listId, folder: '(SELECT list_folder_id FROM checks)' }
-        : { workspace: ws, list: p.add(place.listId, 'int'), folder: p.add(place.folderId, 'int') };
-      ctes.push(...judgeCustomFieldsCtes(p, patch.custom_fields!, placeSql, p.add(userId, 'int')));
-    }
-    // Everything below reads the id from `task`: nothing is written when a check failed or the task is gone.
-    ctes.push(`task AS (UPDATE tasks t SET ${sets.join(', ')}
-                         FROM old WHERE t.id = old.id AND (SELECT list_found AND list_permitted AND status_ok AND parent_found AND NOT parent_self AND NOT parent_nested FROM checks)${pre ? ` AND ${preconditionHolds('t')}` : ''}${judged ? ' AND NOT EXISTS (SELECT 1 FROM cf_bad)' : ''}
-                         RETURNING t.*)`);
-    // D37 id sets: before, as the snapshot holds them; after, the ids the write keeps (members, labels of the workspace).
-    const idSetChanged = (table: string, column: string, kept: string) =>
-      `ARRAY(SELECT x.${column} FROM ${table} x WHERE x.task_id = ${taskId} ORDER BY 1) IS DISTINCT FROM ARRAY(SELECT DISTINCT k.id FROM ${kept} k ORDER BY 1)`;
-    if (patch.assignee_ids) {
-      const members = `SELECT m.user_id FROM workspace_members m WHERE m.workspace_id = ${ws} AND m.user_id = ANY(${p.add(patch.assignee_ids, 'int[]')})`;
-      // Delete those not kept and insert the new ones: disjoint rows, so one statement is safe.
-      drain.push(...pushCtes(ctes, [
-        `drop_assignees AS (DELETE FROM task_assignees WHERE task_id IN (SELECT id FROM task) AND user_id NOT IN (${members}) RETURNING task_id)`,
-        `add_assignees AS (INSERT INTO task_assignees (task_id, user_id, workspace_id)
-                   SELECT task.id, k.user_id, ${ws} FROM task, (${members}) k ON CONFLICT DO NOTHING RETURNING task_id)`,
-      ]));
-      changes.assignee_ids = idSetChanged('task_assignees', 'user_id', `(SELECT user_id AS id FROM (${members}) km)`);
-    }
-    if (patch.label_ids) {
-      // Share-locked: the label's foreign-key check would otherwise wait after the event lock.
-      drain.push(...pushCtes(ctes, [
-        `ref_labels AS MATERIALIZED (SELECT lb.id FROM labels lb WHERE lb.workspace_id = ${ws} AND lb.id = ANY(${p.add(patch.label_ids, 'int[]')}) FOR KEY SHARE)`,
-        `drop_labels AS (DELETE FROM task_labels WHERE task_id IN (SELECT id FROM task) AND label_id NOT IN (SELECT id FROM ref_labels) RETURNING task_id)`,
-        `add_labels AS (INSERT INTO task_labels (task_id, label_id, workspace_id)
-                   SELECT task.id, k.id, ${ws} FROM task, ref_labels k ON CONFLICT DO NOTHING RETURNING task_id)`,
-      ]));
-      changes.label_ids = idSetChanged('task_labels', 'label_id', 'ref_labels');
-    }
-    if (judged) {
-      drain.push(...pushCtes(ctes, writeCustomFieldsCtes('task', ws, true)));
-      // D37: a value written (applying, visible) that differs from the stored one; null = no value.
-      changes.custom_fields = `EXISTS (SELECT 1 FROM cf_input LEFT JOIN task_custom_field_values v ON v.task_id = ${taskId} AND v.field_id = cf_input.id
-                                       WHERE v.value IS DISTINCT FROM cf_input.value)`;
-    }
-    ctes.push(
-      ...eventCtes(p, actor, {
-        type: 'task.updated', from: 'task JOIN old ON old.id = task.id', workspace: 'task.workspace_id',
-        data: { task_id: 'task.id', list_id: 'task.list_id', previous_list_id: 'old.list_id', parent_id: 'task.parent_id' },
-        changes, drain,
-      }),
-    );
-    const rows: UpdatedTask[] = await db.rows(
-      `WITH ${ctes.join(',\n')} SELECT checks.list_found, checks.list_folder_id, checks.status_ok, checks.parent_found, checks.parent_self, checks.parent_nested, ${judged ? CUSTOM_FIELD_VERDICT_SQL : NO_CUSTOM_FIELD_VERDICT_SQL}, EXISTS (SELECT 1 FROM task) AS updated${pre ? ', (SELECT ok FROM pre) AS precondition_ok' : ''} FROM checks`,
-      p.values,
-    );
-    return rows[0];
+    return (await UPDATE_TASK.run(db, { id, place, membership, actor, patch, pre }))[0];
   }
 
   /**
@@ -404,50 +238,7 @@ export class TasksRepository {
    * `changes` `["label_ids"]` (D37, D39); otherwise nothing is written. Null when there is no such task.
    */
   async setTaskLabel(op: 'add' | 'remove', id: number, labelId: number, actor: Actor, db: Db = this.sql, pre?: RowPrecondition): Promise<TaskLabelWrite | null> {
-    const p = new SqlParams();
-    const taskId = p.add(id, 'int');
-    const label = p.add(labelId, 'int');
-    const user = p.add(actor.userId, 'int');
-    const ctes = [
-      accessCte('task', taskId, user),
-      `lb AS MATERIALIZED (SELECT lb.id FROM labels lb, a WHERE lb.id = ${label} AND lb.workspace_id = a.workspace_id AND ${allowedSql('task.edit')} FOR KEY SHARE OF lb)`,
-    ];
-    let gate = `${allowedSql('task.edit')} AND EXISTS (SELECT 1 FROM lb)`;
-    let seen = '';
-    if (pre) {
-      // The body as the caller sees it: the grants of the access row.
-      const ok = pre.any ? 'true' : `${fullDigestSql(user, ACCESS_ROW_GRANTS, 'pt')} = ANY(${p.add(pre.digests, 'bytea[]')})`;
-      ctes.push(`pre AS (SELECT ${ok} AS ok, pt.updated_at AS seen FROM tasks pt, a WHERE pt.id = ${taskId})`);
-      gate += ' AND (SELECT ok FROM pre)';
-      seen = ' AND old.updated_at = (SELECT seen FROM pre)';
-    }
-    ctes.push(
-      `gate AS (SELECT ${gate} AS ok FROM a)`,
-      // The task row, locked: label writes of one task queue here, each then writing its own link.
-      `old AS MATERIALIZED (SELECT t.* FROM tasks t WHERE t.id = ${taskId} AND (SELECT ok FROM gate) FOR NO KEY UPDATE)`,
-      op === 'add'
-        ? `link AS (INSERT INTO task_labels (task_id, label_id, workspace_id)
-                    SELECT old.id, lb.id, old.workspace_id FROM old, lb WHERE true${seen}
-                    ON CONFLICT DO NOTHING RETURNING task_id)`
-        : `link AS (DELETE FROM task_labels tl USING old, lb WHERE tl.task_id = old.id AND tl.label_id = lb.id${seen} RETURNING tl.task_id)`,
-      `task AS (UPDATE tasks t SET updated_at = now() FROM old WHERE t.id = old.id AND EXISTS (SELECT 1 FROM link) RETURNING t.*)`,
-    );
-    const changes = Object.fromEntries(CHANGE_FIELDS['task.updated'].map((f) => [f, f === 'label_ids' ? 'true' : 'false'])) as Record<(typeof CHANGE_FIELDS)['task.updated'][number], string>;
-    ctes.push(
-      ...eventCtes(p, actor, {
-        type: 'task.updated', from: 'task JOIN old ON old.id = task.id', workspace: 'task.workspace_id',
-        data: { task_id: 'task.id', list_id: 'task.list_id', previous_list_id: 'old.list_id', parent_id: 'task.parent_id' },
-        changes, drain: ['link'],
-      }),
-    );
-    const rows: TaskLabelWrite[] = await db.rows(
-      `WITH ${ctes.join(',\n')}
-       SELECT a.*, EXISTS (SELECT 1 FROM lb) AS label_found, ${pre ? '(SELECT ok FROM pre)' : 'NULL::boolean'} AS precondition_ok,
-              EXISTS (SELECT 1 FROM old WHERE true${seen}) AS reached
-         FROM a`,
-      p.values,
-    );
-    return rows[0] ?? null;
+    return (await SET_TASK_LABEL.run(db, { op, id, labelId, actor, pre }))[0] ?? null;
   }
 
   /**
@@ -459,40 +250,12 @@ export class TasksRepository {
    * a write of the task committed meanwhile (run it again). One statement.
    */
   async deleteTask(actor: Actor, id: number, db: Db = this.sql, pre?: Precondition): Promise<{ precondition_ok: boolean | null; deleted: boolean }> {
-    const p = new SqlParams();
-    const taskId = p.add(id, 'int');
-    const ctes: string[] = [];
-    let where = `id = ${taskId} OR parent_id = ${taskId}`;
-    if (pre) {
-      ctes.push(preconditionSql(p, taskId, pre), `target AS MATERIALIZED (SELECT tt.updated_at FROM tasks tt WHERE tt.id = ${taskId} FOR UPDATE)`);
-      where = `(${where}) AND (SELECT ok FROM pre) AND (SELECT updated_at FROM target) = (SELECT seen FROM pre)`;
-    }
-    const tasks = deleteTasksCtes(where);
-    ctes.push(
-      ...tasks.ctes,
-      ...eventCtes(p, actor, {
-        // The event is the task's, not its subtasks'.
-        type: 'task.deleted', from: `(SELECT * FROM doomed WHERE doomed.id = ${taskId}) d`, workspace: 'd.workspace_id',
-        data: { task_id: 'd.id', list_id: 'd.list_id', parent_id: 'd.parent_id' }, drain: tasks.names,
-      }),
-    );
-    const rows: { precondition_ok: boolean | null; deleted: boolean }[] = await db.rows(
-      `WITH ${ctes.join(',\n')}
-       SELECT ${pre ? '(SELECT ok FROM pre)' : 'NULL::boolean'} AS precondition_ok, EXISTS (SELECT 1 FROM doomed WHERE doomed.id = ${taskId}) AS deleted`,
-      p.values,
-    );
-    return rows[0];
+    return (await DELETE_TASK.run(db, { actor, id, pre }))[0];
   }
 }
 
-/** Appends `added` (CTE texts `name AS (...)`) to `ctes` and returns their names. */
-function pushCtes(ctes: string[], added: string[]): string[] {
-  ctes.push(...added);
-  return added.map((cte) => cte.slice(0, cte.indexOf(' ')));
-}
-
 /** D12: an INSERT CTE adding the workspace members among `ids` as assignees of the task of CTE `taskCte`. */
-function insertAssigneesSql(p: SqlParams, taskCte: string, ws: string, ids: number[]): string {
+function insertAssigneesSql(p: Pick<SqlParams, 'add'>, taskCte: string, ws: string, ids: number[]): string {
   return `add_assignees AS (INSERT INTO task_assignees (task_id, user_id, workspace_id)
             SELECT ${taskCte}.id, m.user_id, ${ws} FROM ${taskCte}
               JOIN workspace_members m ON m.workspace_id = ${ws} AND m.user_id = ANY(${p.add(ids, 'int[]')})
@@ -503,7 +266,7 @@ function insertAssigneesSql(p: SqlParams, taskCte: string, ws: string, ids: numb
  * D14: CTEs adding the workspace's labels among `ids` to the task of CTE `taskCte`; the labels are
  * share-locked first (D37: their foreign-key check would otherwise wait after the event lock).
  */
-function insertLabelsSql(p: SqlParams, taskCte: string, ws: string, ids: number[]): string[] {
+function insertLabelsSql(p: Pick<SqlParams, 'add'>, taskCte: string, ws: string, ids: number[]): string[] {
   return [
     `ref_labels AS MATERIALIZED (SELECT lb.id FROM labels lb WHERE lb.workspace_id = ${ws} AND lb.id = ANY(${p.add(ids, 'int[]')}) FOR KEY SHARE)`,
     `add_labels AS (INSERT INTO task_labels (task_id, label_id, workspace_id)
@@ -511,3 +274,229 @@ function insertLabelsSql(p: SqlParams, taskCte: string, ws: string, ids: number[
             RETURNING task_id, label_id)`,
   ];
 }
+
+/** Which If-Match a statement checks: none, `*`, or digests (a shape key part). */
+const preKey = (pre: RowPrecondition | undefined) => (pre ? (pre.any ? 'a' : 'd') : '-');
+
+/** The shape of create and update's body parts that add CTEs: custom-field values, assignees, labels. */
+const linkKey = (body: { custom_fields?: unknown[]; assignee_ids?: unknown[]; label_ids?: unknown[] }, nonEmpty: boolean) =>
+  `${body.custom_fields?.length ? 1 : 0}${(nonEmpty ? body.assignee_ids?.length : body.assignee_ids) ? 1 : 0}${(nonEmpty ? body.label_ids?.length : body.label_ids) ? 1 : 0}`;
+
+/** The task columns the API writes (the field table's), by name. */
+const TASK_COLUMNS = TASK_WRITE_COLUMNS.map((c) => c.column);
+
+/** TasksRepository.insertTask's statement. */
+const INSERT_TASK = writeStatement<{ listId: number; actor: Actor; task: CreateTaskDto }, Omit<CreatedTask, 'written'> & { task: string | null; digest: Buffer | null }>(
+  'task.insert', (i) => linkKey(i.task, true), (w, { task }) => {
+    const list = w.arg((i) => i.listId, 'int');
+    const creator = w.arg((i) => i.actor.userId, 'int');
+    // The access row of the list for the creator (AccessService.answer reads it back), then the workspace and folder it found.
+    w.addAll('access', [accessCte('list', list, creator)]);
+    const ws = '(SELECT workspace_id FROM a)';
+    const statusId = w.arg((i) => i.task.status_id ?? null, 'int');
+    const parentId = w.arg((i) => i.task.parent_id ?? null, 'int');
+    // The body's columns (the field table's), each with its default when left out; the list is the one checked.
+    const written = TASK_WRITE_COLUMNS.map(({ column: name, cast, createDefault }) => {
+      const value = name === 'list_id' ? list : name === 'status_id' ? statusId : w.arg((i) => i.task[name] ?? null, cast);
+      return createDefault ? `COALESCE(${value}, ${createDefault(ws)})` : value;
+    });
+    // D37: the rows the insert's foreign keys check, share-locked now rather than by the checks at the statement's end (after the event lock).
+    w.lock('ref_list', 'lists', `(SELECT id FROM lists WHERE id = ${list} FOR KEY SHARE)`)
+      // D45: FOR SHARE waits for a re-parenting of the parent (FOR NO KEY UPDATE) and returns its row as committed: is it a subtask now?
+      .lock('ref_parent', 'tasks', `MATERIALIZED (SELECT id, parent_id FROM tasks WHERE id = ${parentId} FOR SHARE)`)
+      .check('checks', `(
+         SELECT ${allowedSql('task.create')} AS allowed,
+                ${statusId} IS NULL OR EXISTS (SELECT 1 FROM statuses WHERE id = ${statusId} AND workspace_id = a.workspace_id) AS status_ok,
+                ${parentId} IS NULL OR EXISTS (SELECT 1 FROM tasks pt WHERE pt.id = ${parentId} AND pt.workspace_id = a.workspace_id
+                                                 AND ${permittedListSql('pt.list_id', ACCESS_ROW_GRANTS)}) AS parent_found,
+                EXISTS (SELECT 1 FROM ref_parent WHERE parent_id IS NOT NULL) AS parent_is_subtask
+           FROM a)`);
+    // D42: the values judged against the list, after step 8's checks and before step 9's (the caller answers in that order).
+    const judged = Boolean(task.custom_fields?.length);
+    if (judged) {
+      const place = { workspace: ws, list, folder: '(SELECT folder_id FROM a)' };
+      w.addAll('check', w.via((i) => i.task.custom_fields!, (p, values) => judgeCustomFieldsCtes(p as SqlParams, values, place, creator)));
+    }
+    // D15: the identifier is drawn only when every check passed (a draw is never given back).
+    w.check('counter', `(SELECT nextval(task_identifier_sequence(a.workspace_id))::int AS identifier
+                     FROM a, checks
+                    WHERE checks.allowed AND checks.status_ok AND checks.parent_found AND NOT checks.parent_is_subtask${judged ? ' AND NOT EXISTS (SELECT 1 FROM cf_bad)' : ''}
+                      -- A list or parent deleted since the checks' snapshot: nothing is written (the caller answers its 404).
+                      AND EXISTS (SELECT 1 FROM ref_list) AND (${parentId} IS NULL OR EXISTS (SELECT 1 FROM ref_parent)))`)
+      .write('new_task', `(
+         INSERT INTO tasks (workspace_id, parent_id, identifier, creator_id, ${TASK_COLUMNS.join(', ')})
+         SELECT ${ws}, ${parentId}, counter.identifier, ${creator}, ${written.join(', ')}
+           FROM counter
+         RETURNING *)`);
+    // The new task's links, read back from the rows their inserts return.
+    const links: TaskLinkSources = { ...NO_LINKS };
+    if (task.assignee_ids?.length) {
+      w.addAll('write', [w.via((i) => i.task.assignee_ids!, (p, ids) => insertAssigneesSql(p, 'new_task', ws, ids))]);
+      links.assignees = 'add_assignees';
+    }
+    if (task.label_ids?.length) {
+      const [ref, add] = w.via((i) => i.task.label_ids!, (p, ids) => insertLabelsSql(p, 'new_task', ws, ids));
+      w.addAll('lock', [ref], 'labels').addAll('write', [add]);
+      links.labels = 'add_labels';
+    }
+    if (judged) {
+      w.addAll('write', writeCustomFieldsCtes('new_task', ws, false));
+      links.values = 'cf_set';
+    }
+    // The answer (write shape) and the digest of the get-task body as the creator sees it (the ETag, D36).
+    return w
+      .event(statementEvent({
+        type: 'task.created', from: 'new_task', reads: ['new_task'], workspace: 'new_task.workspace_id',
+        data: { task_id: 'new_task.id', list_id: 'new_task.list_id', parent_id: 'new_task.parent_id' },
+      }))
+      .select(`a.*, checks.status_ok, checks.parent_found, checks.parent_is_subtask, ${judged ? CUSTOM_FIELD_VERDICT_SQL : NO_CUSTOM_FIELD_VERDICT_SQL}, w.task, w.digest
+         FROM a CROSS JOIN checks LEFT JOIN (${newTaskAnswerSql('new_task', creator, links)}) w ON true`);
+  },
+);
+
+/** TasksRepository.updateTask's statement. */
+const UPDATE_TASK = writeStatement<{ id: number; place: TaskPlace; membership: Membership; actor: Actor; patch: UpdateTaskDto; pre?: Precondition }, UpdatedTask>(
+  'task.update',
+  (i) => `${sentKey(TASK_COLUMNS, i.patch)}${i.patch.parent_id === undefined ? 0 : 1}${linkKey(i.patch, false)}${preKey(i.pre)}`,
+  (w, { patch, pre }) => {
+    const taskId = w.arg((i) => i.id, 'int');
+    const ws = w.arg((i) => i.place.workspaceId, 'int');
+    const moving = patch.list_id !== undefined;
+    const listId = w.arg((i) => i.patch.list_id ?? null, 'int');
+    const statusId = w.arg((i) => i.patch.status_id ?? null, 'int');
+    const grants = w.via((i) => i.membership, grantParams);
+    const permitted = moving ? permittedListSql('l.id', grants) : 'true';
+    // D45: a task id makes the task a subtask (null: top-level, nothing to check).
+    const parentId = w.arg((i) => i.patch.parent_id ?? null, 'int');
+    // The row before the write (D37 changes), locked so that it is the version the update applies to.
+    w.lock('old', 'tasks', `MATERIALIZED (SELECT * FROM tasks WHERE id = ${taskId} FOR NO KEY UPDATE)`)
+      // The list of a move, share-locked before the event lock (its foreign-key check runs at the statement's end);
+      // one deleted since the snapshot is not found (nothing is written, the caller answers its 404).
+      .lock('ref_list', 'lists', `MATERIALIZED (SELECT id FROM lists WHERE id = ${listId} FOR KEY SHARE)`)
+      .check('checks', `(
+         SELECT ${listId} IS NULL OR (l.id IS NOT NULL AND EXISTS (SELECT 1 FROM ref_list)) AS list_found, l.folder_id AS list_folder_id,
+                ${permitted} AS list_permitted,
+                ${statusId} IS NULL OR EXISTS (SELECT 1 FROM statuses WHERE id = ${statusId} AND workspace_id = ${ws}) AS status_ok,
+                ${parentId} IS NULL OR EXISTS (SELECT 1 FROM tasks pt WHERE pt.id = ${parentId} AND pt.workspace_id = ${ws}
+                                                 AND ${permittedListSql('pt.list_id', grants)}) AS parent_found,
+                COALESCE(${parentId} = ${taskId}, false) AS parent_self,
+                ${parentId} IS NOT NULL AND (EXISTS (SELECT 1 FROM tasks WHERE id = ${parentId} AND parent_id IS NOT NULL)
+                                             OR EXISTS (SELECT 1 FROM tasks WHERE parent_id = ${taskId})) AS parent_nested
+           FROM (SELECT 1) one
+           LEFT JOIN lists l ON l.id = ${listId} AND l.workspace_id = ${ws})`);
+    // D37: every written column of the field table, and the link sets below when sent.
+    const changes: Record<string, string> = { ...columnChanges({ columns: TASK_COLUMNS }, 'task'), parent_id: 'task.parent_id IS DISTINCT FROM old.parent_id' };
+    const sets = ['updated_at = now()'];
+    for (const { column: name, cast } of TASK_WRITE_COLUMNS) {
+      if (patch[name] !== undefined) sets.push(`${name} = ${w.arg((i) => i.patch[name], cast)}`);
+    }
+    if (patch.parent_id !== undefined) sets.push(`parent_id = ${parentId}`);
+    if (pre) w.addAll('check', [w.via((i) => i.pre!, (p, value) => preconditionSql(p, taskId, value))]);
+    // D42: the values judged against the task's list after the write (a move's target), after step 8's checks.
+    const judged = Boolean(patch.custom_fields?.length);
+    if (judged) {
+      const placeSql: PlaceSql = moving
+        ? { workspace: ws, list: listId, folder: '(SELECT list_folder_id FROM checks)' }
+        : { workspace: ws, list: w.arg((i) => i.place.listId, 'int'), folder: w.arg((i) => i.place.folderId, 'int') };
+      const user = w.arg((i) => i.actor.userId, 'int');
+      w.addAll('check', w.via((i) => i.patch.custom_fields!, (p, values) => judgeCustomFieldsCtes(p as SqlParams, values, placeSql, user)));
+    }
+    // Everything below reads the id from `task`: nothing is written when a check failed or the task is gone.
+    w.write('task', `(UPDATE tasks t SET ${sets.join(', ')}
+                         FROM old WHERE t.id = old.id AND (SELECT list_found AND list_permitted AND status_ok AND parent_found AND NOT parent_self AND NOT parent_nested FROM checks)${pre ? ` AND ${preconditionHolds('t')}` : ''}${judged ? ' AND NOT EXISTS (SELECT 1 FROM cf_bad)' : ''}
+                         RETURNING t.*)`);
+    // D37 id sets: before, as the snapshot holds them; after, the ids the write keeps (members, labels of the workspace).
+    const idSetChanged = (table: string, column: string, kept: string) =>
+      `ARRAY(SELECT x.${column} FROM ${table} x WHERE x.task_id = ${taskId} ORDER BY 1) IS DISTINCT FROM ARRAY(SELECT DISTINCT k.id FROM ${kept} k ORDER BY 1)`;
+    if (patch.assignee_ids) {
+      const members = `SELECT m.user_id FROM workspace_members m WHERE m.workspace_id = ${ws} AND m.user_id = ANY(${w.arg((i) => i.patch.assignee_ids, 'int[]')})`;
+      // Delete those not kept and insert the new ones: disjoint rows, so one statement is safe.
+      w.write('drop_assignees', `(DELETE FROM task_assignees WHERE task_id IN (SELECT id FROM task) AND user_id NOT IN (${members}) RETURNING task_id)`)
+        .write('add_assignees', `(INSERT INTO task_assignees (task_id, user_id, workspace_id)
+                   SELECT task.id, k.user_id, ${ws} FROM task, (${members}) k ON CONFLICT DO NOTHING RETURNING task_id)`);
+      changes.assignee_ids = idSetChanged('task_assignees', 'user_id', `(SELECT user_id AS id FROM (${members}) km)`);
+    }
+    if (patch.label_ids) {
+      // Share-locked: the label's foreign-key check would otherwise wait after the event lock.
+      w.lock('ref_labels', 'labels', `MATERIALIZED (SELECT lb.id FROM labels lb WHERE lb.workspace_id = ${ws} AND lb.id = ANY(${w.arg((i) => i.patch.label_ids, 'int[]')}) FOR KEY SHARE)`)
+        .write('drop_labels', '(DELETE FROM task_labels WHERE task_id IN (SELECT id FROM task) AND label_id NOT IN (SELECT id FROM ref_labels) RETURNING task_id)')
+        .write('add_labels', `(INSERT INTO task_labels (task_id, label_id, workspace_id)
+                   SELECT task.id, k.id, ${ws} FROM task, ref_labels k ON CONFLICT DO NOTHING RETURNING task_id)`);
+      changes.label_ids = idSetChanged('task_labels', 'label_id', 'ref_labels');
+    }
+    if (judged) {
+      w.addAll('write', writeCustomFieldsCtes('task', ws, true));
+      // D37: a value written (applying, visible) that differs from the stored one; null = no value.
+      changes.custom_fields = `EXISTS (SELECT 1 FROM cf_input LEFT JOIN task_custom_field_values v ON v.task_id = ${taskId} AND v.field_id = cf_input.id
+                                       WHERE v.value IS DISTINCT FROM cf_input.value)`;
+    }
+    return w
+      .event(statementEvent({
+        type: 'task.updated', from: 'task JOIN old ON old.id = task.id', reads: ['task', 'old'], workspace: 'task.workspace_id',
+        data: { task_id: 'task.id', list_id: 'task.list_id', previous_list_id: 'old.list_id', parent_id: 'task.parent_id' }, changes,
+      }))
+      .select(`checks.list_found, checks.list_folder_id, checks.status_ok, checks.parent_found, checks.parent_self, checks.parent_nested, ${judged ? CUSTOM_FIELD_VERDICT_SQL : NO_CUSTOM_FIELD_VERDICT_SQL}, EXISTS (SELECT 1 FROM task) AS updated${pre ? ', (SELECT ok FROM pre) AS precondition_ok' : ''} FROM checks`);
+  },
+);
+
+/** TasksRepository.setTaskLabel's statement. */
+const SET_TASK_LABEL = writeStatement<{ op: 'add' | 'remove'; id: number; labelId: number; actor: Actor; pre?: RowPrecondition }, TaskLabelWrite>(
+  'task.label', (i) => `${i.op}${preKey(i.pre)}`, (w, { op, pre }) => {
+    const taskId = w.arg((i) => i.id, 'int');
+    const label = w.arg((i) => i.labelId, 'int');
+    const user = w.arg((i) => i.actor.userId, 'int');
+    w.addAll('access', [accessCte('task', taskId, user)])
+      .lock('lb', 'labels', `MATERIALIZED (SELECT lb.id FROM labels lb, a WHERE lb.id = ${label} AND lb.workspace_id = a.workspace_id AND ${allowedSql('task.edit')} FOR KEY SHARE OF lb)`);
+    let gate = `${allowedSql('task.edit')} AND EXISTS (SELECT 1 FROM lb)`;
+    let seen = '';
+    if (pre) {
+      // The body as the caller sees it: the grants of the access row.
+      const ok = pre.any ? 'true' : `${fullDigestSql(user, ACCESS_ROW_GRANTS, 'pt')} = ANY(${w.arg((i) => i.pre!.digests, 'bytea[]')})`;
+      w.check('pre', `(SELECT ${ok} AS ok, pt.updated_at AS seen FROM tasks pt, a WHERE pt.id = ${taskId})`);
+      gate += ' AND (SELECT ok FROM pre)';
+      seen = ' AND old.updated_at = (SELECT seen FROM pre)';
+    }
+    return w
+      .check('gate', `(SELECT ${gate} AS ok FROM a)`)
+      // The task row, locked: label writes of one task queue here, each then writing its own link.
+      .lock('old', 'tasks', `MATERIALIZED (SELECT t.* FROM tasks t WHERE t.id = ${taskId} AND (SELECT ok FROM gate) FOR NO KEY UPDATE)`)
+      .write('link', op === 'add'
+        ? `(INSERT INTO task_labels (task_id, label_id, workspace_id)
+                    SELECT old.id, lb.id, old.workspace_id FROM old, lb WHERE true${seen}
+                    ON CONFLICT DO NOTHING RETURNING task_id)`
+        : `(DELETE FROM task_labels tl USING old, lb WHERE tl.task_id = old.id AND tl.label_id = lb.id${seen} RETURNING tl.task_id)`)
+      .write('task', '(UPDATE tasks t SET updated_at = now() FROM old WHERE t.id = old.id AND EXISTS (SELECT 1 FROM link) RETURNING t.*)')
+      .event(statementEvent({
+        type: 'task.updated', from: 'task JOIN old ON old.id = task.id', reads: ['task', 'old'], workspace: 'task.workspace_id',
+        data: { task_id: 'task.id', list_id: 'task.list_id', previous_list_id: 'old.list_id', parent_id: 'task.parent_id' },
+        changes: { label_ids: 'true' },
+      }))
+      .select(`a.*, EXISTS (SELECT 1 FROM lb) AS label_found, ${pre ? '(SELECT ok FROM pre)' : 'NULL::boolean'} AS precondition_ok,
+              EXISTS (SELECT 1 FROM old WHERE true${seen}) AS reached
+         FROM a`);
+  },
+);
+
+/** TasksRepository.deleteTask's statement. */
+const DELETE_TASK = writeStatement<{ actor: Actor; id: number; pre?: Precondition }, { precondition_ok: boolean | null; deleted: boolean }>(
+  'task.delete', (i) => preKey(i.pre), (w, { pre }) => {
+    const taskId = w.arg((i) => i.id, 'int');
+    let where = `id = ${taskId} OR parent_id = ${taskId}`;
+    if (pre) {
+      w.addAll('check', [w.via((i) => i.pre!, (p, value) => preconditionSql(p, taskId, value))])
+        .lock('target', 'tasks', `MATERIALIZED (SELECT tt.updated_at FROM tasks tt WHERE tt.id = ${taskId} FOR UPDATE)`);
+      where = `(${where}) AND (SELECT ok FROM pre) AND (SELECT updated_at FROM target) = (SELECT seen FROM pre)`;
+    }
+    return w
+      .addAll('write', deleteTasksCtes(where).ctes)
+      .event(statementEvent({
+        // The event is the task's, not its subtasks'.
+        type: 'task.deleted', from: `(SELECT * FROM doomed WHERE doomed.id = ${taskId}) d`, reads: [], workspace: 'd.workspace_id',
+        data: { task_id: 'd.id', list_id: 'd.list_id', parent_id: 'd.parent_id' },
+      }))
+      .select(`${pre ? '(SELECT ok FROM pre)' : 'NULL::boolean'} AS precondition_ok, EXISTS (SELECT 1 FROM doomed WHERE doomed.id = ${taskId}) AS deleted`);
+  },
+);
+
+/** The write statements of tasks. */
+export const TASK_WRITE_STATEMENTS = [INSERT_TASK, UPDATE_TASK, SET_TASK_LABEL, DELETE_TASK];
