@@ -144,7 +144,7 @@ export function figures(scenario: string, explained: { Plan: PlanNode; 'Executio
   const page = all.find((n) => n['Subplan Name'] === 'CTE page');
   const finding = page ? [page, ...all.filter(count).filter((n) => !nodes(page).includes(n))] : [explained.Plan];
   // Scans: each once, wherever its CTE is defined.
-  const inPage = [...new Set([...finding, ...all.filter((n) => /^CTE (walk\d*|scope)$/.test(String(n['Subplan Name'])))].flatMap(nodes))];
+  const inPage = [...new Set([...finding, ...all.filter((n) => /^CTE (walk\d*|branch\d+|scope)$/.test(String(n['Subplan Name'])))].flatMap(nodes))];
   const scans = inPage.filter((n) => typeof n['Relation Name'] === 'string' && SCANNED.test(n['Relation Name'] as string) && Number(n['Actual Loops']) > 0);
   const num = (n: PlanNode, key: string) => Number(n[key] ?? 0) * Number(n['Actual Loops'] ?? 1);
   return {

@@ -281,8 +281,9 @@ const byPriorityFirst = (sort: SortTerm[]) => sort.length > 1 && sort[0].key ===
  * such an order: PostgreSQL read the whole first priority's rows and sorted them (134,621 at a million tasks,
  * issue 37). Here each priority from the cursor's on is one branch, `priority = <rank>` ordered by the other
  * keys, which the other key's index (or `tasks_workspace_top_priority_title_idx` for the title) gives in order,
- * limited to the page: a branch reads about a page, whatever the size of the workspace. The branches are then
- * merged in the whole sort's order and the first `pageRows` kept: the same rows as one ordered statement.
+ * limited to the page: a branch reads about a page, whatever the size of the workspace, and runs only when the
+ * branches before it hold fewer than a page. The branches are then merged in the whole sort's order and the
+ * first `pageRows` kept: the same rows as one ordered statement.
  * The cursor's priority (a signed, checked rank 0-4) decides which branches are written and is written as a
  * number, so a named statement keeps one plan per starting priority. Filtered, each branch first walks
  * `walkRows` rows of its priority, as pageSql does, and falls back on its own planned statement when its walk
@@ -316,9 +317,16 @@ function priorityFirstPageSql(p: SqlParams, query: TaskQuery, c: Conditions, pag
        UNION ALL
        SELECT * FROM (${planned}) planned WHERE (SELECT count(*) FROM ${walk}) < ${pageRows}`;
   });
+  // A priority is read only when the ones before it hold fewer than the page's rows: its rows all come after
+  // theirs, so they could not be on the page (a one-time filter: the branch's scans do not start).
+  const names = branches.map((_, i) => `branch${i}`);
+  branches.forEach((branch, i) => {
+    const gate = i === 0 ? '' : `\n        WHERE (${names.slice(0, i).map((n) => `(SELECT count(*) FROM ${n})`).join(' + ')}) < ${pageRows}`;
+    ctes.push(`${names[i]} AS MATERIALIZED (\n       SELECT * FROM (${branch}) b${gate}\n     )`);
+  });
   ctes.push(`page AS MATERIALIZED (
        SELECT b.id, row_number() OVER (ORDER BY ${orderSql(query.sort, 'b')}) AS n, b.next_key
-         FROM (${branches.map((b) => `(${b})`).join('\n       UNION ALL ')}) b
+         FROM (${names.map((n) => `SELECT * FROM ${n}`).join('\n       UNION ALL ')}) b
         ORDER BY ${orderSql(query.sort, 'b')} LIMIT ${pageRows}
      )`);
   return ctes.join(', ');
