@@ -20,6 +20,7 @@ import { CustomFieldNames1795950000000 } from './migrations/1795950000000-custom
 import { AttachmentStorage1795960000000 } from './migrations/1795960000000-attachment-storage';
 import { TaskTopLevelTitleIndex1795970000000 } from './migrations/1795970000000-task-top-level-title-index';
 import { TaskAutovacuum1795970000001 } from './migrations/1795970000001-task-autovacuum';
+import { WebhookJobFlags1795980000000 } from './migrations/1795980000000-webhook-job-flags';
 import { installJobQueue } from '../../webhooks/job-queue';
 import { NamedStatementClient } from './prepared';
 
@@ -36,6 +37,7 @@ export const MIGRATIONS = [
   CustomFieldNames1795950000000,
   AttachmentStorage1795960000000,
   TaskTopLevelTitleIndex1795970000000, TaskAutovacuum1795970000001,
+  WebhookJobFlags1795980000000,
 ];
 
 /**
