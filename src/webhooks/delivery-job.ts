@@ -20,3 +20,17 @@ export interface DeliveryJob {
 export function deliveryJobKey(job: Pick<DeliveryJob, 'webhook_id' | 'event_id'>): string {
   return `webhook:${job.webhook_id}:${job.event_id}`;
 }
+
+/**
+ * The graphile-worker flags of a delivery job (migration 1795980000000 writes
+ * the same in `webhooks_dispatch`): a process whose slots for the webhook or
+ * the workspace are taken skips the job when it fetches (forbiddenFlags).
+ */
+export function deliveryJobFlags(job: Pick<DeliveryJob, 'webhook_id' | 'body'>): string[] {
+  return [webhookFlag(job.webhook_id), workspaceFlag(Number(job.body.workspace_id))];
+}
+
+/** The flag of a webhook's delivery jobs. */
+export const webhookFlag = (webhookId: number) => `webhook:${webhookId}`;
+/** The flag of a workspace's delivery jobs. */
+export const workspaceFlag = (workspaceId: number) => `workspace:${workspaceId}`;

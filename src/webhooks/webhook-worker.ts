@@ -9,7 +9,7 @@ import { processLogger } from '../common/logging/logger';
 import type { AppEnv, WebhookSettings } from '../config/env';
 import type { Timeouts } from '../config/timeouts';
 import { InjectSettings } from '../config/settings';
-import { DELIVERY_TASK, DeliveryJob } from './delivery-job';
+import { DELIVERY_TASK, DeliveryJob, webhookFlag, workspaceFlag } from './delivery-job';
 import { jobQueueLogger } from '../common/database/job-queue';
 import { attemptDelivery } from './webhook-sender';
 import { WebhookMetrics } from './webhooks.metrics';
@@ -226,6 +226,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
       noHandleSignals: true,
       logger: jobQueueLogger(processLogger()),
       preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
+      // Jobs of webhooks and workspaces whose slots here are taken are not fetched (they stay due for the other processes).
+      forbiddenFlags: () => this.forbiddenFlags(),
       taskList: {
         [DELIVERY_TASK]: async (payload, helpers) => {
           counter.active += 1;
@@ -366,6 +368,18 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
       );
     }
     return queued > 0;
+  }
+
+  /**
+   * The delivery job flags this process does not fetch now: its webhooks with
+   * WEBHOOK_SLOTS jobs here and its workspaces with WORKSPACE_SLOTS (null: none).
+   * A job queued before its flags existed is still fetched, and put off by take.
+   */
+  private forbiddenFlags(): string[] | null {
+    const flags: string[] = [];
+    for (const [webhookId, held] of this.webhookHeld) if (held >= WEBHOOK_SLOTS) flags.push(webhookFlag(webhookId));
+    for (const [workspaceId, taken] of this.inFlight) if (taken >= WORKSPACE_SLOTS) flags.push(workspaceFlag(workspaceId));
+    return flags.length > 0 ? flags : null;
   }
 
   /**

@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { PoolClient } from 'pg';
 import { Sql } from '../common/database/sql';
 import type { EventType } from '../events/event-types';
 import type { CreatedWebhookDto, WebhookDeliveryDto, DeliveryResult, WebhookDto } from './webhooks.dto';
 import { eventHorizonSql } from '../events/events.sql';
-import { DELIVERY_TASK, DeliveryJob, deliveryJobKey } from './delivery-job';
+import { DELIVERY_TASK, DeliveryJob, deliveryJobFlags, deliveryJobKey } from './delivery-job';
 
 const WEBHOOK_COLUMNS = `id, workspace_id, url, events, active, api_ts(created_at) AS created_at`;
 
@@ -125,12 +124,12 @@ export class WebhooksRepository {
            FROM hook WHERE w.id = $1 AND hook.go AND (w.attempt_until IS NULL OR w.attempt_until < now())
          RETURNING w.id),
        stand_in AS (
-         SELECT graphile_worker.add_job($4, $5::json, run_at := now() + $6 * interval '1 millisecond', job_key := $7)
+         SELECT graphile_worker.add_job($4, $5::json, run_at := now() + $6 * interval '1 millisecond', job_key := $7, flags := $10::text[])
            FROM lease)
        SELECT hook.url, hook.secret, hook.go AND (SELECT count(*) FROM stand_in) = 1 AS go,
               hook.go AND NOT EXISTS (SELECT 1 FROM lease) AS busy
          FROM hook`,
-      [job.webhook_id, job.event_id, job.attempt, DELIVERY_TASK, JSON.stringify(job), standInMs, deliveryJobKey(job), dueAt, leaseMs],
+      [job.webhook_id, job.event_id, job.attempt, DELIVERY_TASK, JSON.stringify(job), standInMs, deliveryJobKey(job), dueAt, leaseMs, deliveryJobFlags(job)],
     );
     return rows[0] ?? { go: false, busy: false, url: '', secret: '' };
   }
@@ -161,64 +160,46 @@ export class WebhooksRepository {
   }
 
   /**
-   * Records a finished attempt and, in the same statement, what follows it:
-   * `next` (the next attempt, due `nextInMs` from now) replaces the stand-in
-   * job, or without `next` the stand-in is removed. When the webhook is gone
-   * the stand-in is removed and nothing is recorded; when the attempt was
-   * already recorded (a job run twice) nothing changes. Then attempts of the
-   * webhook older than the DELIVERIES_SHOWN most recent are dropped, in the
-   * same transaction: a finished job never leaves more than that. Recorders of
-   * one webhook take its row lock first, so each trim sees the others' attempts.
+   * Records a finished attempt and, in the same statement (one round trip),
+   * what follows it: `next` (the next attempt, due `nextInMs` from now)
+   * replaces the stand-in job, or without `next` the stand-in is removed; the
+   * webhook's attempt lease is given back. When the webhook is gone the
+   * stand-in is removed and nothing is recorded; when the attempt was already
+   * recorded (a job run twice) nothing changes. A recorded attempt drops the
+   * webhook's attempts older than the DELIVERIES_SHOWN most recent (itself
+   * included: the statement's snapshot does not see it, hence the offset one
+   * less), so a finished job never leaves more than that.
    */
   async recordAttempt(job: DeliveryJob, record: AttemptRecord, next: { job: DeliveryJob; inMs: number } | null): Promise<void> {
-    await this.sql.withClient(async (client) => {
-      await client.query('BEGIN');
-      try {
-        await this.recordIn(client, job, record, next);
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      }
-    });
-  }
-
-  /** recordAttempt's statements, in the transaction of `client`. */
-  private async recordIn(client: PoolClient, job: DeliveryJob, record: AttemptRecord, next: { job: DeliveryJob; inMs: number } | null): Promise<void> {
-    // The webhook's row lock first (and its attempt lease given back, committed with the record).
-    await client.query('UPDATE webhooks SET attempt_until = NULL WHERE id = $1', [job.webhook_id]);
-    const { rows } = await client.query<{ recorded: boolean }>(
-      `WITH recorded AS (
+    await this.sql.rows(
+      `WITH lease AS (
+         UPDATE webhooks SET attempt_until = NULL WHERE id = $1 RETURNING id),
+       recorded AS (
          INSERT INTO webhook_deliveries (webhook_id, event_id, attempt, result, response_status, duration_ms, attempted_at)
-         SELECT w.id, $2, $3, $4, $5, $6, $7 FROM webhooks w WHERE w.id = $1
+         SELECT lease.id, $2, $3, $4, $5, $6, $7 FROM lease
          ON CONFLICT (webhook_id, event_id, attempt) DO NOTHING
-         RETURNING id)
-       SELECT EXISTS (SELECT 1 FROM recorded) AS recorded,
-              CASE
+         RETURNING id),
+       trimmed AS (
+         DELETE FROM webhook_deliveries WHERE EXISTS (SELECT 1 FROM recorded) AND id IN (
+           SELECT id FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY attempted_at DESC, id DESC OFFSET ${DELIVERIES_SHOWN - 1}))
+       SELECT CASE
                 WHEN EXISTS (SELECT 1 FROM recorded) AND $9::json IS NOT NULL
-                  THEN (graphile_worker.add_job($11, $9::json, run_at := now() + $10 * interval '1 millisecond', job_key := $8)).id
-                WHEN EXISTS (SELECT 1 FROM recorded) OR NOT EXISTS (SELECT 1 FROM webhooks WHERE id = $1)
+                  THEN (graphile_worker.add_job($11, $9::json, run_at := now() + $10 * interval '1 millisecond', job_key := $8, flags := $12::text[])).id
+                WHEN EXISTS (SELECT 1 FROM recorded) OR NOT EXISTS (SELECT 1 FROM lease)
                   THEN (graphile_worker.remove_job($8)).id
               END AS job_id`,
       [
         job.webhook_id, job.event_id, job.attempt, record.result, record.responseStatus, record.durationMs, record.attemptedAt,
-        deliveryJobKey(job), next ? JSON.stringify(next.job) : null, next?.inMs ?? 0, DELIVERY_TASK,
+        deliveryJobKey(job), next ? JSON.stringify(next.job) : null, next?.inMs ?? 0, DELIVERY_TASK, deliveryJobFlags(job),
       ],
-    );
-    if (!rows[0].recorded) return;
-    // Only the most recent attempts are ever shown: the log keeps those.
-    await client.query(
-      `DELETE FROM webhook_deliveries WHERE id IN (
-         SELECT id FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY attempted_at DESC, id DESC OFFSET ${DELIVERIES_SHOWN})`,
-      [job.webhook_id],
     );
   }
 
   /** Puts `job` off: the same attempt under the same key and queue, due `inMs` from now (the running job then just ends). */
   async defer(job: DeliveryJob, inMs: number): Promise<void> {
     await this.sql.rows(
-      `SELECT graphile_worker.add_job($1, $2::json, run_at := now() + $3 * interval '1 millisecond', job_key := $4)`,
-      [DELIVERY_TASK, JSON.stringify(job), inMs, deliveryJobKey(job)],
+      `SELECT graphile_worker.add_job($1, $2::json, run_at := now() + $3 * interval '1 millisecond', job_key := $4, flags := $5::text[])`,
+      [DELIVERY_TASK, JSON.stringify(job), inMs, deliveryJobKey(job), deliveryJobFlags(job)],
     );
   }
 

@@ -21,6 +21,7 @@ import { AttachmentStorage1795960000000 } from './migrations/1795960000000-attac
 import { TaskTopLevelTitleIndex1795970000000 } from './migrations/1795970000000-task-top-level-title-index';
 import { TaskAutovacuum1795970000001 } from './migrations/1795970000001-task-autovacuum';
 import { TaskPriorityTitleIndex1795983000000 } from './migrations/1795983000000-task-priority-title-index';
+import { WebhookJobFlags1795980000000 } from './migrations/1795980000000-webhook-job-flags';
 import { installJobQueue } from './job-queue';
 import { NamedStatementClient } from './prepared';
 
@@ -36,7 +37,8 @@ export const MIGRATIONS = [
   WorkspaceAdmin1795940000000,
   CustomFieldNames1795950000000,
   AttachmentStorage1795960000000,
-  TaskTopLevelTitleIndex1795970000000, TaskAutovacuum1795970000001, TaskPriorityTitleIndex1795983000000,
+  TaskTopLevelTitleIndex1795970000000, TaskAutovacuum1795970000001,
+  WebhookJobFlags1795980000000, TaskPriorityTitleIndex1795983000000,
 ];
 
 /**
