@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { Role } from '../common/access/access.policy';
 import type { Db } from '../common/database/request-db';
-import { SqlParams } from '../common/database/sql-params';
-import { Actor, eventCtes } from '../events/events.sql';
+import { replaceSet, type WriteChain, writeStatement } from '../common/database/write-statement';
+import { Actor, statementEvent } from '../events/events.sql';
 import type { MemberDto } from '../workspaces/workspaces.dto';
 
 /** D3 step 8 of the member writes: the first id of each array that names no folder or list of the workspace (null: all do). */
@@ -52,17 +52,102 @@ function grantLookupCtes(ws: string, folders: string, lists: string): string[] {
   return [`fm AS (${missing('folders', folders)})`, `lm AS (${missing('lists', lists)})`];
 }
 
-/** CTEs replacing the grants of the member `row` (a CTE with workspace_id, user_id) with `ids` (int[] SQL; NULL: unchanged): `<kind>_del`, `<kind>_ins`. */
-function replaceGrantsCtes(kind: 'folder' | 'list', row: string, ids: string): string[] {
-  const table = `member_${kind}_grants`;
-  return [
-    `${kind}_del AS (DELETE FROM ${table} g USING ${row} o
-       WHERE ${ids} IS NOT NULL AND g.workspace_id = o.workspace_id AND g.user_id = o.user_id AND g.${kind}_id <> ALL(${ids}) RETURNING 1)`,
-    `${kind}_ins AS (INSERT INTO ${table} (workspace_id, user_id, ${kind}_id)
-       SELECT o.workspace_id, o.user_id, x.id FROM ${row} o CROSS JOIN unnest(${ids}) x(id) WHERE ${ids} IS NOT NULL
-       ON CONFLICT DO NOTHING RETURNING 1)`,
-  ];
+/** The grants of kind `kind` of the member row `row` (a CTE with workspace_id, user_id) replaced with `ids` (int[] SQL; NULL: unchanged): `<kind>_del`, `<kind>_ins`. */
+function replaceGrants<I>(w: WriteChain<I>, kind: 'folder' | 'list', row: string, ids: string): WriteChain<I> {
+  return replaceSet(w, {
+    names: [`${kind}_del`, `${kind}_ins`], table: `member_${kind}_grants`, owner: row,
+    keys: { workspace_id: 'workspace_id', user_id: 'user_id' }, column: `${kind}_id`, kept: `unnest(${ids}) k(id)`, when: `${ids} IS NOT NULL`,
+  });
 }
+
+type AddInput = { actor: Actor; workspaceId: number; user: { id?: number; email?: string }; write: Required<MemberWrite>; allowed: boolean; emails: boolean };
+type UpdateInput = { actor: Actor; workspaceId: number; userId: number; role: Role; write: MemberWrite; allowed: boolean; emails: boolean };
+type RemoveInput = { actor: Actor; workspaceId: number; userId: number; role: Role };
+
+/** MembersRepository.add's statement. */
+const ADD = writeStatement<AddInput, AddResult>('member.add', () => '', (w) => {
+  const ws = w.arg((i) => i.workspaceId, 'int');
+  const folders = w.arg((i) => i.write.folderIds, 'int[]');
+  const lists = w.arg((i) => i.write.listIds, 'int[]');
+  const userId = w.arg((i) => i.user.id ?? null, 'int');
+  const email = w.arg((i) => i.user.email ?? null, 'text');
+  // lower(email) finds it by the unique index; the C collation then keeps the comparison to ASCII case.
+  w.check('u', `(SELECT id FROM users WHERE CASE WHEN ${userId} IS NOT NULL THEN id = ${userId}
+               ELSE lower(email) = lower(${email}) AND lower(email COLLATE "C") = lower(${email} COLLATE "C") END LIMIT 1)`)
+    .addAll('check', grantLookupCtes(ws, folders, lists))
+    .check('ex', `(SELECT 1 FROM workspace_members m JOIN u ON m.user_id = u.id WHERE m.workspace_id = ${ws})`)
+    .write('ins', `(INSERT INTO workspace_members (workspace_id, user_id, role, is_restricted)
+               SELECT ${ws}, u.id, ${w.arg((i) => i.write.role, 'text')}, ${w.arg((i) => i.write.restricted, 'boolean')} FROM u
+                WHERE ${w.arg((i) => i.allowed, 'boolean')} AND NOT EXISTS (SELECT 1 FROM fm) AND NOT EXISTS (SELECT 1 FROM lm) AND NOT EXISTS (SELECT 1 FROM ex)
+               ON CONFLICT DO NOTHING RETURNING *)`);
+  replaceGrants(w, 'folder', 'ins', folders);
+  replaceGrants(w, 'list', 'ins', lists);
+  return w
+    .event(statementEvent({ type: 'member.added', from: 'ins', reads: ['ins'], workspace: 'ins.workspace_id', data: { user_id: 'ins.user_id', role: 'ins.role' } }))
+    .select(`(SELECT id FROM u) AS user_id, (SELECT id FROM fm) AS missing_folder, (SELECT id FROM lm) AS missing_list,
+              EXISTS (SELECT 1 FROM ex) AS already,
+              (SELECT ${memberJson(w.arg((i) => i.emails, 'boolean'))} FROM ins m JOIN users u ON u.id = m.user_id) AS member`);
+});
+
+/** MembersRepository.update's statement. */
+const UPDATE = writeStatement<UpdateInput, UpdateResult>('member.update', () => '', (w) => {
+  const ws = w.arg((i) => i.workspaceId, 'int');
+  const folders = w.arg((i) => i.write.folderIds, 'int[]');
+  const lists = w.arg((i) => i.write.listIds, 'int[]');
+  const sameSet = (a: string, b: string) => `(${a} @> ${b} AND ${a} <@ ${b})`;
+  w.addAll('check', grantLookupCtes(ws, folders, lists))
+    .lock('locked', 'workspace_members', `MATERIALIZED (SELECT * FROM workspace_members
+         WHERE workspace_id = ${ws} AND user_id = ${w.arg((i) => i.userId, 'int')} AND role = ${w.arg((i) => i.role, 'text')}
+           AND ${w.arg((i) => i.allowed, 'boolean')} AND NOT EXISTS (SELECT 1 FROM fm) AND NOT EXISTS (SELECT 1 FROM lm)
+         FOR NO KEY UPDATE)`)
+    .check('old', `MATERIALIZED (SELECT o.*,
+         ARRAY(SELECT g.folder_id FROM member_folder_grants g WHERE g.workspace_id = o.workspace_id AND g.user_id = o.user_id) AS folder_ids,
+         ARRAY(SELECT g.list_id FROM member_list_grants g WHERE g.workspace_id = o.workspace_id AND g.user_id = o.user_id) AS list_ids
+         FROM locked o)`)
+    .write('r', `(UPDATE workspace_members t SET role = COALESCE(${w.arg((i) => i.write.role ?? null, 'text')}, t.role),
+                    is_restricted = COALESCE(${w.arg((i) => i.write.restricted ?? null, 'boolean')}, t.is_restricted)
+               FROM old WHERE t.workspace_id = old.workspace_id AND t.user_id = old.user_id RETURNING t.*)`);
+  replaceGrants(w, 'folder', 'old', folders);
+  replaceGrants(w, 'list', 'old', lists);
+  return w
+    .event(statementEvent({
+      type: 'member.updated', from: 'r JOIN old ON old.user_id = r.user_id', reads: ['r', 'old', 'locked'], workspace: 'r.workspace_id', data: { user_id: 'r.user_id' },
+      changes: {
+        folder_ids: `${folders} IS NOT NULL AND NOT ${sameSet('old.folder_ids', folders)}`,
+        list_ids: `${lists} IS NOT NULL AND NOT ${sameSet('old.list_ids', lists)}`,
+        restricted: 'r.is_restricted IS DISTINCT FROM old.is_restricted',
+        role: 'r.role IS DISTINCT FROM old.role',
+      },
+    }))
+    .select(`(SELECT id FROM fm) AS missing_folder, (SELECT id FROM lm) AS missing_list,
+              (SELECT ${memberJson(w.arg((i) => i.emails, 'boolean'))} FROM r m JOIN users u ON u.id = m.user_id) AS member`);
+});
+
+/** MembersRepository.remove's statement. */
+const REMOVE = writeStatement<RemoveInput, { removed: boolean }>('member.remove', () => '', (w) => {
+  const ws = w.arg((i) => i.workspaceId, 'int');
+  const user = w.arg((i) => i.userId, 'int');
+  // The user's id as a `people` value's element (D42: ids joined by commas).
+  const people = `FROM custom_fields f, old
+         WHERE v.workspace_id = ${ws} AND f.id = v.field_id AND f.type = 'people' AND old.user_id::text = ANY(string_to_array(v.value, ','))`;
+  const rest = `array_remove(string_to_array(v.value, ','), old.user_id::text)`;
+  return w
+    .lock('old', 'workspace_members', `MATERIALIZED (SELECT * FROM workspace_members WHERE workspace_id = ${ws} AND user_id = ${user} AND role = ${w.arg((i) => i.role, 'text')} FOR UPDATE)`)
+    .write('assignments', '(DELETE FROM task_assignees a USING old WHERE a.workspace_id = old.workspace_id AND a.user_id = old.user_id RETURNING 1)')
+    .write('people_kept', `(UPDATE task_custom_field_values v SET value = array_to_string(${rest}, ',') ${people} AND cardinality(${rest}) > 0 RETURNING 1)`)
+    .write('people_emptied', `(DELETE FROM task_custom_field_values v USING custom_fields f, old
+         WHERE v.workspace_id = ${ws} AND f.id = v.field_id AND f.type = 'people'
+           AND old.user_id::text = ANY(string_to_array(v.value, ',')) AND cardinality(${rest}) = 0 RETURNING 1)`)
+    .write('allowed_users', '(DELETE FROM custom_field_allowed_users a USING old WHERE a.workspace_id = old.workspace_id AND a.user_id = old.user_id RETURNING 1)')
+    .write('folder_grants', '(DELETE FROM member_folder_grants g USING old WHERE g.workspace_id = old.workspace_id AND g.user_id = old.user_id RETURNING 1)')
+    .write('list_grants', '(DELETE FROM member_list_grants g USING old WHERE g.workspace_id = old.workspace_id AND g.user_id = old.user_id RETURNING 1)')
+    .write('d', '(DELETE FROM workspace_members t USING old WHERE t.workspace_id = old.workspace_id AND t.user_id = old.user_id RETURNING t.*)')
+    .event(statementEvent({ type: 'member.removed', from: 'd', reads: ['d', 'old'], workspace: 'd.workspace_id', data: { user_id: 'd.user_id' } }))
+    .select('EXISTS (SELECT 1 FROM d) AS removed');
+});
+
+/** The write statements of members. */
+export const MEMBER_WRITES = [ADD, UPDATE, REMOVE];
 
 /** SQL of members' writes (D41). Each write is one statement: its checks (D3 step 8), the write and its event (D48). */
 @Injectable()
@@ -75,37 +160,7 @@ export class MembersRepository {
   async add(
     actor: Actor, workspaceId: number, user: { id?: number; email?: string }, write: Required<MemberWrite>, allowed: boolean, emails: boolean, db: Db,
   ): Promise<AddResult> {
-    const p = new SqlParams();
-    const ws = p.add(workspaceId, 'int');
-    const folders = p.add(write.folderIds, 'int[]');
-    const lists = p.add(write.listIds, 'int[]');
-    const userId = p.add(user.id ?? null, 'int');
-    const email = p.add(user.email ?? null, 'text');
-    const ctes = [
-      // lower(email) finds it by the unique index; the C collation then keeps the comparison to ASCII case.
-      `u AS (SELECT id FROM users WHERE CASE WHEN ${userId} IS NOT NULL THEN id = ${userId}
-               ELSE lower(email) = lower(${email}) AND lower(email COLLATE "C") = lower(${email} COLLATE "C") END LIMIT 1)`,
-      ...grantLookupCtes(ws, folders, lists),
-      `ex AS (SELECT 1 FROM workspace_members m JOIN u ON m.user_id = u.id WHERE m.workspace_id = ${ws})`,
-      `ins AS (INSERT INTO workspace_members (workspace_id, user_id, role, is_restricted)
-               SELECT ${ws}, u.id, ${p.add(write.role, 'text')}, ${p.add(write.restricted, 'boolean')} FROM u
-                WHERE ${p.add(allowed, 'boolean')} AND NOT EXISTS (SELECT 1 FROM fm) AND NOT EXISTS (SELECT 1 FROM lm) AND NOT EXISTS (SELECT 1 FROM ex)
-               ON CONFLICT DO NOTHING RETURNING *)`,
-      ...replaceGrantsCtes('folder', 'ins', folders),
-      ...replaceGrantsCtes('list', 'ins', lists),
-      ...eventCtes(p, actor, {
-        type: 'member.added', from: 'ins', workspace: 'ins.workspace_id', data: { user_id: 'ins.user_id', role: 'ins.role' },
-        drain: ['folder_del', 'folder_ins', 'list_del', 'list_ins'],
-      }),
-    ];
-    const rows = await db.rows<AddResult>(
-      `WITH ${ctes.join(',\n')}
-       SELECT (SELECT id FROM u) AS user_id, (SELECT id FROM fm) AS missing_folder, (SELECT id FROM lm) AS missing_list,
-              EXISTS (SELECT 1 FROM ex) AS already,
-              (SELECT ${memberJson(p.add(emails, 'boolean'))} FROM ins m JOIN users u ON u.id = m.user_id) AS member`,
-      p.values,
-    );
-    return rows[0];
+    return (await ADD.run(db, { actor, workspaceId, user, write, allowed, emails }))[0];
   }
 
   /**
@@ -114,44 +169,7 @@ export class MembersRepository {
    * by `actor` with the fields whose stored value changed (the grants compared as sets).
    */
   async update(actor: Actor, workspaceId: number, userId: number, role: Role, write: MemberWrite, allowed: boolean, emails: boolean, db: Db): Promise<UpdateResult> {
-    const p = new SqlParams();
-    const ws = p.add(workspaceId, 'int');
-    const folders = p.add(write.folderIds, 'int[]');
-    const lists = p.add(write.listIds, 'int[]');
-    const sameSet = (a: string, b: string) => `(${a} @> ${b} AND ${a} <@ ${b})`;
-    const ctes = [
-      ...grantLookupCtes(ws, folders, lists),
-      `locked AS MATERIALIZED (SELECT * FROM workspace_members
-         WHERE workspace_id = ${ws} AND user_id = ${p.add(userId, 'int')} AND role = ${p.add(role, 'text')}
-           AND ${p.add(allowed, 'boolean')} AND NOT EXISTS (SELECT 1 FROM fm) AND NOT EXISTS (SELECT 1 FROM lm)
-         FOR NO KEY UPDATE)`,
-      `old AS MATERIALIZED (SELECT o.*,
-         ARRAY(SELECT g.folder_id FROM member_folder_grants g WHERE g.workspace_id = o.workspace_id AND g.user_id = o.user_id) AS folder_ids,
-         ARRAY(SELECT g.list_id FROM member_list_grants g WHERE g.workspace_id = o.workspace_id AND g.user_id = o.user_id) AS list_ids
-         FROM locked o)`,
-      `r AS (UPDATE workspace_members t SET role = COALESCE(${p.add(write.role ?? null, 'text')}, t.role),
-                    is_restricted = COALESCE(${p.add(write.restricted ?? null, 'boolean')}, t.is_restricted)
-               FROM old WHERE t.workspace_id = old.workspace_id AND t.user_id = old.user_id RETURNING t.*)`,
-      ...replaceGrantsCtes('folder', 'old', folders),
-      ...replaceGrantsCtes('list', 'old', lists),
-      ...eventCtes(p, actor, {
-        type: 'member.updated', from: 'r JOIN old ON old.user_id = r.user_id', workspace: 'r.workspace_id', data: { user_id: 'r.user_id' },
-        changes: {
-          folder_ids: `${folders} IS NOT NULL AND NOT ${sameSet('old.folder_ids', folders)}`,
-          list_ids: `${lists} IS NOT NULL AND NOT ${sameSet('old.list_ids', lists)}`,
-          restricted: 'r.is_restricted IS DISTINCT FROM old.is_restricted',
-          role: 'r.role IS DISTINCT FROM old.role',
-        },
-        drain: ['folder_del', 'folder_ins', 'list_del', 'list_ins'],
-      }),
-    ];
-    const rows = await db.rows<UpdateResult>(
-      `WITH ${ctes.join(',\n')}
-       SELECT (SELECT id FROM fm) AS missing_folder, (SELECT id FROM lm) AS missing_list,
-              (SELECT ${memberJson(p.add(emails, 'boolean'))} FROM r m JOIN users u ON u.id = m.user_id) AS member`,
-      p.values,
-    );
-    return rows[0];
+    return (await UPDATE.run(db, { actor, workspaceId, userId, role, write, allowed, emails }))[0];
   }
 
   /**
@@ -161,30 +179,6 @@ export class MembersRepository {
    * was gone or had changed role meanwhile (nothing was written).
    */
   async remove(actor: Actor, workspaceId: number, userId: number, role: Role, db: Db): Promise<boolean> {
-    const p = new SqlParams();
-    const ws = p.add(workspaceId, 'int');
-    const user = p.add(userId, 'int');
-    // The user's id as a `people` value's element (D42: ids joined by commas).
-    const people = `FROM custom_fields f, old
-         WHERE v.workspace_id = ${ws} AND f.id = v.field_id AND f.type = 'people' AND old.user_id::text = ANY(string_to_array(v.value, ','))`;
-    const rest = `array_remove(string_to_array(v.value, ','), old.user_id::text)`;
-    const ctes = [
-      `old AS MATERIALIZED (SELECT * FROM workspace_members WHERE workspace_id = ${ws} AND user_id = ${user} AND role = ${p.add(role, 'text')} FOR UPDATE)`,
-      `assignments AS (DELETE FROM task_assignees a USING old WHERE a.workspace_id = old.workspace_id AND a.user_id = old.user_id RETURNING 1)`,
-      `people_kept AS (UPDATE task_custom_field_values v SET value = array_to_string(${rest}, ',') ${people} AND cardinality(${rest}) > 0 RETURNING 1)`,
-      `people_emptied AS (DELETE FROM task_custom_field_values v USING custom_fields f, old
-         WHERE v.workspace_id = ${ws} AND f.id = v.field_id AND f.type = 'people'
-           AND old.user_id::text = ANY(string_to_array(v.value, ',')) AND cardinality(${rest}) = 0 RETURNING 1)`,
-      `allowed_users AS (DELETE FROM custom_field_allowed_users a USING old WHERE a.workspace_id = old.workspace_id AND a.user_id = old.user_id RETURNING 1)`,
-      `folder_grants AS (DELETE FROM member_folder_grants g USING old WHERE g.workspace_id = old.workspace_id AND g.user_id = old.user_id RETURNING 1)`,
-      `list_grants AS (DELETE FROM member_list_grants g USING old WHERE g.workspace_id = old.workspace_id AND g.user_id = old.user_id RETURNING 1)`,
-      `d AS (DELETE FROM workspace_members t USING old WHERE t.workspace_id = old.workspace_id AND t.user_id = old.user_id RETURNING t.*)`,
-      ...eventCtes(p, actor, {
-        type: 'member.removed', from: 'd', workspace: 'd.workspace_id', data: { user_id: 'd.user_id' },
-        drain: ['assignments', 'people_kept', 'people_emptied', 'allowed_users', 'folder_grants', 'list_grants'],
-      }),
-    ];
-    const rows = await db.rows<{ removed: boolean }>(`WITH ${ctes.join(',\n')} SELECT EXISTS (SELECT 1 FROM d) AS removed`, p.values);
-    return rows[0].removed;
+    return (await REMOVE.run(db, { actor, workspaceId, userId, role }))[0].removed;
   }
 }

@@ -115,6 +115,15 @@ export class WriteChain<I> {
     } }, read(this.sample));
   }
 
+  /** A recursive read (the statement then starts `WITH RECURSIVE`); `columns` names its columns (`n, slug`). */
+  recursive(name: string, columns: string, sql: string): this {
+    this.isRecursive = true;
+    return this.add({ name: `${name}(${columns})`, kind: 'check', sql });
+  }
+
+  /** @internal the chain has a recursive CTE */
+  isRecursive = false;
+
   /** The caller's access row, or other reads the later CTEs use (no locks). */
   access(name: string, sql: string): this {
     return this.add({ name, kind: 'access', sql });
@@ -144,17 +153,17 @@ export class WriteChain<I> {
 
   /** Declares the event the write records; the chain is then closed. */
   event(event: StatementEvent<I>): SealedWrite<I> {
-    return new SealedWrite(this.args, [...this.parts], event);
+    return new SealedWrite(this.args, [...this.parts], event, this.isRecursive);
   }
 
   /** Declares that the write records no event, and why (the reason is for readers: a write without an event is a decision). */
   noEvent(reason: string): SealedWrite<I> {
     void reason;
-    return new SealedWrite(this.args, [...this.parts], null);
+    return new SealedWrite(this.args, [...this.parts], null, this.isRecursive);
   }
 
   private add(cte: Cte): this {
-    if (!/^[a-z_][a-z0-9_]*$/.test(cte.name)) throw new Error(`bad CTE name ${cte.name}`);
+    if (!/^[a-z_][a-z0-9_]*(\([a-z_, ]+\))?$/.test(cte.name)) throw new Error(`bad CTE name ${cte.name}`);
     this.parts.push(cte);
     return this;
   }
@@ -180,13 +189,14 @@ export class SealedWrite<I> {
     private readonly args: Args<I>,
     private readonly parts: readonly Cte[],
     private readonly evt: StatementEvent<I> | null,
+    private readonly isRecursive = false,
   ) {}
 
   /** The statement: the CTEs in order, the drain list built from them, the event last, then `SELECT <sql>`. */
   select(sql: string): Built<I> {
     const ctes = this.parts.map((c) => `${c.name} AS ${c.sql}`);
     if (this.evt) ctes.push(...this.evt.ctes(this.args, drainOrder(this.parts, this.evt.reads)));
-    return { text: `${ctes.length ? `WITH ${ctes.join(',\n')}\n` : ''}SELECT ${sql}`, readers: this.args.readers } as unknown as Built<I>;
+    return { text: `${ctes.length ? `WITH ${this.isRecursive ? 'RECURSIVE ' : ''}${ctes.join(',\n')}\n` : ''}SELECT ${sql}`, readers: this.args.readers } as unknown as Built<I>;
   }
 }
 
@@ -298,4 +308,44 @@ export function updateRow<I>(w: WriteChain<I>, tableName: string, lockTable: Loc
   w.lock('old', lockTable, `MATERIALIZED (SELECT * FROM ${tableName} WHERE id = ${rowId} FOR NO KEY UPDATE)`);
   w.write('r', `(UPDATE ${tableName} t SET ${sets.join(', ')} FROM old WHERE t.id = old.id RETURNING t.*)`);
   return true;
+}
+
+/** A set of link rows an update replaces (the grant and override tables): see replaceSet. */
+export interface SetReplace {
+  /** Names of the two write CTEs: the rows no longer kept are deleted, the kept ones inserted. */
+  names: [drop: string, add: string];
+  /** The link table. */
+  table: string;
+  /** The CTE of the owning row (aliased `o`). */
+  owner: string;
+  /** Link-table column → owner column, the link rows of the owner. */
+  keys: Record<string, string>;
+  /** The link table's column of the set's members. */
+  column: string;
+  /** FROM item of the members kept, aliased `k`, with their id in `k.id` (`ref_folders k`, `unnest($3::int[]) k(id)`). */
+  kept: string;
+  /** Other inserted columns: SQL over `o` and `k`. */
+  extra?: Record<string, string>;
+  /** SQL condition: replace only when it holds (a set not sent stays). */
+  when?: string;
+  /** The insert's conflict action (default `DO NOTHING`: a kept row stays). */
+  onConflict?: string;
+}
+
+/**
+ * The two write CTEs replacing a link set of the owner row with the members kept: the rows not kept
+ * deleted, the kept ones inserted (disjoint rows, so one statement is safe). Both return `1` rows.
+ */
+export function replaceSet<I>(w: WriteChain<I>, s: SetReplace): WriteChain<I> {
+  const when = s.when ? `${s.when} AND ` : '';
+  const match = Object.entries(s.keys).map(([link, own]) => `g.${link} = o.${own}`).join(' AND ');
+  const extra = Object.entries(s.extra ?? {});
+  const columns = [...Object.keys(s.keys), s.column, ...extra.map(([c]) => c)];
+  const values = [...Object.values(s.keys).map((own) => `o.${own}`), 'k.id', ...extra.map(([, v]) => v)];
+  return w
+    .write(s.names[0], `(DELETE FROM ${s.table} g USING ${s.owner} o
+       WHERE ${when}${match} AND g.${s.column} NOT IN (SELECT k.id FROM ${s.kept}) RETURNING 1)`)
+    .write(s.names[1], `(INSERT INTO ${s.table} (${columns.join(', ')})
+       SELECT ${values.join(', ')} FROM ${s.owner} o CROSS JOIN ${s.kept}${s.when ? ` WHERE ${s.when}` : ''}
+       ON CONFLICT ${s.onConflict ?? 'DO NOTHING'} RETURNING 1)`);
 }
