@@ -3,7 +3,7 @@ import { ApiKeyCache } from '../common/auth/api-key.cache';
 import { generateApiKey, hashApiKey } from '../common/auth/api-key';
 import type { Caller } from '../common/auth/auth-context';
 import { UNAUTHORIZED } from '../common/auth/authenticated.decorator';
-import type { Db } from '../common/database/request-db';
+import { dbOf } from '../common/database/request-db';
 import { Sql } from '../common/database/sql';
 import { validateBody } from '../common/validation/validate-body';
 import { ApiKeyDto, CreateApiKeyDto, CreatedApiKeyDto } from './api-keys.dto';
@@ -26,10 +26,6 @@ export class ApiKeysService {
     private readonly sql: Sql,
   ) {}
 
-  private db(caller: Caller): Db {
-    return caller.db ?? this.sql;
-  }
-
   /**
    * D46 create: 400 body (name, scopes, expires_at); then 403 for the first scope (ascending) the
    * calling key lacks, 400 an expiry later than the calling key's, 409 over 100 active keys
@@ -43,7 +39,7 @@ export class ApiKeysService {
     const result = await this.keys.create(
       caller.userId, caller.keyId,
       { hash: hashApiKey(plain), last4: plain.slice(-4), name: body.name, scopes: body.scopes, expiresAt: body.expires_at },
-      this.db(caller),
+      dbOf(caller, this.sql),
     );
     // The calling key was revoked while this request ran.
     if (result.too_late === null) throw new UnauthorizedException(UNAUTHORIZED.invalid);
@@ -54,7 +50,7 @@ export class ApiKeysService {
 
   /** D46 list: the caller's unrevoked keys, expired ones included, by id. */
   listKeys(caller: Caller): Promise<ApiKeyDto[]> {
-    return this.keys.list(caller.userId, this.db(caller));
+    return this.keys.list(caller.userId, dbOf(caller, this.sql));
   }
 
   /**
@@ -63,7 +59,7 @@ export class ApiKeysService {
    * process has heard the revoke's notification, which PostgreSQL sends to every process at commit.
    */
   async revokeKey(caller: Caller, id: number): Promise<void> {
-    const hash = await this.keys.revoke(caller.userId, id, this.db(caller));
+    const hash = await this.keys.revoke(caller.userId, id, dbOf(caller, this.sql));
     if (!hash) throw new NotFoundException(API_KEY_ERRORS.notFound);
     await this.cache.heard(hash);
   }

@@ -2,7 +2,7 @@ import { BadRequestException, ConflictException, ForbiddenException, Injectable,
 import { mayBeRestricted, memberChangeDenial, NOT_FOUND, Role, seesMemberEmails } from '../common/access/access.policy';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
-import type { Db } from '../common/database/request-db';
+import { dbOf } from '../common/database/request-db';
 import { Sql } from '../common/database/sql';
 import { validateBody } from '../common/validation/validate-body';
 import type { MemberDto } from '../workspaces/workspaces.dto';
@@ -34,10 +34,6 @@ export class MembersService {
     private readonly sql: Sql,
   ) {}
 
-  private db(caller: Caller): Db {
-    return caller.db ?? this.sql;
-  }
-
   /**
    * D41 add: 404 `Workspace not found`; 403 `Only owners and admins can manage members`; 400 body;
    * 404 `User not found`, `Folder not found`, `List not found`; 409 already a member; 403
@@ -53,7 +49,7 @@ export class MembersService {
     const result = await this.members.add(
       caller, workspaceId, { id: body.user_id, email: body.email },
       { role, restricted, folderIds: body.folder_ids ?? [], listIds: body.list_ids ?? [] },
-      !denial && !restrictedAdmin, seesMemberEmails(membership), this.db(caller),
+      !denial && !restrictedAdmin, seesMemberEmails(membership), dbOf(caller, this.sql),
     );
     if (result.user_id === null) throw new NotFoundException(MEMBER_ERRORS.userNotFound);
     lookupsFound(result);
@@ -76,7 +72,7 @@ export class MembersService {
     const result = await this.members.update(
       caller, workspaceId, userId, target.role,
       { role: body.role, restricted: body.restricted, folderIds: body.folder_ids ?? null, listIds: body.list_ids ?? null },
-      !denial && !restrictedAdmin, seesMemberEmails(membership), this.db(caller),
+      !denial && !restrictedAdmin, seesMemberEmails(membership), dbOf(caller, this.sql),
     );
     lookupsFound(result);
     if (denial) throw new ForbiddenException(denial);
@@ -94,7 +90,7 @@ export class MembersService {
     const { membership, target } = await this.access.member(caller, 'member.remove', workspaceId, userId);
     const denial = memberChangeDenial({ kind: 'remove', callerRole: membership.role, self: target.self, targetRole: target.role });
     if (denial) throw new ForbiddenException(denial);
-    if (!(await this.members.remove(caller, workspaceId, userId, target.role, this.db(caller)))) throw changedMeanwhile();
+    if (!(await this.members.remove(caller, workspaceId, userId, target.role, dbOf(caller, this.sql)))) throw changedMeanwhile();
   }
 
   /** D41 access: the member's role, restriction and grants; managers and the member themself. One round trip. */

@@ -4,7 +4,8 @@ import type { Role } from '../common/access/access.policy';
 import { ColumnField, columnTable, FieldsMatch, selectListSql, WritesMatch } from '../common/database/field-table';
 import type { Db } from '../common/database/request-db';
 import { SqlParams } from '../common/database/sql-params';
-import { Actor, columnChangesSql, eventCtes } from '../events/events.sql';
+import { columnChanges, sentKey, updateRow, writeStatement } from '../common/database/write-statement';
+import { Actor, statementEvent } from '../events/events.sql';
 import { DEFAULT_STATUSES } from '../fixtures/fixture.types';
 import type { CreateWorkspaceDto, MemberDto, UpdateWorkspaceDto, WorkspaceDto } from './workspaces.dto';
 
@@ -35,6 +36,55 @@ const WORKSPACE_TABLE = columnTable<keyof UpdateWorkspaceDto>(WORKSPACE_FIELDS);
 
 /** D40: the statuses of a new workspace, positions 1-4, color gray, icon null (DEFAULT_STATUSES: the fixtures' and the CLI's too). */
 const NEW_WORKSPACE_STATUSES = `(VALUES ${DEFAULT_STATUSES.map((st, i) => `('${st.name}', '${st.category}', ${i + 1})`).join(', ')}) AS st(name, category, position)`;
+
+/** The workspace `w` as the caller with `role` sees it. */
+const answer = (w: string, role: string) => `${WORKSPACE_COLUMNS} FROM ${w} w CROSS JOIN (SELECT ${role} AS role) m`;
+
+/** WorkspacesRepository.insert: D40's slug candidates, the workspace, its owner's membership and its statuses. */
+const INSERT = writeStatement<{ ownerId: number; body: CreateWorkspaceDto; slug: string; derived: boolean }, WorkspaceDto>('workspace.insert', () => '', (w) => {
+  const base = w.arg((i) => i.slug, 'text');
+  const owner = w.arg((i) => i.ownerId, 'int');
+  const taken = (candidate: string) => `EXISTS (SELECT 1 FROM workspaces x WHERE lower(x.slug COLLATE "C") = lower((${candidate}) COLLATE "C"))`;
+  const values = WORKSPACE_TABLE.writes.filter((c) => c.column !== 'slug').map((c) => [c.column, w.arg((i) => (i.body as unknown as Record<string, unknown>)[c.column] ?? null, c.cast)]);
+  // D40: <base>-n, <base> cut to 64 minus the suffix's length and its trailing '-' stripped again (slugCandidate's twin).
+  const next = `rtrim(left(${base}, 64 - length('-' || (c.n + 1))), '-') || '-' || (c.n + 1)`;
+  return w
+    .recursive('candidate', 'n, slug', `(
+        SELECT 1, ${base}
+        UNION ALL
+        SELECT c.n + 1, ${next} FROM candidate c WHERE ${w.arg((i) => i.derived, 'boolean')} AND ${taken('c.slug')})`)
+    .check('pick', '(SELECT slug FROM candidate ORDER BY n DESC LIMIT 1)')
+    .write('w', `(INSERT INTO workspaces (slug, owner_id, ${values.map(([c]) => c).join(', ')})
+            SELECT pick.slug, ${owner}, ${values.map(([, v]) => v).join(', ')} FROM pick
+            ON CONFLICT DO NOTHING
+            RETURNING *)`)
+    .write('m', `(INSERT INTO workspace_members (workspace_id, user_id, role, joined_at)
+            SELECT w.id, ${owner}, 'owner', w.created_at FROM w RETURNING 'owner'::text AS role)`)
+    .write('st', `(INSERT INTO statuses (workspace_id, name, category, color, icon, position)
+             SELECT w.id, st.name, st.category, 'gray', NULL, st.position FROM w CROSS JOIN ${NEW_WORKSPACE_STATUSES}
+             RETURNING id)`)
+    .noEvent('D37 has no workspace.created: a new workspace has no feed reader yet')
+    .select(`${WORKSPACE_COLUMNS} FROM w CROSS JOIN m WHERE (SELECT count(*) FROM st) >= 0`);
+});
+
+/** D40 update workspace: the fields sent; `workspace.updated` when a stored value changed (D37, D48). */
+const UPDATE = writeStatement<{ actor: Actor; id: number; role: Role; patch: UpdateWorkspaceDto }, WorkspaceDto>(
+  'workspace.update', (i) => sentKey(WORKSPACE_TABLE.columns, i.patch), (w, sample) => {
+    if (!updateRow(w, 'workspaces', 'workspaces', WORKSPACE_TABLE, (i) => i.id, (i) => i.patch, sample)) {
+      const id = w.arg((i) => i.id, 'int');
+      return w.noEvent('nothing sent: nothing changes').select(`${answer('workspaces', w.arg((i) => i.role, 'text'))} WHERE w.id = ${id}`);
+    }
+    return w
+      .event(statementEvent({
+        type: 'workspace.updated', from: 'r JOIN old ON old.id = r.id', reads: ['r', 'old'], workspace: 'r.id',
+        data: {}, changes: columnChanges(WORKSPACE_TABLE),
+      }))
+      .select(answer('r', w.arg((i) => i.role, 'text')));
+  },
+);
+
+/** The write statements of workspaces. */
+export const WORKSPACE_WRITES = [INSERT, UPDATE];
 
 /** SQL for workspaces and their members. */
 @Injectable()
@@ -71,31 +121,7 @@ export class WorkspacesRepository {
    * the slug was taken meanwhile (a concurrent create committed it): nothing was written.
    */
   async insert(ownerId: number, body: CreateWorkspaceDto, slug: string, derived: boolean, db: Db): Promise<WorkspaceDto | null> {
-    const p = new SqlParams();
-    const base = p.add(slug, 'text');
-    const owner = p.add(ownerId, 'int');
-    const taken = (candidate: string) => `EXISTS (SELECT 1 FROM workspaces x WHERE lower(x.slug COLLATE "C") = lower((${candidate}) COLLATE "C"))`;
-    const values = WORKSPACE_TABLE.writes.filter((w) => w.column !== 'slug').map((w) => [w.column, p.add((body as unknown as Record<string, unknown>)[w.column] ?? null, w.cast)]);
-    // D40: <base>-n, <base> cut to 64 minus the suffix's length and its trailing '-' stripped again (slugCandidate's twin).
-    const next = `rtrim(left(${base}, 64 - length('-' || (c.n + 1))), '-') || '-' || (c.n + 1)`;
-    const sql = `WITH RECURSIVE
-      candidate(n, slug) AS (
-        SELECT 1, ${base}
-        UNION ALL
-        SELECT c.n + 1, ${next} FROM candidate c WHERE ${p.add(derived, 'boolean')} AND ${taken('c.slug')}),
-      pick AS (SELECT slug FROM candidate ORDER BY n DESC LIMIT 1),
-      w AS (INSERT INTO workspaces (slug, owner_id, ${values.map(([c]) => c).join(', ')})
-            SELECT pick.slug, ${owner}, ${values.map(([, v]) => v).join(', ')} FROM pick
-            ON CONFLICT DO NOTHING
-            RETURNING *),
-      m AS (INSERT INTO workspace_members (workspace_id, user_id, role, joined_at)
-            SELECT w.id, ${owner}, 'owner', w.created_at FROM w RETURNING 'owner'::text AS role),
-      st AS (INSERT INTO statuses (workspace_id, name, category, color, icon, position)
-             SELECT w.id, st.name, st.category, 'gray', NULL, st.position FROM w CROSS JOIN ${NEW_WORKSPACE_STATUSES}
-             RETURNING id)
-      SELECT ${WORKSPACE_COLUMNS} FROM w CROSS JOIN m WHERE (SELECT count(*) FROM st) >= 0`;
-    const rows = await db.rows<WorkspaceDto>(sql, p.values);
-    return rows[0] ?? null;
+    return (await INSERT.run(db, { ownerId, body, slug, derived }))[0] ?? null;
   }
 
   /**
@@ -104,28 +130,7 @@ export class WorkspacesRepository {
    * A slug another workspace holds fails with the unique violation of `workspaces_slug_key`.
    */
   async update(actor: Actor, id: number, role: Role, patch: UpdateWorkspaceDto, db: Db): Promise<WorkspaceDto | null> {
-    const p = new SqlParams();
-    const rowId = p.add(id, 'int');
-    const caller = `(SELECT ${p.add(role, 'text')} AS role) m`;
-    const sent = WORKSPACE_TABLE.writes.filter((w) => patch[w.column] !== undefined);
-    if (!sent.length) {
-      return (await db.rows<WorkspaceDto>(`SELECT ${WORKSPACE_COLUMNS} FROM workspaces w CROSS JOIN ${caller} WHERE w.id = ${rowId}`, p.values))[0] ?? null;
-    }
-    const sets = sent.map((w) => `${w.column} = ${p.add(patch[w.column], w.cast)}`);
-    const ctes = [
-      // The row before the update, locked first: `old` is the version the update applies to (patch.ts).
-      `old AS MATERIALIZED (SELECT * FROM workspaces WHERE id = ${rowId} FOR NO KEY UPDATE)`,
-      `r AS (UPDATE workspaces t SET ${sets.join(', ')} FROM old WHERE t.id = old.id RETURNING t.*)`,
-      ...eventCtes(p, actor, {
-        type: 'workspace.updated',
-        from: 'r JOIN old ON old.id = r.id',
-        workspace: 'r.id',
-        data: {},
-        changes: columnChangesSql(WORKSPACE_TABLE.columns),
-      }),
-    ];
-    const rows = await db.rows<WorkspaceDto>(`WITH ${ctes.join(',\n')} SELECT ${WORKSPACE_COLUMNS} FROM r w CROSS JOIN ${caller}`, p.values);
-    return rows[0] ?? null;
+    return (await UPDATE.run(db, { actor, id, role, patch }))[0] ?? null;
   }
 
   /**

@@ -2,7 +2,7 @@ import { ConflictException, Injectable, NotFoundException } from '@nestjs/common
 import { NOT_FOUND, seesMemberEmails } from '../common/access/access.policy';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
-import type { Db } from '../common/database/request-db';
+import { dbOf } from '../common/database/request-db';
 import { Sql } from '../common/database/sql';
 import { WORKSPACE_SLUG_TAKEN } from '../common/database/unique-messages';
 import { validateBody } from '../common/validation/validate-body';
@@ -26,11 +26,6 @@ export class WorkspacesService {
     private readonly sql: Sql,
   ) {}
 
-  /** Where the request's statements run (write routes: its own connection). */
-  private db(caller: Caller): Db {
-    return caller.db ?? this.sql;
-  }
-
   /**
    * D40: Create workspace; any key, the caller becomes its owner. 400 body errors; 409
    * `A workspace with this slug already exists` for a sent slug another workspace holds.
@@ -41,7 +36,7 @@ export class WorkspacesService {
     const derived = body.slug === undefined;
     const slug = body.slug ?? deriveSlug(body.name);
     for (let run = 0; run < DERIVED_SLUG_RUNS; run++) {
-      const workspace = await this.workspaces.insert(caller.userId, body, slug, derived, this.db(caller));
+      const workspace = await this.workspaces.insert(caller.userId, body, slug, derived, dbOf(caller, this.sql));
       if (workspace) return workspace;
       if (!derived) throw new ConflictException(WORKSPACE_SLUG_TAKEN);
     }
@@ -55,7 +50,7 @@ export class WorkspacesService {
   async updateWorkspace(caller: Caller, id: number, rawBody: unknown): Promise<WorkspaceDto> {
     const access = await this.access.check(caller, 'workspace.edit', id);
     const patch = await validateBody(UpdateWorkspaceDto, rawBody);
-    const workspace = await this.workspaces.update(caller, id, access.membership.role, patch, this.db(caller));
+    const workspace = await this.workspaces.update(caller, id, access.membership.role, patch, dbOf(caller, this.sql));
     if (!workspace) throw new NotFoundException(NOT_FOUND.workspace);
     return workspace;
   }
@@ -63,7 +58,7 @@ export class WorkspacesService {
   /** D40: Delete workspace; the owner only; everything in it goes in one transaction. 404; 403 `Only the owner can delete the workspace`. */
   async deleteWorkspace(caller: Caller, id: number): Promise<void> {
     await this.access.check(caller, 'workspace.delete', id);
-    await this.workspaces.delete(id, this.db(caller));
+    await this.workspaces.delete(id, dbOf(caller, this.sql));
   }
 
   /** D1 (ext): the caller's workspaces. */

@@ -293,3 +293,8 @@ function cancelStatement(client: PoolClient): void {
   if (c.host?.startsWith('/')) connection.connect(`${c.host}/.s.PGSQL.${c.port}`);
   else connection.connect(c.port, c.host);
 }
+
+/** Where a caller's statements run: the write request's own connection (`caller.db`), else the shared pool `pool`. */
+export function dbOf(caller: { db?: Db }, pool: Db): Db {
+  return caller.db ?? pool;
+}
