@@ -124,14 +124,6 @@ function eventCteTexts<T extends EventType>(w: EventWrite<T>, user: string, key:
 }
 
 /**
- * D37 `changes` of an update over plain columns: for each of `columns`, SQL that is true when the
- * row `after` (the update's RETURNING rows) holds another value than the row `before` (the row as it was).
- */
-export function columnChangesSql<C extends string>(columns: readonly C[], after = 'r', before = 'old'): Record<C, string> {
-  return Object.fromEntries(columns.map((c) => [c, `${after}.${c} IS DISTINCT FROM ${before}.${c}`])) as Record<C, string>;
-}
-
-/**
  * SQL of the event horizon of workspace `workspace` (an int expression): the
  * largest event id below which every event of the workspace has committed or
  * never will (D37's polling promise). It takes the workspace's event lock

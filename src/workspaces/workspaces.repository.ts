@@ -3,7 +3,6 @@ import { DataSource } from 'typeorm';
 import type { Role } from '../common/access/access.policy';
 import { ColumnField, columnTable, FieldsMatch, selectListSql, WritesMatch } from '../common/database/field-table';
 import type { Db } from '../common/database/request-db';
-import { SqlParams } from '../common/database/sql-params';
 import { columnChanges, sentKey, updateRow, writeStatement } from '../common/database/write-statement';
 import { Actor, statementEvent } from '../events/events.sql';
 import { DEFAULT_STATUSES } from '../fixtures/fixture.types';
