@@ -4,8 +4,8 @@ import { type AccessRead, READ_PARAMS } from '../common/access/access.repository
 import { J } from '../common/database/json-sql';
 import type { Db } from '../common/database/request-db';
 import { Sql } from '../common/database/sql';
-import { SqlParams } from '../common/database/sql-params';
-import { Actor, eventCtes } from '../events/events.sql';
+import { writeStatement } from '../common/database/write-statement';
+import { Actor, statementEvent } from '../events/events.sql';
 import { attachmentsSql } from '../tasks/tasks.sql';
 
 /**
@@ -53,6 +53,68 @@ export interface StoredAttachment {
   confirmed: boolean;
 }
 
+/** AttachmentsRepository.insert's statement (after the quota lock). */
+const INSERT = writeStatement<{ actor: Actor; taskId: number; row: NewAttachment; quotaBytes: number }, { element: string | null; task: boolean }>(
+  'attachment.insert', (i) => (i.row.expiresAt === null ? 'confirmed' : 'pending'), (w, { row: sample }) => {
+    const size = w.arg((i) => i.row.fileSize, 'bigint');
+    const quota = w.arg((i) => i.quotaBytes, 'bigint');
+    w.lock('tk', 'tasks', `MATERIALIZED (SELECT t.id, t.workspace_id, t.list_id FROM tasks t WHERE t.id = ${w.arg((i) => i.taskId, 'int')} FOR KEY SHARE)`)
+      .check('used', `MATERIALIZED (
+         SELECT COALESCE(sum(x.file_size), 0) AS bytes FROM attachments x
+          WHERE ${quota} > 0 AND x.workspace_id = (SELECT tk.workspace_id FROM tk) AND (x.confirmed OR x.expires_at > now()))`)
+      .write('a', `(
+         INSERT INTO attachments (workspace_id, task_id, uploader_id, file_name, file_size, mime_type, confirmed, expires_at, storage_key)
+         SELECT tk.workspace_id, tk.id, ${w.arg((i) => i.actor.userId, 'int')}, ${w.arg((i) => i.row.fileName, 'text')}, ${size}, ${w.arg((i) => i.row.mimeType, 'text')},
+                ${w.arg((i) => i.row.expiresAt === null, 'boolean')}, ${w.arg((i) => i.row.expiresAt, 'timestamptz')}, ${w.arg((i) => i.row.storageKey, 'text')}
+           FROM tk, used WHERE ${quota} = 0 OR used.bytes + ${size} <= ${quota}
+         RETURNING *)`);
+    const sealed = sample.expiresAt === null
+      ? w.event(statementEvent({
+          type: 'attachment.created', from: 'a JOIN tk ON tk.id = a.task_id', reads: ['a', 'tk'], workspace: 'a.workspace_id',
+          data: { attachment_id: 'a.id', task_id: 'a.task_id', list_id: 'tk.list_id' },
+        }))
+      : w.noEvent('a pending upload records attachment.created when it is confirmed');
+    return sealed.select(`(SELECT ${ELEMENT} FROM a JOIN users au ON au.id = a.uploader_id) AS element, EXISTS (SELECT 1 FROM tk) AS task`);
+  },
+);
+
+/**
+ * AttachmentsRepository.confirm's statement: the bytes move to `storageKey` when given (null: they stay), and
+ * the upload key is then queued for removal now and again after its link expired (a PUT through the link
+ * meanwhile leaves no orphan).
+ */
+const CONFIRM = writeStatement<{ actor: Actor; id: number; storageKey: string | null }, { element: string }>('attachment.confirm', () => '', (w) =>
+  w
+    .check('o', `(SELECT storage_key, expires_at FROM attachments WHERE id = ${w.arg((i) => i.id, 'int')})`)
+    .write('c', `(UPDATE attachments SET confirmed = true, expires_at = NULL, storage_key = COALESCE(${w.arg((i) => i.storageKey, 'text')}, storage_key)
+                   WHERE id = ${w.arg((i) => i.id, 'int')} AND NOT confirmed RETURNING *)`)
+    .write('r', `(INSERT INTO attachment_removals (storage_key, due_at)
+                   SELECT o.storage_key, due FROM o JOIN c ON c.storage_key <> o.storage_key,
+                          unnest(ARRAY[now(), o.expires_at + ${UPLOAD_LINK_MARGIN}]) AS due
+                 RETURNING storage_key)`)
+    .event(statementEvent({
+      type: 'attachment.created', from: 'c JOIN tasks tk ON tk.id = c.task_id', reads: ['c'], workspace: 'c.workspace_id',
+      data: { attachment_id: 'c.id', task_id: 'c.task_id', list_id: 'tk.list_id' },
+    }))
+    .select(`${ELEMENT} AS element FROM attachments a JOIN users au ON au.id = a.uploader_id
+        WHERE a.id = ${w.arg((i) => i.id, 'int')}`),
+);
+
+/** AttachmentsRepository.delete's statement. */
+const DELETE = writeStatement<{ actor: Actor; id: number }, { deleted: number }>('attachment.delete', () => '', (w) =>
+  w
+    .write('d', `(DELETE FROM attachments WHERE id = ${w.arg((i) => i.id, 'int')} AND (confirmed OR expires_at > now()) RETURNING *)`)
+    .check('dc', '(SELECT d.*, tk.list_id FROM d JOIN tasks tk ON tk.id = d.task_id WHERE d.confirmed)')
+    .event(statementEvent({
+      type: 'attachment.deleted', from: 'dc', reads: ['dc', 'd'], workspace: 'dc.workspace_id',
+      data: { attachment_id: 'dc.id', task_id: 'dc.task_id', list_id: 'dc.list_id' },
+    }))
+    .select('(SELECT count(*) FROM d)::int AS deleted'),
+);
+
+/** The write statements of attachments. */
+export const ATTACHMENT_WRITES = [INSERT, CONFIRM, DELETE];
+
 /** SQL of attachments (D47). */
 @Injectable()
 export class AttachmentsRepository {
@@ -71,35 +133,7 @@ export class AttachmentsRepository {
    */
   async insert(em: EntityManager, actor: Actor, workspaceId: number, taskId: number, row: NewAttachment, quotaBytes: number): Promise<InsertResult> {
     if (quotaBytes > 0) await em.query('SELECT pg_advisory_xact_lock($1::int, $2::int)', [QUOTA_LOCK_NAMESPACE, workspaceId]);
-    const p = new SqlParams();
-    const size = p.add(row.fileSize, 'bigint');
-    const quota = p.add(quotaBytes, 'bigint');
-    const ctes = [
-      `tk AS MATERIALIZED (SELECT t.id, t.workspace_id, t.list_id FROM tasks t WHERE t.id = ${p.add(taskId, 'int')} FOR KEY SHARE)`,
-      `used AS MATERIALIZED (
-         SELECT COALESCE(sum(x.file_size), 0) AS bytes FROM attachments x
-          WHERE ${quota} > 0 AND x.workspace_id = (SELECT tk.workspace_id FROM tk) AND (x.confirmed OR x.expires_at > now()))`,
-      `a AS (
-         INSERT INTO attachments (workspace_id, task_id, uploader_id, file_name, file_size, mime_type, confirmed, expires_at, storage_key)
-         SELECT tk.workspace_id, tk.id, ${p.add(actor.userId, 'int')}, ${p.add(row.fileName, 'text')}, ${size}, ${p.add(row.mimeType, 'text')},
-                ${p.add(row.expiresAt === null, 'boolean')}, ${p.add(row.expiresAt, 'timestamptz')}, ${p.add(row.storageKey, 'text')}
-           FROM tk, used WHERE ${quota} = 0 OR used.bytes + ${size} <= ${quota}
-         RETURNING *)`,
-    ];
-    if (row.expiresAt === null) {
-      ctes.push(
-        ...eventCtes(p, actor, {
-          type: 'attachment.created', from: 'a JOIN tk ON tk.id = a.task_id', workspace: 'a.workspace_id',
-          data: { attachment_id: 'a.id', task_id: 'a.task_id', list_id: 'tk.list_id' },
-        }),
-      );
-    }
-    const rows: { element: string | null; task: boolean }[] = await em.query(
-      `WITH ${ctes.join(',\n')}
-       SELECT (SELECT ${ELEMENT} FROM a JOIN users au ON au.id = a.uploader_id) AS element, EXISTS (SELECT 1 FROM tk) AS task`,
-      p.values,
-    );
-    const [result] = rows;
+    const [result] = await INSERT.run(em, { actor, taskId, row, quotaBytes });
     if (result.element !== null) return { element: result.element };
     return { refused: result.task ? 'quota' : 'gone' };
   }
@@ -126,26 +160,7 @@ export class AttachmentsRepository {
    * the link meanwhile leaves no orphan).
    */
   async confirm(em: EntityManager, actor: Actor, id: number, storageKey: string | null): Promise<string> {
-    const p = new SqlParams();
-    const ctes = [
-      `o AS (SELECT storage_key, expires_at FROM attachments WHERE id = ${p.add(id, 'int')})`,
-      `c AS (UPDATE attachments SET confirmed = true, expires_at = NULL, storage_key = COALESCE(${p.add(storageKey, 'text')}, storage_key)
-              WHERE id = ${p.add(id, 'int')} AND NOT confirmed RETURNING *)`,
-      `r AS (INSERT INTO attachment_removals (storage_key, due_at)
-              SELECT o.storage_key, due FROM o JOIN c ON c.storage_key <> o.storage_key,
-                     unnest(ARRAY[now(), o.expires_at + ${UPLOAD_LINK_MARGIN}]) AS due)`,
-      ...eventCtes(p, actor, {
-        type: 'attachment.created', from: 'c JOIN tasks tk ON tk.id = c.task_id', workspace: 'c.workspace_id',
-        data: { attachment_id: 'c.id', task_id: 'c.task_id', list_id: 'tk.list_id' },
-      }),
-    ];
-    const rows: { element: string }[] = await em.query(
-      `WITH ${ctes.join(',\n')}
-       SELECT ${ELEMENT} AS element FROM attachments a JOIN users au ON au.id = a.uploader_id
-        WHERE a.id = ${p.add(id, 'int')}`,
-      p.values,
-    );
-    return rows[0].element;
+    return (await CONFIRM.run(em, { actor, id, storageKey }))[0].element;
   }
 
   /**
@@ -154,20 +169,7 @@ export class AttachmentsRepository {
    * transaction. False when it was already gone.
    */
   async delete(actor: Actor, id: number, db: Db = this.sql): Promise<boolean> {
-    const p = new SqlParams();
-    const ctes = [
-      `d AS (DELETE FROM attachments WHERE id = ${p.add(id, 'int')} AND (confirmed OR expires_at > now()) RETURNING *)`,
-      `dc AS (SELECT d.*, tk.list_id FROM d JOIN tasks tk ON tk.id = d.task_id WHERE d.confirmed)`,
-      ...eventCtes(p, actor, {
-        type: 'attachment.deleted', from: 'dc', workspace: 'dc.workspace_id',
-        data: { attachment_id: 'dc.id', task_id: 'dc.task_id', list_id: 'dc.list_id' },
-      }),
-    ];
-    const rows: { deleted: number }[] = await db.rows(
-      `WITH ${ctes.join(',\n')} SELECT (SELECT count(*) FROM d)::int AS deleted`,
-      p.values,
-    );
-    return rows[0].deleted > 0;
+    return (await DELETE.run(db, { actor, id }))[0].deleted > 0;
   }
 
   /** The attachment `id` with what its storage needs (null: none, or expired while pending). */

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Sql } from '../common/database/sql';
+import { writeStatement } from '../common/database/write-statement';
 import type { EventType } from '../events/event-types';
 import type { CreatedWebhookDto, WebhookDeliveryDto, DeliveryResult, WebhookDto } from './webhooks.dto';
 import { eventHorizonSql } from '../events/events.sql';
@@ -32,6 +33,42 @@ export interface AttemptRecord {
   attemptedAt: Date;
 }
 
+/** WebhooksRepository.insert's statement (under the workspace's webhook lock). */
+const INSERT = writeStatement<{ workspaceId: number; url: string; events: EventType[]; secret: string; max: number }, CreatedWebhookDto>('webhook.insert', () => '', (w) => {
+  const ws = w.arg((i) => i.workspaceId);
+  return w
+    .write('wh', `(INSERT INTO webhooks (workspace_id, url, events, secret, dispatched_through)
+         SELECT ${ws}, ${w.arg((i) => i.url)}, ${w.arg((i) => i.events)}, ${w.arg((i) => i.secret)}, ${eventHorizonSql(`${ws}::int`)}
+          WHERE (SELECT count(*) FROM webhooks WHERE workspace_id = ${ws}) < ${w.arg((i) => i.max)}
+         RETURNING *)`)
+    .noEvent('D37 has no webhook events: a webhook is delivery configuration')
+    .select(`${WEBHOOK_COLUMNS}, secret FROM wh`);
+});
+
+/** WebhooksRepository.update's statement. */
+const UPDATE = writeStatement<{ id: number; patch: { url?: string; events?: EventType[]; active?: boolean } }, WebhookDto>('webhook.update', () => '', (w) => {
+  const active = w.arg((i) => i.patch.active ?? null, 'boolean');
+  return w
+    .write('wh', `(UPDATE webhooks SET url = COALESCE(${w.arg((i) => i.patch.url ?? null, 'text')}, url), events = COALESCE(${w.arg((i) => i.patch.events ?? null)}, events),
+              active = COALESCE(${active}, active),
+              activated_at = CASE WHEN ${active} AND NOT active THEN now() ELSE activated_at END,
+              dispatched_through = CASE WHEN ${active} AND NOT active THEN ${eventHorizonSql('workspace_id')} ELSE dispatched_through END
+        WHERE id = ${w.arg((i) => i.id, 'int')} RETURNING *)`)
+    .noEvent('D37 has no webhook events: a webhook is delivery configuration')
+    .select(`${WEBHOOK_COLUMNS} FROM wh`);
+});
+
+/** WebhooksRepository.delete's statement. */
+const DELETE = writeStatement<{ id: number }, { count: string }>('webhook.delete', () => '', (w) =>
+  w
+    .write('wh', `(DELETE FROM webhooks WHERE id = ${w.arg((i) => i.id, 'int')} RETURNING id)`)
+    .noEvent('D37 has no webhook events: a webhook is delivery configuration')
+    .select('count(*) FROM wh'),
+);
+
+/** The API's write statements of webhooks (the delivery worker's bookkeeping statements are its own). */
+export const WEBHOOK_WRITES = [INSERT, UPDATE, DELETE];
+
 /** SQL for webhooks, their delivery log, and the delivery jobs of the queue (graphile-worker's SQL API). */
 @Injectable()
 export class WebhooksRepository {
@@ -51,14 +88,7 @@ export class WebhooksRepository {
   async insert(workspaceId: number, url: string, events: EventType[], secret: string, max: number): Promise<CreatedWebhookDto | null> {
     return this.db.transaction(async (em) => {
       await em.query(`SELECT pg_advisory_xact_lock(${WEBHOOKS_LOCK_NAMESPACE}, $1::int)`, [workspaceId]);
-      const rows: CreatedWebhookDto[] = await em.query(
-        `INSERT INTO webhooks (workspace_id, url, events, secret, dispatched_through)
-         SELECT $1, $2, $3, $4, ${eventHorizonSql('$1::int')}
-          WHERE (SELECT count(*) FROM webhooks WHERE workspace_id = $1) < $5
-         RETURNING ${WEBHOOK_COLUMNS}, secret`,
-        [workspaceId, url, events, secret, max],
-      );
-      return rows[0] ?? null;
+      return (await INSERT.run(em, { workspaceId, url, events, secret, max }))[0] ?? null;
     });
   }
 
@@ -73,19 +103,12 @@ export class WebhooksRepository {
    * horizon: only events committed afterwards are delivered (D38).
    */
   async update(id: number, patch: { url?: string; events?: EventType[]; active?: boolean }): Promise<WebhookDto | null> {
-    const rows = await this.sql.rows<WebhookDto>(
-      `UPDATE webhooks SET url = COALESCE($2, url), events = COALESCE($3, events), active = COALESCE($4, active),
-              activated_at = CASE WHEN $4::boolean AND NOT active THEN now() ELSE activated_at END,
-              dispatched_through = CASE WHEN $4::boolean AND NOT active THEN ${eventHorizonSql('workspace_id')} ELSE dispatched_through END
-        WHERE id = $1 RETURNING ${WEBHOOK_COLUMNS}`,
-      [id, patch.url ?? null, patch.events ?? null, patch.active ?? null],
-    );
-    return rows[0] ?? null;
+    return (await UPDATE.run(this.sql, { id, patch }))[0] ?? null;
   }
 
   /** Deletes a webhook and its delivery log; its pending jobs find it gone and stop. */
   async delete(id: number): Promise<void> {
-    await this.sql.rows(`DELETE FROM webhooks WHERE id = $1`, [id]);
+    await DELETE.run(this.sql, { id });
   }
 
   /** D38: the webhook's 100 most recent finished attempts, newest first. */

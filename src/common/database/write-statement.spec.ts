@@ -1,4 +1,4 @@
-import { drainOrder, sentKey, writeStatement, type WriteChain } from './write-statement';
+import { drainOrder, replaceSet, sentKey, writeStatement, type WriteChain } from './write-statement';
 
 interface In {
   id: number;
@@ -60,5 +60,25 @@ describe('WriteStatement', () => {
       { name: 'ws', kind: 'lock', table: 'workspaces' },
       { name: 'x', kind: 'check' },
     ])).toEqual(['ws', 'b', 'a']);
+  });
+
+  it('replaceSet: the rows not kept deleted and the kept ones inserted, both drained before the event', () => {
+    const s = writeStatement<In, unknown>('set', () => '', (w) => {
+      w.write('w', '(UPDATE custom_fields SET name = name WHERE false RETURNING *)');
+      return replaceSet(w, {
+        names: ['drop_users', 'add_users'], table: 'custom_field_allowed_users', owner: 'w', keys: { field_id: 'id' },
+        column: 'user_id', kept: `unnest(${w.arg((i) => [i.id], 'int[]')}) k(id)`, extra: { workspace_id: 'o.workspace_id' },
+      })
+        .event(EVENT)
+        .select('1');
+    });
+    const { text, values } = s.render({ id: 4 });
+    expect(values).toEqual([[4]]);
+    expect(text).toContain(`drop_users AS (DELETE FROM custom_field_allowed_users g USING w o
+       WHERE g.field_id = o.id AND g.user_id NOT IN (SELECT k.id FROM unnest($1::int[]) k(id)) RETURNING 1)`);
+    expect(text).toContain(`add_users AS (INSERT INTO custom_field_allowed_users (field_id, user_id, workspace_id)
+       SELECT o.id, k.id, o.workspace_id FROM w o CROSS JOIN unnest($1::int[]) k(id)
+       ON CONFLICT DO NOTHING RETURNING 1)`);
+    expect(text).toContain(`'drop_users,add_users' AS drained`);
   });
 });
