@@ -1,4 +1,5 @@
 import { HttpException, Inject, Injectable, NotFoundException, ConflictException, UnsupportedMediaTypeException, PayloadTooLargeException } from '@nestjs/common';
+import { unlink } from 'fs/promises';
 import type { Readable } from 'stream';
 import { DataSource } from 'typeorm';
 import { NOT_FOUND } from '../common/access/access.policy';
@@ -116,6 +117,11 @@ export class AttachmentsService {
     if ((input.contentLength ?? 0) > max + MULTIPART_BODY_OVERHEAD_BYTES) throw tooLarge();
     const { source, truncated } = input.stream();
     if (truncated) throw tooLarge();
+    // Bytes stored before their row commits: an intent removes them unless the row comes. Recorded while
+    // the body arrives (one round trip less to wait for); a refused body leaves an intent for no object.
+    const key = newObjectKey();
+    const intent = this.repo.queueIntent(key);
+    intent.catch(() => undefined);
     const received = await receiveMultipart(source, input.contentType!, this.storage.stagingDir, {
       maxBodyBytes: max + MULTIPART_BODY_OVERHEAD_BYTES,
       maxFileBytes: max,
@@ -126,9 +132,12 @@ export class AttachmentsService {
       // D47: an unparsable multipart body is a D7 answer to D35 (never stored).
       throw received.message === MULTIPART_MESSAGES.invalid ? neverStored(refusal) : refusal;
     }
-    const key = newObjectKey();
-    // Bytes stored before their row commits: an intent removes them unless the row comes.
-    await this.repo.queueIntent(key);
+    try {
+      await intent;
+    } catch (error) {
+      await unlink(received.stagedPath).catch(() => undefined);
+      throw error;
+    }
     await this.storage.store(key, received.stagedPath, received.size);
     return { key, fileName: received.fileName, mimeType: received.mimeType, size: received.size };
   }

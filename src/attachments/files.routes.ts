@@ -132,6 +132,8 @@ export class FilesRoutes {
 function receive(request: FastifyRequest, path: string, limit: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const source = request.raw;
+    // Gone while the link was checked: its events have been emitted already.
+    if (source.destroyed || source.readableAborted) return reject(new Error('request closed'));
     const out = createWriteStream(path);
     let bytes = 0;
     let done = false;
@@ -139,8 +141,10 @@ function receive(request: FastifyRequest, path: string, limit: number): Promise<
       if (done) return;
       done = true;
       if (error) {
+        // Rejected once the file is closed (its open included), so that its removal cannot be overtaken by it.
+        if (out.closed) return reject(error);
+        out.once('close', () => reject(error));
         out.destroy();
-        reject(error);
       } else out.end(() => resolve(value));
     };
     out.on('error', (error) => finish(error));
@@ -159,6 +163,10 @@ function receive(request: FastifyRequest, path: string, limit: number): Promise<
     source.on('end', () => finish(null));
     source.on('error', (error: Error) => finish(error));
     source.on('aborted', () => finish(new Error('request aborted')));
+    // A client gone before the end of its body (some Node versions emit neither of the above).
+    source.on('close', () => {
+      if (!source.readableEnded) finish(new Error('request closed'));
+    });
   });
 }
 

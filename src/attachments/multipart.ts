@@ -143,6 +143,8 @@ export async function receiveMultipart(
     file = undefined;
   };
 
+  // Settles once the staging file is closed (its open included): only then can its removal not be overtaken.
+  let fileDone: Promise<void> = Promise.resolve();
   const outcome = await new Promise<'done' | Error>((resolve) => {
     let settled = false;
     const settle = (value: 'done' | Error) => {
@@ -151,7 +153,6 @@ export async function receiveMultipart(
       resolve(value);
     };
     const dicer = boundary === null ? undefined : new Dicer({ boundary, maxHeaderPairs: 100, maxHeaderSize: 16 * 1024 });
-    let fileDone: Promise<void> = Promise.resolve();
     if (dicer) {
       dicer.on('part', (part) => {
         part.on('error', () => undefined);
@@ -214,6 +215,8 @@ export async function receiveMultipart(
       dicer.end();
       // A body that ends before its closing boundary: Dicer reports it (error, then finish).
     });
+    // Gone while the access was checked: its events have been emitted already.
+    if (source.destroyed || source.readableAborted) settle(new Error('request closed'));
     source.on('error', (error: Error) => settle(error));
     source.on('aborted', () => settle(new Error('request aborted')));
     source.on('close', () => {
@@ -223,6 +226,7 @@ export async function receiveMultipart(
 
   const refuse = async (status: 400 | 413, message: string, unread = false): Promise<MultipartResult> => {
     dropFile();
+    await fileDone;
     await unlink(stagedPath).catch(() => undefined);
     return unread ? { ok: false, status, message, unread } : { ok: false, status, message };
   };

@@ -152,6 +152,28 @@ describe('attachments on the local driver: hostile input, retries, quota, operat
       expect(await rowCount()).toBe(before);
     });
 
+    it('a Content-Length longer than the body, then the client half-closes: no row, no object, no staging file, no 500 (upload and link)', async () => {
+      const before = { rows: await rowCount(), files: filesUnder(dir) };
+      const { payload, headers } = fileBody('long.bin', Buffer.alloc(5000, 3));
+      const { path } = await declare(100);
+      for (const [request, body] of [
+        [head('POST', uploadUrl(), { ...as(), ...headers, 'content-length': payload.length + 1000 }), payload],
+        [head('PUT', path, { 'content-length': 100 }), Buffer.alloc(60, 1)],
+      ] as const) {
+        await new Promise<void>((resolve) => {
+          const socket = connect(port, '127.0.0.1', () => socket.end(Buffer.concat([Buffer.from(request), body])));
+          socket.on('data', () => undefined);
+          socket.on('close', () => resolve());
+          socket.on('error', () => resolve());
+        });
+      }
+      await settle();
+      expect(await rowCount()).toBe(before.rows + 1); // the declaration only
+      expect(filesUnder(dir).objects).toEqual(before.files.objects);
+      expect(filesUnder(dir).staging).toEqual([]);
+      expect(lines.filter((l) => typeof l.res?.status === 'number' && l.res.status >= 500)).toEqual([]);
+    }, 20_000);
+
     it('a Content-Length over the limit plus 1 MiB: 413 without reading the body', async () => {
       const answer = await rawRequest(port, [
         head('POST', uploadUrl(), { ...as(), 'content-type': 'multipart/form-data; boundary=x', 'content-length': MAX + 1024 * 1024 + 1, connection: 'close' }),
