@@ -3,12 +3,12 @@ import { RouteConfig } from '@nestjs/platform-fastify';
 import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiExtraModels, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
-import { Authenticated } from '../common/auth/authenticated.decorator';
+import { Authenticated, BodyErrors } from '../common/auth/authenticated.decorator';
 import { RawJson } from '../common/http/raw-json';
 import { STREAMED_BODY, streamedBody } from '../common/http/streamed-body';
 import { BODY_TOO_LARGE_MESSAGE } from '../common/errors/to-http-error';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
-import { BodyErrorsByRoute, BODY_400_MESSAGES, deferredBodyError } from '../common/validation/body-error';
+import { BODY_400_MESSAGES, deferredBodyError } from '../common/validation/body-error';
 import { PathId } from '../common/validation/id.pipe';
 import { AttachmentDto } from '../tasks/tasks.dto';
 import { ATTACHMENT_MESSAGES, tooLargeMessage } from './attachment-fields';
@@ -31,7 +31,7 @@ export class AttachmentsController {
   @Post('tasks/:task_id/attachments')
   @Authenticated('attachments:write', 'attachment.upload')
   @RouteConfig(STREAMED_BODY)
-  @BodyErrorsByRoute()
+  @BodyErrors('route')
   @ApiOperation({
     summary: 'Upload attachment',
     description:
@@ -91,7 +91,7 @@ export class AttachmentsController {
   @Post('attachments/:attachment_id/confirm')
   @HttpCode(200)
   @Authenticated('attachments:write', 'attachment.confirm')
-  @BodyErrorsByRoute()
+  @BodyErrors('route')
   @ApiOperation({
     summary: 'Confirm attachment',
     description: 'Makes a declared attachment visible once exactly `file_size` bytes were uploaded to its link; a confirmed attachment answers again unchanged. Any body is ignored.',

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
-import { Authenticated, IgnoresBody } from '../common/auth/authenticated.decorator';
+import { Authenticated, BodyErrors } from '../common/auth/authenticated.decorator';
 import { NAME_TAKEN } from '../common/database/unique-messages';
 import { QueryPairsOf } from '../common/validation/query-pairs';
 import { ApiErrors, ApiValidatedBody } from '../common/openapi/api-errors.decorator';
@@ -68,7 +68,7 @@ export class StatusesController {
   @Delete('statuses/:status_id')
   @HttpCode(204)
   @Authenticated('workspaces:write', 'status.delete')
-  @IgnoresBody()
+  @BodyErrors('none')
   @ApiOperation({
     summary: 'Delete status',
     description:

@@ -13,7 +13,7 @@ import {
 } from '@nestjs/swagger';
 import { ACCESS_DENIED, NOT_FOUND, NOT_FOUND_IN_WORKSPACE } from '../common/access/access.policy';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
-import { Authenticated, IgnoresBody } from '../common/auth/authenticated.decorator';
+import { Authenticated, BodyErrors } from '../common/auth/authenticated.decorator';
 import { TASK_CACHE_CONTROL } from '../common/cache/cache-control';
 import { PRECONDITION_MESSAGES } from '../common/http/etag';
 import { markNotModified } from '../common/http/not-modified';
@@ -139,7 +139,7 @@ export class TasksController {
   /** D39, D43: add a label to a task. */
   @Put('tasks/:task_id/labels/:label_id')
   @Authenticated('tasks:write', 'task.edit')
-  @IgnoresBody()
+  @BodyErrors('none')
   @ApiOperation({
     summary: 'Add label to task',
     description:
@@ -163,7 +163,7 @@ export class TasksController {
   /** D39, D43: remove a label from a task. */
   @Delete('tasks/:task_id/labels/:label_id')
   @Authenticated('tasks:write', 'task.edit')
-  @IgnoresBody()
+  @BodyErrors('none')
   @ApiOperation({
     summary: 'Remove label from task',
     description:

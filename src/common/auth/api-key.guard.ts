@@ -1,10 +1,10 @@
 import { CanActivate, ExecutionContext, ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { checkIdempotencyKey } from '../idempotency/idempotency-key';
-import { BODY_ERRORS_BY_ROUTE, deferredBodyError } from '../validation/body-error';
+import { deferredBodyError } from '../validation/body-error';
 import { CALLER_KEY, Caller } from './auth-context';
 import { ApiKeyCache } from './api-key.cache';
-import { IGNORES_BODY_KEY, IGNORES_IDEMPOTENCY_KEY, PUBLIC_KEY, SCOPE_KEY, scopeRequired, UNAUTHORIZED } from './authenticated.decorator';
+import { BODY_ERROR_RULE_KEY, BodyErrorRule, IGNORES_IDEMPOTENCY_KEY, PUBLIC_KEY, SCOPE_KEY, scopeRequired, UNAUTHORIZED } from './authenticated.decorator';
 import { LastUsedRecorder } from './last-used';
 import { isScope, Scope } from './scope';
 
@@ -47,9 +47,11 @@ export class ApiKeyGuard implements CanActivate {
     if (!this.ignoresKey.has(handler)) this.ignoresKey.set(handler, this.reflector.get<boolean>(IGNORES_IDEMPOTENCY_KEY, handler) === true);
     // D46: create API key ignores Idempotency-Key (not checked, not stored).
     const idempotencyKey = this.ignoresKey.get(handler) ? undefined : checkIdempotencyKey(request as never);
-    if (this.reflector.get<boolean | undefined>(IGNORES_BODY_KEY, handler)) return true;
+    const bodyErrors = this.reflector.get<BodyErrorRule | undefined>(BODY_ERROR_RULE_KEY, handler) ?? 'guard';
+    if (bodyErrors === 'none') return true;
     // D35: a keyed write's body error is answered by WriteRequestInterceptor (write scopes), after a replay had its chance.
     if (idempotencyKey !== undefined && scope.endsWith(':write')) return true;
+    if (bodyErrors === 'route') return true;
     return this.bodyChecked(context);
   }
 
@@ -62,7 +64,6 @@ export class ApiKeyGuard implements CanActivate {
 
   /** D7 body errors found while parsing, answered only now: after authentication and scope (D3). */
   private bodyChecked(context: ExecutionContext): true {
-    if (this.reflector.get<boolean | undefined>(BODY_ERRORS_BY_ROUTE, context.getHandler())) return true;
     const error = deferredBodyError(context.switchToHttp().getRequest<object>());
     if (error) throw error;
     return true;

@@ -55,13 +55,24 @@ export const Authenticated = (scope: Scope, operation?: Operation) =>
     ...(scope.endsWith(':write') ? [UseInterceptors(WriteRequestInterceptor, RetryLostRaceInterceptor)] : []),
   );
 
-export const IGNORES_BODY_KEY = 'auth:ignores-body';
-
 /**
- * The route never reads a request body (D43: label add and remove): none of D7's 400 and 415 body
- * answers apply (its 413 still does, before authentication). The OpenAPI document shows no body.
+ * Who answers a route's D7 body errors (400 bad JSON and the like, 415); D7's 413 always comes first,
+ * before authentication:
+ * - `guard` (every route not marked): the guard at D3 step 3, or for a keyed write WriteRequestInterceptor,
+ *   after a replay had its chance (D35);
+ * - `route`: the route itself, after its access checks, with deferredBodyError (D47's upload: step 7),
+ *   or never (D47's confirm: its body is never parsed);
+ * - `none`: the route reads no body (D43: label add and remove); the OpenAPI document shows none.
  */
-export const IgnoresBody = () => applyDecorators(SetMetadata(IGNORES_BODY_KEY, true), ApiErrors({ 413: [BODY_TOO_LARGE_MESSAGE] }));
+export type BodyErrorRule = 'guard' | 'route' | 'none';
+
+export const BODY_ERROR_RULE_KEY = 'auth:body-errors';
+
+/** Marks a route whose body errors are not the guard's (see BodyErrorRule). */
+export const BodyErrors = (rule: Exclude<BodyErrorRule, 'guard'>) =>
+  rule === 'none'
+    ? applyDecorators(SetMetadata(BODY_ERROR_RULE_KEY, rule), ApiErrors({ 413: [BODY_TOO_LARGE_MESSAGE] }))
+    : SetMetadata(BODY_ERROR_RULE_KEY, rule);
 
 /** The route needs no API key (health, OpenAPI document). Routes are closed unless marked. */
 export const Public = () => SetMetadata(PUBLIC_KEY, true);

@@ -6,7 +6,12 @@ import type { Logger } from '@nestjs/common';
  */
 export const BACKGROUND_STATEMENT = '/* background */';
 
-/** A background job of each server process: runs `run` after `firstDelayMs`, then every `everyMs` (milliseconds). */
+/**
+ * A background job of each server process: runs `run` after `firstDelayMs`, then every `everyMs` (milliseconds).
+ * Not a ScheduledTask of the job queue's crontab: those run once per minute across all processes, by one
+ * of them, while a periodic job works on state held in its own process (the API keys' last-use times,
+ * flushed every 15 s), which no other process can see.
+ */
 export interface PeriodicJob {
   /** What the job does, for the log line of a failure (`Pruning old events`). */
   what: string;

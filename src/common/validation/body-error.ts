@@ -1,4 +1,4 @@
-import { BadRequestException, HttpException, SetMetadata } from '@nestjs/common';
+import { BadRequestException, HttpException } from '@nestjs/common';
 
 /** Request property holding a body error found while parsing (D7), answered after authentication. */
 const BODY_ERROR = 'bodyError';
@@ -70,20 +70,10 @@ function refuse(request: object, error: HttpException): undefined {
   return undefined;
 }
 
-/** Route metadata: the route answers (or ignores) the body errors of D7 itself, after its access checks. */
-export const BODY_ERRORS_BY_ROUTE = 'body:errorsByRoute';
-
-/**
- * The route's body errors (400 bad JSON and the like, 415) are not answered by the guard
- * at D3 step 3: the route reads them with deferredBodyError after its access check (D47's
- * upload: step 7), or never (D47's confirm: the body is never parsed). D7's 413 still comes first.
- */
-export const BodyErrorsByRoute = () => SetMetadata(BODY_ERRORS_BY_ROUTE, true);
-
 const NOT_STORED = Symbol('notStored');
 
 /**
- * Marks a D7 answer that a route throws itself (BodyErrorsByRoute) so that D35 never stores
+ * Marks a D7 answer that a route throws itself (`BodyErrors('route')`) so that D35 never stores
  * it, as it never stores the ones the guard answers: a retry with a good body runs anew.
  */
 export function neverStored<T extends HttpException>(error: T): T {
