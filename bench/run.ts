@@ -114,7 +114,8 @@ const SCENARIOS: Scenario[] = [
         description: '<p>from the benchmark</p>',
         priority: 'medium',
         assignee_ids: pick(w.memberIds, i, 3),
-        custom_fields: w.fieldIds.slice(0, 4).map((id, k) => ({ id, value: `v${i}-${k}` })),
+        // The world's first four fields: text, number, text, money (world.ts FIELDS); typed values must fit them.
+        custom_fields: w.fieldIds.slice(0, 4).map((id, k) => ({ id, value: k % 2 === 1 ? String(i % 100) : `v${i}-${k}` })),
       }),
     }),
   },
