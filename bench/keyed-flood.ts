@@ -5,6 +5,7 @@ import { migrateLocked } from '../src/cli/database';
 import { SCOPES } from '../src/common/auth/scope';
 import { openDatabase } from '../src/common/database/data-source';
 import { loadFixture } from '../src/fixtures/fixture-loader';
+import { childrenOf, CLOCK_TICKS_PER_S, processTable } from './proc';
 import { startServer, stopServer } from './server';
 
 /*
@@ -21,7 +22,8 @@ import { startServer, stopServer } from './server';
  *   each POST with an Idempotency-Key of its own.
  * - Output: the measured user's p50/p99 idle and during the flood, the flood's
  *   req/s and statuses, the pool's figures sampled from /metrics every 20 ms
- *   (connections in use, requests waiting: mean and max); bench/results/<time>-keyed-flood.json.
+ *   (connections in use, requests waiting: mean and max), and the server's CPU
+ *   (busy share of one core, CPU ms per flood request); bench/results/<time>-keyed-flood.json.
  */
 
 const FLOOD_SLUG = 'bench-flood-v1';
@@ -85,6 +87,13 @@ async function reads(base: string, taskId: number, seconds: number): Promise<{ m
   return { ms, errors };
 }
 
+/** CPU ms (user + system) used so far by the server process `pid` and its children. */
+function serverCpuMs(pid: number): number {
+  const table = processTable();
+  const ticks = [pid, ...childrenOf(pid, table)].reduce((sum, p) => sum + (table.get(p)?.cpuTicks ?? 0), 0);
+  return (ticks * 1000) / CLOCK_TICKS_PER_S;
+}
+
 /** Samples the pool gauges of /metrics every 20 ms until stopped: in use and waiting, mean and max. */
 function samplePool(base: string): () => Promise<{ inUseMean: number; inUseMax: number; waitingMean: number; waitingMax: number; samples: number }> {
   let running = true;
@@ -135,7 +144,13 @@ export async function keyedFlood(): Promise<void> {
       }],
     });
     await new Promise((done) => setTimeout(done, 500));
+    const cpuBefore = serverCpuMs(child.pid!);
+    const wallBefore = performance.now();
+    const requestsBefore = n;
     const during = await reads(base, world.theirTaskId, DURATION);
+    const cpuMs = serverCpuMs(child.pid!) - cpuBefore;
+    const wallMs = performance.now() - wallBefore;
+    const floodRequests = n - requestsBefore;
     const floodPool = await floodSample();
     const floodResult = await flood;
     const row = (r: { ms: number[]; errors: number }) => ({ requests: r.ms.length, errors: r.errors, p50: +percentile(r.ms, 0.5).toFixed(1), p99: +percentile(r.ms, 0.99).toFixed(1) });
@@ -144,6 +159,7 @@ export async function keyedFlood(): Promise<void> {
       reader_idle: row(idle),
       reader_during_flood: row(during),
       flood: { connections: FLOOD, req_per_s: Math.round(floodResult.requests.average), p50: floodResult.latency.p50, p99: floodResult.latency.p99, statuses },
+      server_cpu_during_flood: { busy_share: +(cpuMs / wallMs).toFixed(2), cpu_ms_per_flood_request: +(cpuMs / Math.max(1, floodRequests)).toFixed(2) },
       pool_idle: idlePool,
       pool_during_flood: floodPool,
     };
