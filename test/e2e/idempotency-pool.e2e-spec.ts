@@ -192,3 +192,58 @@ describe('one key flooding keyed writes leaves the pool to the others (issue 31)
     expect(rows).toEqual([{ status: 403, n: FLOOD }]);
   }, 60_000);
 });
+
+/** A write waiting on its key's queue past REQUEST_TIMEOUT_MS answers 503 and never runs afterwards (issue 31). */
+describe("a write past its deadline on its key's queue (issue 31)", () => {
+  const KEY = 'svc_idqueue_key';
+  let t: TestApp;
+  let ids: Record<string, number>;
+
+  beforeAll(async () => {
+    // A pool of 2: the key's share is 1 connection, so a second write of the key waits on the key's queue.
+    t = await createTestApp({ env: { DB_POOL_SIZE: '2', REQUEST_TIMEOUT_MS: '1500' } });
+    ids = await loadFixture(t.db.ds, {
+      users: [{ ref: 'u', email: 'u@idqueue.test', name: 'U' }],
+      api_keys: [{ ref: 'k', user: 'u', key: KEY, scopes: [...SCOPES] }],
+      workspaces: [{ ref: 'w', name: 'W', slug: 'idqueue', owner: 'u', lists: [{ ref: 'l', name: 'L' }] }],
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const create = (key: string, title: string) =>
+    t.inject({
+      method: 'POST',
+      url: '/api/v1/tasks',
+      headers: { ...auth(KEY), 'content-type': 'application/json', 'idempotency-key': key },
+      payload: JSON.stringify({ list_id: ids.l, title }),
+    });
+
+  it('answers 503; once the queue moves on, nothing of it ran, and a retry runs anew', async () => {
+    const blocker = t.db.ds.createQueryRunner();
+    await blocker.connect();
+    await blocker.startTransaction();
+    let answers: { statusCode: number }[];
+    try {
+      await blocker.query(
+        `INSERT INTO idempotency_keys (api_key_id, key, fingerprint, token, claimed_at, expires_at) VALUES ($1, 'held', '\\x00', gen_random_uuid(), now(), now() + interval '1 day')`,
+        [ids.k],
+      );
+      const held = create('held', 'Held');
+      await new Promise((done) => setTimeout(done, 200));
+      const queued = create('queued', 'Queued');
+      answers = await Promise.all([held, queued]);
+    } finally {
+      await blocker.rollbackTransaction();
+      await blocker.release();
+    }
+    expect(answers.map((a) => a.statusCode)).toEqual([503, 503]);
+    await new Promise((done) => setTimeout(done, 300));
+    const rows = await t.db.ds.query(`SELECT key FROM idempotency_keys WHERE api_key_id = $1`, [ids.k]);
+    const tasks = await t.db.ds.query(`SELECT title FROM tasks WHERE list_id = $1`, [ids.l]);
+    expect([rows, tasks]).toEqual([[], []]);
+    const retry = await create('queued', 'Queued');
+    expect([retry.statusCode, retry.headers['idempotent-replayed']]).toEqual([201, undefined]);
+  }, 30_000);
+});
