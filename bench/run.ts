@@ -14,6 +14,7 @@ import { childrenOf, CLOCK_TICKS_PER_S, hasTaskset, processTable } from './proc'
 import { deliveries } from './deliveries';
 import { files } from './files';
 import { fanout, pollers } from './pollers';
+import { keyedFlood } from './keyed-flood';
 import { SERVER, startServer, stopServer } from './server';
 import { plans } from './plans';
 import { reference } from './reference';
@@ -310,12 +311,14 @@ async function main(): Promise<void> {
 // `npm run bench -- --reference [options]`: the side-by-side mode (reference.ts); `-- --pollers`: feed pollers against writes, `-- --fanout`:
 // create task with and without webhooks (pollers.ts); `--deliveries`: webhook deliveries per second and round trips per delivery
 // (deliveries.ts); `--plans`: EXPLAIN figures per scenario (plans.ts); `--files [--only <ids>]`:
-// attachment uploads and downloads beside a plain stream copy (files.ts).
+// attachment uploads and downloads beside a plain stream copy (files.ts); `--keyed-flood`: another key's reads while one key
+// floods keyed 4xx POSTs (keyed-flood.ts).
 const args = process.argv.slice(2);
 const mode = args.includes('--reference')
   ? () => reference(args.filter((a) => a !== '--reference'))
   : args.includes('--pollers') ? pollers : args.includes('--fanout') ? fanout : args.includes('--deliveries') ? deliveries
-  : args.includes('--plans') ? () => plans(args) : args.includes('--files') ? () => files(args) : main;
+  : args.includes('--plans') ? () => plans(args) : args.includes('--files') ? () => files(args)
+  : args.includes('--keyed-flood') ? keyedFlood : main;
 mode().catch((error) => {
   process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);

@@ -96,3 +96,154 @@ describe('keyed 4xx answers and the pool (issue 31)', () => {
     expect(rows).toEqual([{ status: 400 }]);
   });
 });
+
+/**
+ * Issue 31 item 2: one API key holds at most its share of the pool (half of
+ * it) with write requests, whatever they wait for; its other requests wait on
+ * its own queue, so another key still gets connections. The flood's claims are
+ * held on a row lock (a transaction of the test that has the same keys
+ * uncommitted), so each flood request that reaches the database keeps its
+ * connection until the test lets go: without the share all 4 connections are
+ * held and another key's requests wait DB_CONNECT_TIMEOUT_MS and get 503.
+ */
+describe('one key flooding keyed writes leaves the pool to the others (issue 31)', () => {
+  const FLOODER = 'svc_idshare_flooder';
+  const OTHER = 'svc_idshare_other';
+  let t: TestApp;
+  let ids: Record<string, number>;
+
+  beforeAll(async () => {
+    t = await createTestApp({ env: { DB_POOL_SIZE: String(POOL), DB_CONNECT_TIMEOUT_MS: '1000' } });
+    ids = await loadFixture(t.db.ds, {
+      users: [
+        { ref: 'flooder', email: 'flooder@idshare.test', name: 'Flooder' },
+        { ref: 'other', email: 'other@idshare.test', name: 'Other' },
+      ],
+      api_keys: [
+        { ref: 'k_flooder', user: 'flooder', key: FLOODER, scopes: [...SCOPES] },
+        { user: 'other', key: OTHER, scopes: [...SCOPES] },
+      ],
+      workspaces: [
+        { ref: 'flooders', name: 'Flooders', slug: 'idshare-flooder', owner: 'flooder', lists: [{ ref: 'flooder_list', name: 'Flooder' }] },
+        { ref: 'others', name: 'Others', slug: 'idshare-other', owner: 'other', lists: [{ ref: 'other_list', name: 'Other' }], tasks: [{ ref: 'other_task', list: 'other_list', title: 'Other' }] },
+      ],
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const floodKey = (i: number) => `share-${i}`;
+  const lockWaiters = async () =>
+    ((await t.db.ds.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)) as { n: number }[])[0].n;
+
+  it(`${FLOOD} keyed POSTs of one key stuck on a lock hold at most ${POOL / 2} of ${POOL} connections; another key reads and writes meanwhile`, async () => {
+    const blocker = t.db.ds.createQueryRunner();
+    await blocker.connect();
+    await blocker.startTransaction();
+    let answers: Promise<{ statusCode: number; body: string }[]> | undefined;
+    try {
+      await blocker.query(
+        `INSERT INTO idempotency_keys (api_key_id, key, fingerprint, token, claimed_at, expires_at)
+         SELECT $1, 'share-' || i, '\\x00', gen_random_uuid(), now(), now() + interval '1 day' FROM generate_series(0, $2 - 1) i`,
+        [ids.k_flooder, FLOOD],
+      );
+      answers = Promise.all(
+        Array.from({ length: FLOOD }, (_, i) =>
+          t.inject({
+            method: 'POST',
+            url: '/api/v1/tasks',
+            headers: { ...auth(FLOODER), 'content-type': 'application/json', 'idempotency-key': floodKey(i) },
+            payload: JSON.stringify({ list_id: ids.other_list, title: 'Not mine' }),
+          }),
+        ),
+      );
+      // The flood has reached the database: as many claims wait on the lock as the key may hold connections.
+      for (let i = 0; i < 200 && (await lockWaiters()) < POOL / 2; i++) await new Promise((done) => setTimeout(done, 25));
+
+      const read = await t.inject({ method: 'GET', url: `/api/v1/tasks/${ids.other_task}`, headers: auth(OTHER) });
+      expect(read.statusCode).toBe(200);
+      const write = await t.inject({
+        method: 'POST',
+        url: '/api/v1/tasks',
+        headers: { ...auth(OTHER), 'content-type': 'application/json', 'idempotency-key': 'other-1' },
+        payload: JSON.stringify({ list_id: ids.other_list, title: 'Mine' }),
+      });
+      expect([write.statusCode, JSON.parse(write.body).title]).toEqual([201, 'Mine']);
+      const unkeyed = await t.inject({
+        method: 'POST',
+        url: '/api/v1/tasks',
+        headers: { ...auth(OTHER), 'content-type': 'application/json' },
+        payload: JSON.stringify({ list_id: ids.other_list, title: 'Mine too' }),
+      });
+      expect(unkeyed.statusCode).toBe(201);
+      expect(await lockWaiters()).toBe(POOL / 2);
+    } finally {
+      await blocker.rollbackTransaction();
+      await blocker.release();
+    }
+    // Let go: every flood request answers as before, and each answer is stored (no claim left in progress).
+    const done = await answers!;
+    expect(done.map((a) => [a.statusCode, a.body])).toEqual(Array(FLOOD).fill([403, '{"error":"Access denied"}']));
+    const rows: { status: number | null; n: number }[] = await t.db.ds.query(
+      `SELECT status, count(*)::int AS n FROM idempotency_keys WHERE api_key_id = $1 GROUP BY status`,
+      [ids.k_flooder],
+    );
+    expect(rows).toEqual([{ status: 403, n: FLOOD }]);
+  }, 60_000);
+});
+
+/** A write waiting on its key's queue past REQUEST_TIMEOUT_MS answers 503 and never runs afterwards (issue 31). */
+describe("a write past its deadline on its key's queue (issue 31)", () => {
+  const KEY = 'svc_idqueue_key';
+  let t: TestApp;
+  let ids: Record<string, number>;
+
+  beforeAll(async () => {
+    // A pool of 2: the key's share is 1 connection, so a second write of the key waits on the key's queue.
+    t = await createTestApp({ env: { DB_POOL_SIZE: '2', REQUEST_TIMEOUT_MS: '1500' } });
+    ids = await loadFixture(t.db.ds, {
+      users: [{ ref: 'u', email: 'u@idqueue.test', name: 'U' }],
+      api_keys: [{ ref: 'k', user: 'u', key: KEY, scopes: [...SCOPES] }],
+      workspaces: [{ ref: 'w', name: 'W', slug: 'idqueue', owner: 'u', lists: [{ ref: 'l', name: 'L' }] }],
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const create = (key: string, title: string) =>
+    t.inject({
+      method: 'POST',
+      url: '/api/v1/tasks',
+      headers: { ...auth(KEY), 'content-type': 'application/json', 'idempotency-key': key },
+      payload: JSON.stringify({ list_id: ids.l, title }),
+    });
+
+  it('answers 503; once the queue moves on, nothing of it ran, and a retry runs anew', async () => {
+    const blocker = t.db.ds.createQueryRunner();
+    await blocker.connect();
+    await blocker.startTransaction();
+    let answers: { statusCode: number }[];
+    try {
+      await blocker.query(
+        `INSERT INTO idempotency_keys (api_key_id, key, fingerprint, token, claimed_at, expires_at) VALUES ($1, 'held', '\\x00', gen_random_uuid(), now(), now() + interval '1 day')`,
+        [ids.k],
+      );
+      const held = create('held', 'Held');
+      await new Promise((done) => setTimeout(done, 200));
+      const queued = create('queued', 'Queued');
+      answers = await Promise.all([held, queued]);
+    } finally {
+      await blocker.rollbackTransaction();
+      await blocker.release();
+    }
+    expect(answers.map((a) => a.statusCode)).toEqual([503, 503]);
+    await new Promise((done) => setTimeout(done, 300));
+    const rows = await t.db.ds.query(`SELECT key FROM idempotency_keys WHERE api_key_id = $1`, [ids.k]);
+    const tasks = await t.db.ds.query(`SELECT title FROM tasks WHERE list_id = $1`, [ids.l]);
+    expect([rows, tasks]).toEqual([[], []]);
+    const retry = await create('queued', 'Queued');
+    expect([retry.statusCode, retry.headers['idempotent-replayed']]).toEqual([201, undefined]);
+  }, 30_000);
+});

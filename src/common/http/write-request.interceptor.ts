@@ -11,7 +11,7 @@ import {
 import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import { randomUUID } from 'crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { defer, finalize, lastValueFrom, Observable } from 'rxjs';
+import { defer, finalize, lastValueFrom, Observable, switchMap } from 'rxjs';
 import { DataSource } from 'typeorm';
 import { CALLER_KEY, type Caller } from '../auth/auth-context';
 import { type Db, RequestDb } from '../database/request-db';
@@ -25,10 +25,14 @@ import { onDeadline, pastDeadline } from './deadline';
 import { join } from 'path';
 import type { AppEnv } from '../../config/env';
 import { InjectSettings } from '../../config/settings';
+import { KeyShare } from './key-share';
 import { MULTIPART_BODY_OVERHEAD_BYTES, releaseSpooledBody, spoolStreamedBody, streamsBody } from './streamed-body';
 
 /** Longest a cut waits for the request to have rolled back (and released its key) before the 503 goes out. */
 const SETTLE_WAIT_MS = 1_000;
+
+/** One KeyShare per pool (per app: tests run several in one process). */
+const SHARES = new WeakMap<DataSource, KeyShare>();
 
 /**
  * D35: which answers of a keyed request are stored: 2xx and the 4xx of D3
@@ -50,6 +54,10 @@ function storable(status: number): boolean {
  * anew if not. Another request under the same key: 422; the same one still
  * running: 409. A 4xx of the route is stored after the rollback; any other
  * failure releases the key.
+ *
+ * One API key runs at most half the pool's worth of write requests at once
+ * (KeyShare); the others wait on that key's queue, so a key flooding writes
+ * (answered or refused) leaves connections to everyone else (issue 31).
  */
 @Injectable()
 export class WriteRequestInterceptor implements NestInterceptor {
@@ -58,6 +66,13 @@ export class WriteRequestInterceptor implements NestInterceptor {
     private readonly keys: IdempotencyRepository,
     @InjectSettings() private readonly settings: AppEnv,
   ) {}
+
+  /** This app's per-key share of its pool. */
+  private share(): KeyShare {
+    let share = SHARES.get(this.dataSource);
+    if (!share) SHARES.set(this.dataSource, (share = KeyShare.ofPool(this.settings.dbPoolSize)));
+    return share;
+  }
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const http = context.switchToHttp();
@@ -76,12 +91,21 @@ export class WriteRequestInterceptor implements NestInterceptor {
       clearTimeout(timer);
       return true;
     });
+    let leave: (() => void) | undefined;
     const done = () => {
       void releaseSpooledBody(request);
-      void db.release().finally(settle);
+      void db.release().finally(() => {
+        leave?.();
+        settle();
+      });
     };
-    if (key === undefined) return next.handle().pipe(finalize(done));
-    return defer(() => this.keyed(context, next, caller, key, db)).pipe(finalize(done));
+    // The key's turn first (its queue, not the pool's); a request whose deadline passed meanwhile got its 503 and stops here.
+    const turn = defer(async () => {
+      leave = await this.share().enter(caller.keyId);
+      if (pastDeadline(request)) throw new ServiceUnavailableException();
+    });
+    const run = key === undefined ? () => next.handle() : () => defer(() => this.keyed(context, next, caller, key, db));
+    return turn.pipe(switchMap(run), finalize(done));
   }
 
   /** D35: claim, replay or refuse; else run the route in one transaction and store its answer. */
