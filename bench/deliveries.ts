@@ -9,6 +9,7 @@ import { SCOPES } from '../src/common/auth/scope';
 import { openDatabase } from '../src/common/database/data-source';
 import { EVENT_TYPES } from '../src/events/event-types';
 import { loadFixture } from '../src/fixtures/fixture-loader';
+import { CLOCK_TICKS_PER_S, processTable } from './proc';
 import { startServer, stopServer } from './server';
 
 /*
@@ -26,6 +27,8 @@ import { startServer, stopServer } from './server';
  *   round trips per delivery (every `query` call of the server process, counted
  *   by bench/count-queries.js, over the deliveries; the job queue's polls and
  *   the dispatcher included).
+ *   Node CPU ms per delivery: CPU time of the server's processes (/proc,
+ *   10 ms ticks) from the first delivery to the last, over the deliveries.
  * - Output: bench/results/<time>-deliveries.json.
  */
 
@@ -66,6 +69,17 @@ async function ensureWorld(url: string): Promise<{ workspaceId: number; lastEven
   } finally {
     await ds.destroy();
   }
+}
+
+/** CPU ticks of process `pid` and all its descendants (Linux /proc). */
+function treeCpuTicks(pid: number): number {
+  const table = processTable();
+  const tree = new Set([pid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [child, stat] of table) if (!tree.has(child) && tree.has(stat.ppid)) (tree.add(child), (grew = true));
+  }
+  return [...tree].reduce((sum, p) => sum + (table.get(p)?.cpuTicks ?? 0), 0);
 }
 
 /** The deliveries benchmark (see the comment at the top of this file). */
@@ -113,16 +127,23 @@ export async function deliveries(): Promise<void> {
         OWNER_KEY,
       );
       const deadline = Date.now() + WAIT_MS;
+      let cpuFirst: number | undefined;
+      let cpuLast = 0;
       try {
-        while (received < expected && Date.now() < deadline) await new Promise((done) => setTimeout(done, 50));
+        while (received < expected && Date.now() < deadline) {
+          if (cpuFirst === undefined && received > 0) cpuFirst = treeCpuTicks(child.pid!);
+          await new Promise((done) => setTimeout(done, 10));
+        }
+        cpuLast = treeCpuTicks(child.pid!);
       } finally {
         await stopServer(child);
       }
       const queries = readdirSync(countDir).reduce((sum, file) => sum + Number(readFileSync(join(countDir, file), 'utf8')), 0);
       const seconds = Math.max(last - first, 1) / 1000;
-      const row = { webhooks: hooks, expected, delivered: received, deliveriesPerSec: received / seconds, roundTripsPerDelivery: queries / Math.max(received, 1) };
+      const row = { webhooks: hooks, expected, delivered: received, deliveriesPerSec: received / seconds, roundTripsPerDelivery: queries / Math.max(received, 1),
+        nodeCpuMsPerDelivery: ((cpuLast - (cpuFirst ?? cpuLast)) * 1000) / CLOCK_TICKS_PER_S / Math.max(received, 1) };
       rows.push(row);
-      log(`[deliveries] webhooks=${hooks}: ${received}/${expected} delivered, ${row.deliveriesPerSec.toFixed(1)}/s, ${row.roundTripsPerDelivery.toFixed(2)} SQL round trips per delivery`);
+      log(`[deliveries] webhooks=${hooks}: ${received}/${expected} delivered, ${row.deliveriesPerSec.toFixed(1)}/s, ${row.roundTripsPerDelivery.toFixed(2)} SQL round trips per delivery, ${row.nodeCpuMsPerDelivery.toFixed(2)} Node CPU ms per delivery`);
     }
   } finally {
     await db.query(`DELETE FROM webhooks WHERE workspace_id = $1`, [world.workspaceId]);

@@ -5,7 +5,7 @@ import { writeStatement } from '../common/database/write-statement';
 import type { EventType } from '../events/event-types';
 import type { CreatedWebhookDto, WebhookDeliveryDto, DeliveryResult, WebhookDto } from './webhooks.dto';
 import { eventHorizonSql } from '../events/events.sql';
-import { DELIVERY_TASK, DeliveryJob, deliveryJobFlags, deliveryJobKey } from './delivery-job';
+import { DELIVERY_TASK, DeliveryJob, deliveryJobFlags, deliveryJobKey, webhookFlag } from './delivery-job';
 
 const WEBHOOK_COLUMNS = `id, workspace_id, url, events, active, api_ts(created_at) AS created_at`;
 
@@ -15,6 +15,13 @@ const WEBHOOKS_LOCK_NAMESPACE = 0x57484b53;
 /** D38: the deliveries route shows this many of the most recent attempts. */
 const DELIVERIES_SHOWN = 100;
 
+/** `value` as a safe integer (it is written into SQL text); throws otherwise. */
+function safeInt(value: unknown): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n)) throw new Error(`not an integer: ${String(value)}`);
+  return n;
+}
+
 /** What an attempt needs of its webhook when it starts. */
 export interface AttemptStart {
   /** false: the webhook is gone or inactive, or this attempt was already recorded, or `busy`: nothing to do now. */
@@ -23,6 +30,8 @@ export interface AttemptStart {
   busy: boolean;
   url: string;
   secret: string;
+  /** The lease's end as PostgreSQL wrote it (text: exact to the microsecond), when this attempt took it. */
+  leaseUntil: string | null;
 }
 
 /** A finished attempt, as recorded. */
@@ -128,7 +137,7 @@ export class WebhooksRepository {
    * due while inactive is dropped for good), this attempt is not recorded yet,
    * and no other attempt of the webhook is in flight (`busy` otherwise): then
    * it takes the webhook's attempt lease for `leaseMs` (D38: one attempt in
-   * flight per webhook; recordAttempt or releaseLease gives it back, a dead
+   * flight per webhook; recordAttempt or giveBack gives it back, a dead
    * process's runs out) and queues a stand-in job for the same attempt under
    * the delivery's job key, due `standInMs` from now: if this process dies
    * before the attempt is recorded, the stand-in makes it (the running job
@@ -145,21 +154,41 @@ export class WebhooksRepository {
        lease AS (
          UPDATE webhooks w SET attempt_until = now() + $9 * interval '1 millisecond'
            FROM hook WHERE w.id = $1 AND hook.go AND (w.attempt_until IS NULL OR w.attempt_until < now())
-         RETURNING w.id),
+         RETURNING w.id, w.attempt_until::text AS until),
        stand_in AS (
          SELECT graphile_worker.add_job($4, $5::json, run_at := now() + $6 * interval '1 millisecond', job_key := $7, flags := $10::text[])
            FROM lease)
        SELECT hook.url, hook.secret, hook.go AND (SELECT count(*) FROM stand_in) = 1 AS go,
-              hook.go AND NOT EXISTS (SELECT 1 FROM lease) AS busy
+              hook.go AND NOT EXISTS (SELECT 1 FROM lease) AS busy, (SELECT until FROM lease) AS "leaseUntil"
          FROM hook`,
       [job.webhook_id, job.event_id, job.attempt, DELIVERY_TASK, JSON.stringify(job), standInMs, deliveryJobKey(job), dueAt, leaseMs, deliveryJobFlags(job)],
     );
-    return rows[0] ?? { go: false, busy: false, url: '', secret: '' };
+    return rows[0] ?? { go: false, busy: false, url: '', secret: '', leaseUntil: null };
   }
 
-  /** Gives back the attempt lease of webhook `webhookId` (an attempt that ended without being recorded). */
-  async releaseLease(webhookId: number): Promise<void> {
-    await this.sql.rows(`UPDATE webhooks SET attempt_until = NULL WHERE id = $1`, [webhookId]);
+  /**
+   * Attempts that ended unrecorded (cancelled, abandoned, or failed with the
+   * database): each webhook's attempt lease goes back if it is still the one
+   * the attempt took (`leaseUntil`: never another process's, taken after it ran
+   * out), and each stand-in job (`key`) falls due now rather than when it was
+   * set to; so do the delivery jobs a failure put off (graphile-worker's
+   * exponential delay: only a lost database makes a delivery job fail).
+   */
+  async giveBack(attempts: Array<{ webhookId: number; leaseUntil: string; key: string }>): Promise<void> {
+    await this.sql.rows(
+      `WITH lease AS (
+         UPDATE webhooks w SET attempt_until = NULL FROM unnest($1::int[], $2::timestamptz[]) AS u(id, until)
+          WHERE w.id = u.id AND w.attempt_until = u.until RETURNING 1),
+       stand_in AS (
+         UPDATE graphile_worker._private_jobs j SET run_at = now() WHERE j.key = ANY ($3::text[]) AND j.locked_at IS NULL AND j.run_at > now() RETURNING 1),
+       due_again AS (
+         UPDATE graphile_worker._private_jobs j SET run_at = now()
+          WHERE j.task_id = (SELECT t.id FROM graphile_worker._private_tasks t WHERE t.identifier = $4)
+            AND j.locked_at IS NULL AND j.last_error IS NOT NULL AND j.attempts > 0 AND j.attempts < j.max_attempts AND j.run_at > now()
+          RETURNING 1)
+       SELECT (SELECT count(*) FROM lease) + (SELECT count(*) FROM stand_in) + (SELECT count(*) FROM due_again) AS n`,
+      [attempts.map((a) => a.webhookId), attempts.map((a) => a.leaseUntil), attempts.map((a) => a.key), DELIVERY_TASK],
+    );
   }
 
   /**
@@ -168,18 +197,75 @@ export class WebhooksRepository {
    * if the webhook still exists, is active and has been active since `dueAt`.
    * An update or delete of the webhook waits for that lock, so once it has
    * answered no attempt sends anything. When the attempt may not go, the
-   * delivery's pending job is removed too. Resolves whether `send` ran.
+   * delivery's pending job is removed too. Resolves whether `send` ran. Two
+   * round trips: BEGIN and the locking read go together (simple protocol, the
+   * values are integers and a timestamp written by us), then COMMIT.
    */
   async sendIfActive(job: DeliveryJob, dueAt: Date, send: () => void): Promise<boolean> {
-    return this.db.transaction(async (em) => {
-      const rows: unknown[] = await em.query(`SELECT 1 FROM webhooks WHERE id = $1 AND active AND activated_at <= $2 FOR SHARE`, [job.webhook_id, dueAt]);
-      if (rows.length === 0) {
-        await em.query(`SELECT graphile_worker.remove_job($1)`, [deliveryJobKey(job)]);
+    const webhookId = safeInt(job.webhook_id);
+    return this.sql.withClient(async (client) => {
+      const results = (await client.query(
+        `BEGIN; SELECT 1 FROM webhooks WHERE id = ${webhookId} AND active AND activated_at <= '${dueAt.toISOString()}'::timestamptz FOR SHARE`,
+      )) as unknown as Array<{ rowCount: number }>;
+      if (results[1].rowCount === 0) {
+        await client.query(`COMMIT; SELECT graphile_worker.remove_job('${deliveryJobKey({ webhook_id: webhookId, event_id: safeInt(job.event_id) })}')`);
         return false;
       }
-      send();
+      try {
+        send();
+      } finally {
+        await client.query('COMMIT');
+      }
       return true;
     });
+  }
+
+  /**
+   * The next due delivery job of webhook `webhookId` (D38: not started by
+   * anyone, unlocked), claimed in one statement for a process that already
+   * holds the webhook's turn: the job itself becomes the attempt's stand-in
+   * (due `standInMs` from now, so that another process makes the attempt if
+   * this one dies before recording it; recordAttempt replaces or removes it),
+   * and the webhook's attempt lease is taken for `leaseMs`. Null when there is
+   * none due, the webhook is gone or inactive, or another process holds its
+   * lease. `go` is false when the attempt fell due while the webhook was
+   * inactive or was already recorded: the caller drops it (dropJob).
+   */
+  async claimNext(webhookId: number, standInMs: number, leaseMs: number): Promise<(AttemptStart & { job: DeliveryJob; dueAt: Date }) | null> {
+    const rows = await this.sql.rows<{ payload: DeliveryJob; due_at: Date; url: string; secret: string; go: boolean; lease_until: string }>(
+      `WITH hook AS (SELECT w.url, w.secret, w.activated_at FROM webhooks w WHERE w.id = $1 AND w.active),
+       next AS (
+         SELECT j.id, j.payload, COALESCE((j.payload->>'due_at')::timestamptz, j.run_at) AS due_at
+           FROM graphile_worker._private_jobs j
+          WHERE j.is_available AND j.run_at <= now() AND j.flags ? $3
+            AND j.task_id = (SELECT t.id FROM graphile_worker._private_tasks t WHERE t.identifier = $2)
+            AND EXISTS (SELECT 1 FROM hook)
+          ORDER BY j.priority, j.run_at, j.id LIMIT 1 FOR UPDATE SKIP LOCKED),
+       lease AS (
+         UPDATE webhooks w SET attempt_until = now() + $5 * interval '1 millisecond'
+          WHERE w.id = $1 AND EXISTS (SELECT 1 FROM next) AND (w.attempt_until IS NULL OR w.attempt_until < now())
+         RETURNING w.id, w.attempt_until::text AS until),
+       claimed AS (
+         UPDATE graphile_worker._private_jobs j SET run_at = now() + $4 * interval '1 millisecond'
+           FROM next WHERE j.id = next.id AND EXISTS (SELECT 1 FROM lease)
+         RETURNING next.payload, next.due_at)
+       SELECT c.payload, c.due_at, hook.url, hook.secret, (SELECT until FROM lease) AS lease_until,
+              hook.activated_at <= c.due_at AND NOT EXISTS (
+                SELECT 1 FROM webhook_deliveries d
+                 WHERE d.webhook_id = $1 AND d.event_id = (c.payload->>'event_id')::bigint AND d.attempt = (c.payload->>'attempt')::int) AS go
+         FROM claimed c, hook`,
+      [webhookId, DELIVERY_TASK, webhookFlag(webhookId), standInMs, leaseMs],
+    );
+    const row = rows[0];
+    return row ? { job: row.payload, dueAt: new Date(row.due_at), url: row.url, secret: row.secret, go: row.go, busy: false, leaseUntil: row.lease_until } : null;
+  }
+
+  /** Drops a claimed attempt that may not be made (claimNext's `go` false): its job, and the webhook's attempt lease. */
+  async dropJob(job: DeliveryJob): Promise<void> {
+    await this.sql.rows(`WITH lease AS (UPDATE webhooks SET attempt_until = NULL WHERE id = $1) SELECT graphile_worker.remove_job($2)`, [
+      job.webhook_id,
+      deliveryJobKey(job),
+    ]);
   }
 
   /**
