@@ -4,6 +4,7 @@ import type { AddressInfo } from 'net';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { Client } from 'pg';
+
 import { migrateLocked } from '../src/cli/database';
 import { SCOPES } from '../src/common/auth/scope';
 import { openDatabase } from '../src/common/database/data-source';
@@ -75,9 +76,14 @@ async function ensureWorld(url: string): Promise<{ workspaceId: number; lastEven
 function treeCpuTicks(pid: number): number {
   const table = processTable();
   const tree = new Set([pid]);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
-    for (const [child, stat] of table) if (!tree.has(child) && tree.has(stat.ppid)) (tree.add(child), (grew = true));
+    for (const [child, stat] of table) {
+      if (!tree.has(child) && tree.has(stat.ppid)) {
+        tree.add(child);
+        grew = true;
+      }
+    }
   }
   return [...tree].reduce((sum, p) => sum + (table.get(p)?.cpuTicks ?? 0), 0);
 }
@@ -121,8 +127,11 @@ export async function deliveries(): Promise<void> {
         url,
         1,
         {
-          WEBHOOK_WORKER: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_ALLOW_HTTP: 'true',
-          NODE_OPTIONS: `--require ${join(__dirname, 'count-queries.js')}`, BENCH_QUERY_COUNT_FILE: join(countDir, 'queries'),
+          WEBHOOK_WORKER: 'true',
+          WEBHOOK_ALLOW_PRIVATE: 'true',
+          WEBHOOK_ALLOW_HTTP: 'true',
+          NODE_OPTIONS: `--require ${join(__dirname, 'count-queries.js')}`,
+          BENCH_QUERY_COUNT_FILE: join(countDir, 'queries'),
         },
         OWNER_KEY,
       );
@@ -140,10 +149,18 @@ export async function deliveries(): Promise<void> {
       }
       const queries = readdirSync(countDir).reduce((sum, file) => sum + Number(readFileSync(join(countDir, file), 'utf8')), 0);
       const seconds = Math.max(last - first, 1) / 1000;
-      const row = { webhooks: hooks, expected, delivered: received, deliveriesPerSec: received / seconds, roundTripsPerDelivery: queries / Math.max(received, 1),
-        nodeCpuMsPerDelivery: ((cpuLast - (cpuFirst ?? cpuLast)) * 1000) / CLOCK_TICKS_PER_S / Math.max(received, 1) };
+      const row = {
+        webhooks: hooks,
+        expected,
+        delivered: received,
+        deliveriesPerSec: received / seconds,
+        roundTripsPerDelivery: queries / Math.max(received, 1),
+        nodeCpuMsPerDelivery: ((cpuLast - (cpuFirst ?? cpuLast)) * 1000) / CLOCK_TICKS_PER_S / Math.max(received, 1),
+      };
       rows.push(row);
-      log(`[deliveries] webhooks=${hooks}: ${received}/${expected} delivered, ${row.deliveriesPerSec.toFixed(1)}/s, ${row.roundTripsPerDelivery.toFixed(2)} SQL round trips per delivery, ${row.nodeCpuMsPerDelivery.toFixed(2)} Node CPU ms per delivery`);
+      log(
+        `[deliveries] webhooks=${hooks}: ${received}/${expected} delivered, ${row.deliveriesPerSec.toFixed(1)}/s, ${row.roundTripsPerDelivery.toFixed(2)} SQL round trips per delivery, ${row.nodeCpuMsPerDelivery.toFixed(2)} Node CPU ms per delivery`,
+      );
     }
   } finally {
     await db.query(`DELETE FROM webhooks WHERE workspace_id = $1`, [world.workspaceId]);
@@ -154,5 +171,8 @@ export async function deliveries(): Promise<void> {
   process.stdout.write('\n' + rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
   const dir = join(__dirname, 'results');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-deliveries.json`), JSON.stringify({ at: new Date().toISOString(), backlog: BACKLOG, rows }, null, 2) + '\n');
+  writeFileSync(
+    join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-deliveries.json`),
+    JSON.stringify({ at: new Date().toISOString(), backlog: BACKLOG, rows }, null, 2) + '\n',
+  );
 }
