@@ -59,7 +59,11 @@ const SPEC = '\\.spec\\.ts$';
 /** For each layer, a rule forbidding imports of every layer above it. */
 const upward = LAYERS.slice(0, -1).map((layer, i) => ({
   name: `${layer.name}-imports-upward`,
-  comment: `${layer.name} may import only the layers below it (${LAYERS.slice(0, i).map((l) => l.name).join(', ') || 'none'}); see LAYERS in .dependency-cruiser.js`,
+  comment: `${layer.name} may import only the layers below it (${
+    LAYERS.slice(0, i)
+      .map((l) => l.name)
+      .join(', ') || 'none'
+  }); see LAYERS in .dependency-cruiser.js`,
   severity: 'error',
   from: { path: layer.path, pathNot: [layer.pathNot, SPEC].filter(Boolean) },
   to: { path: LAYERS.slice(i + 1).map((l) => l.path), pathNot: LAYERS.slice(0, i + 1).map((l) => l.path) },

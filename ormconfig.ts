@@ -1,5 +1,7 @@
 import 'reflect-metadata';
+
 import { DataSource } from 'typeorm';
+
 import { dataSourceOptions } from './src/common/database/data-source';
 import { processSettings } from './src/config/settings';
 

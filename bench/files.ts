@@ -1,10 +1,11 @@
-import { execFileSync, spawn, type ChildProcess } from 'child_process';
+import { type ChildProcess, execFileSync, spawn } from 'child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
-import { Agent, request as httpRequest, type IncomingMessage } from 'http';
-import { connect, createServer as createTcpServer, type AddressInfo, type Server, type Socket } from 'net';
+import { Agent, type IncomingMessage, request as httpRequest } from 'http';
+import { type AddressInfo, connect, createServer as createTcpServer, type Server, type Socket } from 'net';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { Client } from 'pg';
+
 import { SCOPES } from '../src/common/auth/scope';
 import { openDatabase } from '../src/common/database/data-source';
 import { loadFixture } from '../src/fixtures/fixture-loader';
@@ -53,15 +54,18 @@ interface Answer {
 /** One HTTP request to 127.0.0.1:`port`; the answer's body is counted (and kept when short). */
 function send(port: number, method: string, path: string, headers: Record<string, string | number> = {}, body?: Buffer): Promise<Answer> {
   return new Promise((done, fail) => {
-    const req = httpRequest({ host: '127.0.0.1', port, method, path, agent: AGENT, headers: { ...headers, ...(body ? { 'content-length': body.length } : {}) } }, (res) => {
-      let bytes = 0;
-      let text = '';
-      res.on('data', (chunk: Buffer) => {
-        bytes += chunk.length;
-        if (text.length < 4096) text += chunk.toString();
-      });
-      res.on('end', () => done({ status: res.statusCode ?? 0, headers: res.headers, bytes, text }));
-    });
+    const req = httpRequest(
+      { host: '127.0.0.1', port, method, path, agent: AGENT, headers: { ...headers, ...(body ? { 'content-length': body.length } : {}) } },
+      (res) => {
+        let bytes = 0;
+        let text = '';
+        res.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+          if (text.length < 4096) text += chunk.toString();
+        });
+        res.on('end', () => done({ status: res.statusCode ?? 0, headers: res.headers, bytes, text }));
+      },
+    );
     req.on('error', fail);
     // Headers and body leave at once (no Nagle wait between them), as a tuned client sends them.
     req.on('socket', (socket) => socket.setNoDelay(true));
@@ -71,7 +75,9 @@ function send(port: number, method: string, path: string, headers: Record<string
 
 /** Resident set size of process `pid`, in MiB. */
 function rssMiB(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))!;
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'))!;
   return Number(line.split(/\s+/)[1]) / 1024;
 }
 
@@ -84,7 +90,9 @@ function treeCpuMs(pid: number): number {
 
 function multipart(size: number): { body: Buffer; type: string } {
   const boundary = 'bench-boundary-1234567890';
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="bench.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="bench.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
   return { body: Buffer.concat([head, Buffer.alloc(size, 0x61), Buffer.from(`\r\n--${boundary}--\r\n`)]), type: `multipart/form-data; boundary=${boundary}` };
 }
 
@@ -184,8 +192,13 @@ interface FileRow {
  * bytes each: MiB/s of both, and per service run its server CPU ms and round trips.
  */
 async function sideBySide(
-  name: string, size: number, rounds: number, pids: { service: number; floor: number }, roundTrips: () => number,
-  service: () => Promise<void>, floor: () => Promise<void>,
+  name: string,
+  size: number,
+  rounds: number,
+  pids: { service: number; floor: number },
+  roundTrips: () => number,
+  service: () => Promise<void>,
+  floor: () => Promise<void>,
 ): Promise<FileRow> {
   await service();
   await floor();
@@ -207,10 +220,17 @@ async function sideBySide(
   const trips = roundTrips() - trips0;
   const mibs = (ns: bigint) => (size * rounds) / MiB / (Number(ns) / 1e9);
   const row = {
-    scenario: name, serviceMiBs: mibs(serviceNs), floorMiBs: mibs(floorNs), ratio: Number(floorNs) / Number(serviceNs),
-    nodeCpuMsPerReq: cpu / rounds, floorCpuMsPerReq: floorCpu / rounds, roundTripsPerReq: trips / rounds,
+    scenario: name,
+    serviceMiBs: mibs(serviceNs),
+    floorMiBs: mibs(floorNs),
+    ratio: Number(floorNs) / Number(serviceNs),
+    nodeCpuMsPerReq: cpu / rounds,
+    floorCpuMsPerReq: floorCpu / rounds,
+    roundTripsPerReq: trips / rounds,
   };
-  log(`${name}: ${row.serviceMiBs.toFixed(0)} MiB/s, floor ${row.floorMiBs.toFixed(0)} MiB/s (${row.ratio.toFixed(2)}), node ${row.nodeCpuMsPerReq.toFixed(1)} ms/req (floor ${row.floorCpuMsPerReq.toFixed(1)}), ${row.roundTripsPerReq.toFixed(1)} round trips/req`);
+  log(
+    `${name}: ${row.serviceMiBs.toFixed(0)} MiB/s, floor ${row.floorMiBs.toFixed(0)} MiB/s (${row.ratio.toFixed(2)}), node ${row.nodeCpuMsPerReq.toFixed(1)} ms/req (floor ${row.floorCpuMsPerReq.toFixed(1)}), ${row.roundTripsPerReq.toFixed(1)} round trips/req`,
+  );
   return row;
 }
 
@@ -238,10 +258,11 @@ function startProber(url: string, auth: Record<string, string>): { stop: () => P
   let out = '';
   child.stdout!.on('data', (data: Buffer) => (out += data.toString()));
   return {
-    stop: () => new Promise((done) => {
-      child.once('exit', () => done(JSON.parse(out) as number[]));
-      child.stdin!.write('stop\n');
-    }),
+    stop: () =>
+      new Promise((done) => {
+        child.once('exit', () => done(JSON.parse(out) as number[]));
+        child.stdin!.write('stop\n');
+      }),
   };
 }
 
@@ -273,13 +294,31 @@ export async function files(args: string[]): Promise<void> {
     const ids = await loadFixture(ds, {
       users: [{ ref: 'owner', email: 'owner@bench.files', name: 'Owner' }],
       api_keys: [{ user: 'owner', key: KEY, scopes: [...SCOPES] }],
-      workspaces: [{ ref: 'ws', name: 'Bench files', slug: 'bench-files', owner: 'owner', lists: [{ ref: 'l', name: 'L' }], tasks: [{ ref: 't', list: 'l', title: 'Files' }] }],
+      workspaces: [
+        {
+          ref: 'ws',
+          name: 'Bench files',
+          slug: 'bench-files',
+          owner: 'owner',
+          lists: [{ ref: 'l', name: 'L' }],
+          tasks: [{ ref: 't', list: 'l', title: 'Files' }],
+        },
+      ],
     });
     await ds.destroy();
     proxy = await countingProxy(url);
-    const started = await startServer(proxy.url, 1, {
-      STORAGE_DIR: join(work, 'storage'), WEBHOOK_WORKER: 'false', ATTACHMENT_WORKER: 'false', LOG_LEVEL: 'warn', MIGRATIONS_RUN: 'false',
-    }, KEY);
+    const started = await startServer(
+      proxy.url,
+      1,
+      {
+        STORAGE_DIR: join(work, 'storage'),
+        WEBHOOK_WORKER: 'false',
+        ATTACHMENT_WORKER: 'false',
+        LOG_LEVEL: 'warn',
+        MIGRATIONS_RUN: 'false',
+      },
+      KEY,
+    );
     server = started.child;
     const port = Number(new URL(started.base).port);
     const pid = server.pid!;
@@ -290,7 +329,19 @@ export async function files(args: string[]): Promise<void> {
     const rows: FileRow[] = [];
     if (process.env.BENCH_PROFILE_SIGNAL) {
       // A profiling wrapper (BENCH_SERVER) starts profiling on the first SIGUSR2, writes the profile on the second.
-      await send(port, 'POST', uploadPath, { ...auth, ...(() => { const m = multipart(1024); return { 'content-type': m.type }; })() }, multipart(1024).body);
+      await send(
+        port,
+        'POST',
+        uploadPath,
+        {
+          ...auth,
+          ...(() => {
+            const m = multipart(1024);
+            return { 'content-type': m.type };
+          })(),
+        },
+        multipart(1024).body,
+      );
       server.kill('SIGUSR2');
     }
     log(`Server ${SERVER}, one process; the machine may be shared: read the ratios`);
@@ -305,21 +356,41 @@ export async function files(args: string[]): Promise<void> {
         return JSON.parse(a.text) as { id: number };
       };
       if (only.includes(`upload-${label}`)) {
-        rows.push(await sideBySide(`multipart upload ${size / MiB} MiB`, size, ROUNDS[size], { service: pid, floor: floor.pid }, proxy.roundTrips, async () => void (await upload()), async () => {
-          await send(floor!.port, 'PUT', '/', {}, raw);
-        }));
+        rows.push(
+          await sideBySide(
+            `multipart upload ${size / MiB} MiB`,
+            size,
+            ROUNDS[size],
+            { service: pid, floor: floor.pid },
+            proxy.roundTrips,
+            async () => void (await upload()),
+            async () => {
+              await send(floor!.port, 'PUT', '/', {}, raw);
+            },
+          ),
+        );
       }
       if (only.includes(`download-${label}`)) {
         const { id } = await upload();
         writeFileSync(join(work, 'floor', `out-${size}`), raw);
-        rows.push(await sideBySide(`download via 302 ${size / MiB} MiB`, size, ROUNDS[size], { service: pid, floor: floor.pid }, proxy.roundTrips, async () => {
-          const redirect = await send(port, 'GET', `/api/v1/attachments/${id}/download`, auth);
-          const a = await send(port, 'GET', new URL(redirect.headers.location as string).pathname);
-          if (a.bytes !== size) throw new Error(`download gave ${a.bytes} bytes`);
-        }, async () => {
-          const a = await send(floor!.port, 'GET', `/out-${size}`);
-          if (a.bytes !== size) throw new Error('floor download short');
-        }));
+        rows.push(
+          await sideBySide(
+            `download via 302 ${size / MiB} MiB`,
+            size,
+            ROUNDS[size],
+            { service: pid, floor: floor.pid },
+            proxy.roundTrips,
+            async () => {
+              const redirect = await send(port, 'GET', `/api/v1/attachments/${id}/download`, auth);
+              const a = await send(port, 'GET', new URL(redirect.headers.location as string).pathname);
+              if (a.bytes !== size) throw new Error(`download gave ${a.bytes} bytes`);
+            },
+            async () => {
+              const a = await send(floor!.port, 'GET', `/out-${size}`);
+              if (a.bytes !== size) throw new Error('floor download short');
+            },
+          ),
+        );
       }
     }
 
@@ -345,19 +416,27 @@ export async function files(args: string[]): Promise<void> {
       const idleP99 = p99(idleTimes);
       const busyP99 = p99(times);
       concurrent = { rssBeforeMiB: before, rssPeakMiB: peak, growthPerUploadMiB: (peak - before) / 8, idleP99Ms: idleP99, busyP99Ms: busyP99 };
-      log(`8 x 25 MiB at once: RSS +${concurrent.growthPerUploadMiB.toFixed(2)} MiB per upload; get task p99 ${idleP99.toFixed(1)} ms idle (${idleTimes.length} samples), ${busyP99.toFixed(1)} ms busy (${times.length} samples)`);
+      log(
+        `8 x 25 MiB at once: RSS +${concurrent.growthPerUploadMiB.toFixed(2)} MiB per upload; get task p99 ${idleP99.toFixed(1)} ms idle (${idleTimes.length} samples), ${busyP99.toFixed(1)} ms busy (${times.length} samples)`,
+      );
     }
 
     if (rows.length) {
       console.log('| scenario | service MiB/s | floor MiB/s | ratio | node cpu ms/req | floor cpu ms/req | round trips/req |');
       console.log('|---|---|---|---|---|---|---|');
       for (const r of rows) {
-        console.log(`| ${r.scenario} | ${r.serviceMiBs.toFixed(0)} | ${r.floorMiBs.toFixed(0)} | ${r.ratio.toFixed(2)} | ${r.nodeCpuMsPerReq.toFixed(1)} | ${r.floorCpuMsPerReq.toFixed(1)} | ${r.roundTripsPerReq.toFixed(1)} |`);
+        console.log(
+          `| ${r.scenario} | ${r.serviceMiBs.toFixed(0)} | ${r.floorMiBs.toFixed(0)} | ${r.ratio.toFixed(2)} | ${r.nodeCpuMsPerReq.toFixed(1)} | ${r.floorCpuMsPerReq.toFixed(1)} | ${r.roundTripsPerReq.toFixed(1)} |`,
+        );
       }
     }
     if (concurrent) {
-      console.log(`\nRSS ${concurrent.rssBeforeMiB.toFixed(1)} MiB before, ${concurrent.rssPeakMiB.toFixed(1)} MiB at the peak of 8 concurrent 25 MiB uploads: ${concurrent.growthPerUploadMiB.toFixed(2)} MiB per upload`);
-      console.log(`get task p99: ${concurrent.idleP99Ms.toFixed(2)} ms idle, ${concurrent.busyP99Ms.toFixed(2)} ms during the uploads (${(concurrent.busyP99Ms / concurrent.idleP99Ms).toFixed(2)}x)`);
+      console.log(
+        `\nRSS ${concurrent.rssBeforeMiB.toFixed(1)} MiB before, ${concurrent.rssPeakMiB.toFixed(1)} MiB at the peak of 8 concurrent 25 MiB uploads: ${concurrent.growthPerUploadMiB.toFixed(2)} MiB per upload`,
+      );
+      console.log(
+        `get task p99: ${concurrent.idleP99Ms.toFixed(2)} ms idle, ${concurrent.busyP99Ms.toFixed(2)} ms during the uploads (${(concurrent.busyP99Ms / concurrent.idleP99Ms).toFixed(2)}x)`,
+      );
     }
     const results = join(__dirname, 'results');
     mkdirSync(results, { recursive: true });

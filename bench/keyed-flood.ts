@@ -1,6 +1,7 @@
 import autocannon from 'autocannon';
 import { mkdirSync, writeFileSync } from 'fs';
 import { join } from 'path';
+
 import { migrateLocked } from '../src/cli/database';
 import { SCOPES } from '../src/common/auth/scope';
 import { openDatabase } from '../src/common/database/data-source';
@@ -46,11 +47,24 @@ async function ensureFloodWorld(url: string): Promise<{ theirListId: number; the
     const exists: unknown[] = await ds.query(`SELECT 1 FROM workspaces WHERE slug = $1`, [`${FLOOD_SLUG}-theirs`]);
     if (!exists.length) {
       await loadFixture(ds, {
-        users: [{ ref: 'flooder', email: 'flooder@bench-flood.test', name: 'Flooder' }, { ref: 'reader', email: 'reader@bench-flood.test', name: 'Reader' }],
-        api_keys: [{ user: 'flooder', key: FLOODER_KEY, scopes: [...SCOPES] }, { user: 'reader', key: READER_KEY, scopes: [...SCOPES] }],
+        users: [
+          { ref: 'flooder', email: 'flooder@bench-flood.test', name: 'Flooder' },
+          { ref: 'reader', email: 'reader@bench-flood.test', name: 'Reader' },
+        ],
+        api_keys: [
+          { user: 'flooder', key: FLOODER_KEY, scopes: [...SCOPES] },
+          { user: 'reader', key: READER_KEY, scopes: [...SCOPES] },
+        ],
         workspaces: [
           { ref: 'mine', name: 'Mine', slug: `${FLOOD_SLUG}-mine`, owner: 'flooder', lists: [{ ref: 'my_list', name: 'Mine' }] },
-          { ref: 'theirs', name: 'Theirs', slug: `${FLOOD_SLUG}-theirs`, owner: 'reader', lists: [{ ref: 'their_list', name: 'Theirs' }], tasks: [{ ref: 'their_task', list: 'their_list', title: 'Theirs' }] },
+          {
+            ref: 'theirs',
+            name: 'Theirs',
+            slug: `${FLOOD_SLUG}-theirs`,
+            owner: 'reader',
+            lists: [{ ref: 'their_list', name: 'Theirs' }],
+            tasks: [{ ref: 'their_task', list: 'their_list', title: 'Theirs' }],
+          },
         ],
       });
     }
@@ -134,14 +148,16 @@ export async function keyedFlood(): Promise<void> {
       url: base,
       connections: FLOOD,
       duration: DURATION + 1,
-      requests: [{
-        method: 'POST',
-        path: '/api/v1/tasks',
-        headers: { authorization: `Bearer ${FLOODER_KEY}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ list_id: world.theirListId, title: 'Not mine' }),
-        setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': `flood-${process.pid}-${Date.now()}-${n++}` } }),
-        onResponse: (status: number) => void (statuses[status] = (statuses[status] ?? 0) + 1),
-      }],
+      requests: [
+        {
+          method: 'POST',
+          path: '/api/v1/tasks',
+          headers: { authorization: `Bearer ${FLOODER_KEY}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ list_id: world.theirListId, title: 'Not mine' }),
+          setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': `flood-${process.pid}-${Date.now()}-${n++}` } }),
+          onResponse: (status: number) => void (statuses[status] = (statuses[status] ?? 0) + 1),
+        },
+      ],
     });
     await new Promise((done) => setTimeout(done, 500));
     const cpuBefore = serverCpuMs(child.pid!);
@@ -153,7 +169,12 @@ export async function keyedFlood(): Promise<void> {
     const floodRequests = n - requestsBefore;
     const floodPool = await floodSample();
     const floodResult = await flood;
-    const row = (r: { ms: number[]; errors: number }) => ({ requests: r.ms.length, errors: r.errors, p50: +percentile(r.ms, 0.5).toFixed(1), p99: +percentile(r.ms, 0.99).toFixed(1) });
+    const row = (r: { ms: number[]; errors: number }) => ({
+      requests: r.ms.length,
+      errors: r.errors,
+      p50: +percentile(r.ms, 0.5).toFixed(1),
+      p99: +percentile(r.ms, 0.99).toFixed(1),
+    });
     const result = {
       pool_size: Number(process.env.DB_POOL_SIZE ?? 10),
       reader_idle: row(idle),

@@ -1,5 +1,6 @@
 import { writeFileSync } from 'fs';
 import { Client } from 'pg';
+
 import type { Membership } from '../src/common/access/access.policy';
 import { queryPairs } from '../src/common/validation/query-pairs';
 import { taskListSql } from '../src/tasks/task-list.sql';
@@ -53,7 +54,10 @@ export const PLAN_SCENARIOS: PlanScenario[] = [
   { name: 'q worst (10 one-character terms)', query: 'include_total=false&q=a+e+i+o+u+t+s+r+n+l' },
   { name: 'parent_id', query: 'include_total=false&parent_id={parent}' },
   { name: 'include_subtasks=true', query: 'include_total=false&include_subtasks=true' },
-  { name: 'my open tasks due soon', query: 'include_total=false&assignee_id=me&status_category=pending,in_progress&due_after=2025-08-01&due_before=2025-10-10' },
+  {
+    name: 'my open tasks due soon',
+    query: 'include_total=false&assignee_id=me&status_category=pending,in_progress&due_after=2025-08-01&due_before=2025-10-10',
+  },
   ...['title', '-title', 'created_at', 'updated_at', '-updated_at', 'due_date', '-due_date', 'priority', '-priority', 'identifier', '-identifier'].map((s) => ({
     name: `sort=${s}`,
     query: `include_total=false&sort=${s}`,
@@ -83,10 +87,16 @@ async function worldIds(db: Client, slug: string): Promise<WorldIds> {
   );
   const restricted = await one(`SELECT user_id FROM workspace_members WHERE workspace_id = $1 AND is_restricted ORDER BY user_id LIMIT 1`, [ws]);
   const statuses = (
-    await db.query(`SELECT t.status_id, count(*) FROM tasks t WHERE t.workspace_id = $1 AND t.parent_id IS NULL AND t.status_id IS NOT NULL GROUP BY 1 ORDER BY 2 DESC, 1`, [ws])
+    await db.query(
+      `SELECT t.status_id, count(*) FROM tasks t WHERE t.workspace_id = $1 AND t.parent_id IS NULL AND t.status_id IS NOT NULL GROUP BY 1 ORDER BY 2 DESC, 1`,
+      [ws],
+    )
   ).rows;
   const labels = (await db.query(`SELECT id FROM labels WHERE workspace_id = $1 ORDER BY id LIMIT 2`, [ws])).rows;
-  const { parent } = await one(`SELECT parent_id AS parent FROM tasks WHERE workspace_id = $1 AND parent_id IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1`, [ws]);
+  const { parent } = await one(
+    `SELECT parent_id AS parent FROM tasks WHERE workspace_id = $1 AND parent_id IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1`,
+    [ws],
+  );
   const grants = restricted
     ? await one(
         `SELECT COALESCE((SELECT array_agg(list_id) FROM member_list_grants WHERE workspace_id = $1 AND user_id = $2), '{}') AS list_ids,
@@ -140,7 +150,8 @@ export function figures(scenario: string, explained: { Plan: PlanNode; 'Executio
   const all = nodes(explained.Plan);
   // What finds the page: the `page` CTE (the `walk` and `scope` CTEs run inside it, and their own nodes repeat
   // those figures) and the count of the total; the rest builds the task objects of the page's rows.
-  const count = (n: PlanNode) => String(n['Subplan Name']).startsWith('InitPlan') && n['Node Type'] === 'Aggregate' && JSON.stringify(n.Output ?? []).includes('count(');
+  const count = (n: PlanNode) =>
+    String(n['Subplan Name']).startsWith('InitPlan') && n['Node Type'] === 'Aggregate' && JSON.stringify(n.Output ?? []).includes('count(');
   const page = all.find((n) => n['Subplan Name'] === 'CTE page');
   const finding = page ? [page, ...all.filter(count).filter((n) => !nodes(page).includes(n))] : [explained.Plan];
   // Scans: each once, wherever its CTE is defined.
@@ -157,7 +168,10 @@ export function figures(scenario: string, explained: { Plan: PlanNode; 'Executio
     pageBuffers: finding.reduce((s, n) => s + buffers(n), 0),
     sharedBuffers: buffers(explained.Plan),
     shape: scans
-      .map((n) => `${n['Node Type']} ${n['Index Name'] ?? n['Relation Name']} (${Math.round(num(n, 'Actual Rows'))}${Number(n['Actual Loops'] ?? 1) > 1 ? ` in ${n['Actual Loops']} loops` : ''})`)
+      .map(
+        (n) =>
+          `${n['Node Type']} ${n['Index Name'] ?? n['Relation Name']} (${Math.round(num(n, 'Actual Rows'))}${Number(n['Actual Loops'] ?? 1) > 1 ? ` in ${n['Actual Loops']} loops` : ''})`,
+      )
       .join('; '),
   };
 }
@@ -165,12 +179,16 @@ export function figures(scenario: string, explained: { Plan: PlanNode; 'Executio
 /** A parameter as an SQL literal for EXECUTE (its cast in the statement gives the type). */
 function literal(db: Client, value: unknown): string {
   if (value === null || value === undefined) return 'NULL';
-  if (Array.isArray(value)) return db.escapeLiteral(`{${value.map((v) => (typeof v === 'number' ? String(v) : `"${String(v).replace(/["\\]/g, '\\$&')}"`)).join(',')}}`);
+  if (Array.isArray(value))
+    return db.escapeLiteral(`{${value.map((v) => (typeof v === 'number' ? String(v) : `"${String(v).replace(/["\\]/g, '\\$&')}"`)).join(',')}}`);
   return db.escapeLiteral(String(value));
 }
 
 /** EXPLAIN (ANALYZE, BUFFERS) of each scenario's statement, custom plans (or generic ones). */
-export async function explainScenarios(db: Client, options: { generic?: boolean; only?: string[]; slug?: string; text?: boolean } = {}): Promise<PlanFigures[]> {
+export async function explainScenarios(
+  db: Client,
+  options: { generic?: boolean; only?: string[]; slug?: string; text?: boolean } = {},
+): Promise<PlanFigures[]> {
   const ids = await worldIds(db, options.slug ?? 'bench-corp');
   const member: Membership = { role: 'member', restricted: false, folderIds: [], listIds: [] };
   const restricted: Membership = { role: 'member', restricted: true, ...ids.restrictedGrants };
@@ -200,7 +218,9 @@ export async function explainScenarios(db: Client, options: { generic?: boolean;
     if (options.generic) {
       await db.query(`PREPARE plans_stmt AS ${sql}`);
       try {
-        const { rows } = await db.query(`EXPLAIN (ANALYZE, BUFFERS, VERBOSE, FORMAT ${options.text ? 'TEXT' : 'JSON'}) EXECUTE plans_stmt(${params.map((v) => literal(db, v)).join(', ')})`);
+        const { rows } = await db.query(
+          `EXPLAIN (ANALYZE, BUFFERS, VERBOSE, FORMAT ${options.text ? 'TEXT' : 'JSON'}) EXECUTE plans_stmt(${params.map((v) => literal(db, v)).join(', ')})`,
+        );
         explained = options.text ? rows : rows[0]['QUERY PLAN'][0];
       } finally {
         await db.query('DEALLOCATE plans_stmt');
@@ -225,8 +245,9 @@ export function planTable(rows: PlanFigures[]): string {
   return [
     '| scenario | statement ms | × cursor page | finding the page: ms | rows read | rows filtered out | heap fetches | buffers | plan of the page (scans) |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---|',
-    ...rows.map((r) =>
-      `| ${r.scenario} | ${r.ms.toFixed(1)} | ${base ? (r.ms / base).toFixed(1) : 'n/a'} | ${r.pageMs.toFixed(1)} | ${Math.round(r.rowsRead)} | ${Math.round(r.rowsFiltered)} | ${r.heapFetches} | ${r.pageBuffers} | ${r.shape} |`,
+    ...rows.map(
+      (r) =>
+        `| ${r.scenario} | ${r.ms.toFixed(1)} | ${base ? (r.ms / base).toFixed(1) : 'n/a'} | ${r.pageMs.toFixed(1)} | ${Math.round(r.rowsRead)} | ${Math.round(r.rowsFiltered)} | ${r.heapFetches} | ${r.pageBuffers} | ${r.shape} |`,
     ),
   ].join('\n');
 }

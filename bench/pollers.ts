@@ -4,6 +4,7 @@ import { createServer } from 'http';
 import type { AddressInfo } from 'net';
 import { join } from 'path';
 import { Client } from 'pg';
+
 import { migrateLocked } from '../src/cli/database';
 import { SCOPES } from '../src/common/auth/scope';
 import { openDatabase } from '../src/common/database/data-source';
@@ -59,14 +60,31 @@ async function ensureFeedWorld(url: string): Promise<FeedWorld> {
     if (!rows.length) {
       log(`Building the feed world (${FEED_EVENTS} events); built once, then reused`);
       await loadFixture(ds, {
-        users: [{ ref: 'owner', email: 'owner@bench-feed.test', name: 'Owner' }, { ref: 'erin', email: 'erin@bench-feed.test', name: 'Erin' }],
-        api_keys: [{ user: 'owner', key: OWNER_KEY, scopes: [...SCOPES] }, { user: 'erin', key: RESTRICTED_KEY, scopes: [...SCOPES] }],
-        workspaces: [{
-          ref: 'ws', name: 'Feed', slug: FEED_SLUG, owner: 'owner',
-          members: [{ user: 'erin', role: 'member', restricted: true, folders: ['open'] }],
-          statuses: [{ ref: 'todo', name: 'To Do', category: 'pending' }, { ref: 'done', name: 'Done', category: 'completed' }],
-          folders: [{ ref: 'open', name: 'Open', lists: [{ ref: 'seen', name: 'Seen' }] }, { ref: 'closed', name: 'Closed', lists: [{ ref: 'hidden', name: 'Hidden' }] }],
-        }],
+        users: [
+          { ref: 'owner', email: 'owner@bench-feed.test', name: 'Owner' },
+          { ref: 'erin', email: 'erin@bench-feed.test', name: 'Erin' },
+        ],
+        api_keys: [
+          { user: 'owner', key: OWNER_KEY, scopes: [...SCOPES] },
+          { user: 'erin', key: RESTRICTED_KEY, scopes: [...SCOPES] },
+        ],
+        workspaces: [
+          {
+            ref: 'ws',
+            name: 'Feed',
+            slug: FEED_SLUG,
+            owner: 'owner',
+            members: [{ user: 'erin', role: 'member', restricted: true, folders: ['open'] }],
+            statuses: [
+              { ref: 'todo', name: 'To Do', category: 'pending' },
+              { ref: 'done', name: 'Done', category: 'completed' },
+            ],
+            folders: [
+              { ref: 'open', name: 'Open', lists: [{ ref: 'seen', name: 'Seen' }] },
+              { ref: 'closed', name: 'Closed', lists: [{ ref: 'hidden', name: 'Hidden' }] },
+            ],
+          },
+        ],
       });
       rows = await ds.query(`SELECT id FROM workspaces WHERE slug = $1`, [FEED_SLUG]);
       await ds.query(
@@ -78,7 +96,9 @@ async function ensureFeedWorld(url: string): Promise<FeedWorld> {
       );
       await ds.query('VACUUM ANALYZE events');
     }
-    const [world] = await ds.query(`SELECT $1::int AS "workspaceId", (SELECT id FROM lists WHERE workspace_id = $1 AND name = 'Hidden') AS "hiddenListId"`, [rows[0].id]);
+    const [world] = await ds.query(`SELECT $1::int AS "workspaceId", (SELECT id FROM lists WHERE workspace_id = $1 AND name = 'Hidden') AS "hiddenListId"`, [
+      rows[0].id,
+    ]);
     return world;
   } finally {
     await ds.destroy();
@@ -101,7 +121,9 @@ function startPollers(base: string, workspaceId: number): { stop: () => Promise<
     let after = '0';
     while (running) {
       const started = performance.now();
-      const res = await fetch(`${base}/api/v1/workspaces/${workspaceId}/events?after=${after}&limit=100`, { headers: { authorization: `Bearer ${RESTRICTED_KEY}` } });
+      const res = await fetch(`${base}/api/v1/workspaces/${workspaceId}/events?after=${after}&limit=100`, {
+        headers: { authorization: `Bearer ${RESTRICTED_KEY}` },
+      });
       const page = (await res.json()) as { next_after: number };
       latencies.push(performance.now() - started);
       // A page refused (503: past the request deadline, as a page scanning the whole history could be) is counted.
@@ -127,7 +149,11 @@ function writes(base: string, world: FeedWorld, seconds: number, updateIds?: num
   let i = 0;
   const headers = { authorization: `Bearer ${OWNER_KEY}`, 'content-type': 'application/json' };
   const request = updateIds
-    ? () => ({ method: 'PATCH' as const, path: `/api/v1/tasks/${updateIds[i % updateIds.length]}`, body: JSON.stringify({ title: `Updated ${i++}`, priority: i % 2 ? 'high' : 'low' }) })
+    ? () => ({
+        method: 'PATCH' as const,
+        path: `/api/v1/tasks/${updateIds[i % updateIds.length]}`,
+        body: JSON.stringify({ title: `Updated ${i++}`, priority: i % 2 ? 'high' : 'low' }),
+      })
     : () => ({ method: 'POST' as const, path: '/api/v1/tasks', body: JSON.stringify({ list_id: world.hiddenListId, title: `Created ${i++}` }) });
   return autocannon({
     url: base,
@@ -169,12 +195,27 @@ export async function fanout(): Promise<void> {
           await writes(base, world, WARMUP);
           const created = await writes(base, world, DURATION);
           // Update task on tasks the creates just wrote (hundreds: few writes wait for each other's row lock).
-          const updateIds = (await db.query(`SELECT id FROM tasks WHERE list_id = $1 ORDER BY id DESC LIMIT 500`, [world.hiddenListId])).rows.map((r: { id: number }) => r.id);
+          const updateIds = (await db.query(`SELECT id FROM tasks WHERE list_id = $1 ORDER BY id DESC LIMIT 500`, [world.hiddenListId])).rows.map(
+            (r: { id: number }) => r.id,
+          );
           await writes(base, world, WARMUP, updateIds);
           const updated = await writes(base, world, DURATION, updateIds);
-          for (const [write, r] of [['create task', created], ['update task', updated]] as const) {
-            rows.push({ write, worker, webhooks: hooks, reqPerSec: r.requests.average, p50Ms: r.latency.p50, p99Ms: r.latency.p99, errors: r.errors + r.non2xx });
-            log(`[fanout] ${write} worker=${worker} webhooks=${hooks}: ${r.requests.average.toFixed(1)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms`);
+          for (const [write, r] of [
+            ['create task', created],
+            ['update task', updated],
+          ] as const) {
+            rows.push({
+              write,
+              worker,
+              webhooks: hooks,
+              reqPerSec: r.requests.average,
+              p50Ms: r.latency.p50,
+              p99Ms: r.latency.p99,
+              errors: r.errors + r.non2xx,
+            });
+            log(
+              `[fanout] ${write} worker=${worker} webhooks=${hooks}: ${r.requests.average.toFixed(1)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms`,
+            );
           }
         } finally {
           await stopServer(child);
@@ -190,7 +231,10 @@ export async function fanout(): Promise<void> {
   process.stdout.write('\n' + rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
   const dir = join(__dirname, 'results');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-fanout.json`), JSON.stringify({ at: new Date().toISOString(), connections: CONNECTIONS, durationS: DURATION, rows }, null, 2) + '\n');
+  writeFileSync(
+    join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-fanout.json`),
+    JSON.stringify({ at: new Date().toISOString(), connections: CONNECTIONS, durationS: DURATION, rows }, null, 2) + '\n',
+  );
 }
 
 /** The pollers benchmark (see the comment at the top of this file). */
@@ -208,9 +252,15 @@ export async function pollers(): Promise<void> {
     const together = await writes(base, world, DURATION);
     const pages = await polling.stop();
     Object.assign(figures, {
-      writesAlonePerSec: alone.requests.average, writesAloneP50Ms: alone.latency.p50, writesAloneP99Ms: alone.latency.p99,
-      writesWithPollersPerSec: together.requests.average, writesWithPollersP50Ms: together.latency.p50, writesWithPollersP99Ms: together.latency.p99,
-      pollerPagesPerSec: pages.length / (DURATION + 1), pollerPageP50Ms: percentile(pages, 0.5), pollerPageP99Ms: percentile(pages, 0.99),
+      writesAlonePerSec: alone.requests.average,
+      writesAloneP50Ms: alone.latency.p50,
+      writesAloneP99Ms: alone.latency.p99,
+      writesWithPollersPerSec: together.requests.average,
+      writesWithPollersP50Ms: together.latency.p50,
+      writesWithPollersP99Ms: together.latency.p99,
+      pollerPagesPerSec: pages.length / (DURATION + 1),
+      pollerPageP50Ms: percentile(pages, 0.5),
+      pollerPageP99Ms: percentile(pages, 0.99),
       errors: alone.errors + alone.non2xx + together.errors + together.non2xx,
       pollerErrors: polling.errors(),
     });
@@ -231,6 +281,13 @@ export async function pollers(): Promise<void> {
   );
   const dir = join(__dirname, 'results');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-pollers.json`), JSON.stringify({ at: new Date().toISOString(), connections: CONNECTIONS, durationS: DURATION, pollers: POLLERS, events: FEED_EVENTS, ...figures }, null, 2) + '\n');
+  writeFileSync(
+    join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-pollers.json`),
+    JSON.stringify(
+      { at: new Date().toISOString(), connections: CONNECTIONS, durationS: DURATION, pollers: POLLERS, events: FEED_EVENTS, ...figures },
+      null,
+      2,
+    ) + '\n',
+  );
   if (figures.errors > 0) process.exitCode = 1;
 }

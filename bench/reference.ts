@@ -5,6 +5,7 @@ import { createServer } from 'net';
 import { cpus } from 'os';
 import { join, resolve } from 'path';
 import { Client } from 'pg';
+
 import { freePort } from '../src/common/database/embedded';
 import { hasTaskset } from './proc';
 import { scaleServiceWorld } from './scale';
@@ -88,7 +89,17 @@ function parseOptions(argv: string[]): Options {
     if (!name.startsWith('--') || value === undefined) throw new Error(`bad option ${name} (options take a value: --name value)`);
     given.set(name, value);
   }
-  const known = ['--rounds', '--duration', '--measure-duration', '--service-port', '--reference-port', '--reference-dir', '--scale', '--db-prefix', ...PASS_THROUGH];
+  const known = [
+    '--rounds',
+    '--duration',
+    '--measure-duration',
+    '--service-port',
+    '--reference-port',
+    '--reference-dir',
+    '--scale',
+    '--db-prefix',
+    ...PASS_THROUGH,
+  ];
   const unknown = [...given.keys()].filter((name) => !known.includes(name));
   if (unknown.length) throw new Error(`unknown option ${unknown.join(', ')}; known: --reference ${[...known, ...FLAGS].join(' ')}`);
   const prefix = given.get('--db-prefix') ?? 'bench';
@@ -155,7 +166,10 @@ function assertFree(port: number): Promise<void> {
 async function waitFor(url: string, child: ChildProcess, name: string): Promise<void> {
   for (let i = 0; i < 600; i++) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${name} exited (${child.exitCode ?? child.signalCode}); see bench/out/*.log`);
-    const ok = await fetch(url).then((res) => res.ok, () => false);
+    const ok = await fetch(url).then(
+      (res) => res.ok,
+      () => false,
+    );
     if (ok) return;
     await sleep(100);
   }
@@ -182,7 +196,15 @@ interface Server {
 
 /** The service (`node dist/main.js`) with production settings: default log level, JSON logs, metrics on, no rate limit. */
 async function startService(databaseUrl: string, port: number, logName: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<Server> {
-  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production', DATABASE_URL: databaseUrl, HOST: '127.0.0.1', PORT: String(port), LOG_FORMAT: 'json', ...extraEnv };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    LOG_FORMAT: 'json',
+    ...extraEnv,
+  };
   for (const name of ['LOG_LEVEL', 'METRICS_ENABLED', 'RATE_LIMIT_PER_MINUTE', 'WEB_CONCURRENCY']) delete env[name];
   await assertFree(port);
   const child = startNode([join(ROOT, 'dist', 'main.js')], env, join(OUT, logName));
@@ -217,7 +239,14 @@ async function withClient<T>(url: string, work: (db: Client) => Promise<T>): Pro
 }
 
 /** Creates and loads database `name` (via `load`) unless it holds this world already (table bench_world) and `idsFile` exists. */
-async function ensureDatabase(admin: Client, serverUrl: string, name: string, worldSha: string, idsFile: string, load: (url: string) => Promise<void>): Promise<string> {
+async function ensureDatabase(
+  admin: Client,
+  serverUrl: string,
+  name: string,
+  worldSha: string,
+  idsFile: string,
+  load: (url: string) => Promise<void>,
+): Promise<string> {
   const url = databaseUrl(serverUrl, name);
   const loaded = await withClient(url, async (db) => (await db.query('SELECT sha256 FROM bench_world')).rows[0]?.sha256).catch(() => undefined);
   if (loaded === worldSha && existsSync(idsFile)) {
@@ -328,7 +357,14 @@ interface Costs {
  * One short extra run per scenario (step 4 above) against a second service
  * instance behind the round-trip proxy and the running reference.
  */
-async function measureCosts(o: Options, admin: Client, urls: { service: string; reference: string }, reference: Server, abArgs: (a: Server) => string[], scenarios: string[]): Promise<{ source: PgSource; costs: Map<string, Costs> }> {
+async function measureCosts(
+  o: Options,
+  admin: Client,
+  urls: { service: string; reference: string },
+  reference: Server,
+  abArgs: (a: Server) => string[],
+  scenarios: string[],
+): Promise<{ source: PgSource; costs: Map<string, Costs> }> {
   const source = await pgSource(admin);
   log(`PostgreSQL time per request: ${source ?? 'n/a (neither pg_stat_statements nor pg_stat_database.active_time)'}`);
   const pg = new URL(o.pgUrl);
@@ -336,7 +372,11 @@ async function measureCosts(o: Options, admin: Client, urls: { service: string; 
   let serviceUrl = urls.service;
   if (['127.0.0.1', 'localhost'].includes(pg.hostname)) {
     const [listen, control] = [await freePort(), await freePort()];
-    const proxy = startNode([join(o.referenceDir, 'pg-roundtrips.mjs'), String(listen), pg.port || '5432', String(control)], process.env, join(OUT, 'proxy.log'));
+    const proxy = startNode(
+      [join(o.referenceDir, 'pg-roundtrips.mjs'), String(listen), pg.port || '5432', String(control)],
+      process.env,
+      join(OUT, 'proxy.log'),
+    );
     proxyControl = `http://127.0.0.1:${control}`;
     await waitFor(proxyControl, proxy, 'the round-trip proxy');
     const proxied = new URL(urls.service);
@@ -464,19 +504,21 @@ function markdown(rows: Row[]): string {
   const lines = [
     '| scenario | req/s service / reference | ratio (range) | p50 ms | p99 ms | Node CPU ms/req | PostgreSQL ms/req | round trips/req | errors |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...rows.map((r) =>
-      [
-        r.scenario,
-        pair(r, 'reqPerSec', 0),
-        `${f(r.ratio, 2)} (${r.ratioRange ? r.ratioRange.map((x) => x.toFixed(2)).join('-') : 'n/a'})`,
-        pair(r, 'p50Ms', 2),
-        pair(r, 'p99Ms', 2),
-        pair(r, 'nodeCpuMsPerReq', 3),
-        pair(r, 'pgMsPerReq', 3),
-        pair(r, 'roundTripsPerReq', 2),
-        pair(r, 'errors', 0),
-      ].join(' | '),
-    ).map((line) => `| ${line} |`),
+    ...rows
+      .map((r) =>
+        [
+          r.scenario,
+          pair(r, 'reqPerSec', 0),
+          `${f(r.ratio, 2)} (${r.ratioRange ? r.ratioRange.map((x) => x.toFixed(2)).join('-') : 'n/a'})`,
+          pair(r, 'p50Ms', 2),
+          pair(r, 'p99Ms', 2),
+          pair(r, 'nodeCpuMsPerReq', 3),
+          pair(r, 'pgMsPerReq', 3),
+          pair(r, 'roundTripsPerReq', 2),
+          pair(r, 'errors', 0),
+        ].join(' | '),
+      )
+      .map((line) => `| ${line} |`),
   ];
   return lines.join('\n');
 }
@@ -524,11 +566,24 @@ export async function reference(argv: string[]): Promise<void> {
 
     const referenceServer = await startReference(o.referenceDir, referenceUrl, o.referencePort, o.features);
     const service = await startService(serviceUrl, o.servicePort, 'service.log');
-    log(`Service ${service.base} (pid ${service.child.pid}), reference ${referenceServer.base} (pid ${referenceServer.child.pid})${PIN ? ', both on CPU 1' : ''}`);
+    log(
+      `Service ${service.base} (pid ${service.child.pid}), reference ${referenceServer.base} (pid ${referenceServer.child.pid})${PIN ? ', both on CPU 1' : ''}`,
+    );
     const abArgs = (a: Server) => [
-      '--a', a.base, '--a-ids', IDS_SERVICE, '--a-pid', String(a.child.pid),
-      '--b', referenceServer.base, '--b-ids', IDS_REFERENCE, '--b-pid', String(referenceServer.child.pid),
-      '--meta', WORLD_META,
+      '--a',
+      a.base,
+      '--a-ids',
+      IDS_SERVICE,
+      '--a-pid',
+      String(a.child.pid),
+      '--b',
+      referenceServer.base,
+      '--b-ids',
+      IDS_REFERENCE,
+      '--b-pid',
+      String(referenceServer.child.pid),
+      '--meta',
+      WORLD_META,
     ];
     const timing = ['--rounds', String(o.rounds), '--duration', String(o.duration), '--out', RAW];
     await run(join(o.referenceDir, 'run-ab.sh'), [...abArgs(service), ...timing, ...o.passThrough]);

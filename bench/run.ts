@@ -1,23 +1,25 @@
 import 'reflect-metadata';
+
 import autocannon from 'autocannon';
 import { execFileSync } from 'child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'fs';
 import { join, resolve } from 'path';
 import { Client } from 'pg';
+
+import { migrateLocked } from '../src/cli/database';
 import { openDatabase } from '../src/common/database/data-source';
 import { EmbeddedDatabase, startEmbeddedPostgres } from '../src/common/database/embedded';
-import { migrateLocked } from '../src/cli/database';
 import { readCursorSecret } from '../src/tasks/cursor-secret';
 import { sealCursor, useCursorSecret } from '../src/tasks/task-cursor';
 import { parseTaskQuery } from '../src/tasks/task-query';
-import { childrenOf, CLOCK_TICKS_PER_S, hasTaskset, processTable } from './proc';
 import { deliveries } from './deliveries';
 import { files } from './files';
-import { fanout, pollers } from './pollers';
 import { keyedFlood } from './keyed-flood';
-import { SERVER, startServer, stopServer } from './server';
 import { plans } from './plans';
+import { fanout, pollers } from './pollers';
+import { childrenOf, CLOCK_TICKS_PER_S, hasTaskset, processTable } from './proc';
 import { reference } from './reference';
+import { SERVER, startServer, stopServer } from './server';
 import { BENCH_KEY, BenchWorld, ensureWorld } from './world';
 
 /*
@@ -88,8 +90,16 @@ const SCENARIOS: Scenario[] = [
   },
   // Issue 37: a keyset first page per kind of filter and the title sort (their plans: `npm run bench -- --plans`).
   ...[
-    'status_category=in_progress', 'assignee_id=me', 'assignee_id=me,none', 'priority=urgent', 'due_after=2025-06-01',
-    'updated_after=2025-06-01', 'q=task', 'include_subtasks=true', 'sort=title', 'sort=-due_date',
+    'status_category=in_progress',
+    'assignee_id=me',
+    'assignee_id=me,none',
+    'priority=urgent',
+    'due_after=2025-06-01',
+    'updated_after=2025-06-01',
+    'q=task',
+    'include_subtasks=true',
+    'sort=title',
+    'sort=-due_date',
   ].map((filter): Scenario => ({
     name: `list tasks ${filter.replace(/,/g, '+')} cursor limit=50`, // BENCH_SCENARIOS splits on commas
     request: (w) => ({ method: 'GET', path: `/api/v1/workspaces/${w.workspaceId}/tasks?${filter}&include_total=false&limit=50` }),
@@ -229,8 +239,16 @@ function table(rows: Figures[]): string {
   const lines = [
     ['scenario', 'procs', 'req/s', 'p50 ms', 'p99 ms', 'node cpu ms/req', 'pg ms/req', 'stmts/req', 'plans/req', 'errors'],
     ...rows.map((r) => [
-      r.scenario, String(r.processes), r.reqPerSec.toFixed(0), fixed(r.p50Ms, 1), fixed(r.p99Ms, 1), fixed(r.nodeCpuMsPerReq, 3),
-      fixed(r.pgMsPerReq, 3), fixed(r.statementsPerReq, 2), fixed(r.plansPerReq, 2), String(r.errors),
+      r.scenario,
+      String(r.processes),
+      r.reqPerSec.toFixed(0),
+      fixed(r.p50Ms, 1),
+      fixed(r.p99Ms, 1),
+      fixed(r.nodeCpuMsPerReq, 3),
+      fixed(r.pgMsPerReq, 3),
+      fixed(r.statementsPerReq, 2),
+      fixed(r.plansPerReq, 2),
+      String(r.errors),
     ]),
   ];
   const widths = lines[0].map((_, c) => Math.max(...lines.map((l) => l[c].length)));
@@ -298,7 +316,15 @@ async function main(): Promise<void> {
     process.stdout.write(`\n${table(rows)}\n\n(${world.tasks} tasks, ${CONNECTIONS} connections, ${DURATION} s per scenario, label ${LABEL})\n`);
     mkdirSync(RESULTS_DIR, { recursive: true });
     const file = join(RESULTS_DIR, `${new Date().toISOString().replace(/[:.]/g, '-')}-${LABEL}.json`);
-    const meta = { label: LABEL, server: SERVER, connections: CONNECTIONS, durationS: DURATION, warmupS: WARMUP, tasks: world.tasks, cpus: hasTaskset ? 'server on CPU 0 (1 process), load on CPU 1' : 'unpinned' };
+    const meta = {
+      label: LABEL,
+      server: SERVER,
+      connections: CONNECTIONS,
+      durationS: DURATION,
+      warmupS: WARMUP,
+      tasks: world.tasks,
+      cpus: hasTaskset ? 'server on CPU 0 (1 process), load on CPU 1' : 'unpinned',
+    };
     writeFileSync(file, JSON.stringify({ ...meta, at: new Date().toISOString(), results: rows }, null, 2) + '\n');
     log(`Results written to ${file}`);
     if (rows.some((r) => r.errors > 0)) process.exitCode = 1;
@@ -316,9 +342,19 @@ async function main(): Promise<void> {
 const args = process.argv.slice(2);
 const mode = args.includes('--reference')
   ? () => reference(args.filter((a) => a !== '--reference'))
-  : args.includes('--pollers') ? pollers : args.includes('--fanout') ? fanout : args.includes('--deliveries') ? deliveries
-  : args.includes('--plans') ? () => plans(args) : args.includes('--files') ? () => files(args)
-  : args.includes('--keyed-flood') ? keyedFlood : main;
+  : args.includes('--pollers')
+    ? pollers
+    : args.includes('--fanout')
+      ? fanout
+      : args.includes('--deliveries')
+        ? deliveries
+        : args.includes('--plans')
+          ? () => plans(args)
+          : args.includes('--files')
+            ? () => files(args)
+            : args.includes('--keyed-flood')
+              ? keyedFlood
+              : main;
 mode().catch((error) => {
   process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);

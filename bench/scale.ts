@@ -65,7 +65,10 @@ export async function scaleServiceWorld(db: Client, factor: number, slug = 'benc
     throw new Error(`bench/scale.ts does not know how to copy ${unknown.rows.map((r) => r.name).join(', ')} (referencing tasks): add it`);
   }
   const [{ ws, maxident, ntasks }] = (
-    await db.query(`SELECT w.id AS ws, max(t.identifier) AS maxident, count(*)::int AS ntasks FROM workspaces w JOIN tasks t ON t.workspace_id = w.id WHERE w.slug = $1 GROUP BY w.id`, [slug])
+    await db.query(
+      `SELECT w.id AS ws, max(t.identifier) AS maxident, count(*)::int AS ntasks FROM workspaces w JOIN tasks t ON t.workspace_id = w.id WHERE w.slug = $1 GROUP BY w.id`,
+      [slug],
+    )
   ).rows;
   log(`Scaling workspace ${slug} (${ntasks} tasks) ×${factor}`);
   const started = Date.now();
@@ -81,7 +84,10 @@ export async function scaleServiceWorld(db: Client, factor: number, slug = 'benc
   const triggers = await db.query(
     `SELECT tgname FROM pg_trigger WHERE NOT tgisinternal AND tgrelid = ANY(ARRAY['public.tasks', 'public.comments', ${TASK_LINKS.map((t) => `'public.${t}'`).join(', ')}]::regclass[])`,
   );
-  if (triggers.rows.length) throw new Error(`bench/scale.ts: triggers on the copied tables (${triggers.rows.map((r) => r.tgname).join(', ')}) would be skipped: decide how to copy their effect`);
+  if (triggers.rows.length)
+    throw new Error(
+      `bench/scale.ts: triggers on the copied tables (${triggers.rows.map((r) => r.tgname).join(', ')}) would be skipped: decide how to copy their effect`,
+    );
   await db.query('BEGIN');
   try {
     await db.query('SET LOCAL session_replication_role = replica');

@@ -1,5 +1,6 @@
 import { ChildProcess, spawn } from 'child_process';
 import { join, resolve } from 'path';
+
 import { freePort } from '../src/common/database/embedded';
 import { childrenOf, hasTaskset } from './proc';
 import { BENCH_KEY } from './world';
@@ -8,9 +9,23 @@ import { BENCH_KEY } from './world';
 export const SERVER = resolve(process.env.BENCH_SERVER ?? join(__dirname, '..', 'dist', 'main.js'));
 
 /** Starts the server with `processes` workers and waits until it answers. */
-export async function startServer(url: string, processes: number, extraEnv: NodeJS.ProcessEnv = {}, key = BENCH_KEY): Promise<{ child: ChildProcess; base: string }> {
+export async function startServer(
+  url: string,
+  processes: number,
+  extraEnv: NodeJS.ProcessEnv = {},
+  key = BENCH_KEY,
+): Promise<{ child: ChildProcess; base: string }> {
   const port = await freePort();
-  const env = { ...process.env, DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', MIGRATIONS_RUN: 'false', LOG_LEVEL: 'error', WEB_CONCURRENCY: String(processes), ...extraEnv };
+  const env = {
+    ...process.env,
+    DATABASE_URL: url,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    MIGRATIONS_RUN: 'false',
+    LOG_LEVEL: 'error',
+    WEB_CONCURRENCY: String(processes),
+    ...extraEnv,
+  };
   // One process: pinned to CPU 0 (the load runs on CPU 1). Two: both CPUs, shared with the load.
   const child =
     processes === 1 && hasTaskset
@@ -41,4 +56,3 @@ export async function stopServer(child: ChildProcess): Promise<void> {
   child.kill('SIGTERM');
   await exited;
 }
-

@@ -1,8 +1,9 @@
 import type { DataSource } from 'typeorm';
+
 import { SCOPES } from '../src/common/auth/scope';
+import { type FixtureCustomField, type FixtureTask, type FixtureWorld, type Priority } from '../src/fixtures/fixture.types';
 import { loadFixture } from '../src/fixtures/fixture-loader';
 import { DEFAULT_STATUSES } from '../src/statuses/statuses.dto';
-import { type FixtureCustomField, type FixtureTask, type FixtureWorld, type Priority } from '../src/fixtures/fixture.types';
 import type { CursorValues } from '../src/tasks/task-cursor';
 import { cursorValuesSql } from '../src/tasks/task-list.sql';
 import { DEFAULT_SORT } from '../src/tasks/task-query';
@@ -63,9 +64,14 @@ const MINUTE = 60_000;
 
 /** The 10 custom fields: the first 4 have a value on every top-level task, all 10 on the hot one; the last 2 only on Engineering's lists. */
 const FIELDS: Array<Omit<FixtureCustomField, 'ref' | 'position'>> = [
-  { name: 'Notes', type: 'text' }, { name: 'Estimate', type: 'number' }, { name: 'Owner note', type: 'text' },
-  { name: 'Budget', type: 'money', config: { currency: 'EUR' } }, { name: 'Stars', type: 'rating', config: { iconName: 'star', color: 'orange' } },
-  { name: 'Stage', type: 'dropdown', config: { options: ['a', 'b'] } }, { name: 'Due check', type: 'date' }, { name: 'Done?', type: 'checkbox' },
+  { name: 'Notes', type: 'text' },
+  { name: 'Estimate', type: 'number' },
+  { name: 'Owner note', type: 'text' },
+  { name: 'Budget', type: 'money', config: { currency: 'EUR' } },
+  { name: 'Stars', type: 'rating', config: { iconName: 'star', color: 'orange' } },
+  { name: 'Stage', type: 'dropdown', config: { options: ['a', 'b'] } },
+  { name: 'Due check', type: 'date' },
+  { name: 'Done?', type: 'checkbox' },
   { name: 'Eng only', type: 'text', is_scope_restricted: true, granted_folders: ['eng'] },
   { name: 'Eng score', type: 'number', is_scope_restricted: true, granted_folders: ['eng'] },
 ];
@@ -86,7 +92,10 @@ function fieldValue(k: number, n: number): string {
  */
 export function benchFixture(): FixtureWorld {
   const users = Array.from({ length: MEMBERS + 1 }, (_, g) => ({
-    ref: `u${g}`, email: `bench-${g}@bench.test`, name: `Bench user ${g}`, avatar_url: `https://example.com/a/${g}.png`,
+    ref: `u${g}`,
+    email: `bench-${g}@bench.test`,
+    name: `Bench user ${g}`,
+    avatar_url: `https://example.com/a/${g}.png`,
   }));
   const member = (n: number) => `u${1 + (n % MEMBERS)}`;
   const lists = ['backlog', 'sprint', 'support', 'done'];
@@ -96,8 +105,14 @@ export function benchFixture(): FixtureWorld {
   for (let g = 1; g <= TOP_LEVEL_TASKS; g++) {
     const createdAt = after('2025-01-01T00:00:00.000Z', g * MINUTE);
     const task: FixtureTask = {
-      ref: `t${g}`, list: lists[g % 4], title: `Task ${g}`, description: `<p>Benchmark task <strong>${g}</strong></p>`,
-      priority: priorities[g % 5], status: `s${g % 4}`, creator: 'u0', created_at: createdAt,
+      ref: `t${g}`,
+      list: lists[g % 4],
+      title: `Task ${g}`,
+      description: `<p>Benchmark task <strong>${g}</strong></p>`,
+      priority: priorities[g % 5],
+      status: `s${g % 4}`,
+      creator: 'u0',
+      created_at: createdAt,
       due_date: g % 3 === 0 ? after('2025-06-01T00:00:00.000Z', g * 60 * MINUTE) : null,
       assignees: [0, 1, 2].map((k) => member(g + k * 7)),
       labels: [0, 1, 2].map((k) => `l${1 + ((g + k * 3) % 10)}`),
@@ -105,13 +120,20 @@ export function benchFixture(): FixtureWorld {
     };
     if (g % COMMENTED_EVERY === 0) {
       task.comments = Array.from({ length: COMMENTS / (TOP_LEVEL_TASKS / COMMENTED_EVERY) }, (_, i) => ({
-        user: `u${(g + i + 1) % users.length}`, content: `<p>Comment ${i + 1} on task ${g}</p>`, created_at: after(createdAt, (i + 1) * MINUTE),
+        user: `u${(g + i + 1) % users.length}`,
+        content: `<p>Comment ${i + 1} on task ${g}</p>`,
+        created_at: after(createdAt, (i + 1) * MINUTE),
       }));
       for (let k = 1; k <= (g === TOP_LEVEL_TASKS ? 8 : 2); k++) {
         const identifier = TOP_LEVEL_TASKS + subtasks.length + 1;
         subtasks.push({
-          parent: task.ref, list: task.list, title: `Subtask ${k} of ${g}`, status: task.status, creator: 'u0',
-          created_at: after(createdAt, k * 1000), assignees: [member(identifier)],
+          parent: task.ref,
+          list: task.list,
+          title: `Subtask ${k} of ${g}`,
+          status: task.status,
+          creator: 'u0',
+          created_at: after(createdAt, k * 1000),
+          assignees: [member(identifier)],
         });
       }
     }
@@ -120,22 +142,42 @@ export function benchFixture(): FixtureWorld {
   return {
     users,
     api_keys: [{ user: 'u0', key: BENCH_KEY, name: 'bench', scopes: [...SCOPES] }],
-    workspaces: [{
-      ref: 'bench', name: 'Benchmark', slug: BENCH_SLUG, owner: 'u0',
-      members: users.slice(1).map((u) => ({ user: u.ref, role: 'member' })),
-      statuses: DEFAULT_STATUSES.map((s, i) => ({ ref: `s${i}`, ...s })),
-      labels: Array.from({ length: 10 }, (_, i) => ({ ref: `l${i + 1}`, name: `Label ${i + 1}`, color: 'blue' })),
-      folders: [
-        { ref: 'eng', name: 'Engineering', color: 'blue', position: 1, lists: [
-          { ref: 'backlog', name: 'Backlog', position: 1 }, { ref: 'sprint', name: 'Sprint', position: 2 },
-        ] },
-        { ref: 'ops', name: 'Operations', color: 'green', position: 2, lists: [
-          { ref: 'support', name: 'Support', position: 1 }, { ref: 'done', name: 'Done', position: 2 }, { ref: 'inbox', name: 'Inbox', position: 3 },
-        ] },
-      ],
-      custom_fields: FIELDS.map((f, i) => ({ ref: `f${i + 1}`, position: i + 1, ...f })),
-      tasks: [...tasks, ...subtasks],
-    }],
+    workspaces: [
+      {
+        ref: 'bench',
+        name: 'Benchmark',
+        slug: BENCH_SLUG,
+        owner: 'u0',
+        members: users.slice(1).map((u) => ({ user: u.ref, role: 'member' })),
+        statuses: DEFAULT_STATUSES.map((s, i) => ({ ref: `s${i}`, ...s })),
+        labels: Array.from({ length: 10 }, (_, i) => ({ ref: `l${i + 1}`, name: `Label ${i + 1}`, color: 'blue' })),
+        folders: [
+          {
+            ref: 'eng',
+            name: 'Engineering',
+            color: 'blue',
+            position: 1,
+            lists: [
+              { ref: 'backlog', name: 'Backlog', position: 1 },
+              { ref: 'sprint', name: 'Sprint', position: 2 },
+            ],
+          },
+          {
+            ref: 'ops',
+            name: 'Operations',
+            color: 'green',
+            position: 2,
+            lists: [
+              { ref: 'support', name: 'Support', position: 1 },
+              { ref: 'done', name: 'Done', position: 2 },
+              { ref: 'inbox', name: 'Inbox', position: 3 },
+            ],
+          },
+        ],
+        custom_fields: FIELDS.map((f, i) => ({ ref: `f${i + 1}`, position: i + 1, ...f })),
+        tasks: [...tasks, ...subtasks],
+      },
+    ],
   };
 }
 

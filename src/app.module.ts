@@ -1,20 +1,23 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
+
+import { ApiKeysModule } from './api-keys/api-keys.module';
+import { AttachmentsModule } from './attachments/attachments.module';
+import { CommentsModule } from './comments/comments.module';
 import { AccessModule } from './common/access/access.module';
-import { AuthModule } from './common/auth/auth.module';
 import { ApiKeyGuard } from './common/auth/api-key.guard';
+import { AuthModule } from './common/auth/auth.module';
+import { ScheduledTasksModule } from './common/background/scheduled-tasks';
 import { dataSourceOptions } from './common/database/data-source';
 import { withBoundedWaits } from './common/database/pool-options';
-import { ScheduledTasksModule } from './common/background/scheduled-tasks';
 import { SqlModule } from './common/database/sql';
-import { IdempotencyModule } from './common/idempotency/idempotency.module';
 import { ErrorFilter } from './common/errors/error.filter';
+import { IdempotencyModule } from './common/idempotency/idempotency.module';
 import { RateLimitGuard } from './common/throttle/throttle.guard';
 import { RateLimitModule } from './common/throttle/throttle.module';
 import type { AppEnv } from './config/env';
 import { SETTINGS, SettingsModule } from './config/settings';
-import { CommentsModule } from './comments/comments.module';
 import { CustomFieldsModule } from './custom-fields/custom-fields.module';
 import { EventsModule } from './events/events.module';
 import { FoldersModule } from './folders/folders.module';
@@ -22,13 +25,11 @@ import { HealthModule } from './health/health.module';
 import { LabelsModule } from './labels/labels.module';
 import { ListsModule } from './lists/lists.module';
 import { MembersModule } from './members/members.module';
-import { ApiKeysModule } from './api-keys/api-keys.module';
 import { StatusesModule } from './statuses/statuses.module';
 import { TasksModule } from './tasks/tasks.module';
 import { UsersModule } from './users/users.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { WorkspacesModule } from './workspaces/workspaces.module';
-import { AttachmentsModule } from './attachments/attachments.module';
 
 /**
  * The application (`AppModule.forRoot(settings)`): one module per domain, its settings, the

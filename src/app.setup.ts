@@ -1,19 +1,20 @@
 import { UnsupportedMediaTypeException } from '@nestjs/common';
-import { NOT_JSON_MESSAGE } from './common/errors/to-http-error';
 import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
+
 import { AppModule } from './app.module';
-import { configureHttp } from './http.setup';
+import { mountFiles } from './attachments/files.routes';
+import { NOT_JSON_MESSAGE } from './common/errors/to-http-error';
 import { createAdapter } from './common/http/adapter';
-import { nestLogger, rootLogger } from './common/logging/logger';
-import type { AppEnv } from './config/env';
 import { answerWhileClosing } from './common/http/framework-answers';
 import { sendRawJsonAsIs } from './common/http/raw-json';
-import { deferBodyError, parseJsonBody } from './common/validation/body-error';
-import { mountOpenApi } from './openapi/openapi.mount';
-import { keepRawBody } from './common/idempotency/idempotency-key';
 import { registerStreamedBodyParser } from './common/http/streamed-body';
-import { mountFiles } from './attachments/files.routes';
+import { keepRawBody } from './common/idempotency/idempotency-key';
+import { nestLogger, rootLogger } from './common/logging/logger';
+import { deferBodyError, parseJsonBody } from './common/validation/body-error';
+import type { AppEnv } from './config/env';
+import { configureHttp } from './http.setup';
+import { mountOpenApi } from './openapi/openapi.mount';
 
 /**
  * Applies everything the app needs beyond its modules: the JSON body rules of

@@ -1,6 +1,8 @@
 import 'reflect-metadata';
+
 import { LoggerService } from '@nestjs/common';
 import { CommandFactory } from 'nest-commander';
+
 import { CliModule } from './cli/cli.module';
 import { debugEnabled, logToStderr } from './cli/database';
 import { processSettingsOrExit } from './config/settings';

@@ -1,4 +1,5 @@
 import cluster, { Worker } from 'node:cluster';
+
 import { processSettingsOrExit } from './config/settings';
 
 /*
@@ -52,11 +53,13 @@ export function runWorkers(serve: () => void): void {
     stopping = true;
     const drain = (group: Worker[]) =>
       Promise.all(
-        group.filter((worker) => worker && !worker.isDead()).map((worker) => {
-          const exited = new Promise((done) => worker.once('exit', done));
-          worker.process.kill(signal);
-          return exited;
-        }),
+        group
+          .filter((worker) => worker && !worker.isDead())
+          .map((worker) => {
+            const exited = new Promise((done) => worker.once('exit', done));
+            worker.process.kill(signal);
+            return exited;
+          }),
       );
     // All at once (each answers readiness 503 for SHUTDOWN_DELAY_MS, then drains); with the embedded
     // PostgreSQL (no DATABASE_URL), the first worker, which runs it, once the others have exited.

@@ -3,17 +3,18 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import helmet from 'helmet';
 import type { Logger } from 'pino';
-import type { AppEnv } from './config/env';
-import { mountMetrics } from './metrics/metrics';
-import { CALLER_KEY, type Caller } from './common/auth/auth-context';
+
+import { type Caller, CALLER_KEY } from './common/auth/auth-context';
 import { keepOutOfCaches } from './common/cache/cache-control';
 import { sendError } from './common/errors/error.filter';
-import { logRequest } from './common/logging/logger';
-import { RateLimitGuard } from './common/throttle/throttle.guard';
 import { cutAtDeadline } from './common/http/deadline';
 import { inFlight } from './common/http/in-flight';
 import { sendNotModified } from './common/http/not-modified';
 import { needsKey } from './common/http/paths';
+import { logRequest } from './common/logging/logger';
+import { RateLimitGuard } from './common/throttle/throttle.guard';
+import type { AppEnv } from './config/env';
+import { mountMetrics } from './metrics/metrics';
 
 /** D47: the prefix of the attachment links, whose paths are secrets. */
 const FILES_PATH = '/files/';
@@ -21,8 +22,18 @@ const FILES_PATH = '/files/';
 /** Request headers a browser may send cross-origin (D20's two key forms, the body type, the request id, D35's and D36's headers). */
 const CORS_ALLOWED_HEADERS = ['Authorization', 'X-API-Key', 'Content-Type', 'X-Request-Id', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'Range'];
 /** Response headers a browser script may read (D36). */
-const CORS_EXPOSED_HEADERS = ['ETag', 'Idempotent-Replayed', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'X-Request-Id', 'Content-Disposition', 'Content-Range', 'Location'];
-
+const CORS_EXPOSED_HEADERS = [
+  'ETag',
+  'Idempotent-Replayed',
+  'RateLimit-Limit',
+  'RateLimit-Remaining',
+  'RateLimit-Reset',
+  'Retry-After',
+  'X-Request-Id',
+  'Content-Disposition',
+  'Content-Range',
+  'Location',
+];
 
 /**
  * helmet's security headers, computed once: helmet runs against a recording

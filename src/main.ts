@@ -1,18 +1,20 @@
 // First: V8 settings that must hold before the app allocates anything.
 import './v8-tuning';
 import 'reflect-metadata';
+
 import { Logger } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { AddressInfo } from 'net';
 import { join } from 'path';
+
 import { buildApp } from './app.setup';
 import { DEMO_KEY_FILE, migrateLocked, recordServerPort, resolveDatabase } from './cli/database';
+import { runWorkers } from './cluster';
 import { openDatabase } from './common/database/data-source';
+import { type EmbeddedDatabase, resolveDataDir } from './common/database/embedded';
+import { describeCut, requestsInFlight } from './common/http/in-flight';
 import { nestLogger, rootLogger } from './common/logging/logger';
 import { processSettingsOrExit } from './config/settings';
-import { resolveDataDir, type EmbeddedDatabase } from './common/database/embedded';
-import { describeCut, requestsInFlight } from './common/http/in-flight';
-import { runWorkers } from './cluster';
 import { ensureDemo, readyBlock } from './fixtures/demo';
 import { markShuttingDown } from './health/shutdown-state';
 
@@ -143,9 +145,10 @@ async function main(): Promise<void> {
 }
 
 // WEB_CONCURRENCY > 1: that many worker processes, each running main() (cluster.ts).
-runWorkers(() =>
-  void main().catch((error: Error) => {
-    new Logger('Main').error(`Startup failed: ${error.message}`);
-    process.exit(1);
-  }),
+runWorkers(
+  () =>
+    void main().catch((error: Error) => {
+      new Logger('Main').error(`Startup failed: ${error.message}`);
+      process.exit(1);
+    }),
 );

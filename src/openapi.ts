@@ -1,7 +1,8 @@
-import { writeFileSync } from 'fs';
-import { resolve } from 'path';
 import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { writeFileSync } from 'fs';
+import { resolve } from 'path';
+
 import { AppModule } from './app.module';
 import { createAdapter } from './common/http/adapter';
 import { processSettings } from './config/settings';
@@ -17,7 +18,11 @@ import { serializeDocument } from './openapi/openapi.finalize';
 async function main(): Promise<void> {
   const out = resolve(process.argv[2] ?? resolve(__dirname, '..', 'openapi.json'));
   const settings = processSettings();
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(settings), createAdapter(settings), { preview: true, logger: ['error'], abortOnError: false });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(settings), createAdapter(settings), {
+    preview: true,
+    logger: ['error'],
+    abortOnError: false,
+  });
   const text = serializeDocument(buildOpenApiDocument(app));
   await app.close();
   writeFileSync(out, text);

@@ -1,4 +1,5 @@
 import { spawnSync } from 'child_process';
+
 import { ONE_CORE_V8_FLAGS, V8_FLAGS, v8FlagsFor } from './v8-tuning';
 
 describe('V8 settings of the server process', () => {

@@ -18,6 +18,7 @@
  * - iterators: tasks() walks keyset pages of List tasks, events() the events feed.
  */
 import createClient, { type Client, type ClientOptions, type Middleware } from 'openapi-fetch';
+
 import type { components, paths } from './schema.js';
 
 export type { components, operations, paths } from './schema.js';
@@ -280,7 +281,10 @@ export async function* events(api: ApiClient, workspaceId: number, options: Even
   for (;;) {
     const page = unwrap(
       await api.GET('/api/v1/workspaces/{workspace_id}/events', {
-        params: { path: { workspace_id: workspaceId }, query: { after, ...(options.type ? { type: options.type } : {}), ...(options.limit ? { limit: options.limit } : {}) } },
+        params: {
+          path: { workspace_id: workspaceId },
+          query: { after, ...(options.type ? { type: options.type } : {}), ...(options.limit ? { limit: options.limit } : {}) },
+        },
         signal: options.signal,
       }),
     );

@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated, IgnoresIdempotencyKey } from '../common/auth/authenticated.decorator';
 import { SCOPES } from '../common/auth/scope';
@@ -21,7 +22,7 @@ export class ApiKeysController {
   @ApiOperation({
     summary: 'Create API key',
     description:
-      'A new key for the key user, with a subset of the calling key\'s scopes and an expiry no later than its own (left out: the same expiry). ' +
+      "A new key for the key user, with a subset of the calling key's scopes and an expiry no later than its own (left out: the same expiry). " +
       'The plain key is in this answer only; it is never stored, so `Idempotency-Key` is ignored here. A user holds at most 100 active keys.',
   })
   @ApiValidatedBody(CreateApiKeyDto)
@@ -34,7 +35,7 @@ export class ApiKeysController {
   /** D46: list API keys. */
   @Get()
   @Authenticated('api_keys:read')
-  @ApiOperation({ summary: 'List API keys', description: 'The key user\'s keys that are not revoked, expired ones included, by id.' })
+  @ApiOperation({ summary: 'List API keys', description: "The key user's keys that are not revoked, expired ones included, by id." })
   @ApiOkResponse({ type: [ApiKeyDto] })
   listApiKeys(@CurrentCaller() caller: Caller): Promise<ApiKeyDto[]> {
     return this.keys.listKeys(caller);
@@ -44,7 +45,10 @@ export class ApiKeysController {
   @Delete(':api_key_id')
   @HttpCode(204)
   @Authenticated('api_keys:write')
-  @ApiOperation({ summary: 'Revoke API key', description: 'Revokes one of the key user\'s keys (the calling key included); it stops working at once, in every server process.' })
+  @ApiOperation({
+    summary: 'Revoke API key',
+    description: "Revokes one of the key user's keys (the calling key included); it stops working at once, in every server process.",
+  })
   @ApiErrors({ 404: [API_KEY_ERRORS.notFound] })
   @ApiNoContentResponse({ description: 'Revoked; empty body' })
   async deleteApiKey(@CurrentCaller() caller: Caller, @PathId('api_key') id: number): Promise<void> {

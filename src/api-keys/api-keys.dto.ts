@@ -1,6 +1,7 @@
 import { BadRequestException } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
-import { SCOPES, Scope } from '../common/auth/scope';
+
+import { Scope, SCOPES } from '../common/auth/scope';
 import { ApiInteger } from '../common/openapi/integer.decorator';
 import { checkText, requiredMessage, requiredTextMessages, tooLongMessage } from '../common/validation/body';
 import { RuleField } from '../common/validation/body-fields';
@@ -18,9 +19,10 @@ export const API_KEY_MESSAGES = {
 export class ApiKeyDto {
   @ApiInteger({ example: 8 }) id: number;
   @ApiProperty({ type: 'string', nullable: true, example: 'CI', description: 'null for keys made without a name' }) name: string | null;
-  @ApiProperty({ type: 'string', nullable: true, example: '3f9c', description: 'The key\'s last 4 characters; null for keys made before they were recorded' })
+  @ApiProperty({ type: 'string', nullable: true, example: '3f9c', description: "The key's last 4 characters; null for keys made before they were recorded" })
   last4: string | null;
-  @ApiProperty({ type: 'array', items: { type: 'string', enum: [...SCOPES] }, description: 'Ascending', example: ['tasks:read', 'tasks:write'] }) scopes: string[];
+  @ApiProperty({ type: 'array', items: { type: 'string', enum: [...SCOPES] }, description: 'Ascending', example: ['tasks:read', 'tasks:write'] })
+  scopes: string[];
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'null: never expires' }) expires_at: string | null;
   @ApiProperty({ format: 'date-time' }) created_at: string;
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'The start of a recent request made with the key, at most 60 s stale' })
@@ -35,8 +37,12 @@ export class CreatedApiKeyDto extends ApiKeyDto {
 /** D46: Create API key, request body; after validation, the values as stored (`expires_at` undefined: the calling key's expiry). */
 export class CreateApiKeyDto {
   @RuleField(
-    { name: 'name', api: { type: 'string', maxLength: 255, example: 'CI', description: 'Trimmed; blank is rejected' }, required: true,
-      messages: requiredTextMessages('name', 255) },
+    {
+      name: 'name',
+      api: { type: 'string', maxLength: 255, example: 'CI', description: 'Trimmed; blank is rejected' },
+      required: true,
+      messages: requiredTextMessages('name', 255),
+    },
     (value) => {
       if (typeof value !== 'string' || value.trim() === '') throw new BadRequestException(requiredMessage('name'));
       const name = checkText('name', value).trim();
@@ -47,8 +53,17 @@ export class CreateApiKeyDto {
   name: string;
 
   @RuleField(
-    { name: 'scopes', api: { type: 'array', minItems: 1, items: { type: 'string', enum: [...SCOPES] }, description: 'A subset of the calling key\'s scopes; duplicates collapse' },
-      required: true, messages: [API_KEY_MESSAGES.scopes] },
+    {
+      name: 'scopes',
+      api: {
+        type: 'array',
+        minItems: 1,
+        items: { type: 'string', enum: [...SCOPES] },
+        description: "A subset of the calling key's scopes; duplicates collapse",
+      },
+      required: true,
+      messages: [API_KEY_MESSAGES.scopes],
+    },
     (value) => {
       if (!Array.isArray(value) || value.length === 0 || !value.every((s) => (SCOPES as readonly unknown[]).includes(s))) {
         throw new BadRequestException(API_KEY_MESSAGES.scopes);
@@ -62,8 +77,12 @@ export class CreateApiKeyDto {
     {
       name: 'expires_at',
       api: {
-        type: 'string', nullable: true, pattern: DATE_PATTERN, example: DATE_EXAMPLE,
-        description: 'ISO 8601, in the future and not later than the calling key\'s expiry. null: never (only when the calling key never expires). Left out: the calling key\'s expiry',
+        type: 'string',
+        nullable: true,
+        pattern: DATE_PATTERN,
+        example: DATE_EXAMPLE,
+        description:
+          "ISO 8601, in the future and not later than the calling key's expiry. null: never (only when the calling key never expires). Left out: the calling key's expiry",
       },
       required: false,
       messages: [API_KEY_MESSAGES.expiresAt, API_KEY_MESSAGES.future],

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { ApiKeysController } from './api-keys.controller';
 import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeysService } from './api-keys.service';

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import type { Db } from '../common/database/request-db';
 import { SqlParams } from '../common/database/sql-params';
 import type { ApiKeyDto } from './api-keys.dto';
@@ -30,7 +31,10 @@ export class ApiKeysRepository {
    * only while they are fewer than MAX_ACTIVE_KEYS.
    */
   async create(
-    userId: number, callingKeyId: number, key: { hash: string; last4: string; name: string; scopes: string[]; expiresAt: string | null | undefined }, db: Db,
+    userId: number,
+    callingKeyId: number,
+    key: { hash: string; last4: string; name: string; scopes: string[]; expiresAt: string | null | undefined },
+    db: Db,
   ): Promise<CreateKeyResult> {
     const p = new SqlParams();
     const sent = p.add(key.expiresAt !== undefined, 'boolean');
@@ -69,4 +73,3 @@ export class ApiKeysRepository {
     return rows[0]?.key_hash ?? null;
   }
 }
-

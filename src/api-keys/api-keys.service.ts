@@ -1,6 +1,7 @@
 import { BadRequestException, ConflictException, ForbiddenException, Injectable, NotFoundException, UnauthorizedException } from '@nestjs/common';
-import { ApiKeyCache } from '../common/auth/api-key.cache';
+
 import { generateApiKey, hashApiKey } from '../common/auth/api-key';
+import { ApiKeyCache } from '../common/auth/api-key.cache';
 import type { Caller } from '../common/auth/auth-context';
 import { UNAUTHORIZED } from '../common/auth/authenticated.decorator';
 import { dbOf } from '../common/database/request-db';
@@ -37,7 +38,8 @@ export class ApiKeysService {
     if (missing) throw new ForbiddenException(API_KEY_ERRORS.scope(missing));
     const plain = generateApiKey();
     const result = await this.keys.create(
-      caller.userId, caller.keyId,
+      caller.userId,
+      caller.keyId,
       { hash: hashApiKey(plain), last4: plain.slice(-4), name: body.name, scopes: body.scopes, expiresAt: body.expires_at },
       dbOf(caller, this.sql),
     );

@@ -1,12 +1,24 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
-import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiExtraModels, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiConsumes,
+  ApiCreatedResponse,
+  ApiExtraModels,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated, BodyErrors } from '../common/auth/authenticated.decorator';
+import { BODY_TOO_LARGE_MESSAGE } from '../common/errors/to-http-error';
 import { RawJson } from '../common/http/raw-json';
 import { STREAMED_BODY, streamedBody } from '../common/http/streamed-body';
-import { BODY_TOO_LARGE_MESSAGE } from '../common/errors/to-http-error';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { BODY_400_MESSAGES, deferredBodyError } from '../common/validation/body-error';
 import { PathId } from '../common/validation/id.pipe';
@@ -94,7 +106,8 @@ export class AttachmentsController {
   @BodyErrors('route')
   @ApiOperation({
     summary: 'Confirm attachment',
-    description: 'Makes a declared attachment visible once exactly `file_size` bytes were uploaded to its link; a confirmed attachment answers again unchanged. Any body is ignored.',
+    description:
+      'Makes a declared attachment visible once exactly `file_size` bytes were uploaded to its link; a confirmed attachment answers again unchanged. Any body is ignored.',
   })
   @ApiOkResponse({ type: AttachmentDto })
   @ApiErrors({ 409: [ATTACHMENT_MESSAGES.incomplete], 413: [PAYLOAD_TOO_LARGE] })
@@ -107,7 +120,8 @@ export class AttachmentsController {
   @Authenticated('attachments:read', 'attachment.download')
   @ApiOperation({
     summary: 'Download attachment',
-    description: 'Redirects to a short-lived absolute URL that needs no API key and answers the bytes with `Content-Disposition: attachment` and the attachment\'s type (active types such as HTML and SVG as `application/octet-stream`).',
+    description:
+      "Redirects to a short-lived absolute URL that needs no API key and answers the bytes with `Content-Disposition: attachment` and the attachment's type (active types such as HTML and SVG as `application/octet-stream`).",
   })
   @ApiResponse({
     status: 302,

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Counter, Gauge, Registry } from 'prom-client';
+
 import { AttachmentsRepository } from './attachments.repository';
 
 /** How an upload ended, for `attachment_uploads_total`. */
@@ -20,7 +21,12 @@ export class AttachmentMetrics {
 
   /** Adds the metrics to `registry` (src/metrics/metrics.ts). */
   register(registry: Registry): void {
-    this.uploads = new Counter({ name: 'attachment_uploads_total', help: 'Attachment uploads answered by this process, by result', labelNames: ['result'], registers: [registry] });
+    this.uploads = new Counter({
+      name: 'attachment_uploads_total',
+      help: 'Attachment uploads answered by this process, by result',
+      labelNames: ['result'],
+      registers: [registry],
+    });
     for (const result of UPLOAD_RESULTS) this.uploads.labels(result).inc(0);
     const repo = this.repo;
     new Gauge({

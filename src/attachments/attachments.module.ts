@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { AttachmentsController } from './attachments.controller';
 import { AttachmentMetrics } from './attachments.metrics';
 import { AttachmentsRepository } from './attachments.repository';

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+
 import { type AccessRead, READ_PARAMS } from '../common/access/access.repository';
 import { J } from '../common/database/json-sql';
 import type { Db } from '../common/database/request-db';
@@ -27,7 +28,14 @@ const ELEMENT = J.object([
   ['file_size', J.int('a.file_size')],
   ['mime_type', J.text('a.mime_type')],
   ['created_at', J.timestamp('a.created_at')],
-  ['uploader', J.object([['id', J.int('au.id')], ['name', J.text('au.name')], ['avatar_url', J.textOrNull('au.avatar_url')]])],
+  [
+    'uploader',
+    J.object([
+      ['id', J.int('au.id')],
+      ['name', J.text('au.name')],
+      ['avatar_url', J.textOrNull('au.avatar_url')],
+    ]),
+  ],
 ]);
 
 /** What a new attachment row holds. */
@@ -55,25 +63,39 @@ export interface StoredAttachment {
 
 /** AttachmentsRepository.insert's statement (after the quota lock). */
 const INSERT = writeStatement<{ actor: Actor; taskId: number; row: NewAttachment; quotaBytes: number }, { element: string | null; task: boolean }>(
-  'attachment.insert', (i) => (i.row.expiresAt === null ? 'confirmed' : 'pending'), (w, { row: sample }) => {
+  'attachment.insert',
+  (i) => (i.row.expiresAt === null ? 'confirmed' : 'pending'),
+  (w, { row: sample }) => {
     const size = w.arg((i) => i.row.fileSize, 'bigint');
     const quota = w.arg((i) => i.quotaBytes, 'bigint');
     w.lock('tk', 'tasks', `MATERIALIZED (SELECT t.id, t.workspace_id, t.list_id FROM tasks t WHERE t.id = ${w.arg((i) => i.taskId, 'int')} FOR KEY SHARE)`)
-      .check('used', `MATERIALIZED (
+      .check(
+        'used',
+        `MATERIALIZED (
          SELECT COALESCE(sum(x.file_size), 0) AS bytes FROM attachments x
-          WHERE ${quota} > 0 AND x.workspace_id = (SELECT tk.workspace_id FROM tk) AND (x.confirmed OR x.expires_at > now()))`)
-      .write('a', `(
+          WHERE ${quota} > 0 AND x.workspace_id = (SELECT tk.workspace_id FROM tk) AND (x.confirmed OR x.expires_at > now()))`,
+      )
+      .write(
+        'a',
+        `(
          INSERT INTO attachments (workspace_id, task_id, uploader_id, file_name, file_size, mime_type, confirmed, expires_at, storage_key)
          SELECT tk.workspace_id, tk.id, ${w.arg((i) => i.actor.userId, 'int')}, ${w.arg((i) => i.row.fileName, 'text')}, ${size}, ${w.arg((i) => i.row.mimeType, 'text')},
                 ${w.arg((i) => i.row.expiresAt === null, 'boolean')}, ${w.arg((i) => i.row.expiresAt, 'timestamptz')}, ${w.arg((i) => i.row.storageKey, 'text')}
            FROM tk, used WHERE ${quota} = 0 OR used.bytes + ${size} <= ${quota}
-         RETURNING *)`);
-    const sealed = sample.expiresAt === null
-      ? w.event(statementEvent({
-          type: 'attachment.created', from: 'a JOIN tk ON tk.id = a.task_id', reads: ['a', 'tk'], workspace: 'a.workspace_id',
-          data: { attachment_id: 'a.id', task_id: 'a.task_id', list_id: 'tk.list_id' },
-        }))
-      : w.noEvent('a pending upload records attachment.created when it is confirmed');
+         RETURNING *)`,
+      );
+    const sealed =
+      sample.expiresAt === null
+        ? w.event(
+            statementEvent({
+              type: 'attachment.created',
+              from: 'a JOIN tk ON tk.id = a.task_id',
+              reads: ['a', 'tk'],
+              workspace: 'a.workspace_id',
+              data: { attachment_id: 'a.id', task_id: 'a.task_id', list_id: 'tk.list_id' },
+            }),
+          )
+        : w.noEvent('a pending upload records attachment.created when it is confirmed');
     return sealed.select(`(SELECT ${ELEMENT} FROM a JOIN users au ON au.id = a.uploader_id) AS element, EXISTS (SELECT 1 FROM tk) AS task`);
   },
 );
@@ -83,33 +105,54 @@ const INSERT = writeStatement<{ actor: Actor; taskId: number; row: NewAttachment
  * the upload key is then queued for removal now and again after its link expired (a PUT through the link
  * meanwhile leaves no orphan).
  */
-const CONFIRM = writeStatement<{ actor: Actor; id: number; storageKey: string | null }, { element: string }>('attachment.confirm', () => '', (w) =>
-  w
-    .check('o', `(SELECT storage_key, expires_at FROM attachments WHERE id = ${w.arg((i) => i.id, 'int')})`)
-    .write('c', `(UPDATE attachments SET confirmed = true, expires_at = NULL, storage_key = COALESCE(${w.arg((i) => i.storageKey, 'text')}, storage_key)
-                   WHERE id = ${w.arg((i) => i.id, 'int')} AND NOT confirmed RETURNING *)`)
-    .write('r', `(INSERT INTO attachment_removals (storage_key, due_at)
+const CONFIRM = writeStatement<{ actor: Actor; id: number; storageKey: string | null }, { element: string }>(
+  'attachment.confirm',
+  () => '',
+  (w) =>
+    w
+      .check('o', `(SELECT storage_key, expires_at FROM attachments WHERE id = ${w.arg((i) => i.id, 'int')})`)
+      .write(
+        'c',
+        `(UPDATE attachments SET confirmed = true, expires_at = NULL, storage_key = COALESCE(${w.arg((i) => i.storageKey, 'text')}, storage_key)
+                   WHERE id = ${w.arg((i) => i.id, 'int')} AND NOT confirmed RETURNING *)`,
+      )
+      .write(
+        'r',
+        `(INSERT INTO attachment_removals (storage_key, due_at)
                    SELECT o.storage_key, due FROM o JOIN c ON c.storage_key <> o.storage_key,
                           unnest(ARRAY[now(), o.expires_at + ${UPLOAD_LINK_MARGIN}]) AS due
-                 RETURNING storage_key)`)
-    .event(statementEvent({
-      type: 'attachment.created', from: 'c JOIN tasks tk ON tk.id = c.task_id', reads: ['c'], workspace: 'c.workspace_id',
-      data: { attachment_id: 'c.id', task_id: 'c.task_id', list_id: 'tk.list_id' },
-    }))
-    .select(`${ELEMENT} AS element FROM attachments a JOIN users au ON au.id = a.uploader_id
+                 RETURNING storage_key)`,
+      )
+      .event(
+        statementEvent({
+          type: 'attachment.created',
+          from: 'c JOIN tasks tk ON tk.id = c.task_id',
+          reads: ['c'],
+          workspace: 'c.workspace_id',
+          data: { attachment_id: 'c.id', task_id: 'c.task_id', list_id: 'tk.list_id' },
+        }),
+      ).select(`${ELEMENT} AS element FROM attachments a JOIN users au ON au.id = a.uploader_id
         WHERE a.id = ${w.arg((i) => i.id, 'int')}`),
 );
 
 /** AttachmentsRepository.delete's statement. */
-const DELETE = writeStatement<{ actor: Actor; id: number }, { deleted: number }>('attachment.delete', () => '', (w) =>
-  w
-    .write('d', `(DELETE FROM attachments WHERE id = ${w.arg((i) => i.id, 'int')} AND (confirmed OR expires_at > now()) RETURNING *)`)
-    .check('dc', '(SELECT d.*, tk.list_id FROM d JOIN tasks tk ON tk.id = d.task_id WHERE d.confirmed)')
-    .event(statementEvent({
-      type: 'attachment.deleted', from: 'dc', reads: ['dc', 'd'], workspace: 'dc.workspace_id',
-      data: { attachment_id: 'dc.id', task_id: 'dc.task_id', list_id: 'dc.list_id' },
-    }))
-    .select('(SELECT count(*) FROM d)::int AS deleted'),
+const DELETE = writeStatement<{ actor: Actor; id: number }, { deleted: number }>(
+  'attachment.delete',
+  () => '',
+  (w) =>
+    w
+      .write('d', `(DELETE FROM attachments WHERE id = ${w.arg((i) => i.id, 'int')} AND (confirmed OR expires_at > now()) RETURNING *)`)
+      .check('dc', '(SELECT d.*, tk.list_id FROM d JOIN tasks tk ON tk.id = d.task_id WHERE d.confirmed)')
+      .event(
+        statementEvent({
+          type: 'attachment.deleted',
+          from: 'dc',
+          reads: ['dc', 'd'],
+          workspace: 'dc.workspace_id',
+          data: { attachment_id: 'dc.id', task_id: 'dc.task_id', list_id: 'dc.list_id' },
+        }),
+      )
+      .select('(SELECT count(*) FROM d)::int AS deleted'),
 );
 
 /** The write statements of attachments. */

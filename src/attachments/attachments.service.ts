@@ -1,12 +1,22 @@
-import { HttpException, Inject, Injectable, NotFoundException, ConflictException, UnsupportedMediaTypeException, PayloadTooLargeException } from '@nestjs/common';
+import {
+  ConflictException,
+  HttpException,
+  Inject,
+  Injectable,
+  NotFoundException,
+  PayloadTooLargeException,
+  UnsupportedMediaTypeException,
+} from '@nestjs/common';
 import { unlink } from 'fs/promises';
 import type { Readable } from 'stream';
 import { DataSource } from 'typeorm';
+
 import { NOT_FOUND } from '../common/access/access.policy';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
 import { RawJson } from '../common/http/raw-json';
 import { MULTIPART_BODY_OVERHEAD_BYTES } from '../common/http/streamed-body';
+import { neverStored } from '../common/validation/body-error';
 import type { AppEnv, AttachmentSettings } from '../config/env';
 import { InjectSettings } from '../config/settings';
 import { AttachmentDto } from '../tasks/tasks.dto';
@@ -14,7 +24,6 @@ import { ATTACHMENT_MESSAGES, parseDeclaration, tooLargeMessage } from './attach
 import { AttachmentMetrics } from './attachments.metrics';
 import { AttachmentsRepository, NewAttachment } from './attachments.repository';
 import { MULTIPART_MESSAGES, receiveMultipart } from './multipart';
-import { neverStored } from '../common/validation/body-error';
 import { newObjectKey, OBJECT_STORAGE, type ObjectStorage, type UploadLink } from './storage/storage';
 
 /** What the upload route received, for the service to read after its access check (D47: the body is step 7). */
@@ -99,7 +108,11 @@ export class AttachmentsService {
     if (!stored) this.received.set(input.request, (stored = this.receiveAndStore(input)));
     const file = await stored;
     const element = await this.insert(caller, workspaceId, taskId, {
-      fileName: file.fileName, fileSize: file.size, mimeType: file.mimeType, storageKey: file.key, expiresAt: null,
+      fileName: file.fileName,
+      fileSize: file.size,
+      mimeType: file.mimeType,
+      storageKey: file.key,
+      expiresAt: null,
     });
     this.metrics.counted('stored');
     return new RawJson(element);
@@ -165,9 +178,10 @@ export class AttachmentsService {
   private async insert(caller: Caller, workspaceId: number, taskId: number, row: NewAttachment): Promise<string> {
     const quota = this.settings.workspaceQuotaBytes;
     const manager = caller.db?.manager ?? this.db.manager;
-    const result = quota > 0
-      ? await manager.transaction((em) => this.repo.insert(em, caller, workspaceId, taskId, row, quota))
-      : await this.repo.insert(manager, caller, workspaceId, taskId, row, quota);
+    const result =
+      quota > 0
+        ? await manager.transaction((em) => this.repo.insert(em, caller, workspaceId, taskId, row, quota))
+        : await this.repo.insert(manager, caller, workspaceId, taskId, row, quota);
     if ('element' in result) return result.element;
     if (row.expiresAt === null) await this.storage.remove(row.storageKey).catch(() => this.repo.queueRemoval(row.storageKey));
     if (result.refused === 'gone') throw new NotFoundException(NOT_FOUND.task);

@@ -1,10 +1,11 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { run, type Runner } from 'graphile-worker';
 import { Pool } from 'pg';
+
+import { jobQueueLogger } from '../common/database/job-queue';
 import { processLogger } from '../common/logging/logger';
 import type { AppEnv } from '../config/env';
 import { InjectSettings } from '../config/settings';
-import { jobQueueLogger } from '../common/database/job-queue';
 import { AttachmentsRepository } from './attachments.repository';
 import { OBJECT_STORAGE, type ObjectStorage } from './storage/storage';
 

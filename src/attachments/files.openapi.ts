@@ -29,7 +29,13 @@ const download = (withBody: boolean) => ({
   tags: ['Attachments'],
   parameters: [
     ...LINK_PARAMETERS,
-    { name: 'Range', in: 'header', required: false, schema: { type: 'string', example: 'bytes=0-1023' }, description: 'One byte range; several ranges or a malformed value are ignored (the whole file)' },
+    {
+      name: 'Range',
+      in: 'header',
+      required: false,
+      schema: { type: 'string', example: 'bytes=0-1023' },
+      description: 'One byte range; several ranges or a malformed value are ignored (the whole file)',
+    },
   ],
   responses: {
     200: { description: 'The file', headers: BYTES_HEADERS, ...(withBody ? { content: BYTES } : {}) },
@@ -53,7 +59,8 @@ export const FILES_OPENAPI = {
     put: {
       tags: ['Attachments'],
       summary: 'Upload link (local storage)',
-      description: 'Stores exactly the declared number of bytes of a pending attachment, replacing earlier ones, until the link expires or the attachment is confirmed. No API key.',
+      description:
+        'Stores exactly the declared number of bytes of a pending attachment, replacing earlier ones, until the link expires or the attachment is confirmed. No API key.',
       operationId: 'updateAttachmentBytes',
       parameters: LINK_PARAMETERS,
       requestBody: { required: false, content: { '*/*': { schema: { type: 'string', format: 'binary' } } } },
@@ -71,6 +78,11 @@ export const FILES_OPENAPI = {
       description: 'The bytes of a confirmed attachment while the link is valid, as an attachment, with a single byte range honoured. No API key.',
       operationId: 'getAttachmentBytes',
     },
-    head: { ...download(false), summary: 'Download link headers (local storage)', description: 'As GET, without the body.', operationId: 'getAttachmentBytesHead' },
+    head: {
+      ...download(false),
+      summary: 'Download link headers (local storage)',
+      description: 'As GET, without the body.',
+      operationId: 'getAttachmentBytesHead',
+    },
   },
 };

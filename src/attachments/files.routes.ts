@@ -1,19 +1,20 @@
 import { BadRequestException, ForbiddenException, HttpException, Inject, Injectable } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { randomBytes } from 'crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createReadStream, createWriteStream } from 'fs';
 import { stat, unlink } from 'fs/promises';
-import { randomBytes } from 'crypto';
 import { join } from 'path';
+
 import { sendError } from '../common/errors/error.filter';
 import { ATTACHMENT_MESSAGES } from './attachment-fields';
-import { closeAfterAnswer } from './close-connection';
 import { AttachmentsRepository } from './attachments.repository';
+import { closeAfterAnswer } from './close-connection';
 import { contentDisposition, servedContentType } from './storage/content-headers';
 import { LocalStorage } from './storage/local-storage';
 import { FILES_PREFIX } from './storage/signed-links';
-import { FilesSecret } from './storage/storage.provider';
 import { OBJECT_STORAGE, type ObjectStorage } from './storage/storage';
+import { FilesSecret } from './storage/storage.provider';
 
 /** D47: every refusal of a link. */
 const DENIED = () => new ForbiddenException(ATTACHMENT_MESSAGES.link);
@@ -64,7 +65,8 @@ export class FilesRoutes {
   async handle(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     try {
       const link = this.storage instanceof LocalStorage ? this.secret.links.verify(request.url) : null;
-      if (link?.operation === 'download' && (request.method === 'GET' || request.method === 'HEAD')) return await this.download(link.attachmentId, request, reply);
+      if (link?.operation === 'download' && (request.method === 'GET' || request.method === 'HEAD'))
+        return await this.download(link.attachmentId, request, reply);
       if (link?.operation === 'upload' && request.method === 'PUT') return await this.upload(link.attachmentId, request, reply);
       throw DENIED();
     } catch (error) {
@@ -77,7 +79,10 @@ export class FilesRoutes {
     const row = await this.repo.stored(id);
     if (!row || !row.confirmed || row.storage_key === null) throw DENIED();
     const path = storage.pathOf(row.storage_key);
-    const size = await stat(path).then((s) => s.size, () => null);
+    const size = await stat(path).then(
+      (s) => s.size,
+      () => null,
+    );
     if (size === null) throw DENIED();
     void reply
       .header('content-type', servedContentType(row.mime_type))

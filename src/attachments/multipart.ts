@@ -3,6 +3,7 @@ import { createWriteStream, type WriteStream } from 'fs';
 import { unlink } from 'fs/promises';
 import { join } from 'path';
 import type { Readable, Writable } from 'stream';
+
 import { FILE_NAME_MESSAGE, normalizeFileName, partMimeType, tooLargeMessage } from './attachment-fields';
 
 /** Bytes a staging file buffers before the part pauses (per upload: bounded memory, few write calls). */
@@ -33,7 +34,11 @@ interface DicerStream extends Writable {
 // headers, as streams, so that the part rules of D47 (filename* over filename, the part's own
 // Content-Type) are ours to read. Its headers are latin1 text of the raw bytes.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const Dicer = require('@fastify/busboy/deps/dicer/lib/Dicer') as new (config: { boundary: string; maxHeaderPairs?: number; maxHeaderSize?: number }) => DicerStream;
+const Dicer = require('@fastify/busboy/deps/dicer/lib/Dicer') as new (config: {
+  boundary: string;
+  maxHeaderPairs?: number;
+  maxHeaderSize?: number;
+}) => DicerStream;
 
 /** The `boundary` parameter of a multipart Content-Type (quoted or not), or null. RFC 2046: 1-70 characters. */
 export function multipartBoundary(contentType: string): string | null {
@@ -83,7 +88,10 @@ function extValue(value: string): string {
   const charset = match[1].toLowerCase();
   if (charset !== 'utf-8' && charset !== 'iso-8859-1') return '';
   if (!/^(?:[^%]|%[0-9A-Fa-f]{2})*$/.test(match[2])) return '';
-  const bytes = Buffer.from(match[2].replace(/%([0-9A-Fa-f]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1');
+  const bytes = Buffer.from(
+    match[2].replace(/%([0-9A-Fa-f]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+    'latin1',
+  );
   return charset === 'utf-8' ? bytes.toString('utf8') : bytes.toString('latin1');
 }
 

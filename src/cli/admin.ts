@@ -1,10 +1,11 @@
 import { DataSource, EntityManager } from 'typeorm';
+
 import { generateApiKey, hashApiKey } from '../common/auth/api-key';
 import { SCOPES } from '../common/auth/scope';
 import { insertRowSql } from '../common/database/field-table';
 import { SqlParams } from '../common/database/sql-params';
-import { parseFixtureTimestamp } from '../fixtures/fixture-parser';
 import { ROLES } from '../fixtures/fixture.types';
+import { parseFixtureTimestamp } from '../fixtures/fixture-parser';
 import { DEFAULT_STATUSES } from '../statuses/statuses.dto';
 import { STATUS_TABLE } from '../statuses/statuses.repository';
 
@@ -36,7 +37,13 @@ export function cliIds(value: unknown, what: string): number[] {
   return [...new Set(text.split(',').map((part) => cliId(part, what)))];
 }
 
-export interface UserOut { id: number; email: string; name: string; avatar_url: string | null; created_at: string }
+export interface UserOut {
+  id: number;
+  email: string;
+  name: string;
+  avatar_url: string | null;
+  created_at: string;
+}
 
 /** The CLI's answer to a blank --name. */
 const NAME_EMPTY = '--name cannot be empty';
@@ -60,8 +67,15 @@ export async function createUser(ds: DataSource, input: { email: string; name: s
 }
 
 export interface WorkspaceOut {
-  id: number; name: string; slug: string; description: string | null; icon: string | null; color: string | null;
-  image_url: string | null; owner_id: number; created_at: string;
+  id: number;
+  name: string;
+  slug: string;
+  description: string | null;
+  icon: string | null;
+  color: string | null;
+  image_url: string | null;
+  owner_id: number;
+  created_at: string;
   statuses: Array<{ id: number; name: string; category: string; position: number }>;
 }
 
@@ -89,7 +103,10 @@ export async function createWorkspace(ds: DataSource, input: { name: string; slu
     const statuses: WorkspaceOut['statuses'] = [];
     for (const status of DEFAULT_STATUSES) {
       const p = new SqlParams();
-      const [row] = await em.query(`${insertRowSql(p, 'statuses', STATUS_TABLE.writes, status, p.add(ws.id, 'int'))} RETURNING id, name, category, position`, p.values);
+      const [row] = await em.query(
+        `${insertRowSql(p, 'statuses', STATUS_TABLE.writes, status, p.add(ws.id, 'int'))} RETURNING id, name, category, position`,
+        p.values,
+      );
       statuses.push(row);
     }
     return { ...ws, statuses };
@@ -97,8 +114,13 @@ export async function createWorkspace(ds: DataSource, input: { name: string; slu
 }
 
 export interface MemberOut {
-  workspace_id: number; user_id: number; role: string; restricted: boolean; joined_at: string;
-  folder_ids: number[]; list_ids: number[];
+  workspace_id: number;
+  user_id: number;
+  role: string;
+  restricted: boolean;
+  joined_at: string;
+  folder_ids: number[];
+  list_ids: number[];
 }
 
 /**
@@ -140,8 +162,14 @@ export async function addMember(
 }
 
 export interface KeyOut {
-  id: number; user_id: number; name: string | null; scopes: string[]; expires_at: string | null;
-  revoked_at: string | null; last_used_at: string | null; created_at: string;
+  id: number;
+  user_id: number;
+  name: string | null;
+  scopes: string[];
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+  created_at: string;
 }
 
 const KEY_COLUMNS = `id, user_id, name, scopes, api_ts(expires_at) AS expires_at, api_ts(revoked_at) AS revoked_at,

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { COMMANDS } from './commands';
 import { CliDatabase } from './database';
 

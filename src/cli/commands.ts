@@ -2,9 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { readFileSync, writeFileSync } from 'fs';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { resolve } from 'path';
+
 import { demoBanner, ensureDemo } from '../fixtures/demo';
 import { loadFixture } from '../fixtures/fixture-loader';
-import { addMember, cliId, cliIds, CliError, createKey, createUser, createWorkspace, listKeys, revokeKey } from './admin';
+import { addMember, CliError, cliId, cliIds, createKey, createUser, createWorkspace, listKeys, revokeKey } from './admin';
 import { CliDatabase, logToStderr, migrateLocked } from './database';
 
 /*
@@ -128,7 +129,9 @@ export class UsersCreateCommand extends CliCommand {
 
   protected async execute(options: Options): Promise<string> {
     const user = await createUser(await this.db.open(), {
-      email: String(options.email), name: String(options.name), avatarUrl: (options.avatarUrl as string | undefined) ?? null,
+      email: String(options.email),
+      name: String(options.name),
+      avatarUrl: (options.avatarUrl as string | undefined) ?? null,
     });
     return json(user);
   }
@@ -211,7 +214,10 @@ export class MembersAddCommand extends CliCommand {
 @Command({ name: 'members', description: 'Manage workspace members', subCommands: [MembersAddCommand] })
 export class MembersCommand extends CommandGroup {}
 
-@SubCommand({ name: 'create', description: 'Create an API key; prints the plain key (shown once) on stdout, its record on stderr; --json prints the whole record' })
+@SubCommand({
+  name: 'create',
+  description: 'Create an API key; prints the plain key (shown once) on stdout, its record on stderr; --json prints the whole record',
+})
 export class KeysCreateCommand extends CliCommand {
   @Option({ flags: '--user <id>', required: true })
   parseUser(value: string): string {
@@ -242,7 +248,9 @@ export class KeysCreateCommand extends CliCommand {
   protected async execute(options: Options): Promise<string> {
     const userId = cliId(options.user, '--user');
     const key = await createKey(await this.db.open(), {
-      userId, scopes: String(options.scopes).split(','), name: (options.name as string | undefined) ?? null,
+      userId,
+      scopes: String(options.scopes).split(','),
+      name: (options.name as string | undefined) ?? null,
       expiresAt: (options.expiresAt as string | undefined) ?? null,
     });
     if (options.json) return json(key);
@@ -283,9 +291,17 @@ export class KeysCommand extends CommandGroup {}
 
 /** Every command and subcommand class, for the CLI module's providers. */
 export const COMMANDS = [
-  MigrateCommand, SeedCommand, DemoCommand,
-  UsersCommand, UsersCreateCommand,
-  WorkspacesCommand, WorkspacesCreateCommand,
-  MembersCommand, MembersAddCommand,
-  KeysCommand, KeysCreateCommand, KeysRevokeCommand, KeysListCommand,
+  MigrateCommand,
+  SeedCommand,
+  DemoCommand,
+  UsersCommand,
+  UsersCreateCommand,
+  WorkspacesCommand,
+  WorkspacesCreateCommand,
+  MembersCommand,
+  MembersAddCommand,
+  KeysCommand,
+  KeysCreateCommand,
+  KeysRevokeCommand,
+  KeysListCommand,
 ];

@@ -2,9 +2,10 @@ import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { readFileSync, rmSync, writeFileSync } from 'fs';
 import { join } from 'path';
 import { DataSource } from 'typeorm';
+
 import { migrateAll, openDatabase } from '../common/database/data-source';
-import { processSettings } from '../config/settings';
 import { EmbeddedDatabase, startEmbeddedPostgres } from '../common/database/embedded';
+import { processSettings } from '../config/settings';
 
 /** Writes a log line to stderr: stdout carries only results (D32). */
 export function logToStderr(line: string): void {

@@ -1,5 +1,6 @@
 import { BadRequestException } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
+
 import { ApiInteger } from '../common/openapi/integer.decorator';
 import { MAX_LENGTH, patchText, patchTextMessages } from '../common/validation/body';
 import { AsyncRuleField, RuleField, SanitizedHtml } from '../common/validation/body-fields';
@@ -37,7 +38,12 @@ export class UpdateCommentDto {
   @AsyncRuleField(
     {
       name: 'content',
-      api: { type: 'string', maxLength: MAX_LENGTH.content, description: 'HTML; trimmed, then sanitized. Only the author may change it.', example: '<p>Done</p>' },
+      api: {
+        type: 'string',
+        maxLength: MAX_LENGTH.content,
+        description: 'HTML; trimmed, then sanitized. Only the author may change it.',
+        example: '<p>Done</p>',
+      },
       required: false,
       messages: patchTextMessages('content', MAX_LENGTH.content),
     },
@@ -49,13 +55,10 @@ export class UpdateCommentDto {
     },
   )
   content?: string | null;
-  @RuleField(
-    { name: 'resolved', api: { type: 'boolean', description: 'Any writer may set it' }, required: false, messages: [RESOLVED_MESSAGE] },
-    (value) => {
-      if (value === undefined || value === null) return undefined;
-      if (typeof value !== 'boolean') throw new BadRequestException(RESOLVED_MESSAGE);
-      return value;
-    },
-  )
+  @RuleField({ name: 'resolved', api: { type: 'boolean', description: 'Any writer may set it' }, required: false, messages: [RESOLVED_MESSAGE] }, (value) => {
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== 'boolean') throw new BadRequestException(RESOLVED_MESSAGE);
+    return value;
+  })
   resolved?: boolean | null;
 }

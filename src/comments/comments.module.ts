@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { CommentsController } from './comments.controller';
 import { CommentsRepository } from './comments.repository';
 import { CommentsService } from './comments.service';

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import { type AccessRead, READ_PARAMS } from '../common/access/access.repository';
 import { FieldsMatch, JsonField, jsonObjectSql, writeColumns } from '../common/database/field-table';
 import { J } from '../common/database/json-sql';
@@ -49,53 +50,90 @@ const listOf = (c: string) => `(SELECT t.list_id FROM tasks t WHERE t.id = ${c}.
 
 /** D44 update comment (CommentsRepository.update). */
 const UPDATE = writeStatement<{ actor: Actor; id: number; content: string | null; resolved: boolean | null }, { allowed: boolean; json: string | null }>(
-  'comment.update', () => '', (w) => {
+  'comment.update',
+  () => '',
+  (w) => {
     const text = w.arg((i) => i.content, 'text');
     const flag = w.arg((i) => i.resolved, 'boolean');
-    return w
-      .lock('old', 'comments', `MATERIALIZED (SELECT c.* FROM comments c WHERE c.id = ${w.arg((i) => i.id, 'int')} FOR NO KEY UPDATE)`)
-      // D44 step 9: only the author changes the content.
-      .check('chk', `(SELECT ${text} IS NULL OR old.content = ${text} OR old.user_id = ${w.arg((i) => i.actor.userId, 'int')} AS allowed FROM old)`)
-      .write('c', `(UPDATE comments c SET content = COALESCE(${text}, c.content), resolved = COALESCE(${flag}, c.resolved)
-               FROM old, chk WHERE c.id = old.id AND chk.allowed RETURNING c.*)`)
-      .event(statementEvent({
-        type: 'comment.updated', from: 'c JOIN old ON old.id = c.id', reads: ['c', 'old'], workspace: 'c.workspace_id',
-        data: { comment_id: 'c.id', task_id: 'c.task_id', list_id: listOf('c') }, changes: columnChanges({ columns: UPDATE_COLUMNS }, 'c'),
-      }))
-      .select(`chk.allowed, (SELECT ${COMMENT_JSON} FROM c JOIN users u ON u.id = c.user_id) AS json FROM chk`);
+    return (
+      w
+        .lock('old', 'comments', `MATERIALIZED (SELECT c.* FROM comments c WHERE c.id = ${w.arg((i) => i.id, 'int')} FOR NO KEY UPDATE)`)
+        // D44 step 9: only the author changes the content.
+        .check('chk', `(SELECT ${text} IS NULL OR old.content = ${text} OR old.user_id = ${w.arg((i) => i.actor.userId, 'int')} AS allowed FROM old)`)
+        .write(
+          'c',
+          `(UPDATE comments c SET content = COALESCE(${text}, c.content), resolved = COALESCE(${flag}, c.resolved)
+               FROM old, chk WHERE c.id = old.id AND chk.allowed RETURNING c.*)`,
+        )
+        .event(
+          statementEvent({
+            type: 'comment.updated',
+            from: 'c JOIN old ON old.id = c.id',
+            reads: ['c', 'old'],
+            workspace: 'c.workspace_id',
+            data: { comment_id: 'c.id', task_id: 'c.task_id', list_id: listOf('c') },
+            changes: columnChanges({ columns: UPDATE_COLUMNS }, 'c'),
+          }),
+        )
+        .select(`chk.allowed, (SELECT ${COMMENT_JSON} FROM c JOIN users u ON u.id = c.user_id) AS json FROM chk`)
+    );
   },
 );
 
 /** D44 delete comment (CommentsRepository.delete). */
-const DELETE = writeStatement<{ actor: Actor; id: number; managerial: boolean }, { allowed: boolean }>('comment.delete', () => '', (w) =>
-  w
-    .lock('old', 'comments', `MATERIALIZED (SELECT c.id, c.user_id = ${w.arg((i) => i.actor.userId, 'int')} OR ${w.arg((i) => i.managerial, 'boolean')} AS allowed
-                              FROM comments c WHERE c.id = ${w.arg((i) => i.id, 'int')} FOR UPDATE)`)
-    .write('d', '(DELETE FROM comments c USING old WHERE c.id = old.id AND old.allowed RETURNING c.*)')
-    .event(statementEvent({
-      type: 'comment.deleted', from: 'd', reads: ['d'], workspace: 'd.workspace_id',
-      data: { comment_id: 'd.id', task_id: 'd.task_id', list_id: listOf('d') },
-    }))
-    .select('old.allowed FROM old'),
+const DELETE = writeStatement<{ actor: Actor; id: number; managerial: boolean }, { allowed: boolean }>(
+  'comment.delete',
+  () => '',
+  (w) =>
+    w
+      .lock(
+        'old',
+        'comments',
+        `MATERIALIZED (SELECT c.id, c.user_id = ${w.arg((i) => i.actor.userId, 'int')} OR ${w.arg((i) => i.managerial, 'boolean')} AS allowed
+                              FROM comments c WHERE c.id = ${w.arg((i) => i.id, 'int')} FOR UPDATE)`,
+      )
+      .write('d', '(DELETE FROM comments c USING old WHERE c.id = old.id AND old.allowed RETURNING c.*)')
+      .event(
+        statementEvent({
+          type: 'comment.deleted',
+          from: 'd',
+          reads: ['d'],
+          workspace: 'd.workspace_id',
+          data: { comment_id: 'd.id', task_id: 'd.task_id', list_id: listOf('d') },
+        }),
+      )
+      .select('old.allowed FROM old'),
 );
 
 /** Create comment (CommentsRepository.insert). */
-const INSERT = writeStatement<{ actor: Actor; taskId: number; body: { content: string } }, { json: string }>('comment.insert', () => '', (w) => {
-  const taskId = w.arg((i) => i.taskId, 'int');
-  const user = w.arg((i) => i.actor.userId, 'int');
-  const { columns, values } = createValues(w, COMMENT_WRITES, (i) => i.body, 'tk.workspace_id');
-  return w
-    .lock('tk', 'tasks', `MATERIALIZED (SELECT t.id, t.workspace_id, t.list_id FROM tasks t WHERE t.id = ${taskId} FOR KEY SHARE)`)
-    .write('c', `(
+const INSERT = writeStatement<{ actor: Actor; taskId: number; body: { content: string } }, { json: string }>(
+  'comment.insert',
+  () => '',
+  (w) => {
+    const taskId = w.arg((i) => i.taskId, 'int');
+    const user = w.arg((i) => i.actor.userId, 'int');
+    const { columns, values } = createValues(w, COMMENT_WRITES, (i) => i.body, 'tk.workspace_id');
+    return w
+      .lock('tk', 'tasks', `MATERIALIZED (SELECT t.id, t.workspace_id, t.list_id FROM tasks t WHERE t.id = ${taskId} FOR KEY SHARE)`)
+      .write(
+        'c',
+        `(
          INSERT INTO comments (workspace_id, task_id, user_id, ${columns})
          SELECT tk.workspace_id, tk.id, ${user}, ${values} FROM tk
-         RETURNING *)`)
-    .event(statementEvent({
-      type: 'comment.created', from: 'c JOIN tk ON tk.id = c.task_id', reads: ['c', 'tk'], workspace: 'c.workspace_id',
-      data: { comment_id: 'c.id', task_id: 'c.task_id', list_id: 'tk.list_id' },
-    }))
-    .select(`${COMMENT_JSON} AS json FROM c JOIN users u ON u.id = c.user_id`);
-});
+         RETURNING *)`,
+      )
+      .event(
+        statementEvent({
+          type: 'comment.created',
+          from: 'c JOIN tk ON tk.id = c.task_id',
+          reads: ['c', 'tk'],
+          workspace: 'c.workspace_id',
+          data: { comment_id: 'c.id', task_id: 'c.task_id', list_id: 'tk.list_id' },
+        }),
+      )
+      .select(`${COMMENT_JSON} AS json FROM c JOIN users u ON u.id = c.user_id`);
+  },
+);
 
 /** The write statements of comments. */
 export const COMMENT_WRITE_STATEMENTS = [UPDATE, DELETE, INSERT];
@@ -120,7 +158,13 @@ export class CommentsRepository {
    * 403 at step 9). Records `comment.updated` by `actor` with the names that changed (D37: none, no
    * event). Null when the comment no longer exists.
    */
-  async update(actor: Actor, id: number, content: string | null, resolved: boolean | null, db: Db = this.sql): Promise<{ author_only: boolean; comment: RawJson<CommentDto> | null } | null> {
+  async update(
+    actor: Actor,
+    id: number,
+    content: string | null,
+    resolved: boolean | null,
+    db: Db = this.sql,
+  ): Promise<{ author_only: boolean; comment: RawJson<CommentDto> | null } | null> {
     const rows = await UPDATE.run(db, { actor, id, content, resolved });
     if (!rows.length) return null;
     return { author_only: !rows[0].allowed, comment: rows[0].json === null ? null : new RawJson(rows[0].json) };

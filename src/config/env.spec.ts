@@ -1,5 +1,5 @@
-import { DEFAULT_TIMEOUTS } from './timeouts';
 import { loadEnv, MAX_MILLISECONDS, VARIABLES } from './env';
+import { DEFAULT_TIMEOUTS } from './timeouts';
 
 describe('loadEnv timeouts', () => {
   it('gives the defaults when nothing is set', () => {
@@ -103,9 +103,7 @@ describe('loadEnv ports: digits only', () => {
   });
 
   it.each([['1e3'], ['80.0'], ['0x50'], ['+80'], ['-1'], ['65536'], ['abc']])('PORT=%p is refused', (value) => {
-    expect(() => loadEnv({ PORT: value })).toThrow(
-      `Invalid configuration: PORT=${JSON.stringify(value)}: expected a port number from 0 to 65535`,
-    );
+    expect(() => loadEnv({ PORT: value })).toThrow(`Invalid configuration: PORT=${JSON.stringify(value)}: expected a port number from 0 to 65535`);
   });
 
   it.each([['1e3'], ['0'], ['65536'], [' 5433.5']])('EMBEDDED_PG_PORT=%p is refused', (value) => {
@@ -148,9 +146,12 @@ describe('loadEnv TRUST_PROXY', () => {
     expect([two('a', 0), two('b', 1), two('c', 2)]).toEqual([true, true, false]);
   });
 
-  it.each([['maybe'], ['1.5'], ['-1'], ['256'], ['10.0.0.1,'], ['10.0.0.0/33'], ['::1/129'], ['10.0.0.1/8/2'], ['example.com'], ['1e3']])('%p is refused', (value) => {
-    expect(() => loadEnv({ TRUST_PROXY: value })).toThrow(
-      `Invalid configuration: TRUST_PROXY=${JSON.stringify(value)}: expected true, false, a number of proxies (0 to 255) or a comma-separated list of proxy addresses or CIDR ranges`,
-    );
-  });
+  it.each([['maybe'], ['1.5'], ['-1'], ['256'], ['10.0.0.1,'], ['10.0.0.0/33'], ['::1/129'], ['10.0.0.1/8/2'], ['example.com'], ['1e3']])(
+    '%p is refused',
+    (value) => {
+      expect(() => loadEnv({ TRUST_PROXY: value })).toThrow(
+        `Invalid configuration: TRUST_PROXY=${JSON.stringify(value)}: expected true, false, a number of proxies (0 to 255) or a comma-separated list of proxy addresses or CIDR ranges`,
+      );
+    },
+  );
 });

@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { isIP } from 'net';
 import { join } from 'path';
+
 import { DEFAULT_TIMEOUTS, Timeouts } from './timeouts';
 
 /*
@@ -144,7 +145,10 @@ export function shownValue(value: string, secret: Variable['secret']): string {
 /** Every variable, in README order. */
 export const VARIABLES = {
   DATABASE_URL: {
-    schema: Joi.string().trim().uri({ scheme: ['postgres', 'postgresql'] }).empty(''),
+    schema: Joi.string()
+      .trim()
+      .uri({ scheme: ['postgres', 'postgresql'] })
+      .empty(''),
     accepts: 'a postgres://user:pass@host:port/db URL',
     secret: 'password',
   },
@@ -173,12 +177,20 @@ export const VARIABLES = {
   DB_PREPARED_STATEMENTS: { schema: BOOLEAN.default(true), accepts: 'true or false', default: 'true' },
   WEB_CONCURRENCY: { schema: Joi.number().integer().min(1).max(256).default(1), accepts: 'an integer from 1 to 256', default: '1' },
   LOG_LEVEL: {
-    schema: Joi.string().trim().lowercase().valid(...LOG_LEVELS).default('log'),
+    schema: Joi.string()
+      .trim()
+      .lowercase()
+      .valid(...LOG_LEVELS)
+      .default('log'),
     accepts: `one of ${LOG_LEVELS.join(', ')}`,
     default: 'log',
   },
   LOG_FORMAT: {
-    schema: Joi.string().trim().lowercase().valid(...LOG_FORMATS).default('auto'),
+    schema: Joi.string()
+      .trim()
+      .lowercase()
+      .valid(...LOG_FORMATS)
+      .default('auto'),
     accepts: `one of ${LOG_FORMATS.join(', ')}`,
     default: 'auto',
   },
@@ -189,14 +201,24 @@ export const VARIABLES = {
     accepts: 'an integer, 0 or more (0 turns rate limiting off)',
     default: '0',
   },
-  REDIS_URL: { schema: Joi.string().trim().uri({ scheme: ['redis', 'rediss'] }).empty(''), accepts: 'a redis://host:port URL', secret: 'password' },
+  REDIS_URL: {
+    schema: Joi.string()
+      .trim()
+      .uri({ scheme: ['redis', 'rediss'] })
+      .empty(''),
+    accepts: 'a redis://host:port URL',
+    secret: 'password',
+  },
   TRUST_PROXY: {
     schema: TRUST_PROXY.default(false),
     accepts: 'true, false, a number of proxies (0 to 255) or a comma-separated list of proxy addresses or CIDR ranges',
     default: 'false',
   },
   CORS_ORIGINS: {
-    schema: Joi.string().trim().empty('').pattern(/^(\*|https?:\/\/[^\s,/]+(\s*,\s*https?:\/\/[^\s,/]+)*)$/),
+    schema: Joi.string()
+      .trim()
+      .empty('')
+      .pattern(/^(\*|https?:\/\/[^\s,/]+(\s*,\s*https?:\/\/[^\s,/]+)*)$/),
     accepts: '* or a comma-separated list of origins such as https://app.example.com',
   },
   DOCS_ENABLED: { schema: BOOLEAN.default(true), accepts: 'true or false', default: 'true' },
@@ -230,14 +252,43 @@ export const VARIABLES = {
     default: '0',
   },
   ATTACHMENT_WORKER: { schema: BOOLEAN.default(true), accepts: 'true or false', default: 'true' },
-  STORAGE_DRIVER: { schema: Joi.string().trim().lowercase().valid(...STORAGE_DRIVERS).default('local'), accepts: `one of ${STORAGE_DRIVERS.join(', ')}`, default: 'local' },
+  STORAGE_DRIVER: {
+    schema: Joi.string()
+      .trim()
+      .lowercase()
+      .valid(...STORAGE_DRIVERS)
+      .default('local'),
+    accepts: `one of ${STORAGE_DRIVERS.join(', ')}`,
+    default: 'local',
+  },
   STORAGE_DIR: { schema: Joi.string().trim().empty(''), accepts: 'a directory path', defaultText: '<DATA_DIR>/files' },
-  S3_BUCKET: { schema: Joi.string().trim().empty('').pattern(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/), accepts: 'an S3 bucket name' },
-  S3_REGION: { schema: Joi.string().trim().empty('').pattern(/^[a-z0-9-]{1,64}$/), accepts: 'an AWS region such as eu-west-1' },
-  S3_ENDPOINT: { schema: Joi.string().trim().empty('').uri({ scheme: ['http', 'https'] }), accepts: 'an http or https URL' },
+  S3_BUCKET: {
+    schema: Joi.string()
+      .trim()
+      .empty('')
+      .pattern(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/),
+    accepts: 'an S3 bucket name',
+  },
+  S3_REGION: {
+    schema: Joi.string()
+      .trim()
+      .empty('')
+      .pattern(/^[a-z0-9-]{1,64}$/),
+    accepts: 'an AWS region such as eu-west-1',
+  },
+  S3_ENDPOINT: {
+    schema: Joi.string()
+      .trim()
+      .empty('')
+      .uri({ scheme: ['http', 'https'] }),
+    accepts: 'an http or https URL',
+  },
   S3_FORCE_PATH_STYLE: { schema: BOOLEAN.default(false), accepts: 'true or false', default: 'false' },
   PUBLIC_URL: {
-    schema: Joi.string().trim().empty('').uri({ scheme: ['http', 'https'] }),
+    schema: Joi.string()
+      .trim()
+      .empty('')
+      .uri({ scheme: ['http', 'https'] }),
     accepts: 'an http or https URL such as https://api.example.com',
     defaultText: 'http://localhost:<PORT> when HOST is 0.0.0.0 or ::, else http://<HOST>:<PORT>',
   },
@@ -394,7 +445,8 @@ export function loadEnv(env: NodeJS.ProcessEnv): AppEnv {
 /** D47: the attachment settings of validated values `v`; S3_BUCKET is required with the s3 driver. */
 function attachmentSettings(v: Record<VariableName, never>, env: NodeJS.ProcessEnv): AttachmentSettings {
   const driver = v.STORAGE_DRIVER as AttachmentSettings['driver'];
-  if (driver === 's3' && !v.S3_BUCKET) throw new ConfigError(`Invalid configuration: S3_BUCKET=${JSON.stringify(env.S3_BUCKET ?? '')}: expected an S3 bucket name (STORAGE_DRIVER is s3)`);
+  if (driver === 's3' && !v.S3_BUCKET)
+    throw new ConfigError(`Invalid configuration: S3_BUCKET=${JSON.stringify(env.S3_BUCKET ?? '')}: expected an S3 bucket name (STORAGE_DRIVER is s3)`);
   const host = v.HOST as string;
   const port = v.PORT as number;
   const local = host === '0.0.0.0' || host === '::' ? 'localhost' : isIP(host) === 6 ? `[${host}]` : host;

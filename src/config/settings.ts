@@ -1,4 +1,5 @@
 import { DynamicModule, Global, Inject, Module } from '@nestjs/common';
+
 import { AppEnv, ConfigError, loadEnv } from './env';
 
 /**

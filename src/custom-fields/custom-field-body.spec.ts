@@ -1,4 +1,5 @@
 import { BadRequestException } from '@nestjs/common';
+
 import { codePoints, FIELD_MESSAGES, fieldBodyMessages, parseConfig, parseCreateField, parseUpdateField } from './custom-field-body';
 
 /** D42: the definition bodies, read by hand in the contract's order (the e2e file custom-fields-write covers every message over HTTP). */
@@ -7,16 +8,37 @@ const fails = (run: () => unknown, message: string) => expect(run).toThrow(new B
 describe('parseCreateField (D42)', () => {
   it('fills the defaults and normalises the sets', () => {
     expect(parseCreateField({ name: ' Effort ', type: 'text' })).toEqual({
-      name: 'Effort', type: 'text', config: null, is_scope_restricted: false, granted_folder_ids: [], list_overrides: [], allowed_user_ids: null,
+      name: 'Effort',
+      type: 'text',
+      config: null,
+      is_scope_restricted: false,
+      granted_folder_ids: [],
+      list_overrides: [],
+      allowed_user_ids: null,
     });
-    expect(parseCreateField({ name: 'x', type: 'people', granted_folder_ids: ['2', 2, 1], list_overrides: [{ list_id: '4', access: 'denied' }], allowed_user_ids: [3, '3'] })).toMatchObject({
-      granted_folder_ids: [2, 1], list_overrides: [{ list_id: 4, access: 'denied' }], allowed_user_ids: [3],
+    expect(
+      parseCreateField({
+        name: 'x',
+        type: 'people',
+        granted_folder_ids: ['2', 2, 1],
+        list_overrides: [{ list_id: '4', access: 'denied' }],
+        allowed_user_ids: [3, '3'],
+      }),
+    ).toMatchObject({
+      granted_folder_ids: [2, 1],
+      list_overrides: [{ list_id: 4, access: 'denied' }],
+      allowed_user_ids: [3],
     });
   });
 
   it('null counts as not sent, but allowed_user_ids null means everyone', () => {
-    expect(parseCreateField({ name: 'x', type: 'text', is_scope_restricted: null, granted_folder_ids: null, list_overrides: null, allowed_user_ids: null })).toMatchObject({
-      is_scope_restricted: false, granted_folder_ids: [], list_overrides: [], allowed_user_ids: null,
+    expect(
+      parseCreateField({ name: 'x', type: 'text', is_scope_restricted: null, granted_folder_ids: null, list_overrides: null, allowed_user_ids: null }),
+    ).toMatchObject({
+      is_scope_restricted: false,
+      granted_folder_ids: [],
+      list_overrides: [],
+      allowed_user_ids: null,
     });
   });
 
@@ -54,7 +76,9 @@ describe('parseConfig (D42)', () => {
   });
 
   it('lists every message of the bodies for the OpenAPI document', () => {
-    expect(fieldBodyMessages(false)).toEqual(expect.arrayContaining([FIELD_MESSAGES.options, FIELD_MESSAGES.configNull('people'), FIELD_MESSAGES.configObject('rating')]));
+    expect(fieldBodyMessages(false)).toEqual(
+      expect.arrayContaining([FIELD_MESSAGES.options, FIELD_MESSAGES.configNull('people'), FIELD_MESSAGES.configObject('rating')]),
+    );
     expect(fieldBodyMessages(true)).toEqual(expect.arrayContaining([FIELD_MESSAGES.typeChanged, FIELD_MESSAGES.position]));
     expect(fieldBodyMessages(true)).not.toContain(FIELD_MESSAGES.type);
   });

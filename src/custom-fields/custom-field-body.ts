@@ -1,4 +1,5 @@
 import { BadRequestException } from '@nestjs/common';
+
 import { asBody, MAX_LENGTH, MAX_POSITION, nulMessage, requiredMessage, tooLongMessage } from '../common/validation/body';
 import { parseId } from '../common/validation/ids';
 import { CUSTOM_FIELD_TYPES, type CustomFieldType } from './custom-fields.dto';
@@ -73,10 +74,19 @@ export function fieldBodyMessages(update: boolean): string[] {
   const configs = CUSTOM_FIELD_TYPES.map((t) => (t === 'dropdown' || t === 'money' || t === 'rating' ? m.configObject(t) : m.configNull(t)));
   return [
     ...(update ? [m.typeChanged, m.nameString, m.nameEmpty] : [m.nameRequired]),
-    m.nameNul, m.nameLong,
+    m.nameNul,
+    m.nameLong,
     ...(update ? [] : [m.type]),
-    ...configs, m.options, m.currency, m.decimals, m.iconName, m.color,
-    m.scopeRestricted, m.folders, m.overrides, m.allowedUsers,
+    ...configs,
+    m.options,
+    m.currency,
+    m.decimals,
+    m.iconName,
+    m.color,
+    m.scopeRestricted,
+    m.folders,
+    m.overrides,
+    m.allowedUsers,
     ...(update ? [m.position] : []),
   ];
 }

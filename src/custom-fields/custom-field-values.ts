@@ -1,8 +1,9 @@
 import { BadRequestException } from '@nestjs/common';
+
+import type { SqlParams } from '../common/database/sql-params';
 import { nulMessage, tooLongMessage } from '../common/validation/body';
 import { formatTimestamp, parseIsoDate } from '../common/validation/dates';
 import { parseId } from '../common/validation/ids';
-import type { SqlParams } from '../common/database/sql-params';
 import { fieldAppliesSql, fieldVisibleSql } from './custom-fields.sql';
 
 /*
@@ -145,12 +146,30 @@ export function throwCustomFieldVerdict(verdict: CustomFieldVerdict): void {
  * `cf_bad` has a row.
  */
 export function judgeCustomFieldsCtes(p: SqlParams, elements: CustomFieldElement[], place: PlaceSql, user: string): string[] {
-  const ids = p.add(elements.map((e) => e.id), 'int[]');
-  const errors = p.add(elements.map((e) => e.error), 'text[]');
-  const texts = p.add(elements.map((e) => e.text), 'text[]');
-  const fractions = p.add(elements.map((e) => e.fraction), 'int[]');
-  const dates = p.add(elements.map((e) => e.date), 'text[]');
-  const people = p.add(elements.map((e) => e.people), 'text[]');
+  const ids = p.add(
+    elements.map((e) => e.id),
+    'int[]',
+  );
+  const errors = p.add(
+    elements.map((e) => e.error),
+    'text[]',
+  );
+  const texts = p.add(
+    elements.map((e) => e.text),
+    'text[]',
+  );
+  const fractions = p.add(
+    elements.map((e) => e.fraction),
+    'int[]',
+  );
+  const dates = p.add(
+    elements.map((e) => e.date),
+    'text[]',
+  );
+  const people = p.add(
+    elements.map((e) => e.people),
+    'text[]',
+  );
   const R = TYPED_RULES;
   const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
   // The money rule around its decimals, which PostgreSQL reads from the field's config (a config without them: the number rule).

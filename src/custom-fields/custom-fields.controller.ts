@@ -1,11 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+
+import { NOT_FOUND } from '../common/access/access.policy';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
+import { NAME_TAKEN } from '../common/database/unique-messages';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { PathId } from '../common/validation/id.pipe';
-import { NOT_FOUND } from '../common/access/access.policy';
-import { NAME_TAKEN } from '../common/database/unique-messages';
 import { FIELD_MESSAGES, fieldBodyMessages } from './custom-field-body';
 import { CreateCustomFieldDto, CustomFieldDefinitionDto, CustomFieldDto, UpdateCustomFieldDto } from './custom-fields.dto';
 import { CustomFieldsService } from './custom-fields.service';
@@ -51,7 +52,10 @@ export class CustomFieldsController {
   /** D39, D42: get custom field. */
   @Get('custom-fields/:custom_field_id')
   @Authenticated('workspaces:read', 'custom_field.manage')
-  @ApiOperation({ summary: 'Get custom field', description: 'The definition with its allowed users; owners and admins see every field, whatever its allowed users.' })
+  @ApiOperation({
+    summary: 'Get custom field',
+    description: 'The definition with its allowed users; owners and admins see every field, whatever its allowed users.',
+  })
   @ApiOkResponse({ type: CustomFieldDto })
   getCustomField(@CurrentCaller() caller: Caller, @PathId('custom_field') id: number): Promise<CustomFieldDto> {
     return this.fields.getCustomField(caller, id);

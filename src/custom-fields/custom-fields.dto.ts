@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+
 import { BODY_ID } from '../common/openapi/ids';
 import { ApiInteger } from '../common/openapi/integer.decorator';
 
@@ -70,20 +71,35 @@ export class CreateCustomFieldDto {
   @ApiProperty({ enum: CUSTOM_FIELD_TYPES }) type: CustomFieldType;
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, nullable: true, example: { options: ['Low', 'High'] }, description: CONFIG_DOC })
   config?: Record<string, unknown> | null;
-  @ApiPropertyOptional({ type: 'boolean', default: false, description: 'true: the field applies only to the lists covered by granted_folder_ids and list_overrides' })
+  @ApiPropertyOptional({
+    type: 'boolean',
+    default: false,
+    description: 'true: the field applies only to the lists covered by granted_folder_ids and list_overrides',
+  })
   is_scope_restricted?: boolean;
   @ApiPropertyOptional({ ...BODY_IDS, default: [], example: [2], description: 'Folders of the workspace whose lists get the field when restricted' })
   granted_folder_ids?: Array<number | string>;
   @ApiPropertyOptional({ type: [CustomFieldListOverrideInputDto], default: [], description: 'Lists of the workspace, each at most once' })
   list_overrides?: CustomFieldListOverrideInputDto[];
-  @ApiPropertyOptional({ ...BODY_IDS, nullable: true, default: null, example: [7], description: 'null: every member sees the field; else only these users (non-members are dropped; [] means nobody)' })
+  @ApiPropertyOptional({
+    ...BODY_IDS,
+    nullable: true,
+    default: null,
+    example: [7],
+    description: 'null: every member sees the field; else only these users (non-members are dropped; [] means nobody)',
+  })
   allowed_user_ids?: Array<number | string> | null;
 }
 
 /** D42: update custom field, request body; only the fields sent change, and the arrays replace. */
 export class UpdateCustomFieldDto {
   @ApiPropertyOptional({ type: 'string', maxLength: 255, example: 'Estimate (days)' }) name?: string;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, nullable: true, description: `Replaces the whole config. ${CONFIG_DOC} For rating, null restores the defaults.` })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    description: `Replaces the whole config. ${CONFIG_DOC} For rating, null restores the defaults.`,
+  })
   config?: Record<string, unknown> | null;
   @ApiPropertyOptional({ type: 'boolean' }) is_scope_restricted?: boolean;
   @ApiPropertyOptional({ ...BODY_IDS }) granted_folder_ids?: Array<number | string>;

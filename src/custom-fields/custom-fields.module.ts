@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { CustomFieldsController } from './custom-fields.controller';
 import { CustomFieldsRepository } from './custom-fields.repository';
 import { CustomFieldsService } from './custom-fields.service';

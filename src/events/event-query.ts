@@ -1,4 +1,5 @@
 import { BadRequestException } from '@nestjs/common';
+
 import { parseId } from '../common/validation/ids';
 import { integer, LIMIT_MESSAGE, PAGE_LIMIT, QueryPairs, QueryReader, unknownParameterMessage } from '../common/validation/query-reader';
 import { EVENT_TYPES, EventType, isEventType } from './event-types';
@@ -45,7 +46,14 @@ export function parseEventQuery(pairs: QueryPairs): EventQuery {
 
   const r = new QueryReader(pairs);
   const after = r.single('after', digits, EVENT_QUERY_MESSAGES.after) ?? 0n;
-  const limit = r.single('limit', (v) => { const n = integer(v); return n !== null && n >= PAGE_LIMIT.min && n <= PAGE_LIMIT.max ? n : null; }, EVENT_QUERY_MESSAGES.limit);
+  const limit = r.single(
+    'limit',
+    (v) => {
+      const n = integer(v);
+      return n !== null && n >= PAGE_LIMIT.min && n <= PAGE_LIMIT.max ? n : null;
+    },
+    EVENT_QUERY_MESSAGES.limit,
+  );
   const types = r.multi('type', (v) => (isEventType(v) ? v : null), EVENT_QUERY_MESSAGES.type);
   const taskId = r.single('task_id', parseId, EVENT_QUERY_MESSAGES.taskId);
   return {

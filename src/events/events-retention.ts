@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import type { AppEnv } from '../config/env';
+
 import { inBatches, ScheduledTasks } from '../common/background/scheduled-tasks';
+import type { AppEnv } from '../config/env';
 import { InjectSettings } from '../config/settings';
 import { EventsRepository } from './events.repository';
 

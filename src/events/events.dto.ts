@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+
 import { ApiInteger } from '../common/openapi/integer.decorator';
 import { EVENT_DATA_KEYS, EVENT_TYPES } from './event-types';
 
@@ -10,9 +11,19 @@ export class EventActorDto {
 
 const ID = { type: 'integer', nullable: true };
 const DATA_PROPERTIES: Record<string, object> = {
-  task_id: ID, comment_id: ID, attachment_id: ID, folder_id: ID, list_id: ID, status_id: ID, label_id: ID, parent_id: ID, previous_list_id: ID, previous_folder_id: ID,
+  task_id: ID,
+  comment_id: ID,
+  attachment_id: ID,
+  folder_id: ID,
+  list_id: ID,
+  status_id: ID,
+  label_id: ID,
+  parent_id: ID,
+  previous_list_id: ID,
+  previous_folder_id: ID,
   // D48: member events.
-  user_id: ID, role: { type: 'string', enum: ['owner', 'admin', 'member', 'viewer'] },
+  user_id: ID,
+  role: { type: 'string', enum: ['owner', 'admin', 'member', 'viewer'] },
   // D48: custom-field events.
   custom_field_id: ID,
   // The names of the type's resource fields (its update body's keys and link sets): no enum, so a new field needs no second list.
@@ -33,7 +44,9 @@ export class EventDto {
     properties: DATA_PROPERTIES as never,
     description:
       'Keys by type, each always present (null when there is no list, parent or folder): ' +
-      Object.entries(EVENT_DATA_KEYS).map(([type, keys]) => `\`${type}\`: ${keys.join(', ')}`).join('; ') +
+      Object.entries(EVENT_DATA_KEYS)
+        .map(([type, keys]) => `\`${type}\`: ${keys.join(', ')}`)
+        .join('; ') +
       '. `list_id` and `folder_id` are the values after the write, `previous_*` those before it. ' +
       '`changes`: the sorted names of the fields whose stored value changed.',
     example: { task_id: 12, list_id: 3, previous_list_id: 2, parent_id: null, changes: ['list_id', 'title'] },

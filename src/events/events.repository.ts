@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
+
 import { type Membership, roleIn } from '../common/access/access.policy';
 import { grantParams, permittedListSql } from '../common/access/access.sql';
 import { Sql } from '../common/database/sql';
 import { SqlParams } from '../common/database/sql-params';
+import { fieldVisibleSql } from '../custom-fields/custom-fields.sql';
 import type { EventQuery } from './event-query';
 import { EVENT_TYPES } from './event-types';
 import { eventHorizonSql } from './events.sql';
-import { fieldVisibleSql } from '../custom-fields/custom-fields.sql';
 
 /** One page of the feed: its events as JSON text, and the `next_after` it answers (null: the `after` sent). */
 export interface EventPageRows {
@@ -19,7 +20,9 @@ export const EVENTS_EXAMINED_MAX = 1000;
 
 /** SQL literal list of the event types starting with one of `prefixes`. */
 const typesOf = (...prefixes: string[]) =>
-  EVENT_TYPES.filter((t) => prefixes.some((prefix) => t.startsWith(prefix))).map((t) => `'${t}'`).join(', ');
+  EVENT_TYPES.filter((t) => prefixes.some((prefix) => t.startsWith(prefix)))
+    .map((t) => `'${t}'`)
+    .join(', ');
 
 /** SQL of an integer in an event's data. */
 const dataId = (key: string) => `(e.data->>'${key}')::int`;

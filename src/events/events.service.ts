@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
 import { RawJson } from '../common/http/raw-json';

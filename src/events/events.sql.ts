@@ -86,11 +86,17 @@ export function eventCtes<T extends EventType>(p: SqlParams, actor: Actor, w: Ev
  * statement's input, and the drain list the builder derives from its lock and write CTEs (`drain`
  * is not given here). `from`'s CTEs are named in `reads` (not drained twice).
  */
-export function statementEvent<I extends { actor: Actor }, T extends EventType>(w: Omit<EventWrite<T>, 'drain'> & { reads: readonly string[] }): StatementEvent<I> {
+export function statementEvent<I extends { actor: Actor }, T extends EventType>(
+  w: Omit<EventWrite<T>, 'drain'> & { reads: readonly string[] },
+): StatementEvent<I> {
   return {
     reads: w.reads,
     ctes: (args: Args<I>, drain: readonly string[]) =>
-      eventCteTexts({ ...w, drain: [...drain] }, args.arg((i) => i.actor.userId, 'int'), args.arg((i) => i.actor.keyId, 'int')),
+      eventCteTexts(
+        { ...w, drain: [...drain] },
+        args.arg((i) => i.actor.userId, 'int'),
+        args.arg((i) => i.actor.keyId, 'int'),
+      ),
   };
 }
 
@@ -104,7 +110,9 @@ function eventCteTexts<T extends EventType>(w: EventWrite<T>, user: string, key:
   if (w.changes) {
     const changes = w.changes;
     // D37: the names sorted; every field the write's `changes` covers (its field table's written columns and link sets).
-    const names = Object.keys(changes).sort().map((f) => `CASE WHEN ${changes[f]} THEN '${f}' END`);
+    const names = Object.keys(changes)
+      .sort()
+      .map((f) => `CASE WHEN ${changes[f]} THEN '${f}' END`);
     from += ` CROSS JOIN LATERAL (SELECT array_remove(ARRAY[${names.join(', ')}]::text[], NULL) AS names) changed`;
     filters.push('cardinality(changed.names) > 0');
   }

@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { RawJson } from '../common/http/raw-json';
@@ -43,8 +44,7 @@ export class FoldersController {
   @Authenticated('folders:write', 'folder.create')
   @ApiOperation({
     summary: 'Create folder',
-    description:
-      'Adds a folder at position max + 1 of the workspace. `color` defaults to `blue`, `icon` to null.',
+    description: 'Adds a folder at position max + 1 of the workspace. `color` defaults to `blue`, `icon` to null.',
   })
   @ApiValidatedBody(CreateFolderDto)
   @ApiCreatedResponse({ type: FolderDto })
@@ -57,8 +57,7 @@ export class FoldersController {
   @Authenticated('folders:write', 'folder.edit')
   @ApiOperation({
     summary: 'Update folder',
-    description:
-      'Renames, re-colours or repositions a folder; only the fields sent change. Returns the whole folder.',
+    description: 'Renames, re-colours or repositions a folder; only the fields sent change. Returns the whole folder.',
   })
   @ApiValidatedBody(UpdateFolderDto)
   @ApiOkResponse({ type: FolderDto })

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { FoldersController } from './folders.controller';
 import { FoldersRepository } from './folders.repository';
 import { FoldersService } from './folders.service';

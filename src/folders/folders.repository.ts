@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+
+import { type AccessRead, READ_PARAMS } from '../common/access/access.repository';
 import { ColumnField, columnTable, FieldsMatch, positionWrite, WritesMatch } from '../common/database/field-table';
 import type { Db } from '../common/database/request-db';
-import { type AccessRead, READ_PARAMS } from '../common/access/access.repository';
 import { columnChanges, insertRow, sentKey, updateRow, writeStatement } from '../common/database/write-statement';
 import { jsonArraySql, RawJson } from '../common/http/raw-json';
 import { Actor, statementEvent } from '../events/events.sql';
@@ -28,23 +29,52 @@ void FIELDS_MATCH_DTOS;
 export const FOLDER_TABLE = columnTable<keyof UpdateFolderDto>(FOLDER_FIELDS);
 
 /** Inserts a folder (defaults: FOLDER_FIELDS; position max + 1 of the workspace, D24), recording `folder.created` (D37). */
-const INSERT = writeStatement<{ actor: Actor; workspaceId: number; body: Omit<CreateFolderDto, 'workspace_id'> }, FolderDto>('folder.insert', () => '', (w) =>
-  w
-    .write('f', `(${insertRow(w, 'folders', FOLDER_TABLE.writes, (i) => i.body, w.arg((i) => i.workspaceId, 'int'))} RETURNING *)`)
-    .event(statementEvent({ type: 'folder.created', from: 'f', reads: ['f'], workspace: 'f.workspace_id', data: { folder_id: 'f.id' } }))
-    .select(`${FOLDER_TABLE.select} FROM f`),
+const INSERT = writeStatement<{ actor: Actor; workspaceId: number; body: Omit<CreateFolderDto, 'workspace_id'> }, FolderDto>(
+  'folder.insert',
+  () => '',
+  (w) =>
+    w
+      .write(
+        'f',
+        `(${insertRow(
+          w,
+          'folders',
+          FOLDER_TABLE.writes,
+          (i) => i.body,
+          w.arg((i) => i.workspaceId, 'int'),
+        )} RETURNING *)`,
+      )
+      .event(statementEvent({ type: 'folder.created', from: 'f', reads: ['f'], workspace: 'f.workspace_id', data: { folder_id: 'f.id' } }))
+      .select(`${FOLDER_TABLE.select} FROM f`),
 );
 
 /** The fields sent of a folder; `folder.updated` when a stored value changed (D37). */
-const UPDATE = writeStatement<{ actor: Actor; id: number; patch: UpdateFolderDto }, FolderDto>('folder.update', (i) => sentKey(FOLDER_TABLE.columns, i.patch), (w, sample) =>
-  updateRow(w, 'folders', 'folders', FOLDER_TABLE, (i) => i.id, (i) => i.patch, sample)
-    ? w
-        .event(statementEvent({
-          type: 'folder.updated', from: 'r JOIN old ON old.id = r.id', reads: ['r', 'old'], workspace: 'r.workspace_id',
-          data: { folder_id: 'r.id' }, changes: columnChanges(FOLDER_TABLE),
-        }))
-        .select(`${FOLDER_TABLE.select} FROM r`)
-    : w.noEvent('nothing sent: nothing changes').select(`${FOLDER_TABLE.select} FROM folders WHERE id = ${w.arg((i) => i.id, 'int')}`),
+const UPDATE = writeStatement<{ actor: Actor; id: number; patch: UpdateFolderDto }, FolderDto>(
+  'folder.update',
+  (i) => sentKey(FOLDER_TABLE.columns, i.patch),
+  (w, sample) =>
+    updateRow(
+      w,
+      'folders',
+      'folders',
+      FOLDER_TABLE,
+      (i) => i.id,
+      (i) => i.patch,
+      sample,
+    )
+      ? w
+          .event(
+            statementEvent({
+              type: 'folder.updated',
+              from: 'r JOIN old ON old.id = r.id',
+              reads: ['r', 'old'],
+              workspace: 'r.workspace_id',
+              data: { folder_id: 'r.id' },
+              changes: columnChanges(FOLDER_TABLE),
+            }),
+          )
+          .select(`${FOLDER_TABLE.select} FROM r`)
+      : w.noEvent('nothing sent: nothing changes').select(`${FOLDER_TABLE.select} FROM folders WHERE id = ${w.arg((i) => i.id, 'int')}`),
 );
 
 /**
@@ -52,16 +82,20 @@ const UPDATE = writeStatement<{ actor: Actor; id: number; patch: UpdateFolderDto
  * deleted by the statement itself rather than by the foreign keys' cascade (at the statement's end), so that
  * their row locks are taken before the event lock.
  */
-const DELETE = writeStatement<{ actor: Actor; id: number }, { count: string }>('folder.delete', () => '', (w) => {
-  const folderId = w.arg((i) => i.id, 'int');
-  const lists = `SELECT id FROM lists WHERE folder_id = ${folderId}`;
-  return w
-    .addAll('write', deleteTasksCtes(`list_id IN (${lists}) OR parent_id IN (SELECT id FROM tasks WHERE list_id IN (${lists}))`).ctes)
-    .write('doomed_lists', `(DELETE FROM lists WHERE folder_id = ${folderId} RETURNING id)`)
-    .write('f', `(DELETE FROM folders WHERE id = ${folderId} RETURNING id, workspace_id)`)
-    .event(statementEvent({ type: 'folder.deleted', from: 'f', reads: ['f'], workspace: 'f.workspace_id', data: { folder_id: 'f.id' } }))
-    .select('count(*) FROM f');
-});
+const DELETE = writeStatement<{ actor: Actor; id: number }, { count: string }>(
+  'folder.delete',
+  () => '',
+  (w) => {
+    const folderId = w.arg((i) => i.id, 'int');
+    const lists = `SELECT id FROM lists WHERE folder_id = ${folderId}`;
+    return w
+      .addAll('write', deleteTasksCtes(`list_id IN (${lists}) OR parent_id IN (SELECT id FROM tasks WHERE list_id IN (${lists}))`).ctes)
+      .write('doomed_lists', `(DELETE FROM lists WHERE folder_id = ${folderId} RETURNING id)`)
+      .write('f', `(DELETE FROM folders WHERE id = ${folderId} RETURNING id, workspace_id)`)
+      .event(statementEvent({ type: 'folder.deleted', from: 'f', reads: ['f'], workspace: 'f.workspace_id', data: { folder_id: 'f.id' } }))
+      .select('count(*) FROM f');
+  },
+);
 
 /** The write statements of folders. */
 export const FOLDER_WRITES = [INSERT, UPDATE, DELETE];

@@ -3,6 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagg
 import { HealthCheckService, HealthIndicatorService, TerminusModule, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import type { FastifyReply } from 'fastify';
 import { DataSource } from 'typeorm';
+
 import { Public } from '../common/auth/authenticated.decorator';
 import type { AppEnv } from '../config/env';
 import { InjectSettings } from '../config/settings';
@@ -51,11 +52,18 @@ export class HealthController {
   @Public()
   @ApiOperation({ summary: 'Health', description: 'Whether the service and its database answer. No key needed.' })
   @ApiOkResponse({ description: 'The database answers', schema: { ...HEALTH_BODY, example: { status: 'ok' } } })
-  @ApiResponse({ status: 503, description: 'The database does not answer', content: { 'application/json': { schema: HEALTH_BODY, example: { status: 'unavailable' } } } })
+  @ApiResponse({
+    status: 503,
+    description: 'The database does not answer',
+    content: { 'application/json': { schema: HEALTH_BODY, example: { status: 'unavailable' } } },
+  })
   async getHealth(@Res() reply: FastifyReply): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<boolean>((done) => (timer = setTimeout(() => done(false), this.deadlineMs)));
-    const answered = this.db.query('SELECT 1').then(() => true, () => false);
+    const answered = this.db.query('SELECT 1').then(
+      () => true,
+      () => false,
+    );
     const ok = await Promise.race([answered, late]).finally(() => clearTimeout(timer));
     if (ok) await reply.status(200).send({ status: 'ok' });
     else await reply.status(503).send({ status: 'unavailable' });
@@ -77,11 +85,19 @@ export class HealthController {
     summary: 'Readiness probe',
     description: 'Ready when the database answers in time, every migration is applied and shutdown has not begun. No key needed.',
   })
-  @ApiOkResponse({ description: 'Ready', schema: { ...PROBE_BODY, example: { status: 'ok', info: { database: { status: 'up' } }, error: {}, details: { database: { status: 'up' } } } } })
+  @ApiOkResponse({
+    description: 'Ready',
+    schema: { ...PROBE_BODY, example: { status: 'ok', info: { database: { status: 'up' } }, error: {}, details: { database: { status: 'up' } } } },
+  })
   @ApiResponse({
     status: 503,
     description: 'Not ready: `error` names the failed checks',
-    content: { 'application/json': { schema: PROBE_BODY, example: { status: 'error', info: {}, error: { database: { status: 'down' } }, details: { database: { status: 'down' } } } } },
+    content: {
+      'application/json': {
+        schema: PROBE_BODY,
+        example: { status: 'error', info: {}, error: { database: { status: 'down' } }, details: { database: { status: 'down' } } },
+      },
+    },
   })
   async getReadiness(@Res() reply: FastifyReply): Promise<void> {
     const timeout = this.deadlineMs;

@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { NAME_TAKEN } from '../common/database/unique-messages';
@@ -38,7 +39,10 @@ export class LabelsController {
   /** D39, D43: update label. */
   @Patch('labels/:label_id')
   @Authenticated('workspaces:write', 'label.edit')
-  @ApiOperation({ summary: 'Update label', description: 'Only the fields sent change. Names are unique in the workspace ignoring case; a label may change the case of its own name.' })
+  @ApiOperation({
+    summary: 'Update label',
+    description: 'Only the fields sent change. Names are unique in the workspace ignoring case; a label may change the case of its own name.',
+  })
   @ApiValidatedBody(UpdateLabelDto)
   @ApiOkResponse({ type: LabelDto })
   @ApiErrors({

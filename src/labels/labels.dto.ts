@@ -1,5 +1,6 @@
 import { BadRequestException } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
+
 import { ApiInteger } from '../common/openapi/integer.decorator';
 import { checkText, MAX_LENGTH, nulMessage, patchText, patchTextMessages } from '../common/validation/body';
 import { ParentId, PlainString, RuleField, TrimmedText } from '../common/validation/body-fields';
@@ -30,13 +31,23 @@ const COLOR_LENGTH = `color must be at most ${LABEL_COLOR_MAX_LENGTH} characters
 /** D43: body of update label, checked in the order `name`, `color`; after validation, the values as stored (undefined: not sent). */
 export class UpdateLabelDto {
   @RuleField(
-    { name: 'name', api: { type: 'string', maxLength: MAX_LENGTH.name, description: 'Trimmed; cannot be blank; unique in the workspace ignoring case' }, required: false, messages: patchTextMessages('name', MAX_LENGTH.name) },
+    {
+      name: 'name',
+      api: { type: 'string', maxLength: MAX_LENGTH.name, description: 'Trimmed; cannot be blank; unique in the workspace ignoring case' },
+      required: false,
+      messages: patchTextMessages('name', MAX_LENGTH.name),
+    },
     // null counts as not sent.
     (value) => (value === null ? undefined : patchText('name', value, MAX_LENGTH.name)),
   )
   name?: string;
   @RuleField(
-    { name: 'color', api: { type: 'string', nullable: true, maxLength: LABEL_COLOR_MAX_LENGTH, description: 'Stored as sent; null clears', example: 'red' }, required: false, messages: [COLOR_TYPE, nulMessage('color'), COLOR_LENGTH] },
+    {
+      name: 'color',
+      api: { type: 'string', nullable: true, maxLength: LABEL_COLOR_MAX_LENGTH, description: 'Stored as sent; null clears', example: 'red' },
+      required: false,
+      messages: [COLOR_TYPE, nulMessage('color'), COLOR_LENGTH],
+    },
     (value) => {
       if (value === undefined || value === null) return value;
       if (typeof value !== 'string') throw new BadRequestException(COLOR_TYPE);

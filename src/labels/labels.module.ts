@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { LabelsController } from './labels.controller';
 import { LabelsRepository } from './labels.repository';
 import { LabelsService } from './labels.service';

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import { ColumnField, columnTable, FieldsMatch, WritesMatch } from '../common/database/field-table';
 import type { Db } from '../common/database/request-db';
 import { Sql } from '../common/database/sql';
@@ -26,42 +27,86 @@ void FIELDS_MATCH_DTOS;
 export const LABEL_TABLE = columnTable<keyof LabelBody>(LABEL_FIELDS);
 
 /** Who writes: the event's actor, and the request's connection. */
-interface LabelInsert { actor: Actor; workspaceId: number; body: LabelBody }
-interface LabelUpdate { actor: Actor; id: number; patch: UpdateLabelDto }
-interface LabelDelete { actor: Actor; id: number }
+interface LabelInsert {
+  actor: Actor;
+  workspaceId: number;
+  body: LabelBody;
+}
+interface LabelUpdate {
+  actor: Actor;
+  id: number;
+  patch: UpdateLabelDto;
+}
+interface LabelDelete {
+  actor: Actor;
+  id: number;
+}
 
 /** Inserts a label, recording `label.created` (D37). */
-const INSERT = writeStatement<LabelInsert, LabelDto>('label.insert', () => '', (w) =>
-  w
-    .write('lb', `(${insertRow(w, 'labels', LABEL_TABLE.writes, (i) => i.body, w.arg((i) => i.workspaceId, 'int'))} RETURNING *)`)
-    .event(statementEvent({ type: 'label.created', from: 'lb', reads: ['lb'], workspace: 'lb.workspace_id', data: { label_id: 'lb.id' } }))
-    .select(`${LABEL_TABLE.select} FROM lb`),
+const INSERT = writeStatement<LabelInsert, LabelDto>(
+  'label.insert',
+  () => '',
+  (w) =>
+    w
+      .write(
+        'lb',
+        `(${insertRow(
+          w,
+          'labels',
+          LABEL_TABLE.writes,
+          (i) => i.body,
+          w.arg((i) => i.workspaceId, 'int'),
+        )} RETURNING *)`,
+      )
+      .event(statementEvent({ type: 'label.created', from: 'lb', reads: ['lb'], workspace: 'lb.workspace_id', data: { label_id: 'lb.id' } }))
+      .select(`${LABEL_TABLE.select} FROM lb`),
 );
 
 /** D43: the fields sent of a label; `label.updated` when a stored value changed (D37). */
-const UPDATE = writeStatement<LabelUpdate, LabelDto>('label.update', (i) => sentKey(LABEL_TABLE.columns, i.patch), (w, sample) =>
-  updateRow(w, 'labels', 'labels', LABEL_TABLE, (i) => i.id, (i) => i.patch, sample)
-    ? w
-        .event(statementEvent({
-          type: 'label.updated', from: 'r JOIN old ON old.id = r.id', reads: ['r', 'old'], workspace: 'r.workspace_id',
-          data: { label_id: 'r.id' }, changes: columnChanges(LABEL_TABLE),
-        }))
-        .select(`${LABEL_TABLE.select} FROM r`)
-    : w.noEvent('nothing sent: nothing changes').select(`${LABEL_TABLE.select} FROM labels WHERE id = ${w.arg((i) => i.id, 'int')}`),
+const UPDATE = writeStatement<LabelUpdate, LabelDto>(
+  'label.update',
+  (i) => sentKey(LABEL_TABLE.columns, i.patch),
+  (w, sample) =>
+    updateRow(
+      w,
+      'labels',
+      'labels',
+      LABEL_TABLE,
+      (i) => i.id,
+      (i) => i.patch,
+      sample,
+    )
+      ? w
+          .event(
+            statementEvent({
+              type: 'label.updated',
+              from: 'r JOIN old ON old.id = r.id',
+              reads: ['r', 'old'],
+              workspace: 'r.workspace_id',
+              data: { label_id: 'r.id' },
+              changes: columnChanges(LABEL_TABLE),
+            }),
+          )
+          .select(`${LABEL_TABLE.select} FROM r`)
+      : w.noEvent('nothing sent: nothing changes').select(`${LABEL_TABLE.select} FROM labels WHERE id = ${w.arg((i) => i.id, 'int')}`),
 );
 
 /**
  * Deletes a label with its task links (D26), recording `label.deleted` (D37). The links are deleted by the
  * statement itself, not by the cascade at its end, so their row locks come before the event lock.
  */
-const DELETE = writeStatement<LabelDelete, { count: string }>('label.delete', () => '', (w) => {
-  const labelId = w.arg((i) => i.id, 'int');
-  return w
-    .write('links', `(DELETE FROM task_labels WHERE label_id = ${labelId} RETURNING task_id)`)
-    .write('lb', `(DELETE FROM labels WHERE id = ${labelId} RETURNING id, workspace_id)`)
-    .event(statementEvent({ type: 'label.deleted', from: 'lb', reads: ['lb'], workspace: 'lb.workspace_id', data: { label_id: 'lb.id' } }))
-    .select('count(*) FROM lb');
-});
+const DELETE = writeStatement<LabelDelete, { count: string }>(
+  'label.delete',
+  () => '',
+  (w) => {
+    const labelId = w.arg((i) => i.id, 'int');
+    return w
+      .write('links', `(DELETE FROM task_labels WHERE label_id = ${labelId} RETURNING task_id)`)
+      .write('lb', `(DELETE FROM labels WHERE id = ${labelId} RETURNING id, workspace_id)`)
+      .event(statementEvent({ type: 'label.deleted', from: 'lb', reads: ['lb'], workspace: 'lb.workspace_id', data: { label_id: 'lb.id' } }))
+      .select('count(*) FROM lb');
+  },
+);
 
 /** The write statements of labels (the rendered queries file lists them). */
 export const LABEL_WRITES = [INSERT, UPDATE, DELETE];

@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+
 import { NOT_FOUND } from '../common/access/access.policy';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
@@ -43,8 +44,7 @@ export class ListsController {
   @Authenticated('lists:write', 'list.create')
   @ApiOperation({
     summary: 'Create list',
-    description:
-      'Adds a list to a folder of the workspace, at position max + 1 over all lists of the workspace. `color` defaults to `gray`, `icon` to null.',
+    description: 'Adds a list to a folder of the workspace, at position max + 1 over all lists of the workspace. `color` defaults to `gray`, `icon` to null.',
   })
   @ApiValidatedBody(CreateListDto)
   @ApiCreatedResponse({ type: ListDto })

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+
 import { ApiInteger } from '../common/openapi/integer.decorator';
 import { MAX_LENGTH } from '../common/validation/body';
 import { IsNumericId, IsPosition, ParentId, PlainString, TrimmedText } from '../common/validation/body-fields';

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { FoldersModule } from '../folders/folders.module';
 import { ListsController } from './lists.controller';
 import { ListsRepository } from './lists.repository';

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+
+import { type AccessRead, READ_PARAMS } from '../common/access/access.repository';
 import { ColumnField, columnTable, FieldsMatch, positionWrite, WritesMatch } from '../common/database/field-table';
 import type { Db } from '../common/database/request-db';
-import { type AccessRead, READ_PARAMS } from '../common/access/access.repository';
 import { columnChanges, insertRow, sentKey, updateRow, writeStatement } from '../common/database/write-statement';
 import { Actor, statementEvent } from '../events/events.sql';
 import { deleteTasksCtes } from '../tasks/tasks.sql';
@@ -29,34 +30,71 @@ void FIELDS_MATCH_DTOS;
 export const LIST_TABLE = columnTable<keyof UpdateListDto>(LIST_FIELDS);
 
 /** Inserts a list (defaults: LIST_FIELDS; position max + 1 over all lists of the workspace, D24), recording `list.created` (D37). */
-const INSERT = writeStatement<{ actor: Actor; workspaceId: number; body: Omit<CreateListDto, 'workspace_id'> }, ListDto>('list.insert', () => '', (w) =>
-  w
-    .write('l', `(${insertRow(w, 'lists', LIST_TABLE.writes, (i) => i.body, w.arg((i) => i.workspaceId, 'int'))} RETURNING *)`)
-    .event(statementEvent({ type: 'list.created', from: 'l', reads: ['l'], workspace: 'l.workspace_id', data: { list_id: 'l.id', folder_id: 'l.folder_id' } }))
-    .select(`${LIST_TABLE.select} FROM l`),
+const INSERT = writeStatement<{ actor: Actor; workspaceId: number; body: Omit<CreateListDto, 'workspace_id'> }, ListDto>(
+  'list.insert',
+  () => '',
+  (w) =>
+    w
+      .write(
+        'l',
+        `(${insertRow(
+          w,
+          'lists',
+          LIST_TABLE.writes,
+          (i) => i.body,
+          w.arg((i) => i.workspaceId, 'int'),
+        )} RETURNING *)`,
+      )
+      .event(
+        statementEvent({ type: 'list.created', from: 'l', reads: ['l'], workspace: 'l.workspace_id', data: { list_id: 'l.id', folder_id: 'l.folder_id' } }),
+      )
+      .select(`${LIST_TABLE.select} FROM l`),
 );
 
 /** The fields sent of a list; `list.updated` when a stored value changed (D37). */
-const UPDATE = writeStatement<{ actor: Actor; id: number; patch: UpdateListDto }, ListDto>('list.update', (i) => sentKey(LIST_TABLE.columns, i.patch), (w, sample) =>
-  updateRow(w, 'lists', 'lists', LIST_TABLE, (i) => i.id, (i) => i.patch, sample)
-    ? w
-        .event(statementEvent({
-          type: 'list.updated', from: 'r JOIN old ON old.id = r.id', reads: ['r', 'old'], workspace: 'r.workspace_id',
-          data: { list_id: 'r.id', folder_id: 'r.folder_id', previous_folder_id: 'old.folder_id' }, changes: columnChanges(LIST_TABLE),
-        }))
-        .select(`${LIST_TABLE.select} FROM r`)
-    : w.noEvent('nothing sent: nothing changes').select(`${LIST_TABLE.select} FROM lists WHERE id = ${w.arg((i) => i.id, 'int')}`),
+const UPDATE = writeStatement<{ actor: Actor; id: number; patch: UpdateListDto }, ListDto>(
+  'list.update',
+  (i) => sentKey(LIST_TABLE.columns, i.patch),
+  (w, sample) =>
+    updateRow(
+      w,
+      'lists',
+      'lists',
+      LIST_TABLE,
+      (i) => i.id,
+      (i) => i.patch,
+      sample,
+    )
+      ? w
+          .event(
+            statementEvent({
+              type: 'list.updated',
+              from: 'r JOIN old ON old.id = r.id',
+              reads: ['r', 'old'],
+              workspace: 'r.workspace_id',
+              data: { list_id: 'r.id', folder_id: 'r.folder_id', previous_folder_id: 'old.folder_id' },
+              changes: columnChanges(LIST_TABLE),
+            }),
+          )
+          .select(`${LIST_TABLE.select} FROM r`)
+      : w.noEvent('nothing sent: nothing changes').select(`${LIST_TABLE.select} FROM lists WHERE id = ${w.arg((i) => i.id, 'int')}`),
 );
 
 /** A list with its tasks (D26), recording only `list.deleted` (D37); the tasks are deleted by the statement itself (row locks before the event lock). */
-const DELETE = writeStatement<{ actor: Actor; id: number }, { count: string }>('list.delete', () => '', (w) => {
-  const listId = w.arg((i) => i.id, 'int');
-  return w
-    .addAll('write', deleteTasksCtes(`list_id = ${listId} OR parent_id IN (SELECT id FROM tasks WHERE list_id = ${listId})`).ctes)
-    .write('l', `(DELETE FROM lists WHERE id = ${listId} RETURNING id, workspace_id, folder_id)`)
-    .event(statementEvent({ type: 'list.deleted', from: 'l', reads: ['l'], workspace: 'l.workspace_id', data: { list_id: 'l.id', folder_id: 'l.folder_id' } }))
-    .select('count(*) FROM l');
-});
+const DELETE = writeStatement<{ actor: Actor; id: number }, { count: string }>(
+  'list.delete',
+  () => '',
+  (w) => {
+    const listId = w.arg((i) => i.id, 'int');
+    return w
+      .addAll('write', deleteTasksCtes(`list_id = ${listId} OR parent_id IN (SELECT id FROM tasks WHERE list_id = ${listId})`).ctes)
+      .write('l', `(DELETE FROM lists WHERE id = ${listId} RETURNING id, workspace_id, folder_id)`)
+      .event(
+        statementEvent({ type: 'list.deleted', from: 'l', reads: ['l'], workspace: 'l.workspace_id', data: { list_id: 'l.id', folder_id: 'l.folder_id' } }),
+      )
+      .select('count(*) FROM l');
+  },
+);
 
 /** The write statements of lists. */
 export const LIST_WRITES = [INSERT, UPDATE, DELETE];

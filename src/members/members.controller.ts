@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+
 import { MEMBER_CHANGE_DENIALS, NOT_FOUND } from '../common/access/access.policy';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
@@ -27,7 +28,12 @@ export class MembersController {
       'Only the owner adds admins. Adding by email tells whether an account with that email exists.',
   })
   @ApiValidatedBody(AddMemberDto)
-  @ApiErrors({ 400: [MEMBER_ERRORS.restrictedAdmin], 403: [MEMBER_CHANGE_DENIALS.admins], 404: [MEMBER_ERRORS.userNotFound, NOT_FOUND.folder, NOT_FOUND.list], 409: [MEMBER_ERRORS.already] })
+  @ApiErrors({
+    400: [MEMBER_ERRORS.restrictedAdmin],
+    403: [MEMBER_CHANGE_DENIALS.admins],
+    404: [MEMBER_ERRORS.userNotFound, NOT_FOUND.folder, NOT_FOUND.list],
+    409: [MEMBER_ERRORS.already],
+  })
   @ApiCreatedResponse({ type: MemberDto })
   createMember(@CurrentCaller() caller: Caller, @PathId('workspace') workspaceId: number, @Body() body: unknown): Promise<MemberDto> {
     return this.members.addMember(caller, workspaceId, body);
@@ -38,14 +44,13 @@ export class MembersController {
   @Authenticated('members:write', 'member.edit')
   @ApiOperation({
     summary: 'Update member',
-    description: 'Changes a member\'s role, restriction or grants; only the fields sent change, and the arrays replace the grants. The owner cannot be changed; only the owner edits admins or makes someone admin.',
+    description:
+      "Changes a member's role, restriction or grants; only the fields sent change, and the arrays replace the grants. The owner cannot be changed; only the owner edits admins or makes someone admin.",
   })
   @ApiValidatedBody(UpdateMemberDto)
   @ApiErrors({ 400: [MEMBER_ERRORS.restrictedAdmin], 403: OWNER_RULES, 404: [NOT_FOUND.folder, NOT_FOUND.list] })
   @ApiOkResponse({ type: MemberDto })
-  updateMember(
-    @CurrentCaller() caller: Caller, @PathIds('workspace', 'user') [workspaceId, userId]: number[], @Body() body: unknown,
-  ): Promise<MemberDto> {
+  updateMember(@CurrentCaller() caller: Caller, @PathIds('workspace', 'user') [workspaceId, userId]: number[], @Body() body: unknown): Promise<MemberDto> {
     return this.members.updateMember(caller, workspaceId, userId, body);
   }
 
@@ -56,7 +61,7 @@ export class MembersController {
   @ApiOperation({
     summary: 'Remove member',
     description:
-      'Removes a member with their grants, their task assignments in the workspace and their id in `people` values and custom fields\' allowed users, in one transaction. ' +
+      "Removes a member with their grants, their task assignments in the workspace and their id in `people` values and custom fields' allowed users, in one transaction. " +
       'Any member may remove themself; the owner cannot be removed; only the owner removes admins (an admin may remove themself).',
   })
   @ApiErrors({ 403: [MEMBER_CHANGE_DENIALS.ownerRemoved, MEMBER_CHANGE_DENIALS.admins] })
@@ -68,7 +73,10 @@ export class MembersController {
   /** D41: member access. */
   @Get(':user_id/access')
   @Authenticated('workspaces:read', 'member.access')
-  @ApiOperation({ summary: 'Member access', description: 'The member\'s role, whether they are access-restricted, and their granted folders and lists (ids ascending).' })
+  @ApiOperation({
+    summary: 'Member access',
+    description: "The member's role, whether they are access-restricted, and their granted folders and lists (ids ascending).",
+  })
   @ApiOkResponse({ type: MemberAccessDto })
   getMemberAccess(@CurrentCaller() caller: Caller, @PathIds('workspace', 'user') [workspaceId, userId]: number[]): Promise<MemberAccessDto> {
     return this.members.memberAccess(caller, workspaceId, userId);

@@ -1,7 +1,8 @@
 import { BadRequestException } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
-import { ApiInteger } from '../common/openapi/integer.decorator';
+
 import { BODY_ID } from '../common/openapi/ids';
+import { ApiInteger } from '../common/openapi/integer.decorator';
 import { checkText, nulMessage } from '../common/validation/body';
 import { NOT_SENT, RuleField } from '../common/validation/body-fields';
 import { parseId, requireId } from '../common/validation/ids';
@@ -85,20 +86,17 @@ function RestrictedField(description: string): PropertyDecorator {
 /** D41: `folder_ids`, `list_ids`: arrays of ids (D5), duplicates collapsed (first-seen order kept: step 8 goes in array order). */
 function GrantIdsField(name: 'folder_ids' | 'list_ids', description: string): PropertyDecorator {
   const message = name === 'folder_ids' ? MEMBER_MESSAGES.folderIds : MEMBER_MESSAGES.listIds;
-  return RuleField(
-    { name, api: { type: 'array', items: { ...BODY_ID }, description, example: [2] }, required: false, messages: [message] },
-    (value) => {
-      if (!sent(value)) return value === null ? NOT_SENT : undefined;
-      if (!Array.isArray(value)) throw new BadRequestException(message);
-      const ids = new Set<number>();
-      for (const element of value) {
-        const id = parseId(element);
-        if (id === null) throw new BadRequestException(message);
-        ids.add(id);
-      }
-      return [...ids];
-    },
-  );
+  return RuleField({ name, api: { type: 'array', items: { ...BODY_ID }, description, example: [2] }, required: false, messages: [message] }, (value) => {
+    if (!sent(value)) return value === null ? NOT_SENT : undefined;
+    if (!Array.isArray(value)) throw new BadRequestException(message);
+    const ids = new Set<number>();
+    for (const element of value) {
+      const id = parseId(element);
+      if (id === null) throw new BadRequestException(message);
+      ids.add(id);
+    }
+    return [...ids];
+  });
 }
 
 /** D41: Add member, request body; after validation, the values as sent (defaults filled by the service). */

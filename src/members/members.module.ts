@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { MembersController } from './members.controller';
 import { MembersRepository } from './members.repository';
 import { MembersService } from './members.service';

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+
 import type { Role } from '../common/access/access.policy';
 import type { Db } from '../common/database/request-db';
 import { replaceSet, type WriteChain, writeStatement } from '../common/database/write-statement';
@@ -55,8 +56,13 @@ function grantLookupCtes(ws: string, folders: string, lists: string): string[] {
 /** The grants of kind `kind` of the member row `row` (a CTE with workspace_id, user_id) replaced with `ids` (int[] SQL; NULL: unchanged): `<kind>_del`, `<kind>_ins`. */
 function replaceGrants<I>(w: WriteChain<I>, kind: 'folder' | 'list', row: string, ids: string): WriteChain<I> {
   return replaceSet(w, {
-    names: [`${kind}_del`, `${kind}_ins`], table: `member_${kind}_grants`, owner: row,
-    keys: { workspace_id: 'workspace_id', user_id: 'user_id' }, column: `${kind}_id`, kept: `unnest(${ids}) k(id)`, when: `${ids} IS NOT NULL`,
+    names: [`${kind}_del`, `${kind}_ins`],
+    table: `member_${kind}_grants`,
+    owner: row,
+    keys: { workspace_id: 'workspace_id', user_id: 'user_id' },
+    column: `${kind}_id`,
+    kept: `unnest(${ids}) k(id)`,
+    when: `${ids} IS NOT NULL`,
   });
 }
 
@@ -65,86 +71,128 @@ type UpdateInput = { actor: Actor; workspaceId: number; userId: number; role: Ro
 type RemoveInput = { actor: Actor; workspaceId: number; userId: number; role: Role };
 
 /** MembersRepository.add's statement. */
-const ADD = writeStatement<AddInput, AddResult>('member.add', () => '', (w) => {
-  const ws = w.arg((i) => i.workspaceId, 'int');
-  const folders = w.arg((i) => i.write.folderIds, 'int[]');
-  const lists = w.arg((i) => i.write.listIds, 'int[]');
-  const userId = w.arg((i) => i.user.id ?? null, 'int');
-  const email = w.arg((i) => i.user.email ?? null, 'text');
-  // lower(email) finds it by the unique index; the C collation then keeps the comparison to ASCII case.
-  w.check('u', `(SELECT id FROM users WHERE CASE WHEN ${userId} IS NOT NULL THEN id = ${userId}
-               ELSE lower(email) = lower(${email}) AND lower(email COLLATE "C") = lower(${email} COLLATE "C") END LIMIT 1)`)
-    .addAll('check', grantLookupCtes(ws, folders, lists))
-    .check('ex', `(SELECT 1 FROM workspace_members m JOIN u ON m.user_id = u.id WHERE m.workspace_id = ${ws})`)
-    .write('ins', `(INSERT INTO workspace_members (workspace_id, user_id, role, is_restricted)
+const ADD = writeStatement<AddInput, AddResult>(
+  'member.add',
+  () => '',
+  (w) => {
+    const ws = w.arg((i) => i.workspaceId, 'int');
+    const folders = w.arg((i) => i.write.folderIds, 'int[]');
+    const lists = w.arg((i) => i.write.listIds, 'int[]');
+    const userId = w.arg((i) => i.user.id ?? null, 'int');
+    const email = w.arg((i) => i.user.email ?? null, 'text');
+    // lower(email) finds it by the unique index; the C collation then keeps the comparison to ASCII case.
+    w.check(
+      'u',
+      `(SELECT id FROM users WHERE CASE WHEN ${userId} IS NOT NULL THEN id = ${userId}
+               ELSE lower(email) = lower(${email}) AND lower(email COLLATE "C") = lower(${email} COLLATE "C") END LIMIT 1)`,
+    )
+      .addAll('check', grantLookupCtes(ws, folders, lists))
+      .check('ex', `(SELECT 1 FROM workspace_members m JOIN u ON m.user_id = u.id WHERE m.workspace_id = ${ws})`)
+      .write(
+        'ins',
+        `(INSERT INTO workspace_members (workspace_id, user_id, role, is_restricted)
                SELECT ${ws}, u.id, ${w.arg((i) => i.write.role, 'text')}, ${w.arg((i) => i.write.restricted, 'boolean')} FROM u
                 WHERE ${w.arg((i) => i.allowed, 'boolean')} AND NOT EXISTS (SELECT 1 FROM fm) AND NOT EXISTS (SELECT 1 FROM lm) AND NOT EXISTS (SELECT 1 FROM ex)
-               ON CONFLICT DO NOTHING RETURNING *)`);
-  replaceGrants(w, 'folder', 'ins', folders);
-  replaceGrants(w, 'list', 'ins', lists);
-  return w
-    .event(statementEvent({ type: 'member.added', from: 'ins', reads: ['ins'], workspace: 'ins.workspace_id', data: { user_id: 'ins.user_id', role: 'ins.role' } }))
-    .select(`(SELECT id FROM u) AS user_id, (SELECT id FROM fm) AS missing_folder, (SELECT id FROM lm) AS missing_list,
+               ON CONFLICT DO NOTHING RETURNING *)`,
+      );
+    replaceGrants(w, 'folder', 'ins', folders);
+    replaceGrants(w, 'list', 'ins', lists);
+    return w.event(
+      statementEvent({ type: 'member.added', from: 'ins', reads: ['ins'], workspace: 'ins.workspace_id', data: { user_id: 'ins.user_id', role: 'ins.role' } }),
+    ).select(`(SELECT id FROM u) AS user_id, (SELECT id FROM fm) AS missing_folder, (SELECT id FROM lm) AS missing_list,
               EXISTS (SELECT 1 FROM ex) AS already,
               (SELECT ${memberJson(w.arg((i) => i.emails, 'boolean'))} FROM ins m JOIN users u ON u.id = m.user_id) AS member`);
-});
+  },
+);
 
 /** MembersRepository.update's statement. */
-const UPDATE = writeStatement<UpdateInput, UpdateResult>('member.update', () => '', (w) => {
-  const ws = w.arg((i) => i.workspaceId, 'int');
-  const folders = w.arg((i) => i.write.folderIds, 'int[]');
-  const lists = w.arg((i) => i.write.listIds, 'int[]');
-  const sameSet = (a: string, b: string) => `(${a} @> ${b} AND ${a} <@ ${b})`;
-  w.addAll('check', grantLookupCtes(ws, folders, lists))
-    .lock('locked', 'workspace_members', `MATERIALIZED (SELECT * FROM workspace_members
+const UPDATE = writeStatement<UpdateInput, UpdateResult>(
+  'member.update',
+  () => '',
+  (w) => {
+    const ws = w.arg((i) => i.workspaceId, 'int');
+    const folders = w.arg((i) => i.write.folderIds, 'int[]');
+    const lists = w.arg((i) => i.write.listIds, 'int[]');
+    const sameSet = (a: string, b: string) => `(${a} @> ${b} AND ${a} <@ ${b})`;
+    w.addAll('check', grantLookupCtes(ws, folders, lists))
+      .lock(
+        'locked',
+        'workspace_members',
+        `MATERIALIZED (SELECT * FROM workspace_members
          WHERE workspace_id = ${ws} AND user_id = ${w.arg((i) => i.userId, 'int')} AND role = ${w.arg((i) => i.role, 'text')}
            AND ${w.arg((i) => i.allowed, 'boolean')} AND NOT EXISTS (SELECT 1 FROM fm) AND NOT EXISTS (SELECT 1 FROM lm)
-         FOR NO KEY UPDATE)`)
-    .check('old', `MATERIALIZED (SELECT o.*,
+         FOR NO KEY UPDATE)`,
+      )
+      .check(
+        'old',
+        `MATERIALIZED (SELECT o.*,
          ARRAY(SELECT g.folder_id FROM member_folder_grants g WHERE g.workspace_id = o.workspace_id AND g.user_id = o.user_id) AS folder_ids,
          ARRAY(SELECT g.list_id FROM member_list_grants g WHERE g.workspace_id = o.workspace_id AND g.user_id = o.user_id) AS list_ids
-         FROM locked o)`)
-    .write('r', `(UPDATE workspace_members t SET role = COALESCE(${w.arg((i) => i.write.role ?? null, 'text')}, t.role),
+         FROM locked o)`,
+      )
+      .write(
+        'r',
+        `(UPDATE workspace_members t SET role = COALESCE(${w.arg((i) => i.write.role ?? null, 'text')}, t.role),
                     is_restricted = COALESCE(${w.arg((i) => i.write.restricted ?? null, 'boolean')}, t.is_restricted)
-               FROM old WHERE t.workspace_id = old.workspace_id AND t.user_id = old.user_id RETURNING t.*)`);
-  replaceGrants(w, 'folder', 'old', folders);
-  replaceGrants(w, 'list', 'old', lists);
-  return w
-    .event(statementEvent({
-      type: 'member.updated', from: 'r JOIN old ON old.user_id = r.user_id', reads: ['r', 'old', 'locked'], workspace: 'r.workspace_id', data: { user_id: 'r.user_id' },
-      changes: {
-        folder_ids: `${folders} IS NOT NULL AND NOT ${sameSet('old.folder_ids', folders)}`,
-        list_ids: `${lists} IS NOT NULL AND NOT ${sameSet('old.list_ids', lists)}`,
-        restricted: 'r.is_restricted IS DISTINCT FROM old.is_restricted',
-        role: 'r.role IS DISTINCT FROM old.role',
-      },
-    }))
-    .select(`(SELECT id FROM fm) AS missing_folder, (SELECT id FROM lm) AS missing_list,
+               FROM old WHERE t.workspace_id = old.workspace_id AND t.user_id = old.user_id RETURNING t.*)`,
+      );
+    replaceGrants(w, 'folder', 'old', folders);
+    replaceGrants(w, 'list', 'old', lists);
+    return w.event(
+      statementEvent({
+        type: 'member.updated',
+        from: 'r JOIN old ON old.user_id = r.user_id',
+        reads: ['r', 'old', 'locked'],
+        workspace: 'r.workspace_id',
+        data: { user_id: 'r.user_id' },
+        changes: {
+          folder_ids: `${folders} IS NOT NULL AND NOT ${sameSet('old.folder_ids', folders)}`,
+          list_ids: `${lists} IS NOT NULL AND NOT ${sameSet('old.list_ids', lists)}`,
+          restricted: 'r.is_restricted IS DISTINCT FROM old.is_restricted',
+          role: 'r.role IS DISTINCT FROM old.role',
+        },
+      }),
+    ).select(`(SELECT id FROM fm) AS missing_folder, (SELECT id FROM lm) AS missing_list,
               (SELECT ${memberJson(w.arg((i) => i.emails, 'boolean'))} FROM r m JOIN users u ON u.id = m.user_id) AS member`);
-});
+  },
+);
 
 /** MembersRepository.remove's statement. */
-const REMOVE = writeStatement<RemoveInput, { removed: boolean }>('member.remove', () => '', (w) => {
-  const ws = w.arg((i) => i.workspaceId, 'int');
-  const user = w.arg((i) => i.userId, 'int');
-  // The user's id as a `people` value's element (D42: ids joined by commas).
-  const people = `FROM custom_fields f, old
+const REMOVE = writeStatement<RemoveInput, { removed: boolean }>(
+  'member.remove',
+  () => '',
+  (w) => {
+    const ws = w.arg((i) => i.workspaceId, 'int');
+    const user = w.arg((i) => i.userId, 'int');
+    // The user's id as a `people` value's element (D42: ids joined by commas).
+    const people = `FROM custom_fields f, old
          WHERE v.workspace_id = ${ws} AND f.id = v.field_id AND f.type = 'people' AND old.user_id::text = ANY(string_to_array(v.value, ','))`;
-  const rest = `array_remove(string_to_array(v.value, ','), old.user_id::text)`;
-  return w
-    .lock('old', 'workspace_members', `MATERIALIZED (SELECT * FROM workspace_members WHERE workspace_id = ${ws} AND user_id = ${user} AND role = ${w.arg((i) => i.role, 'text')} FOR UPDATE)`)
-    .write('assignments', '(DELETE FROM task_assignees a USING old WHERE a.workspace_id = old.workspace_id AND a.user_id = old.user_id RETURNING 1)')
-    .write('people_kept', `(UPDATE task_custom_field_values v SET value = array_to_string(${rest}, ',') ${people} AND cardinality(${rest}) > 0 RETURNING 1)`)
-    .write('people_emptied', `(DELETE FROM task_custom_field_values v USING custom_fields f, old
+    const rest = `array_remove(string_to_array(v.value, ','), old.user_id::text)`;
+    return w
+      .lock(
+        'old',
+        'workspace_members',
+        `MATERIALIZED (SELECT * FROM workspace_members WHERE workspace_id = ${ws} AND user_id = ${user} AND role = ${w.arg((i) => i.role, 'text')} FOR UPDATE)`,
+      )
+      .write('assignments', '(DELETE FROM task_assignees a USING old WHERE a.workspace_id = old.workspace_id AND a.user_id = old.user_id RETURNING 1)')
+      .write('people_kept', `(UPDATE task_custom_field_values v SET value = array_to_string(${rest}, ',') ${people} AND cardinality(${rest}) > 0 RETURNING 1)`)
+      .write(
+        'people_emptied',
+        `(DELETE FROM task_custom_field_values v USING custom_fields f, old
          WHERE v.workspace_id = ${ws} AND f.id = v.field_id AND f.type = 'people'
-           AND old.user_id::text = ANY(string_to_array(v.value, ',')) AND cardinality(${rest}) = 0 RETURNING 1)`)
-    .write('allowed_users', '(DELETE FROM custom_field_allowed_users a USING old WHERE a.workspace_id = old.workspace_id AND a.user_id = old.user_id RETURNING 1)')
-    .write('folder_grants', '(DELETE FROM member_folder_grants g USING old WHERE g.workspace_id = old.workspace_id AND g.user_id = old.user_id RETURNING 1)')
-    .write('list_grants', '(DELETE FROM member_list_grants g USING old WHERE g.workspace_id = old.workspace_id AND g.user_id = old.user_id RETURNING 1)')
-    .write('d', '(DELETE FROM workspace_members t USING old WHERE t.workspace_id = old.workspace_id AND t.user_id = old.user_id RETURNING t.*)')
-    .event(statementEvent({ type: 'member.removed', from: 'd', reads: ['d', 'old'], workspace: 'd.workspace_id', data: { user_id: 'd.user_id' } }))
-    .select('EXISTS (SELECT 1 FROM d) AS removed');
-});
+           AND old.user_id::text = ANY(string_to_array(v.value, ',')) AND cardinality(${rest}) = 0 RETURNING 1)`,
+      )
+      .write(
+        'allowed_users',
+        '(DELETE FROM custom_field_allowed_users a USING old WHERE a.workspace_id = old.workspace_id AND a.user_id = old.user_id RETURNING 1)',
+      )
+      .write('folder_grants', '(DELETE FROM member_folder_grants g USING old WHERE g.workspace_id = old.workspace_id AND g.user_id = old.user_id RETURNING 1)')
+      .write('list_grants', '(DELETE FROM member_list_grants g USING old WHERE g.workspace_id = old.workspace_id AND g.user_id = old.user_id RETURNING 1)')
+      .write('d', '(DELETE FROM workspace_members t USING old WHERE t.workspace_id = old.workspace_id AND t.user_id = old.user_id RETURNING t.*)')
+      .event(statementEvent({ type: 'member.removed', from: 'd', reads: ['d', 'old'], workspace: 'd.workspace_id', data: { user_id: 'd.user_id' } }))
+      .select('EXISTS (SELECT 1 FROM d) AS removed');
+  },
+);
 
 /** The write statements of members. */
 export const MEMBER_WRITES = [ADD, UPDATE, REMOVE];
@@ -158,7 +206,13 @@ export class MembersRepository {
    * with their grants and records `member.added` by `actor`.
    */
   async add(
-    actor: Actor, workspaceId: number, user: { id?: number; email?: string }, write: Required<MemberWrite>, allowed: boolean, emails: boolean, db: Db,
+    actor: Actor,
+    workspaceId: number,
+    user: { id?: number; email?: string },
+    write: Required<MemberWrite>,
+    allowed: boolean,
+    emails: boolean,
+    db: Db,
   ): Promise<AddResult> {
     return (await ADD.run(db, { actor, workspaceId, user, write, allowed, emails }))[0];
   }
@@ -168,7 +222,16 @@ export class MembersRepository {
    * of role `role`: else nothing is written), replacing the grants sent; records `member.updated`
    * by `actor` with the fields whose stored value changed (the grants compared as sets).
    */
-  async update(actor: Actor, workspaceId: number, userId: number, role: Role, write: MemberWrite, allowed: boolean, emails: boolean, db: Db): Promise<UpdateResult> {
+  async update(
+    actor: Actor,
+    workspaceId: number,
+    userId: number,
+    role: Role,
+    write: MemberWrite,
+    allowed: boolean,
+    emails: boolean,
+    db: Db,
+  ): Promise<UpdateResult> {
     return (await UPDATE.run(db, { actor, workspaceId, userId, role, write, allowed, emails }))[0];
   }
 

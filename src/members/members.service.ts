@@ -1,4 +1,5 @@
 import { BadRequestException, ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
+
 import { mayBeRestricted, memberChangeDenial, NOT_FOUND, Role, seesMemberEmails } from '../common/access/access.policy';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
@@ -48,9 +49,13 @@ export class MembersService {
     const denial = memberChangeDenial({ kind: 'add', callerRole: membership.role, self: false, targetRole: null, newRole: role });
     const restrictedAdmin = restricted && !mayBeRestricted(role);
     const result = await this.members.add(
-      caller, workspaceId, { id: body.user_id, email: body.email },
+      caller,
+      workspaceId,
+      { id: body.user_id, email: body.email },
       { role, restricted, folderIds: body.folder_ids ?? [], listIds: body.list_ids ?? [] },
-      !denial && !restrictedAdmin, seesMemberEmails(membership), dbOf(caller, this.sql),
+      !denial && !restrictedAdmin,
+      seesMemberEmails(membership),
+      dbOf(caller, this.sql),
     );
     if (result.user_id === null) throw new NotFoundException(MEMBER_ERRORS.userNotFound);
     lookupsFound(result);
@@ -71,9 +76,14 @@ export class MembersService {
     const denial = memberChangeDenial({ kind: 'edit', callerRole: membership.role, self: target.self, targetRole: target.role, newRole: body.role });
     const restrictedAdmin = (body.restricted ?? target.restricted) && !mayBeRestricted(body.role ?? target.role);
     const result = await this.members.update(
-      caller, workspaceId, userId, target.role,
+      caller,
+      workspaceId,
+      userId,
+      target.role,
       { role: body.role, restricted: body.restricted, folderIds: body.folder_ids ?? null, listIds: body.list_ids ?? null },
-      !denial && !restrictedAdmin, seesMemberEmails(membership), dbOf(caller, this.sql),
+      !denial && !restrictedAdmin,
+      seesMemberEmails(membership),
+      dbOf(caller, this.sql),
     );
     lookupsFound(result);
     if (denial) throw new ForbiddenException(denial);

@@ -2,10 +2,11 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { getStorageToken } from '@nestjs/throttler';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
+
+import { AttachmentMetrics } from '../attachments/attachments.metrics';
 import { errorExamples } from '../common/openapi/api-errors.decorator';
 import { rateLimitStoreUp } from '../common/throttle/throttle.module';
 import { WebhookMetrics } from '../webhooks/webhooks.metrics';
-import { AttachmentMetrics } from '../attachments/attachments.metrics';
 
 /** Path of the Prometheus text exposition (public, outside /api/v1). */
 export const METRICS_PATH = '/metrics';
@@ -15,12 +16,18 @@ export const METRICS_OPENAPI = {
   get: {
     tags: ['Health'],
     summary: 'Metrics',
-    description: 'Prometheus text exposition: requests by method, route and status, durations, database pool, process. No key needed. Absent (404) when metrics are turned off.',
+    description:
+      'Prometheus text exposition: requests by method, route and status, durations, database pool, process. No key needed. Absent (404) when metrics are turned off.',
     operationId: 'getMetrics',
     responses: {
       200: {
         description: 'Metrics in the Prometheus text format',
-        content: { 'text/plain': { schema: { type: 'string', maxLength: 10_000_000 }, example: 'work_tracking_http_requests_total{method="GET",route="/api/v1/me",status="200"} 1\n' } },
+        content: {
+          'text/plain': {
+            schema: { type: 'string', maxLength: 10_000_000 },
+            example: 'work_tracking_http_requests_total{method="GET",route="/api/v1/me",status="200"} 1\n',
+          },
+        },
       },
       404: { description: '', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorDto' }, examples: errorExamples(['Not found']) } } },
     },

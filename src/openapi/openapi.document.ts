@@ -1,7 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { METRICS_OPENAPI, METRICS_PATH } from '../metrics/metrics';
+
 import { FILES_OPENAPI } from '../attachments/files.openapi';
+import { METRICS_OPENAPI, METRICS_PATH } from '../metrics/metrics';
 import { finalizeDocument, JsonObject } from './openapi.finalize';
 
 /** Where the document and Swagger UI are served (D1: public, outside the API key). */
@@ -27,7 +28,7 @@ const DESCRIPTION = [
 
 /** The tags the controllers use, described, in the order the document lists them. */
 const TAG_DESCRIPTIONS: Record<string, string> = {
-  'API keys': 'The key user\'s API keys: create with a subset of the calling key\'s scopes, list, revoke',
+  'API keys': "The key user's API keys: create with a subset of the calling key's scopes, list, revoke",
   Attachments: 'Files attached to tasks: upload, confirm, list, download and delete',
   Comments: 'Comments on tasks',
   'Custom fields': 'Custom-field definitions of a workspace',
@@ -39,7 +40,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Statuses: 'Task statuses of a workspace, each in one of four categories',
   Tasks: 'Tasks, with status, assignees, labels, subtasks, attachments and custom-field values',
   Users: 'The user who owns the API key',
-  Webhooks: 'Signed HTTP deliveries of a workspace\'s events to subscribed URLs',
+  Webhooks: "Signed HTTP deliveries of a workspace's events to subscribed URLs",
   Workspaces: 'Workspaces and their members: create, edit, delete; add, change and remove members',
 };
 
@@ -57,7 +58,12 @@ export function documentConfig(): ReturnType<DocumentBuilder['build']> {
     .addServer('/', 'The server this document is served from (production, staging or local alike)', undefined, { 'x-internal': false })
     .addServer('http://localhost:3000', 'A local `npm start` (default PORT)', undefined, { 'x-internal': false })
     .addSecurity('bearer', { type: 'http', scheme: 'bearer', description: 'API key as a bearer token: `Authorization: Bearer svc_...`' })
-    .addSecurity('apiKey', { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API key in the `X-API-Key` header (used when there is no bearer token)' });
+    .addSecurity('apiKey', {
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-API-Key',
+      description: 'API key in the `X-API-Key` header (used when there is no bearer token)',
+    });
   for (const [name, description] of Object.entries(TAG_DESCRIPTIONS)) builder.addTag(name, description);
   return builder.build();
 }

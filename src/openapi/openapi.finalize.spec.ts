@@ -1,24 +1,24 @@
+import { UNAUTHORIZED_HEADERS } from '../common/auth/authenticated.decorator';
+import { errorExamples } from '../common/openapi/api-errors.decorator';
 import {
+  addIntegerFormats,
+  commaListValues,
   describeAccess,
   errorMessages,
   errorResponse,
   exampleOf,
   finalizeDocument,
   inlineHeaders,
-  shareHeaders,
-  strictInputs,
-  addIntegerFormats,
-  commaListValues,
   JsonObject,
   KEYED_HEADERS,
   REQUEST_ID_HEADERS,
   RETRY_AFTER_HEADERS,
   schemaName,
   serializeDocument,
+  shareHeaders,
+  strictInputs,
   TIMESTAMP_PATTERN,
 } from './openapi.finalize';
-import { UNAUTHORIZED_HEADERS } from '../common/auth/authenticated.decorator';
-import { errorExamples } from '../common/openapi/api-errors.decorator';
 
 const err = { $ref: '#/components/schemas/ErrorDto' };
 
@@ -53,15 +53,41 @@ function scanned(): JsonObject {
           'x-scope': 'things:write',
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/UpdateThingDto' } } } },
           responses: {
-            '404': { description: '`Thing not found`', content: { 'application/json': { schema: err, examples: { 'Thing not found': { summary: 'Thing not found', value: { error: 'Thing not found' } } } } } },
-            '400': { description: '`name cannot be empty`', content: { 'application/json': { schema: err, examples: { 'name cannot be empty': { summary: 'x', value: { error: 'name cannot be empty' } } } } } },
-            '401': { description: '', content: { 'application/json': { schema: err, examples: errorExamples(['API key required', 'Invalid API key']) } }, headers: UNAUTHORIZED_HEADERS },
-            '403': { description: "`Scope 'things:write' is required for this endpoint`", content: { 'application/json': { schema: err, examples: { x: { summary: 'x', value: { error: "Scope 'things:write' is required for this endpoint" } } } } } },
+            '404': {
+              description: '`Thing not found`',
+              content: {
+                'application/json': { schema: err, examples: { 'Thing not found': { summary: 'Thing not found', value: { error: 'Thing not found' } } } },
+              },
+            },
+            '400': {
+              description: '`name cannot be empty`',
+              content: {
+                'application/json': { schema: err, examples: { 'name cannot be empty': { summary: 'x', value: { error: 'name cannot be empty' } } } },
+              },
+            },
+            '401': {
+              description: '',
+              content: { 'application/json': { schema: err, examples: errorExamples(['API key required', 'Invalid API key']) } },
+              headers: UNAUTHORIZED_HEADERS,
+            },
+            '403': {
+              description: "`Scope 'things:write' is required for this endpoint`",
+              content: {
+                'application/json': { schema: err, examples: { x: { summary: 'x', value: { error: "Scope 'things:write' is required for this endpoint" } } } },
+              },
+            },
             '200': { description: '', content: { 'application/json': { schema: { $ref: '#/components/schemas/ThingDto' } } } },
           },
         },
       },
-      '/api/v1/a': { get: { operationId: 'listA', responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/ThingDto' } } } } } } } },
+      '/api/v1/a': {
+        get: {
+          operationId: 'listA',
+          responses: {
+            '200': { description: 'ok', content: { 'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/ThingDto' } } } } },
+          },
+        },
+      },
     },
     info: { title: 't', version: '1', contact: {} },
     tags: [{ name: 'Things', description: 'All the things' }],
@@ -99,7 +125,10 @@ describe('OpenAPI post-processing (src/openapi/openapi.finalize.ts)', () => {
   });
 
   it('adds 400 bad-JSON messages (after the documented ones), 413 and 415 to operations with a body (D7)', () => {
-    expect(patch.responses['400']).toEqual({ ...errorResponse(['name cannot be empty', 'Invalid JSON body', 'Request body must be a JSON object', 'Request body is nested too deeply']), headers: KEYED });
+    expect(patch.responses['400']).toEqual({
+      ...errorResponse(['name cannot be empty', 'Invalid JSON body', 'Request body must be a JSON object', 'Request body is nested too deeply']),
+      headers: KEYED,
+    });
     expect(patch.responses['413']).toEqual({ $ref: '#/components/responses/PayloadTooLarge' });
     expect(patch.responses['415']).toEqual({ $ref: '#/components/responses/UnsupportedMediaType' });
     expect(doc.components.responses.PayloadTooLarge).toEqual({ ...errorResponse(['Request body is too large']), headers: KEYED });
@@ -146,12 +175,18 @@ describe('OpenAPI post-processing (src/openapi/openapi.finalize.ts)', () => {
     const own = { description: 'down', content: { 'application/json': { schema: { type: 'object', properties: { status: { type: 'string' } } } } } };
     input.paths['/api/v1/a'].get.responses['503'] = own;
     const out = withoutIntegerFormats(inlineHeaders(finalizeDocument(input))).paths['/api/v1/a'].get.responses['503'];
-    expect(out).toEqual({ ...own, content: { 'application/json': { schema: { ...own.content['application/json'].schema, required: ['status'], additionalProperties: false } } }, headers: REQUEST_ID_HEADERS });
+    expect(out).toEqual({
+      ...own,
+      content: { 'application/json': { schema: { ...own.content['application/json'].schema, required: ['status'], additionalProperties: false } } },
+      headers: REQUEST_ID_HEADERS,
+    });
   });
 
   it('normalises error answers, keeping their headers: the description lists the messages of the named examples', () => {
     expect(patch.responses['401']).toEqual({ ...errorResponse(['API key required', 'Invalid API key']), headers: { ...UNAUTHORIZED_HEADERS, ...KEYED } });
-    expect(errorMessages({ description: '`a`', content: { 'application/json': { examples: { x: { value: { error: 'c' } }, y: { value: { error: 'b' } } } } } })).toEqual(['c', 'b']);
+    expect(
+      errorMessages({ description: '`a`', content: { 'application/json': { examples: { x: { value: { error: 'c' } }, y: { value: { error: 'b' } } } } } }),
+    ).toEqual(['c', 'b']);
     expect(errorResponse(['Task not found'])).toEqual({
       description: '`Task not found`',
       content: {
@@ -176,7 +211,12 @@ describe('OpenAPI post-processing (src/openapi/openapi.finalize.ts)', () => {
     });
     expect(doc.components.schemas.Owner.required).toEqual(['id', 'at']);
     expect(doc.components.schemas.Owner.properties.at.pattern).toBe(TIMESTAMP_PATTERN);
-    expect(doc.components.schemas.Error).toEqual({ type: 'object', properties: { error: { type: 'string' } }, required: ['error'], additionalProperties: false });
+    expect(doc.components.schemas.Error).toEqual({
+      type: 'object',
+      properties: { error: { type: 'string' } },
+      required: ['error'],
+      additionalProperties: false,
+    });
     expect(doc.components.schemas.UpdateThing).toEqual({ type: 'object', properties: { name: { type: 'string' } } });
     expect(new RegExp(TIMESTAMP_PATTERN).test('2025-01-15T09:30:00.000Z')).toBe(true);
     expect(new RegExp(TIMESTAMP_PATTERN).test('2025-01-15T09:30:00Z')).toBe(false);
@@ -189,13 +229,29 @@ describe('OpenAPI post-processing (src/openapi/openapi.finalize.ts)', () => {
 
   it('gives every success answer with a body an example built from its schema; none to errors or 204', () => {
     expect(patch.responses['200'].content['application/json'].example).toEqual({ id: 1, owner: { id: 1, at: null }, created_at: '2025-01-15T09:30:00.000Z' });
-    expect(doc.paths['/api/v1/a'].get.responses['200'].content['application/json'].example).toEqual([{ id: 1, owner: { id: 1, at: null }, created_at: '2025-01-15T09:30:00.000Z' }]);
+    expect(doc.paths['/api/v1/a'].get.responses['200'].content['application/json'].example).toEqual([
+      { id: 1, owner: { id: 1, at: null }, created_at: '2025-01-15T09:30:00.000Z' },
+    ]);
     expect(patch.responses['404'].content['application/json'].example).toBeUndefined();
     expect(doc.paths['/api/v1/things/{id}'].delete.responses['204'].content).toBeUndefined();
   });
 
   it('builds examples: own example first, then enum, then by type; nullable scalars are null', () => {
-    const d = { components: { schemas: { S: { type: 'object', properties: { n: { type: 'integer', example: 5 }, e: { type: 'string', enum: ['b', 'a'] }, t: { type: ['string', 'null'] }, b: { type: 'boolean' } } } } } };
+    const d = {
+      components: {
+        schemas: {
+          S: {
+            type: 'object',
+            properties: {
+              n: { type: 'integer', example: 5 },
+              e: { type: 'string', enum: ['b', 'a'] },
+              t: { type: ['string', 'null'] },
+              b: { type: 'boolean' },
+            },
+          },
+        },
+      },
+    };
     expect(exampleOf(d, { $ref: '#/components/schemas/S' })).toEqual({ n: 5, e: 'b', t: null, b: false });
     expect(exampleOf(d, { anyOf: [{ type: 'null' }, { type: 'string', format: 'date-time' }] })).toBe('2025-01-15T09:30:00.000Z');
     expect(exampleOf(d, { type: 'array', items: { type: 'string' } })).toEqual(['text']);
@@ -243,7 +299,11 @@ describe('describeAccess', () => {
       },
     };
     describeAccess(doc);
-    expect(doc.paths['/a'].get).toEqual({ description: 'Reads a.\n\nScope `tasks:read`; any member of the workspace.', 'x-scope': 'tasks:read', responses: {} });
+    expect(doc.paths['/a'].get).toEqual({
+      description: 'Reads a.\n\nScope `tasks:read`; any member of the workspace.',
+      'x-scope': 'tasks:read',
+      responses: {},
+    });
     expect(doc.paths['/b'].post.description).toBe('Scope `tasks:write`; owners and admins only.');
     expect(doc.paths['/c'].get.description).toBe('Public.');
   });
@@ -256,7 +316,8 @@ describe('shareHeaders', () => {
     const headers = doc.components.headers;
     expect(headers['X-Request-Id']).toEqual(REQUEST_ID_HEADERS['X-Request-Id']);
     const answers: JsonObject[] = [];
-    for (const item of Object.values<JsonObject>(doc.paths)) for (const op of Object.values<JsonObject>(item)) answers.push(...Object.values<JsonObject>(op.responses ?? {}));
+    for (const item of Object.values<JsonObject>(doc.paths))
+      for (const op of Object.values<JsonObject>(item)) answers.push(...Object.values<JsonObject>(op.responses ?? {}));
     const withHeaders = answers.filter((a) => a.headers);
     expect(withHeaders.length).toBeGreaterThan(2);
     for (const a of withHeaders) expect(a.headers['X-Request-Id']).toEqual({ $ref: '#/components/headers/X-Request-Id' });
@@ -271,7 +332,11 @@ describe('shareHeaders', () => {
     const one = { description: 'a', schema: { type: 'string' } };
     const other = { description: 'b', schema: { type: 'string' } };
     const doc: JsonObject = {
-      paths: { '/x': { get: { responses: { '200': { description: 'OK', headers: { A: one, B: one } }, '404': { description: 'no', headers: { A: one, B: other } } } } } },
+      paths: {
+        '/x': {
+          get: { responses: { '200': { description: 'OK', headers: { A: one, B: one } }, '404': { description: 'no', headers: { A: one, B: other } } } },
+        },
+      },
       components: {},
     };
     shareHeaders(doc);
@@ -290,7 +355,12 @@ describe('strictInputs and addIntegerFormats', () => {
             query('include_total', { type: 'string', enum: ['true', 'false'], default: 'false', example: 'true' }),
             query('list_id', { type: 'string', example: '3' }),
             query('after', { type: 'string', pattern: '^[0-9]+$', default: '0', example: '1042' }),
-            query('priority', { type: 'array', maxItems: 100, items: { type: 'string', pattern: '^(urgent|high)(,(urgent|high))*$' }, example: ['urgent,high'] }),
+            query('priority', {
+              type: 'array',
+              maxItems: 100,
+              items: { type: 'string', pattern: '^(urgent|high)(,(urgent|high))*$' },
+              example: ['urgent,high'],
+            }),
             query('type', { type: 'array', items: { type: 'string', pattern: '^(task\\.created|task\\.updated)(,(task\\.created|task\\.updated))*$' } }),
             query('label_id', { type: 'array', items: { type: 'string', pattern: '^([0-9]+)(,([0-9]+))*$' }, example: ['7'] }),
             query('assignee_id', { type: 'array', items: { type: 'string', pattern: '^([0-9]+|me|none)(,([0-9]+|me|none))*$' } }),
@@ -304,8 +374,24 @@ describe('strictInputs and addIntegerFormats', () => {
         In: {
           type: 'object',
           properties: {
-            list_id: { oneOf: [{ type: 'integer', minimum: 0 }, { type: 'string', pattern: '^[0-9]+$' }], description: 'The list' },
-            parent_id: { anyOf: [{ oneOf: [{ type: 'integer', minimum: 0 }, { type: 'string', pattern: '^[0-9]+$' }] }, { type: 'null' }] },
+            list_id: {
+              oneOf: [
+                { type: 'integer', minimum: 0 },
+                { type: 'string', pattern: '^[0-9]+$' },
+              ],
+              description: 'The list',
+            },
+            parent_id: {
+              anyOf: [
+                {
+                  oneOf: [
+                    { type: 'integer', minimum: 0 },
+                    { type: 'string', pattern: '^[0-9]+$' },
+                  ],
+                },
+                { type: 'null' },
+              ],
+            },
             label_ids: { type: 'array', items: { description: 'An id: a number, or a string of digits; other values are ignored' } },
             fields: { type: 'array', items: { anyOf: [{ $ref: '#/components/schemas/V' }, { not: { type: 'object' } }] } },
           },
@@ -322,10 +408,19 @@ describe('strictInputs and addIntegerFormats', () => {
     expect(p.include_total.schema).toEqual({ type: 'boolean', default: false, example: true });
     expect(p.list_id.schema).toEqual({ type: 'integer', format: 'int64', minimum: 1, example: 3 });
     expect(p.after.schema).toEqual({ type: 'integer', format: 'int64', minimum: 0, default: 0, example: 1042 });
-    expect(p.priority).toMatchObject({ style: 'form', explode: false, schema: { type: 'array', items: { type: 'string', enum: ['urgent', 'high'] }, example: ['urgent', 'high'] } });
+    expect(p.priority).toMatchObject({
+      style: 'form',
+      explode: false,
+      schema: { type: 'array', items: { type: 'string', enum: ['urgent', 'high'] }, example: ['urgent', 'high'] },
+    });
     expect(p.type.schema.items).toEqual({ type: 'string', enum: ['task.created', 'task.updated'] });
     expect(p.label_id.schema).toMatchObject({ items: { type: 'integer', format: 'int64', minimum: 1 }, example: [7] });
-    expect(p.assignee_id.schema.items).toEqual({ anyOf: [{ type: 'integer', format: 'int64', minimum: 1 }, { type: 'string', enum: ['me', 'none'] }] });
+    expect(p.assignee_id.schema.items).toEqual({
+      anyOf: [
+        { type: 'integer', format: 'int64', minimum: 1 },
+        { type: 'string', enum: ['me', 'none'] },
+      ],
+    });
     for (const name of ['priority', 'label_id', 'assignee_id']) expect(p[name].description).toContain('comma-separated');
   });
 

@@ -31,13 +31,13 @@
  * Pure functions of a plain JSON document; unit-tested in openapi.finalize.spec.ts.
  */
 
-import { RATE_LIMIT_MESSAGE } from '../common/throttle/rate-limit.constants';
-import { BODY_TOO_LARGE_MESSAGE, INTERNAL, NOT_JSON_MESSAGE, SERVICE_UNAVAILABLE, URI_TOO_LONG } from '../common/errors/to-http-error';
 import { KEYED_CACHE_CONTROL, TASK_CACHE_CONTROL } from '../common/cache/cache-control';
+import { BODY_TOO_LARGE_MESSAGE, INTERNAL, NOT_JSON_MESSAGE, SERVICE_UNAVAILABLE, URI_TOO_LONG } from '../common/errors/to-http-error';
 import { CLIENT_ERRORS } from '../common/http/framework-answers';
-import { BODY_400_MESSAGES } from '../common/validation/body-error';
 import { IDEMPOTENCY_MESSAGES, NO_IDEMPOTENCY_EXTENSION } from '../common/idempotency/idempotency-key';
 import { errorExamples } from '../common/openapi/api-errors.decorator';
+import { RATE_LIMIT_MESSAGE } from '../common/throttle/rate-limit.constants';
+import { BODY_400_MESSAGES } from '../common/validation/body-error';
 
 /** A node of the JSON document (loosely typed on purpose: this code walks it generically). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -79,8 +79,14 @@ export const KEYED_HEADERS = {
     description: 'Requests allowed per minute for this key (or, without a valid key, this client address); absent when rate limiting is off',
     schema: { type: 'integer', minimum: 1, maximum: 2147483647 },
   },
-  'RateLimit-Remaining': { description: 'Requests left in the current window; absent when rate limiting is off', schema: { type: 'integer', minimum: 0, maximum: 2147483647 } },
-  'RateLimit-Reset': { description: 'Seconds until the window resets; absent when rate limiting is off', schema: { type: 'integer', minimum: 0, maximum: 86400 } },
+  'RateLimit-Remaining': {
+    description: 'Requests left in the current window; absent when rate limiting is off',
+    schema: { type: 'integer', minimum: 0, maximum: 2147483647 },
+  },
+  'RateLimit-Reset': {
+    description: 'Seconds until the window resets; absent when rate limiting is off',
+    schema: { type: 'integer', minimum: 0, maximum: 86400 },
+  },
   'Cache-Control': {
     description: `\`${KEYED_CACHE_CONTROL}\` on every answer of a route that needs a key, except a task read with Get task: \`${TASK_CACHE_CONTROL}\``,
     schema: { type: 'string', enum: [KEYED_CACHE_CONTROL, TASK_CACHE_CONTROL] },
@@ -152,7 +158,9 @@ export function operations(doc: JsonObject): { path: string; method: string; op:
 /** The messages an error response documents: its named examples, in order (the decorators key them by message). */
 export function errorMessages(response: JsonObject): string[] {
   const examples: JsonObject = response.content?.['application/json']?.examples ?? {};
-  return Object.values<JsonObject>(examples).map((example) => example?.value?.error).filter((m): m is string => typeof m === 'string' && m !== '');
+  return Object.values<JsonObject>(examples)
+    .map((example) => example?.value?.error)
+    .filter((m): m is string => typeof m === 'string' && m !== '');
 }
 
 /** An error response documenting `messages`: the Error schema, one named example per message, the messages listed in the description. */
@@ -264,7 +272,12 @@ export function addResponseHeaders(doc: JsonObject): void {
   for (const [name, response] of Object.entries<JsonObject>(shared)) {
     const status = SHARED_ERROR_RESPONSES[name]?.status;
     if (SOCKET_ANSWERS.includes(status)) continue;
-    response.headers = { ...(response.headers ?? {}), ...clone(REQUEST_ID_HEADERS), ...clone(KEYED_HEADERS), ...(status === '429' ? clone(RETRY_AFTER_HEADERS) : {}) };
+    response.headers = {
+      ...(response.headers ?? {}),
+      ...clone(REQUEST_ID_HEADERS),
+      ...clone(KEYED_HEADERS),
+      ...(status === '429' ? clone(RETRY_AFTER_HEADERS) : {}),
+    };
   }
   for (const { method, op } of operations(doc)) {
     const keyed = typeof op['x-scope'] === 'string';
@@ -321,7 +334,8 @@ export function responseAndRequestRoots(doc: JsonObject): { responses: unknown[]
     if (op.requestBody) requests.push(...Object.values<JsonObject>(op.requestBody.content ?? {}).map((m) => m.schema));
     for (const p of op.parameters ?? []) requests.push(p.schema);
   }
-  for (const r of Object.values<JsonObject>(doc.components?.responses ?? {})) responses.push(...Object.values<JsonObject>(r.content ?? {}).map((m) => m.schema));
+  for (const r of Object.values<JsonObject>(doc.components?.responses ?? {}))
+    responses.push(...Object.values<JsonObject>(r.content ?? {}).map((m) => m.schema));
   return { responses, requests };
 }
 
@@ -393,7 +407,11 @@ export function strictResponses(doc: JsonObject): void {
 const OPERATION_KEYS = ['tags', 'summary', 'description', 'operationId', 'x-scope', 'security', 'parameters', 'requestBody', 'responses'];
 
 function sortedObject(obj: JsonObject, compare?: (a: string, b: string) => number): JsonObject {
-  return Object.fromEntries(Object.keys(obj).sort(compare).map((k) => [k, obj[k]]));
+  return Object.fromEntries(
+    Object.keys(obj)
+      .sort(compare)
+      .map((k) => [k, obj[k]]),
+  );
 }
 
 /**
@@ -407,7 +425,10 @@ export function orderDocument(doc: JsonObject): JsonObject {
   for (const path of Object.keys(doc.paths ?? {}).sort()) {
     const item = doc.paths[path];
     const ordered: JsonObject = {};
-    for (const key of Object.keys(item).filter((k) => !(METHODS as readonly string[]).includes(k)).sort()) ordered[key] = item[key];
+    for (const key of Object.keys(item)
+      .filter((k) => !(METHODS as readonly string[]).includes(k))
+      .sort())
+      ordered[key] = item[key];
     for (const method of METHODS) {
       if (!item[method]) continue;
       const op: JsonObject = {};
@@ -610,7 +631,9 @@ export function strictInputs(doc: JsonObject): void {
         else if (ids) items = { ...ID_SCHEMA };
         else if (idsOrWords) items = { anyOf: [{ ...ID_SCHEMA }, { type: 'string', enum: idsOrWords[1].split('|') }] };
         if (!items) continue;
-        const example = Array.isArray(s.example) ? s.example.flatMap((e: unknown) => String(e).split(',')).map((e: string) => (/^[0-9]+$/.test(e) ? Number(e) : e)) : undefined;
+        const example = Array.isArray(s.example)
+          ? s.example.flatMap((e: unknown) => String(e).split(',')).map((e: string) => (/^[0-9]+$/.test(e) ? Number(e) : e))
+          : undefined;
         p.schema = { type: 'array', maxItems: s.maxItems, items, ...(example ? { example } : {}) };
         p.style = 'form';
         p.explode = false;
@@ -621,12 +644,16 @@ export function strictInputs(doc: JsonObject): void {
   const schemas: JsonObject = doc.components?.schemas ?? {};
   // A body id: a number or a string of digits (D5), documented as the number.
   const isBodyId = (node: unknown): node is JsonObject =>
-    isObject(node) && Array.isArray(node.oneOf) && node.oneOf.length === 2 &&
-    node.oneOf.some((b: JsonObject) => b.type === 'integer') && node.oneOf.some((b: JsonObject) => b.pattern === '^[0-9]+$');
+    isObject(node) &&
+    Array.isArray(node.oneOf) &&
+    node.oneOf.length === 2 &&
+    node.oneOf.some((b: JsonObject) => b.type === 'integer') &&
+    node.oneOf.some((b: JsonObject) => b.pattern === '^[0-9]+$');
   walk(schemas, (obj) => {
     if (!isObject(obj.properties)) return;
     for (const prop of Object.values<JsonObject>(obj.properties)) {
-      if (isBodyId(prop) || (isObject(prop) && Array.isArray((prop as JsonObject).anyOf) && (prop as JsonObject).anyOf.some(isBodyId))) addProse(prop, 'A string of digits is accepted too.');
+      if (isBodyId(prop) || (isObject(prop) && Array.isArray((prop as JsonObject).anyOf) && (prop as JsonObject).anyOf.some(isBodyId)))
+        addProse(prop, 'A string of digits is accepted too.');
     }
   });
   walk(schemas, (obj) => {
@@ -638,10 +665,22 @@ export function strictInputs(doc: JsonObject): void {
     if (!isObject(obj.properties)) return;
     for (const prop of Object.values<JsonObject>(obj.properties)) {
       if (!isObject(prop)) continue;
-      if (prop.type === 'array' && isObject(prop.items) && prop.items.type === undefined && !prop.items.$ref && !prop.items.anyOf && /^An id/.test(String(prop.items.description))) {
+      if (
+        prop.type === 'array' &&
+        isObject(prop.items) &&
+        prop.items.type === undefined &&
+        !prop.items.$ref &&
+        !prop.items.anyOf &&
+        /^An id/.test(String(prop.items.description))
+      ) {
         prop.items = { ...ID_SCHEMA };
         addProse(prop, 'Ids may also be strings of digits; other items are ignored.');
-      } else if (prop.type === 'array' && isObject(prop.items) && Array.isArray(prop.items.anyOf) && prop.items.anyOf.some((b: JsonObject) => isObject(b.not))) {
+      } else if (
+        prop.type === 'array' &&
+        isObject(prop.items) &&
+        Array.isArray(prop.items.anyOf) &&
+        prop.items.anyOf.some((b: JsonObject) => isObject(b.not))
+      ) {
         prop.items = prop.items.anyOf.find((b: JsonObject) => !isObject(b.not));
         addProse(prop, 'Items that are not objects are ignored.');
       }

@@ -1,5 +1,6 @@
-import { SwaggerModule } from '@nestjs/swagger';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { SwaggerModule } from '@nestjs/swagger';
+
 import { buildOpenApiDocument, OPENAPI_JSON_PATH, SWAGGER_UI_PATH } from './openapi.document';
 import { JsonObject, serializeDocument } from './openapi.finalize';
 
@@ -15,10 +16,13 @@ export function mountOpenApi(app: NestFastifyApplication, options: { ui?: boolea
   let text: string | undefined;
   const getDocument = (): JsonObject => (document ??= buildOpenApiDocument(app));
 
-  app.getHttpAdapter().getInstance().get(OPENAPI_JSON_PATH, async (_request, reply) => {
-    text ??= serializeDocument(getDocument());
-    return reply.header('content-type', 'application/json; charset=utf-8').send(text);
-  });
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .get(OPENAPI_JSON_PATH, async (_request, reply) => {
+      text ??= serializeDocument(getDocument());
+      return reply.header('content-type', 'application/json; charset=utf-8').send(text);
+    });
 
   if (options.ui === false) return;
   SwaggerModule.setup(SWAGGER_UI_PATH, app, () => getDocument() as never, {

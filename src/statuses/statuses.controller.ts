@@ -1,11 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated, BodyErrors } from '../common/auth/authenticated.decorator';
 import { NAME_TAKEN } from '../common/database/unique-messages';
-import { QueryPairsOf } from '../common/validation/query-pairs';
 import { ApiErrors, ApiValidatedBody } from '../common/openapi/api-errors.decorator';
 import { PathId } from '../common/validation/id.pipe';
+import { QueryPairsOf } from '../common/validation/query-pairs';
 import { CreateStatusDto, StatusDto, UpdateStatusDto } from './statuses.dto';
 import { LAST_COMPLETED, REPLACEMENT, REPLACEMENT_MESSAGES, StatusesService } from './statuses.service';
 
@@ -51,8 +52,7 @@ export class StatusesController {
   @Authenticated('workspaces:write', 'status.edit')
   @ApiOperation({
     summary: 'Update status',
-    description:
-      'Only the fields sent change. The last remaining `completed` status of a workspace cannot change category.',
+    description: 'Only the fields sent change. The last remaining `completed` status of a workspace cannot change category.',
   })
   @ApiValidatedBody(UpdateStatusDto)
   @ApiOkResponse({ type: StatusDto })
@@ -72,10 +72,15 @@ export class StatusesController {
   @ApiOperation({
     summary: 'Delete status',
     description:
-      'Permanent. Tasks that held the status take `replacement_status_id` when given, else the workspace\'s first `pending` status by position, else none. ' +
+      "Permanent. Tasks that held the status take `replacement_status_id` when given, else the workspace's first `pending` status by position, else none. " +
       'The last remaining `completed` status of a workspace cannot be deleted. Other query parameters and any body are ignored.',
   })
-  @ApiQuery({ name: REPLACEMENT, required: false, schema: { type: 'integer', minimum: 0 }, description: 'A status of the same workspace for the tasks that held this one (a number)' })
+  @ApiQuery({
+    name: REPLACEMENT,
+    required: false,
+    schema: { type: 'integer', minimum: 0 },
+    description: 'A status of the same workspace for the tasks that held this one (a number)',
+  })
   @ApiNoContentResponse()
   @ApiErrors({
     400: [REPLACEMENT_MESSAGES.once, REPLACEMENT_MESSAGES.invalid, REPLACEMENT_MESSAGES.self, LAST_COMPLETED],

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+
 import { ApiInteger } from '../common/openapi/integer.decorator';
 import { MAX_LENGTH } from '../common/validation/body';
 import { IsOneOf, IsPosition, ParentId, PlainString, TrimmedText } from '../common/validation/body-fields';
@@ -34,7 +35,8 @@ export class StatusDto {
 export class CreateStatusDto {
   @ParentId('workspace_id', 'Numeric id of the workspace')
   workspace_id: number;
-  @TrimmedText('name', { max: MAX_LENGTH.name, required: true, description: 'Trimmed; unique in the workspace ignoring case', example: 'In Review' }) name: string;
+  @TrimmedText('name', { max: MAX_LENGTH.name, required: true, description: 'Trimmed; unique in the workspace ignoring case', example: 'In Review' })
+  name: string;
   @IsOneOf('category', STATUS_CATEGORIES, INVALID_CATEGORY, { required: true }) category: StatusCategory;
   @PlainString('icon', { description: 'Icon slug; null when not provided', example: 'chart' }) icon?: string | null;
   @PlainString('color', { description: 'Defaults to `gray`', example: 'purple' }) color?: string | null;
@@ -42,8 +44,10 @@ export class CreateStatusDto {
 
 /** spec: Update status, request body; only sent fields change (the others stay undefined after validation). */
 export class UpdateStatusDto {
-  @TrimmedText('name', { max: MAX_LENGTH.name, required: false, description: 'Cannot be blank; unique in the workspace ignoring case', example: 'Shipped' }) name?: string;
-  @IsOneOf('category', STATUS_CATEGORIES, INVALID_CATEGORY, { description: 'The last remaining `completed` status cannot change category' }) category?: StatusCategory;
+  @TrimmedText('name', { max: MAX_LENGTH.name, required: false, description: 'Cannot be blank; unique in the workspace ignoring case', example: 'Shipped' })
+  name?: string;
+  @IsOneOf('category', STATUS_CATEGORIES, INVALID_CATEGORY, { description: 'The last remaining `completed` status cannot change category' })
+  category?: StatusCategory;
   @PlainString('icon', { example: 'chart' }) icon?: string | null;
   @PlainString('color', { example: 'red' }) color?: string | null;
   @IsPosition({ example: 3 }) position?: number;

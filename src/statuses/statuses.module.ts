@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { StatusesController } from './statuses.controller';
 import { StatusesRepository } from './statuses.repository';
 import { StatusesService } from './statuses.service';

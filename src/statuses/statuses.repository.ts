@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+
 import { ColumnField, columnTable, FieldsMatch, positionWrite, WritesMatch } from '../common/database/field-table';
 import type { Db } from '../common/database/request-db';
 import { columnChanges, insertRow, sentKey, updateRow, writeStatement } from '../common/database/write-statement';
@@ -34,50 +35,103 @@ export interface StatusDeletion {
 }
 
 /** Inserts a status (defaults: STATUS_FIELDS; position max + 1 of the workspace, D24), recording `status.created` (D37). */
-const INSERT = writeStatement<{ actor: Actor; workspaceId: number; body: Omit<CreateStatusDto, 'workspace_id'> }, StatusDto>('status.insert', () => '', (w) =>
-  w
-    .write('s', `(${insertRow(w, 'statuses', STATUS_TABLE.writes, (i) => i.body, w.arg((i) => i.workspaceId, 'int'))} RETURNING *)`)
-    .event(statementEvent({ type: 'status.created', from: 's', reads: ['s'], workspace: 's.workspace_id', data: { status_id: 's.id' } }))
-    .select(`${STATUS_TABLE.select} FROM s`),
+const INSERT = writeStatement<{ actor: Actor; workspaceId: number; body: Omit<CreateStatusDto, 'workspace_id'> }, StatusDto>(
+  'status.insert',
+  () => '',
+  (w) =>
+    w
+      .write(
+        's',
+        `(${insertRow(
+          w,
+          'statuses',
+          STATUS_TABLE.writes,
+          (i) => i.body,
+          w.arg((i) => i.workspaceId, 'int'),
+        )} RETURNING *)`,
+      )
+      .event(statementEvent({ type: 'status.created', from: 's', reads: ['s'], workspace: 's.workspace_id', data: { status_id: 's.id' } }))
+      .select(`${STATUS_TABLE.select} FROM s`),
 );
 
 /** The fields sent of a status; `status.updated` when a stored value changed (D37). */
-const UPDATE = writeStatement<{ actor: Actor; id: number; patch: UpdateStatusDto }, StatusDto>('status.update', (i) => sentKey(STATUS_TABLE.columns, i.patch), (w, sample) =>
-  updateRow(w, 'statuses', 'statuses', STATUS_TABLE, (i) => i.id, (i) => i.patch, sample)
-    ? w
-        .event(statementEvent({
-          type: 'status.updated', from: 'r JOIN old ON old.id = r.id', reads: ['r', 'old'], workspace: 'r.workspace_id',
-          data: { status_id: 'r.id' }, changes: columnChanges(STATUS_TABLE),
-        }))
-        .select(`${STATUS_TABLE.select} FROM r`)
-    : w.noEvent('nothing sent: nothing changes').select(`${STATUS_TABLE.select} FROM statuses WHERE id = ${w.arg((i) => i.id, 'int')}`),
+const UPDATE = writeStatement<{ actor: Actor; id: number; patch: UpdateStatusDto }, StatusDto>(
+  'status.update',
+  (i) => sentKey(STATUS_TABLE.columns, i.patch),
+  (w, sample) =>
+    updateRow(
+      w,
+      'statuses',
+      'statuses',
+      STATUS_TABLE,
+      (i) => i.id,
+      (i) => i.patch,
+      sample,
+    )
+      ? w
+          .event(
+            statementEvent({
+              type: 'status.updated',
+              from: 'r JOIN old ON old.id = r.id',
+              reads: ['r', 'old'],
+              workspace: 'r.workspace_id',
+              data: { status_id: 'r.id' },
+              changes: columnChanges(STATUS_TABLE),
+            }),
+          )
+          .select(`${STATUS_TABLE.select} FROM r`)
+      : w.noEvent('nothing sent: nothing changes').select(`${STATUS_TABLE.select} FROM statuses WHERE id = ${w.arg((i) => i.id, 'int')}`),
 );
 
 /** D43 status delete (StatusesRepository.delete). */
-const DELETE = writeStatement<{ actor: Actor; workspaceId: number; id: number; replacementId: number | null }, StatusDeletion>('status.delete', () => '', (w) => {
-  const ws = w.arg((i) => i.workspaceId, 'int');
-  const statusId = w.arg((i) => i.id, 'int');
-  const replacement = w.arg((i) => i.replacementId, 'int');
-  return w
-    .lock('completed', 'statuses', `MATERIALIZED (SELECT id FROM statuses WHERE workspace_id = ${ws} AND category = 'completed' ORDER BY id FOR NO KEY UPDATE)`)
-    // FOR UPDATE: waits for the task writes that reference it (their key-share locks), and keeps new ones out.
-    .lock('target', 'statuses', `MATERIALIZED (SELECT s.id, s.category FROM statuses s, (SELECT count(*) FROM completed) c WHERE s.id = ${statusId} FOR UPDATE OF s)`)
-    .check('chk', `(
+const DELETE = writeStatement<{ actor: Actor; workspaceId: number; id: number; replacementId: number | null }, StatusDeletion>(
+  'status.delete',
+  () => '',
+  (w) => {
+    const ws = w.arg((i) => i.workspaceId, 'int');
+    const statusId = w.arg((i) => i.id, 'int');
+    const replacement = w.arg((i) => i.replacementId, 'int');
+    return (
+      w
+        .lock(
+          'completed',
+          'statuses',
+          `MATERIALIZED (SELECT id FROM statuses WHERE workspace_id = ${ws} AND category = 'completed' ORDER BY id FOR NO KEY UPDATE)`,
+        )
+        // FOR UPDATE: waits for the task writes that reference it (their key-share locks), and keeps new ones out.
+        .lock(
+          'target',
+          'statuses',
+          `MATERIALIZED (SELECT s.id, s.category FROM statuses s, (SELECT count(*) FROM completed) c WHERE s.id = ${statusId} FOR UPDATE OF s)`,
+        )
+        .check(
+          'chk',
+          `(
          SELECT ${replacement} IS NULL OR EXISTS (SELECT 1 FROM statuses r WHERE r.id = ${replacement} AND r.workspace_id = ${ws}) AS replacement_found,
                 COALESCE(${replacement} = ${statusId}, false) AS replacement_self,
                 target.category = 'completed' AND NOT EXISTS (SELECT 1 FROM completed WHERE id <> ${statusId}) AS last_completed
-           FROM target)`)
-    .check('ok', '(SELECT replacement_found AND NOT replacement_self AND NOT last_completed AS ok FROM chk)')
-    // The status the tasks take, share-locked before the event lock (their foreign-key check would otherwise wait after it).
-    .lock('next_status', 'statuses', `MATERIALIZED (SELECT n.id FROM statuses n, ok WHERE ok.ok AND n.id = COALESCE(${replacement},
+           FROM target)`,
+        )
+        .check('ok', '(SELECT replacement_found AND NOT replacement_self AND NOT last_completed AS ok FROM chk)')
+        // The status the tasks take, share-locked before the event lock (their foreign-key check would otherwise wait after it).
+        .lock(
+          'next_status',
+          'statuses',
+          `MATERIALIZED (SELECT n.id FROM statuses n, ok WHERE ok.ok AND n.id = COALESCE(${replacement},
                    (SELECT d.id FROM statuses d WHERE d.workspace_id = ${ws} AND d.category = 'pending' AND d.id <> ${statusId} ORDER BY d.position, d.id LIMIT 1))
-                   FOR KEY SHARE OF n)`)
-    .write('moved', `(UPDATE tasks SET status_id = (SELECT id FROM next_status)
-                  WHERE status_id = ${statusId} AND (SELECT ok FROM ok) RETURNING id)`)
-    .write('gone', `(DELETE FROM statuses WHERE id = ${statusId} AND (SELECT ok FROM ok) AND (SELECT count(*) FROM moved) >= 0 RETURNING id, workspace_id)`)
-    .event(statementEvent({ type: 'status.deleted', from: 'gone', reads: ['gone'], workspace: 'gone.workspace_id', data: { status_id: 'gone.id' } }))
-    .select('chk.replacement_found, chk.replacement_self, chk.last_completed, EXISTS (SELECT 1 FROM gone) AS deleted FROM chk');
-});
+                   FOR KEY SHARE OF n)`,
+        )
+        .write(
+          'moved',
+          `(UPDATE tasks SET status_id = (SELECT id FROM next_status)
+                  WHERE status_id = ${statusId} AND (SELECT ok FROM ok) RETURNING id)`,
+        )
+        .write('gone', `(DELETE FROM statuses WHERE id = ${statusId} AND (SELECT ok FROM ok) AND (SELECT count(*) FROM moved) >= 0 RETURNING id, workspace_id)`)
+        .event(statementEvent({ type: 'status.deleted', from: 'gone', reads: ['gone'], workspace: 'gone.workspace_id', data: { status_id: 'gone.id' } }))
+        .select('chk.replacement_found, chk.replacement_self, chk.last_completed, EXISTS (SELECT 1 FROM gone) AS deleted FROM chk')
+    );
+  },
+);
 
 /** The write statements of statuses. */
 export const STATUS_WRITES = [INSERT, UPDATE, DELETE];
@@ -108,10 +162,9 @@ export class StatusesRepository {
    */
   async lockCompleted(em: EntityManager, workspaceId: number): Promise<number[]> {
     // In id order, as delete() locks them: two writers of the rule never wait for each other in a cycle.
-    const rows: { id: number }[] = await em.query(
-      `SELECT id FROM statuses WHERE workspace_id = $1 AND category = 'completed' ORDER BY id FOR NO KEY UPDATE`,
-      [workspaceId],
-    );
+    const rows: { id: number }[] = await em.query(`SELECT id FROM statuses WHERE workspace_id = $1 AND category = 'completed' ORDER BY id FOR NO KEY UPDATE`, [
+      workspaceId,
+    ]);
     return rows.map((r) => r.id);
   }
 

@@ -1,10 +1,11 @@
 import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+
 import { NOT_FOUND, NOT_FOUND_IN_WORKSPACE } from '../common/access/access.policy';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
-import { validateBody, validateCreate } from '../common/validation/validate-body';
 import { parseId } from '../common/validation/ids';
+import { validateBody, validateCreate } from '../common/validation/validate-body';
 import { CreateStatusDto, StatusDto, UpdateStatusDto } from './statuses.dto';
 import { StatusesRepository } from './statuses.repository';
 

@@ -1,5 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+
 import type { AppEnv } from '../config/env';
 import { InjectSettings } from '../config/settings';
 import { useCursorSecret } from './task-cursor';
@@ -12,8 +13,7 @@ interface Queryable {
 const UNDEFINED_TABLE = '42P01';
 
 /** Start-up error when the database has no cursor secret yet: its migrations have not run. */
-export const MISSING_CURSOR_SECRET =
-  'The database has no cursor secret: run the migrations (npm run cli -- migrate) or set CURSOR_SECRET';
+export const MISSING_CURSOR_SECRET = 'The database has no cursor secret: run the migrations (npm run cli -- migrate) or set CURSOR_SECRET';
 
 /**
  * The secret that signs cursors: `configured` (CURSOR_SECRET) when set, else the random one the

@@ -1,9 +1,9 @@
 import type { Membership } from '../common/access/access.policy';
 import { GrantParams, grantParams, permittedListSql } from '../common/access/access.sql';
-import type { CursorValues } from './task-cursor';
-import { PRIORITIES, Priority } from './tasks.dto';
-import type { SortKey, SortTerm, TaskFilters, TaskQuery } from './task-query';
 import { SqlParams } from '../common/database/sql-params';
+import type { CursorValues } from './task-cursor';
+import type { SortKey, SortTerm, TaskFilters, TaskQuery } from './task-query';
+import { PRIORITIES, Priority } from './tasks.dto';
 import { taskPageSql } from './tasks.sql';
 
 /*
@@ -117,7 +117,10 @@ function filterSql(p: SqlParams, scope: TaskListScope, grants: GrantParams, quer
         `EXISTS (SELECT 1 FROM task_assignees ta WHERE ta.task_id = t.id AND ta.user_id = ANY(${users}) OFFSET 0)`,
       );
     } else {
-      push('NOT EXISTS (SELECT 1 FROM task_assignees ta WHERE ta.task_id = t.id)', 'NOT EXISTS (SELECT 1 FROM task_assignees ta WHERE ta.task_id = t.id OFFSET 0)');
+      push(
+        'NOT EXISTS (SELECT 1 FROM task_assignees ta WHERE ta.task_id = t.id)',
+        'NOT EXISTS (SELECT 1 FROM task_assignees ta WHERE ta.task_id = t.id OFFSET 0)',
+      );
     }
   }
   if (f.labelIds) {
@@ -159,8 +162,17 @@ export const WALK_ROWS = 10_000;
 /** Whether a filter beyond the list (whose index is ordered like the default sort) narrows the rows. */
 function narrows(f: TaskFilters): boolean {
   return Boolean(
-    f.statusIds || f.statusCategories || f.assignees || f.labelIds || f.priorities || f.parentId !== null ||
-      f.dueAfter || f.dueBefore || f.createdAfter || f.updatedAfter || f.terms,
+    f.statusIds ||
+    f.statusCategories ||
+    f.assignees ||
+    f.labelIds ||
+    f.priorities ||
+    f.parentId !== null ||
+    f.dueAfter ||
+    f.dueBefore ||
+    f.createdAfter ||
+    f.updatedAfter ||
+    f.terms,
   );
 }
 
@@ -229,7 +241,14 @@ export function taskListSql(scope: TaskListScope, userId: number, query: TaskQue
   const pageRows = query.limit + 1;
   if (!Number.isSafeInteger(pageRows) || pageRows < 2) throw new Error(`taskListSql: bad limit ${query.limit}`);
   const total = query.includeTotal ? `,\n (SELECT count(*)::int FROM tasks t WHERE ${where}) AS total` : '';
-  const items = taskPageSql(`SELECT id FROM page WHERE n <= ${limit}`, `page p JOIN tasks t ON t.id = p.id AND p.n <= ${limit}`, 'p.n', user, grants, workspace);
+  const items = taskPageSql(
+    `SELECT id FROM page WHERE n <= ${limit}`,
+    `page p JOIN tasks t ON t.id = p.id AND p.n <= ${limit}`,
+    'p.n',
+    user,
+    grants,
+    workspace,
+  );
   const walks = conditions.narrowing.length > 0 && query.filters.parentId === null && walkRows > 0;
   const page = byPriorityFirst(query.sort)
     ? priorityFirstPageSql(p, query, conditions, pageRows, walks ? Math.floor(walkRows) : 0)
@@ -321,7 +340,13 @@ function priorityFirstPageSql(p: SqlParams, query: TaskQuery, c: Conditions, pag
   // theirs, so they could not be on the page (a one-time filter: the branch's scans do not start).
   const names = branches.map((_, i) => `branch${i}`);
   branches.forEach((branch, i) => {
-    const gate = i === 0 ? '' : `\n        WHERE (${names.slice(0, i).map((n) => `(SELECT count(*) FROM ${n})`).join(' + ')}) < ${pageRows}`;
+    const gate =
+      i === 0
+        ? ''
+        : `\n        WHERE (${names
+            .slice(0, i)
+            .map((n) => `(SELECT count(*) FROM ${n})`)
+            .join(' + ')}) < ${pageRows}`;
     ctes.push(`${names[i]} AS MATERIALIZED (\n       SELECT * FROM (${branch}) b${gate}\n     )`);
   });
   ctes.push(`page AS MATERIALIZED (

@@ -1,7 +1,8 @@
 import { BadRequestException } from '@nestjs/common';
 import fc from 'fast-check';
-import { openCursor, sealCursor, useCursorSecret } from './task-cursor';
+
 import type { QueryPairs } from '../common/validation/query-reader';
+import { openCursor, sealCursor, useCursorSecret } from './task-cursor';
 import { parseSort, parseTaskQuery, QUERY_MESSAGES, QUERY_PARAMS, queryInstant, TaskQuery } from './task-query';
 
 /** Unit spec of the List tasks query parser and cursors (D34). */
@@ -48,8 +49,19 @@ describe('parseTaskQuery', () => {
     const query = parse([]);
     expect(query).toMatchObject({ mode: 'offset', page: 1, limit: 50, includeTotal: false, after: null, sort: [{ key: 'created_at', desc: true }] });
     expect(query.filters).toEqual({
-      listId: null, statusIds: null, statusCategories: null, assignees: null, labelIds: null, priorities: null, parentId: null,
-      includeSubtasks: false, dueAfter: null, dueBefore: null, createdAfter: null, updatedAfter: null, terms: null,
+      listId: null,
+      statusIds: null,
+      statusCategories: null,
+      assignees: null,
+      labelIds: null,
+      priorities: null,
+      parentId: null,
+      includeSubtasks: false,
+      dueAfter: null,
+      dueBefore: null,
+      createdAfter: null,
+      updatedAfter: null,
+      terms: null,
     });
   });
 
@@ -90,29 +102,102 @@ describe('parseTaskQuery', () => {
         expect(new Set(query.filters.labelIds)).toEqual(new Set(values));
         expect(query.filters.labelIds).toHaveLength(new Set(values).size);
         expect(query.binding).toBe(parse([['label_id', [...new Set(values)].sort((a, b) => b - a).join(',')]]).binding);
-        expect(errorOf([...pairs, ['label_id', Array(101 - values.length).fill('1').join(',')]])).toBe('label_id accepts at most 100 values');
+        expect(
+          errorOf([
+            ...pairs,
+            [
+              'label_id',
+              Array(101 - values.length)
+                .fill('1')
+                .join(','),
+            ],
+          ]),
+        ).toBe('label_id accepts at most 100 values');
       }),
     );
   });
 
   it('binds cursors to filters as sets, explicit defaults and me included', () => {
-    const base = parse([['assignee_id', 'me,none'], ['priority', 'high,urgent']]).binding;
-    expect(parse([['priority', 'urgent'], ['assignee_id', 'none'], ['priority', 'high,high'], ['assignee_id', '7'], ['include_subtasks', 'false'], ['sort', '-created_at']]).binding).toBe(base);
-    expect(parse([['assignee_id', 'me,none'], ['priority', 'high,urgent']], { workspaceId: 3, userId: 8 }).binding).not.toBe(base);
-    expect(parse([['assignee_id', 'me,none'], ['priority', 'high,urgent']], { workspaceId: 4, userId: 7 }).binding).not.toBe(base);
-    expect(parse([['assignee_id', 'me,none'], ['priority', 'high']]).binding).not.toBe(base);
-    expect(parse([['assignee_id', 'me,none'], ['priority', 'high,urgent'], ['sort', 'created_at']]).binding).not.toBe(base);
+    const base = parse([
+      ['assignee_id', 'me,none'],
+      ['priority', 'high,urgent'],
+    ]).binding;
+    expect(
+      parse([
+        ['priority', 'urgent'],
+        ['assignee_id', 'none'],
+        ['priority', 'high,high'],
+        ['assignee_id', '7'],
+        ['include_subtasks', 'false'],
+        ['sort', '-created_at'],
+      ]).binding,
+    ).toBe(base);
+    expect(
+      parse(
+        [
+          ['assignee_id', 'me,none'],
+          ['priority', 'high,urgent'],
+        ],
+        { workspaceId: 3, userId: 8 },
+      ).binding,
+    ).not.toBe(base);
+    expect(
+      parse(
+        [
+          ['assignee_id', 'me,none'],
+          ['priority', 'high,urgent'],
+        ],
+        { workspaceId: 4, userId: 7 },
+      ).binding,
+    ).not.toBe(base);
+    expect(
+      parse([
+        ['assignee_id', 'me,none'],
+        ['priority', 'high'],
+      ]).binding,
+    ).not.toBe(base);
+    expect(
+      parse([
+        ['assignee_id', 'me,none'],
+        ['priority', 'high,urgent'],
+        ['sort', 'created_at'],
+      ]).binding,
+    ).not.toBe(base);
     // The same instant in two spellings is the same filter.
     expect(parse([['due_after', '2025-01-01T01:00:00+01:00']]).binding).toBe(parse([['due_after', '2025-01-01']]).binding);
     // parent_id makes include_subtasks change nothing.
-    expect(parse([['parent_id', '5'], ['include_subtasks', 'true']]).binding).toBe(parse([['parent_id', '5']]).binding);
+    expect(
+      parse([
+        ['parent_id', '5'],
+        ['include_subtasks', 'true'],
+      ]).binding,
+    ).toBe(parse([['parent_id', '5']]).binding);
   });
 
   it.each([
     ['title', [{ key: 'title', desc: false }]],
-    ['-due_date,priority,identifier', [{ key: 'due_date', desc: true }, { key: 'priority', desc: false }, { key: 'identifier', desc: false }]],
-    ['updated_at,-created_at', [{ key: 'updated_at', desc: false }, { key: 'created_at', desc: true }]],
-    ['', null], ['title,', null], ['title,-title', null], ['a,b,c,d', null], ['--title', null], ['TITLE', null], ['id', null],
+    [
+      '-due_date,priority,identifier',
+      [
+        { key: 'due_date', desc: true },
+        { key: 'priority', desc: false },
+        { key: 'identifier', desc: false },
+      ],
+    ],
+    [
+      'updated_at,-created_at',
+      [
+        { key: 'updated_at', desc: false },
+        { key: 'created_at', desc: true },
+      ],
+    ],
+    ['', null],
+    ['title,', null],
+    ['title,-title', null],
+    ['a,b,c,d', null],
+    ['--title', null],
+    ['TITLE', null],
+    ['id', null],
     ['title,priority,identifier,due_date', null],
   ])('parseSort(%j)', (text, expected) => {
     expect(parseSort(text)).toEqual(expected);
@@ -123,7 +208,9 @@ describe('parseTaskQuery', () => {
     ['2025-01-15T09:30:00.123456Z', '2025-01-15T09:30:00.123456Z'],
     ['2025-01-15T09:30:00.1234+02:00', '2025-01-15T07:30:00.123400Z'],
     ['2025-01-15T09:30', '2025-01-15T09:30:00.000000Z'],
-    ['2025-02-30', null], ['2025-01-15T09:30:00.1234567Z', null], ['', null],
+    ['2025-02-30', null],
+    ['2025-01-15T09:30:00.1234567Z', null],
+    ['', null],
   ])('queryInstant(%j) keeps microseconds', (text, expected) => {
     expect(queryInstant(text)).toBe(expected);
   });
@@ -135,15 +222,35 @@ describe('parseTaskQuery', () => {
     expect(errorOf([['q', terms(11)]])).toBe('q accepts at most 10 terms');
     expect(errorOf([['q', terms(11, '\t')]])).toBe('q accepts at most 10 terms');
     expect(errorOf([['q', Array(101).fill('x').join(' ')]])).toBe(QUERY_MESSAGES.qLong);
-    expect(errorOf([['q', terms(11)], ['sort', 'bad']])).toBe('q accepts at most 10 terms');
-    expect(errorOf([['q', terms(11)], ['created_after', 'bad']])).toBe('Invalid created_after format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z');
+    expect(
+      errorOf([
+        ['q', terms(11)],
+        ['sort', 'bad'],
+      ]),
+    ).toBe('q accepts at most 10 terms');
+    expect(
+      errorOf([
+        ['q', terms(11)],
+        ['created_after', 'bad'],
+      ]),
+    ).toBe('Invalid created_after format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z');
   });
 
   it('cursor mode, include_total and page', () => {
     expect(parse([['include_total', 'false']])).toMatchObject({ mode: 'cursor', includeTotal: false });
     expect(parse([['include_total', 'true']])).toMatchObject({ mode: 'offset', includeTotal: false });
-    expect(parse([['include_total', 'true'], ['page', '3']])).toMatchObject({ mode: 'offset', page: 3 });
-    expect(errorOf([['page', '1'], ['include_total', 'false']])).toBe(QUERY_MESSAGES.pageCombined);
+    expect(
+      parse([
+        ['include_total', 'true'],
+        ['page', '3'],
+      ]),
+    ).toMatchObject({ mode: 'offset', page: 3 });
+    expect(
+      errorOf([
+        ['page', '1'],
+        ['include_total', 'false'],
+      ]),
+    ).toBe(QUERY_MESSAGES.pageCombined);
   });
 });
 

@@ -1,4 +1,5 @@
 import { BadRequestException } from '@nestjs/common';
+
 import { MAX_LENGTH } from '../common/validation/body';
 import { formatTimestamp, invalidDateMessage, parseIsoDate } from '../common/validation/dates';
 import { parseId } from '../common/validation/ids';
@@ -65,8 +66,21 @@ export const DATE_PARAMS = ['due_after', 'due_before', 'created_after', 'updated
 
 /** Every parameter List tasks knows, in the order D34 checks them. */
 export const QUERY_PARAMS = [
-  'page', 'limit', 'list_id', 'status_id', 'status_category', 'assignee_id', 'label_id', 'priority',
-  'parent_id', 'include_subtasks', ...DATE_PARAMS, 'q', 'sort', 'include_total', 'cursor',
+  'page',
+  'limit',
+  'list_id',
+  'status_id',
+  'status_category',
+  'assignee_id',
+  'label_id',
+  'priority',
+  'parent_id',
+  'include_subtasks',
+  ...DATE_PARAMS,
+  'q',
+  'sort',
+  'include_total',
+  'cursor',
 ] as const;
 
 /** The filters of D34 after parsing; null = parameter not sent. Ids are D5 ids (too large ones become 0: match nothing). */
@@ -175,8 +189,22 @@ export function parseTaskQuery(pairs: QueryPairs, context: QueryContext): TaskQu
   if (unknown) throw bad(unknownParameterMessage(unknown[0]));
 
   const r = new QueryReader(pairs);
-  const page = r.single('page', (v) => { const n = integer(v); return n !== null && n >= 1 ? n : null; }, QUERY_MESSAGES.page);
-  const limit = r.single('limit', (v) => { const n = integer(v); return n !== null && n >= PAGE_LIMIT.min && n <= PAGE_LIMIT.max ? n : null; }, QUERY_MESSAGES.limit);
+  const page = r.single(
+    'page',
+    (v) => {
+      const n = integer(v);
+      return n !== null && n >= 1 ? n : null;
+    },
+    QUERY_MESSAGES.page,
+  );
+  const limit = r.single(
+    'limit',
+    (v) => {
+      const n = integer(v);
+      return n !== null && n >= PAGE_LIMIT.min && n <= PAGE_LIMIT.max ? n : null;
+    },
+    QUERY_MESSAGES.limit,
+  );
   const listId = r.single('list_id', parseId, QUERY_MESSAGES.listId);
   const statusIds = r.multi('status_id', parseId, QUERY_MESSAGES.statusId);
   const statusCategories = r.multi('status_category', oneOf(STATUS_CATEGORIES), QUERY_MESSAGES.statusCategory);

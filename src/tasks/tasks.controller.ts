@@ -1,16 +1,17 @@
 import { applyDecorators, Body, Controller, createParamDecorator, Delete, ExecutionContext, Get, HttpCode, Patch, Post, Put, Res } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
 import {
   ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
   ApiExtraModels,
   ApiHeader,
+  ApiNoContentResponse,
+  ApiOkResponse,
   ApiOperation,
   ApiResponse,
   ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+
 import { ACCESS_DENIED, NOT_FOUND, NOT_FOUND_IN_WORKSPACE } from '../common/access/access.policy';
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated, BodyErrors } from '../common/auth/authenticated.decorator';
@@ -143,7 +144,7 @@ export class TasksController {
   @ApiOperation({
     summary: 'Add label to task',
     description:
-      'Adds one label of the task\'s workspace; labels added at the same time by others are kept. Adding a label the task already has changes nothing. ' +
+      "Adds one label of the task's workspace; labels added at the same time by others are kept. Adding a label the task already has changes nothing. " +
       'Any request body is ignored. Answers as Update task (without `labels`).',
   })
   @ApiOkResponse({ type: TaskWriteDto, description: 'All task fields except labels, subtasks, attachments', headers: ETAG_HEADERS })
@@ -224,7 +225,11 @@ export class TasksController {
     403: [ACCESS_DENIED],
     404: [NOT_FOUND_IN_WORKSPACE.list],
   })
-  listTasks(@CurrentCaller() caller: Caller, @PathId('workspace') id: number, @QueryPairsOf(['cursor']) query: QueryPairs): Promise<RawJson<TaskPageDto | TaskCursorPageDto>> {
+  listTasks(
+    @CurrentCaller() caller: Caller,
+    @PathId('workspace') id: number,
+    @QueryPairsOf(['cursor']) query: QueryPairs,
+  ): Promise<RawJson<TaskPageDto | TaskCursorPageDto>> {
     return this.tasks.listTasks(caller, id, query);
   }
 }

@@ -1,4 +1,5 @@
 import { BadRequestException } from '@nestjs/common';
+
 import { validateBody, validateCreate, validateTarget } from '../common/validation/validate-body';
 import { CreateTaskDto, UpdateTaskDto } from './tasks.dto';
 
@@ -24,7 +25,16 @@ describe('CreateTaskDto', () => {
         due_date: '2025-01-15T10:00+01:00',
         start_date: '',
         assignee_ids: [3, '3', 'x', null, 2, 0],
-        custom_fields: [{ id: 1, value: 2 }, { id: '2', value: false }, { id: 1, value: 'last' }, { id: 3, value: null }, { id: 'x', value: 'y' }, 7, { id: 1 }, { id: 4 }],
+        custom_fields: [
+          { id: 1, value: 2 },
+          { id: '2', value: false },
+          { id: 1, value: 'last' },
+          { id: 3, value: null },
+          { id: 'x', value: 'y' },
+          7,
+          { id: 1 },
+          { id: 4 },
+        ],
         label_ids: ['9'],
         parent_id: 12,
         unknown_field: 'dropped (D7)',
@@ -47,11 +57,30 @@ describe('CreateTaskDto', () => {
   it('custom_fields (D13, D42): every element with a well-formed id and a value key, in array order, with its text', async () => {
     const dto = await parseCreateBody({
       title: 'x',
-      custom_fields: [{ id: 1, value: 2 }, { id: '2', value: false }, { id: 1, value: 'last' }, { id: 3, value: null }, { id: 'x', value: 'y' }, 7, { id: 1 }, { id: 4 }, { id: 5, value: 5.0 }, { id: 6, value: 1e2 }, { id: 7, value: -0 }, { id: 8, value: 1e21 }],
+      custom_fields: [
+        { id: 1, value: 2 },
+        { id: '2', value: false },
+        { id: 1, value: 'last' },
+        { id: 3, value: null },
+        { id: 'x', value: 'y' },
+        7,
+        { id: 1 },
+        { id: 4 },
+        { id: 5, value: 5.0 },
+        { id: 6, value: 1e2 },
+        { id: 7, value: -0 },
+        { id: 8, value: 1e21 },
+      ],
     });
     expect(elements(dto)).toEqual([
-      { id: 1, error: null, text: '2' }, { id: 2, error: null, text: 'false' }, { id: 1, error: null, text: 'last' }, { id: 3, error: null, text: null },
-      { id: 5, error: null, text: '5' }, { id: 6, error: null, text: '100' }, { id: 7, error: null, text: '0' }, { id: 8, error: null, text: '1e+21' },
+      { id: 1, error: null, text: '2' },
+      { id: 2, error: null, text: 'false' },
+      { id: 1, error: null, text: 'last' },
+      { id: 3, error: null, text: null },
+      { id: 5, error: null, text: '5' },
+      { id: 6, error: null, text: '100' },
+      { id: 7, error: null, text: '0' },
+      { id: 8, error: null, text: '1e+21' },
     ]);
   });
 
@@ -69,12 +98,23 @@ describe('CreateTaskDto', () => {
   });
 
   it('custom_fields (D13): an element without value is ignored, even after another for the same field', async () => {
-    expect(elements(await parseCreateBody({ title: 'x', custom_fields: [{ id: 1 }, { id: 2, value: 'v' }, { id: 2 }] }))).toEqual([{ id: 2, error: null, text: 'v' }]);
+    expect(elements(await parseCreateBody({ title: 'x', custom_fields: [{ id: 1 }, { id: 2, value: 'v' }, { id: 2 }] }))).toEqual([
+      { id: 2, error: null, text: 'v' },
+    ]);
     expect(await parseCreateBody({ title: 'x', custom_fields: [{ id: 1 }] })).toMatchObject({ custom_fields: [] });
   });
 
   it('custom_fields (D42): value errors are kept with their element, answered only when its field applies (never at step 7)', async () => {
-    const dto = await parseCreateBody({ title: 'x', custom_fields: [{ id: 1, value: 'v'.repeat(10_000) }, { id: 2, value: 'v'.repeat(10_001) }, { id: 3, value: [] }, { id: 4, value: { a: 1 } }, { id: 5, value: 'a\u0000' }] });
+    const dto = await parseCreateBody({
+      title: 'x',
+      custom_fields: [
+        { id: 1, value: 'v'.repeat(10_000) },
+        { id: 2, value: 'v'.repeat(10_001) },
+        { id: 3, value: [] },
+        { id: 4, value: { a: 1 } },
+        { id: 5, value: 'a\u0000' },
+      ],
+    });
     expect(elements(dto)).toEqual([
       { id: 1, error: null, text: 'v'.repeat(10_000) },
       { id: 2, error: 'custom_fields value must be at most 10000 characters', text: null },
@@ -82,14 +122,36 @@ describe('CreateTaskDto', () => {
       { id: 4, error: 'custom_fields value must be a string or null', text: null },
       { id: 5, error: 'custom_fields value must not contain NUL characters', text: null },
     ]);
-    await fails(parseCreateBody({ title: 'x', priority: 'x', custom_fields: [{ id: 1, value: 'v'.repeat(10_001) }] }), 'Invalid priority. Must be one of: urgent, high, medium, low, none');
+    await fails(
+      parseCreateBody({ title: 'x', priority: 'x', custom_fields: [{ id: 1, value: 'v'.repeat(10_001) }] }),
+      'Invalid priority. Must be one of: urgent, high, medium, low, none',
+    );
   });
 
   it('custom_fields (D42): what the typed rules need of a text, prepared in Node', async () => {
-    const dto = await parseCreateBody({ title: 'x', custom_fields: ['12', '-0.50', '1.', '01', '2025-02-28T10:00+01:00', '2025-02-30', '3,1,3', '0,1', '99999999999,2'].map((value, i) => ({ id: i + 1, value })) });
-    expect((dto.custom_fields as Array<{ fraction: number; date: string | null; people: string | null }>).map(({ fraction, date, people }) => [fraction, date, people])).toEqual([
-      [0, null, '12'], [2, null, null], [-1, null, null], [-1, null, null], [-1, '2025-02-28T09:00:00.000Z', null], [-1, null, null],
-      [-1, null, '1,3'], [-1, null, null], [-1, null, '0,2'],
+    const dto = await parseCreateBody({
+      title: 'x',
+      custom_fields: ['12', '-0.50', '1.', '01', '2025-02-28T10:00+01:00', '2025-02-30', '3,1,3', '0,1', '99999999999,2'].map((value, i) => ({
+        id: i + 1,
+        value,
+      })),
+    });
+    expect(
+      (dto.custom_fields as Array<{ fraction: number; date: string | null; people: string | null }>).map(({ fraction, date, people }) => [
+        fraction,
+        date,
+        people,
+      ]),
+    ).toEqual([
+      [0, null, '12'],
+      [2, null, null],
+      [-1, null, null],
+      [-1, null, null],
+      [-1, '2025-02-28T09:00:00.000Z', null],
+      [-1, null, null],
+      [-1, null, '1,3'],
+      [-1, null, null],
+      [-1, null, '0,2'],
     ]);
   });
 
@@ -104,19 +166,23 @@ describe('UpdateTaskDto', () => {
     expect(await parseUpdateBody({ list_id: 5, due_date: null })).toEqual({ list_id: 5, due_date: null });
   });
 
-  it.each(([
-    [{ title: '' }, 'title cannot be empty'],
-    [{ title: 3 }, 'title must be a string'],
-    [{ list_id: null }, 'list_id must be a valid numeric ID'],
-    [{ list_id: '1e3' }, 'list_id must be a valid numeric ID'],
-    [{ assignee_ids: {} }, 'assignee_ids must be an array'],
-    [{ label_ids: 'x' }, 'label_ids must be an array'],
-    [{ custom_fields: null }, 'custom_fields must be an array'],
-    [{ title: 'a\u0000b' }, 'title must not contain NUL characters'],
-    [{ description: '<p>\u0000</p>' }, 'description must not contain NUL characters'],
-    [{ description: 'a'.repeat(100_001) }, 'description must be at most 100000 characters'],
-    [{ description: '<'.repeat(30_000) }, 'description must be at most 100000 characters'],
-  ] as Array<[Record<string, unknown>, string]>).map(([body, message]) => [message, JSON.stringify(body).slice(0, 60), body] as const))('%s (%s)', async (message, _label, body) => {
+  it.each(
+    (
+      [
+        [{ title: '' }, 'title cannot be empty'],
+        [{ title: 3 }, 'title must be a string'],
+        [{ list_id: null }, 'list_id must be a valid numeric ID'],
+        [{ list_id: '1e3' }, 'list_id must be a valid numeric ID'],
+        [{ assignee_ids: {} }, 'assignee_ids must be an array'],
+        [{ label_ids: 'x' }, 'label_ids must be an array'],
+        [{ custom_fields: null }, 'custom_fields must be an array'],
+        [{ title: 'a\u0000b' }, 'title must not contain NUL characters'],
+        [{ description: '<p>\u0000</p>' }, 'description must not contain NUL characters'],
+        [{ description: 'a'.repeat(100_001) }, 'description must be at most 100000 characters'],
+        [{ description: '<'.repeat(30_000) }, 'description must be at most 100000 characters'],
+      ] as Array<[Record<string, unknown>, string]>
+    ).map(([body, message]) => [message, JSON.stringify(body).slice(0, 60), body] as const),
+  )('%s (%s)', async (message, _label, body) => {
     await fails(parseUpdateBody(body), message);
   });
 });
@@ -161,7 +227,11 @@ describe('validateCreate (D3 steps 4 and 7 in one pass)', () => {
 describe('class-transformer hazards', () => {
   it('answers a 400, not a TypeError, for objects with a constructor key (class-transformer#1462)', async () => {
     await fails(parseCreateBody({ title: { constructor: 1 } }), 'title is required');
-    expect(elements(await parseUpdateBody({ custom_fields: [{ id: 1, value: { constructor: { prototype: 1 } } }] }))).toEqual([{ id: 1, error: 'custom_fields value must be a string or null', text: null }]);
-    expect(elements(await parseUpdateBody({ custom_fields: [{ constructor: 1, id: 2, value: 'v' }], other: { constructor: 1 } }))).toEqual([{ id: 2, error: null, text: 'v' }]);
+    expect(elements(await parseUpdateBody({ custom_fields: [{ id: 1, value: { constructor: { prototype: 1 } } }] }))).toEqual([
+      { id: 1, error: 'custom_fields value must be a string or null', text: null },
+    ]);
+    expect(elements(await parseUpdateBody({ custom_fields: [{ constructor: 1, id: 2, value: 'v' }], other: { constructor: 1 } }))).toEqual([
+      { id: 2, error: null, text: 'v' },
+    ]);
   });
 });

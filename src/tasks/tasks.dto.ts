@@ -1,11 +1,18 @@
 import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
-import { ApiInteger } from '../common/openapi/integer.decorator';
+
 import { BODY_ID } from '../common/openapi/ids';
+import { ApiInteger } from '../common/openapi/integer.decorator';
 import { MAX_LENGTH } from '../common/validation/body';
 import { IdArray, IsApiDate, IsNumericId, IsOneOf, RuleField, SanitizedHtml, TrimmedText } from '../common/validation/body-fields';
+import {
+  CUSTOM_FIELD_MESSAGES,
+  CUSTOM_FIELD_VALUE_MAX_LENGTH,
+  CustomFieldElement,
+  parseCustomFieldElements,
+  TYPED_RULES,
+} from '../custom-fields/custom-field-values';
 import { CUSTOM_FIELD_TYPES } from '../custom-fields/custom-fields.dto';
 import { STATUS_CATEGORIES } from '../statuses/statuses.dto';
-import { CUSTOM_FIELD_MESSAGES, CUSTOM_FIELD_VALUE_MAX_LENGTH, CustomFieldElement, parseCustomFieldElements, TYPED_RULES } from '../custom-fields/custom-field-values';
 
 /** spec: Task priority values (D10). */
 export const PRIORITIES = ['urgent', 'high', 'medium', 'low', 'none'] as const;
@@ -170,7 +177,10 @@ function CustomFieldValues(description: string): PropertyDecorator {
       required: false,
       // D42: the value rules answer only for fields that apply and are visible, after the other ids' 404s.
       messages: [
-        CUSTOM_FIELD_MESSAGES.notAnArray, CUSTOM_FIELD_MESSAGES.notAString, CUSTOM_FIELD_MESSAGES.nul, CUSTOM_FIELD_MESSAGES.tooLong,
+        CUSTOM_FIELD_MESSAGES.notAnArray,
+        CUSTOM_FIELD_MESSAGES.notAString,
+        CUSTOM_FIELD_MESSAGES.nul,
+        CUSTOM_FIELD_MESSAGES.tooLong,
         ...Object.values(TYPED_RULES).map((rule) => CUSTOM_FIELD_MESSAGES.typed('<id>', typeof rule === 'string' ? rule : rule('<decimals>'))),
       ],
     },
@@ -208,6 +218,10 @@ export class UpdateTaskDto {
   @CustomFieldValues('Only the listed fields change; inapplicable or invisible fields ignored') custom_fields?: CustomFieldElement[];
   @IdArray('label_ids', { description: 'Replaces the labels; other workspaces\u2019 labels are ignored', example: [3] }) label_ids?: number[];
   // D45: checked after the other fields (step 7); null makes the task top-level.
-  @IsNumericId('parent_id', { nullable: true, update: true, description: 'Makes the task a subtask of that task (same workspace, not itself a subtask; the task must have no subtasks); null makes it top-level' })
+  @IsNumericId('parent_id', {
+    nullable: true,
+    update: true,
+    description: 'Makes the task a subtask of that task (same workspace, not itself a subtask; the task must have no subtasks); null makes it top-level',
+  })
   parent_id?: number | null;
 }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { CursorSecretLoader } from './cursor-secret';
 import { TasksController } from './tasks.controller';
 import { TasksRepository } from './tasks.repository';

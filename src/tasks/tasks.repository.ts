@@ -1,22 +1,28 @@
 import { Injectable } from '@nestjs/common';
+
 import type { Membership } from '../common/access/access.policy';
 import { accessCte, type AccessRead, type AccessRow, READ_PARAMS } from '../common/access/access.repository';
 import { ACCESS_ROW_GRANTS, allowedSql, GrantParams, grantParams, grantValues, permittedListSql } from '../common/access/access.sql';
 import type { Db } from '../common/database/request-db';
 import { Sql } from '../common/database/sql';
+import { SqlParams } from '../common/database/sql-params';
+import { columnChanges, sentKey, writeStatement } from '../common/database/write-statement';
 import { digestSql } from '../common/http/etag';
 import { RawJson } from '../common/http/raw-json';
+import {
+  CUSTOM_FIELD_VERDICT_SQL,
+  CustomFieldVerdict,
+  judgeCustomFieldsCtes,
+  NO_CUSTOM_FIELD_VERDICT_SQL,
+  PlaceSql,
+  writeCustomFieldsCtes,
+} from '../custom-fields/custom-field-values';
+import { Actor, statementEvent } from '../events/events.sql';
 import type { CursorValues } from './task-cursor';
 import { TaskListScope, taskListSql } from './task-list.sql';
 import type { TaskQuery } from './task-query';
 import type { CreateTaskDto, TaskWriteDto, UpdateTaskDto } from './tasks.dto';
-import {
-  CUSTOM_FIELD_VERDICT_SQL, CustomFieldVerdict, judgeCustomFieldsCtes, NO_CUSTOM_FIELD_VERDICT_SQL, PlaceSql, writeCustomFieldsCtes,
-} from '../custom-fields/custom-field-values';
-import { SqlParams } from '../common/database/sql-params';
-import { columnChanges, sentKey, writeStatement } from '../common/database/write-statement';
-import { Actor, statementEvent } from '../events/events.sql';
-import { deleteTasksCtes, newTaskAnswerSql, TASK_WRITE_COLUMNS, TaskLinkSources, TaskShape, taskJsonSql } from './tasks.sql';
+import { deleteTasksCtes, newTaskAnswerSql, TASK_WRITE_COLUMNS, taskJsonSql, TaskLinkSources, TaskShape } from './tasks.sql';
 
 /** Where a task is being written: its workspace, its (final) list and that list's folder. */
 export interface TaskPlace {
@@ -112,7 +118,9 @@ const NO_LINKS: TaskLinkSources = {
  * statement runs again on the new state (TasksRepository callers).
  */
 function preconditionSql(p: Pick<SqlParams, 'add'>, taskId: string, pre: Precondition): string {
-  const ok = pre.any ? 'true' : `${fullDigestSql(p.add(pre.viewer.userId, 'int'), grantParams(p, pre.viewer.membership), 'pt')} = ANY(${p.add(pre.digests, 'bytea[]')})`;
+  const ok = pre.any
+    ? 'true'
+    : `${fullDigestSql(p.add(pre.viewer.userId, 'int'), grantParams(p, pre.viewer.membership), 'pt')} = ANY(${p.add(pre.digests, 'bytea[]')})`;
   return `pre AS (SELECT ${ok} AS ok, pt.updated_at AS seen FROM tasks pt WHERE pt.id = ${taskId})`;
 }
 
@@ -214,7 +222,15 @@ export class TasksRepository {
    * compares the row before the write, locked first, with what the write stores;
    * the id sets and values as the statement's snapshot held them with what it writes).
    */
-  async updateTask(id: number, place: TaskPlace, membership: Membership, actor: Actor, patch: UpdateTaskDto, db: Db = this.sql, pre?: Precondition): Promise<UpdatedTask> {
+  async updateTask(
+    id: number,
+    place: TaskPlace,
+    membership: Membership,
+    actor: Actor,
+    patch: UpdateTaskDto,
+    db: Db = this.sql,
+    pre?: Precondition,
+  ): Promise<UpdatedTask> {
     return (await UPDATE_TASK.run(db, { id, place, membership, actor, patch, pre }))[0];
   }
 
@@ -237,7 +253,14 @@ export class TasksRepository {
    * the set). Only when a link changed: `updated_at` is set and `task.updated` recorded with
    * `changes` `["label_ids"]` (D37, D39); otherwise nothing is written. Null when there is no such task.
    */
-  async setTaskLabel(op: 'add' | 'remove', id: number, labelId: number, actor: Actor, db: Db = this.sql, pre?: RowPrecondition): Promise<TaskLabelWrite | null> {
+  async setTaskLabel(
+    op: 'add' | 'remove',
+    id: number,
+    labelId: number,
+    actor: Actor,
+    db: Db = this.sql,
+    pre?: RowPrecondition,
+  ): Promise<TaskLabelWrite | null> {
     return (await SET_TASK_LABEL.run(db, { op, id, labelId, actor, pre }))[0] ?? null;
   }
 
@@ -286,8 +309,13 @@ const linkKey = (body: { custom_fields?: unknown[]; assignee_ids?: unknown[]; la
 const TASK_COLUMNS = TASK_WRITE_COLUMNS.map((c) => c.column);
 
 /** TasksRepository.insertTask's statement. */
-const INSERT_TASK = writeStatement<{ listId: number; actor: Actor; task: CreateTaskDto }, Omit<CreatedTask, 'written'> & { task: string | null; digest: Buffer | null }>(
-  'task.insert', (i) => linkKey(i.task, true), (w, { task }) => {
+const INSERT_TASK = writeStatement<
+  { listId: number; actor: Actor; task: CreateTaskDto },
+  Omit<CreatedTask, 'written'> & { task: string | null; digest: Buffer | null }
+>(
+  'task.insert',
+  (i) => linkKey(i.task, true),
+  (w, { task }) => {
     const list = w.arg((i) => i.listId, 'int');
     const creator = w.arg((i) => i.actor.userId, 'int');
     // The access row of the list for the creator (AccessService.answer reads it back), then the workspace and folder it found.
@@ -304,38 +332,60 @@ const INSERT_TASK = writeStatement<{ listId: number; actor: Actor; task: CreateT
     w.lock('ref_list', 'lists', `(SELECT id FROM lists WHERE id = ${list} FOR KEY SHARE)`)
       // D45: FOR SHARE waits for a re-parenting of the parent (FOR NO KEY UPDATE) and returns its row as committed: is it a subtask now?
       .lock('ref_parent', 'tasks', `MATERIALIZED (SELECT id, parent_id FROM tasks WHERE id = ${parentId} FOR SHARE)`)
-      .check('checks', `(
+      .check(
+        'checks',
+        `(
          SELECT ${allowedSql('task.create')} AS allowed,
                 ${statusId} IS NULL OR EXISTS (SELECT 1 FROM statuses WHERE id = ${statusId} AND workspace_id = a.workspace_id) AS status_ok,
                 ${parentId} IS NULL OR EXISTS (SELECT 1 FROM tasks pt WHERE pt.id = ${parentId} AND pt.workspace_id = a.workspace_id
                                                  AND ${permittedListSql('pt.list_id', ACCESS_ROW_GRANTS)}) AS parent_found,
                 EXISTS (SELECT 1 FROM ref_parent WHERE parent_id IS NOT NULL) AS parent_is_subtask
-           FROM a)`);
+           FROM a)`,
+      );
     // D42: the values judged against the list, after step 8's checks and before step 9's (the caller answers in that order).
     const judged = Boolean(task.custom_fields?.length);
     if (judged) {
       const place = { workspace: ws, list, folder: '(SELECT folder_id FROM a)' };
-      w.addAll('check', w.via((i) => i.task.custom_fields!, (p, values) => judgeCustomFieldsCtes(p as SqlParams, values, place, creator)));
+      w.addAll(
+        'check',
+        w.via(
+          (i) => i.task.custom_fields!,
+          (p, values) => judgeCustomFieldsCtes(p as SqlParams, values, place, creator),
+        ),
+      );
     }
     // D15: the identifier is drawn only when every check passed (a draw is never given back).
-    w.check('counter', `(SELECT nextval(task_identifier_sequence(a.workspace_id))::int AS identifier
+    w.check(
+      'counter',
+      `(SELECT nextval(task_identifier_sequence(a.workspace_id))::int AS identifier
                      FROM a, checks
                     WHERE checks.allowed AND checks.status_ok AND checks.parent_found AND NOT checks.parent_is_subtask${judged ? ' AND NOT EXISTS (SELECT 1 FROM cf_bad)' : ''}
                       -- A list or parent deleted since the checks' snapshot: nothing is written (the caller answers its 404).
-                      AND EXISTS (SELECT 1 FROM ref_list) AND (${parentId} IS NULL OR EXISTS (SELECT 1 FROM ref_parent)))`)
-      .write('new_task', `(
+                      AND EXISTS (SELECT 1 FROM ref_list) AND (${parentId} IS NULL OR EXISTS (SELECT 1 FROM ref_parent)))`,
+    ).write(
+      'new_task',
+      `(
          INSERT INTO tasks (workspace_id, parent_id, identifier, creator_id, ${TASK_COLUMNS.join(', ')})
          SELECT ${ws}, ${parentId}, counter.identifier, ${creator}, ${written.join(', ')}
            FROM counter
-         RETURNING *)`);
+         RETURNING *)`,
+    );
     // The new task's links, read back from the rows their inserts return.
     const links: TaskLinkSources = { ...NO_LINKS };
     if (task.assignee_ids?.length) {
-      w.addAll('write', [w.via((i) => i.task.assignee_ids!, (p, ids) => insertAssigneesSql(p, 'new_task', ws, ids))]);
+      w.addAll('write', [
+        w.via(
+          (i) => i.task.assignee_ids!,
+          (p, ids) => insertAssigneesSql(p, 'new_task', ws, ids),
+        ),
+      ]);
       links.assignees = 'add_assignees';
     }
     if (task.label_ids?.length) {
-      const [ref, add] = w.via((i) => i.task.label_ids!, (p, ids) => insertLabelsSql(p, 'new_task', ws, ids));
+      const [ref, add] = w.via(
+        (i) => i.task.label_ids!,
+        (p, ids) => insertLabelsSql(p, 'new_task', ws, ids),
+      );
       w.addAll('lock', [ref], 'labels').addAll('write', [add]);
       links.labels = 'add_labels';
     }
@@ -344,18 +394,25 @@ const INSERT_TASK = writeStatement<{ listId: number; actor: Actor; task: CreateT
       links.values = 'cf_set';
     }
     // The answer (write shape) and the digest of the get-task body as the creator sees it (the ETag, D36).
-    return w
-      .event(statementEvent({
-        type: 'task.created', from: 'new_task', reads: ['new_task'], workspace: 'new_task.workspace_id',
+    return w.event(
+      statementEvent({
+        type: 'task.created',
+        from: 'new_task',
+        reads: ['new_task'],
+        workspace: 'new_task.workspace_id',
         data: { task_id: 'new_task.id', list_id: 'new_task.list_id', parent_id: 'new_task.parent_id' },
-      }))
+      }),
+    )
       .select(`a.*, checks.status_ok, checks.parent_found, checks.parent_is_subtask, ${judged ? CUSTOM_FIELD_VERDICT_SQL : NO_CUSTOM_FIELD_VERDICT_SQL}, w.task, w.digest
          FROM a CROSS JOIN checks LEFT JOIN (${newTaskAnswerSql('new_task', creator, links)}) w ON true`);
   },
 );
 
 /** TasksRepository.updateTask's statement. */
-const UPDATE_TASK = writeStatement<{ id: number; place: TaskPlace; membership: Membership; actor: Actor; patch: UpdateTaskDto; pre?: Precondition }, UpdatedTask>(
+const UPDATE_TASK = writeStatement<
+  { id: number; place: TaskPlace; membership: Membership; actor: Actor; patch: UpdateTaskDto; pre?: Precondition },
+  UpdatedTask
+>(
   'task.update',
   (i) => `${sentKey(TASK_COLUMNS, i.patch)}${i.patch.parent_id === undefined ? 0 : 1}${linkKey(i.patch, false)}${preKey(i.pre)}`,
   (w, { patch, pre }) => {
@@ -373,7 +430,9 @@ const UPDATE_TASK = writeStatement<{ id: number; place: TaskPlace; membership: M
       // The list of a move, share-locked before the event lock (its foreign-key check runs at the statement's end);
       // one deleted since the snapshot is not found (nothing is written, the caller answers its 404).
       .lock('ref_list', 'lists', `MATERIALIZED (SELECT id FROM lists WHERE id = ${listId} FOR KEY SHARE)`)
-      .check('checks', `(
+      .check(
+        'checks',
+        `(
          SELECT ${listId} IS NULL OR (l.id IS NOT NULL AND EXISTS (SELECT 1 FROM ref_list)) AS list_found, l.folder_id AS list_folder_id,
                 ${permitted} AS list_permitted,
                 ${statusId} IS NULL OR EXISTS (SELECT 1 FROM statuses WHERE id = ${statusId} AND workspace_id = ${ws}) AS status_ok,
@@ -383,7 +442,8 @@ const UPDATE_TASK = writeStatement<{ id: number; place: TaskPlace; membership: M
                 ${parentId} IS NOT NULL AND (EXISTS (SELECT 1 FROM tasks WHERE id = ${parentId} AND parent_id IS NOT NULL)
                                              OR EXISTS (SELECT 1 FROM tasks WHERE parent_id = ${taskId})) AS parent_nested
            FROM (SELECT 1) one
-           LEFT JOIN lists l ON l.id = ${listId} AND l.workspace_id = ${ws})`);
+           LEFT JOIN lists l ON l.id = ${listId} AND l.workspace_id = ${ws})`,
+      );
     // D37: every written column of the field table, and the link sets below when sent.
     const changes: Record<string, string> = { ...columnChanges({ columns: TASK_COLUMNS }, 'task'), parent_id: 'task.parent_id IS DISTINCT FROM old.parent_id' };
     const sets = ['updated_at = now()'];
@@ -391,7 +451,13 @@ const UPDATE_TASK = writeStatement<{ id: number; place: TaskPlace; membership: M
       if (patch[name] !== undefined) sets.push(`${name} = ${w.arg((i) => i.patch[name], cast)}`);
     }
     if (patch.parent_id !== undefined) sets.push(`parent_id = ${parentId}`);
-    if (pre) w.addAll('check', [w.via((i) => i.pre!, (p, value) => preconditionSql(p, taskId, value))]);
+    if (pre)
+      w.addAll('check', [
+        w.via(
+          (i) => i.pre!,
+          (p, value) => preconditionSql(p, taskId, value),
+        ),
+      ]);
     // D42: the values judged against the task's list after the write (a move's target), after step 8's checks.
     const judged = Boolean(patch.custom_fields?.length);
     if (judged) {
@@ -399,29 +465,50 @@ const UPDATE_TASK = writeStatement<{ id: number; place: TaskPlace; membership: M
         ? { workspace: ws, list: listId, folder: '(SELECT list_folder_id FROM checks)' }
         : { workspace: ws, list: w.arg((i) => i.place.listId, 'int'), folder: w.arg((i) => i.place.folderId, 'int') };
       const user = w.arg((i) => i.actor.userId, 'int');
-      w.addAll('check', w.via((i) => i.patch.custom_fields!, (p, values) => judgeCustomFieldsCtes(p as SqlParams, values, placeSql, user)));
+      w.addAll(
+        'check',
+        w.via(
+          (i) => i.patch.custom_fields!,
+          (p, values) => judgeCustomFieldsCtes(p as SqlParams, values, placeSql, user),
+        ),
+      );
     }
     // Everything below reads the id from `task`: nothing is written when a check failed or the task is gone.
-    w.write('task', `(UPDATE tasks t SET ${sets.join(', ')}
+    w.write(
+      'task',
+      `(UPDATE tasks t SET ${sets.join(', ')}
                          FROM old WHERE t.id = old.id AND (SELECT list_found AND list_permitted AND status_ok AND parent_found AND NOT parent_self AND NOT parent_nested FROM checks)${pre ? ` AND ${preconditionHolds('t')}` : ''}${judged ? ' AND NOT EXISTS (SELECT 1 FROM cf_bad)' : ''}
-                         RETURNING t.*)`);
+                         RETURNING t.*)`,
+    );
     // D37 id sets: before, as the snapshot holds them; after, the ids the write keeps (members, labels of the workspace).
     const idSetChanged = (table: string, column: string, kept: string) =>
       `ARRAY(SELECT x.${column} FROM ${table} x WHERE x.task_id = ${taskId} ORDER BY 1) IS DISTINCT FROM ARRAY(SELECT DISTINCT k.id FROM ${kept} k ORDER BY 1)`;
     if (patch.assignee_ids) {
       const members = `SELECT m.user_id FROM workspace_members m WHERE m.workspace_id = ${ws} AND m.user_id = ANY(${w.arg((i) => i.patch.assignee_ids, 'int[]')})`;
       // Delete those not kept and insert the new ones: disjoint rows, so one statement is safe.
-      w.write('drop_assignees', `(DELETE FROM task_assignees WHERE task_id IN (SELECT id FROM task) AND user_id NOT IN (${members}) RETURNING task_id)`)
-        .write('add_assignees', `(INSERT INTO task_assignees (task_id, user_id, workspace_id)
-                   SELECT task.id, k.user_id, ${ws} FROM task, (${members}) k ON CONFLICT DO NOTHING RETURNING task_id)`);
+      w.write('drop_assignees', `(DELETE FROM task_assignees WHERE task_id IN (SELECT id FROM task) AND user_id NOT IN (${members}) RETURNING task_id)`).write(
+        'add_assignees',
+        `(INSERT INTO task_assignees (task_id, user_id, workspace_id)
+                   SELECT task.id, k.user_id, ${ws} FROM task, (${members}) k ON CONFLICT DO NOTHING RETURNING task_id)`,
+      );
       changes.assignee_ids = idSetChanged('task_assignees', 'user_id', `(SELECT user_id AS id FROM (${members}) km)`);
     }
     if (patch.label_ids) {
       // Share-locked: the label's foreign-key check would otherwise wait after the event lock.
-      w.lock('ref_labels', 'labels', `MATERIALIZED (SELECT lb.id FROM labels lb WHERE lb.workspace_id = ${ws} AND lb.id = ANY(${w.arg((i) => i.patch.label_ids, 'int[]')}) FOR KEY SHARE)`)
-        .write('drop_labels', '(DELETE FROM task_labels WHERE task_id IN (SELECT id FROM task) AND label_id NOT IN (SELECT id FROM ref_labels) RETURNING task_id)')
-        .write('add_labels', `(INSERT INTO task_labels (task_id, label_id, workspace_id)
-                   SELECT task.id, k.id, ${ws} FROM task, ref_labels k ON CONFLICT DO NOTHING RETURNING task_id)`);
+      w.lock(
+        'ref_labels',
+        'labels',
+        `MATERIALIZED (SELECT lb.id FROM labels lb WHERE lb.workspace_id = ${ws} AND lb.id = ANY(${w.arg((i) => i.patch.label_ids, 'int[]')}) FOR KEY SHARE)`,
+      )
+        .write(
+          'drop_labels',
+          '(DELETE FROM task_labels WHERE task_id IN (SELECT id FROM task) AND label_id NOT IN (SELECT id FROM ref_labels) RETURNING task_id)',
+        )
+        .write(
+          'add_labels',
+          `(INSERT INTO task_labels (task_id, label_id, workspace_id)
+                   SELECT task.id, k.id, ${ws} FROM task, ref_labels k ON CONFLICT DO NOTHING RETURNING task_id)`,
+        );
       changes.label_ids = idSetChanged('task_labels', 'label_id', 'ref_labels');
     }
     if (judged) {
@@ -431,22 +518,35 @@ const UPDATE_TASK = writeStatement<{ id: number; place: TaskPlace; membership: M
                                        WHERE v.value IS DISTINCT FROM cf_input.value)`;
     }
     return w
-      .event(statementEvent({
-        type: 'task.updated', from: 'task JOIN old ON old.id = task.id', reads: ['task', 'old'], workspace: 'task.workspace_id',
-        data: { task_id: 'task.id', list_id: 'task.list_id', previous_list_id: 'old.list_id', parent_id: 'task.parent_id' }, changes,
-      }))
-      .select(`checks.list_found, checks.list_folder_id, checks.status_ok, checks.parent_found, checks.parent_self, checks.parent_nested, ${judged ? CUSTOM_FIELD_VERDICT_SQL : NO_CUSTOM_FIELD_VERDICT_SQL}, EXISTS (SELECT 1 FROM task) AS updated${pre ? ', (SELECT ok FROM pre) AS precondition_ok' : ''} FROM checks`);
+      .event(
+        statementEvent({
+          type: 'task.updated',
+          from: 'task JOIN old ON old.id = task.id',
+          reads: ['task', 'old'],
+          workspace: 'task.workspace_id',
+          data: { task_id: 'task.id', list_id: 'task.list_id', previous_list_id: 'old.list_id', parent_id: 'task.parent_id' },
+          changes,
+        }),
+      )
+      .select(
+        `checks.list_found, checks.list_folder_id, checks.status_ok, checks.parent_found, checks.parent_self, checks.parent_nested, ${judged ? CUSTOM_FIELD_VERDICT_SQL : NO_CUSTOM_FIELD_VERDICT_SQL}, EXISTS (SELECT 1 FROM task) AS updated${pre ? ', (SELECT ok FROM pre) AS precondition_ok' : ''} FROM checks`,
+      );
   },
 );
 
 /** TasksRepository.setTaskLabel's statement. */
 const SET_TASK_LABEL = writeStatement<{ op: 'add' | 'remove'; id: number; labelId: number; actor: Actor; pre?: RowPrecondition }, TaskLabelWrite>(
-  'task.label', (i) => `${i.op}${preKey(i.pre)}`, (w, { op, pre }) => {
+  'task.label',
+  (i) => `${i.op}${preKey(i.pre)}`,
+  (w, { op, pre }) => {
     const taskId = w.arg((i) => i.id, 'int');
     const label = w.arg((i) => i.labelId, 'int');
     const user = w.arg((i) => i.actor.userId, 'int');
-    w.addAll('access', [accessCte('task', taskId, user)])
-      .lock('lb', 'labels', `MATERIALIZED (SELECT lb.id FROM labels lb, a WHERE lb.id = ${label} AND lb.workspace_id = a.workspace_id AND ${allowedSql('task.edit')} FOR KEY SHARE OF lb)`);
+    w.addAll('access', [accessCte('task', taskId, user)]).lock(
+      'lb',
+      'labels',
+      `MATERIALIZED (SELECT lb.id FROM labels lb, a WHERE lb.id = ${label} AND lb.workspace_id = a.workspace_id AND ${allowedSql('task.edit')} FOR KEY SHARE OF lb)`,
+    );
     let gate = `${allowedSql('task.edit')} AND EXISTS (SELECT 1 FROM lb)`;
     let seen = '';
     if (pre) {
@@ -456,44 +556,64 @@ const SET_TASK_LABEL = writeStatement<{ op: 'add' | 'remove'; id: number; labelI
       gate += ' AND (SELECT ok FROM pre)';
       seen = ' AND old.updated_at = (SELECT seen FROM pre)';
     }
-    return w
-      .check('gate', `(SELECT ${gate} AS ok FROM a)`)
-      // The task row, locked: label writes of one task queue here, each then writing its own link.
-      .lock('old', 'tasks', `MATERIALIZED (SELECT t.* FROM tasks t WHERE t.id = ${taskId} AND (SELECT ok FROM gate) FOR NO KEY UPDATE)`)
-      .write('link', op === 'add'
-        ? `(INSERT INTO task_labels (task_id, label_id, workspace_id)
+    return (
+      w
+        .check('gate', `(SELECT ${gate} AS ok FROM a)`)
+        // The task row, locked: label writes of one task queue here, each then writing its own link.
+        .lock('old', 'tasks', `MATERIALIZED (SELECT t.* FROM tasks t WHERE t.id = ${taskId} AND (SELECT ok FROM gate) FOR NO KEY UPDATE)`)
+        .write(
+          'link',
+          op === 'add'
+            ? `(INSERT INTO task_labels (task_id, label_id, workspace_id)
                     SELECT old.id, lb.id, old.workspace_id FROM old, lb WHERE true${seen}
                     ON CONFLICT DO NOTHING RETURNING task_id)`
-        : `(DELETE FROM task_labels tl USING old, lb WHERE tl.task_id = old.id AND tl.label_id = lb.id${seen} RETURNING tl.task_id)`)
-      .write('task', '(UPDATE tasks t SET updated_at = now() FROM old WHERE t.id = old.id AND EXISTS (SELECT 1 FROM link) RETURNING t.*)')
-      .event(statementEvent({
-        type: 'task.updated', from: 'task JOIN old ON old.id = task.id', reads: ['task', 'old'], workspace: 'task.workspace_id',
-        data: { task_id: 'task.id', list_id: 'task.list_id', previous_list_id: 'old.list_id', parent_id: 'task.parent_id' },
-        changes: { label_ids: 'true' },
-      }))
-      .select(`a.*, EXISTS (SELECT 1 FROM lb) AS label_found, ${pre ? '(SELECT ok FROM pre)' : 'NULL::boolean'} AS precondition_ok,
+            : `(DELETE FROM task_labels tl USING old, lb WHERE tl.task_id = old.id AND tl.label_id = lb.id${seen} RETURNING tl.task_id)`,
+        )
+        .write('task', '(UPDATE tasks t SET updated_at = now() FROM old WHERE t.id = old.id AND EXISTS (SELECT 1 FROM link) RETURNING t.*)')
+        .event(
+          statementEvent({
+            type: 'task.updated',
+            from: 'task JOIN old ON old.id = task.id',
+            reads: ['task', 'old'],
+            workspace: 'task.workspace_id',
+            data: { task_id: 'task.id', list_id: 'task.list_id', previous_list_id: 'old.list_id', parent_id: 'task.parent_id' },
+            changes: { label_ids: 'true' },
+          }),
+        ).select(`a.*, EXISTS (SELECT 1 FROM lb) AS label_found, ${pre ? '(SELECT ok FROM pre)' : 'NULL::boolean'} AS precondition_ok,
               EXISTS (SELECT 1 FROM old WHERE true${seen}) AS reached
-         FROM a`);
+         FROM a`)
+    );
   },
 );
 
 /** TasksRepository.deleteTask's statement. */
 const DELETE_TASK = writeStatement<{ actor: Actor; id: number; pre?: Precondition }, { precondition_ok: boolean | null; deleted: boolean }>(
-  'task.delete', (i) => preKey(i.pre), (w, { pre }) => {
+  'task.delete',
+  (i) => preKey(i.pre),
+  (w, { pre }) => {
     const taskId = w.arg((i) => i.id, 'int');
     let where = `id = ${taskId} OR parent_id = ${taskId}`;
     if (pre) {
-      w.addAll('check', [w.via((i) => i.pre!, (p, value) => preconditionSql(p, taskId, value))])
-        .lock('target', 'tasks', `MATERIALIZED (SELECT tt.updated_at FROM tasks tt WHERE tt.id = ${taskId} FOR UPDATE)`);
+      w.addAll('check', [
+        w.via(
+          (i) => i.pre!,
+          (p, value) => preconditionSql(p, taskId, value),
+        ),
+      ]).lock('target', 'tasks', `MATERIALIZED (SELECT tt.updated_at FROM tasks tt WHERE tt.id = ${taskId} FOR UPDATE)`);
       where = `(${where}) AND (SELECT ok FROM pre) AND (SELECT updated_at FROM target) = (SELECT seen FROM pre)`;
     }
     return w
       .addAll('write', deleteTasksCtes(where).ctes)
-      .event(statementEvent({
-        // The event is the task's, not its subtasks'.
-        type: 'task.deleted', from: `(SELECT * FROM doomed WHERE doomed.id = ${taskId}) d`, reads: [], workspace: 'd.workspace_id',
-        data: { task_id: 'd.id', list_id: 'd.list_id', parent_id: 'd.parent_id' },
-      }))
+      .event(
+        statementEvent({
+          // The event is the task's, not its subtasks'.
+          type: 'task.deleted',
+          from: `(SELECT * FROM doomed WHERE doomed.id = ${taskId}) d`,
+          reads: [],
+          workspace: 'd.workspace_id',
+          data: { task_id: 'd.id', list_id: 'd.list_id', parent_id: 'd.parent_id' },
+        }),
+      )
       .select(`${pre ? '(SELECT ok FROM pre)' : 'NULL::boolean'} AS precondition_ok, EXISTS (SELECT 1 FROM doomed WHERE doomed.id = ${taskId}) AS deleted`);
   },
 );

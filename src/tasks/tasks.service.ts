@@ -1,16 +1,17 @@
 import { BadRequestException, Injectable, NotFoundException, PreconditionFailedException } from '@nestjs/common';
 import { HttpException, HttpStatus } from '@nestjs/common';
+
 import { Membership, NOT_FOUND, NOT_FOUND_IN_WORKSPACE } from '../common/access/access.policy';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
 import { etagOfDigest, ifMatchPrecondition, noneMatch, PRECONDITION_MESSAGES } from '../common/http/etag';
 import { RawJson } from '../common/http/raw-json';
+import type { QueryPairs } from '../common/validation/query-reader';
+import { validateBody, validateCreate } from '../common/validation/validate-body';
 import type { AppEnv } from '../config/env';
 import { InjectSettings } from '../config/settings';
-import { validateBody, validateCreate } from '../common/validation/validate-body';
 import { throwCustomFieldVerdict } from '../custom-fields/custom-field-values';
 import { sealCursor } from './task-cursor';
-import type { QueryPairs } from '../common/validation/query-reader';
 import { parseTaskQuery, TaskQuery } from './task-query';
 import { CreateTaskDto, TaskCursorPageDto, TaskDto, TaskPageDto, TaskWriteDto, UpdateTaskDto } from './tasks.dto';
 import { Precondition, TasksRepository, TaskViewer, WrittenTask } from './tasks.repository';

@@ -18,15 +18,22 @@ export type TaskShape = 'write' | 'full' | 'listItem';
 /** spec: Status embedded in a task: id, name, icon, color, category; null when none. */
 export function statusSummarySql(statusIdExpr: string): JsonSql {
   const status = J.object([
-    ['id', J.int('s.id')], ['name', J.text('s.name')], ['icon', J.textOrNull('s.icon')],
-    ['color', J.textOrNull('s.color')], ['category', J.text('s.category')],
+    ['id', J.int('s.id')],
+    ['name', J.text('s.name')],
+    ['icon', J.textOrNull('s.icon')],
+    ['color', J.textOrNull('s.color')],
+    ['category', J.text('s.category')],
   ]);
   return J.jsonOrNull(`(SELECT ${status} FROM statuses s WHERE s.id = ${statusIdExpr})`);
 }
 
 /** spec: a user as embedded in tasks (assignee, uploader): `{id, name, avatar_url}` of users row `u`. */
 function userSummarySql(u: string): JsonSql {
-  return J.object([['id', J.int(`${u}.id`)], ['name', J.text(`${u}.name`)], ['avatar_url', J.textOrNull(`${u}.avatar_url`)]]);
+  return J.object([
+    ['id', J.int(`${u}.id`)],
+    ['name', J.text(`${u}.name`)],
+    ['avatar_url', J.textOrNull(`${u}.avatar_url`)],
+  ]);
 }
 
 /**
@@ -53,7 +60,11 @@ function assigneesSql(taskIdExpr: string, source = TASK_LINK_TABLES.assignees): 
 /** spec: labels embedded in a task `{id, name, color}`, in the label order of D23. */
 function labelsSql(taskIdExpr: string, source = TASK_LINK_TABLES.labels): JsonSql {
   return J.array(
-    J.object([['id', J.int('lb.id')], ['name', J.text('lb.name')], ['color', J.textOrNull('lb.color')]]),
+    J.object([
+      ['id', J.int('lb.id')],
+      ['name', J.text('lb.name')],
+      ['color', J.textOrNull('lb.color')],
+    ]),
     `${source} tl JOIN labels lb ON lb.id = tl.label_id WHERE tl.task_id = ${taskIdExpr}`,
     'lower(lb.name), lb.id',
   );
@@ -70,8 +81,12 @@ export function subtasksSql(taskIdExpr: string, grants: GrantParams): JsonSql {
 /** The subtask element of tasks row `st` whose assignees array is `assignees`. */
 function subtaskSql(st: string, assignees: JsonSql): JsonSql {
   return J.object([
-    ['id', J.int(`${st}.id`)], ['title', J.text(`${st}.title`)], ['priority', J.text(`${st}.priority`)], ['identifier', J.int(`${st}.identifier`)],
-    ['status', statusSummarySql(`${st}.status_id`)], ['assignees', assignees],
+    ['id', J.int(`${st}.id`)],
+    ['title', J.text(`${st}.title`)],
+    ['priority', J.text(`${st}.priority`)],
+    ['identifier', J.int(`${st}.identifier`)],
+    ['status', statusSummarySql(`${st}.status_id`)],
+    ['assignees', assignees],
   ]);
 }
 
@@ -86,8 +101,12 @@ const SUBTASK_ORDER = 'st.created_at, st.id';
 /** spec: confirmed attachments with their uploader, oldest first. */
 export function attachmentsSql(taskIdExpr: string): JsonSql {
   const attachment = J.object([
-    ['id', J.int('a.id')], ['file_name', J.text('a.file_name')], ['file_size', J.int('a.file_size')], ['mime_type', J.text('a.mime_type')],
-    ['created_at', J.timestamp('a.created_at')], ['uploader', userSummarySql('au')],
+    ['id', J.int('a.id')],
+    ['file_name', J.text('a.file_name')],
+    ['file_size', J.int('a.file_size')],
+    ['mime_type', J.text('a.mime_type')],
+    ['created_at', J.timestamp('a.created_at')],
+    ['uploader', userSummarySql('au')],
   ]);
   return J.array(attachment, `attachments a JOIN users au ON au.id = a.uploader_id WHERE a.task_id = ${taskIdExpr} AND a.confirmed`, 'a.created_at, a.id');
 }
@@ -124,7 +143,11 @@ const fieldValueJoinSql = (t: string, source = TASK_LINK_TABLES.values) => `LEFT
 
 /** D18: the entries of the fields applying to task row `t` and visible to the caller, by position then id. */
 function customFieldsSql(t: string, userExpr: string, values = TASK_LINK_TABLES.values): JsonSql {
-  return J.array(FIELD_ENTRY, `${taskFolderSql(t)} CROSS JOIN custom_fields f ${fieldValueJoinSql(t, values)} WHERE ${fieldOfTaskSql(t, userExpr)}`, FIELD_ORDER);
+  return J.array(
+    FIELD_ENTRY,
+    `${taskFolderSql(t)} CROSS JOIN custom_fields f ${fieldValueJoinSql(t, values)} WHERE ${fieldOfTaskSql(t, userExpr)}`,
+    FIELD_ORDER,
+  );
 }
 
 /**
@@ -156,7 +179,6 @@ interface TaskField extends FieldRow<TaskShape, TaskColumnWrite['column']> {
 
 const EVERY_SHAPE = ['full', 'write', 'listItem'] as const;
 
-
 /**
  * The task object's keys in response order, the shapes each appears in (spec:
  * "Which fields appear in which response", D16) and how each is rendered. The
@@ -168,16 +190,27 @@ export const TASK_FIELDS = [
   { key: 'list_id', shapes: EVERY_SHAPE, json: ({ t }) => J.intOrNull(`${t}.list_id`), write: { column: 'list_id', cast: 'int' } },
   { key: 'title', shapes: EVERY_SHAPE, json: ({ t }) => J.text(`${t}.title`), write: { column: 'title', cast: 'text' } },
   { key: 'description', shapes: ['full', 'write'], json: ({ t }) => J.textOrNull(`${t}.description`), write: { column: 'description', cast: 'text' } },
-  { key: 'priority', shapes: EVERY_SHAPE, json: ({ t }) => J.text(`${t}.priority`), write: { column: 'priority', cast: 'text', createDefault: () => `'${DEFAULT_PRIORITY}'` } },
+  {
+    key: 'priority',
+    shapes: EVERY_SHAPE,
+    json: ({ t }) => J.text(`${t}.priority`),
+    write: { column: 'priority', cast: 'text', createDefault: () => `'${DEFAULT_PRIORITY}'` },
+  },
   { key: 'identifier', shapes: EVERY_SHAPE, json: ({ t }) => J.int(`${t}.identifier`) },
   { key: 'due_date', shapes: EVERY_SHAPE, json: ({ t }) => J.timestampOrNull(`${t}.due_date`), write: { column: 'due_date', cast: 'timestamptz' } },
   { key: 'start_date', shapes: EVERY_SHAPE, json: ({ t }) => J.timestampOrNull(`${t}.start_date`), write: { column: 'start_date', cast: 'timestamptz' } },
   { key: 'creator_id', shapes: EVERY_SHAPE, json: ({ t }) => J.int(`${t}.creator_id`) },
   { key: 'created_at', shapes: EVERY_SHAPE, json: ({ t }) => J.timestamp(`${t}.created_at`) },
   {
-    key: 'status', shapes: EVERY_SHAPE, json: ({ t }) => statusSummarySql(`${t}.status_id`),
+    key: 'status',
+    shapes: EVERY_SHAPE,
+    json: ({ t }) => statusSummarySql(`${t}.status_id`),
     // D17: the workspace's first pending status by position.
-    write: { column: 'status_id', cast: 'int', createDefault: (ws) => `(SELECT id FROM statuses WHERE workspace_id = ${ws} AND category = 'pending' ORDER BY position, id LIMIT 1)` },
+    write: {
+      column: 'status_id',
+      cast: 'int',
+      createDefault: (ws) => `(SELECT id FROM statuses WHERE workspace_id = ${ws} AND category = 'pending' ORDER BY position, id LIMIT 1)`,
+    },
   },
   { key: 'assignees', shapes: EVERY_SHAPE, json: ({ t, nested }) => nested.assignees(t) },
   { key: 'labels', shapes: ['full'], json: ({ t, nested }) => nested.labels(t) },

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+
 import { ApiInteger } from '../common/openapi/integer.decorator';
 
 /** The 404 of a user id or email that names no user. */

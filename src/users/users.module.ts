@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { UsersController } from './users.controller';
 import { UsersRepository } from './users.repository';
 import { UsersService } from './users.service';

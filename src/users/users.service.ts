@@ -1,4 +1,5 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
+
 import type { Caller } from '../common/auth/auth-context';
 import { type CurrentUserDto, USER_NOT_FOUND } from './users.dto';
 import { UsersRepository } from './users.repository';

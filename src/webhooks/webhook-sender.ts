@@ -3,8 +3,9 @@ import http from 'http';
 import https from 'https';
 import type { LookupFunction } from 'net';
 import { Webhook } from 'standardwebhooks';
-import type { DeliveryResult } from './webhooks.dto';
+
 import { hostAddress, isPublicAddress } from './webhook-url';
+import type { DeliveryResult } from './webhooks.dto';
 
 /** One POST of an event to a webhook URL. */
 export interface Attempt {

@@ -1,16 +1,17 @@
 import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { EventEmitter } from 'events';
-import { setTimeout as sleep } from 'timers/promises';
 import { parseCronItems, run as runQueue, type Runner, type TaskList } from 'graphile-worker';
 import { Pool } from 'pg';
+import { setTimeout as sleep } from 'timers/promises';
+
 import { ScheduledTasks } from '../common/background/scheduled-tasks';
+import { jobQueueLogger } from '../common/database/job-queue';
 import { boundedPoolOptions } from '../common/database/pool-options';
 import { processLogger } from '../common/logging/logger';
 import type { AppEnv, WebhookSettings } from '../config/env';
-import type { Timeouts } from '../config/timeouts';
 import { InjectSettings } from '../config/settings';
+import type { Timeouts } from '../config/timeouts';
 import { DELIVERY_TASK, DeliveryJob, deliveryJobKey, webhookFlag, workspaceFlag } from './delivery-job';
-import { jobQueueLogger } from '../common/database/job-queue';
 import { attemptDelivery } from './webhook-sender';
 import { WebhookMetrics } from './webhooks.metrics';
 import { AttemptStart, WebhooksRepository } from './webhooks.repository';
@@ -262,7 +263,10 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
       new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no start within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS))),
     ]).catch((error: Error) => {
       clearTimeout(timer);
-      void starting.then((late) => late.stop().catch(() => undefined), () => undefined);
+      void starting.then(
+        (late) => late.stop().catch(() => undefined),
+        () => undefined,
+      );
       void pool.end().catch(() => undefined);
       throw error;
     });
@@ -338,7 +342,10 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
     try {
       const freed = await this.repo.freeJobsOf(idle.map((run) => run.poolId).filter((id): id is string => id !== undefined));
       this.retired = this.retired.filter((run) => !idle.includes(run));
-      processLogger().warn({ context: 'JobQueue', jobs_freed: freed.freed, jobs_due_again: freed.dueAgain }, 'jobs of the stopped webhook delivery queue freed');
+      processLogger().warn(
+        { context: 'JobQueue', jobs_freed: freed.freed, jobs_due_again: freed.dueAgain },
+        'jobs of the stopped webhook delivery queue freed',
+      );
     } catch (error) {
       processLogger().warn({ context: 'JobQueue' }, `freeing the stopped queue's jobs failed: ${(error as Error).message}`);
     }
@@ -502,7 +509,10 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
     } catch (error) {
       if (!this.stopping.signal.aborted) throw error;
       // Shutting down: the attempt is abandoned unrecorded; its stand-in job makes it after the restart.
-      processLogger().info({ context: 'Webhooks', webhook_id: job.webhook_id, event_id: job.event_id, attempt: job.attempt }, 'webhook delivery attempt abandoned at shutdown');
+      processLogger().info(
+        { context: 'Webhooks', webhook_id: job.webhook_id, event_id: job.event_id, attempt: job.attempt },
+        'webhook delivery attempt abandoned at shutdown',
+      );
       return false;
     }
     // Deleted or paused since the attempt started: it sent nothing and ends here.

@@ -1,11 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { ApiErrors, ApiValidatedBody } from '../common/openapi/api-errors.decorator';
-import { VARIABLES } from '../config/env';
 import { PathId } from '../common/validation/id.pipe';
-import { CreatedWebhookDto, CreateWebhookDto, WebhookDeliveryDto, UpdateWebhookDto, WebhookDto } from './webhooks.dto';
+import { VARIABLES } from '../config/env';
+import { CreatedWebhookDto, CreateWebhookDto, UpdateWebhookDto, WebhookDeliveryDto, WebhookDto } from './webhooks.dto';
 import { webhookLimitMessage, WebhooksService } from './webhooks.service';
 
 /** HTTP for webhooks (D38): create, list, update, delete, deliveries. */
@@ -20,7 +21,7 @@ export class WebhooksController {
   @ApiOperation({
     summary: 'Create webhook',
     description:
-      'Subscribes a URL to the workspace\'s events; it starts active. The answer carries the signing `secret`, which no other answer shows. ' +
+      "Subscribes a URL to the workspace's events; it starts active. The answer carries the signing `secret`, which no other answer shows. " +
       'Each event of a subscribed type is then POSTed to the URL as JSON with the Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`), retried on failure.',
   })
   @ApiValidatedBody(CreateWebhookDto)
@@ -36,7 +37,7 @@ export class WebhooksController {
   /** D38: list webhooks. */
   @Get('workspaces/:workspace_id/webhooks')
   @Authenticated('webhooks:read', 'webhook.list')
-  @ApiOperation({ summary: 'List webhooks', description: 'The workspace\'s webhooks, by id (without secrets).' })
+  @ApiOperation({ summary: 'List webhooks', description: "The workspace's webhooks, by id (without secrets)." })
   @ApiOkResponse({ type: [WebhookDto] })
   listWebhooks(@CurrentCaller() caller: Caller, @PathId('workspace') id: number): Promise<WebhookDto[]> {
     return this.webhooks.listWebhooks(caller, id);
@@ -72,7 +73,7 @@ export class WebhooksController {
   @Authenticated('webhooks:read', 'webhook.manage')
   @ApiOperation({
     summary: 'List webhook deliveries',
-    description: 'The webhook\'s 100 most recent finished delivery attempts, over all its events, newest first (by `attempted_at`, then `id`).',
+    description: "The webhook's 100 most recent finished delivery attempts, over all its events, newest first (by `attempted_at`, then `id`).",
   })
   @ApiOkResponse({ type: [WebhookDeliveryDto] })
   listWebhookDeliveries(@CurrentCaller() caller: Caller, @PathId('webhook') id: number): Promise<WebhookDeliveryDto[]> {

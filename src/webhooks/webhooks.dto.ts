@@ -1,5 +1,6 @@
 import { BadRequestException } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptions } from '@nestjs/swagger';
+
 import { ApiInteger } from '../common/openapi/integer.decorator';
 import { ParentId, RuleField } from '../common/validation/body-fields';
 import { EVENT_TYPES, EventType } from '../events/event-types';
@@ -54,15 +55,17 @@ const EVENTS_API: ApiPropertyOptions = {
  * checked by the service before the DTO (webhookUrl: its rules depend on the
  * server's settings), so this rule passes what it is given.
  */
-const UrlField = (required: boolean) =>
-  RuleField({ name: 'url', api: { ...URL_API }, required, messages: [URL_MESSAGE, PRIVATE_MESSAGE] }, (value) => value);
+const UrlField = (required: boolean) => RuleField({ name: 'url', api: { ...URL_API }, required, messages: [URL_MESSAGE, PRIVATE_MESSAGE] }, (value) => value);
 
 /** D38: body of create webhook; after validation, the values as stored (`url`: see UrlField). */
 export class CreateWebhookDto {
   @ParentId('workspace_id', 'Numeric id of the workspace')
   workspace_id: number;
   @UrlField(true) url: string;
-  @RuleField({ name: 'events', api: { ...EVENTS_API, description: 'Event types to deliver; omitted: all of them' }, required: false, messages: [EVENTS_MESSAGE] }, eventTypes)
+  @RuleField(
+    { name: 'events', api: { ...EVENTS_API, description: 'Event types to deliver; omitted: all of them' }, required: false, messages: [EVENTS_MESSAGE] },
+    eventTypes,
+  )
   events?: EventType[];
 }
 
@@ -71,7 +74,15 @@ export class UpdateWebhookDto {
   @UrlField(false) url?: string;
   @RuleField({ name: 'events', api: { ...EVENTS_API, description: 'Event types to deliver' }, required: false, messages: [EVENTS_MESSAGE] }, eventTypes)
   events?: EventType[];
-  @RuleField({ name: 'active', api: { type: 'boolean', description: 'false: nothing is delivered, and events meanwhile are never delivered' }, required: false, messages: [ACTIVE_MESSAGE] }, activeFlag)
+  @RuleField(
+    {
+      name: 'active',
+      api: { type: 'boolean', description: 'false: nothing is delivered, and events meanwhile are never delivered' },
+      required: false,
+      messages: [ACTIVE_MESSAGE],
+    },
+    activeFlag,
+  )
   active?: boolean;
 }
 

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Counter, Gauge, Registry } from 'prom-client';
+
 import { DELIVERY_RESULTS, DeliveryResult } from './webhooks.dto';
 import { WebhooksRepository } from './webhooks.repository';
 
@@ -16,7 +17,12 @@ export class WebhookMetrics {
 
   /** Adds the metrics to `registry` (src/metrics/metrics.ts). */
   register(registry: Registry): void {
-    this.attempts = new Counter({ name: 'work_tracking_webhook_delivery_attempts_total', help: 'Webhook delivery attempts made by this process, by result', labelNames: ['result'], registers: [registry] });
+    this.attempts = new Counter({
+      name: 'work_tracking_webhook_delivery_attempts_total',
+      help: 'Webhook delivery attempts made by this process, by result',
+      labelNames: ['result'],
+      registers: [registry],
+    });
     for (const result of DELIVERY_RESULTS) this.attempts.labels(result).inc(0);
     let state: Promise<{ pending: number; oldest_due_seconds: number }> | undefined;
     // Both gauges read one query per scrape.

@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
-import { WebhookMetrics } from './webhooks.metrics';
+
 import { WebhookWorker } from './webhook-worker';
 import { WebhooksController } from './webhooks.controller';
+import { WebhookMetrics } from './webhooks.metrics';
 import { WebhooksRepository } from './webhooks.repository';
 import { WebhooksService } from './webhooks.service';
 

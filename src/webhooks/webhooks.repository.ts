@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+
 import { Sql } from '../common/database/sql';
 import { writeStatement } from '../common/database/write-statement';
 import type { EventType } from '../events/event-types';
-import type { CreatedWebhookDto, WebhookDeliveryDto, DeliveryResult, WebhookDto } from './webhooks.dto';
 import { eventHorizonSql } from '../events/events.sql';
 import { DELIVERY_TASK, DeliveryJob, deliveryJobFlags, deliveryJobKey, webhookFlag } from './delivery-job';
+import type { CreatedWebhookDto, DeliveryResult, WebhookDeliveryDto, WebhookDto } from './webhooks.dto';
 
 const WEBHOOK_COLUMNS = `id, workspace_id, url, events, active, api_ts(created_at) AS created_at`;
 
@@ -43,36 +44,53 @@ export interface AttemptRecord {
 }
 
 /** WebhooksRepository.insert's statement (under the workspace's webhook lock). */
-const INSERT = writeStatement<{ workspaceId: number; url: string; events: EventType[]; secret: string; max: number }, CreatedWebhookDto>('webhook.insert', () => '', (w) => {
-  const ws = w.arg((i) => i.workspaceId);
-  return w
-    .write('wh', `(INSERT INTO webhooks (workspace_id, url, events, secret, dispatched_through)
+const INSERT = writeStatement<{ workspaceId: number; url: string; events: EventType[]; secret: string; max: number }, CreatedWebhookDto>(
+  'webhook.insert',
+  () => '',
+  (w) => {
+    const ws = w.arg((i) => i.workspaceId);
+    return w
+      .write(
+        'wh',
+        `(INSERT INTO webhooks (workspace_id, url, events, secret, dispatched_through)
          SELECT ${ws}, ${w.arg((i) => i.url)}, ${w.arg((i) => i.events)}, ${w.arg((i) => i.secret)}, ${eventHorizonSql(`${ws}::int`)}
           WHERE (SELECT count(*) FROM webhooks WHERE workspace_id = ${ws}) < ${w.arg((i) => i.max)}
-         RETURNING *)`)
-    .noEvent('D37 has no webhook events: a webhook is delivery configuration')
-    .select(`${WEBHOOK_COLUMNS}, secret FROM wh`);
-});
+         RETURNING *)`,
+      )
+      .noEvent('D37 has no webhook events: a webhook is delivery configuration')
+      .select(`${WEBHOOK_COLUMNS}, secret FROM wh`);
+  },
+);
 
 /** WebhooksRepository.update's statement. */
-const UPDATE = writeStatement<{ id: number; patch: { url?: string; events?: EventType[]; active?: boolean } }, WebhookDto>('webhook.update', () => '', (w) => {
-  const active = w.arg((i) => i.patch.active ?? null, 'boolean');
-  return w
-    .write('wh', `(UPDATE webhooks SET url = COALESCE(${w.arg((i) => i.patch.url ?? null, 'text')}, url), events = COALESCE(${w.arg((i) => i.patch.events ?? null)}, events),
+const UPDATE = writeStatement<{ id: number; patch: { url?: string; events?: EventType[]; active?: boolean } }, WebhookDto>(
+  'webhook.update',
+  () => '',
+  (w) => {
+    const active = w.arg((i) => i.patch.active ?? null, 'boolean');
+    return w
+      .write(
+        'wh',
+        `(UPDATE webhooks SET url = COALESCE(${w.arg((i) => i.patch.url ?? null, 'text')}, url), events = COALESCE(${w.arg((i) => i.patch.events ?? null)}, events),
               active = COALESCE(${active}, active),
               activated_at = CASE WHEN ${active} AND NOT active THEN now() ELSE activated_at END,
               dispatched_through = CASE WHEN ${active} AND NOT active THEN ${eventHorizonSql('workspace_id')} ELSE dispatched_through END
-        WHERE id = ${w.arg((i) => i.id, 'int')} RETURNING *)`)
-    .noEvent('D37 has no webhook events: a webhook is delivery configuration')
-    .select(`${WEBHOOK_COLUMNS} FROM wh`);
-});
+        WHERE id = ${w.arg((i) => i.id, 'int')} RETURNING *)`,
+      )
+      .noEvent('D37 has no webhook events: a webhook is delivery configuration')
+      .select(`${WEBHOOK_COLUMNS} FROM wh`);
+  },
+);
 
 /** WebhooksRepository.delete's statement. */
-const DELETE = writeStatement<{ id: number }, { count: string }>('webhook.delete', () => '', (w) =>
-  w
-    .write('wh', `(DELETE FROM webhooks WHERE id = ${w.arg((i) => i.id, 'int')} RETURNING id)`)
-    .noEvent('D37 has no webhook events: a webhook is delivery configuration')
-    .select('count(*) FROM wh'),
+const DELETE = writeStatement<{ id: number }, { count: string }>(
+  'webhook.delete',
+  () => '',
+  (w) =>
+    w
+      .write('wh', `(DELETE FROM webhooks WHERE id = ${w.arg((i) => i.id, 'int')} RETURNING id)`)
+      .noEvent('D37 has no webhook events: a webhook is delivery configuration')
+      .select('count(*) FROM wh'),
 );
 
 /** The API's write statements of webhooks (the delivery worker's bookkeeping statements are its own). */
@@ -257,7 +275,9 @@ export class WebhooksRepository {
       [webhookId, DELIVERY_TASK, webhookFlag(webhookId), standInMs, leaseMs],
     );
     const row = rows[0];
-    return row ? { job: row.payload, dueAt: new Date(row.due_at), url: row.url, secret: row.secret, go: row.go, busy: false, leaseUntil: row.lease_until } : null;
+    return row
+      ? { job: row.payload, dueAt: new Date(row.due_at), url: row.url, secret: row.secret, go: row.go, busy: false, leaseUntil: row.lease_until }
+      : null;
   }
 
   /** Drops a claimed attempt that may not be made (claimNext's `go` false): its job, and the webhook's attempt lease. */
@@ -298,18 +318,31 @@ export class WebhooksRepository {
                   THEN (graphile_worker.remove_job($8)).id
               END AS job_id`,
       [
-        job.webhook_id, job.event_id, job.attempt, record.result, record.responseStatus, record.durationMs, record.attemptedAt,
-        deliveryJobKey(job), next ? JSON.stringify(next.job) : null, next?.inMs ?? 0, DELIVERY_TASK, deliveryJobFlags(job),
+        job.webhook_id,
+        job.event_id,
+        job.attempt,
+        record.result,
+        record.responseStatus,
+        record.durationMs,
+        record.attemptedAt,
+        deliveryJobKey(job),
+        next ? JSON.stringify(next.job) : null,
+        next?.inMs ?? 0,
+        DELIVERY_TASK,
+        deliveryJobFlags(job),
       ],
     );
   }
 
   /** Puts `job` off: the same attempt under the same key and queue, due `inMs` from now (the running job then just ends). */
   async defer(job: DeliveryJob, inMs: number): Promise<void> {
-    await this.sql.rows(
-      `SELECT graphile_worker.add_job($1, $2::json, run_at := now() + $3 * interval '1 millisecond', job_key := $4, flags := $5::text[])`,
-      [DELIVERY_TASK, JSON.stringify(job), inMs, deliveryJobKey(job), deliveryJobFlags(job)],
-    );
+    await this.sql.rows(`SELECT graphile_worker.add_job($1, $2::json, run_at := now() + $3 * interval '1 millisecond', job_key := $4, flags := $5::text[])`, [
+      DELIVERY_TASK,
+      JSON.stringify(job),
+      inMs,
+      deliveryJobKey(job),
+      deliveryJobFlags(job),
+    ]);
   }
 
   /**

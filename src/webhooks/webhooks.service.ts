@@ -1,15 +1,16 @@
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { randomBytes } from 'crypto';
-import { AccessService } from '../common/access/access.service';
+
 import { NOT_FOUND } from '../common/access/access.policy';
+import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
 import { asBody } from '../common/validation/body';
 import { validateBody, validateCreate } from '../common/validation/validate-body';
 import type { AppEnv } from '../config/env';
 import { InjectSettings } from '../config/settings';
 import { EVENT_TYPES } from '../events/event-types';
-import { webhookUrl, type UrlRules } from './webhook-url';
-import { CreatedWebhookDto, CreateWebhookDto, WebhookDeliveryDto, UpdateWebhookDto, WebhookDto } from './webhooks.dto';
+import { type UrlRules, webhookUrl } from './webhook-url';
+import { CreatedWebhookDto, CreateWebhookDto, UpdateWebhookDto, WebhookDeliveryDto, WebhookDto } from './webhooks.dto';
 import { WebhooksRepository } from './webhooks.repository';
 
 /** D38: the 409 of a create when the workspace holds `max` webhooks (WEBHOOKS_PER_WORKSPACE_MAX). */

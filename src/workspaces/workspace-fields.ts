@@ -1,5 +1,15 @@
 import { BadRequestException } from '@nestjs/common';
-import { checkText, emptyMessage, notStringMessage, nulMessage, patchTextMessages, requiredMessage, requiredTextMessages, tooLongMessage } from '../common/validation/body';
+
+import {
+  checkText,
+  emptyMessage,
+  notStringMessage,
+  nulMessage,
+  patchTextMessages,
+  requiredMessage,
+  requiredTextMessages,
+  tooLongMessage,
+} from '../common/validation/body';
 import { NOT_SENT, RuleField } from '../common/validation/body-fields';
 
 /*
@@ -79,9 +89,7 @@ export function parseImageUrl(value: unknown): string | null | undefined {
 export function WorkspaceName(options: { required: boolean; description?: string }): PropertyDecorator {
   const { required } = options;
   const max = WORKSPACE_LIMITS.name;
-  const messages = required
-    ? requiredTextMessages('name', max)
-    : patchTextMessages('name', max);
+  const messages = required ? requiredTextMessages('name', max) : patchTextMessages('name', max);
   return RuleField(
     { name: 'name', api: { type: 'string', maxLength: max, description: options.description, example: 'Acme' }, required, messages },
     (value) => {
@@ -106,7 +114,7 @@ export function WorkspaceSlug(options: { create: boolean }): PropertyDecorator {
         ...(options.create ? { nullable: true } : {}),
         description: options.create
           ? 'Unique ignoring case. Left out or null: derived from the name (lower-case ASCII letters and digits, other runs as `-`; `-2`, `-3`, ... added when taken)'
-          : 'Unique ignoring case; the workspace may change its own slug\'s case',
+          : "Unique ignoring case; the workspace may change its own slug's case",
         example: 'acme',
       },
       required: false,

@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { WORKSPACE_SLUG_TAKEN } from '../common/database/unique-messages';
@@ -41,7 +42,7 @@ export class WorkspacesController {
   /** D40: update workspace. */
   @Patch(':workspace_id')
   @Authenticated('workspaces:write', 'workspace.edit')
-  @ApiOperation({ summary: 'Update workspace', description: 'Only the fields sent change. Returns the workspace with the caller\'s role.' })
+  @ApiOperation({ summary: 'Update workspace', description: "Only the fields sent change. Returns the workspace with the caller's role." })
   @ApiValidatedBody(UpdateWorkspaceDto)
   @ApiErrors({ 409: [WORKSPACE_SLUG_TAKEN] })
   @ApiOkResponse({ type: WorkspaceDto })
@@ -66,7 +67,7 @@ export class WorkspacesController {
   /** spec: Get workspace. */
   @Get(':workspace_id')
   @Authenticated('workspaces:read', 'workspace.read')
-  @ApiOperation({ summary: 'Get workspace', description: 'The workspace with the caller\'s role.' })
+  @ApiOperation({ summary: 'Get workspace', description: "The workspace with the caller's role." })
   @ApiOkResponse({ type: WorkspaceDto })
   getWorkspace(@CurrentCaller() caller: Caller, @PathId('workspace') id: number): Promise<WorkspaceDto> {
     return this.workspaces.getWorkspace(caller, id);
@@ -75,7 +76,10 @@ export class WorkspacesController {
   /** spec: List workspace members. */
   @Get(':workspace_id/members')
   @Authenticated('workspaces:read', 'workspace.read')
-  @ApiOperation({ summary: 'List workspace members', description: 'Ordered by join date, oldest first. `email` is non-null only when the caller is the workspace owner.' })
+  @ApiOperation({
+    summary: 'List workspace members',
+    description: 'Ordered by join date, oldest first. `email` is non-null only when the caller is the workspace owner.',
+  })
   @ApiOkResponse({ type: [MemberDto] })
   listMembers(@CurrentCaller() caller: Caller, @PathId('workspace') id: number): Promise<MemberDto[]> {
     return this.workspaces.listMembers(caller, id);

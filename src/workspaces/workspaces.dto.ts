@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+
 import { ApiInteger } from '../common/openapi/integer.decorator';
 import { WorkspaceImageUrl, WorkspaceName, WorkspaceSlug, WorkspaceText } from './workspace-fields';
 

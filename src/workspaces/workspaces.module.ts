@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { WorkspacesController } from './workspaces.controller';
 import { WorkspacesRepository } from './workspaces.repository';
 import { WorkspacesService } from './workspaces.service';

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+
 import type { Role } from '../common/access/access.policy';
 import { ColumnField, columnTable, FieldsMatch, selectListSql, WritesMatch } from '../common/database/field-table';
 import type { Db } from '../common/database/request-db';
@@ -40,45 +41,92 @@ const NEW_WORKSPACE_STATUSES = `(VALUES ${DEFAULT_STATUSES.map((st, i) => `('${s
 const answer = (w: string, role: string) => `${WORKSPACE_COLUMNS} FROM ${w} w CROSS JOIN (SELECT ${role} AS role) m`;
 
 /** WorkspacesRepository.insert: D40's slug candidates, the workspace, its owner's membership and its statuses. */
-const INSERT = writeStatement<{ ownerId: number; body: CreateWorkspaceDto; slug: string; derived: boolean }, WorkspaceDto>('workspace.insert', () => '', (w) => {
-  const base = w.arg((i) => i.slug, 'text');
-  const owner = w.arg((i) => i.ownerId, 'int');
-  const taken = (candidate: string) => `EXISTS (SELECT 1 FROM workspaces x WHERE lower(x.slug COLLATE "C") = lower((${candidate}) COLLATE "C"))`;
-  const values = WORKSPACE_TABLE.writes.filter((c) => c.column !== 'slug').map((c) => [c.column, w.arg((i) => (i.body as unknown as Record<string, unknown>)[c.column] ?? null, c.cast)]);
-  // D40: <base>-n, <base> cut to 64 minus the suffix's length and its trailing '-' stripped again (slugCandidate's twin).
-  const next = `rtrim(left(${base}, 64 - length('-' || (c.n + 1))), '-') || '-' || (c.n + 1)`;
-  return w
-    .recursive('candidate', 'n, slug', `(
+const INSERT = writeStatement<{ ownerId: number; body: CreateWorkspaceDto; slug: string; derived: boolean }, WorkspaceDto>(
+  'workspace.insert',
+  () => '',
+  (w) => {
+    const base = w.arg((i) => i.slug, 'text');
+    const owner = w.arg((i) => i.ownerId, 'int');
+    const taken = (candidate: string) => `EXISTS (SELECT 1 FROM workspaces x WHERE lower(x.slug COLLATE "C") = lower((${candidate}) COLLATE "C"))`;
+    const values = WORKSPACE_TABLE.writes
+      .filter((c) => c.column !== 'slug')
+      .map((c) => [c.column, w.arg((i) => (i.body as unknown as Record<string, unknown>)[c.column] ?? null, c.cast)]);
+    // D40: <base>-n, <base> cut to 64 minus the suffix's length and its trailing '-' stripped again (slugCandidate's twin).
+    const next = `rtrim(left(${base}, 64 - length('-' || (c.n + 1))), '-') || '-' || (c.n + 1)`;
+    return w
+      .recursive(
+        'candidate',
+        'n, slug',
+        `(
         SELECT 1, ${base}
         UNION ALL
-        SELECT c.n + 1, ${next} FROM candidate c WHERE ${w.arg((i) => i.derived, 'boolean')} AND ${taken('c.slug')})`)
-    .check('pick', '(SELECT slug FROM candidate ORDER BY n DESC LIMIT 1)')
-    .write('w', `(INSERT INTO workspaces (slug, owner_id, ${values.map(([c]) => c).join(', ')})
+        SELECT c.n + 1, ${next} FROM candidate c WHERE ${w.arg((i) => i.derived, 'boolean')} AND ${taken('c.slug')})`,
+      )
+      .check('pick', '(SELECT slug FROM candidate ORDER BY n DESC LIMIT 1)')
+      .write(
+        'w',
+        `(INSERT INTO workspaces (slug, owner_id, ${values.map(([c]) => c).join(', ')})
             SELECT pick.slug, ${owner}, ${values.map(([, v]) => v).join(', ')} FROM pick
             ON CONFLICT DO NOTHING
-            RETURNING *)`)
-    .write('m', `(INSERT INTO workspace_members (workspace_id, user_id, role, joined_at)
-            SELECT w.id, ${owner}, 'owner', w.created_at FROM w RETURNING 'owner'::text AS role)`)
-    .write('st', `(INSERT INTO statuses (workspace_id, name, category, color, icon, position)
+            RETURNING *)`,
+      )
+      .write(
+        'm',
+        `(INSERT INTO workspace_members (workspace_id, user_id, role, joined_at)
+            SELECT w.id, ${owner}, 'owner', w.created_at FROM w RETURNING 'owner'::text AS role)`,
+      )
+      .write(
+        'st',
+        `(INSERT INTO statuses (workspace_id, name, category, color, icon, position)
              SELECT w.id, st.name, st.category, 'gray', NULL, st.position FROM w CROSS JOIN ${NEW_WORKSPACE_STATUSES}
-             RETURNING id)`)
-    .noEvent('D37 has no workspace.created: a new workspace has no feed reader yet')
-    .select(`${WORKSPACE_COLUMNS} FROM w CROSS JOIN m WHERE (SELECT count(*) FROM st) >= 0`);
-});
+             RETURNING id)`,
+      )
+      .noEvent('D37 has no workspace.created: a new workspace has no feed reader yet')
+      .select(`${WORKSPACE_COLUMNS} FROM w CROSS JOIN m WHERE (SELECT count(*) FROM st) >= 0`);
+  },
+);
 
 /** D40 update workspace: the fields sent; `workspace.updated` when a stored value changed (D37, D48). */
 const UPDATE = writeStatement<{ actor: Actor; id: number; role: Role; patch: UpdateWorkspaceDto }, WorkspaceDto>(
-  'workspace.update', (i) => sentKey(WORKSPACE_TABLE.columns, i.patch), (w, sample) => {
-    if (!updateRow(w, 'workspaces', 'workspaces', WORKSPACE_TABLE, (i) => i.id, (i) => i.patch, sample)) {
+  'workspace.update',
+  (i) => sentKey(WORKSPACE_TABLE.columns, i.patch),
+  (w, sample) => {
+    if (
+      !updateRow(
+        w,
+        'workspaces',
+        'workspaces',
+        WORKSPACE_TABLE,
+        (i) => i.id,
+        (i) => i.patch,
+        sample,
+      )
+    ) {
       const id = w.arg((i) => i.id, 'int');
-      return w.noEvent('nothing sent: nothing changes').select(`${answer('workspaces', w.arg((i) => i.role, 'text'))} WHERE w.id = ${id}`);
+      return w.noEvent('nothing sent: nothing changes').select(
+        `${answer(
+          'workspaces',
+          w.arg((i) => i.role, 'text'),
+        )} WHERE w.id = ${id}`,
+      );
     }
     return w
-      .event(statementEvent({
-        type: 'workspace.updated', from: 'r JOIN old ON old.id = r.id', reads: ['r', 'old'], workspace: 'r.id',
-        data: {}, changes: columnChanges(WORKSPACE_TABLE),
-      }))
-      .select(answer('r', w.arg((i) => i.role, 'text')));
+      .event(
+        statementEvent({
+          type: 'workspace.updated',
+          from: 'r JOIN old ON old.id = r.id',
+          reads: ['r', 'old'],
+          workspace: 'r.id',
+          data: {},
+          changes: columnChanges(WORKSPACE_TABLE),
+        }),
+      )
+      .select(
+        answer(
+          'r',
+          w.arg((i) => i.role, 'text'),
+        ),
+      );
   },
 );
 

@@ -1,5 +1,5 @@
-import { SCOPES } from '../../src/common/auth/scope';
 import { LAST_USED_FLUSH_MS } from '../../src/common/auth/last-used';
+import { SCOPES } from '../../src/common/auth/scope';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { createTestDatabase, TestDatabase } from '../setup/database';
 import { ensureBuilt, ServerProcess, startServer } from '../setup/server-process';
@@ -41,12 +41,27 @@ beforeAll(async () => {
   ensureBuilt();
   db = await createTestDatabase();
   ids = await loadFixture(db.ds, {
-    users: [{ ref: 'owner', email: 'owner@procs.test', name: 'Owner' }, { ref: 'member', email: 'member@procs.test', name: 'Member' }],
-    api_keys: [{ user: 'owner', key: OWNER, scopes: [...SCOPES] }, { user: 'member', key: MEMBER, scopes: [...SCOPES] }],
-    workspaces: [{
-      ref: 'ws', name: 'Procs', slug: 'procs', owner: 'owner', members: [{ user: 'member', role: 'member' }],
-      folders: [{ ref: 'eng', name: 'Eng', lists: [{ ref: 'backlog', name: 'Backlog' }] }, { ref: 'ops', name: 'Ops' }],
-    }],
+    users: [
+      { ref: 'owner', email: 'owner@procs.test', name: 'Owner' },
+      { ref: 'member', email: 'member@procs.test', name: 'Member' },
+    ],
+    api_keys: [
+      { user: 'owner', key: OWNER, scopes: [...SCOPES] },
+      { user: 'member', key: MEMBER, scopes: [...SCOPES] },
+    ],
+    workspaces: [
+      {
+        ref: 'ws',
+        name: 'Procs',
+        slug: 'procs',
+        owner: 'owner',
+        members: [{ user: 'member', role: 'member' }],
+        folders: [
+          { ref: 'eng', name: 'Eng', lists: [{ ref: 'backlog', name: 'Backlog' }] },
+          { ref: 'ops', name: 'Ops' },
+        ],
+      },
+    ],
   });
   const env = { DATABASE_URL: db.url, MIGRATIONS_RUN: 'false', WEBHOOK_WORKER: 'false' };
   [a, b] = await Promise.all([startServer(env), startServer(env)]);
@@ -62,7 +77,10 @@ it('a role, a restriction, a removal and a new membership made through one proce
   await warm(MEMBER, `/api/v1/workspaces/${ids.ws}`);
   for (let round = 0; round < 3; round++) {
     expect((await call(a, 'PATCH', `${members}/${ids.member}`, OWNER, { role: 'viewer' })).status).toBe(200);
-    expect(await call(b, 'POST', '/api/v1/folders', MEMBER, { workspace_id: ids.ws, name: 'X' })).toEqual({ status: 403, body: { error: 'Viewers cannot create folders' } });
+    expect(await call(b, 'POST', '/api/v1/folders', MEMBER, { workspace_id: ids.ws, name: 'X' })).toEqual({
+      status: 403,
+      body: { error: 'Viewers cannot create folders' },
+    });
 
     expect((await call(a, 'PATCH', `${members}/${ids.member}`, OWNER, { role: 'member', restricted: true, folder_ids: [ids.eng] })).status).toBe(200);
     expect((await call(b, 'GET', `/api/v1/workspaces/${ids.ws}/folders`, MEMBER)).body.map((f: { id: number }) => f.id)).toEqual([ids.eng]);

@@ -1,6 +1,6 @@
-import { SCOPES } from '../../src/common/auth/scope';
-import { API_KEY_LISTENER_NAME, ApiKeyCache } from '../../src/common/auth/api-key.cache';
 import { hashApiKey } from '../../src/common/auth/api-key';
+import { API_KEY_LISTENER_NAME, ApiKeyCache } from '../../src/common/auth/api-key.cache';
+import { SCOPES } from '../../src/common/auth/scope';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
 import { QueryCounter } from '../setup/query-counter';
@@ -93,7 +93,10 @@ describe('API key cache across processes (issue 9)', () => {
     // That update notifies too: let its notification land before the key is cached again.
     await new Promise((done) => setTimeout(done, 250));
     await warm('svc_cache_expire');
-    const [{ wait }] = await sql(`SELECT GREATEST(0, extract(epoch FROM expires_at - now()) * 1000)::int AS wait FROM api_keys WHERE key_hash = $1`, byHash('svc_cache_expire'));
+    const [{ wait }] = await sql(
+      `SELECT GREATEST(0, extract(epoch FROM expires_at - now()) * 1000)::int AS wait FROM api_keys WHERE key_hash = $1`,
+      byHash('svc_cache_expire'),
+    );
     await new Promise((done) => setTimeout(done, wait));
     await honoured('svc_cache_expire', 401, 'API key has expired');
   });
@@ -114,5 +117,4 @@ describe('API key cache across processes (issue 9)', () => {
     await sql(`UPDATE api_keys SET revoked_at = now() WHERE key_hash = $1`, byHash('svc_cache_back'));
     await honoured('svc_cache_back', 401, 'Invalid API key');
   });
-
 });

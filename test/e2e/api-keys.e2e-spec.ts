@@ -52,14 +52,25 @@ describe('API keys (D46)', () => {
       const body = res.json();
       expect(Object.keys(body)).toEqual([...KEY_FIELDS, 'key']);
       expect(body).toEqual({
-        id: expect.any(Number), name: 'CI', last4: body.key.slice(-4), scopes: ['tasks:read', 'users:read'],
-        expires_at: '2090-01-02T02:04:05.000Z', created_at: expect.stringMatching(TS), last_used_at: null, key: expect.stringMatching(/^svc_[0-9a-f]{64}$/),
+        id: expect.any(Number),
+        name: 'CI',
+        last4: body.key.slice(-4),
+        scopes: ['tasks:read', 'users:read'],
+        expires_at: '2090-01-02T02:04:05.000Z',
+        created_at: expect.stringMatching(TS),
+        last_used_at: null,
+        key: expect.stringMatching(/^svc_[0-9a-f]{64}$/),
       });
-      expect(await q(`SELECT key_hash, last4, user_id FROM api_keys WHERE id = $1`, [body.id])).toEqual([{ key_hash: hashApiKey(body.key), last4: body.key.slice(-4), user_id: ids.owner }]);
+      expect(await q(`SELECT key_hash, last4, user_id FROM api_keys WHERE id = $1`, [body.id])).toEqual([
+        { key_hash: hashApiKey(body.key), last4: body.key.slice(-4), user_id: ids.owner },
+      ]);
       expect(await q(`SELECT count(*)::int AS n FROM api_keys WHERE key_hash = $1 OR last4 = $1`, [body.key])).toEqual([{ n: 0 }]);
       const me = await send('GET', '/api/v1/me', body.key);
       expect(me.json()).toMatchObject({ id: ids.owner });
-      expect(await answer(send('GET', '/api/v1/workspaces', body.key))).toEqual({ status: 403, body: { error: "Scope 'workspaces:read' is required for this endpoint" } });
+      expect(await answer(send('GET', '/api/v1/workspaces', body.key))).toEqual({
+        status: 403,
+        body: { error: "Scope 'workspaces:read' is required for this endpoint" },
+      });
     });
 
     it('ignores Idempotency-Key: not checked, not stored, never replayed', async () => {
@@ -97,23 +108,27 @@ describe('API keys (D46)', () => {
 
     it('a key grants only scopes it has: 403 names the first missing scope in ascending order', async () => {
       expect(await answer(create({ name: 'k', scopes: ['users:read', 'tasks:write', 'tasks:read'] }, LIMITED))).toEqual({
-        status: 403, body: { error: 'A key cannot grant a scope it does not have: tasks:write' },
+        status: 403,
+        body: { error: 'A key cannot grant a scope it does not have: tasks:write' },
       });
       expect(await answer(create({ name: 'k', scopes: ['api_keys:read', 'tasks:read'] }, LIMITED))).toMatchObject({ status: 201 });
       // The scope check comes after the body (step 7), before the expiry rule.
       expect(await answer(create({ name: 'k', scopes: ['users:read'], expires_at: '' }, LIMITED))).toMatchObject({ status: 400 });
     });
 
-    it('the expiry: left out, the calling key\'s; not later than it, nor none while it has one', async () => {
+    it("the expiry: left out, the calling key's; not later than it, nor none while it has one", async () => {
       const inherited = await create({ name: 'k', scopes: ['users:read'] }, EXPIRING);
       expect(inherited.json()).toMatchObject({ expires_at: EXPIRY });
       for (const expires_at of [null, '2099-06-01T00:00:00.001Z', '2100-01-01']) {
         expect(await answer(create({ name: 'k', scopes: ['users:read'], expires_at }, EXPIRING))).toEqual({
-          status: 400, body: { error: "expires_at cannot be later than this key's expiry" },
+          status: 400,
+          body: { error: "expires_at cannot be later than this key's expiry" },
         });
       }
       expect((await create({ name: 'k', scopes: ['users:read'], expires_at: EXPIRY }, EXPIRING)).json()).toMatchObject({ expires_at: EXPIRY });
-      expect((await create({ name: 'k', scopes: ['users:read'], expires_at: '2030-01-01' }, EXPIRING)).json()).toMatchObject({ expires_at: '2030-01-01T00:00:00.000Z' });
+      expect((await create({ name: 'k', scopes: ['users:read'], expires_at: '2030-01-01' }, EXPIRING)).json()).toMatchObject({
+        expires_at: '2030-01-01T00:00:00.000Z',
+      });
       // A key that never expires may make keys that never expire.
       expect((await create({ name: 'k', scopes: ['users:read'], expires_at: null })).json()).toMatchObject({ expires_at: null });
       // The scope rule answers before the expiry rule.
@@ -123,8 +138,14 @@ describe('API keys (D46)', () => {
     it('holds at most 100 active keys per user, also under concurrent creates; revoked and expired keys do not count', async () => {
       // The calling key is active: with 95 more, 96; then 10 at once: 4 succeed.
       await q(`INSERT INTO api_keys (user_id, key_hash, scopes) SELECT $1, 'cap-' || g, '{users:read}' FROM generate_series(1, 95) g`, [ids.capper]);
-      await q(`INSERT INTO api_keys (user_id, key_hash, scopes, revoked_at) SELECT $1, 'cap-revoked-' || g, '{users:read}', now() FROM generate_series(1, 5) g`, [ids.capper]);
-      await q(`INSERT INTO api_keys (user_id, key_hash, scopes, expires_at) SELECT $1, 'cap-expired-' || g, '{users:read}', now() - interval '1 day' FROM generate_series(1, 5) g`, [ids.capper]);
+      await q(
+        `INSERT INTO api_keys (user_id, key_hash, scopes, revoked_at) SELECT $1, 'cap-revoked-' || g, '{users:read}', now() FROM generate_series(1, 5) g`,
+        [ids.capper],
+      );
+      await q(
+        `INSERT INTO api_keys (user_id, key_hash, scopes, expires_at) SELECT $1, 'cap-expired-' || g, '{users:read}', now() - interval '1 day' FROM generate_series(1, 5) g`,
+        [ids.capper],
+      );
       const results = await Promise.all(Array.from({ length: 10 }, (_, i) => create({ name: `c${i}`, scopes: ['users:read'] }, CAPPED)));
       expect(results.map((r) => r.statusCode).sort()).toEqual([201, 201, 201, 201, 409, 409, 409, 409, 409, 409]);
       expect(results.find((r) => r.statusCode === 409)!.json()).toEqual({ error: 'A user can hold at most 100 active API keys' });
@@ -138,19 +159,33 @@ describe('API keys (D46)', () => {
   });
 
   describe('list', () => {
-    it('lists the caller\'s unrevoked keys, expired ones included, by id, with last4 (null for keys made before it was recorded)', async () => {
-      const [old] = await q<{ id: number }>(`INSERT INTO api_keys (user_id, key_hash, scopes, expires_at) VALUES ($1, 'old-key', '{users:read,api_keys:read}', '2001-01-01Z') RETURNING id`, [ids.member]);
+    it("lists the caller's unrevoked keys, expired ones included, by id, with last4 (null for keys made before it was recorded)", async () => {
+      const [old] = await q<{ id: number }>(
+        `INSERT INTO api_keys (user_id, key_hash, scopes, expires_at) VALUES ($1, 'old-key', '{users:read,api_keys:read}', '2001-01-01Z') RETURNING id`,
+        [ids.member],
+      );
       const res = await list(LIMITED);
       expect(res.statusCode).toBe(200);
       const keys = res.json() as Array<Record<string, unknown>>;
       expect(keys.map((k) => k.id)).toEqual([...keys.map((k) => k.id as number)].sort((a, b) => a - b));
       expect(keys.every((k) => Object.keys(k).join() === KEY_FIELDS.join())).toBe(true);
       expect(keys.find((k) => k.id === ids.k_limited)).toEqual({
-        id: ids.k_limited, name: 'limited', last4: '1234', scopes: ['api_keys:read', 'api_keys:write', 'tasks:read'],
-        expires_at: null, created_at: expect.stringMatching(TS), last_used_at: expect.stringMatching(TS),
+        id: ids.k_limited,
+        name: 'limited',
+        last4: '1234',
+        scopes: ['api_keys:read', 'api_keys:write', 'tasks:read'],
+        expires_at: null,
+        created_at: expect.stringMatching(TS),
+        last_used_at: expect.stringMatching(TS),
       });
       expect(keys.find((k) => k.id === old.id)).toEqual({
-        id: old.id, name: null, last4: null, scopes: ['api_keys:read', 'users:read'], expires_at: '2001-01-01T00:00:00.000Z', created_at: expect.stringMatching(TS), last_used_at: null,
+        id: old.id,
+        name: null,
+        last4: null,
+        scopes: ['api_keys:read', 'users:read'],
+        expires_at: '2001-01-01T00:00:00.000Z',
+        created_at: expect.stringMatching(TS),
+        last_used_at: null,
       });
       expect(keys.some((k) => k.id === ids.k_capped)).toBe(false);
       // The member's revoked keys are not listed.
@@ -160,7 +195,7 @@ describe('API keys (D46)', () => {
   });
 
   describe('revoke', () => {
-    it('revokes one of the caller\'s keys: 204, then the key is refused; another user\'s, a revoked or no key: 404', async () => {
+    it("revokes one of the caller's keys: 204, then the key is refused; another user's, a revoked or no key: 404", async () => {
       const made = (await create({ name: 'doomed', scopes: ['users:read'] })).json();
       expect((await send('GET', '/api/v1/me', made.key)).statusCode).toBe(200);
       expect(await answer(revoke(made.id, K.key('member')))).toEqual({ status: 404, body: { error: 'API key not found' } });
@@ -203,7 +238,9 @@ describe('API keys (D46)', () => {
       await q(`UPDATE api_keys SET last_used_at = now() + interval '1 hour' WHERE id = $1`, [key.id]);
       await send('GET', '/api/v1/me', key.key);
       await recorder.flush();
-      expect((await q<{ ahead: boolean }>(`SELECT last_used_at > now() + interval '50 minutes' AS ahead FROM api_keys WHERE id = $1`, [key.id]))[0].ahead).toBe(true);
+      expect((await q<{ ahead: boolean }>(`SELECT last_used_at > now() + interval '50 minutes' AS ahead FROM api_keys WHERE id = $1`, [key.id]))[0].ahead).toBe(
+        true,
+      );
     });
   });
 });

@@ -2,6 +2,7 @@ import { HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } f
 import { mkdtempSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
+
 import { AttachmentsWorker } from '../../src/attachments/attachments.worker';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
 import { fileBody } from '../setup/multipart';
@@ -36,7 +37,13 @@ describe('attachments on the s3 driver (s3rver)', () => {
     );
 
   beforeAll(async () => {
-    s3rver = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: mkdtempSync(join(tmpdir(), 'h36-s3rver-')), configureBuckets: [{ name: BUCKET }] });
+    s3rver = new S3rver({
+      address: '127.0.0.1',
+      port: 0,
+      silent: true,
+      directory: mkdtempSync(join(tmpdir(), 'h36-s3rver-')),
+      configureBuckets: [{ name: BUCKET }],
+    });
     const { port } = await s3rver.run();
     endpoint = `http://127.0.0.1:${port}`;
     // The SDK's default credential chain (environment) is what the service uses.
@@ -45,8 +52,13 @@ describe('attachments on the s3 driver (s3rver)', () => {
     client = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials: CREDENTIALS });
     t = await createTestApp({
       env: {
-        STORAGE_DRIVER: 's3', S3_BUCKET: BUCKET, S3_REGION: 'us-east-1', S3_ENDPOINT: endpoint, S3_FORCE_PATH_STYLE: 'true',
-        STORAGE_DIR: mkdtempSync(join(tmpdir(), 'h36-s3-staging-')), ATTACHMENT_MAX_BYTES: '100000',
+        STORAGE_DRIVER: 's3',
+        S3_BUCKET: BUCKET,
+        S3_REGION: 'us-east-1',
+        S3_ENDPOINT: endpoint,
+        S3_FORCE_PATH_STYLE: 'true',
+        STORAGE_DIR: mkdtempSync(join(tmpdir(), 'h36-s3-staging-')),
+        ATTACHMENT_MAX_BYTES: '100000',
       },
     });
     w = await loadRoleWorld(t.db.ds, 's3');
@@ -61,9 +73,14 @@ describe('attachments on the s3 driver (s3rver)', () => {
     if (saved.secret === undefined) delete process.env.AWS_SECRET_ACCESS_KEY;
   });
 
-  it('multipart: the file becomes an object under a random key; download redirects to a presigned GET with D47\'s headers', async () => {
+  it("multipart: the file becomes an object under a random key; download redirects to a presigned GET with D47's headers", async () => {
     const body = fileBody('Résumé final.html', '<h1>hi</h1>', 'text/html');
-    const res = await t.inject({ method: 'POST', url: `/api/v1/tasks/${w.ids.t_backlog}/attachments`, headers: { ...as(), ...body.headers }, payload: body.payload });
+    const res = await t.inject({
+      method: 'POST',
+      url: `/api/v1/tasks/${w.ids.t_backlog}/attachments`,
+      headers: { ...as(), ...body.headers },
+      payload: body.payload,
+    });
     expect(res.statusCode).toBe(201);
     const id = res.json().id;
     const key = await keyOf(id);
@@ -82,12 +99,22 @@ describe('attachments on the s3 driver (s3rver)', () => {
 
   it('declaration: a presigned PUT of exactly the declared size, then confirm; before it, 409', async () => {
     const declared = await t.inject({
-      method: 'POST', url: `/api/v1/tasks/${w.ids.t_backlog}/attachments`, headers: as(), payload: { file_name: 'data.csv', file_size: 7, mime_type: 'text/csv' },
+      method: 'POST',
+      url: `/api/v1/tasks/${w.ids.t_backlog}/attachments`,
+      headers: as(),
+      payload: { file_name: 'data.csv', file_size: 7, mime_type: 'text/csv' },
     });
     expect(declared.statusCode).toBe(201);
     const { attachment, upload } = declared.json();
-    expect(upload).toEqual({ method: 'PUT', url: expect.stringContaining(`${endpoint}/${BUCKET}/`), headers: { 'Content-Length': '7' }, expires_at: expect.any(String) });
-    expect((await t.inject({ method: 'POST', url: `/api/v1/attachments/${attachment.id}/confirm`, headers: as() })).json()).toEqual({ error: 'Upload is missing or incomplete' });
+    expect(upload).toEqual({
+      method: 'PUT',
+      url: expect.stringContaining(`${endpoint}/${BUCKET}/`),
+      headers: { 'Content-Length': '7' },
+      expires_at: expect.any(String),
+    });
+    expect((await t.inject({ method: 'POST', url: `/api/v1/attachments/${attachment.id}/confirm`, headers: as() })).json()).toEqual({
+      error: 'Upload is missing or incomplete',
+    });
     const put = await fetch(upload.url, { method: 'PUT', headers: upload.headers, body: 'a,b\n1,2' });
     expect(put.status).toBe(200);
     const confirmed = await t.inject({ method: 'POST', url: `/api/v1/attachments/${attachment.id}/confirm`, headers: as() });
@@ -99,7 +126,10 @@ describe('attachments on the s3 driver (s3rver)', () => {
 
   it('confirmed bytes never change: the presigned PUT, replayed after confirm, writes nowhere a row points at; its object goes, even when written again', async () => {
     const declared = await t.inject({
-      method: 'POST', url: `/api/v1/tasks/${w.ids.t_backlog}/attachments`, headers: as(), payload: { file_name: 'keep.txt', file_size: 4, mime_type: 'text/plain' },
+      method: 'POST',
+      url: `/api/v1/tasks/${w.ids.t_backlog}/attachments`,
+      headers: as(),
+      payload: { file_name: 'keep.txt', file_size: 4, mime_type: 'text/plain' },
     });
     const { attachment, upload } = declared.json();
     const uploadKey = await keyOf(attachment.id);
@@ -112,7 +142,8 @@ describe('attachments on the s3 driver (s3rver)', () => {
     expect(finalKey).toMatch(/^[0-9a-f]{32}$/);
     expect(finalKey).not.toBe(uploadKey);
     expect(upload.url).not.toContain(finalKey);
-    const read = async () => (await fetch((await t.inject({ method: 'GET', url: `/api/v1/attachments/${attachment.id}/download`, headers: as() })).headers.location as string)).text();
+    const read = async () =>
+      (await fetch((await t.inject({ method: 'GET', url: `/api/v1/attachments/${attachment.id}/download`, headers: as() })).headers.location as string)).text();
     expect(await read()).toBe('good');
     // The server still takes the replayed PUT (a presigned URL cannot be revoked), but no row points at its key.
     expect((await put('evil')).status).toBe(200);
@@ -131,7 +162,10 @@ describe('attachments on the s3 driver (s3rver)', () => {
 
   it('confirm judges the copied bytes: a wrong-size upload is 409 and leaves no copy', async () => {
     const declared = await t.inject({
-      method: 'POST', url: `/api/v1/tasks/${w.ids.t_backlog}/attachments`, headers: as(), payload: { file_name: 'short.txt', file_size: 4, mime_type: 'text/plain' },
+      method: 'POST',
+      url: `/api/v1/tasks/${w.ids.t_backlog}/attachments`,
+      headers: as(),
+      payload: { file_name: 'short.txt', file_size: 4, mime_type: 'text/plain' },
     });
     const { attachment } = declared.json();
     const uploadKey = await keyOf(attachment.id);
@@ -147,7 +181,9 @@ describe('attachments on the s3 driver (s3rver)', () => {
 
   it('delete: 204, and the object goes once the removal queue runs; the local /files/ routes refuse everything', async () => {
     const body = fileBody('gone.txt', 'bye');
-    const id = (await t.inject({ method: 'POST', url: `/api/v1/tasks/${w.ids.t_backlog}/attachments`, headers: { ...as(), ...body.headers }, payload: body.payload })).json().id;
+    const id = (
+      await t.inject({ method: 'POST', url: `/api/v1/tasks/${w.ids.t_backlog}/attachments`, headers: { ...as(), ...body.headers }, payload: body.payload })
+    ).json().id;
     const key = await keyOf(id);
     expect(await exists(key)).toBe(3);
     expect((await t.inject({ method: 'DELETE', url: `/api/v1/attachments/${id}`, headers: as() })).statusCode).toBe(204);

@@ -1,6 +1,7 @@
-import { mkdtempSync, readdirSync, readFileSync, existsSync } from 'fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
+
 import { AttachmentsWorker } from '../../src/attachments/attachments.worker';
 import { LinkSigner } from '../../src/attachments/storage/signed-links';
 import { auth } from '../setup/create-app';
@@ -29,16 +30,25 @@ const objectFiles = (): string[] => {
 };
 
 describe('attachments (D47)', () => {
-  const { t, ids } = useRoleWorld('at', (b) => ({ workspaces: [b.solo('doomed_ws', 'owner', { tasks: [{ ref: 't_doomed_ws', title: 'In a workspace to delete' }] })] }), {
-    env: { STORAGE_DIR, ATTACHMENT_MAX_BYTES: String(MAX), PUBLIC_URL: 'https://files.example.test/base/' },
-  });
+  const { t, ids } = useRoleWorld(
+    'at',
+    (b) => ({ workspaces: [b.solo('doomed_ws', 'owner', { tasks: [{ ref: 't_doomed_ws', title: 'In a workspace to delete' }] })] }),
+    {
+      env: { STORAGE_DIR, ATTACHMENT_MAX_BYTES: String(MAX), PUBLIC_URL: 'https://files.example.test/base/' },
+    },
+  );
   const sql = (text: string, params: unknown[] = []) => t.db.ds.query(text, params);
   const as = (role: WorldRole) => auth(key(role));
 
   const upload = (task: number, body: { payload: Buffer; headers: Record<string, string> }, role: WorldRole = 'owner', extra: Record<string, string> = {}) =>
     t.inject({ method: 'POST', url: `/api/v1/tasks/${task}/attachments`, headers: { ...as(role), ...body.headers, ...extra }, payload: body.payload });
   const declare = (task: number, payload: unknown, role: WorldRole = 'owner', extra: Record<string, string> = {}) =>
-    t.inject({ method: 'POST', url: `/api/v1/tasks/${task}/attachments`, headers: { ...as(role), 'content-type': 'application/json', ...extra }, payload: JSON.stringify(payload) });
+    t.inject({
+      method: 'POST',
+      url: `/api/v1/tasks/${task}/attachments`,
+      headers: { ...as(role), 'content-type': 'application/json', ...extra },
+      payload: JSON.stringify(payload),
+    });
   const confirm = (id: number, role: WorldRole = 'owner') => t.inject({ method: 'POST', url: `/api/v1/attachments/${id}/confirm`, headers: as(role) });
   const list = (task: number, role: WorldRole = 'owner') => t.inject({ method: 'GET', url: `/api/v1/tasks/${task}/attachments`, headers: as(role) });
   const download = (id: number, role: WorldRole = 'owner') => t.inject({ method: 'GET', url: `/api/v1/attachments/${id}/download`, headers: as(role) });
@@ -49,8 +59,12 @@ describe('attachments (D47)', () => {
     expect(url.startsWith('https://files.example.test/base/files/')).toBe(true);
     return url.slice('https://files.example.test/base'.length);
   };
-  const fetchLink = (url: string, method: 'GET' | 'HEAD' | 'PUT' | 'POST' | 'DELETE' = 'GET', headers: Record<string, string> = {}, payload?: Buffer | string) =>
-    t.inject({ method, url: pathOf(url), headers, payload });
+  const fetchLink = (
+    url: string,
+    method: 'GET' | 'HEAD' | 'PUT' | 'POST' | 'DELETE' = 'GET',
+    headers: Record<string, string> = {},
+    payload?: Buffer | string,
+  ) => t.inject({ method, url: pathOf(url), headers, payload });
   const eventsOf = async (types: string[]) =>
     (await sql(`SELECT type, data FROM events WHERE type = ANY($1) ORDER BY id`, [types])) as { type: string; data: Record<string, unknown> }[];
   const worker = () => t.app.get(AttachmentsWorker);
@@ -63,7 +77,11 @@ describe('attachments (D47)', () => {
       const element = res.json();
       expect(Object.keys(element).sort()).toEqual(ELEMENT_KEYS);
       expect(element).toEqual({
-        id: expect.any(Number), file_name: 'notes.txt', file_size: 11, mime_type: 'text/plain', created_at: expect.stringMatching(TS),
+        id: expect.any(Number),
+        file_name: 'notes.txt',
+        file_size: 11,
+        mime_type: 'text/plain',
+        created_at: expect.stringMatching(TS),
         uploader: { id: ids.member, name: WORLD_NAMES.member, avatar_url: null },
       });
       expect((await list(ids.t_backlog)).json()).toEqual([element]);
@@ -121,15 +139,37 @@ describe('attachments (D47)', () => {
       ['no part at all', multipart([]), 'file is required'],
       ['a part named file without a file name', multipart([{ name: 'file', body: 'x' }]), 'file is required'],
       ['a file part of another name', multipart([{ name: 'upload', filename: 'a.txt', body: 'x' }]), 'file is required'],
-      ['two file parts', multipart([{ name: 'file', filename: 'a.txt', body: 'a' }, { name: 'file', filename: 'b.txt', body: 'b' }]), 'Send one file per request'],
-      ['two file parts, the first with a bad name', multipart([{ name: 'file', filename: '   ', body: 'a' }, { name: 'file', filename: 'b.txt', body: 'b' }]), 'Send one file per request'],
+      [
+        'two file parts',
+        multipart([
+          { name: 'file', filename: 'a.txt', body: 'a' },
+          { name: 'file', filename: 'b.txt', body: 'b' },
+        ]),
+        'Send one file per request',
+      ],
+      [
+        'two file parts, the first with a bad name',
+        multipart([
+          { name: 'file', filename: '   ', body: 'a' },
+          { name: 'file', filename: 'b.txt', body: 'b' },
+        ]),
+        'Send one file per request',
+      ],
       ['a blank name', fileBody('  \t ', 'x'), 'file_name must be 1 to 255 characters'],
       ['a name of only a path', fileBody('dir/', 'x'), 'file_name must be 1 to 255 characters'],
       ['a 256-character name', fileBody('a'.repeat(252) + '.txt', 'x'), 'file_name must be 1 to 255 characters'],
       ['an empty body', { payload: Buffer.alloc(0), headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` } }, 'Invalid multipart body'],
       ['no boundary', { payload: fileBody('a.txt', 'x').payload, headers: { 'content-type': 'multipart/form-data' } }, 'Invalid multipart body'],
-      ['a body cut before its closing boundary', { payload: fileBody('a.txt', 'x').payload.subarray(0, 120), headers: fileBody('a.txt', 'x').headers }, 'Invalid multipart body'],
-      ['another boundary', { payload: fileBody('a.txt', 'x').payload, headers: { 'content-type': 'multipart/form-data; boundary=other' } }, 'Invalid multipart body'],
+      [
+        'a body cut before its closing boundary',
+        { payload: fileBody('a.txt', 'x').payload.subarray(0, 120), headers: fileBody('a.txt', 'x').headers },
+        'Invalid multipart body',
+      ],
+      [
+        'another boundary',
+        { payload: fileBody('a.txt', 'x').payload, headers: { 'content-type': 'multipart/form-data; boundary=other' } },
+        'Invalid multipart body',
+      ],
     ])('400 for %s: %s, and nothing stored', async (_case, body, message) => {
       const rows = (await sql('SELECT count(*)::int AS n FROM attachments'))[0].n;
       const files = objectFiles().length;
@@ -164,7 +204,13 @@ describe('attachments (D47)', () => {
     });
 
     it('other parts may fill the 1 MiB beside the file', async () => {
-      const res = await upload(ids.t_backlog, multipart([{ name: 'pad', body: Buffer.alloc(1000 * 1024) }, { name: 'file', filename: 'a.txt', body: 'a' }]));
+      const res = await upload(
+        ids.t_backlog,
+        multipart([
+          { name: 'pad', body: Buffer.alloc(1000 * 1024) },
+          { name: 'file', filename: 'a.txt', body: 'a' },
+        ]),
+      );
       expect(res.statusCode).toBe(201);
     });
 
@@ -177,7 +223,11 @@ describe('attachments (D47)', () => {
 
   describe('the body comes after role and restriction (step 7)', () => {
     it('viewers: 403 Viewers cannot upload attachments, whatever the body', async () => {
-      for (const body of [fileBody('a.txt', 'x'), { payload: Buffer.from('{bad'), headers: { 'content-type': 'application/json' } }, { payload: Buffer.from('x'), headers: { 'content-type': 'text/plain' } }]) {
+      for (const body of [
+        fileBody('a.txt', 'x'),
+        { payload: Buffer.from('{bad'), headers: { 'content-type': 'application/json' } },
+        { payload: Buffer.from('x'), headers: { 'content-type': 'text/plain' } },
+      ]) {
         const res = await upload(ids.t_backlog, body, 'viewer');
         expect([res.statusCode, res.json()]).toEqual([403, { error: 'Viewers cannot upload attachments' }]);
       }
@@ -200,8 +250,10 @@ describe('attachments (D47)', () => {
 
     it('a JSON body over 1 MiB is 413 before authentication', async () => {
       const res = await t.inject({
-        method: 'POST', url: `/api/v1/tasks/${ids.t_backlog}/attachments`,
-        headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ pad: 'x'.repeat(1024 * 1024) }),
+        method: 'POST',
+        url: `/api/v1/tasks/${ids.t_backlog}/attachments`,
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify({ pad: 'x'.repeat(1024 * 1024) }),
       });
       expect([res.statusCode, res.json()]).toEqual([413, { error: 'Request body is too large' }]);
     });
@@ -216,7 +268,11 @@ describe('attachments (D47)', () => {
       const body = res.json();
       expect(Object.keys(body).sort()).toEqual(['attachment', 'upload']);
       expect(body.attachment).toEqual({
-        id: expect.any(Number), file_name: 'spec.pdf', file_size: 5, mime_type: 'application/pdf', created_at: expect.stringMatching(TS),
+        id: expect.any(Number),
+        file_name: 'spec.pdf',
+        file_size: 5,
+        mime_type: 'application/pdf',
+        created_at: expect.stringMatching(TS),
         uploader: { id: ids.admin, name: WORLD_NAMES.admin, avatar_url: null },
       });
       expect(body.upload).toEqual({ method: 'PUT', url: expect.any(String), headers: {}, expires_at: expect.stringMatching(TS) });
@@ -387,18 +443,27 @@ describe('attachments (D47)', () => {
     });
 
     it.each([
-      'text/html', 'image/svg+xml', 'application/xhtml+xml', 'application/atom+xml', 'text/javascript', 'application/xml', 'text/xml', 'text/xsl',
-      'application/javascript', 'application/x-javascript', 'application/ecmascript', 'text/ecmascript', 'Text/HTML; charset=utf-8', 'IMAGE/SVG+XML',
-    ])(
-      '%s is served as application/octet-stream with nosniff',
-      async (type) => {
-        const body = '<html><script>alert(1)</script></html>';
-        const att = (await upload(ids.t_backlog, fileBody('page.html', body, type))).json();
-        expect(att.mime_type).toBe(type.split(';')[0].toLowerCase());
-        const res = await fetchLink((await download(att.id)).headers.location as string);
-        expect([res.headers['content-type'], res.headers['x-content-type-options'], res.body]).toEqual(['application/octet-stream', 'nosniff', body]);
-      },
-    );
+      'text/html',
+      'image/svg+xml',
+      'application/xhtml+xml',
+      'application/atom+xml',
+      'text/javascript',
+      'application/xml',
+      'text/xml',
+      'text/xsl',
+      'application/javascript',
+      'application/x-javascript',
+      'application/ecmascript',
+      'text/ecmascript',
+      'Text/HTML; charset=utf-8',
+      'IMAGE/SVG+XML',
+    ])('%s is served as application/octet-stream with nosniff', async (type) => {
+      const body = '<html><script>alert(1)</script></html>';
+      const att = (await upload(ids.t_backlog, fileBody('page.html', body, type))).json();
+      expect(att.mime_type).toBe(type.split(';')[0].toLowerCase());
+      const res = await fetchLink((await download(att.id)).headers.location as string);
+      expect([res.headers['content-type'], res.headers['x-content-type-options'], res.body]).toEqual(['application/octet-stream', 'nosniff', body]);
+    });
 
     it('403 for tampered, expired, other-operation and unknown links, other methods and paths; API keys are ignored there', async () => {
       const path = pathOf(link);
@@ -414,7 +479,9 @@ describe('attachments (D47)', () => {
         expired,
         `/files/${idPart}/${op}/${expiry}/${sig}/extra`,
         `/files/${idPart}/${op}/${expiry}`,
-        '/files/', '/files', `/files/${idPart}/download/${expiry}/..%2F..%2F..%2Fetc%2Fpasswd`,
+        '/files/',
+        '/files',
+        `/files/${idPart}/download/${expiry}/..%2F..%2F..%2Fetc%2Fpasswd`,
       ];
       for (const url of denied) {
         // Paths no document describes: past the response validator.
@@ -451,11 +518,16 @@ describe('attachments (D47)', () => {
       const outside = (await upload(ids.t_inbox, fileBody('out.txt', 'x'))).json().id;
       expect((await remove(outside)).statusCode).toBe(204);
       const feed = async (role: WorldRole) =>
-        (await t.inject({ method: 'GET', url: `/api/v1/workspaces/${ids.ws}/events?type=attachment.created,attachment.deleted&limit=100`, headers: as(role) })).json().data as {
-          type: string; data: { attachment_id: number };
+        (
+          await t.inject({ method: 'GET', url: `/api/v1/workspaces/${ids.ws}/events?type=attachment.created,attachment.deleted&limit=100`, headers: as(role) })
+        ).json().data as {
+          type: string;
+          data: { attachment_id: number };
         }[];
       const seen = (events: { type: string; data: { attachment_id: number } }[]) => events.map((e) => `${e.type} ${e.data.attachment_id}`);
-      expect(seen(await feed('owner'))).toEqual(expect.arrayContaining([`attachment.created ${inside}`, `attachment.created ${outside}`, `attachment.deleted ${outside}`]));
+      expect(seen(await feed('owner'))).toEqual(
+        expect.arrayContaining([`attachment.created ${inside}`, `attachment.created ${outside}`, `attachment.deleted ${outside}`]),
+      );
       const restricted = seen(await feed('restricted'));
       expect(restricted).toContain(`attachment.created ${inside}`);
       expect(restricted).not.toContain(`attachment.created ${outside}`);
@@ -487,7 +559,7 @@ describe('attachments (D47)', () => {
       expect(await sql('SELECT 1 FROM attachment_removals WHERE storage_key = $1 AND due_at <= now()', [stored])).toEqual([]);
     });
 
-    it('task, list, folder and workspace deletes queue their attachments\' bytes (the trigger covers every cascade)', async () => {
+    it("task, list, folder and workspace deletes queue their attachments' bytes (the trigger covers every cascade)", async () => {
       const [{ id: folder }] = await sql(`INSERT INTO folders (workspace_id, name, position) VALUES ($1, 'Doomed', 99) RETURNING id`, [ids.ws]);
       const newList = async (name: string) =>
         (await sql(`INSERT INTO lists (workspace_id, folder_id, name, position) VALUES ($1, $2, $3, 99) RETURNING id`, [ids.ws, folder, name]))[0].id as number;
@@ -504,7 +576,8 @@ describe('attachments (D47)', () => {
       const folderKey = await keyOf(await makeTask(listA));
       const wsKey = await keyOf(ids.t_doomed_ws);
       const del = (url: string) => t.inject({ method: 'DELETE', url, headers: as('owner') });
-      const queued = async () => (await sql('SELECT storage_key FROM attachment_removals WHERE due_at <= now()')).map((r: { storage_key: string }) => r.storage_key);
+      const queued = async () =>
+        (await sql('SELECT storage_key FROM attachment_removals WHERE due_at <= now()')).map((r: { storage_key: string }) => r.storage_key);
 
       expect((await del(`/api/v1/tasks/${doomedTask}`)).statusCode).toBe(204);
       expect(await queued()).toContain(taskKey);
@@ -520,7 +593,7 @@ describe('attachments (D47)', () => {
       for (const k of [taskKey, listKey, folderKey, wsKey]) expect(objectFiles()).not.toContain(k);
     });
 
-    it('never removes bytes a row still points at; an upload\'s intent settles without removing them', async () => {
+    it("never removes bytes a row still points at; an upload's intent settles without removing them", async () => {
       const att = (await upload(ids.t_backlog, fileBody('kept.txt', 'kept'))).json();
       const [{ storage_key: stored }] = await sql('SELECT storage_key FROM attachments WHERE id = $1', [att.id]);
       // The multipart upload queued an intent for its key, due later.

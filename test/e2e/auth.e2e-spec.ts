@@ -1,8 +1,9 @@
 import type { InjectOptions } from 'fastify';
+
 import { hashApiKey } from '../../src/common/auth/api-key';
 import { Scope, SCOPES } from '../../src/common/auth/scope';
-import { loadFixture } from '../../src/fixtures/fixture-loader';
 import type { FixtureWorld } from '../../src/fixtures/fixture.types';
+import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
 
 /**
@@ -29,8 +30,14 @@ const world: FixtureWorld = {
   ],
   workspaces: [
     {
-      ref: 'acme', name: 'Acme', slug: 'auth-acme', owner: 'alice',
-      labels: [{ ref: 'bug', name: 'Bug' }, { ref: 'l_del', name: 'Delete me' }],
+      ref: 'acme',
+      name: 'Acme',
+      slug: 'auth-acme',
+      owner: 'alice',
+      labels: [
+        { ref: 'bug', name: 'Bug' },
+        { ref: 'l_del', name: 'Delete me' },
+      ],
     },
   ],
 };
@@ -50,7 +57,13 @@ describe('authentication (D20, D21) and scopes', () => {
   });
 
   const me = (headers: Record<string, string>) => t.inject({ method: 'GET', url: '/api/v1/me', headers });
-  const alice = () => ({ id: ids.alice, email: 'Alice@Auth.test', name: 'Alice', avatar_url: 'https://img.test/a.png', created_at: '2024-05-06T07:08:09.123Z' });
+  const alice = () => ({
+    id: ids.alice,
+    email: 'Alice@Auth.test',
+    name: 'Alice',
+    avatar_url: 'https://img.test/a.png',
+    created_at: '2024-05-06T07:08:09.123Z',
+  });
   const bob = () => ({ id: ids.bob, email: 'bob@auth.test', name: 'Bob', avatar_url: null, created_at: '2024-06-01T00:00:00.000Z' });
 
   describe('GET /api/v1/me (spec: Get current user)', () => {
@@ -170,32 +183,46 @@ describe('authentication (D20, D21) and scopes', () => {
     { name: 'GET /api/v1/me', scope: 'users:read', request: () => ({ method: 'GET', url: '/api/v1/me' }), status: 200 },
     { name: 'GET /api/v1/workspaces', scope: 'workspaces:read', request: () => ({ method: 'GET', url: '/api/v1/workspaces' }), status: 200 },
     {
-      name: 'GET /api/v1/workspaces/:id', scope: 'workspaces:read', status: 200,
+      name: 'GET /api/v1/workspaces/:id',
+      scope: 'workspaces:read',
+      status: 200,
       request: () => ({ method: 'GET', url: `/api/v1/workspaces/${ids.acme}` }),
     },
     {
-      name: 'GET /api/v1/workspaces/:id/members', scope: 'workspaces:read', status: 200,
+      name: 'GET /api/v1/workspaces/:id/members',
+      scope: 'workspaces:read',
+      status: 200,
       request: () => ({ method: 'GET', url: `/api/v1/workspaces/${ids.acme}/members` }),
     },
     {
-      name: 'GET /api/v1/workspaces/:id/labels', scope: 'workspaces:read', status: 200,
+      name: 'GET /api/v1/workspaces/:id/labels',
+      scope: 'workspaces:read',
+      status: 200,
       request: () => ({ method: 'GET', url: `/api/v1/workspaces/${ids.acme}/labels` }),
     },
     {
-      name: 'POST /api/v1/labels', scope: 'workspaces:write', status: 201,
+      name: 'POST /api/v1/labels',
+      scope: 'workspaces:write',
+      status: 201,
       request: () => ({ method: 'POST', url: '/api/v1/labels', payload: { workspace_id: ids.acme, name: `Scoped ${Math.random()}` } }),
     },
     {
-      name: 'DELETE /api/v1/labels/:id', scope: 'workspaces:write', status: 204,
+      name: 'DELETE /api/v1/labels/:id',
+      scope: 'workspaces:write',
+      status: 204,
       request: () => ({ method: 'DELETE', url: `/api/v1/labels/${ids.l_del}` }),
     },
     // D38: the webhook scopes, granted like any other.
     {
-      name: 'POST /api/v1/webhooks', scope: 'webhooks:write', status: 201,
+      name: 'POST /api/v1/webhooks',
+      scope: 'webhooks:write',
+      status: 201,
       request: () => ({ method: 'POST', url: '/api/v1/webhooks', payload: { workspace_id: ids.acme, url: 'https://localhost/hook' } }),
     },
     {
-      name: 'GET /api/v1/workspaces/:id/webhooks', scope: 'webhooks:read', status: 200,
+      name: 'GET /api/v1/workspaces/:id/webhooks',
+      scope: 'webhooks:read',
+      status: 200,
       request: () => ({ method: 'GET', url: `/api/v1/workspaces/${ids.acme}/webhooks` }),
     },
   ];

@@ -1,4 +1,5 @@
 import type { InjectOptions } from 'fastify';
+
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
 import { KEYS, tasksWorld } from './tasks-world';
@@ -46,7 +47,11 @@ describe('Cache-Control (D31)', () => {
     for (const op of keyed) {
       const url = op.url(String(ids.t_full));
       const answers = [await send(op.method, url), await send(op.method, url, 'svc_unknown_key'), await send(op.method, url, KEYS.readOnly)];
-      const expected: unknown[] = [[401, 'no-store'], [401, 'no-store'], [op.scope === 'tasks:read' ? expect.any(Number) : 403, 'no-store']];
+      const expected: unknown[] = [
+        [401, 'no-store'],
+        [401, 'no-store'],
+        [op.scope === 'tasks:read' ? expect.any(Number) : 403, 'no-store'],
+      ];
       // A tasks:read route answers the read-only key itself: its answer is checked below, except get task's 200.
       if (op.scope === 'tasks:read' && op.method === 'GET' && op.template === '/api/v1/tasks/{task_id}') expected[2] = [200, 'private, no-cache'];
       expect([op.method, op.template, answers.map(cacheOf)]).toEqual([op.method, op.template, expected]);
@@ -91,7 +96,13 @@ describe('Cache-Control (D31)', () => {
       await send('GET', `/api/v1/tasks/${ids.t_full}`, KEYS.nonMember),
       await send('GET', `/api/v1/workspaces/${ids.acme}/tasks?nope=1`, KEYS.owner),
     ];
-    expect(answers.map(cacheOf)).toEqual([[400, 'no-store'], [415, 'no-store'], [403, 'no-store'], [403, 'no-store'], [400, 'no-store']]);
+    expect(answers.map(cacheOf)).toEqual([
+      [400, 'no-store'],
+      [415, 'no-store'],
+      [403, 'no-store'],
+      [403, 'no-store'],
+      [400, 'no-store'],
+    ]);
   });
 
   it('answers given before any route runs on a keyed path: no-store (413, 414; malformed URLs in http-edges)', async () => {
@@ -104,7 +115,10 @@ describe('Cache-Control (D31)', () => {
       }),
       await send('GET', `/api/v1/tasks/${'9'.repeat(1001)}`, KEYS.owner),
     ];
-    expect(answers.map(cacheOf)).toEqual([[413, 'no-store'], [414, 'no-store']]);
+    expect(answers.map(cacheOf)).toEqual([
+      [413, 'no-store'],
+      [414, 'no-store'],
+    ]);
   });
 
   it.each(['/health', '/health/live', '/health/ready', '/api/v1/openapi.json', '/metrics'])('public route %s does not carry no-store', async (url) => {

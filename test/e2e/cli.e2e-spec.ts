@@ -1,13 +1,14 @@
 import { spawnSync } from 'child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
+
 import { hashApiKey } from '../../src/common/auth/api-key';
 import { SCOPES } from '../../src/common/auth/scope';
 import { createTestDatabase, TestDatabase } from '../setup/database';
 import { internalReferences } from '../setup/internal-references';
-import { tsEntryScript } from '../setup/ts-child';
 import { ROOT } from '../setup/paths';
+import { tsEntryScript } from '../setup/ts-child';
 
 /**
  * The CLI of D32 as a child process on this file's own database. It runs the
@@ -15,11 +16,14 @@ import { ROOT } from '../setup/paths';
  * tree rather than a stale dist/; one test goes through `npm run cli` itself.
  */
 
-
 // The CLI entry, run from the TypeScript sources, with the arguments given after the script.
 const RUN_CLI = tsEntryScript('src/cli.ts', 'cli');
 
-interface Run { status: number | null; stdout: string; stderr: string }
+interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 let db: TestDatabase;
 let tmp: string;
@@ -82,12 +86,20 @@ describe('users, workspaces, members', () => {
     const m = cli('members', 'add', '--workspace', String(ws.id), '--user', String(guest), '--role', 'viewer', '--restricted', '--folders', String(folder.id));
     expect(m.status).toBe(0);
     expect(JSON.parse(m.stdout)).toEqual({
-      workspace_id: ws.id, user_id: guest, role: 'viewer', restricted: true, joined_at: expect.any(String), folder_ids: [folder.id], list_ids: [],
+      workspace_id: ws.id,
+      user_id: guest,
+      role: 'viewer',
+      restricted: true,
+      joined_at: expect.any(String),
+      folder_ids: [folder.id],
+      list_ids: [],
     });
     expect(await q('SELECT user_id, folder_id FROM member_folder_grants WHERE workspace_id = $1', [ws.id])).toEqual([{ user_id: guest, folder_id: folder.id }]);
 
     expect(cli('members', 'add', '--workspace', String(ws.id), '--user', String(guest), '--role', 'admin')).toEqual({
-      status: 1, stdout: '', stderr: `User ${guest} is already a member of workspace ${ws.id}\n`,
+      status: 1,
+      stdout: '',
+      stderr: `User ${guest} is already a member of workspace ${ws.id}\n`,
     });
   });
 });
@@ -100,17 +112,44 @@ describe('keys', () => {
   });
 
   it('keys create prints a svc_ key once, stored only as its hash', async () => {
-    const r = cli('keys', 'create', '--user', String(user), '--scopes', 'tasks:read,users:read', '--name', 'ci', '--expires-at', '2030-01-15T09:30:00', '--json');
+    const r = cli(
+      'keys',
+      'create',
+      '--user',
+      String(user),
+      '--scopes',
+      'tasks:read,users:read',
+      '--name',
+      'ci',
+      '--expires-at',
+      '2030-01-15T09:30:00',
+      '--json',
+    );
     expect(r.status).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out.key).toMatch(/^svc_[0-9a-f]{64}$/);
     const rows = await q('SELECT id, user_id, key_hash, name, scopes, api_ts(expires_at) AS expires_at, revoked_at FROM api_keys WHERE user_id = $1', [user]);
     expect(rows).toEqual([
-      { id: out.id, user_id: user, key_hash: hashApiKey(out.key), name: 'ci', scopes: ['tasks:read', 'users:read'], expires_at: '2030-01-15T09:30:00.000Z', revoked_at: null },
+      {
+        id: out.id,
+        user_id: user,
+        key_hash: hashApiKey(out.key),
+        name: 'ci',
+        scopes: ['tasks:read', 'users:read'],
+        expires_at: '2030-01-15T09:30:00.000Z',
+        revoked_at: null,
+      },
     ]);
     expect(out).toEqual({
-      key: out.key, id: out.id, user_id: user, name: 'ci', scopes: ['tasks:read', 'users:read'], expires_at: '2030-01-15T09:30:00.000Z',
-      revoked_at: null, last_used_at: null, created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      key: out.key,
+      id: out.id,
+      user_id: user,
+      name: 'ci',
+      scopes: ['tasks:read', 'users:read'],
+      expires_at: '2030-01-15T09:30:00.000Z',
+      revoked_at: null,
+      last_used_at: null,
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
   });
 
@@ -128,7 +167,9 @@ describe('keys', () => {
 
   it('keys create refuses unknown scopes and unknown users', () => {
     expect(cli('keys', 'create', '--user', String(user), '--scopes', 'tasks:*')).toEqual({
-      status: 1, stdout: '', stderr: `Unknown scope 'tasks:*'. Scopes: ${SCOPES.join(', ')}\n`,
+      status: 1,
+      stdout: '',
+      stderr: `Unknown scope 'tasks:*'. Scopes: ${SCOPES.join(', ')}\n`,
     });
     expect(cli('keys', 'create', '--user', '99999999', '--scopes', 'tasks:read')).toEqual({ status: 1, stdout: '', stderr: 'User 99999999 not found\n' });
   });
@@ -176,13 +217,18 @@ describe('seed', () => {
   it('a bad fixture exits 1 naming the ref, and writes nothing', async () => {
     const file = join(tmp, 'bad.json');
     const out = join(tmp, 'bad-ids.json');
-    writeFileSync(file, JSON.stringify({
-      users: [{ ref: 'bd_u', email: 'bad@cli.example.com', name: 'Bad' }],
-      workspaces: [{ ref: 'bd_w', name: 'Bad', slug: 'bad', owner: 'bd_u', tasks: [{ ref: 'bd_t', title: 'T', list: 'nowhere' }] }],
-    }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        users: [{ ref: 'bd_u', email: 'bad@cli.example.com', name: 'Bad' }],
+        workspaces: [{ ref: 'bd_w', name: 'Bad', slug: 'bad', owner: 'bd_u', tasks: [{ ref: 'bd_t', title: 'T', list: 'nowhere' }] }],
+      }),
+    );
     const r = cli('seed', '--file', file, '--out', out);
     expect(r).toEqual({
-      status: 1, stdout: '', stderr: 'Invalid fixture: task "bd_t" (workspaces[0].tasks[0]): list "nowhere" names nothing in the file\n',
+      status: 1,
+      stdout: '',
+      stderr: 'Invalid fixture: task "bd_t" (workspaces[0].tasks[0]): list "nowhere" names nothing in the file\n',
     });
     expect(existsSync(out)).toBe(false);
     expect(await q(`SELECT id FROM users WHERE email = 'bad@cli.example.com'`)).toEqual([]);
@@ -193,7 +239,8 @@ describe('seed', () => {
     expect(r).toEqual({ status: 0, stdout: expect.any(String), stderr: '' });
     const ids = JSON.parse(r.stdout);
     expect(await q('SELECT id, email FROM users WHERE id = ANY($1) ORDER BY id', [[ids.bob, ids.carol]])).toEqual([
-      { id: ids.bob, email: 'bob@example.com' }, { id: ids.carol, email: 'carol@example.com' },
+      { id: ids.bob, email: 'bob@example.com' },
+      { id: ids.carol, email: 'carol@example.com' },
     ]);
   });
 
@@ -201,7 +248,9 @@ describe('seed', () => {
     const file = join(tmp, 'undefined-user.json');
     writeFileSync(file, JSON.stringify({ workspaces: [{ ref: 'uu_w', name: 'U', slug: 'uu', owner: 'nobody' }] }));
     expect(cli('seed', '--file', file)).toEqual({
-      status: 1, stdout: '', stderr: 'Invalid fixture: workspace "uu_w" (workspaces[0]): owner "nobody" names nothing in the file\n',
+      status: 1,
+      stdout: '',
+      stderr: 'Invalid fixture: workspace "uu_w" (workspaces[0]): owner "nobody" names nothing in the file\n',
     });
   });
 
@@ -218,7 +267,10 @@ describe('seed', () => {
     writeFileSync(join(tmp, 'npm-world.json'), JSON.stringify({ users: [{ ref: 'np_u', email: 'npm@cli.example.com', name: 'Npm' }] }));
     const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: 'warn' };
     const r = spawnSync('npm', ['--prefix', ROOT, 'run', 'cli', '--', 'seed', '--file', 'npm-world.json', '--out', 'npm-ids.json'], {
-      cwd: tmp, env, encoding: 'utf8', timeout: 240_000,
+      cwd: tmp,
+      env,
+      encoding: 'utf8',
+      timeout: 240_000,
     });
     expect(r.status).toBe(0);
     const [u] = await q<{ id: number }>(`SELECT id FROM users WHERE email = 'npm@cli.example.com'`);
@@ -226,15 +278,32 @@ describe('seed', () => {
 
     // Only the result on stdout: no `> work-tracking-api@… cli` banner of npm's before it.
     const listed = spawnSync('npm', ['--prefix', ROOT, 'run', 'cli', '--', 'keys', 'list', '--user', String(u.id)], {
-      cwd: tmp, env, encoding: 'utf8', timeout: 240_000,
+      cwd: tmp,
+      env,
+      encoding: 'utf8',
+      timeout: 240_000,
     });
     expect({ status: listed.status, stdout: listed.stdout }).toEqual({ status: 0, stdout: '[]\n' });
   }, 240_000);
 });
 
 describe('help', () => {
-  const COMMANDS = [[], ['migrate'], ['seed'], ['demo'], ['users'], ['users', 'create'], ['workspaces'], ['workspaces', 'create'],
-    ['members'], ['members', 'add'], ['keys'], ['keys', 'create'], ['keys', 'revoke'], ['keys', 'list']];
+  const COMMANDS = [
+    [],
+    ['migrate'],
+    ['seed'],
+    ['demo'],
+    ['users'],
+    ['users', 'create'],
+    ['workspaces'],
+    ['workspaces', 'create'],
+    ['members'],
+    ['members', 'add'],
+    ['keys'],
+    ['keys', 'create'],
+    ['keys', 'revoke'],
+    ['keys', 'list'],
+  ];
 
   // Issue 10: help is user-facing text, so it names no decision number and no document outside the repository.
   it.each(COMMANDS.map((c) => [c.join(' ') || '(top level)', c] as const))('%s --help names no internal reference', (_name, command) => {

@@ -2,6 +2,7 @@ import { spawnSync } from 'child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join, relative } from 'path';
+
 import { ROOT } from '../setup/paths';
 
 /**
@@ -52,8 +53,13 @@ export const byOldName = listTasks({ path: { id: 1 } });
 
 const TSCONFIG = {
   compilerOptions: {
-    strict: true, noEmit: true, target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext',
-    lib: ['es2022', 'dom', 'dom.iterable'], types: [],
+    strict: true,
+    noEmit: true,
+    target: 'es2022',
+    module: 'nodenext',
+    moduleResolution: 'nodenext',
+    lib: ['es2022', 'dom', 'dom.iterable'],
+    types: [],
   },
 };
 
@@ -105,7 +111,7 @@ describe('a second generator: @hey-api/openapi-ts (issue 10)', () => {
   it('rejects a string id and the old parameter name `id`', () => {
     const { status, output } = typecheck('wrong', WRONG_PROGRAM);
     expect(status).not.toBe(0);
-    expect(output).toContain("wrong.ts(4,");
+    expect(output).toContain('wrong.ts(4,');
     expect(output).toContain("Type 'string' is not assignable to type 'number'");
     expect(output).toMatch(/wrong\.ts\(5,.*'id' does not exist/);
   }, 120_000);
@@ -125,7 +131,9 @@ describe('a second generator: @hey-api/openapi-ts (issue 10)', () => {
  * and Debian's swagger-annotations is 2.1, whose `@Schema(required = ...)` the 2.2
  * `requiredMode = ...` of the generated code is rewritten to.
  */
-const JAVA_JARS = ['jackson-annotations', 'jaxrs-api', 'jaxb-api', 'geronimo-annotation-1.3-spec', 'swagger-annotations'].map((j) => `/usr/share/java/${j}.jar`);
+const JAVA_JARS = ['jackson-annotations', 'jaxrs-api', 'jaxb-api', 'geronimo-annotation-1.3-spec', 'swagger-annotations'].map(
+  (j) => `/usr/share/java/${j}.jar`,
+);
 const JAVA_LEFT_OUT = ['ApiProviders.java', join('impl', 'AttachmentsApiImpl.java')];
 const JAVA_PACKAGE = 'work.tracking.client';
 
@@ -185,9 +193,15 @@ describe('a third generator, not TypeScript: openapi-generator-plus Java JAX-RS 
     if (missing.length > 0) throw new Error(`missing ${missing.join(', ')}: apt-get install the Debian packages .ci/run names`);
     dir = mkdtempSync(join(tmpdir(), 'java-client-'));
     writeFileSync(join(dir, 'config.yml'), `package: ${JAVA_PACKAGE}\nuseBeanValidation: false\n`);
-    const r = spawnSync(join(BIN, 'openapi-generator-plus'), ['-c', join(dir, 'config.yml'), '-o', join(dir, 'generated'), '-g', '@openapi-generator-plus/java-jaxrs-client-generator', join(ROOT, 'openapi.json')], {
-      encoding: 'utf8', timeout: 120_000, cwd: ROOT,
-    });
+    const r = spawnSync(
+      join(BIN, 'openapi-generator-plus'),
+      ['-c', join(dir, 'config.yml'), '-o', join(dir, 'generated'), '-g', '@openapi-generator-plus/java-jaxrs-client-generator', join(ROOT, 'openapi.json')],
+      {
+        encoding: 'utf8',
+        timeout: 120_000,
+        cwd: ROOT,
+      },
+    );
     if (r.status !== 0) throw new Error(`openapi-generator-plus failed: ${r.stderr || r.stdout}`);
     sources = join(dir, 'generated', ...JAVA_PACKAGE.split('.'));
   }, 120_000);
@@ -200,9 +214,27 @@ describe('a third generator, not TypeScript: openapi-generator-plus Java JAX-RS 
     mkdirSync(join(dir, out), { recursive: true });
     writeFileSync(join(dir, `${out}.files`), files.join('\n'));
     // No annotation processors to look for; the C1 compiler only: a short run (a third of the time).
-    const r = spawnSync('javac', ['-J-XX:TieredStopAtLevel=1', '-J-XX:+UseSerialGC', '-proc:none', '-nowarn', '-encoding', 'UTF-8', '-d', join(dir, out), '-cp', [...JAVA_JARS, ...classpath].join(':'), `@${join(dir, `${out}.files`)}`], {
-      cwd: dir, encoding: 'utf8', timeout: 240_000,
-    });
+    const r = spawnSync(
+      'javac',
+      [
+        '-J-XX:TieredStopAtLevel=1',
+        '-J-XX:+UseSerialGC',
+        '-proc:none',
+        '-nowarn',
+        '-encoding',
+        'UTF-8',
+        '-d',
+        join(dir, out),
+        '-cp',
+        [...JAVA_JARS, ...classpath].join(':'),
+        `@${join(dir, `${out}.files`)}`,
+      ],
+      {
+        cwd: dir,
+        encoding: 'utf8',
+        timeout: 240_000,
+      },
+    );
     return { status: r.status, output: r.stdout + r.stderr };
   }
 
@@ -214,7 +246,9 @@ describe('a third generator, not TypeScript: openapi-generator-plus Java JAX-RS 
     expect(createTask).toContain(`private java.util.List<${JAVA_PACKAGE}.model.CustomFieldValueInput> customFields;`);
     expect(readFileSync(join(sources, 'model', 'CustomFieldValueInput.java'), 'utf8')).toContain('private long id;');
     // No field typed as any value in any model.
-    const models = filesUnder(join(sources, 'model')).map((f) => readFileSync(join(sources, 'model', f), 'utf8')).join('\n');
+    const models = filesUnder(join(sources, 'model'))
+      .map((f) => readFileSync(join(sources, 'model', f), 'utf8'))
+      .join('\n');
     expect(models).not.toMatch(/private (java\.util\.List<)?java\.lang\.Object>? /);
     expect(filesUnder(join(sources, 'model')).filter((f) => /^CacheControl/.test(f))).toEqual(['CacheControl.java']);
   });
@@ -224,13 +258,22 @@ describe('a third generator, not TypeScript: openapi-generator-plus Java JAX-RS 
     const leftOut = JAVA_LEFT_OUT.map((f) => join(...JAVA_PACKAGE.split('.'), f));
     expect(leftOut.filter((f) => !all.includes(f))).toEqual([]);
     // The left-out files are the only ones that need the jars Debian does not have.
-    for (const f of all.filter((f) => !leftOut.includes(f))) expect({ f, jar: /jackson\.datatype|jackson\.jaxrs|org\.apache\.cxf/.test(readFileSync(join(dir, 'generated', f), 'utf8')) }).toEqual({ f, jar: false });
-    const compiled = all.filter((f) => !leftOut.includes(f)).map((f) => {
-      const path = join(dir, 'generated', f);
-      // Debian's swagger-annotations 2.1 says `required = true|false` where 2.2 says `requiredMode = ...`.
-      writeFileSync(path, readFileSync(path, 'utf8').replace(/requiredMode = io\.swagger\.v3\.oas\.annotations\.media\.Schema\.RequiredMode\.(NOT_)?REQUIRED/g, (_m, not) => `required = ${not ? 'false' : 'true'}`));
-      return relative(dir, path);
-    });
+    for (const f of all.filter((f) => !leftOut.includes(f)))
+      expect({ f, jar: /jackson\.datatype|jackson\.jaxrs|org\.apache\.cxf/.test(readFileSync(join(dir, 'generated', f), 'utf8')) }).toEqual({ f, jar: false });
+    const compiled = all
+      .filter((f) => !leftOut.includes(f))
+      .map((f) => {
+        const path = join(dir, 'generated', f);
+        // Debian's swagger-annotations 2.1 says `required = true|false` where 2.2 says `requiredMode = ...`.
+        writeFileSync(
+          path,
+          readFileSync(path, 'utf8').replace(
+            /requiredMode = io\.swagger\.v3\.oas\.annotations\.media\.Schema\.RequiredMode\.(NOT_)?REQUIRED/g,
+            (_m, not) => `required = ${not ? 'false' : 'true'}`,
+          ),
+        );
+        return relative(dir, path);
+      });
     mkdirSync(join(dir, 'example'));
     writeFileSync(join(dir, 'example', 'Program.java'), JAVA_PROGRAM);
     expect(compiled.length).toBeGreaterThan(100);

@@ -1,8 +1,9 @@
 import type { Middleware } from 'openapi-fetch';
-import { createApiClient, etagOf, isReplay, newIdempotencyKey, type ApiClient } from '../../clients/typescript';
+
+import { type ApiClient, createApiClient, etagOf, isReplay, newIdempotencyKey } from '../../clients/typescript';
 import { SCOPES } from '../../src/common/auth/scope';
-import { loadFixture } from '../../src/fixtures/fixture-loader';
 import type { FixtureWorld } from '../../src/fixtures/fixture.types';
+import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { createTestApp, TestApp } from '../setup/create-app';
 import { OpenApiResponseValidator } from '../setup/openapi-validator';
 
@@ -23,7 +24,10 @@ const world: FixtureWorld = {
   api_keys: [{ user: 'alice', key: 'svc_client_owner', scopes: [...SCOPES] }],
   workspaces: [
     {
-      ref: 'acme', name: 'Acme', slug: 'client-acme', owner: 'alice',
+      ref: 'acme',
+      name: 'Acme',
+      slug: 'client-acme',
+      owner: 'alice',
       members: [{ user: 'bob', role: 'member' }],
       statuses: [
         { ref: 'todo', name: 'To Do', category: 'pending', position: 1 },
@@ -76,11 +80,28 @@ describe('typed client over HTTP (issue 5)', () => {
 
     const folder = await api.POST('/api/v1/folders', { body: { workspace_id: workspaceId, name: 'Engineering' } });
     expect(folder.response.status).toBe(201);
-    expect(folder.data).toEqual({ id: expect.any(Number), workspace_id: ids.acme, name: 'Engineering', icon: null, color: 'blue', position: 1, created_at: TS });
+    expect(folder.data).toEqual({
+      id: expect.any(Number),
+      workspace_id: ids.acme,
+      name: 'Engineering',
+      icon: null,
+      color: 'blue',
+      position: 1,
+      created_at: TS,
+    });
 
     const list = await api.POST('/api/v1/lists', { body: { workspace_id: workspaceId, folder_id: folder.data!.id, name: 'Backlog' } });
     expect(list.response.status).toBe(201);
-    expect(list.data).toEqual({ id: expect.any(Number), workspace_id: ids.acme, folder_id: folder.data!.id, name: 'Backlog', icon: null, color: 'gray', position: 1, created_at: TS });
+    expect(list.data).toEqual({
+      id: expect.any(Number),
+      workspace_id: ids.acme,
+      folder_id: folder.data!.id,
+      name: 'Backlog',
+      icon: null,
+      color: 'gray',
+      position: 1,
+      created_at: TS,
+    });
     const listId = list.data!.id;
 
     const created = await api.POST('/api/v1/tasks', {
@@ -137,7 +158,9 @@ describe('typed client over HTTP (issue 5)', () => {
       ],
     });
 
-    const page = await api.GET('/api/v1/workspaces/{workspace_id}/tasks', { params: { path: { workspace_id: ids.acme }, query: { list_id: listId, limit: 10 } } });
+    const page = await api.GET('/api/v1/workspaces/{workspace_id}/tasks', {
+      params: { path: { workspace_id: ids.acme }, query: { list_id: listId, limit: 10 } },
+    });
     expect(page.response.status).toBe(200);
     const { description: _description, ...listed } = updated.data!;
     expect(page.data).toEqual({ data: [{ ...listed, subtasks: [] }], page: 1, limit: 10, total: 1, total_pages: 1 });
@@ -147,8 +170,13 @@ describe('typed client over HTTP (issue 5)', () => {
       params: {
         path: { workspace_id: ids.acme },
         query: {
-          list_id: listId, status_category: ['in_progress', 'completed'], assignee_id: [ids.bob, 'none'],
-          q: 'ship', sort: '-priority,title', include_total: false, limit: 1,
+          list_id: listId,
+          status_category: ['in_progress', 'completed'],
+          assignee_id: [ids.bob, 'none'],
+          q: 'ship',
+          sort: '-priority,title',
+          include_total: false,
+          limit: 1,
         },
       },
     });
@@ -158,8 +186,15 @@ describe('typed client over HTTP (issue 5)', () => {
     const comment = await api.POST('/api/v1/tasks/{task_id}/comments', { params: { path: { task_id: task.id } }, body: { content: '<p>Looks good</p>' } });
     expect(comment.response.status).toBe(201);
     expect(comment.data).toEqual({
-      id: expect.any(Number), task_id: task.id, user_id: ids.alice, name: 'Alice', avatar_url: 'https://img.test/alice.png',
-      content: '<p>Looks good</p>', parent_comment_id: null, resolved: false, created_at: TS,
+      id: expect.any(Number),
+      task_id: task.id,
+      user_id: ids.alice,
+      name: 'Alice',
+      avatar_url: 'https://img.test/alice.png',
+      content: '<p>Looks good</p>',
+      parent_comment_id: null,
+      resolved: false,
+      created_at: TS,
     });
     const comments = await api.GET('/api/v1/tasks/{task_id}/comments', { params: { path: { task_id: task.id } } });
     expect(comments.data).toEqual([comment.data]);
@@ -193,10 +228,15 @@ describe('typed client over HTTP (issue 5)', () => {
     const rest = await api.GET('/api/v1/workspaces/{workspace_id}/events', {
       params: { path: { workspace_id: ids.acme }, query: { after: first.data!.next_after, type: ['task.created', 'task.deleted'] } },
     });
-    expect(rest.data!.data.map((e) => [e.type, e.actor.user_id])).toEqual([['task.created', ids.alice], ['task.deleted', ids.alice]]);
+    expect(rest.data!.data.map((e) => [e.type, e.actor.user_id])).toEqual([
+      ['task.created', ids.alice],
+      ['task.deleted', ids.alice],
+    ]);
     expect(rest.data!.next_after).toBe(rest.data!.data[1].id);
     // The document types `after` as an integer; what the service says of anything else, sent past the types:
-    const bad = await api.GET('/api/v1/workspaces/{workspace_id}/events', { params: { path: { workspace_id: ids.acme }, query: { after: 'x' as unknown as number } } });
+    const bad = await api.GET('/api/v1/workspaces/{workspace_id}/events', {
+      params: { path: { workspace_id: ids.acme }, query: { after: 'x' as unknown as number } },
+    });
     expect(bad.error).toEqual({ error: 'after must be a non-negative integer' });
   });
 
@@ -230,7 +270,8 @@ describe('typed client over HTTP (issue 5)', () => {
     const read = await api.GET('/api/v1/tasks/{task_id}', { params: { path: { task_id: taskId }, header: { 'If-None-Match': etag } } });
     expect([read.response.status, read.data, etagOf(read.response)]).toEqual([304, undefined, etag]);
 
-    const edit = (ifMatch: string) => api.PATCH('/api/v1/tasks/{task_id}', { params: { path: { task_id: taskId }, header: { 'If-Match': ifMatch } }, body: { title: 'Edited' } });
+    const edit = (ifMatch: string) =>
+      api.PATCH('/api/v1/tasks/{task_id}', { params: { path: { task_id: taskId }, header: { 'If-Match': ifMatch } }, body: { title: 'Edited' } });
     const edited = await edit(etag);
     expect([edited.response.status, edited.data?.title]).toEqual([200, 'Edited']);
     const stale = await edit(etag);

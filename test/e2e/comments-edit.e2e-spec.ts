@@ -22,7 +22,10 @@ describe('comment edits (D44)', () => {
           ],
           tasks: [
             {
-              ref: 't1', list: 'l_eng', title: 'Discussed', updated_at: '2025-01-01T00:00:00.000Z',
+              ref: 't1',
+              list: 'l_eng',
+              title: 'Discussed',
+              updated_at: '2025-01-01T00:00:00.000Z',
               comments: [
                 { ref: 'by_member', user: b.user('member'), content: '<p>mine</p>', created_at: '2025-03-01T09:00:00.000Z' },
                 { ref: 'by_admin', user: b.user('admin'), content: '<p>admin says</p>', created_at: '2025-03-01T10:00:00.000Z' },
@@ -45,7 +48,9 @@ describe('comment edits (D44)', () => {
     t.inject({ method: 'PATCH', url: `/api/v1/comments/${id}`, headers: auth(k), payload: payload as object });
   const remove = (k: string, id: number | string) => t.inject({ method: 'DELETE', url: `/api/v1/comments/${id}`, headers: auth(k) });
   const events = async (commentId: number) =>
-    (await t.db.ds.query(`SELECT type, data, actor_user_id FROM events WHERE type LIKE 'comment.%' AND data->>'comment_id' = $1 ORDER BY id`, [String(commentId)])) as object[];
+    (await t.db.ds.query(`SELECT type, data, actor_user_id FROM events WHERE type LIKE 'comment.%' AND data->>'comment_id' = $1 ORDER BY id`, [
+      String(commentId),
+    ])) as object[];
   const taskState = async () => {
     const res = await t.inject({ method: 'GET', url: `/api/v1/tasks/${ids.t1}`, headers: auth(key('owner')) });
     const [{ u }] = await t.db.ds.query(`SELECT updated_at::text AS u FROM tasks WHERE id = $1`, [ids.t1]);
@@ -58,8 +63,15 @@ describe('comment edits (D44)', () => {
       const res = await patch(key('member'), ids.by_member, { content: '  <p>edited<script>x()</script></p> ' });
       expect(res.statusCode).toBe(200);
       expect(res.json()).toEqual({
-        id: ids.by_member, task_id: ids.t1, user_id: ids.member, name: WORLD_NAMES.member, avatar_url: null,
-        content: '<p>edited</p>', parent_comment_id: null, resolved: false, created_at: '2025-03-01T09:00:00.000Z',
+        id: ids.by_member,
+        task_id: ids.t1,
+        user_id: ids.member,
+        name: WORLD_NAMES.member,
+        avatar_url: null,
+        content: '<p>edited</p>',
+        parent_comment_id: null,
+        resolved: false,
+        created_at: '2025-03-01T09:00:00.000Z',
       });
       expect(await events(ids.by_member)).toEqual([
         { type: 'comment.updated', data: { comment_id: ids.by_member, task_id: ids.t1, list_id: ids.l_eng, changes: ['content'] }, actor_user_id: ids.member },
@@ -76,7 +88,11 @@ describe('comment edits (D44)', () => {
       expect([reopened.statusCode, reopened.json().resolved]).toEqual([200, false]);
       expect((await events(ids.by_member)).slice(1)).toEqual([
         { type: 'comment.updated', data: { comment_id: ids.by_member, task_id: ids.t1, list_id: ids.l_eng, changes: ['resolved'] }, actor_user_id: ids.admin },
-        { type: 'comment.updated', data: { comment_id: ids.by_member, task_id: ids.t1, list_id: ids.l_eng, changes: ['resolved'] }, actor_user_id: ids.restricted },
+        {
+          type: 'comment.updated',
+          data: { comment_id: ids.by_member, task_id: ids.t1, list_id: ids.l_eng, changes: ['resolved'] },
+          actor_user_id: ids.restricted,
+        },
       ]);
     });
 

@@ -1,7 +1,7 @@
 import { Schema } from '../setup/api-types';
 import { auth } from '../setup/create-app';
 import { QueryCounter } from '../setup/query-counter';
-import { roleKeys, WORLD_NAMES, useRoleWorld } from '../setup/world';
+import { roleKeys, useRoleWorld, WORLD_NAMES } from '../setup/world';
 
 /**
  * Comments: GET and POST /api/v1/tasks/:id/comments.
@@ -11,7 +11,9 @@ import { roleKeys, WORLD_NAMES, useRoleWorld } from '../setup/world';
  */
 
 const TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const COMMENT_KEYS = ['avatar_url', 'content', 'created_at', 'id', 'name', 'parent_comment_id', 'resolved', 'task_id', 'user_id'] satisfies Array<keyof Schema<'Comment'>>;
+const COMMENT_KEYS = ['avatar_url', 'content', 'created_at', 'id', 'name', 'parent_comment_id', 'resolved', 'task_id', 'user_id'] satisfies Array<
+  keyof Schema<'Comment'>
+>;
 const { key, keyOnly } = roleKeys('cm');
 const OWNER_AVATAR = 'https://img.test/owner.png';
 const MEMBER_AVATAR = 'https://img.test/member.png';
@@ -25,12 +27,21 @@ describe('comments', () => {
         {
           folders: [
             { ref: 'c_eng', name: 'Engineering', lists: [{ ref: 'c_backlog', name: 'Backlog' }] },
-            { ref: 'c_ops', name: 'Ops', lists: [{ ref: 'c_inbox', name: 'Inbox' }, { ref: 'granted_inbox', name: 'Granted inbox' }] },
+            {
+              ref: 'c_ops',
+              name: 'Ops',
+              lists: [
+                { ref: 'c_inbox', name: 'Inbox' },
+                { ref: 'granted_inbox', name: 'Granted inbox' },
+              ],
+            },
           ],
           lists: [{ ref: 'c_loose', name: 'No folder' }],
           tasks: [
             {
-              ref: 't1', list: 'c_backlog', title: 'Ship it',
+              ref: 't1',
+              list: 'c_backlog',
+              title: 'Ship it',
               comments: [
                 // created_at decides the order (D23), not insertion order; c2 and c3 tie and go by id.
                 { ref: 'c1', user: b.user('admin'), content: '<p>on it</p>', resolved: true, created_at: '2025-03-02T10:00:00.000Z' },
@@ -58,11 +69,42 @@ describe('comments', () => {
     t.inject({ method: 'POST', url: `/api/v1/tasks/${taskId}/comments`, headers: key ? auth(key) : {}, payload: payload as object });
 
   /** The fixture's comments of t1 as the listing shows them, oldest first. */
-  const t1Comments = () => [
-    { id: ids.c2, task_id: ids.t1, user_id: ids.member, name: WORLD_NAMES.member, avatar_url: MEMBER_AVATAR, content: '<p>first</p>', parent_comment_id: null, resolved: false, created_at: '2025-03-01T09:00:00.000Z' },
-    { id: ids.c3, task_id: ids.t1, user_id: ids.owner, name: WORLD_NAMES.owner, avatar_url: OWNER_AVATAR, content: 'same time', parent_comment_id: ids.c2, resolved: false, created_at: '2025-03-01T09:00:00.000Z' },
-    { id: ids.c1, task_id: ids.t1, user_id: ids.admin, name: WORLD_NAMES.admin, avatar_url: null, content: '<p>on it</p>', parent_comment_id: null, resolved: true, created_at: '2025-03-02T10:00:00.000Z' },
-  ] satisfies Array<Schema<'Comment'>>;
+  const t1Comments = () =>
+    [
+      {
+        id: ids.c2,
+        task_id: ids.t1,
+        user_id: ids.member,
+        name: WORLD_NAMES.member,
+        avatar_url: MEMBER_AVATAR,
+        content: '<p>first</p>',
+        parent_comment_id: null,
+        resolved: false,
+        created_at: '2025-03-01T09:00:00.000Z',
+      },
+      {
+        id: ids.c3,
+        task_id: ids.t1,
+        user_id: ids.owner,
+        name: WORLD_NAMES.owner,
+        avatar_url: OWNER_AVATAR,
+        content: 'same time',
+        parent_comment_id: ids.c2,
+        resolved: false,
+        created_at: '2025-03-01T09:00:00.000Z',
+      },
+      {
+        id: ids.c1,
+        task_id: ids.t1,
+        user_id: ids.admin,
+        name: WORLD_NAMES.admin,
+        avatar_url: null,
+        content: '<p>on it</p>',
+        parent_comment_id: null,
+        resolved: true,
+        created_at: '2025-03-02T10:00:00.000Z',
+      },
+    ] satisfies Array<Schema<'Comment'>>;
 
   describe('GET /api/v1/tasks/:id/comments', () => {
     it.each([
@@ -116,7 +158,6 @@ describe('comments', () => {
       expect(res.statusCode).toBe(200);
       expect(res.json()).toEqual([]);
     });
-
   });
 
   describe('POST /api/v1/tasks/:id/comments', () => {
@@ -133,8 +174,15 @@ describe('comments', () => {
       const body = res.json();
       expect(Object.keys(body).sort()).toEqual(COMMENT_KEYS);
       expect(body).toEqual({
-        id: expect.any(Number), task_id: ids.t_post, user_id: ids[user], name, avatar_url: avatar,
-        content: `<p>from ${user}</p>`, parent_comment_id: null, resolved: false, created_at: expect.stringMatching(TS),
+        id: expect.any(Number),
+        task_id: ids.t_post,
+        user_id: ids[user],
+        name,
+        avatar_url: avatar,
+        content: `<p>from ${user}</p>`,
+        parent_comment_id: null,
+        resolved: false,
+        created_at: expect.stringMatching(TS),
       } satisfies Schema<'Comment'>);
       // It is stored: the listing shows it, last (newest).
       const list = (await get(key('owner'), ids.t_post)).json();
@@ -181,7 +229,8 @@ describe('comments', () => {
     });
 
     it('keeps the allowlisted tags of D9', async () => {
-      const html = '<h1>T</h1><p>a<br />b <strong>s</strong> <em>e</em> <i>i</i> <u>u</u> <s>x</s> <span>sp</span></p>' +
+      const html =
+        '<h1>T</h1><p>a<br />b <strong>s</strong> <em>e</em> <i>i</i> <u>u</u> <s>x</s> <span>sp</span></p>' +
         '<ul><li>1</li></ul><ol><li>2</li></ol><blockquote>q</blockquote><pre><code>c</code></pre><a href="mailto:a@b.test">m</a>';
       const res = await post(key('member'), ids.t_post, { content: html });
       expect(res.statusCode).toBe(201);

@@ -92,7 +92,9 @@ function stillUp(): void {
 async function terminateAll(): Promise<number> {
   const name = new URL(db.url).pathname.slice(1);
   return withAdmin(async (c) => {
-    const { rows } = await c.query(`SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [name]);
+    const { rows } = await c.query(`SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [
+      name,
+    ]);
     return rows[0].n as number;
   });
 }
@@ -169,16 +171,20 @@ it('terminated connections and a database restart fail requests with 503 at most
   const expected = await expectedDeliveries(starts);
   expect(expected.length).toBeGreaterThan(6);
   const got = () => new Set(receiver.received.map((r) => `${r.url} ${String(r.headers['webhook-id'])}`));
-  await receiver.waitFor(() => expected.every((d) => got().has(d)), 20_000).catch(async (error: Error) => {
-    const missing = expected.filter((d) => !got().has(d));
-    const queue = (server.stdout() + server.stderr()).split('\n').filter((line) => /JobQueue|Webhooks/.test(line) && !/notify listener|UNLISTEN/.test(line));
-    const jobs = await db.ds.query(
-      `SELECT count(*)::int AS n, locked_at IS NOT NULL AS locked, run_at <= now() AS due, attempts < max_attempts AS runnable
+  await receiver
+    .waitFor(() => expected.every((d) => got().has(d)), 20_000)
+    .catch(async (error: Error) => {
+      const missing = expected.filter((d) => !got().has(d));
+      const queue = (server.stdout() + server.stderr()).split('\n').filter((line) => /JobQueue|Webhooks/.test(line) && !/notify listener|UNLISTEN/.test(line));
+      const jobs = await db.ds.query(
+        `SELECT count(*)::int AS n, locked_at IS NOT NULL AS locked, run_at <= now() AS due, attempts < max_attempts AS runnable
          FROM graphile_worker.jobs GROUP BY 2, 3, 4`,
-    );
-    const hooks = await db.ds.query(`SELECT id, dispatched_through, attempt_until FROM webhooks ORDER BY id`);
-    const state = JSON.stringify({ jobs, hooks });
-    throw new Error(`${error.message}; ${missing.length} of ${expected.length} deliveries missing; queue ${state}; the job queue said:\n${queue.slice(-40).join('\n')}`);
-  });
+      );
+      const hooks = await db.ds.query(`SELECT id, dispatched_through, attempt_until FROM webhooks ORDER BY id`);
+      const state = JSON.stringify({ jobs, hooks });
+      throw new Error(
+        `${error.message}; ${missing.length} of ${expected.length} deliveries missing; queue ${state}; the job queue said:\n${queue.slice(-40).join('\n')}`,
+      );
+    });
   stillUp();
 }, 120_000);

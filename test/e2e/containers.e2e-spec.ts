@@ -19,8 +19,22 @@ describe('get folder and get list (D39, D45)', () => {
         'acme',
         {
           folders: [
-            { ref: 'granted', name: 'Granted', icon: 'folder-1', color: 'red', created_at: '2025-02-01T00:00:00.000Z', lists: [{ ref: 'in_granted', name: 'In granted' }] },
-            { ref: 'holds', name: 'Holds a granted list', lists: [{ ref: 'g_list', name: 'Granted list', created_at: '2025-02-02T00:00:00.000Z' }, { ref: 'other_list', name: 'Other list' }] },
+            {
+              ref: 'granted',
+              name: 'Granted',
+              icon: 'folder-1',
+              color: 'red',
+              created_at: '2025-02-01T00:00:00.000Z',
+              lists: [{ ref: 'in_granted', name: 'In granted' }],
+            },
+            {
+              ref: 'holds',
+              name: 'Holds a granted list',
+              lists: [
+                { ref: 'g_list', name: 'Granted list', created_at: '2025-02-02T00:00:00.000Z' },
+                { ref: 'other_list', name: 'Other list' },
+              ],
+            },
             { ref: 'closed', name: 'Closed', lists: [{ ref: 'c_list', name: 'Closed list' }] },
           ],
           lists: [{ ref: 'loose_list', name: 'Loose' }],
@@ -37,7 +51,15 @@ describe('get folder and get list (D39, D45)', () => {
       for (const role of ['owner', 'admin', 'member', 'viewer'] as const) {
         const res = await get(key(role), `folders/${ids.granted}`);
         expect(res.statusCode).toBe(200);
-        expect(res.json()).toEqual({ id: ids.granted, workspace_id: ids.acme, name: 'Granted', icon: 'folder-1', color: 'red', position: 1, created_at: '2025-02-01T00:00:00.000Z' });
+        expect(res.json()).toEqual({
+          id: ids.granted,
+          workspace_id: ids.acme,
+          name: 'Granted',
+          icon: 'folder-1',
+          color: 'red',
+          position: 1,
+          created_at: '2025-02-01T00:00:00.000Z',
+        });
         expect(Object.keys(res.json()).sort()).toEqual(FOLDER_KEYS);
       }
     });
@@ -73,7 +95,14 @@ describe('get folder and get list (D39, D45)', () => {
       for (const role of ['owner', 'viewer'] as const) {
         const res = await get(key(role), `lists/${ids.g_list}`);
         expect(res.statusCode).toBe(200);
-        expect(res.json()).toMatchObject({ id: ids.g_list, workspace_id: ids.acme, folder_id: ids.holds, name: 'Granted list', icon: null, created_at: '2025-02-02T00:00:00.000Z' });
+        expect(res.json()).toMatchObject({
+          id: ids.g_list,
+          workspace_id: ids.acme,
+          folder_id: ids.holds,
+          name: 'Granted list',
+          icon: null,
+          created_at: '2025-02-02T00:00:00.000Z',
+        });
         expect(Object.keys(res.json()).sort()).toEqual(LIST_KEYS);
       }
       expect((await get(key('member'), `lists/${ids.loose_list}`)).json().folder_id).toBeNull();

@@ -15,7 +15,11 @@ describe('cursor secret', () => {
   let ids: Record<string, number>;
   const stored = async (): Promise<string> => (await t.db.ds.query(`SELECT value FROM server_secrets WHERE name = 'cursor'`))[0].value;
   const page = (cursor?: string) =>
-    t.inject({ method: 'GET', url: `/api/v1/workspaces/${ids.acme}/tasks?include_total=false&limit=1${cursor ? `&cursor=${cursor}` : ''}`, headers: auth(KEYS.owner) });
+    t.inject({
+      method: 'GET',
+      url: `/api/v1/workspaces/${ids.acme}/tasks?include_total=false&limit=1${cursor ? `&cursor=${cursor}` : ''}`,
+      headers: auth(KEYS.owner),
+    });
 
   beforeAll(async () => {
     expect(process.env.CURSOR_SECRET).toBeUndefined();

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+
 import { auth } from '../setup/create-app';
 import { roleKeys, useRoleWorld, WorldRole } from '../setup/world';
 
@@ -22,7 +23,10 @@ describe('typed custom-field values (D42)', () => {
   const { t, ids } = useRoleWorld(PREFIX, (b) => ({
     workspaces: [
       b.team('vals', {
-        statuses: [{ ref: 'v_todo', name: 'To Do', category: 'pending' }, { ref: 'v_done', name: 'Done', category: 'completed' }],
+        statuses: [
+          { ref: 'v_todo', name: 'To Do', category: 'pending' },
+          { ref: 'v_done', name: 'Done', category: 'completed' },
+        ],
         folders: [{ ref: 'v_folder', name: 'F', lists: [{ ref: 'l1', name: 'L1' }] }],
         lists: [{ ref: 'l2', name: 'L2' }],
         custom_fields: [
@@ -60,7 +64,8 @@ describe('typed custom-field values (D42)', () => {
   };
   const valueOf = (task: Json, field: number) => (task.custom_fields as Entry[]).find((f) => f.id === field)?.value;
   const stored = async (task: number, field: number) =>
-    ((await t.db.ds.query(`SELECT value FROM task_custom_field_values WHERE task_id = $1 AND field_id = $2`, [task, field])) as Array<{ value: string }>)[0]?.value ?? null;
+    ((await t.db.ds.query(`SELECT value FROM task_custom_field_values WHERE task_id = $1 AND field_id = $2`, [task, field])) as Array<{ value: string }>)[0]
+      ?.value ?? null;
   const setValue = (field: string, value: unknown) => patch(ids.v_task, { custom_fields: [{ id: ids[field], value }] });
   const lastEventId = async () => Number((await t.db.ds.query(`SELECT COALESCE(MAX(id), 0) AS id FROM events`))[0].id);
   const message = (field: string, rule: string) => `custom_fields value for field ${ids[field]} must be ${rule}`;
@@ -106,11 +111,21 @@ describe('typed custom-field values (D42)', () => {
       const res = await setValue('f_people', members);
       expect(res.status).toBe(200);
       expect(valueOf(res.body, ids.f_people)).toBe([...new Set([ids.viewer, ids.admin, ids.owner])].sort((a, b) => a - b).join(','));
-      expect((await setValue('f_people', ids.member)).body.custom_fields).toContainEqual(expect.objectContaining({ id: ids.f_people, value: String(ids.member) }));
+      expect((await setValue('f_people', ids.member)).body.custom_fields).toContainEqual(
+        expect.objectContaining({ id: ids.f_people, value: String(ids.member) }),
+      );
     });
 
     it.each(['f_num', 'f_money', 'f_date', 'f_check', 'f_rating', 'f_drop', 'f_people'])('"" clears a %s value; null clears every type', async (field) => {
-      const valid: Record<string, string> = { f_num: '1', f_money: '1', f_date: '2025-01-01', f_check: 'true', f_rating: '1', f_drop: 'Low', f_people: String(ids.owner) };
+      const valid: Record<string, string> = {
+        f_num: '1',
+        f_money: '1',
+        f_date: '2025-01-01',
+        f_check: 'true',
+        f_rating: '1',
+        f_drop: 'Low',
+        f_people: String(ids.owner),
+      };
       expect((await setValue(field, valid[field])).status).toBe(200);
       expect(await stored(ids.v_task, ids[field])).not.toBeNull();
       expect(valueOf((await setValue(field, '')).body, ids[field])).toBeNull();
@@ -158,15 +173,25 @@ describe('typed custom-field values (D42)', () => {
       ['f_people', '99999999', 'a comma-separated list of member user IDs'],
       ['f_people', '99999999999999999999', 'a comma-separated list of member user IDs'],
     ])('%s %p: 400 must be %s; nothing written, no event', async (field, value, rule) => {
-      const before = { title: (await t.db.ds.query(`SELECT title, updated_at FROM tasks WHERE id = $1`, [ids.v_task]))[0], value: await stored(ids.v_task, ids[field]), event: await lastEventId() };
-      expect(await patch(ids.v_task, { title: 'Changed', custom_fields: [{ id: ids[field], value }] })).toEqual({ status: 400, body: { error: message(field, rule) } });
+      const before = {
+        title: (await t.db.ds.query(`SELECT title, updated_at FROM tasks WHERE id = $1`, [ids.v_task]))[0],
+        value: await stored(ids.v_task, ids[field]),
+        event: await lastEventId(),
+      };
+      expect(await patch(ids.v_task, { title: 'Changed', custom_fields: [{ id: ids[field], value }] })).toEqual({
+        status: 400,
+        body: { error: message(field, rule) },
+      });
       expect((await t.db.ds.query(`SELECT title, updated_at FROM tasks WHERE id = $1`, [ids.v_task]))[0]).toEqual(before.title);
       expect(await stored(ids.v_task, ids[field])).toBe(before.value);
       expect(await lastEventId()).toBe(before.event);
     });
 
     it('people: a non-member (the outsider) is refused', async () => {
-      expect(await setValue('f_people', `${ids.owner},${ids.outsider}`)).toEqual({ status: 400, body: { error: message('f_people', 'a comma-separated list of member user IDs') } });
+      expect(await setValue('f_people', `${ids.owner},${ids.outsider}`)).toEqual({
+        status: 400,
+        body: { error: message('f_people', 'a comma-separated list of member user IDs') },
+      });
     });
 
     it('D13\u2019s value rules answer for applicable elements, at the same place', async () => {
@@ -179,15 +204,28 @@ describe('typed custom-field values (D42)', () => {
 
   describe('the order of the checks', () => {
     it('one element at a time, in array order: the first bad one answers', async () => {
-      const bad = [{ id: ids.f_num, value: 'x' }, { id: ids.f_rating, value: '9' }, { id: ids.f_text, value: {} }];
+      const bad = [
+        { id: ids.f_num, value: 'x' },
+        { id: ids.f_rating, value: '9' },
+        { id: ids.f_text, value: {} },
+      ];
       expect(await patch(ids.v_task, { custom_fields: bad })).toEqual({ status: 400, body: { error: message('f_num', 'a number') } });
-      expect(await patch(ids.v_task, { custom_fields: [...bad].reverse() })).toEqual({ status: 400, body: { error: 'custom_fields value must be a string or null' } });
-      expect(await patch(ids.v_task, { custom_fields: [bad[1], bad[0]] })).toEqual({ status: 400, body: { error: message('f_rating', 'an integer from 0 to 5') } });
+      expect(await patch(ids.v_task, { custom_fields: [...bad].reverse() })).toEqual({
+        status: 400,
+        body: { error: 'custom_fields value must be a string or null' },
+      });
+      expect(await patch(ids.v_task, { custom_fields: [bad[1], bad[0]] })).toEqual({
+        status: 400,
+        body: { error: message('f_rating', 'an integer from 0 to 5') },
+      });
       // Valid elements before a bad one are not written either.
       expect(await patch(ids.v_task, { custom_fields: [{ id: ids.f_num, value: '77' }, bad[1]] })).toMatchObject({ status: 400 });
       expect(await stored(ids.v_task, ids.f_num)).not.toBe('77');
       // Every element is checked, even one for a field sent again later with a good value.
-      expect(await patch(ids.v_task, { custom_fields: [bad[0], { id: ids.f_num, value: '1' }] })).toEqual({ status: 400, body: { error: message('f_num', 'a number') } });
+      expect(await patch(ids.v_task, { custom_fields: [bad[0], { id: ids.f_num, value: '1' }] })).toEqual({
+        status: 400,
+        body: { error: message('f_num', 'a number') },
+      });
     });
 
     it('after every step 8 check (create: status, parent; update: list, status), before step 9 (create: a parent that is a subtask)', async () => {
@@ -195,17 +233,38 @@ describe('typed custom-field values (D42)', () => {
       expect(await create({ status_id: ids.todo, custom_fields: bad })).toEqual({ status: 404, body: { error: 'Status not found in this workspace' } });
       expect(await create({ parent_id: ids.t_backlog, custom_fields: bad })).toEqual({ status: 404, body: { error: 'Parent task not found' } });
       expect(await create({ parent_id: ids.v_sub, custom_fields: bad })).toEqual({ status: 400, body: { error: message('f_num', 'a number') } });
-      expect(await create({ parent_id: ids.v_sub, custom_fields: [{ id: ids.f_num, value: '1' }] })).toEqual({ status: 400, body: { error: 'Subtasks cannot have subtasks' } });
-      expect(await create({ priority: 'x', custom_fields: bad })).toEqual({ status: 400, body: { error: 'Invalid priority. Must be one of: urgent, high, medium, low, none' } });
-      expect(await patch(ids.v_task, { list_id: ids.backlog, custom_fields: bad })).toEqual({ status: 404, body: { error: 'List not found in this workspace' } });
-      expect(await patch(ids.v_task, { status_id: ids.todo, custom_fields: bad })).toEqual({ status: 404, body: { error: 'Status not found in this workspace' } });
-      expect(await patch(ids.v_task, { priority: 'x', custom_fields: bad })).toEqual({ status: 400, body: { error: 'Invalid priority. Must be one of: urgent, high, medium, low, none' } });
+      expect(await create({ parent_id: ids.v_sub, custom_fields: [{ id: ids.f_num, value: '1' }] })).toEqual({
+        status: 400,
+        body: { error: 'Subtasks cannot have subtasks' },
+      });
+      expect(await create({ priority: 'x', custom_fields: bad })).toEqual({
+        status: 400,
+        body: { error: 'Invalid priority. Must be one of: urgent, high, medium, low, none' },
+      });
+      expect(await patch(ids.v_task, { list_id: ids.backlog, custom_fields: bad })).toEqual({
+        status: 404,
+        body: { error: 'List not found in this workspace' },
+      });
+      expect(await patch(ids.v_task, { status_id: ids.todo, custom_fields: bad })).toEqual({
+        status: 404,
+        body: { error: 'Status not found in this workspace' },
+      });
+      expect(await patch(ids.v_task, { priority: 'x', custom_fields: bad })).toEqual({
+        status: 400,
+        body: { error: 'Invalid priority. Must be one of: urgent, high, medium, low, none' },
+      });
       // A role answer (step 6) before everything.
       expect(await patch(ids.v_task, { custom_fields: bad }, 'viewer')).toEqual({ status: 403, body: { error: 'Viewers cannot edit tasks' } });
     });
 
     it('a create with good values stores them, normalised', async () => {
-      const res = await create({ custom_fields: [{ id: ids.f_date, value: '2025-06-01T12:00+02:00' }, { id: ids.f_people, value: `${ids.member},${ids.owner}` }, { id: ids.f_check, value: '' }] });
+      const res = await create({
+        custom_fields: [
+          { id: ids.f_date, value: '2025-06-01T12:00+02:00' },
+          { id: ids.f_people, value: `${ids.member},${ids.owner}` },
+          { id: ids.f_check, value: '' },
+        ],
+      });
       expect(res.status).toBe(201);
       expect(valueOf(res.body, ids.f_date)).toBe('2025-06-01T10:00:00.000Z');
       expect(valueOf(res.body, ids.f_people)).toBe([ids.member, ids.owner].sort((a, b) => a - b).join(','));
@@ -213,9 +272,19 @@ describe('typed custom-field values (D42)', () => {
     });
 
     it('the If-Match precondition is evaluated after the values (a bad value answers 400 even with a stale tag)', async () => {
-      const res = await t.inject({ method: 'PATCH', url: `/api/v1/tasks/${ids.v_task}`, headers: { ...auth(key('owner')), 'if-match': '"stale"' }, payload: { custom_fields: [{ id: ids.f_num, value: 'x' }] } });
+      const res = await t.inject({
+        method: 'PATCH',
+        url: `/api/v1/tasks/${ids.v_task}`,
+        headers: { ...auth(key('owner')), 'if-match': '"stale"' },
+        payload: { custom_fields: [{ id: ids.f_num, value: 'x' }] },
+      });
       expect([res.statusCode, res.json()]).toEqual([400, { error: message('f_num', 'a number') }]);
-      const good = await t.inject({ method: 'PATCH', url: `/api/v1/tasks/${ids.v_task}`, headers: { ...auth(key('owner')), 'if-match': '"stale"' }, payload: { custom_fields: [{ id: ids.f_num, value: '3' }] } });
+      const good = await t.inject({
+        method: 'PATCH',
+        url: `/api/v1/tasks/${ids.v_task}`,
+        headers: { ...auth(key('owner')), 'if-match': '"stale"' },
+        payload: { custom_fields: [{ id: ids.f_num, value: '3' }] },
+      });
       expect(good.statusCode).toBe(412);
     });
   });
@@ -248,18 +317,32 @@ describe('typed custom-field values (D42)', () => {
   describe('ignored elements are never validated', () => {
     it('a field that does not apply to the task\u2019s list, one the caller may not see, or of no field: ignored, whatever the value', async () => {
       for (const value of ['x', { a: 1 }, ['x'], 'x'.repeat(10_001), 'a\u0000']) {
-        const res = await patch(ids.v_task2, { title: 'Still fine', custom_fields: [{ id: ids.f_scoped, value }, { id: ids.f_secret, value }, { id: 99999999, value }, { id: ids.notes, value }] });
+        const res = await patch(ids.v_task2, {
+          title: 'Still fine',
+          custom_fields: [
+            { id: ids.f_scoped, value },
+            { id: ids.f_secret, value },
+            { id: 99999999, value },
+            { id: ids.notes, value },
+          ],
+        });
         expect([JSON.stringify(value).slice(0, 20), res.status]).toEqual([JSON.stringify(value).slice(0, 20), 200]);
       }
       expect(await stored(ids.v_task2, ids.f_scoped)).toBeNull();
       expect(await stored(ids.v_task2, ids.f_secret)).toBeNull();
       // The member sees the secret field, so it is judged for them.
-      expect(await patch(ids.v_task2, { custom_fields: [{ id: ids.f_secret, value: 'x' }] }, 'member')).toEqual({ status: 400, body: { error: message('f_secret', 'a number') } });
+      expect(await patch(ids.v_task2, { custom_fields: [{ id: ids.f_secret, value: 'x' }] }, 'member')).toEqual({
+        status: 400,
+        body: { error: message('f_secret', 'a number') },
+      });
     });
 
     it('judged against the list after the write: a move makes a field apply, or stop applying', async () => {
       // v_task2 (L2) moves to L1, where f_scoped applies.
-      expect(await patch(ids.v_task2, { list_id: ids.l1, custom_fields: [{ id: ids.f_scoped, value: 'x' }] })).toEqual({ status: 400, body: { error: message('f_scoped', 'a number') } });
+      expect(await patch(ids.v_task2, { list_id: ids.l1, custom_fields: [{ id: ids.f_scoped, value: 'x' }] })).toEqual({
+        status: 400,
+        body: { error: message('f_scoped', 'a number') },
+      });
       const moved = await patch(ids.v_task2, { list_id: ids.l1, custom_fields: [{ id: ids.f_scoped, value: '4' }] });
       expect(moved.status).toBe(200);
       expect(valueOf(moved.body, ids.f_scoped)).toBe('4');
@@ -274,7 +357,10 @@ describe('typed custom-field values (D42)', () => {
       expect(await stored(ids.v_parent, ids.f_rating)).toBe('legacy');
       expect((await patch(ids.v_parent, { title: 'Untouched values', custom_fields: [{ id: ids.f_num, value: '1' }] })).status).toBe(200);
       expect(await stored(ids.v_parent, ids.f_rating)).toBe('legacy');
-      expect(await patch(ids.v_parent, { custom_fields: [{ id: ids.f_rating, value: 'legacy' }] })).toEqual({ status: 400, body: { error: message('f_rating', 'an integer from 0 to 5') } });
+      expect(await patch(ids.v_parent, { custom_fields: [{ id: ids.f_rating, value: 'legacy' }] })).toEqual({
+        status: 400,
+        body: { error: message('f_rating', 'an integer from 0 to 5') },
+      });
     });
   });
 
@@ -336,21 +422,45 @@ describe('typed custom-field values (D42)', () => {
           return DROPDOWN_OPTIONS.includes(text) ? ['ok', text] : ['bad', "one of the field's options"];
         case 'people': {
           const parts = text.split(',');
-          if (!parts.every((p) => digitsOnly(p) && p[0] !== '0') || !parts.every((p) => members.has(Number(p)))) return ['bad', 'a comma-separated list of member user IDs'];
+          if (!parts.every((p) => digitsOnly(p) && p[0] !== '0') || !parts.every((p) => members.has(Number(p))))
+            return ['bad', 'a comma-separated list of member user IDs'];
           return ['ok', [...new Set(parts.map(Number))].sort((a, b) => a - b).join(',')];
         }
       }
       throw new Error(type);
     }
 
-    const FIELDS: Record<string, string> = { text: 'f_text', number: 'f_num', money: 'f_money', date: 'f_date', checkbox: 'f_check', rating: 'f_rating', dropdown: 'f_drop', people: 'f_people' };
+    const FIELDS: Record<string, string> = {
+      text: 'f_text',
+      number: 'f_num',
+      money: 'f_money',
+      date: 'f_date',
+      checkbox: 'f_check',
+      rating: 'f_rating',
+      dropdown: 'f_drop',
+      people: 'f_people',
+    };
     const digits = fc.string({ unit: fc.constantFrom('0', '1', '2', '5', '9'), minLength: 1, maxLength: 4 });
     const numberish = fc
       .tuple(fc.constantFrom('', '-', '+'), digits, fc.option(fc.string({ unit: fc.constantFrom('0', '3', '7'), maxLength: 4 }), { nil: undefined }))
       .map(([sign, whole, fraction]) => `${sign}${whole}${fraction === undefined ? '' : `.${fraction}`}`);
     const two = (min: number, max: number) => fc.integer({ min, max }).map((n) => String(n).padStart(2, '0'));
     const dateish = fc
-      .tuple(fc.integer({ min: 1990, max: 2030 }), two(0, 13), two(0, 32), fc.option(fc.tuple(two(0, 24), two(0, 60), fc.option(two(0, 60), { nil: undefined }), fc.option(fc.string({ unit: fc.constantFrom('0', '5', '9'), minLength: 1, maxLength: 7 }), { nil: undefined })), { nil: undefined }), fc.constantFrom('', 'Z', '+02:00', '-05:30', '+24:00', 'z'))
+      .tuple(
+        fc.integer({ min: 1990, max: 2030 }),
+        two(0, 13),
+        two(0, 32),
+        fc.option(
+          fc.tuple(
+            two(0, 24),
+            two(0, 60),
+            fc.option(two(0, 60), { nil: undefined }),
+            fc.option(fc.string({ unit: fc.constantFrom('0', '5', '9'), minLength: 1, maxLength: 7 }), { nil: undefined }),
+          ),
+          { nil: undefined },
+        ),
+        fc.constantFrom('', 'Z', '+02:00', '-05:30', '+24:00', 'z'),
+      )
       .map(([y, mo, d, time, zone]) => {
         let s = `${y}-${mo}-${d}`;
         if (time) s += `T${time[0]}:${time[1]}${time[2] === undefined ? '' : `:${time[2]}${time[3] === undefined ? '' : `.${time[3]}`}`}`;
@@ -361,7 +471,9 @@ describe('typed custom-field values (D42)', () => {
         numberish,
         dateish,
         fc.constantFrom('', 'true', 'false', 'True', '0', '5', '6', '-1', '05', ...DROPDOWN_OPTIONS, 'low', 'a', ' High'),
-        fc.array(fc.constantFrom(...memberIds.map(String), '0', '99999', ids.outsider ? String(ids.outsider) : '1', '', ' 1'), { minLength: 1, maxLength: 4 }).map((xs) => xs.join(',')),
+        fc
+          .array(fc.constantFrom(...memberIds.map(String), '0', '99999', ids.outsider ? String(ids.outsider) : '1', '', ' 1'), { minLength: 1, maxLength: 4 })
+          .map((xs) => xs.join(',')),
         fc.integer({ min: -10, max: 10 }),
         fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e6, max: 1e6 }),
         fc.boolean(),
@@ -369,7 +481,9 @@ describe('typed custom-field values (D42)', () => {
       );
 
     it.each(Object.keys(FIELDS))('%s: the API agrees with the reference on every value', async (type) => {
-      const members = (await t.db.ds.query(`SELECT user_id FROM workspace_members WHERE workspace_id = $1`, [ids.vals])).map((r: { user_id: number }) => r.user_id) as number[];
+      const members = (await t.db.ds.query(`SELECT user_id FROM workspace_members WHERE workspace_id = $1`, [ids.vals])).map(
+        (r: { user_id: number }) => r.user_id,
+      ) as number[];
       const memberSet = new Set(members);
       const field = ids[FIELDS[type]];
       await fc.assert(
@@ -378,7 +492,8 @@ describe('typed custom-field values (D42)', () => {
           const [verdict, detail] = reference(type, asText(v), memberSet);
           const seen = verdict === 'ok' ? [res.status, valueOf(res.body, field)] : [res.status, res.body];
           const expected = verdict === 'ok' ? [200, detail] : [400, { error: `custom_fields value for field ${field} must be ${detail}` }];
-          if (JSON.stringify(seen) !== JSON.stringify(expected)) throw new Error(`${JSON.stringify(v)}: got ${JSON.stringify(seen)}, expected ${JSON.stringify(expected)}`);
+          if (JSON.stringify(seen) !== JSON.stringify(expected))
+            throw new Error(`${JSON.stringify(v)}: got ${JSON.stringify(seen)}, expected ${JSON.stringify(expected)}`);
         }),
         { seed: 4242, numRuns: 120 },
       );

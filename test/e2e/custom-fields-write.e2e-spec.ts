@@ -1,4 +1,5 @@
 import type { InjectOptions } from 'fastify';
+
 import { auth } from '../setup/create-app';
 import { roleKeys, useRoleWorld, WorldRole } from '../setup/world';
 
@@ -37,9 +38,13 @@ describe('custom-field definitions (D42)', () => {
     (await t.db.ds.query(`SELECT COALESCE(MAX(position), 0) AS p FROM custom_fields WHERE workspace_id = $1`, [ws]))[0].p as number;
   const lastEventId = async () => Number((await t.db.ds.query(`SELECT COALESCE(MAX(id), 0) AS id FROM events`))[0].id);
   const feed = async (after: number, role: WorldRole = 'owner') => {
-    const res = await t.inject({ method: 'GET', url: `/api/v1/workspaces/${ids.ws}/events?after=${after}&limit=100&type=custom_field.created,custom_field.updated,custom_field.deleted`, headers: auth(key(role)) });
+    const res = await t.inject({
+      method: 'GET',
+      url: `/api/v1/workspaces/${ids.ws}/events?after=${after}&limit=100&type=custom_field.created,custom_field.updated,custom_field.deleted`,
+      headers: auth(key(role)),
+    });
     expect(res.statusCode).toBe(200);
-    return (res.json().data as Array<{ type: string; data: Json; actor: Json; workspace_id: number }>);
+    return res.json().data as Array<{ type: string; data: Json; actor: Json; workspace_id: number }>;
   };
 
   describe('create', () => {
@@ -49,8 +54,15 @@ describe('custom-field definitions (D42)', () => {
       const res = await create({ name, type: 'text' });
       expect(res.status).toBe(201);
       expect(res.body).toEqual({
-        id: expect.any(Number), name: name.trim(), type: 'text', config: null, position, is_scope_restricted: false,
-        granted_folder_ids: [], list_overrides: [], allowed_user_ids: null,
+        id: expect.any(Number),
+        name: name.trim(),
+        type: 'text',
+        config: null,
+        position,
+        is_scope_restricted: false,
+        granted_folder_ids: [],
+        list_overrides: [],
+        allowed_user_ids: null,
       });
       expect(Object.keys(res.body!).sort()).toEqual(DEFINITION_KEYS);
       const next = await create({ name: unique(), type: 'number' });
@@ -135,7 +147,15 @@ describe('custom-field definitions (D42)', () => {
       [{ list_overrides: [{ list_id: 1 }] }, 'list_overrides must be an array of {list_id, access} with access granted or denied'],
       [{ list_overrides: [{ list_id: 'x', access: 'granted' }] }, 'list_overrides must be an array of {list_id, access} with access granted or denied'],
       [{ list_overrides: [{ list_id: 1, access: 'Granted' }] }, 'list_overrides must be an array of {list_id, access} with access granted or denied'],
-      [{ list_overrides: [{ list_id: 1, access: 'granted' }, { list_id: '1', access: 'denied' }] }, 'list_overrides must be an array of {list_id, access} with access granted or denied'],
+      [
+        {
+          list_overrides: [
+            { list_id: 1, access: 'granted' },
+            { list_id: '1', access: 'denied' },
+          ],
+        },
+        'list_overrides must be an array of {list_id, access} with access granted or denied',
+      ],
       [{ allowed_user_ids: 'all' }, 'allowed_user_ids must be null or an array of user IDs'],
       [{ allowed_user_ids: [1.5] }, 'allowed_user_ids must be null or an array of user IDs'],
       [{ allowed_user_ids: {} }, 'allowed_user_ids must be null or an array of user IDs'],
@@ -151,9 +171,15 @@ describe('custom-field definitions (D42)', () => {
       const name = '😀'.repeat(254) + String(++counter % 10);
       const res = await create({ name, type: 'dropdown', config: { options: ['😀'.repeat(100)] } });
       expect(res).toMatchObject({ status: 201, body: { name, config: { options: ['😀'.repeat(100)] } } });
-      expect(await create({ name: unique(), type: 'dropdown', config: { options: ['😀'.repeat(101)] } })).toEqual({ status: 400, body: { error: OPTIONS_MESSAGE } });
+      expect(await create({ name: unique(), type: 'dropdown', config: { options: ['😀'.repeat(101)] } })).toEqual({
+        status: 400,
+        body: { error: OPTIONS_MESSAGE },
+      });
       expect((await create({ name: unique(), type: 'rating', config: { iconName: '★'.repeat(64), color: '🎨'.repeat(64) } })).status).toBe(201);
-      expect(await create({ name: unique(), type: 'rating', config: { color: '🎨'.repeat(65) } })).toEqual({ status: 400, body: { error: 'config.color must be null or a string of at most 64 characters' } });
+      expect(await create({ name: unique(), type: 'rating', config: { color: '🎨'.repeat(65) } })).toEqual({
+        status: 400,
+        body: { error: 'config.color must be null or a string of at most 64 characters' },
+      });
     });
 
     it('checks the body in the order name, type, config, is_scope_restricted, granted_folder_ids, list_overrides, allowed_user_ids', async () => {
@@ -170,14 +196,18 @@ describe('custom-field definitions (D42)', () => {
       const body: Json = { ...bad };
       for (const [field, message] of order) {
         expect([field, await create(body)]).toEqual([field, { status: 400, body: { error: message } }]);
-        body[field] = field === 'name' ? unique() : field === 'type' ? 'dropdown' : field === 'config' ? { options: ['a'] } : field === 'is_scope_restricted' ? true : [];
+        body[field] =
+          field === 'name' ? unique() : field === 'type' ? 'dropdown' : field === 'config' ? { options: ['a'] } : field === 'is_scope_restricted' ? true : [];
       }
       expect((await create(body)).status).toBe(201);
     });
 
     it('workspace_id first (step 4), then membership and role (steps 5-6), then the body (step 7)', async () => {
       expect(await call('POST', '/api/v1/custom-fields', { name: '' })).toEqual({ status: 400, body: { error: 'workspace_id is required' } });
-      expect(await call('POST', '/api/v1/custom-fields', { workspace_id: 'x', name: '' })).toEqual({ status: 400, body: { error: 'workspace_id is required' } });
+      expect(await call('POST', '/api/v1/custom-fields', { workspace_id: 'x', name: '' })).toEqual({
+        status: 400,
+        body: { error: 'workspace_id is required' },
+      });
       expect(await create({ name: '' }, 'member')).toEqual({ status: 403, body: { error: 'Only owners and admins can manage custom fields' } });
       expect(await create({ name: '' }, 'outsider')).toEqual({ status: 404, body: { error: 'Workspace not found' } });
       expect(await create({ name: '' }, 'admin')).toEqual({ status: 400, body: { error: 'name is required' } });
@@ -185,14 +215,21 @@ describe('custom-field definitions (D42)', () => {
 
     it('step 8: granted folders, then override lists, of this workspace (404), after every body check', async () => {
       const base = { name: unique(), type: 'text' };
-      expect(await create({ ...base, granted_folder_ids: [ids.eng, 99999999], list_overrides: [{ list_id: 99999999, access: 'granted' }] }))
-        .toEqual({ status: 404, body: { error: 'Folder not found' } });
+      expect(await create({ ...base, granted_folder_ids: [ids.eng, 99999999], list_overrides: [{ list_id: 99999999, access: 'granted' }] })).toEqual({
+        status: 404,
+        body: { error: 'Folder not found' },
+      });
       expect(await create({ ...base, granted_folder_ids: [ids.s_folder] })).toEqual({ status: 404, body: { error: 'Folder not found' } });
       expect(await create({ ...base, granted_folder_ids: [0] })).toEqual({ status: 404, body: { error: 'Folder not found' } });
-      expect(await create({ ...base, granted_folder_ids: [ids.eng], list_overrides: [{ list_id: ids.s_list, access: 'denied' }] }))
-        .toEqual({ status: 404, body: { error: 'List not found' } });
+      expect(await create({ ...base, granted_folder_ids: [ids.eng], list_overrides: [{ list_id: ids.s_list, access: 'denied' }] })).toEqual({
+        status: 404,
+        body: { error: 'List not found' },
+      });
       // A body error wins over an unknown folder (step 7 before step 8).
-      expect(await create({ ...base, granted_folder_ids: [99999999], allowed_user_ids: 'x' })).toEqual({ status: 400, body: { error: 'allowed_user_ids must be null or an array of user IDs' } });
+      expect(await create({ ...base, granted_folder_ids: [99999999], allowed_user_ids: 'x' })).toEqual({
+        status: 400,
+        body: { error: 'allowed_user_ids must be null or an array of user IDs' },
+      });
     });
 
     it('step 9: names are unique in the workspace ignoring case and surrounding spaces (409), after step 8', async () => {
@@ -211,22 +248,29 @@ describe('custom-field definitions (D42)', () => {
 
     it('sets: folders ascending and distinct, overrides by list_id, allowed users ascending with non-members dropped', async () => {
       const res = await create({
-        name: unique(), type: 'number', is_scope_restricted: true,
+        name: unique(),
+        type: 'number',
+        is_scope_restricted: true,
         granted_folder_ids: [ids.ops, String(ids.eng), ids.ops],
-        list_overrides: [{ list_id: ids.loose, access: 'granted' }, { list_id: String(ids.backlog), access: 'denied' }],
+        list_overrides: [
+          { list_id: ids.loose, access: 'granted' },
+          { list_id: String(ids.backlog), access: 'denied' },
+        ],
         allowed_user_ids: [ids.viewer, ids.outsider, 99999999, String(ids.member), ids.viewer],
       });
       expect(res.status).toBe(201);
       expect(res.body).toMatchObject({
         is_scope_restricted: true,
         granted_folder_ids: [ids.eng, ids.ops].sort((a, b) => a - b),
-        list_overrides: [{ list_id: ids.loose, access: 'granted' }, { list_id: ids.backlog, access: 'denied' }].sort((a, b) => a.list_id - b.list_id),
+        list_overrides: [
+          { list_id: ids.loose, access: 'granted' },
+          { list_id: ids.backlog, access: 'denied' },
+        ].sort((a, b) => a.list_id - b.list_id),
         allowed_user_ids: [ids.member, ids.viewer].sort((a, b) => a - b),
       });
       expect(await get(res.body!.id as number)).toEqual({ status: 200, body: res.body });
       // The listing shows it to the allowed users only, without allowed_user_ids.
-      const listed = async (role: WorldRole) =>
-        (await call('GET', `/api/v1/workspaces/${ids.ws}/custom-fields`, undefined, role)).body as unknown as Json[];
+      const listed = async (role: WorldRole) => (await call('GET', `/api/v1/workspaces/${ids.ws}/custom-fields`, undefined, role)).body as unknown as Json[];
       const { allowed_user_ids: _, ...definition } = res.body!;
       expect(await listed('member')).toContainEqual(definition);
       expect((await listed('owner')).map((f) => f.id)).not.toContain(res.body!.id);
@@ -234,14 +278,29 @@ describe('custom-field definitions (D42)', () => {
 
     it('huge arrays get their 4xx or are taken, never a 500: 10,000 grants, overrides and allowed users', async () => {
       const many = (n: number, f: (i: number) => unknown) => Array.from({ length: n }, (_, i) => f(i));
-      expect(await create({ name: unique(), type: 'text', granted_folder_ids: many(10_000, (i) => 100_000_000 + i) })).toEqual({ status: 404, body: { error: 'Folder not found' } });
-      expect(await create({ name: unique(), type: 'text', list_overrides: many(10_000, (i) => ({ list_id: 100_000_000 + i, access: 'granted' })) })).toEqual({ status: 404, body: { error: 'List not found' } });
-      expect(await create({ name: unique(), type: 'text', list_overrides: many(10_000, () => ({ list_id: ids.loose, access: 'granted' })) })).toEqual({
-        status: 400, body: { error: 'list_overrides must be an array of {list_id, access} with access granted or denied' },
+      expect(await create({ name: unique(), type: 'text', granted_folder_ids: many(10_000, (i) => 100_000_000 + i) })).toEqual({
+        status: 404,
+        body: { error: 'Folder not found' },
       });
-      const res = await create({ name: unique(), type: 'text', granted_folder_ids: many(10_000, () => ids.eng), allowed_user_ids: many(10_000, (i) => (i % 2 ? ids.member : 100_000_000 + i)) });
+      expect(await create({ name: unique(), type: 'text', list_overrides: many(10_000, (i) => ({ list_id: 100_000_000 + i, access: 'granted' })) })).toEqual({
+        status: 404,
+        body: { error: 'List not found' },
+      });
+      expect(await create({ name: unique(), type: 'text', list_overrides: many(10_000, () => ({ list_id: ids.loose, access: 'granted' })) })).toEqual({
+        status: 400,
+        body: { error: 'list_overrides must be an array of {list_id, access} with access granted or denied' },
+      });
+      const res = await create({
+        name: unique(),
+        type: 'text',
+        granted_folder_ids: many(10_000, () => ids.eng),
+        allowed_user_ids: many(10_000, (i) => (i % 2 ? ids.member : 100_000_000 + i)),
+      });
       expect(res).toMatchObject({ status: 201, body: { granted_folder_ids: [ids.eng], allowed_user_ids: [ids.member] } });
-      expect(await patch(res.body!.id as number, { granted_folder_ids: many(10_000, (i) => (i ? 'x' : ids.eng)) })).toEqual({ status: 400, body: { error: 'granted_folder_ids must be an array of folder IDs' } });
+      expect(await patch(res.body!.id as number, { granted_folder_ids: many(10_000, (i) => (i ? 'x' : ids.eng)) })).toEqual({
+        status: 400,
+        body: { error: 'granted_folder_ids must be an array of folder IDs' },
+      });
     });
 
     it('allowed_user_ids [] means nobody, and managers still reach the field', async () => {
@@ -253,7 +312,13 @@ describe('custom-field definitions (D42)', () => {
 
     it('takes an Idempotency-Key: a retry replays the answer, with one field and one event', async () => {
       const payload = { workspace_id: ids.ws, name: unique('Keyed'), type: 'rating' };
-      const send = () => t.inject({ method: 'POST', url: '/api/v1/custom-fields', headers: { ...auth(key('owner')), 'idempotency-key': `cf-${payload.name.replace(/ /g, '-')}` }, payload });
+      const send = () =>
+        t.inject({
+          method: 'POST',
+          url: '/api/v1/custom-fields',
+          headers: { ...auth(key('owner')), 'idempotency-key': `cf-${payload.name.replace(/ /g, '-')}` },
+          payload,
+        });
       const after = await lastEventId();
       const first = await send();
       const again = await send();
@@ -268,7 +333,12 @@ describe('custom-field definitions (D42)', () => {
       const res = await create({ name: unique(), type: 'text' }, 'admin');
       const events = await feed(after);
       expect(events).toEqual([
-        expect.objectContaining({ type: 'custom_field.created', workspace_id: ids.ws, actor: { user_id: ids.admin, api_key_id: expect.any(Number) }, data: { custom_field_id: res.body!.id } }),
+        expect.objectContaining({
+          type: 'custom_field.created',
+          workspace_id: ids.ws,
+          actor: { user_id: ids.admin, api_key_id: expect.any(Number) },
+          data: { custom_field_id: res.body!.id },
+        }),
       ]);
     });
   });
@@ -315,23 +385,51 @@ describe('custom-field definitions (D42)', () => {
       expect(await patch(dropdown.id, { name: unique() })).toMatchObject({ status: 200, body: { config: { options: ['a'] } } });
       const money = await fresh({ type: 'money', config: { currency: 'USD', decimals: 2 } });
       expect(await patch(money.id, { config: null })).toEqual({ status: 400, body: { error: 'config must be an object for money' } });
-      expect(await patch(money.id, { config: { currency: 'USD' } })).toEqual({ status: 400, body: { error: 'config.decimals must be an integer from 0 to 6' } });
+      expect(await patch(money.id, { config: { currency: 'USD' } })).toEqual({
+        status: 400,
+        body: { error: 'config.decimals must be an integer from 0 to 6' },
+      });
       const text = await fresh();
       expect(await patch(text.id, { config: null })).toMatchObject({ status: 200, body: { config: null } });
     });
 
     it('only the fields sent change; null counts as not sent (but allowed_user_ids null means everyone); the arrays replace', async () => {
-      const field = await fresh({ is_scope_restricted: true, granted_folder_ids: [ids.eng], list_overrides: [{ list_id: ids.inbox, access: 'granted' }], allowed_user_ids: [ids.member] });
-      expect(await patch(field.id, { name: null, is_scope_restricted: null, granted_folder_ids: null, list_overrides: null, position: null })).toEqual({ status: 200, body: field });
-      const res = await patch(field.id, { granted_folder_ids: [ids.ops], list_overrides: [{ list_id: ids.backlog, access: 'denied' }, { list_id: ids.inbox, access: 'denied' }], position: 42 });
+      const field = await fresh({
+        is_scope_restricted: true,
+        granted_folder_ids: [ids.eng],
+        list_overrides: [{ list_id: ids.inbox, access: 'granted' }],
+        allowed_user_ids: [ids.member],
+      });
+      expect(await patch(field.id, { name: null, is_scope_restricted: null, granted_folder_ids: null, list_overrides: null, position: null })).toEqual({
+        status: 200,
+        body: field,
+      });
+      const res = await patch(field.id, {
+        granted_folder_ids: [ids.ops],
+        list_overrides: [
+          { list_id: ids.backlog, access: 'denied' },
+          { list_id: ids.inbox, access: 'denied' },
+        ],
+        position: 42,
+      });
       expect(res).toEqual({
         status: 200,
-        body: { ...field, position: 42, granted_folder_ids: [ids.ops], list_overrides: [{ list_id: ids.backlog, access: 'denied' }, { list_id: ids.inbox, access: 'denied' }].sort((a, b) => a.list_id - b.list_id) },
+        body: {
+          ...field,
+          position: 42,
+          granted_folder_ids: [ids.ops],
+          list_overrides: [
+            { list_id: ids.backlog, access: 'denied' },
+            { list_id: ids.inbox, access: 'denied' },
+          ].sort((a, b) => a.list_id - b.list_id),
+        },
       });
       expect(await get(field.id)).toEqual(res);
       expect((await patch(field.id, { allowed_user_ids: null })).body!.allowed_user_ids).toBeNull();
       expect((await patch(field.id, { allowed_user_ids: [ids.outsider] })).body!.allowed_user_ids).toEqual([]);
-      expect((await patch(field.id, { allowed_user_ids: [ids.viewer, ids.admin] })).body!.allowed_user_ids).toEqual([ids.viewer, ids.admin].sort((a, b) => a - b));
+      expect((await patch(field.id, { allowed_user_ids: [ids.viewer, ids.admin] })).body!.allowed_user_ids).toEqual(
+        [ids.viewer, ids.admin].sort((a, b) => a - b),
+      );
       expect(await get(field.id)).toMatchObject({ body: { allowed_user_ids: [ids.viewer, ids.admin].sort((a, b) => a - b) } });
       expect((await patch(field.id, { granted_folder_ids: [], list_overrides: [] })).body).toMatchObject({ granted_folder_ids: [], list_overrides: [] });
     });
@@ -339,19 +437,35 @@ describe('custom-field definitions (D42)', () => {
     it('step 8 then step 9: unknown folders and lists (404), then the name (409); a field may change its own name\u2019s case', async () => {
       const field = await fresh();
       expect(await patch(field.id, { name: 'NOTES', granted_folder_ids: [ids.s_folder] })).toEqual({ status: 404, body: { error: 'Folder not found' } });
-      expect(await patch(field.id, { list_overrides: [{ list_id: ids.o_list, access: 'granted' }] })).toEqual({ status: 404, body: { error: 'List not found' } });
+      expect(await patch(field.id, { list_overrides: [{ list_id: ids.o_list, access: 'granted' }] })).toEqual({
+        status: 404,
+        body: { error: 'List not found' },
+      });
       expect(await patch(field.id, { name: ' notes ' })).toEqual({ status: 409, body: { error: 'A custom field with this name already exists' } });
       const renamed = await patch(field.id, { name: ` ${(field.name as string).toUpperCase()} ` });
       expect(renamed).toMatchObject({ status: 200, body: { name: (field.name as string).toUpperCase() } });
     });
 
     it('records custom_field.updated with the changed names, sorted; sets compare as sets; a no-op records nothing', async () => {
-      const field = await fresh({ granted_folder_ids: [ids.eng, ids.ops], list_overrides: [{ list_id: ids.inbox, access: 'granted' }, { list_id: ids.loose, access: 'denied' }], allowed_user_ids: [ids.member, ids.viewer] });
+      const field = await fresh({
+        granted_folder_ids: [ids.eng, ids.ops],
+        list_overrides: [
+          { list_id: ids.inbox, access: 'granted' },
+          { list_id: ids.loose, access: 'denied' },
+        ],
+        allowed_user_ids: [ids.member, ids.viewer],
+      });
       let after = await lastEventId();
       const same = {
-        name: field.name, position: field.position, is_scope_restricted: false, config: null,
+        name: field.name,
+        position: field.position,
+        is_scope_restricted: false,
+        config: null,
         granted_folder_ids: [ids.ops, ids.eng, ids.ops],
-        list_overrides: [{ list_id: ids.loose, access: 'denied' }, { list_id: ids.inbox, access: 'granted' }],
+        list_overrides: [
+          { list_id: ids.loose, access: 'denied' },
+          { list_id: ids.inbox, access: 'granted' },
+        ],
         allowed_user_ids: [ids.viewer, ids.member, ids.outsider],
       };
       expect((await patch(field.id, same)).status).toBe(200);
@@ -365,7 +479,15 @@ describe('custom-field definitions (D42)', () => {
       };
       await changed({ name: unique(), position: 99, is_scope_restricted: true }, ['is_scope_restricted', 'name', 'position']);
       await changed({ granted_folder_ids: [ids.eng] }, ['granted_folder_ids']);
-      await changed({ list_overrides: [{ list_id: ids.loose, access: 'granted' }, { list_id: ids.inbox, access: 'granted' }] }, ['list_overrides']);
+      await changed(
+        {
+          list_overrides: [
+            { list_id: ids.loose, access: 'granted' },
+            { list_id: ids.inbox, access: 'granted' },
+          ],
+        },
+        ['list_overrides'],
+      );
       await changed({ allowed_user_ids: null }, ['allowed_user_ids']);
       await changed({ allowed_user_ids: [] }, ['allowed_user_ids']);
       await changed({ allowed_user_ids: [ids.admin], granted_folder_ids: [] }, ['allowed_user_ids', 'granted_folder_ids']);
@@ -382,21 +504,47 @@ describe('custom-field definitions (D42)', () => {
       const tasks = [ids.t_backlog, ids.t_sub, ids.t_inbox];
       const values = ['a', 'b', 'legacy'];
       for (const [i, task] of tasks.entries()) {
-        await t.db.ds.query(`INSERT INTO task_custom_field_values (task_id, field_id, workspace_id, value) VALUES ($1, $2, $3, $4)`, [task, field.id, ids.ws, values[i]]);
+        await t.db.ds.query(`INSERT INTO task_custom_field_values (task_id, field_id, workspace_id, value) VALUES ($1, $2, $3, $4)`, [
+          task,
+          field.id,
+          ids.ws,
+          values[i],
+        ]);
       }
-      const stored = async () => (await t.db.ds.query(`SELECT task_id, value FROM task_custom_field_values WHERE field_id = $1 ORDER BY task_id`, [field.id])) as Array<{ task_id: number; value: string }>;
+      const stored = async () =>
+        (await t.db.ds.query(`SELECT task_id, value FROM task_custom_field_values WHERE field_id = $1 ORDER BY task_id`, [field.id])) as Array<{
+          task_id: number;
+          value: string;
+        }>;
       // Renaming and reordering keep every value.
       expect((await patch(field.id, { name: unique(), config: { options: ['c', 'b', 'a', 'd'] } })).status).toBe(200);
       expect(await stored()).toHaveLength(3);
       expect(await patch(field.id, { config: { options: ['a', 'c', 'd'] } })).toMatchObject({ status: 200, body: { config: { options: ['a', 'c', 'd'] } } });
-      expect(await stored()).toEqual([{ task_id: ids.t_backlog, value: 'a' }, { task_id: ids.t_inbox, value: 'legacy' }].sort((x, y) => x.task_id - y.task_id));
+      expect(await stored()).toEqual(
+        [
+          { task_id: ids.t_backlog, value: 'a' },
+          { task_id: ids.t_inbox, value: 'legacy' },
+        ].sort((x, y) => x.task_id - y.task_id),
+      );
     });
   });
 
   describe('delete', () => {
     it('204, its values go with it; then 404 Custom field not found; records custom_field.deleted', async () => {
-      const field = (await create({ name: unique(), type: 'text', granted_folder_ids: [ids.eng], list_overrides: [{ list_id: ids.loose, access: 'granted' }], allowed_user_ids: [ids.member] })).body!;
-      await t.db.ds.query(`INSERT INTO task_custom_field_values (task_id, field_id, workspace_id, value) VALUES ($1, $2, $3, 'x')`, [ids.t_backlog, field.id, ids.ws]);
+      const field = (
+        await create({
+          name: unique(),
+          type: 'text',
+          granted_folder_ids: [ids.eng],
+          list_overrides: [{ list_id: ids.loose, access: 'granted' }],
+          allowed_user_ids: [ids.member],
+        })
+      ).body!;
+      await t.db.ds.query(`INSERT INTO task_custom_field_values (task_id, field_id, workspace_id, value) VALUES ($1, $2, $3, 'x')`, [
+        ids.t_backlog,
+        field.id,
+        ids.ws,
+      ]);
       const after = await lastEventId();
       expect(await remove(field.id as number)).toEqual({ status: 204, body: null });
       expect(await t.db.ds.query(`SELECT 1 FROM task_custom_field_values WHERE field_id = $1`, [field.id])).toEqual([]);
@@ -417,7 +565,14 @@ describe('custom-field definitions (D42)', () => {
       expect((await patch(open, { position: 500 })).status).toBe(200);
       expect((await remove(gone)).status).toBe(204);
       const seen = async (role: WorldRole) => (await feed(after, role)).map((e) => `${e.type} ${e.data.custom_field_id}`);
-      const all = [`custom_field.created ${open}`, `custom_field.created ${mine}`, `custom_field.created ${nobody}`, `custom_field.created ${gone}`, `custom_field.updated ${open}`, `custom_field.deleted ${gone}`];
+      const all = [
+        `custom_field.created ${open}`,
+        `custom_field.created ${mine}`,
+        `custom_field.created ${nobody}`,
+        `custom_field.created ${gone}`,
+        `custom_field.updated ${open}`,
+        `custom_field.deleted ${gone}`,
+      ];
       expect(await seen('owner')).toEqual(all);
       expect(await seen('admin')).toEqual(all);
       expect(await seen('member')).toEqual([`custom_field.created ${open}`, `custom_field.created ${mine}`, `custom_field.updated ${open}`]);
@@ -425,7 +580,12 @@ describe('custom-field definitions (D42)', () => {
       expect(await seen('restricted')).toEqual([`custom_field.created ${open}`, `custom_field.updated ${open}`]);
       // Judged now: admitting the viewer shows them the field's events, earlier ones included.
       expect((await patch(mine, { allowed_user_ids: [ids.member, ids.viewer] })).status).toBe(200);
-      expect(await seen('viewer')).toEqual([`custom_field.created ${open}`, `custom_field.created ${mine}`, `custom_field.updated ${open}`, `custom_field.updated ${mine}`]);
+      expect(await seen('viewer')).toEqual([
+        `custom_field.created ${open}`,
+        `custom_field.created ${mine}`,
+        `custom_field.updated ${open}`,
+        `custom_field.updated ${mine}`,
+      ]);
     });
   });
 });

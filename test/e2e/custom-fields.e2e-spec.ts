@@ -21,16 +21,32 @@ describe('custom fields: GET /api/v1/workspaces/:id/custom-fields', () => {
         // Folder "zeta" is created first so that its id is lower though it is listed second in grants.
         folders: [
           { ref: 'zeta', name: 'Zeta', lists: [{ ref: 'z1', name: 'Z1' }] },
-          { ref: 'f_eng', name: 'Engineering', lists: [{ ref: 'f_backlog', name: 'Backlog' }, { ref: 'sprint', name: 'Sprint' }] },
+          {
+            ref: 'f_eng',
+            name: 'Engineering',
+            lists: [
+              { ref: 'f_backlog', name: 'Backlog' },
+              { ref: 'sprint', name: 'Sprint' },
+            ],
+          },
         ],
         lists: [{ ref: 'f_loose', name: 'No folder' }],
         custom_fields: [
           // Listed out of position order; the listing sorts by position, then id (D23).
           { ref: 'price', name: 'Price', type: 'money', config: { currency: 'EUR', decimals: 2 }, position: 5 },
           {
-            ref: 'est', name: 'Estimate', type: 'number', config: null, position: 1,
-            is_scope_restricted: true, granted_folders: ['f_eng', 'zeta'],
-            list_overrides: [{ list: 'sprint', access: 'denied' }, { list: 'f_loose', access: 'granted' }, { list: 'f_backlog', access: 'granted' }],
+            ref: 'est',
+            name: 'Estimate',
+            type: 'number',
+            config: null,
+            position: 1,
+            is_scope_restricted: true,
+            granted_folders: ['f_eng', 'zeta'],
+            list_overrides: [
+              { list: 'sprint', access: 'denied' },
+              { list: 'f_loose', access: 'granted' },
+              { list: 'f_backlog', access: 'granted' },
+            ],
           },
           { ref: 'stars', name: 'Stars', type: 'rating', config: { iconName: 'star', color: 'orange' }, position: 2 },
           { ref: 'pick', name: 'Pick', type: 'dropdown', config: { options: ['a', 'b', 'c'] }, position: 3 },
@@ -54,7 +70,12 @@ describe('custom fields: GET /api/v1/workspaces/:id/custom-fields', () => {
   /** The definitions every member sees, by position then id. */
   const common = () => [
     {
-      id: ids.est, name: 'Estimate', type: 'number', config: null, position: 1, is_scope_restricted: true,
+      id: ids.est,
+      name: 'Estimate',
+      type: 'number',
+      config: null,
+      position: 1,
+      is_scope_restricted: true,
       granted_folder_ids: [ids.zeta, ids.f_eng].sort((a, b) => a - b),
       list_overrides: [
         { list_id: ids.f_backlog, access: 'granted' },
@@ -62,15 +83,60 @@ describe('custom fields: GET /api/v1/workspaces/:id/custom-fields', () => {
         { list_id: ids.f_loose, access: 'granted' },
       ].sort((a, b) => a.list_id - b.list_id),
     },
-    { id: ids.stars, name: 'Stars', type: 'rating', config: { iconName: 'star', color: 'orange' }, position: 2, is_scope_restricted: false, granted_folder_ids: [], list_overrides: [] },
-    { id: ids.pick, name: 'Pick', type: 'dropdown', config: { options: ['a', 'b', 'c'] }, position: 3, is_scope_restricted: false, granted_folder_ids: [], list_overrides: [] },
+    {
+      id: ids.stars,
+      name: 'Stars',
+      type: 'rating',
+      config: { iconName: 'star', color: 'orange' },
+      position: 2,
+      is_scope_restricted: false,
+      granted_folder_ids: [],
+      list_overrides: [],
+    },
+    {
+      id: ids.pick,
+      name: 'Pick',
+      type: 'dropdown',
+      config: { options: ['a', 'b', 'c'] },
+      position: 3,
+      is_scope_restricted: false,
+      granted_folder_ids: [],
+      list_overrides: [],
+    },
     { id: ids.note, name: 'Note', type: 'text', config: null, position: 4, is_scope_restricted: false, granted_folder_ids: [], list_overrides: [] },
     { id: ids.when, name: 'When', type: 'date', config: null, position: 4, is_scope_restricted: false, granted_folder_ids: [], list_overrides: [] },
-    { id: ids.price, name: 'Price', type: 'money', config: { currency: 'EUR', decimals: 2 }, position: 5, is_scope_restricted: false, granted_folder_ids: [], list_overrides: [] },
+    {
+      id: ids.price,
+      name: 'Price',
+      type: 'money',
+      config: { currency: 'EUR', decimals: 2 },
+      position: 5,
+      is_scope_restricted: false,
+      granted_folder_ids: [],
+      list_overrides: [],
+    },
     { id: ids.f_done, name: 'Done?', type: 'checkbox', config: null, position: 6, is_scope_restricted: true, granted_folder_ids: [], list_overrides: [] },
-    { id: ids.who, name: 'Who', type: 'people', config: null, position: 7, is_scope_restricted: true, granted_folder_ids: [], list_overrides: [{ list_id: ids.z1, access: 'denied' }] },
+    {
+      id: ids.who,
+      name: 'Who',
+      type: 'people',
+      config: null,
+      position: 7,
+      is_scope_restricted: true,
+      granted_folder_ids: [],
+      list_overrides: [{ list_id: ids.z1, access: 'denied' }],
+    },
   ];
-  const secret = () => ({ id: ids.secret, name: 'Secret', type: 'text', config: null, position: 8, is_scope_restricted: false, granted_folder_ids: [], list_overrides: [] });
+  const secret = () => ({
+    id: ids.secret,
+    name: 'Secret',
+    type: 'text',
+    config: null,
+    position: 8,
+    is_scope_restricted: false,
+    granted_folder_ids: [],
+    list_overrides: [],
+  });
 
   it('fixture sanity: the ids the ordering assertions rely on', () => {
     expect(ids.zeta).toBeLessThan(ids.f_eng);
@@ -118,14 +184,29 @@ describe('custom fields: GET /api/v1/workspaces/:id/custom-fields', () => {
     const big = await loadFixture(t.db.ds, {
       users: [{ ref: 'big_owner', email: 'big@cf.test', name: 'Big' }],
       api_keys: [{ user: 'big_owner', key: 'svc_cf_big', scopes: ['tasks:read'] }],
-      workspaces: [{
-        ref: 'big', name: 'Big', slug: 'cf-big', owner: 'big_owner',
-        folders: [{ ref: 'bf1', name: 'F1', lists: [{ ref: 'bl1', name: 'L1' }] }, { ref: 'bf2', name: 'F2', lists: [{ ref: 'bl2', name: 'L2' }] }],
-        custom_fields: Array.from({ length: 60 }, (_, i) => ({
-          name: `Field ${i}`, type: 'number' as const, position: i + 1, is_scope_restricted: true, granted_folders: ['bf1', 'bf2'],
-          list_overrides: [{ list: 'bl1', access: 'denied' as const }, { list: 'bl2', access: 'granted' as const }],
-        })),
-      }],
+      workspaces: [
+        {
+          ref: 'big',
+          name: 'Big',
+          slug: 'cf-big',
+          owner: 'big_owner',
+          folders: [
+            { ref: 'bf1', name: 'F1', lists: [{ ref: 'bl1', name: 'L1' }] },
+            { ref: 'bf2', name: 'F2', lists: [{ ref: 'bl2', name: 'L2' }] },
+          ],
+          custom_fields: Array.from({ length: 60 }, (_, i) => ({
+            name: `Field ${i}`,
+            type: 'number' as const,
+            position: i + 1,
+            is_scope_restricted: true,
+            granted_folders: ['bf1', 'bf2'],
+            list_overrides: [
+              { list: 'bl1', access: 'denied' as const },
+              { list: 'bl2', access: 'granted' as const },
+            ],
+          })),
+        },
+      ],
     });
     // Counted at the pg driver (test/setup/query-counter.ts, a pass-through spy).
     const counter = new QueryCounter().install();

@@ -29,7 +29,10 @@ function withNewObjects(b: WorldBuilder): FixtureWorkspace {
   return b.team('wa', {
     statuses: [...s.statuses!, { ref: 'wa_new_status', name: 'New', category: 'pending' }],
     labels: [{ ref: 'wa_new_label', name: 'New' }],
-    folders: [{ ...s.folders![0], lists: [...s.folders![0].lists!, { ref: 'wa_new_list', name: 'New' }] }, { ref: 'wa_new_folder', name: 'New' }],
+    folders: [
+      { ...s.folders![0], lists: [...s.folders![0].lists!, { ref: 'wa_new_list', name: 'New' }] },
+      { ref: 'wa_new_folder', name: 'New' },
+    ],
     tasks: [
       { ...s.tasks![0], comments: [{ ref: 'wa_new_comment', user: b.user('owner'), content: '<p>New</p>' }] },
       { ref: 'wa_new_task', list: 'wa_list', title: 'New' },

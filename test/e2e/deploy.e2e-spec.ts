@@ -3,6 +3,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { parse } from 'yaml';
+
 import { loadEnv, VARIABLES } from '../../src/config/env';
 import { createTestDatabase, TestDatabase } from '../setup/database';
 import { ensureBuilt, freePort, ROOT, startProcess } from '../setup/server-process';
@@ -17,9 +18,14 @@ import { ensureBuilt, freePort, ROOT, startProcess } from '../setup/server-proce
  */
 
 type Service = {
-  image?: string; build?: string; command?: string[]; environment?: Record<string, string>;
-  deploy?: { replicas?: number }; depends_on?: Record<string, { condition: string }>;
-  ports?: string[]; volumes?: string[];
+  image?: string;
+  build?: string;
+  command?: string[];
+  environment?: Record<string, string>;
+  deploy?: { replicas?: number };
+  depends_on?: Record<string, { condition: string }>;
+  ports?: string[];
+  volumes?: string[];
 };
 
 const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8')) as { services: Record<string, Service> };
@@ -161,14 +167,22 @@ describe('Dockerfile', () => {
       delete env.DATABASE_URL;
       const r = spawnSync('node', ['dist/main.js'], { cwd: dir, env, encoding: 'utf8', timeout: 30_000 });
       expect(r.status).toBe(1);
-      const lines = (r.stdout + r.stderr).trim().split('\n').map((l) => JSON.parse(l) as { msg: string });
+      const lines = (r.stdout + r.stderr)
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { msg: string });
       expect(lines.map((l) => l.msg)).toContain(
         'Startup failed: DATABASE_URL is not set, and embedded PostgreSQL is not installed (production install): set DATABASE_URL',
       );
     });
 
     it('a bad variable stops it with one line, no stack', () => {
-      const r = spawnSync('node', ['dist/main.js'], { cwd: dir, env: { ...process.env, DATABASE_URL: db.url, PORT: 'abc' }, encoding: 'utf8', timeout: 30_000 });
+      const r = spawnSync('node', ['dist/main.js'], {
+        cwd: dir,
+        env: { ...process.env, DATABASE_URL: db.url, PORT: 'abc' },
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
       expect([r.status, r.stdout, r.stderr]).toEqual([1, '', 'Invalid configuration: PORT="abc": expected a port number from 0 to 65535\n']);
     });
   });

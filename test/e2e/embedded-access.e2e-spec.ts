@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, mkdtempSync, rmSync } from 'fs';
 import { tmpdir, userInfo } from 'os';
 import { join } from 'path';
+
 import { firstBlockedDirectory, osUser, reachableHome, reachablePlace } from '../../src/common/database/os-access';
 import { ensureBuilt, freePort, ROOT, startServer } from '../setup/server-process';
 
@@ -32,7 +33,10 @@ const asRoot = userInfo().uid === 0;
   });
 
   it('serves, with the data directory in a reachable place it names, and stops cleanly', async () => {
-    const server = await startServer({ DATABASE_URL: '', DATA_DIR: join(locked, 'data'), EMBEDDED_PG_PORT: String(await freePort()), LOG_LEVEL: 'log' }, 90_000);
+    const server = await startServer(
+      { DATABASE_URL: '', DATA_DIR: join(locked, 'data'), EMBEDDED_PG_PORT: String(await freePort()), LOG_LEVEL: 'log' },
+      90_000,
+    );
     let code: number | null;
     try {
       expect((await fetch(`${server.url}/health`)).status).toBe(200);

@@ -1,10 +1,11 @@
 import type { InjectOptions } from 'fastify';
-import { documentedRouteName, ROUTES, routeName } from '../setup/routes';
 import { DataSource } from 'typeorm';
+
 import { SCOPES } from '../../src/common/auth/scope';
-import { loadFixture } from '../../src/fixtures/fixture-loader';
 import type { FixtureWorld } from '../../src/fixtures/fixture.types';
+import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
+import { documentedRouteName, routeName, ROUTES } from '../setup/routes';
 
 /**
  * Framework-level answers: bodies (D7), unknown routes (D3 step 1), the error
@@ -50,15 +51,12 @@ describe('errors and framework answers (D3, D7, D31)', () => {
   };
 
   describe('request bodies (D7)', () => {
-    it.each([
-      ['{"workspace_id": 1,'],
-      ['{workspace_id: 1}'],
-      ["{'name': 'x'}"],
-      ['nul'],
-      ['{"a":1}}'],
-    ])('answers 400 Invalid JSON body for %p', async (payload) => {
-      expectError(await postRaw(payload, 'application/json'), 400, 'Invalid JSON body');
-    });
+    it.each([['{"workspace_id": 1,'], ['{workspace_id: 1}'], ["{'name': 'x'}"], ['nul'], ['{"a":1}}']])(
+      'answers 400 Invalid JSON body for %p',
+      async (payload) => {
+        expectError(await postRaw(payload, 'application/json'), 400, 'Invalid JSON body');
+      },
+    );
 
     it.each([['[]'], ['[{"workspace_id":1,"name":"x"}]'], ['"text"'], ['42'], ['true'], ['null']])(
       'answers 400 Request body must be a JSON object for %p',
@@ -95,14 +93,21 @@ describe('errors and framework answers (D3, D7, D31)', () => {
       /** Every operation of the served document that takes a body, with a path id no row has. */
       const writeRoutes = async () => {
         const doc = (await t.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
-        return Object.entries<Record<string, { requestBody?: unknown }>>(doc.paths)
-          // D47: the upload reads its body after the target and role (step 7), and the storage links are no API
-          // routes; their answers are tested in attachments.e2e-spec.ts and files-local.e2e-spec.ts.
-          .filter(([path]) => !path.startsWith('/files/') && !path.endsWith('/attachments'))
-          .flatMap(([path, item]) =>
-          Object.entries(item)
-            .filter(([, op]) => op.requestBody)
-            .map(([method, op]) => ({ method: method.toUpperCase() as InjectOptions['method'], url: path.replace(/\{[a-z_]+\}/, '99999999'), template: path, op })),
+        return (
+          Object.entries<Record<string, { requestBody?: unknown }>>(doc.paths)
+            // D47: the upload reads its body after the target and role (step 7), and the storage links are no API
+            // routes; their answers are tested in attachments.e2e-spec.ts and files-local.e2e-spec.ts.
+            .filter(([path]) => !path.startsWith('/files/') && !path.endsWith('/attachments'))
+            .flatMap(([path, item]) =>
+              Object.entries(item)
+                .filter(([, op]) => op.requestBody)
+                .map(([method, op]) => ({
+                  method: method.toUpperCase() as InjectOptions['method'],
+                  url: path.replace(/\{[a-z_]+\}/, '99999999'),
+                  template: path,
+                  op,
+                })),
+            )
         );
       };
 
@@ -139,7 +144,13 @@ describe('errors and framework answers (D3, D7, D31)', () => {
         for (const { method, url } of routes) {
           const send = (headers: Record<string, string>) => t.inject({ method, url, headers: { ...headers, 'content-type': 'application/json' }, payload });
           const answers = [await send({}), await send(auth('svc_err_scopeless')), await send(key)].map((res) => [res.statusCode, res.json().error]);
-          expect([method, url, answers[0], answers[1][0], answers[2]]).toEqual([method, url, [401, 'API key required'], 403, [400, 'Request body is nested too deeply']]);
+          expect([method, url, answers[0], answers[1][0], answers[2]]).toEqual([
+            method,
+            url,
+            [401, 'API key required'],
+            403,
+            [400, 'Request body is nested too deeply'],
+          ]);
         }
       });
     });
@@ -200,7 +211,12 @@ describe('errors and framework answers (D3, D7, D31)', () => {
       ['403 scope', { method: 'GET', url: '/api/v1/me', headers: auth('svc_err_scopeless') }, 403, "Scope 'users:read' is required for this endpoint"],
       ['400 id', { method: 'GET', url: '/api/v1/workspaces/abc', headers: auth('svc_err_owner') }, 400, 'Invalid workspace ID'],
       ['404', { method: 'GET', url: '/api/v1/workspaces/0', headers: auth('svc_err_owner') }, 404, 'Workspace not found'],
-      ['400 body', { method: 'POST', url: '/api/v1/labels', headers: auth('svc_err_owner'), payload: { workspace_id: 'ACME', name: 'bug' } }, 400, 'workspace_id is required'],
+      [
+        '400 body',
+        { method: 'POST', url: '/api/v1/labels', headers: auth('svc_err_owner'), payload: { workspace_id: 'ACME', name: 'bug' } },
+        400,
+        'workspace_id is required',
+      ],
     ] as Array<[string, InjectOptions, number, string]>)('%s: exactly { error } with application/json', async (_case, request, status, error) => {
       const res = await t.inject(request);
       expectError(res, status, error);

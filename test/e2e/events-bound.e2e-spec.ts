@@ -1,7 +1,7 @@
 import { SCOPES } from '../../src/common/auth/scope';
 import { EVENTS_EXAMINED_MAX } from '../../src/events/events.repository';
-import { loadFixture } from '../../src/fixtures/fixture-loader';
 import type { FixtureWorld } from '../../src/fixtures/fixture.types';
+import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
 
 /**
@@ -28,9 +28,15 @@ const world: FixtureWorld = {
   ],
   workspaces: [
     {
-      ref: 'ws', name: 'Bound', slug: 'evbound', owner: 'owner',
+      ref: 'ws',
+      name: 'Bound',
+      slug: 'evbound',
+      owner: 'owner',
       members: [{ user: 'erin', role: 'member', restricted: true, folders: ['open'] }],
-      statuses: [{ ref: 'todo', name: 'To Do', category: 'pending' }, { ref: 'done', name: 'Done', category: 'completed' }],
+      statuses: [
+        { ref: 'todo', name: 'To Do', category: 'pending' },
+        { ref: 'done', name: 'Done', category: 'completed' },
+      ],
       folders: [
         { ref: 'open', name: 'Open', lists: [{ ref: 'seen', name: 'Seen' }] },
         { ref: 'closed', name: 'Closed', lists: [{ ref: 'hidden', name: 'Hidden' }] },
@@ -72,7 +78,8 @@ describe('events: a page examines at most 1,000 events (D37)', () => {
     )
       .map((r: { id: string }) => Number(r.id))
       .sort((a: number, b: number) => a - b);
-  const lastId = async (): Promise<number> => Number((await t.db.ds.query(`SELECT COALESCE(max(id), 0) AS id FROM events WHERE workspace_id = $1`, [ids.ws]))[0].id);
+  const lastId = async (): Promise<number> =>
+    Number((await t.db.ds.query(`SELECT COALESCE(max(id), 0) AS id FROM events WHERE workspace_id = $1`, [ids.ws]))[0].id);
 
   beforeAll(async () => {
     t = await createTestApp({ validateResponses: false });
@@ -174,10 +181,7 @@ describe('events: a page examines at most 1,000 events (D37)', () => {
     await polling;
 
     const expected = (
-      await t.db.ds.query(
-        `SELECT id FROM events WHERE workspace_id = $1 AND id > $2 AND (data->>'list_id')::int = $3 ORDER BY id`,
-        [ids.ws, start, ids.seen],
-      )
+      await t.db.ds.query(`SELECT id FROM events WHERE workspace_id = $1 AND id > $2 AND (data->>'list_id')::int = $3 ORDER BY id`, [ids.ws, start, ids.seen])
     ).map((r: { id: string }) => Number(r.id));
     expect(expected.length).toBeGreaterThan(WRITERS * (WRITES / 4));
     expect(seen).toEqual(expected);

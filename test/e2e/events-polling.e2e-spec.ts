@@ -1,8 +1,9 @@
 import { Client } from 'pg';
+
 import { SCOPES } from '../../src/common/auth/scope';
 import { EVENTS_LOCK_NAMESPACE } from '../../src/events/events.sql';
-import { loadFixture } from '../../src/fixtures/fixture-loader';
 import type { FixtureWorld } from '../../src/fixtures/fixture.types';
+import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
 
 /**
@@ -17,8 +18,14 @@ const WRITES = 200;
 const KEY = 'svc_evpoll_owner';
 
 const workspace = (ref: string) => ({
-  ref, name: ref, slug: `evpoll-${ref}`, owner: 'owner',
-  statuses: [{ ref: `${ref}_todo`, name: 'To Do', category: 'pending' as const }, { ref: `${ref}_done`, name: 'Done', category: 'completed' as const }],
+  ref,
+  name: ref,
+  slug: `evpoll-${ref}`,
+  owner: 'owner',
+  statuses: [
+    { ref: `${ref}_todo`, name: 'To Do', category: 'pending' as const },
+    { ref: `${ref}_done`, name: 'Done', category: 'completed' as const },
+  ],
   labels: [{ ref: `${ref}_bug`, name: 'Bug' }],
   folders: [{ ref: `${ref}_f`, name: 'F', lists: [{ ref: `${ref}_l`, name: 'L' }] }],
 });
@@ -57,13 +64,19 @@ describe('events: the polling promise under concurrent writes (D37)', () => {
       const write = call('POST', '/labels', { workspace_id: ids.a, name: 'Waits' });
       // Until the write is seen waiting for that lock (no timing: the lock table says so).
       for (;;) {
-        const waiting = await holder.query(`SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND classid = $1 AND objid = $2`, [EVENTS_LOCK_NAMESPACE, ids.a]);
+        const waiting = await holder.query(`SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND classid = $1 AND objid = $2`, [
+          EVENTS_LOCK_NAMESPACE,
+          ids.a,
+        ]);
         if (waiting.rowCount) break;
         await new Promise((resolve) => setImmediate(resolve));
       }
       // Another writer of the workspace draws its id now, and commits.
       const drawn = Number((await holder.query(`SELECT nextval('events_id_seq') AS id`)).rows[0].id);
-      await holder.query(`INSERT INTO events (id, workspace_id, type, occurred_at, data) VALUES ($1, $2, 'label.created', now(), '{"label_id": null}')`, [drawn, ids.a]);
+      await holder.query(`INSERT INTO events (id, workspace_id, type, occurred_at, data) VALUES ($1, $2, 'label.created', now(), '{"label_id": null}')`, [
+        drawn,
+        ids.a,
+      ]);
       await holder.query('COMMIT');
       const label = await write;
       const [event] = (await call('GET', `/workspaces/${ids.a}/events?after=${drawn}`)).data;
@@ -107,16 +120,37 @@ describe('events: the polling promise under concurrent writes (D37)', () => {
       let label = 0;
       for (let i = 0; i < WRITES; i++) {
         switch (i % 10) {
-          case 0: task = (await call('POST', '/tasks', { list_id: ids[`${r}_l`], title: `w${n} ${i}`, label_ids: [ids[`${r}_bug`]] })).id; break;
-          case 1: await call('PATCH', `/tasks/${task}`, { title: `w${n} ${i} renamed`, assignee_ids: [ids.owner] }); break;
-          case 2: await call('POST', `/tasks/${task}/comments`, { content: `c ${i}` }); break;
-          case 3: await call('POST', '/tasks', { list_id: ids[`${r}_l`], title: 'sub', parent_id: task }); break;
-          case 4: folder = (await call('POST', '/folders', { workspace_id: ws, name: `F${n}.${i}` })).id; break;
-          case 5: await call('PATCH', `/folders/${folder}`, { name: `F${n}.${i} renamed` }); break;
-          case 6: await call('POST', '/lists', { workspace_id: ws, folder_id: folder, name: 'L' }); break;
-          case 7: label = (await call('POST', '/labels', { workspace_id: ws, name: `B${n}.${i}` })).id; break;
-          case 8: await call('DELETE', `/labels/${label}`); await call('DELETE', `/tasks/${task}`); break;
-          case 9: await call('DELETE', `/folders/${folder}`); break;
+          case 0:
+            task = (await call('POST', '/tasks', { list_id: ids[`${r}_l`], title: `w${n} ${i}`, label_ids: [ids[`${r}_bug`]] })).id;
+            break;
+          case 1:
+            await call('PATCH', `/tasks/${task}`, { title: `w${n} ${i} renamed`, assignee_ids: [ids.owner] });
+            break;
+          case 2:
+            await call('POST', `/tasks/${task}/comments`, { content: `c ${i}` });
+            break;
+          case 3:
+            await call('POST', '/tasks', { list_id: ids[`${r}_l`], title: 'sub', parent_id: task });
+            break;
+          case 4:
+            folder = (await call('POST', '/folders', { workspace_id: ws, name: `F${n}.${i}` })).id;
+            break;
+          case 5:
+            await call('PATCH', `/folders/${folder}`, { name: `F${n}.${i} renamed` });
+            break;
+          case 6:
+            await call('POST', '/lists', { workspace_id: ws, folder_id: folder, name: 'L' });
+            break;
+          case 7:
+            label = (await call('POST', '/labels', { workspace_id: ws, name: `B${n}.${i}` })).id;
+            break;
+          case 8:
+            await call('DELETE', `/labels/${label}`);
+            await call('DELETE', `/tasks/${task}`);
+            break;
+          case 9:
+            await call('DELETE', `/folders/${folder}`);
+            break;
         }
       }
     };

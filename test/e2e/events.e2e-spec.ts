@@ -29,13 +29,21 @@ describe('events (D37)', () => {
     return body.data as Array<Record<string, any>>;
   };
   const sql = (text: string, params: unknown[] = []) => t.db.ds.query(text, params);
-  const keyId = async (role: WorldRole) => (await sql(`SELECT id FROM api_keys WHERE user_id = $1 AND revoked_at IS NULL AND expires_at IS NULL ORDER BY id LIMIT 1`, [ids[role]]))[0].id;
+  const keyId = async (role: WorldRole) =>
+    (await sql(`SELECT id FROM api_keys WHERE user_id = $1 AND revoked_at IS NULL AND expires_at IS NULL ORDER BY id LIMIT 1`, [ids[role]]))[0].id;
 
   /** The one event recorded by a write, checked whole: type, workspace, actor, data, occurred_at = `stamp`. */
   const expectOne = async (type: string, data: Record<string, unknown>, stamp?: string, role: WorldRole = 'owner') => {
     const events = await recorded();
     expect(events).toEqual([
-      { id: expect.any(Number), type, workspace_id: ids.ws, occurred_at: stamp ?? expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), actor: { user_id: ids[role], api_key_id: await keyId(role) }, data },
+      {
+        id: expect.any(Number),
+        type,
+        workspace_id: ids.ws,
+        occurred_at: stamp ?? expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        actor: { user_id: ids[role], api_key_id: await keyId(role) },
+        data,
+      },
     ]);
     expect(Object.keys(events[0].data).sort()).toEqual(Object.keys(data).sort());
     return events[0];
@@ -69,22 +77,44 @@ describe('events (D37)', () => {
 
     it('update task: task.updated with the sorted names of the fields that changed; occurred_at = updated_at', async () => {
       const res = await call('PATCH', `/api/v1/tasks/${task}`, {
-        title: ' Renamed ', priority: 'high', list_id: ids.inbox, assignee_ids: [ids.admin, ids.member], label_ids: [ids.bug],
-        custom_fields: [{ id: ids.notes, value: 'x' }], due_date: '2025-01-01', description: '<p>d</p>', status_id: ids.review, start_date: null,
+        title: ' Renamed ',
+        priority: 'high',
+        list_id: ids.inbox,
+        assignee_ids: [ids.admin, ids.member],
+        label_ids: [ids.bug],
+        custom_fields: [{ id: ids.notes, value: 'x' }],
+        due_date: '2025-01-01',
+        description: '<p>d</p>',
+        status_id: ids.review,
+        start_date: null,
       });
       expect(res.statusCode).toBe(200);
-      await expectOne('task.updated', {
-        task_id: task, list_id: ids.inbox, previous_list_id: ids.backlog, parent_id: null,
-        changes: ['assignee_ids', 'custom_fields', 'description', 'due_date', 'list_id', 'priority', 'status_id', 'title'],
-      }, res.json().updated_at);
+      await expectOne(
+        'task.updated',
+        {
+          task_id: task,
+          list_id: ids.inbox,
+          previous_list_id: ids.backlog,
+          parent_id: null,
+          changes: ['assignee_ids', 'custom_fields', 'description', 'due_date', 'list_id', 'priority', 'status_id', 'title'],
+        },
+        res.json().updated_at,
+      );
     });
 
     it('a PATCH that changes no stored value records nothing but still sets updated_at (D34)', async () => {
       const stamp = async () => (await sql('SELECT updated_at FROM tasks WHERE id = $1', [task]))[0].updated_at.getTime();
       const before = await stamp();
       const res = await call('PATCH', `/api/v1/tasks/${task}`, {
-        title: 'Renamed  ', priority: 'high', list_id: ids.inbox, assignee_ids: [ids.member, ids.admin, ids.admin, 999999], label_ids: [ids.bug, ids.o_bug],
-        custom_fields: [{ id: ids.notes, value: 'x' }], due_date: '2025-01-01T00:00:00Z', description: '<p>d</p><script>x()</script>', start_date: '',
+        title: 'Renamed  ',
+        priority: 'high',
+        list_id: ids.inbox,
+        assignee_ids: [ids.member, ids.admin, ids.admin, 999999],
+        label_ids: [ids.bug, ids.o_bug],
+        custom_fields: [{ id: ids.notes, value: 'x' }],
+        due_date: '2025-01-01T00:00:00Z',
+        description: '<p>d</p><script>x()</script>',
+        start_date: '',
       });
       expect(res.statusCode).toBe(200);
       expect(await stamp()).toBeGreaterThan(before);
@@ -96,8 +126,16 @@ describe('events (D37)', () => {
     it('each kind of change names itself: labels, start_date, clearing a value', async () => {
       expect((await call('PATCH', `/api/v1/tasks/${task}`, { label_ids: [] })).statusCode).toBe(200);
       await expectOne('task.updated', { task_id: task, list_id: ids.inbox, previous_list_id: ids.inbox, parent_id: null, changes: ['label_ids'] });
-      expect((await call('PATCH', `/api/v1/tasks/${task}`, { start_date: '2025-02-01', custom_fields: [{ id: ids.notes, value: null }] })).statusCode).toBe(200);
-      await expectOne('task.updated', { task_id: task, list_id: ids.inbox, previous_list_id: ids.inbox, parent_id: null, changes: ['custom_fields', 'start_date'] });
+      expect((await call('PATCH', `/api/v1/tasks/${task}`, { start_date: '2025-02-01', custom_fields: [{ id: ids.notes, value: null }] })).statusCode).toBe(
+        200,
+      );
+      await expectOne('task.updated', {
+        task_id: task,
+        list_id: ids.inbox,
+        previous_list_id: ids.inbox,
+        parent_id: null,
+        changes: ['custom_fields', 'start_date'],
+      });
     });
 
     it('a failed write records nothing', async () => {
@@ -108,7 +146,7 @@ describe('events (D37)', () => {
       expect(await recorded()).toEqual([]);
     });
 
-    it('comment: comment.created with comment_id, task_id and the task\'s list_id', async () => {
+    it("comment: comment.created with comment_id, task_id and the task's list_id", async () => {
       const res = await call('POST', `/api/v1/tasks/${task}/comments`, { content: 'hello' }, 'member');
       expect(res.statusCode).toBe(201);
       await expectOne('comment.created', { comment_id: res.json().id, task_id: task, list_id: ids.inbox }, res.json().created_at, 'member');
@@ -130,7 +168,9 @@ describe('events (D37)', () => {
       expect(res.statusCode).toBe(201);
       folder = res.json().id;
       await expectOne('folder.created', { folder_id: folder }, res.json().created_at, 'member');
-      expect((await call('PATCH', `/api/v1/folders/${folder}`, { name: ' Renamed ', color: 'blue', icon: 'x', position: res.json().position })).statusCode).toBe(200);
+      expect(
+        (await call('PATCH', `/api/v1/folders/${folder}`, { name: ' Renamed ', color: 'blue', icon: 'x', position: res.json().position })).statusCode,
+      ).toBe(200);
       await expectOne('folder.updated', { folder_id: folder, changes: ['icon', 'name'] });
       expect((await call('PATCH', `/api/v1/folders/${folder}`, { name: 'Renamed', icon: 'x' })).statusCode).toBe(200);
       expect((await call('PATCH', `/api/v1/folders/${folder}`, {})).statusCode).toBe(200);
@@ -194,7 +234,12 @@ describe('events (D37)', () => {
     });
 
     it('events go to the workspace written; ids grow', async () => {
-      const other = await t.inject({ method: 'POST', url: '/api/v1/labels', headers: auth(w.key('outsider')), payload: { workspace_id: ids.other, name: 'Elsewhere' } });
+      const other = await t.inject({
+        method: 'POST',
+        url: '/api/v1/labels',
+        headers: auth(w.key('outsider')),
+        payload: { workspace_id: ids.other, name: 'Elsewhere' },
+      });
       expect(other.statusCode).toBe(201);
       expect(await recorded()).toEqual([]);
       const theirs = (await feed('', w.key('outsider'), ids.other)).json();
@@ -227,7 +272,14 @@ describe('events (D37)', () => {
       expect((await feed('?type=label.created&type=status.updated&limit=2')).json()).toEqual({ data: wanted.slice(0, 2), next_after: wanted[1].id });
       const task = all.find((e: { type: string }) => e.type === 'task.updated').data.task_id;
       const about = all.filter((e: { data: { task_id?: number } }) => e.data.task_id === task);
-      expect(about.map((e: { type: string }) => e.type)).toEqual(['task.created', 'task.updated', 'task.updated', 'task.updated', 'comment.created', 'task.deleted']);
+      expect(about.map((e: { type: string }) => e.type)).toEqual([
+        'task.created',
+        'task.updated',
+        'task.updated',
+        'task.updated',
+        'comment.created',
+        'task.deleted',
+      ]);
       expect((await feed(`?task_id=${task}&limit=100`)).json().data).toEqual(about);
       expect((await feed(`?task_id="${task}"`)).statusCode).toBe(400);
       expect((await feed('?task_id=99999999999')).json()).toEqual({ data: [], next_after: 0 });
@@ -260,11 +312,33 @@ describe('events (D37)', () => {
 
     it('the message lists every type in table order', () => {
       expect(EVENT_TYPES).toEqual([
-        'task.created', 'task.updated', 'task.deleted', 'comment.created', 'folder.created', 'folder.deleted', 'folder.updated',
-        'list.created', 'list.deleted', 'list.updated', 'status.created', 'status.updated', 'label.created', 'label.deleted',
-        'label.updated', 'status.deleted', 'comment.updated', 'comment.deleted', 'attachment.created', 'attachment.deleted',
-        'workspace.updated', 'member.added', 'member.updated', 'member.removed',
-        'custom_field.created', 'custom_field.updated', 'custom_field.deleted',
+        'task.created',
+        'task.updated',
+        'task.deleted',
+        'comment.created',
+        'folder.created',
+        'folder.deleted',
+        'folder.updated',
+        'list.created',
+        'list.deleted',
+        'list.updated',
+        'status.created',
+        'status.updated',
+        'label.created',
+        'label.deleted',
+        'label.updated',
+        'status.deleted',
+        'comment.updated',
+        'comment.deleted',
+        'attachment.created',
+        'attachment.deleted',
+        'workspace.updated',
+        'member.added',
+        'member.updated',
+        'member.removed',
+        'custom_field.created',
+        'custom_field.updated',
+        'custom_field.deleted',
       ]);
     });
 
@@ -275,7 +349,9 @@ describe('events (D37)', () => {
         expect(res.json()).toEqual({ error: 'Workspace not found' });
       }
       expect((await feed('', w.key('owner'), 99999999)).json()).toEqual({ error: 'Workspace not found' });
-      expect((await t.inject({ method: 'GET', url: '/api/v1/workspaces/abc/events?foo=1', headers: auth(w.key('owner')) })).json()).toEqual({ error: 'Invalid workspace ID' });
+      expect((await t.inject({ method: 'GET', url: '/api/v1/workspaces/abc/events?foo=1', headers: auth(w.key('owner')) })).json()).toEqual({
+        error: 'Invalid workspace ID',
+      });
     });
 
     it('scope events:read is required, and only it (D21)', async () => {
@@ -311,21 +387,41 @@ describe('events (D37)', () => {
       const all = await recorded();
       const summary = (events: Array<Record<string, any>>) => events.map((e) => [e.type, e.data.task_id ?? e.data.list_id ?? e.data.folder_id ?? null]);
       expect(summary(all)).toEqual([
-        ['task.created', inEng], ['task.created', inOps], ['task.created', loose], ['task.updated', inOps], ['comment.created', loose],
-        ['task.created', subOfOps], ['folder.updated', ids.eng], ['folder.updated', ids.ops], ['list.created', engList], ['list.updated', engList],
-        ['list.updated', ids.inbox], ['label.created', null], ['status.updated', null],
+        ['task.created', inEng],
+        ['task.created', inOps],
+        ['task.created', loose],
+        ['task.updated', inOps],
+        ['comment.created', loose],
+        ['task.created', subOfOps],
+        ['folder.updated', ids.eng],
+        ['folder.updated', ids.ops],
+        ['list.created', engList],
+        ['list.updated', engList],
+        ['list.updated', ids.inbox],
+        ['label.created', null],
+        ['status.updated', null],
       ]);
       const seen = async (role: WorldRole) => (await feed(`?after=${all[0].id - 1}&limit=100`, w.key(role))).json().data;
       const restricted = await seen('restricted');
       expect(summary(restricted)).toEqual([
-        ['task.created', inEng], ['task.updated', inOps], ['task.created', subOfOps], ['folder.updated', ids.eng], ['list.created', engList],
-        ['list.updated', engList], ['label.created', null], ['status.updated', null],
+        ['task.created', inEng],
+        ['task.updated', inOps],
+        ['task.created', subOfOps],
+        ['folder.updated', ids.eng],
+        ['list.created', engList],
+        ['list.updated', engList],
+        ['label.created', null],
+        ['status.updated', null],
       ]);
       // The parent of subOfOps is in a list outside theirs: it reads null (D33); the owner sees it.
       expect(restricted.find((e: any) => e.data.task_id === subOfOps).data).toEqual({ task_id: subOfOps, list_id: ids.backlog, parent_id: null });
       expect(all.find((e: any) => e.data.task_id === subOfOps)?.data).toEqual({ task_id: subOfOps, list_id: ids.backlog, parent_id: loose });
       expect(summary(await seen('restrictedViewer'))).toEqual([
-        ['task.created', inOps], ['task.updated', inOps], ['list.updated', ids.inbox], ['label.created', null], ['status.updated', null],
+        ['task.created', inOps],
+        ['task.updated', inOps],
+        ['list.updated', ids.inbox],
+        ['label.created', null],
+        ['status.updated', null],
       ]);
       // A page is full when more visible events exist: limit counts visible events only.
       const page = (await feed(`?after=${all[0].id - 1}&limit=3`, w.key('restricted'))).json();
@@ -333,15 +429,26 @@ describe('events (D37)', () => {
       // Grants are judged now: granting list inbox shows its events at once.
       await sql(`INSERT INTO member_list_grants (workspace_id, user_id, list_id) VALUES ($1, $2, $3)`, [ids.ws, ids.restricted, ids.inbox]);
       expect(summary(await seen('restricted'))).toEqual([
-        ['task.created', inEng], ['task.created', inOps], ['task.updated', inOps], ['task.created', subOfOps], ['folder.updated', ids.eng],
-        ['list.created', engList], ['list.updated', engList], ['list.updated', ids.inbox], ['label.created', null], ['status.updated', null],
+        ['task.created', inEng],
+        ['task.created', inOps],
+        ['task.updated', inOps],
+        ['task.created', subOfOps],
+        ['folder.updated', ids.eng],
+        ['list.created', engList],
+        ['list.updated', engList],
+        ['list.updated', ids.inbox],
+        ['label.created', null],
+        ['status.updated', null],
       ]);
       await sql(`DELETE FROM member_list_grants WHERE user_id = $1 AND list_id = $2`, [ids.restricted, ids.inbox]);
       // Events of a list that no longer exists: only unrestricted members see them (its grants went with it).
       expect((await call('DELETE', `/api/v1/lists/${ids.inbox}`)).statusCode).toBe(204);
       const gone = (await recorded()).map((e) => e.type);
       expect(gone).toEqual(['list.deleted']);
-      expect(summary(await seen('restrictedViewer'))).toEqual([['label.created', null], ['status.updated', null]]);
+      expect(summary(await seen('restrictedViewer'))).toEqual([
+        ['label.created', null],
+        ['status.updated', null],
+      ]);
     });
   });
 

@@ -1,7 +1,8 @@
 import { existsSync, mkdtempSync, readdirSync } from 'fs';
-import { connect, type AddressInfo } from 'net';
+import { type AddressInfo, connect } from 'net';
 import { tmpdir } from 'os';
 import { join } from 'path';
+
 import { createRootLogger, replaceRootLogger } from '../../src/common/logging/logger';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
 import { fileBody, multipart } from '../setup/multipart';
@@ -107,15 +108,23 @@ describe('attachments on the local driver: hostile input, retries, quota, operat
   const upload = (body: { payload: Buffer; headers: Record<string, string> }, extra: Record<string, string> = {}) =>
     t.inject({ method: 'POST', url: uploadUrl(), headers: { ...as(), ...body.headers, ...extra }, payload: body.payload });
   const declare = async (size: number) => {
-    const res = await t.inject({ method: 'POST', url: uploadUrl(), headers: as(), payload: { file_name: 'd.bin', file_size: size, mime_type: 'application/octet-stream' } });
+    const res = await t.inject({
+      method: 'POST',
+      url: uploadUrl(),
+      headers: as(),
+      payload: { file_name: 'd.bin', file_size: size, mime_type: 'application/octet-stream' },
+    });
     expect(res.statusCode).toBe(201);
     const body = res.json();
     return { id: body.attachment.id as number, path: new URL(body.upload.url).pathname };
   };
-  const linkOf = async (id: number) => new URL((await t.inject({ method: 'GET', url: `/api/v1/attachments/${id}/download`, headers: as() })).headers.location as string).pathname;
+  const linkOf = async (id: number) =>
+    new URL((await t.inject({ method: 'GET', url: `/api/v1/attachments/${id}/download`, headers: as() })).headers.location as string).pathname;
   /** A request written on a socket (to lie about lengths, or to stop midway). */
   const head = (method: string, path: string, headers: Record<string, string | number>) =>
-    `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`;
+    `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('')}\r\n`;
 
   beforeAll(async () => {
     previousLogger = replaceRootLogger(createRootLogger({ logLevel: 'info', logFormat: 'json' }, { write: (s: string) => void lines.push(JSON.parse(s)) }));
@@ -143,7 +152,10 @@ describe('attachments on the local driver: hostile input, retries, quota, operat
     it('a Content-Length shorter than the body: the body read is cut, 400 Invalid multipart body; nothing stored', async () => {
       const before = await rowCount();
       const { payload, headers } = fileBody('short.bin', Buffer.alloc(1000, 1));
-      const answer = await rawRequest(port, [head('POST', uploadUrl(), { ...as(), ...headers, 'content-length': payload.length - 100, connection: 'close' }), payload]);
+      const answer = await rawRequest(port, [
+        head('POST', uploadUrl(), { ...as(), ...headers, 'content-length': payload.length - 100, connection: 'close' }),
+        payload,
+      ]);
       // The multipart body is cut (400 Invalid multipart body); the rest reads as a malformed next request
       // (400 Malformed HTTP request), whichever is answered first.
       expect(answer.status).toBe(400);
@@ -185,26 +197,37 @@ describe('attachments on the local driver: hostile input, retries, quota, operat
     it.each([
       ['a Content-Length of 10 GiB', false],
       ['a chunked body that never ends', true],
-    ])('%s: 413 {"error"} with Connection: close, the connection is closed while the client still sends, nothing stored', async (_name, chunked) => {
-      const before = { rows: await rowCount(), files: filesUnder(dir) };
-      const headers = { ...as(), 'content-type': 'multipart/form-data; boundary=x', ...(chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': 10 * 1024 ** 3 }) };
-      const seen = await flood(port, head('POST', uploadUrl(), headers), { chunked, ms: 8000 });
-      expect(seen.closedByServer).toBe(true);
-      expect(seen.answer).toMatch(/^HTTP\/1\.1 413 /);
-      expect(seen.answer).toMatch(/\r\nconnection: close\r\n/i);
-      expect(JSON.parse(seen.answer.slice(seen.answer.indexOf('\r\n\r\n') + 4))).toEqual({ error: `Attachment is too large (at most ${MAX} bytes)` });
-      // Cut off early: the server read about the limit plus 1 MiB, not what the client meant to send.
-      expect(seen.sentBytes).toBeLessThan(256 * 1024 * 1024);
-      await settle();
-      expect(await rowCount()).toBe(before.rows);
-      expect(filesUnder(dir).objects).toEqual(before.files.objects);
-      expect(filesUnder(dir).staging).toEqual([]);
-    }, 20_000);
+    ])(
+      '%s: 413 {"error"} with Connection: close, the connection is closed while the client still sends, nothing stored',
+      async (_name, chunked) => {
+        const before = { rows: await rowCount(), files: filesUnder(dir) };
+        const headers = {
+          ...as(),
+          'content-type': 'multipart/form-data; boundary=x',
+          ...(chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': 10 * 1024 ** 3 }),
+        };
+        const seen = await flood(port, head('POST', uploadUrl(), headers), { chunked, ms: 8000 });
+        expect(seen.closedByServer).toBe(true);
+        expect(seen.answer).toMatch(/^HTTP\/1\.1 413 /);
+        expect(seen.answer).toMatch(/\r\nconnection: close\r\n/i);
+        expect(JSON.parse(seen.answer.slice(seen.answer.indexOf('\r\n\r\n') + 4))).toEqual({ error: `Attachment is too large (at most ${MAX} bytes)` });
+        // Cut off early: the server read about the limit plus 1 MiB, not what the client meant to send.
+        expect(seen.sentBytes).toBeLessThan(256 * 1024 * 1024);
+        await settle();
+        expect(await rowCount()).toBe(before.rows);
+        expect(filesUnder(dir).objects).toEqual(before.files.objects);
+        expect(filesUnder(dir).staging).toEqual([]);
+      },
+      20_000,
+    );
 
     it('an upload link PUT of 10 GiB (chunked or declared): 400 with Connection: close, the connection is closed while the client still sends', async () => {
       const { id, path } = await declare(10);
       for (const chunked of [false, true]) {
-        const seen = await flood(port, head('PUT', path, chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': 10 * 1024 ** 3 }), { chunked, ms: 8000 });
+        const seen = await flood(port, head('PUT', path, chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': 10 * 1024 ** 3 }), {
+          chunked,
+          ms: 8000,
+        });
         expect(seen.closedByServer).toBe(true);
         expect(seen.answer).toMatch(/^HTTP\/1\.1 400 [^]*\r\nconnection: close\r\n/i);
         expect(JSON.parse(seen.answer.slice(seen.answer.indexOf('\r\n\r\n') + 4))).toEqual({ error: 'Upload must be exactly 10 bytes' });
@@ -221,7 +244,9 @@ describe('attachments on the local driver: hostile input, retries, quota, operat
       expect([wrong.status, JSON.parse(wrong.body)]).toEqual([400, { error: 'Upload must be exactly 10 bytes' }]);
       await sendAndHangUp(port, [head('PUT', path, { 'content-length': 10 }), '12345']);
       await settle();
-      expect((await t.inject({ method: 'POST', url: `/api/v1/attachments/${id}/confirm`, headers: as() })).json()).toEqual({ error: 'Upload is missing or incomplete' });
+      expect((await t.inject({ method: 'POST', url: `/api/v1/attachments/${id}/confirm`, headers: as() })).json()).toEqual({
+        error: 'Upload is missing or incomplete',
+      });
       expect(filesUnder(dir).staging).toEqual([]);
       // Chunked, longer than declared: 400, nothing stored.
       const chunked = await rawRequest(port, [head('PUT', path, { 'transfer-encoding': 'chunked', connection: 'close' }), 'c\r\n123456789012\r\n0\r\n\r\n']);
@@ -278,7 +303,7 @@ describe('attachments on the local driver: hostile input, retries, quota, operat
       expect(existsSync('/tmp/evil.txt')).toBe(false);
     });
 
-    it('a replayed download link answers the same bytes until it expires; a link never answers another attachment\'s bytes', async () => {
+    it("a replayed download link answers the same bytes until it expires; a link never answers another attachment's bytes", async () => {
       const a = (await upload(fileBody('a.txt', 'AAAA'))).json().id;
       const b = (await upload(fileBody('b.txt', 'BBBB'))).json().id;
       const link = await linkOf(a);
@@ -293,8 +318,17 @@ describe('attachments on the local driver: hostile input, retries, quota, operat
       const link = await linkOf(id);
       const many = 'bytes=' + Array.from({ length: 1000 }, (_, i) => `${i}-${i}`).join(',');
       const cases: [string, number][] = [
-        [many, 200], ['bytes=0-99999999999999999999', 200], ['bytes=99999999999999-', 416], ['bytes=-', 200], ['bytes=--1', 200],
-        ['bytes=1-2, 3-4', 200], ['bytes= 2 - 3 ', 206], ['BYTES=0-0', 206], ['bytes=10-', 416], ['bytes=0x1-2', 200], ['bytes=\u00e9', 200],
+        [many, 200],
+        ['bytes=0-99999999999999999999', 200],
+        ['bytes=99999999999999-', 416],
+        ['bytes=-', 200],
+        ['bytes=--1', 200],
+        ['bytes=1-2, 3-4', 200],
+        ['bytes= 2 - 3 ', 206],
+        ['BYTES=0-0', 206],
+        ['bytes=10-', 416],
+        ['bytes=0x1-2', 200],
+        ['bytes=\u00e9', 200],
       ];
       for (const [range, status] of cases) {
         const res = await t.app.inject({ method: 'GET', url: link, headers: { range } });
@@ -307,7 +341,12 @@ describe('attachments on the local driver: hostile input, retries, quota, operat
   describe('Idempotency-Key on both upload forms (D35)', () => {
     it('a JSON declaration is replayed: same answer, one row', async () => {
       const send = (size: number) =>
-        t.inject({ method: 'POST', url: uploadUrl(), headers: { ...as(), 'idempotency-key': 'decl-1' }, payload: { file_name: 'k.txt', file_size: size, mime_type: 'text/plain' } });
+        t.inject({
+          method: 'POST',
+          url: uploadUrl(),
+          headers: { ...as(), 'idempotency-key': 'decl-1' },
+          payload: { file_name: 'k.txt', file_size: size, mime_type: 'text/plain' },
+        });
       const before = await rowCount();
       const first = await send(3);
       const again = await send(3);
@@ -327,7 +366,10 @@ describe('attachments on the local driver: hostile input, retries, quota, operat
       expect(await rowCount()).toBe(before + 1);
       const other = await upload(fileBody('same.txt', 'other bytes'), { 'idempotency-key': 'mp-1' });
       expect([other.statusCode, other.json()]).toEqual([422, { error: 'Idempotency-Key was already used with a different request' }]);
-      const otherBoundary = await upload(multipart([{ name: 'file', filename: 'same.txt', contentType: 'text/plain', body: 'same bytes' }], 'another-boundary'), { 'idempotency-key': 'mp-1' });
+      const otherBoundary = await upload(
+        multipart([{ name: 'file', filename: 'same.txt', contentType: 'text/plain', body: 'same bytes' }], 'another-boundary'),
+        { 'idempotency-key': 'mp-1' },
+      );
       expect(otherBoundary.statusCode).toBe(422);
       expect(await rowCount()).toBe(before + 1);
       // No spooled copy outlives its request.
@@ -370,7 +412,7 @@ describe('attachments on the local driver: hostile input, retries, quota, operat
       expect(text).toMatch(/^attachment_removals_pending \d+$/m);
     });
 
-    it('one log line per upload and download, without the link\'s token', async () => {
+    it("one log line per upload and download, without the link's token", async () => {
       const { path } = await declare(2);
       await t.inject({ method: 'PUT', url: path, payload: 'ok' });
       const id = (await upload(fileBody('log.txt', 'log'))).json().id;
@@ -379,10 +421,12 @@ describe('attachments on the local driver: hostile input, retries, quota, operat
       await settle(400);
       const signature = link.split('/').pop()!;
       const fileLines = lines.filter((l) => l.route === '/files/*');
-      expect(fileLines.map((l) => [l.req.method, l.req.url, l.res.status])).toEqual(expect.arrayContaining([
-        ['PUT', '/files/[redacted]', 204],
-        ['GET', '/files/[redacted]', 200],
-      ]));
+      expect(fileLines.map((l) => [l.req.method, l.req.url, l.res.status])).toEqual(
+        expect.arrayContaining([
+          ['PUT', '/files/[redacted]', 204],
+          ['GET', '/files/[redacted]', 200],
+        ]),
+      );
       expect(JSON.stringify(lines)).not.toContain(signature);
       expect(JSON.stringify(lines)).not.toContain(path.split('/').pop()!);
       expect(lines.filter((l) => l.route === '/api/v1/tasks/:task_id/attachments' && l.req.method === 'POST').length).toBeGreaterThan(0);
@@ -391,7 +435,8 @@ describe('attachments on the local driver: hostile input, retries, quota, operat
     it('CORS: the links answer browsers of the allowed origins (PUT preflight, GET)', async () => {
       const { path } = await declare(1);
       const preflight = await t.app.inject({
-        method: 'OPTIONS', url: path,
+        method: 'OPTIONS',
+        url: path,
         headers: { origin: 'https://app.example.com', 'access-control-request-method': 'PUT', 'access-control-request-headers': 'content-type' },
       });
       expect(preflight.statusCode).toBe(204);
@@ -416,7 +461,12 @@ describe('workspace quota (ATTACHMENT_WORKSPACE_QUOTA_BYTES)', () => {
   let t: TestApp;
   let w: RoleWorld;
   const declare = (size: number) =>
-    t.inject({ method: 'POST', url: `/api/v1/tasks/${w.ids.t_backlog}/attachments`, headers: auth(w.key('owner')), payload: { file_name: 'q.bin', file_size: size, mime_type: 'application/octet-stream' } });
+    t.inject({
+      method: 'POST',
+      url: `/api/v1/tasks/${w.ids.t_backlog}/attachments`,
+      headers: auth(w.key('owner')),
+      payload: { file_name: 'q.bin', file_size: size, mime_type: 'application/octet-stream' },
+    });
 
   beforeAll(async () => {
     t = await createTestApp({ env: { STORAGE_DIR: dir, ATTACHMENT_WORKSPACE_QUOTA_BYTES: '100', ATTACHMENT_MAX_BYTES: '1000' } });
@@ -431,10 +481,17 @@ describe('workspace quota (ATTACHMENT_WORKSPACE_QUOTA_BYTES)', () => {
     expect([over.statusCode, over.json()]).toEqual([413, { error: 'Workspace storage quota exceeded' }]);
     // The body's own answers come first (step 7 before step 9).
     expect((await declare(2000)).json()).toEqual({ error: 'Attachment is too large (at most 1000 bytes)' });
-    const multipart = await t.inject({ method: 'POST', url: `/api/v1/tasks/${w.ids.t_backlog}/attachments`, headers: { ...auth(w.key('owner')), ...fileBody('m.bin', Buffer.alloc(41)).headers }, payload: fileBody('m.bin', Buffer.alloc(41)).payload });
+    const multipart = await t.inject({
+      method: 'POST',
+      url: `/api/v1/tasks/${w.ids.t_backlog}/attachments`,
+      headers: { ...auth(w.key('owner')), ...fileBody('m.bin', Buffer.alloc(41)).headers },
+      payload: fileBody('m.bin', Buffer.alloc(41)).payload,
+    });
     expect([multipart.statusCode, multipart.json()]).toEqual([413, { error: 'Workspace storage quota exceeded' }]);
     expect((await declare(40)).statusCode).toBe(201);
-    expect((await t.inject({ method: 'DELETE', url: `/api/v1/attachments/${first.json().attachment.id}`, headers: auth(w.key('owner')) })).statusCode).toBe(204);
+    expect((await t.inject({ method: 'DELETE', url: `/api/v1/attachments/${first.json().attachment.id}`, headers: auth(w.key('owner')) })).statusCode).toBe(
+      204,
+    );
     expect((await declare(60)).statusCode).toBe(201);
     await t.db.ds.query(`UPDATE attachments SET expires_at = now() - interval '1 second' WHERE NOT confirmed`);
     expect((await declare(100)).statusCode).toBe(201);
@@ -461,7 +518,14 @@ describe('the removal worker on the job queue (ATTACHMENT_WORKER=true)', () => {
 
   it('a delete wakes the queue: the bytes go within seconds of the commit, with no call from the test', async () => {
     const body = fileBody('w.txt', 'worker');
-    const id = (await t.inject({ method: 'POST', url: `/api/v1/tasks/${w.ids.t_backlog}/attachments`, headers: { ...auth(w.key('owner')), ...body.headers }, payload: body.payload })).json().id;
+    const id = (
+      await t.inject({
+        method: 'POST',
+        url: `/api/v1/tasks/${w.ids.t_backlog}/attachments`,
+        headers: { ...auth(w.key('owner')), ...body.headers },
+        payload: body.payload,
+      })
+    ).json().id;
     const [{ storage_key: key }] = await t.db.ds.query('SELECT storage_key FROM attachments WHERE id = $1', [id]);
     expect(filesUnder(dir).objects).toContain(key);
     expect((await t.inject({ method: 'DELETE', url: `/api/v1/tasks/${w.ids.t_backlog}`, headers: auth(w.key('owner')) })).statusCode).toBe(204);

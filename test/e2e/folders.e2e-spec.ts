@@ -1,4 +1,5 @@
 import type { LightMyRequestResponse } from 'fastify';
+
 import type { FixtureFolder } from '../../src/fixtures/fixture.types';
 import { auth } from '../setup/create-app';
 import { roleKeys, useRoleWorld } from '../setup/world';
@@ -17,7 +18,11 @@ const CREATED = '2025-01-02T00:00:00.000Z';
 const FOLDER_KEYS = ['color', 'created_at', 'icon', 'id', 'name', 'position', 'workspace_id'];
 
 const folder = (ref: string, name: string, position: number, extra: Partial<FixtureFolder> = {}): FixtureFolder => ({
-  ref, name, position, created_at: CREATED, ...extra,
+  ref,
+  name,
+  position,
+  created_at: CREATED,
+  ...extra,
 });
 
 const { t, ids } = useRoleWorld('folders', (b) => ({
@@ -37,9 +42,13 @@ const { t, ids } = useRoleWorld('folders', (b) => ({
       // A granted list does not grant its folder (D29).
       { restricted: { folders: ['f_ops'], lists: ['eng_backlog'] } },
     ),
-    b.team('work', {
-      folders: [folder('w_granted', 'Granted', 1), folder('w_plain', 'Plain', 4), folder('w_edit', 'Editable', 2, { icon: 'chart', color: 'red' })],
-    }, { restricted: { folders: ['w_granted'] } }),
+    b.team(
+      'work',
+      {
+        folders: [folder('w_granted', 'Granted', 1), folder('w_plain', 'Plain', 4), folder('w_edit', 'Editable', 2, { icon: 'chart', color: 'red' })],
+      },
+      { restricted: { folders: ['w_granted'] } },
+    ),
     b.team('empty', { folders: [] }),
     b.team(
       'del',
@@ -48,7 +57,12 @@ const { t, ids } = useRoleWorld('folders', (b) => ({
           folder('d_owner', 'For the owner', 1),
           folder('d_admin', 'For the admin', 2),
           folder('d_keep', 'Kept', 3),
-          folder('d_cascade', 'Cascade', 4, { lists: [{ ref: 'c_l1', name: 'One' }, { ref: 'c_l2', name: 'Two' }] }),
+          folder('d_cascade', 'Cascade', 4, {
+            lists: [
+              { ref: 'c_l1', name: 'One' },
+              { ref: 'c_l2', name: 'Two' },
+            ],
+          }),
           folder('d_other', 'Other', 5, { lists: [{ ref: 'k_l', name: 'Kept list' }] }),
         ],
         lists: [{ ref: 'd_loose', name: 'No folder' }],
@@ -114,8 +128,13 @@ describe('POST /api/v1/folders (spec: Create folder)', () => {
     const body = res.json();
     expect(Object.keys(body).sort()).toEqual(FOLDER_KEYS);
     expect(body).toEqual({
-      id: expect.any(Number), workspace_id: ids.work, name: `New by ${user}`, icon: null, color: 'blue',
-      position, created_at: expect.stringMatching(TS),
+      id: expect.any(Number),
+      workspace_id: ids.work,
+      name: `New by ${user}`,
+      icon: null,
+      color: 'blue',
+      position,
+      created_at: expect.stringMatching(TS),
     });
     expect(await row(body.id)).toEqual(body);
   });
@@ -150,7 +169,12 @@ describe('POST /api/v1/folders (spec: Create folder)', () => {
   });
 
   it('answers 400 for malformed JSON (D7)', async () => {
-    const res = await t.inject({ method: 'POST', url: '/api/v1/folders', headers: { ...auth(KEY('owner')), 'content-type': 'application/json' }, payload: '{"name":' });
+    const res = await t.inject({
+      method: 'POST',
+      url: '/api/v1/folders',
+      headers: { ...auth(KEY('owner')), 'content-type': 'application/json' },
+      payload: '{"name":',
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({ error: 'Invalid JSON body' });
   });

@@ -1,10 +1,11 @@
 import fc from 'fast-check';
 import type { InjectOptions } from 'fastify';
-import { documentedRouteName, ROUTES, routeName } from '../setup/routes';
+
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { sealCursor } from '../../src/tasks/task-cursor';
 import { parseTaskQuery, SORT_KEYS } from '../../src/tasks/task-query';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
+import { documentedRouteName, routeName, ROUTES } from '../setup/routes';
 import { KEYS, tasksWorld } from './tasks-world';
 
 /**
@@ -25,7 +26,6 @@ const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 100);
 const TIME_MS = Number(process.env.FUZZ_TIME_MS ?? 800);
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
 
 interface Operation {
@@ -60,9 +60,60 @@ function operationsOf(doc: Json): Operation[] {
 
 // ---- hostile values ------------------------------------------------------------
 
-const WEIRD_IDS = ['0', '-1', '1.0', '12.5', ' 1', '1 ', '1e3', '0x10', '١٢', '+1', '99999999999999999999', '2147483648', '9007199254740993', 'null', 'true', '[1]', '{}', '%', 'a.b', 'a'.repeat(100)];
+const WEIRD_IDS = [
+  '0',
+  '-1',
+  '1.0',
+  '12.5',
+  ' 1',
+  '1 ',
+  '1e3',
+  '0x10',
+  '١٢',
+  '+1',
+  '99999999999999999999',
+  '2147483648',
+  '9007199254740993',
+  'null',
+  'true',
+  '[1]',
+  '{}',
+  '%',
+  'a.b',
+  'a'.repeat(100),
+];
 const NUMBERS = [0, -0, -1, 1.5, 2 ** 31, -(2 ** 31) - 1, 2 ** 53 + 2, 1e21, 1e308, -1e308, Number.MIN_VALUE];
-const TEXTS = ['', ' ', '\u0000', 'a\u0000b', '\ud800', '\udfff\ud800', '\u202e\u200b', '😀'.repeat(300), 'x'.repeat(256), 'x'.repeat(501), ' '.repeat(1000), '<script>alert(1)</script>', '<'.repeat(30_000), 'a'.repeat(100_001), "'; DROP TABLE tasks; --", '%00', '\\u0000', '2025-02-30', '2025-01-15T09:30:00.000Z', '9999-12-31T23:59:59.999999+14:00', 'urgent', 'pending', 'me', 'none', '__proto__', 'constructor', ',', '1,2,,3', '-created_at,title'];
+const TEXTS = [
+  '',
+  ' ',
+  '\u0000',
+  'a\u0000b',
+  '\ud800',
+  '\udfff\ud800',
+  '\u202e\u200b',
+  '😀'.repeat(300),
+  'x'.repeat(256),
+  'x'.repeat(501),
+  ' '.repeat(1000),
+  '<script>alert(1)</script>',
+  '<'.repeat(30_000),
+  'a'.repeat(100_001),
+  "'; DROP TABLE tasks; --",
+  '%00',
+  '\\u0000',
+  '2025-02-30',
+  '2025-01-15T09:30:00.000Z',
+  '9999-12-31T23:59:59.999999+14:00',
+  'urgent',
+  'pending',
+  'me',
+  'none',
+  '__proto__',
+  'constructor',
+  ',',
+  '1,2,,3',
+  '-created_at,title',
+];
 
 const hostileScalar = fc.oneof(
   fc.constantFrom<unknown>(null, true, false, ...NUMBERS, ...TEXTS, ...WEIRD_IDS),
@@ -77,7 +128,9 @@ const nestedValue = (depth: number, mixed: boolean): unknown => {
   for (let level = 1; level <= depth; level++) value = mixed && level % 2 ? { k: value } : [value];
   return value;
 };
-const deep = fc.tuple(fc.oneof(fc.integer({ min: 31, max: 40 }), fc.integer({ min: 41, max: 3000 })), fc.boolean()).map(([depth, mixed]) => nestedValue(depth, mixed));
+const deep = fc
+  .tuple(fc.oneof(fc.integer({ min: 31, max: 40 }), fc.integer({ min: 41, max: 3000 })), fc.boolean())
+  .map(([depth, mixed]) => nestedValue(depth, mixed));
 const hostile: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 6, arbitrary: hostileScalar },
   { weight: 1, arbitrary: fc.array(hostileScalar, { maxLength: 5 }) },
@@ -89,9 +142,23 @@ const hostile: fc.Arbitrary<unknown> = fc.oneof(
 const REQUIRED = ['workspace_id', 'folder_id', 'list_id', 'title', 'name', 'category', 'content', 'url', 'type'];
 /** Raw bodies that are not a JSON object, or not JSON at all (D7). */
 const RAW_BODIES = [
-  '[]', '[{}]', '1', '"s"', 'null', 'true', '{', '{"a":', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{"x":1}}}', '\u0000', '{"title":"\\u0000"}', '',
+  '[]',
+  '[{}]',
+  '1',
+  '"s"',
+  'null',
+  'true',
+  '{',
+  '{"a":',
+  '{"__proto__":{"x":1}}',
+  '{"constructor":{"prototype":{"x":1}}}',
+  '\u0000',
+  '{"title":"\\u0000"}',
+  '',
   // D7: nested too deeply (3 KB), as an object, as an array, and unclosed.
-  '{"a":' + '['.repeat(1400) + ']'.repeat(1400) + '}', '['.repeat(1400) + ']'.repeat(1400), '{"a":' + '{"a":'.repeat(1400),
+  '{"a":' + '['.repeat(1400) + ']'.repeat(1400) + '}',
+  '['.repeat(1400) + ']'.repeat(1400),
+  '{"a":' + '{"a":'.repeat(1400),
 ];
 
 describe('fuzz: every operation, hostile values (issue 8)', () => {
@@ -105,8 +172,14 @@ describe('fuzz: every operation, hostile values (issue 8)', () => {
     t = await createTestApp();
     ids = await loadFixture(t.db.ds, tasksWorld());
     // D38: webhooks are not part of fixtures.
-    for (const [ref, ws] of [['wh_acme', 'acme'], ['wh_other', 'other']]) {
-      const [row] = await t.db.ds.query(`INSERT INTO webhooks (workspace_id, url, events, secret) VALUES ($1, 'https://localhost/hook', '{task.created}', 'whsec_x') RETURNING id`, [ids[ws]]);
+    for (const [ref, ws] of [
+      ['wh_acme', 'acme'],
+      ['wh_other', 'other'],
+    ]) {
+      const [row] = await t.db.ds.query(
+        `INSERT INTO webhooks (workspace_id, url, events, secret) VALUES ($1, 'https://localhost/hook', '{task.created}', 'whsec_x') RETURNING id`,
+        [ids[ws]],
+      );
       ids[ref] = row.id;
     }
     // Issue 35: what the workspace, member and key routes may delete or change without emptying the world the later
@@ -117,13 +190,19 @@ describe('fuzz: every operation, hostile values (issue 8)', () => {
       await t.db.ds.query(`INSERT INTO workspace_members (workspace_id, user_id, role) VALUES ($1, $2, 'member')`, [ids.acme, user.id]);
     }
     for (const ref of ['fz_k1', 'fz_k2', 'fz_k3']) {
-      const [key] = await t.db.ds.query(`INSERT INTO api_keys (user_id, key_hash, scopes) VALUES ($1, $2, '{users:read}') RETURNING id`, [ids.alice, `fuzz-${ref}`]);
+      const [key] = await t.db.ds.query(`INSERT INTO api_keys (user_id, key_hash, scopes) VALUES ($1, $2, '{users:read}') RETURNING id`, [
+        ids.alice,
+        `fuzz-${ref}`,
+      ]);
       ids[ref] = key.id;
     }
     // Comments of the world's tasks, for the comment routes (issue 34).
     for (const [i, row] of (await t.db.ds.query(`SELECT id FROM comments ORDER BY id`)).entries()) ids[`comment_${i}`] = row.id;
     // D47: a confirmed attachment in each workspace.
-    for (const [ref, task] of [['att_acme', 't_full'], ['att_other', 'o_task']]) {
+    for (const [ref, task] of [
+      ['att_acme', 't_full'],
+      ['att_other', 'o_task'],
+    ]) {
       const [row] = await t.db.ds.query(
         `INSERT INTO attachments (workspace_id, task_id, uploader_id, file_name, file_size, mime_type) SELECT workspace_id, id, creator_id, 'f.txt', 1, 'text/plain' FROM tasks WHERE id = $1 RETURNING id`,
         [ids[task]],
@@ -172,7 +251,9 @@ describe('fuzz: every operation, hostile values (issue 8)', () => {
       case 'label_ids':
         return fc.array(idValue('label'), { maxLength: 3 });
       case 'custom_fields':
-        return fc.array(fc.record({ id: idValue('custom_field'), value: fc.oneof(fc.constant(null), fc.string({ maxLength: 5 }), fc.integer()) }), { maxLength: 3 });
+        return fc.array(fc.record({ id: idValue('custom_field'), value: fc.oneof(fc.constant(null), fc.string({ maxLength: 5 }), fc.integer()) }), {
+          maxLength: 3,
+        });
       case 'priority':
         return fc.constantFrom('urgent', 'high', 'medium', 'low', 'none');
       case 'category':
@@ -240,7 +321,7 @@ describe('fuzz: every operation, hostile values (issue 8)', () => {
       );
     const pathId = fc.tuple(...params.map((param) => pathIdOf(param.kind)));
     const queryValue = fc.oneof(
-      { weight: 2, arbitrary: hostileScalar.map((v) => (typeof v === 'string' ? v : JSON.stringify(v) ?? '')) },
+      { weight: 2, arbitrary: hostileScalar.map((v) => (typeof v === 'string' ? v : (JSON.stringify(v) ?? ''))) },
       { weight: 1, arbitrary: idOf('list').map(String) },
       { weight: 1, arbitrary: fc.array(fc.constantFrom('1', 'high', 'me', '', 'x'), { minLength: 2, maxLength: 3 }) },
     );
@@ -255,7 +336,9 @@ describe('fuzz: every operation, hostile values (issue 8)', () => {
         requiredKeys: names.filter((name) => REQUIRED.includes(name)),
       });
       const oneHostile = fc.tuple(valid, fc.constantFrom(...names), hostile).map(([b, name, value]) => ({ ...b, [name]: value }));
-      const chaos = fc.tuple(fc.record(Object.fromEntries(names.map((name) => [name, field(name)])), { requiredKeys: [] }), extras).map(([known, extra]) => ({ ...extra, ...known }));
+      const chaos = fc
+        .tuple(fc.record(Object.fromEntries(names.map((name) => [name, field(name)])), { requiredKeys: [] }), extras)
+        .map(([known, extra]) => ({ ...extra, ...known }));
       return fc.oneof(
         { weight: 2, arbitrary: valid.map((json) => ({ json })) },
         { weight: 4, arbitrary: oneHostile.map((json) => ({ json })) },
@@ -271,7 +354,17 @@ describe('fuzz: every operation, hostile values (issue 8)', () => {
     // Mostly JSON; sometimes another or a decorated content type (D7: 415 for a non-JSON body).
     const contentType = fc.oneof(
       { weight: 8, arbitrary: fc.constant('application/json') },
-      { weight: 1, arbitrary: fc.constantFrom('application/json; charset=utf-8', 'APPLICATION/JSON', 'text/plain', 'application/x-www-form-urlencoded', 'application/jsonx', 'multipart/form-data; boundary=x') },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(
+          'application/json; charset=utf-8',
+          'APPLICATION/JSON',
+          'text/plain',
+          'application/x-www-form-urlencoded',
+          'application/jsonx',
+          'multipart/form-data; boundary=x',
+        ),
+      },
     );
     return fc.tuple(pathId, query, body, key, contentType).map(([id, q, b, k, type]) => {
       const search = new URLSearchParams();
@@ -331,11 +424,17 @@ describe('fuzz: every operation, hostile values (issue 8)', () => {
     expect(await send('title', ['a', 1])).toMatchObject({ status: 200 });
     expect(await send('title', ['x'.repeat(501), 1])).toMatchObject({ status: 400, body: { error: 'Invalid cursor' } });
     expect(await send('-created_at', ['0000-01-01T00:00:00.000000Z', 1])).toMatchObject({ status: 400, body: { error: 'Invalid cursor' } });
-    const TIMESTAMPS = ['2025-01-15T09:30:00.000000Z', '0000-01-01T00:00:00.000000Z', '9999-12-31T23:59:59.999999Z', '2025-02-30T00:00:00.000000Z', '1970-01-01T00:00:00.000000Z'];
+    const TIMESTAMPS = [
+      '2025-01-15T09:30:00.000000Z',
+      '0000-01-01T00:00:00.000000Z',
+      '9999-12-31T23:59:59.999999Z',
+      '2025-02-30T00:00:00.000000Z',
+      '1970-01-01T00:00:00.000000Z',
+    ];
     const value = fc.oneof(hostileScalar, fc.constantFrom(...TIMESTAMPS), fc.integer({ min: -1, max: 2 ** 31 }));
-    const sort = fc.uniqueArray(fc.constantFrom(...SORT_KEYS), { minLength: 1, maxLength: 3 }).chain((keys) =>
-      fc.tuple(...keys.map((k) => fc.constantFrom(k, `-${k}`))).map((terms) => terms.join(',')),
-    );
+    const sort = fc
+      .uniqueArray(fc.constantFrom(...SORT_KEYS), { minLength: 1, maxLength: 3 })
+      .chain((keys) => fc.tuple(...keys.map((k) => fc.constantFrom(k, `-${k}`))).map((terms) => terms.join(',')));
     await fc.assert(
       fc.asyncProperty(sort, fc.array(value, { maxLength: 4 }), async (s, values) => {
         const res = await send(s, values);

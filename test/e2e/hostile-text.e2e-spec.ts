@@ -10,8 +10,7 @@ import { KEYS, tasksWorld } from './tasks-world';
  */
 describe('hostile text', () => {
   const { t, ids } = useTestApp((ds) => loadFixture(ds, tasksWorld()));
-  const send = (method: 'POST' | 'PATCH', url: string, payload: object, key: string = KEYS.owner) =>
-    t.inject({ method, url, headers: auth(key), payload });
+  const send = (method: 'POST' | 'PATCH', url: string, payload: object, key: string = KEYS.owner) => t.inject({ method, url, headers: auth(key), payload });
 
   const NUL = 'a\u0000b';
 

@@ -1,8 +1,9 @@
 import { AddressInfo, connect } from 'net';
+
 import { SCOPES } from '../../src/common/auth/scope';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { createTestApp, TestApp } from '../setup/create-app';
-import { rawRequest, RawAnswer } from '../setup/raw-http';
+import { RawAnswer, rawRequest } from '../setup/raw-http';
 
 /**
  * Issue 8, D31: what Fastify and Node answer on their own, over a real socket
@@ -124,7 +125,9 @@ describe('shutting down (issue 8; D31, D32)', () => {
       await new Promise((done) => socket.on('connect', done));
       // A request in flight: headers and half of its body.
       const body = JSON.stringify({ name: 'x' });
-      socket.write(`POST /api/v1/labels HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 3)}`);
+      socket.write(
+        `POST /api/v1/labels HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 3)}`,
+      );
       await new Promise((r) => setTimeout(r, 100));
       const closing = fastify.close();
       await new Promise((r) => setTimeout(r, 100));

@@ -42,7 +42,11 @@ describe('Idempotency-Key replays whatever the Content-Type (D35)', () => {
   it('a first use with a body error answers it and stores nothing: the key stays unused', async () => {
     const body = JSON.stringify({ workspace_id: ids.ws, name: 'Later' });
     const unsupported = await post('ct-3', body, 'text/plain');
-    expect([unsupported.statusCode, unsupported.json(), unsupported.headers['idempotent-replayed']]).toEqual([415, { error: 'Content-Type must be application/json' }, undefined]);
+    expect([unsupported.statusCode, unsupported.json(), unsupported.headers['idempotent-replayed']]).toEqual([
+      415,
+      { error: 'Content-Type must be application/json' },
+      undefined,
+    ]);
     const invalid = await post('ct-3', '{nope', 'application/json');
     expect([invalid.statusCode, invalid.json()]).toEqual([400, { error: 'Invalid JSON body' }]);
     const run = await post('ct-3', body, 'application/json');

@@ -36,7 +36,14 @@ describe('keyed 4xx answers and the pool (issue 31)', () => {
       ],
       workspaces: [
         { ref: 'mine', name: 'Mine', slug: 'idpool-mine', owner: 'intruder', lists: [{ ref: 'my_list', name: 'Mine' }] },
-        { ref: 'theirs', name: 'Theirs', slug: 'idpool-theirs', owner: 'neighbour', lists: [{ ref: 'their_list', name: 'Theirs' }], tasks: [{ ref: 'their_task', list: 'their_list', title: 'Theirs' }] },
+        {
+          ref: 'theirs',
+          name: 'Theirs',
+          slug: 'idpool-theirs',
+          owner: 'neighbour',
+          lists: [{ ref: 'their_list', name: 'Theirs' }],
+          tasks: [{ ref: 'their_task', list: 'their_list', title: 'Theirs' }],
+        },
       ],
     });
   });
@@ -125,7 +132,14 @@ describe('one key flooding keyed writes leaves the pool to the others (issue 31)
       ],
       workspaces: [
         { ref: 'flooders', name: 'Flooders', slug: 'idshare-flooder', owner: 'flooder', lists: [{ ref: 'flooder_list', name: 'Flooder' }] },
-        { ref: 'others', name: 'Others', slug: 'idshare-other', owner: 'other', lists: [{ ref: 'other_list', name: 'Other' }], tasks: [{ ref: 'other_task', list: 'other_list', title: 'Other' }] },
+        {
+          ref: 'others',
+          name: 'Others',
+          slug: 'idshare-other',
+          owner: 'other',
+          lists: [{ ref: 'other_list', name: 'Other' }],
+          tasks: [{ ref: 'other_task', list: 'other_list', title: 'Other' }],
+        },
       ],
     });
   });
@@ -135,7 +149,11 @@ describe('one key flooding keyed writes leaves the pool to the others (issue 31)
 
   const floodKey = (i: number) => `share-${i}`;
   const lockWaiters = async () =>
-    ((await t.db.ds.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)) as { n: number }[])[0].n;
+    (
+      (await t.db.ds.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)) as {
+        n: number;
+      }[]
+    )[0].n;
 
   it(`${FLOOD} keyed POSTs of one key stuck on a lock hold at most ${POOL / 2} of ${POOL} connections; another key reads and writes meanwhile`, async () => {
     const blocker = t.db.ds.createQueryRunner();

@@ -10,8 +10,18 @@ import { useServerProcesses } from '../setup/server-process';
 const procs = useServerProcesses({ slug: 'idem-procs', env: { DB_POOL_SIZE: '30' } });
 
 it.each([
-  ['create task', '/api/v1/tasks', () => ({ list_id: procs.ids.l, title: 'Exactly once' }), `SELECT count(*)::int AS n FROM tasks WHERE title = 'Exactly once'`],
-  ['create folder', '/api/v1/folders', () => ({ workspace_id: procs.ids.ws, name: 'Exactly once' }), `SELECT count(*)::int AS n FROM folders WHERE name = 'Exactly once'`],
+  [
+    'create task',
+    '/api/v1/tasks',
+    () => ({ list_id: procs.ids.l, title: 'Exactly once' }),
+    `SELECT count(*)::int AS n FROM tasks WHERE title = 'Exactly once'`,
+  ],
+  [
+    'create folder',
+    '/api/v1/folders',
+    () => ({ workspace_id: procs.ids.ws, name: 'Exactly once' }),
+    `SELECT count(*)::int AS n FROM folders WHERE name = 'Exactly once'`,
+  ],
 ])('%s: 50 identical requests at once through two processes create one row', async (_name, path, body, countSql) => {
   const payload = JSON.stringify(body());
   const key = `burst-${path}`;
@@ -35,7 +45,11 @@ it.each([
   }
   // Once it is done, every retry through either process is the replay.
   for (const server of procs.servers) {
-    const res = await fetch(server.url + path, { method: 'POST', headers: { authorization: `Bearer ${procs.key}`, 'content-type': 'application/json', 'idempotency-key': key }, body: payload });
+    const res = await fetch(server.url + path, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${procs.key}`, 'content-type': 'application/json', 'idempotency-key': key },
+      body: payload,
+    });
     expect([res.status, res.headers.get('idempotent-replayed'), await res.text()]).toEqual([201, 'true', created[0].body]);
   }
 });

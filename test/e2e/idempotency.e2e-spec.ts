@@ -39,12 +39,17 @@ describe('Idempotency-Key (D35)', () => {
         { user: 'owner', key: NO_SCOPE, scopes: ['tasks:read'] },
         { user: 'viewer', key: VIEWER, scopes: [...SCOPES] },
       ],
-      workspaces: [{
-        ref: 'ws', name: 'Idem', slug: 'idem', owner: 'owner',
-        members: [{ user: 'viewer', role: 'viewer' }],
-        folders: [{ ref: 'f', name: 'F', lists: [{ ref: 'l', name: 'L' }] }],
-        tasks: [{ ref: 't1', list: 'l', title: 'First' }],
-      }],
+      workspaces: [
+        {
+          ref: 'ws',
+          name: 'Idem',
+          slug: 'idem',
+          owner: 'owner',
+          members: [{ user: 'viewer', role: 'viewer' }],
+          folders: [{ ref: 'f', name: 'F', lists: [{ ref: 'l', name: 'L' }] }],
+          tasks: [{ ref: 't1', list: 'l', title: 'First' }],
+        },
+      ],
     });
   });
   afterAll(async () => {
@@ -145,7 +150,11 @@ describe('Idempotency-Key (D35)', () => {
       await post('/api/v1/folders?x=1', payload, key),
       await post('/api/v1/labels', payload, key),
     ]) {
-      expect({ status: res.statusCode, body: res.json(), replayed: res.headers['idempotent-replayed'] }).toEqual({ status: 422, body: OTHER_REQUEST, replayed: undefined });
+      expect({ status: res.statusCode, body: res.json(), replayed: res.headers['idempotent-replayed'] }).toEqual({
+        status: 422,
+        body: OTHER_REQUEST,
+        replayed: undefined,
+      });
     }
     expect(await count('folders', 'true', [])).toBe(before);
   });
@@ -225,7 +234,12 @@ describe('Idempotency-Key (D35)', () => {
     expect({ status: bad.statusCode, body: bad.json() }).toEqual({ status: 400, body: { error: 'Invalid JSON body' } });
     const array = await post('/api/v1/folders', '[]', key);
     expect({ status: array.statusCode, body: array.json() }).toEqual({ status: 400, body: { error: 'Request body must be a JSON object' } });
-    const typed = await t.inject({ method: 'POST', url: '/api/v1/folders', headers: { ...auth(OWNER), 'content-type': 'text/plain', 'idempotency-key': key }, payload: 'x' });
+    const typed = await t.inject({
+      method: 'POST',
+      url: '/api/v1/folders',
+      headers: { ...auth(OWNER), 'content-type': 'text/plain', 'idempotency-key': key },
+      payload: 'x',
+    });
     expect({ status: typed.statusCode, body: typed.json() }).toEqual({ status: 415, body: { error: 'Content-Type must be application/json' } });
     expect(await count('idempotency_keys', 'key = $1', [key])).toBe(0);
     const ok = await post('/api/v1/folders', { workspace_id: ids.ws, name: 'After D7' }, key);
@@ -273,8 +287,18 @@ describe('Idempotency-Key (D35)', () => {
     });
 
     it('beats every body error: bad JSON, a non-object, a bad content type, and the route\u2019s own 400s', async () => {
-      for (const [payload, type] of [['{', 'application/json'], ['[1]', 'application/json'], ['x', 'text/plain'], ['{}', 'application/json']]) {
-        const res = await t.inject({ method: 'POST', url: '/api/v1/folders', headers: { ...auth(OWNER), 'content-type': type, 'idempotency-key': '' }, payload });
+      for (const [payload, type] of [
+        ['{', 'application/json'],
+        ['[1]', 'application/json'],
+        ['x', 'text/plain'],
+        ['{}', 'application/json'],
+      ]) {
+        const res = await t.inject({
+          method: 'POST',
+          url: '/api/v1/folders',
+          headers: { ...auth(OWNER), 'content-type': type, 'idempotency-key': '' },
+          payload,
+        });
         expect({ status: res.statusCode, body: res.json() }).toEqual({ status: 400, body: FORMAT });
       }
       const comment = await t.inject({ method: 'POST', url: '/api/v1/tasks/abc/comments', headers: { ...auth(OWNER), 'idempotency-key': '' }, payload: {} });
@@ -291,7 +315,12 @@ describe('Idempotency-Key (D35)', () => {
     });
 
     it('is ignored on other methods and routes', async () => {
-      const patch = await t.inject({ method: 'PATCH', url: `/api/v1/tasks/${ids.t1}`, headers: { ...auth(OWNER), 'idempotency-key': '' }, payload: { title: 'Patched' } });
+      const patch = await t.inject({
+        method: 'PATCH',
+        url: `/api/v1/tasks/${ids.t1}`,
+        headers: { ...auth(OWNER), 'idempotency-key': '' },
+        payload: { title: 'Patched' },
+      });
       expect(patch.statusCode).toBe(200);
       const get = await t.inject({ method: 'GET', url: `/api/v1/tasks/${ids.t1}`, headers: { ...auth(OWNER), 'idempotency-key': 'a b' } });
       expect(get.statusCode).toBe(200);
@@ -315,7 +344,11 @@ describe('Idempotency-Key (D35)', () => {
       // The claim is committed before the request runs: wait until it is visible.
       while ((await count('idempotency_keys', 'key = $1', [key])) === 0) await new Promise((r) => setImmediate(r));
       const same = await post('/api/v1/tasks', payload, key);
-      expect({ status: same.statusCode, body: same.json(), replayed: same.headers['idempotent-replayed'] }).toEqual({ status: 409, body: IN_PROGRESS, replayed: undefined });
+      expect({ status: same.statusCode, body: same.json(), replayed: same.headers['idempotent-replayed'] }).toEqual({
+        status: 409,
+        body: IN_PROGRESS,
+        replayed: undefined,
+      });
       const other = await post('/api/v1/tasks', { ...payload, title: 'Other' }, key);
       expect({ status: other.statusCode, body: other.json() }).toEqual({ status: 422, body: OTHER_REQUEST });
     } finally {

@@ -37,14 +37,13 @@ describe('labels', () => {
     ],
   }));
 
-  const list = (key: string | null, ws: string | number) =>
-    t.inject({ method: 'GET', url: `/api/v1/workspaces/${ws}/labels`, headers: key ? auth(key) : {} });
+  const list = (key: string | null, ws: string | number) => t.inject({ method: 'GET', url: `/api/v1/workspaces/${ws}/labels`, headers: key ? auth(key) : {} });
   const create = (key: string | null, payload: unknown) =>
     t.inject({ method: 'POST', url: '/api/v1/labels', headers: key ? auth(key) : {}, payload: payload as object });
-  const remove = (key: string | null, id: string | number) =>
-    t.inject({ method: 'DELETE', url: `/api/v1/labels/${id}`, headers: key ? auth(key) : {} });
+  const remove = (key: string | null, id: string | number) => t.inject({ method: 'DELETE', url: `/api/v1/labels/${id}`, headers: key ? auth(key) : {} });
 
-  const label = (ref: string, name: string, color: Schema<'Label'>['color'], created_at: string) => ({ id: ids[ref], workspace_id: ids.acme, name, color, created_at }) satisfies Schema<'Label'>;
+  const label = (ref: string, name: string, color: Schema<'Label'>['color'], created_at: string) =>
+    ({ id: ids[ref], workspace_id: ids.acme, name, color, created_at }) satisfies Schema<'Label'>;
 
   describe('GET /api/v1/workspaces/:id/labels (spec: List labels)', () => {
     const initial = () => [
@@ -78,7 +77,6 @@ describe('labels', () => {
       expect(res.statusCode).toBe(200);
       expect(res.json()).toEqual([]);
     });
-
   });
 
   describe('POST /api/v1/labels (D1 ext: create label)', () => {
@@ -147,7 +145,6 @@ describe('labels', () => {
       expect(res.statusCode).toBe(201);
       expect(res.json()).toMatchObject({ workspace_id: ids.empty, name: 'Bug' });
     });
-
 
     it('answers the role 403 before the 409 of a duplicate name (D3 steps 6, 9)', async () => {
       const res = await create(key('member'), { workspace_id: ids.acme, name: 'Bug' });

@@ -1,4 +1,5 @@
 import type { LightMyRequestResponse } from 'fastify';
+
 import type { FixtureFolder, FixtureList } from '../../src/fixtures/fixture.types';
 import { auth } from '../setup/create-app';
 import { roleKeys, useRoleWorld } from '../setup/world';
@@ -19,7 +20,11 @@ const BAD_FOLDER_ID = 'folder_id must be a valid numeric ID';
 
 const folder = (ref: string, lists: FixtureList[] = []): FixtureFolder => ({ ref, name: ref, lists });
 const list = (ref: string, name: string, position: number, extra: Partial<FixtureList> = {}): FixtureList => ({
-  ref, name, position, created_at: CREATED, ...extra,
+  ref,
+  name,
+  position,
+  created_at: CREATED,
+  ...extra,
 });
 
 const { t, ids } = useRoleWorld('lists', (b) => ({
@@ -47,7 +52,10 @@ const { t, ids } = useRoleWorld('lists', (b) => ({
     b.team(
       'make',
       // D24: positions run over all lists of the workspace, those without a folder too.
-      { folders: [folder('m_granted'), folder('m_plain', [list('m_l', 'Existing', 3)]), folder('m_partial', [list('m_pl', 'Granted list', 4)])], lists: [list('m_loose', 'Loose', 10)] },
+      {
+        folders: [folder('m_granted'), folder('m_plain', [list('m_l', 'Existing', 3)]), folder('m_partial', [list('m_pl', 'Granted list', 4)])],
+        lists: [list('m_loose', 'Loose', 10)],
+      },
       { restricted: { folders: ['m_granted'], lists: ['m_pl'] } },
     ),
     b.team('empty', { folders: [folder('e_f')] }),
@@ -149,8 +157,14 @@ describe('POST /api/v1/lists (spec: Create list)', () => {
     const body = res.json();
     expect(Object.keys(body).sort()).toEqual(LIST_KEYS);
     expect(body).toEqual({
-      id: expect.any(Number), workspace_id: ids.make, folder_id: ids.m_plain, name: `By ${user}`, icon: null, color: 'gray',
-      position, created_at: expect.stringMatching(TS),
+      id: expect.any(Number),
+      workspace_id: ids.make,
+      folder_id: ids.m_plain,
+      name: `By ${user}`,
+      icon: null,
+      color: 'gray',
+      position,
+      created_at: expect.stringMatching(TS),
     });
     expect(await row(body.id)).toEqual(body);
   });
@@ -199,11 +213,14 @@ describe('POST /api/v1/lists (spec: Create list)', () => {
     expect((await t.db.ds.query(`SELECT count(*)::int AS n FROM lists`))[0].n).toBe(before);
   });
 
-  it.each([undefined, null, 'abc', '1.5', 1.5, -2, '', {}])('answers 400 folder_id is required for folder_id %p, before membership and role (D3 step 4, D6)', async (folderId) => {
-    for (const key of [KEY('owner'), KEY('outsider'), KEY('viewer')]) {
-      expectError(await create({ workspace_id: ids.make, folder_id: folderId, name: 'X' }, key), 400, 'folder_id is required');
-    }
-  });
+  it.each([undefined, null, 'abc', '1.5', 1.5, -2, '', {}])(
+    'answers 400 folder_id is required for folder_id %p, before membership and role (D3 step 4, D6)',
+    async (folderId) => {
+      for (const key of [KEY('owner'), KEY('outsider'), KEY('viewer')]) {
+        expectError(await create({ workspace_id: ids.make, folder_id: folderId, name: 'X' }, key), 400, 'folder_id is required');
+      }
+    },
+  );
 
   it.each([
     ['name is required', {}],
@@ -228,7 +245,14 @@ describe('PATCH /api/v1/lists/:id (D1 ext: update list)', () => {
     const res = await update(ids.x_l4, { name: ` Edited by ${user} `, icon: 'briefcase', color: 'orange', position: 8 }, KEY(user));
     expect(res.statusCode).toBe(200);
     const expected = {
-      id: ids.x_l4, workspace_id: ids.edit, folder_id: ids.x_b, name: `Edited by ${user}`, icon: 'briefcase', color: 'orange', position: 8, created_at: CREATED,
+      id: ids.x_l4,
+      workspace_id: ids.edit,
+      folder_id: ids.x_b,
+      name: `Edited by ${user}`,
+      icon: 'briefcase',
+      color: 'orange',
+      position: 8,
+      created_at: CREATED,
     };
     expect(res.json()).toEqual(expected);
     expect(Object.keys(res.json()).sort()).toEqual(LIST_KEYS);
@@ -322,7 +346,6 @@ describe('PATCH /api/v1/lists/:id (D1 ext: update list)', () => {
       expectError(await update(ids.x_l1, { folder_id: 99999999 }, KEY('restricted')), 404, 'Folder not found');
     });
   });
-
 });
 
 describe('DELETE /api/v1/lists/:id (D1 ext: delete list)', () => {

@@ -76,7 +76,9 @@ describe('request logs', () => {
     });
     lines.length = 0;
     expect((await t.inject({ method: 'GET', url: '/nowhere?token=abc123&=x&flag&token=again' })).statusCode).toBe(404);
-    expect(requestLines()).toEqual([expect.objectContaining({ msg: 'GET /nowhere?token&flag 404', req: expect.objectContaining({ url: '/nowhere?token&flag' }) })]);
+    expect(requestLines()).toEqual([
+      expect.objectContaining({ msg: 'GET /nowhere?token&flag 404', req: expect.objectContaining({ url: '/nowhere?token&flag' }) }),
+    ]);
     await t.db.ds.query('ALTER TABLE labels RENAME TO labels_gone');
     lines.length = 0;
     try {
@@ -84,7 +86,9 @@ describe('request logs', () => {
     } finally {
       await t.db.ds.query('ALTER TABLE labels_gone RENAME TO labels');
     }
-    expect(lines.filter((l) => l.level === 'error').map((l) => l.url ?? (l.req as { url: string }).url)).toContain(`/api/v1/workspaces/${ids.ws}/labels?secret`);
+    expect(lines.filter((l) => l.level === 'error').map((l) => l.url ?? (l.req as { url: string }).url)).toContain(
+      `/api/v1/workspaces/${ids.ws}/labels?secret`,
+    );
     expect(JSON.stringify(lines)).not.toMatch(/salary|again|private|abc123|hunter2/);
   });
 
@@ -145,4 +149,3 @@ describe('request logs', () => {
     }
   });
 });
-

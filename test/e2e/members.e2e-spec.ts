@@ -36,8 +36,13 @@ describe('members (D41)', () => {
   const remove = (userId: number | string, key = M.key('owner')) => send('DELETE', `${members()}/${userId}`, key);
   const access = (userId: number | string, key = M.key('owner')) => send('GET', `${members()}/${userId}/access`, key);
   const q = <T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> => t.db.ds.query(sql, params);
-  const lastEvent = async () => (await q<{ type: string; data: unknown; actor_user_id: number }>(
-    `SELECT type, data, actor_user_id FROM events WHERE workspace_id = $1 ORDER BY id DESC LIMIT 1`, [ids.ws]))[0];
+  const lastEvent = async () =>
+    (
+      await q<{ type: string; data: unknown; actor_user_id: number }>(
+        `SELECT type, data, actor_user_id FROM events WHERE workspace_id = $1 ORDER BY id DESC LIMIT 1`,
+        [ids.ws],
+      )
+    )[0];
   const eventCount = async () => (await q<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE workspace_id = $1`, [ids.ws]))[0].n;
   const answer = async (res: Promise<{ statusCode: number; json(): unknown }>) => {
     const r = await res;
@@ -49,10 +54,21 @@ describe('members (D41)', () => {
       const res = await add({ user_id: String(ids.newbie), folder_ids: [ids.ops, ids.eng, ids.ops], list_ids: [ids.loose], role: null, restricted: null });
       expect(res.statusCode).toBe(201);
       expect(Object.keys(res.json()).sort()).toEqual(MEMBER_KEYS);
-      expect(res.json()).toEqual({ id: ids.newbie, email: 'Newbie@Members.test', name: 'Newbie', avatar_url: null, role: 'member', joined_at: expect.stringMatching(TS) });
+      expect(res.json()).toEqual({
+        id: ids.newbie,
+        email: 'Newbie@Members.test',
+        name: 'Newbie',
+        avatar_url: null,
+        role: 'member',
+        joined_at: expect.stringMatching(TS),
+      });
       expect(await lastEvent()).toEqual({ type: 'member.added', data: { user_id: ids.newbie, role: 'member' }, actor_user_id: ids.owner });
       expect((await access(ids.newbie)).json()).toEqual({
-        user_id: ids.newbie, role: 'member', restricted: false, folder_ids: [ids.eng, ids.ops].sort((a, b) => a - b), list_ids: [ids.loose],
+        user_id: ids.newbie,
+        role: 'member',
+        restricted: false,
+        folder_ids: [ids.eng, ids.ops].sort((a, b) => a - b),
+        list_ids: [ids.loose],
       });
       // Unrestricted: the grants do not limit anything yet.
       expect((await send('GET', `/api/v1/workspaces/${ids.ws}/members`, M.key('owner'))).json().map((m: { id: number }) => m.id)).toContain(ids.newbie);
@@ -60,8 +76,21 @@ describe('members (D41)', () => {
 
     it('adds by email ignoring ASCII case, trimmed; an admin sees no email', async () => {
       const res = await add({ email: '  NEWBIE2@members.TEST ', role: 'viewer', restricted: true, list_ids: [ids.backlog] }, M.key('admin'));
-      expect(res.json()).toEqual({ id: ids.newbie2, email: null, name: 'Newbie Two', avatar_url: 'https://img.test/n2.png', role: 'viewer', joined_at: expect.stringMatching(TS) });
-      expect((await access(ids.newbie2, M.key('admin'))).json()).toEqual({ user_id: ids.newbie2, role: 'viewer', restricted: true, folder_ids: [], list_ids: [ids.backlog] });
+      expect(res.json()).toEqual({
+        id: ids.newbie2,
+        email: null,
+        name: 'Newbie Two',
+        avatar_url: 'https://img.test/n2.png',
+        role: 'viewer',
+        joined_at: expect.stringMatching(TS),
+      });
+      expect((await access(ids.newbie2, M.key('admin'))).json()).toEqual({
+        user_id: ids.newbie2,
+        role: 'viewer',
+        restricted: true,
+        folder_ids: [],
+        list_ids: [ids.backlog],
+      });
       expect(await answer(add({ email: 'newbie2@members.tesT' }))).toEqual({ status: 409, body: { error: 'User is already a member of this workspace' } });
       expect(await answer(add({ email: 'nobody@members.test' }))).toEqual({ status: 404, body: { error: 'User not found' } });
     });
@@ -93,8 +122,14 @@ describe('members (D41)', () => {
     it('step 8 in order: the user, then folder_ids, then list_ids, each in array order', async () => {
       const otherFolder = ids.o_folder;
       expect(await answer(add({ user_id: 99999999, folder_ids: [otherFolder] }))).toEqual({ status: 404, body: { error: 'User not found' } });
-      expect(await answer(add({ user_id: ids.newbie3, folder_ids: [ids.eng, otherFolder], list_ids: [0] }))).toEqual({ status: 404, body: { error: 'Folder not found' } });
-      expect(await answer(add({ user_id: ids.newbie3, folder_ids: [ids.eng], list_ids: [ids.backlog, ids.o_list] }))).toEqual({ status: 404, body: { error: 'List not found' } });
+      expect(await answer(add({ user_id: ids.newbie3, folder_ids: [ids.eng, otherFolder], list_ids: [0] }))).toEqual({
+        status: 404,
+        body: { error: 'Folder not found' },
+      });
+      expect(await answer(add({ user_id: ids.newbie3, folder_ids: [ids.eng], list_ids: [ids.backlog, ids.o_list] }))).toEqual({
+        status: 404,
+        body: { error: 'List not found' },
+      });
       // A folder id in the list array is no list.
       expect(await answer(add({ user_id: ids.newbie3, list_ids: ['99999999999999'] }))).toEqual({ status: 404, body: { error: 'List not found' } });
       expect(await q(`SELECT 1 FROM workspace_members WHERE user_id = $1`, [ids.newbie3])).toEqual([]);
@@ -102,11 +137,23 @@ describe('members (D41)', () => {
 
     it('step 9 in order: already a member (409), only the owner adds admins (403), no restricted admin (400)', async () => {
       // The user is a member already and an admin adds them as admin: 409 comes first.
-      expect(await answer(add({ user_id: ids.member, role: 'admin' }, M.key('admin')))).toEqual({ status: 409, body: { error: 'User is already a member of this workspace' } });
-      expect(await answer(add({ user_id: ids.newbie3, role: 'admin', restricted: true }, M.key('admin')))).toEqual({ status: 403, body: { error: 'Only the owner can manage admins' } });
-      expect(await answer(add({ user_id: ids.newbie3, role: 'admin', restricted: true }))).toEqual({ status: 400, body: { error: 'Only members and viewers can be access-restricted' } });
+      expect(await answer(add({ user_id: ids.member, role: 'admin' }, M.key('admin')))).toEqual({
+        status: 409,
+        body: { error: 'User is already a member of this workspace' },
+      });
+      expect(await answer(add({ user_id: ids.newbie3, role: 'admin', restricted: true }, M.key('admin')))).toEqual({
+        status: 403,
+        body: { error: 'Only the owner can manage admins' },
+      });
+      expect(await answer(add({ user_id: ids.newbie3, role: 'admin', restricted: true }))).toEqual({
+        status: 400,
+        body: { error: 'Only members and viewers can be access-restricted' },
+      });
       // But a step 8 404 comes before any of them.
-      expect(await answer(add({ user_id: ids.member, role: 'admin', folder_ids: [0] }, M.key('admin')))).toEqual({ status: 404, body: { error: 'Folder not found' } });
+      expect(await answer(add({ user_id: ids.member, role: 'admin', folder_ids: [0] }, M.key('admin')))).toEqual({
+        status: 404,
+        body: { error: 'Folder not found' },
+      });
       expect((await add({ user_id: ids.admin2, role: 'admin' })).json()).toMatchObject({ id: ids.admin2, role: 'admin' });
     });
 
@@ -114,7 +161,10 @@ describe('members (D41)', () => {
       for (const role of ['member', 'viewer', 'restricted'] as const) {
         expect(await answer(add({ user_id: 'x' }, M.key(role)))).toEqual({ status: 403, body: { error: MANAGE } });
       }
-      expect(await answer(add({ user_id: ids.newbie3 }, M.keyWithout('members:write')))).toEqual({ status: 403, body: { error: "Scope 'members:write' is required for this endpoint" } });
+      expect(await answer(add({ user_id: ids.newbie3 }, M.keyWithout('members:write')))).toEqual({
+        status: 403,
+        body: { error: "Scope 'members:write' is required for this endpoint" },
+      });
     });
 
     it('takes 10,000 grants: duplicates collapse, and 10,000 unknown ids answer 404', async () => {
@@ -141,14 +191,24 @@ describe('members (D41)', () => {
 
       const res = await patch(ids.member, { restricted: true, folder_ids: [ids.ops, ids.eng], role: 'viewer' }, M.key('admin'));
       expect(res.json()).toEqual({ id: ids.member, email: null, name: 'Mia Member', avatar_url: null, role: 'viewer', joined_at: expect.stringMatching(TS) });
-      expect(await lastEvent()).toEqual({ type: 'member.updated', data: { user_id: ids.member, changes: ['folder_ids', 'restricted', 'role'] }, actor_user_id: ids.admin });
+      expect(await lastEvent()).toEqual({
+        type: 'member.updated',
+        data: { user_id: ids.member, changes: ['folder_ids', 'restricted', 'role'] },
+        actor_user_id: ids.admin,
+      });
       // The same set in another order changes nothing.
       const n = await eventCount();
       expect((await patch(ids.member, { folder_ids: [ids.eng, ids.ops, ids.eng] })).statusCode).toBe(200);
       expect(await eventCount()).toBe(n);
       expect((await patch(ids.member, { folder_ids: [ids.eng], list_ids: [ids.inbox] })).statusCode).toBe(200);
       expect(await lastEvent()).toMatchObject({ data: { user_id: ids.member, changes: ['folder_ids', 'list_ids'] } });
-      expect((await access(ids.member)).json()).toEqual({ user_id: ids.member, role: 'viewer', restricted: true, folder_ids: [ids.eng], list_ids: [ids.inbox] });
+      expect((await access(ids.member)).json()).toEqual({
+        user_id: ids.member,
+        role: 'viewer',
+        restricted: true,
+        folder_ids: [ids.eng],
+        list_ids: [ids.inbox],
+      });
       // The restriction counts at once: the member sees only the granted folder.
       const folders = (await send('GET', `/api/v1/workspaces/${ids.ws}/folders`, M.key('member'))).json();
       expect(folders.map((f: { id: number }) => f.id)).toEqual([ids.eng]);
@@ -169,28 +229,55 @@ describe('members (D41)', () => {
     });
 
     it('the result may not be a restricted admin: 400, after the 403s', async () => {
-      expect(await answer(patch(ids.restricted, { role: 'admin' }))).toEqual({ status: 400, body: { error: 'Only members and viewers can be access-restricted' } });
-      expect(await answer(patch(ids.admin, { restricted: true }))).toEqual({ status: 400, body: { error: 'Only members and viewers can be access-restricted' } });
-      expect(await answer(patch(ids.restricted, { role: 'admin' }, M.key('admin')))).toEqual({ status: 403, body: { error: 'Only the owner can manage admins' } });
+      expect(await answer(patch(ids.restricted, { role: 'admin' }))).toEqual({
+        status: 400,
+        body: { error: 'Only members and viewers can be access-restricted' },
+      });
+      expect(await answer(patch(ids.admin, { restricted: true }))).toEqual({
+        status: 400,
+        body: { error: 'Only members and viewers can be access-restricted' },
+      });
+      expect(await answer(patch(ids.restricted, { role: 'admin' }, M.key('admin')))).toEqual({
+        status: 403,
+        body: { error: 'Only the owner can manage admins' },
+      });
       expect((await patch(ids.restricted, { role: 'admin', restricted: false })).json()).toMatchObject({ role: 'admin' });
       expect((await patch(ids.restricted, { role: 'member', restricted: true })).json()).toMatchObject({ role: 'member' });
     });
 
     it('checks ids left to right at step 4, the member at step 5 (before the role), the body after the role', async () => {
-      expect(await answer(send('PATCH', `/api/v1/workspaces/x/members/y`, M.key('owner'), {}))).toEqual({ status: 400, body: { error: 'Invalid workspace ID' } });
+      expect(await answer(send('PATCH', `/api/v1/workspaces/x/members/y`, M.key('owner'), {}))).toEqual({
+        status: 400,
+        body: { error: 'Invalid workspace ID' },
+      });
       expect(await answer(patch('y', {}))).toEqual({ status: 400, body: { error: 'Invalid user ID' } });
       expect(await answer(patch(ids.outsider, { role: 'x' }, M.key('viewer')))).toEqual({ status: 404, body: { error: 'Member not found' } });
       expect(await answer(patch(ids.member, { role: 'x' }, M.key('viewer')))).toEqual({ status: 403, body: { error: MANAGE } });
       expect(await answer(patch(ids.member, { role: 'x' }))).toEqual({ status: 400, body: { error: 'Invalid role. Must be one of: admin, member, viewer' } });
       expect(await answer(patch(ids.member, { folder_ids: [ids.o_folder] }))).toEqual({ status: 404, body: { error: 'Folder not found' } });
-      expect(await answer(send('PATCH', `/api/v1/workspaces/${ids.other}/members/${ids.outsider}`, M.key('owner'), {}))).toEqual({ status: 404, body: { error: 'Workspace not found' } });
+      expect(await answer(send('PATCH', `/api/v1/workspaces/${ids.other}/members/${ids.outsider}`, M.key('owner'), {}))).toEqual({
+        status: 404,
+        body: { error: 'Workspace not found' },
+      });
     });
   });
 
   describe('access', () => {
     it('managers read anyone, a member only themself; an unknown member is 404 before the role', async () => {
-      expect((await access(ids.restricted, M.key('admin'))).json()).toEqual({ user_id: ids.restricted, role: 'member', restricted: true, folder_ids: [ids.eng], list_ids: [] });
-      expect((await access(ids.restrictedViewer, M.key('restrictedViewer'))).json()).toEqual({ user_id: ids.restrictedViewer, role: 'viewer', restricted: true, folder_ids: [], list_ids: [ids.inbox] });
+      expect((await access(ids.restricted, M.key('admin'))).json()).toEqual({
+        user_id: ids.restricted,
+        role: 'member',
+        restricted: true,
+        folder_ids: [ids.eng],
+        list_ids: [],
+      });
+      expect((await access(ids.restrictedViewer, M.key('restrictedViewer'))).json()).toEqual({
+        user_id: ids.restrictedViewer,
+        role: 'viewer',
+        restricted: true,
+        folder_ids: [],
+        list_ids: [ids.inbox],
+      });
       expect(await answer(access(ids.owner, M.key('viewer')))).toEqual({ status: 403, body: { error: MANAGE } });
       expect(await answer(access(ids.outsider, M.key('viewer')))).toEqual({ status: 404, body: { error: 'Member not found' } });
       expect((await access(ids.owner)).json()).toEqual({ user_id: ids.owner, role: 'owner', restricted: false, folder_ids: [], list_ids: [] });
@@ -202,11 +289,23 @@ describe('members (D41)', () => {
       const leaver = ids.leaver;
       expect((await add({ user_id: leaver, restricted: true, folder_ids: [ids.eng], list_ids: [ids.inbox] })).statusCode).toBe(201);
       const [{ id: people }] = await q<{ id: number }>(
-        `INSERT INTO custom_fields (workspace_id, name, type, position) VALUES ($1, 'Reviewers', 'people', 9) RETURNING id`, [ids.ws]);
-      await q(`INSERT INTO custom_field_allowed_users (field_id, user_id, workspace_id) VALUES ($1, $2, $3), ($1, $4, $3)`, [people, leaver, ids.ws, ids.admin]);
+        `INSERT INTO custom_fields (workspace_id, name, type, position) VALUES ($1, 'Reviewers', 'people', 9) RETURNING id`,
+        [ids.ws],
+      );
+      await q(`INSERT INTO custom_field_allowed_users (field_id, user_id, workspace_id) VALUES ($1, $2, $3), ($1, $4, $3)`, [
+        people,
+        leaver,
+        ids.ws,
+        ids.admin,
+      ]);
       await q(`UPDATE custom_fields SET has_allowed_users = true WHERE id = $1`, [people]);
       await q(`INSERT INTO task_custom_field_values (task_id, field_id, workspace_id, value) VALUES ($1, $3, $4, $5), ($2, $3, $4, $6)`, [
-        ids.t_backlog, ids.t_inbox, people, ids.ws, [ids.admin, leaver, ids.viewer].sort((a, b) => a - b).join(','), String(leaver),
+        ids.t_backlog,
+        ids.t_inbox,
+        people,
+        ids.ws,
+        [ids.admin, leaver, ids.viewer].sort((a, b) => a - b).join(','),
+        String(leaver),
       ]);
       await q(`INSERT INTO task_assignees (task_id, user_id, workspace_id) VALUES ($1, $2, $3), ($4, $2, $3)`, [ids.t_backlog, leaver, ids.ws, ids.t_inbox]);
       // The leaver's assignment in another workspace stays.
@@ -236,14 +335,21 @@ describe('members (D41)', () => {
       expect((await remove(ids.admin2, 'svc_mbr_admin2')).statusCode).toBe(204);
       expect((await remove(ids.restrictedViewer, M.key('restrictedViewer'))).statusCode).toBe(204);
       // Gone: the next request of the removed member is a non-member's.
-      expect(await answer(send('GET', `/api/v1/workspaces/${ids.ws}`, M.key('restrictedViewer')))).toEqual({ status: 404, body: { error: 'Workspace not found' } });
+      expect(await answer(send('GET', `/api/v1/workspaces/${ids.ws}`, M.key('restrictedViewer')))).toEqual({
+        status: 404,
+        body: { error: 'Workspace not found' },
+      });
     });
   });
 
   describe('events (D48)', () => {
     it('workspace and member events are visible to every member, restricted ones too', async () => {
       expect((await send('PATCH', `/api/v1/workspaces/${ids.ws}`, M.key('owner'), { icon: 'team' })).statusCode).toBe(200);
-      const res = await send('GET', `/api/v1/workspaces/${ids.ws}/events?type=workspace.updated,member.added,member.updated,member.removed&limit=100`, M.key('restricted'));
+      const res = await send(
+        'GET',
+        `/api/v1/workspaces/${ids.ws}/events?type=workspace.updated,member.added,member.updated,member.removed&limit=100`,
+        M.key('restricted'),
+      );
       expect(res.statusCode).toBe(200);
       const types = new Set(res.json().data.map((e: { type: string }) => e.type));
       expect([...types].sort()).toEqual(['member.added', 'member.removed', 'member.updated', 'workspace.updated']);
@@ -253,15 +359,23 @@ describe('members (D41)', () => {
   });
 
   describe('deleting a folder or a list removes what names it', () => {
-    it('member grants, custom fields\' granted folders and list overrides', async () => {
+    it("member grants, custom fields' granted folders and list overrides", async () => {
       const mk = async (sql: string, params: unknown[]) => (await q<{ id: number }>(sql, params))[0].id;
       const folder = await mk(`INSERT INTO folders (workspace_id, name, position) VALUES ($1, 'Doomed', 50) RETURNING id`, [ids.ws]);
       const list = await mk(`INSERT INTO lists (workspace_id, folder_id, name, position) VALUES ($1, $2, 'Doomed list', 50) RETURNING id`, [ids.ws, folder]);
       const loose = await mk(`INSERT INTO lists (workspace_id, name, position) VALUES ($1, 'Loose doomed', 51) RETURNING id`, [ids.ws]);
       expect((await patch(ids.restricted, { folder_ids: [ids.eng, folder], list_ids: [list, loose] })).statusCode).toBe(200);
-      const field = await mk(`INSERT INTO custom_fields (workspace_id, name, type, position, is_scope_restricted) VALUES ($1, 'Scoped', 'text', 10, true) RETURNING id`, [ids.ws]);
+      const field = await mk(
+        `INSERT INTO custom_fields (workspace_id, name, type, position, is_scope_restricted) VALUES ($1, 'Scoped', 'text', 10, true) RETURNING id`,
+        [ids.ws],
+      );
       await q(`INSERT INTO custom_field_folder_grants (field_id, folder_id, workspace_id) VALUES ($1, $2, $3), ($1, $4, $3)`, [field, folder, ids.ws, ids.eng]);
-      await q(`INSERT INTO custom_field_list_overrides (field_id, list_id, workspace_id, access) VALUES ($1, $2, $3, 'granted'), ($1, $4, $3, 'denied')`, [field, loose, ids.ws, ids.backlog]);
+      await q(`INSERT INTO custom_field_list_overrides (field_id, list_id, workspace_id, access) VALUES ($1, $2, $3, 'granted'), ($1, $4, $3, 'denied')`, [
+        field,
+        loose,
+        ids.ws,
+        ids.backlog,
+      ]);
 
       expect((await send('DELETE', `/api/v1/lists/${loose}`, M.key('owner'))).statusCode).toBe(204);
       expect((await send('DELETE', `/api/v1/folders/${folder}`, M.key('owner'))).statusCode).toBe(204);

@@ -1,5 +1,6 @@
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
+
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
 import { KEYS, tasksWorld } from './tasks-world';
@@ -16,7 +17,6 @@ import { KEYS, tasksWorld } from './tasks-world';
  * service and refused by the schemas, and their descriptions say so.
  */
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Doc = Record<string, any>;
 
 interface Sent {
@@ -82,18 +82,64 @@ describe('the OpenAPI document accepts the requests the service accepts (issue 1
       ...(sent.body === undefined ? {} : { payload: sent.body as object }),
     });
 
-  const tasks = (query: Array<[string, string]>): Sent => ({ method: 'GET', template: '/api/v1/workspaces/{workspace_id}/tasks', path: `/api/v1/workspaces/${ids.acme}/tasks`, query });
+  const tasks = (query: Array<[string, string]>): Sent => ({
+    method: 'GET',
+    template: '/api/v1/workspaces/{workspace_id}/tasks',
+    path: `/api/v1/workspaces/${ids.acme}/tasks`,
+    query,
+  });
 
   const accepted: Array<[string, () => Sent]> = [
     ['priority as a comma list', () => tasks([['priority', 'urgent,high']])],
-    ['priority repeated and comma lists together', () => tasks([['priority', 'urgent'], ['priority', 'high,low']])],
+    [
+      'priority repeated and comma lists together',
+      () =>
+        tasks([
+          ['priority', 'urgent'],
+          ['priority', 'high,low'],
+        ]),
+    ],
     ['status_category as a comma list', () => tasks([['status_category', 'pending,in_progress']])],
-    ['assignee_id ids, me and none', () => tasks([['assignee_id', `me,none,${ids.bob}`], ['assignee_id', '7']])],
-    ['status_id and label_id comma lists', () => tasks([['status_id', `${ids.review},1`], ['label_id', `${ids.bug},99999999999999`]])],
+    [
+      'assignee_id ids, me and none',
+      () =>
+        tasks([
+          ['assignee_id', `me,none,${ids.bob}`],
+          ['assignee_id', '7'],
+        ]),
+    ],
+    [
+      'status_id and label_id comma lists',
+      () =>
+        tasks([
+          ['status_id', `${ids.review},1`],
+          ['label_id', `${ids.bug},99999999999999`],
+        ]),
+    ],
     ['100 values', () => tasks([['label_id', Array(100).fill('1').join(',')]])],
-    ['dates in every D11 form', () => tasks([['due_after', '2025-01-15'], ['due_before', '2025-01-15T09:30+02:00'], ['created_after', '2025-01-15T09:30:00.123456Z'], ['updated_after', '2025-01-15T09:30:00-05:30']])],
+    [
+      'dates in every D11 form',
+      () =>
+        tasks([
+          ['due_after', '2025-01-15'],
+          ['due_before', '2025-01-15T09:30+02:00'],
+          ['created_after', '2025-01-15T09:30:00.123456Z'],
+          ['updated_after', '2025-01-15T09:30:00-05:30'],
+        ]),
+    ],
     ['q with spaces around 200 characters', () => tasks([['q', ` ${'x'.repeat(200)} `]])],
-    ['the other parameters', () => tasks([['page', '2'], ['limit', '100'], ['list_id', String(ids.backlog)], ['parent_id', String(ids.t_full)], ['include_subtasks', 'true'], ['sort', 'priority,-due_date']])],
+    [
+      'the other parameters',
+      () =>
+        tasks([
+          ['page', '2'],
+          ['limit', '100'],
+          ['list_id', String(ids.backlog)],
+          ['parent_id', String(ids.t_full)],
+          ['include_subtasks', 'true'],
+          ['sort', 'priority,-due_date'],
+        ]),
+    ],
     ['include_total as a boolean', () => tasks([['include_total', 'false']])],
     [
       'create task with integer ids, custom-field values of every kind, empty and null dates',
@@ -119,10 +165,21 @@ describe('the OpenAPI document accepts the requests the service accepts (issue 1
     ],
     [
       'update task with a date with offset and fraction',
-      () => ({ method: 'PATCH', template: '/api/v1/tasks/{task_id}', path: `/api/v1/tasks/${ids.t_full}`, body: { due_date: '2025-01-15T09:30:00.1+01:00', start_date: '', custom_fields: [] } }),
+      () => ({
+        method: 'PATCH',
+        template: '/api/v1/tasks/{task_id}',
+        path: `/api/v1/tasks/${ids.t_full}`,
+        body: { due_date: '2025-01-15T09:30:00.1+01:00', start_date: '', custom_fields: [] },
+      }),
     ],
-    ['status position at the integer bounds', () => ({ method: 'PATCH', template: '/api/v1/statuses/{status_id}', path: `/api/v1/statuses/${ids.review}`, body: { position: 2147483647 } })],
-    ['status position at the lower bound', () => ({ method: 'PATCH', template: '/api/v1/statuses/{status_id}', path: `/api/v1/statuses/${ids.review}`, body: { position: -2147483647 } })],
+    [
+      'status position at the integer bounds',
+      () => ({ method: 'PATCH', template: '/api/v1/statuses/{status_id}', path: `/api/v1/statuses/${ids.review}`, body: { position: 2147483647 } }),
+    ],
+    [
+      'status position at the lower bound',
+      () => ({ method: 'PATCH', template: '/api/v1/statuses/{status_id}', path: `/api/v1/statuses/${ids.review}`, body: { position: -2147483647 } }),
+    ],
   ];
 
   it.each(accepted)('%s: the service accepts it, and so does the document', async (_case, make) => {
@@ -135,7 +192,11 @@ describe('the OpenAPI document accepts the requests the service accepts (issue 1
   // Issue 32: accepted by the service, beyond the schemas; the description of what is lenient says so.
   const lenient: Array<[string, () => Sent, string]> = [
     ['a 0 in an id list (matches nothing)', () => tasks([['status_id', `${ids.review},0`]]), 'comma-separated'],
-    ['ids as strings of digits in a body', () => ({ method: 'PATCH', template: '/api/v1/tasks/{task_id}', path: `/api/v1/tasks/${ids.t_full}`, body: { list_id: String(ids.backlog) } }), 'A string of digits is accepted too'],
+    [
+      'ids as strings of digits in a body',
+      () => ({ method: 'PATCH', template: '/api/v1/tasks/{task_id}', path: `/api/v1/tasks/${ids.t_full}`, body: { list_id: String(ids.backlog) } }),
+      'A string of digits is accepted too',
+    ],
     [
       'create task with loose assignee_ids, label_ids and custom_fields',
       () => ({
@@ -182,9 +243,18 @@ describe('the OpenAPI document accepts the requests the service accepts (issue 1
     ['an unknown priority in a list', () => tasks([['priority', 'urgent,critical']])],
     ['101 repetitions', () => tasks(Array.from({ length: 101 }, () => ['priority', 'high'] as [string, string]))],
     ['a date in another form', () => tasks([['due_after', '15/01/2025']])],
-    ['a custom-field value over 10,000 characters', () => ({ method: 'PATCH' as const, template: '/api/v1/tasks/{task_id}', path: '', body: { custom_fields: [{ id: 1, value: 'v'.repeat(10_001) }] } })],
-    ['a custom-field value that is an object', () => ({ method: 'PATCH' as const, template: '/api/v1/tasks/{task_id}', path: '', body: { custom_fields: [{ id: 1, value: {} }] } })],
-    ['a position past the integer range', () => ({ method: 'PATCH' as const, template: '/api/v1/statuses/{status_id}', path: '', body: { position: 2147483648 } })],
+    [
+      'a custom-field value over 10,000 characters',
+      () => ({ method: 'PATCH' as const, template: '/api/v1/tasks/{task_id}', path: '', body: { custom_fields: [{ id: 1, value: 'v'.repeat(10_001) }] } }),
+    ],
+    [
+      'a custom-field value that is an object',
+      () => ({ method: 'PATCH' as const, template: '/api/v1/tasks/{task_id}', path: '', body: { custom_fields: [{ id: 1, value: {} }] } }),
+    ],
+    [
+      'a position past the integer range',
+      () => ({ method: 'PATCH' as const, template: '/api/v1/statuses/{status_id}', path: '', body: { position: 2147483648 } }),
+    ],
   ] as Array<[string, () => Sent]>)('the document refuses %s', (_case, make) => {
     expect(problems(make()).length).toBeGreaterThan(0);
   });

@@ -1,10 +1,11 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
 import { execFileSync } from 'child_process';
 import { readFileSync } from 'fs';
 import { resolve } from 'path';
-import SwaggerParser from '@apidevtools/swagger-parser';
+
 import { SCOPES } from '../../src/common/auth/scope';
-import { loadFixture } from '../../src/fixtures/fixture-loader';
 import type { FixtureWorld } from '../../src/fixtures/fixture.types';
+import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { LabelDto } from '../../src/labels/labels.dto';
 import { operations, reachableSchemas, responseAndRequestRoots } from '../../src/openapi/openapi.finalize';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
@@ -17,7 +18,6 @@ import { ROOT } from '../setup/paths';
  * it, and the response validator of the e2e suite (test/setup/openapi-validator.ts).
  */
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Doc = Record<string, any>;
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -46,265 +46,606 @@ const START = 'Invalid start_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:3
 const D1: RouteCase[] = [
   { method: 'GET', path: '/api/v1/me', scope: 'users:read', returns: 'CurrentUser', errors: { 404: ['User not found'] } },
   { method: 'GET', path: '/api/v1/workspaces', scope: 'workspaces:read', returns: ['Workspace'], errors: {} },
-  { method: 'GET', path: '/api/v1/workspaces/{workspace_id}', scope: 'workspaces:read', returns: 'Workspace', errors: { 400: ['Invalid workspace ID'], 404: ['Workspace not found'] } },
-  { method: 'GET', path: '/api/v1/workspaces/{workspace_id}/members', scope: 'workspaces:read', returns: ['Member'], errors: { 400: ['Invalid workspace ID'], 404: ['Workspace not found'] } },
-  { method: 'GET', path: '/api/v1/workspaces/{workspace_id}/labels', scope: 'workspaces:read', returns: ['Label'], errors: { 400: ['Invalid workspace ID'], 404: ['Workspace not found'] } },
   {
-    method: 'POST', path: '/api/v1/labels', scope: 'workspaces:write', returns: 'Label',
-    errors: { 400: ['workspace_id is required', 'name is required'], 403: ['Only owners and admins can create labels'], 404: ['Workspace not found'], 409: ['A label with this name already exists'] },
+    method: 'GET',
+    path: '/api/v1/workspaces/{workspace_id}',
+    scope: 'workspaces:read',
+    returns: 'Workspace',
+    errors: { 400: ['Invalid workspace ID'], 404: ['Workspace not found'] },
   },
   {
-    method: 'DELETE', path: '/api/v1/labels/{label_id}', scope: 'workspaces:write', returns: null,
+    method: 'GET',
+    path: '/api/v1/workspaces/{workspace_id}/members',
+    scope: 'workspaces:read',
+    returns: ['Member'],
+    errors: { 400: ['Invalid workspace ID'], 404: ['Workspace not found'] },
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/workspaces/{workspace_id}/labels',
+    scope: 'workspaces:read',
+    returns: ['Label'],
+    errors: { 400: ['Invalid workspace ID'], 404: ['Workspace not found'] },
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/labels',
+    scope: 'workspaces:write',
+    returns: 'Label',
+    errors: {
+      400: ['workspace_id is required', 'name is required'],
+      403: ['Only owners and admins can create labels'],
+      404: ['Workspace not found'],
+      409: ['A label with this name already exists'],
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/labels/{label_id}',
+    scope: 'workspaces:write',
+    returns: null,
     errors: { 400: ['Invalid label ID'], 403: ['Only owners and admins can delete labels', 'Access denied'], 404: ['Label not found'] },
   },
-  { method: 'GET', path: '/api/v1/workspaces/{workspace_id}/statuses', scope: 'workspaces:read', returns: ['Status'], errors: { 400: ['Invalid workspace ID'], 404: ['Workspace not found'] } },
   {
-    method: 'POST', path: '/api/v1/statuses', scope: 'workspaces:write', returns: 'Status',
+    method: 'GET',
+    path: '/api/v1/workspaces/{workspace_id}/statuses',
+    scope: 'workspaces:read',
+    returns: ['Status'],
+    errors: { 400: ['Invalid workspace ID'], 404: ['Workspace not found'] },
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/statuses',
+    scope: 'workspaces:write',
+    returns: 'Status',
     errors: {
       400: ['workspace_id is required', 'name is required', 'Invalid category. Must be one of: pending, in_progress, completed, cancelled'],
-      403: ['Only owners and admins can create statuses'], 404: ['Workspace not found'], 409: ['A status with this name already exists'],
+      403: ['Only owners and admins can create statuses'],
+      404: ['Workspace not found'],
+      409: ['A status with this name already exists'],
     },
   },
   {
-    method: 'PATCH', path: '/api/v1/statuses/{status_id}', scope: 'workspaces:write', returns: 'Status',
+    method: 'PATCH',
+    path: '/api/v1/statuses/{status_id}',
+    scope: 'workspaces:write',
+    returns: 'Status',
     errors: {
       400: ['Invalid status ID', 'At least one completed status must remain in the workspace'],
-      403: ['Only owners and admins can edit statuses', 'Access denied'], 404: ['Status not found'], 409: ['A status with this name already exists'],
+      403: ['Only owners and admins can edit statuses', 'Access denied'],
+      404: ['Status not found'],
+      409: ['A status with this name already exists'],
     },
   },
-  { method: 'GET', path: '/api/v1/workspaces/{workspace_id}/folders', scope: 'folders:read', returns: ['Folder'], errors: { 400: ['Invalid workspace ID'], 404: ['Workspace not found'] } },
   {
-    method: 'POST', path: '/api/v1/folders', scope: 'folders:write', returns: 'Folder',
+    method: 'GET',
+    path: '/api/v1/workspaces/{workspace_id}/folders',
+    scope: 'folders:read',
+    returns: ['Folder'],
+    errors: { 400: ['Invalid workspace ID'], 404: ['Workspace not found'] },
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/folders',
+    scope: 'folders:write',
+    returns: 'Folder',
     errors: { 400: ['workspace_id is required', 'name is required'], 403: ['Viewers cannot create folders', 'Access denied'], 404: ['Workspace not found'] },
   },
   {
-    method: 'PATCH', path: '/api/v1/folders/{folder_id}', scope: 'folders:write', returns: 'Folder',
+    method: 'PATCH',
+    path: '/api/v1/folders/{folder_id}',
+    scope: 'folders:write',
+    returns: 'Folder',
     errors: { 400: ['Invalid folder ID', 'name cannot be empty'], 403: ['Viewers cannot edit folders'], 404: ['Folder not found'] },
   },
   {
-    method: 'DELETE', path: '/api/v1/folders/{folder_id}', scope: 'folders:write', returns: null,
+    method: 'DELETE',
+    path: '/api/v1/folders/{folder_id}',
+    scope: 'folders:write',
+    returns: null,
     errors: { 400: ['Invalid folder ID'], 403: ['Only owners and admins can delete folders'], 404: ['Folder not found'] },
   },
-  { method: 'GET', path: '/api/v1/folders/{folder_id}/lists', scope: 'folders:read', returns: ['List'], errors: { 400: ['Invalid folder ID'], 404: ['Folder not found'] } },
   {
-    method: 'POST', path: '/api/v1/lists', scope: 'lists:write', returns: 'List',
-    errors: { 400: ['workspace_id is required', 'folder_id is required', 'name is required'], 403: ['Viewers cannot create lists'], 404: ['Folder not found', 'List not found'] },
+    method: 'GET',
+    path: '/api/v1/folders/{folder_id}/lists',
+    scope: 'folders:read',
+    returns: ['List'],
+    errors: { 400: ['Invalid folder ID'], 404: ['Folder not found'] },
   },
   {
-    method: 'PATCH', path: '/api/v1/lists/{list_id}', scope: 'lists:write', returns: 'List',
+    method: 'POST',
+    path: '/api/v1/lists',
+    scope: 'lists:write',
+    returns: 'List',
+    errors: {
+      400: ['workspace_id is required', 'folder_id is required', 'name is required'],
+      403: ['Viewers cannot create lists'],
+      404: ['Folder not found', 'List not found'],
+    },
+  },
+  {
+    method: 'PATCH',
+    path: '/api/v1/lists/{list_id}',
+    scope: 'lists:write',
+    returns: 'List',
     errors: { 400: ['Invalid list ID', 'name cannot be empty'], 403: ['Viewers cannot edit lists', 'Access denied'], 404: ['List not found'] },
   },
   {
-    method: 'DELETE', path: '/api/v1/lists/{list_id}', scope: 'lists:write', returns: null,
+    method: 'DELETE',
+    path: '/api/v1/lists/{list_id}',
+    scope: 'lists:write',
+    returns: null,
     errors: { 400: ['Invalid list ID'], 403: ['Only owners and admins can delete lists', 'Access denied'], 404: ['List not found'] },
   },
   {
-    method: 'GET', path: '/api/v1/workspaces/{workspace_id}/tasks', scope: 'tasks:read',
+    method: 'GET',
+    path: '/api/v1/workspaces/{workspace_id}/tasks',
+    scope: 'tasks:read',
     // D34: offset pages, keyset pages, keyset pages with total.
     returns: { oneOf: ['TaskPage', 'TaskCursorPage', 'TaskCursorPageWithTotal'] },
     errors: {
       400: ['Invalid workspace ID', 'page must be a positive integer', 'limit must be an integer between 1 and 100', 'list_id must be a valid numeric ID'],
-      403: ['Access denied'], 404: ['Workspace not found', 'List not found in this workspace'],
+      403: ['Access denied'],
+      404: ['Workspace not found', 'List not found in this workspace'],
     },
   },
   {
-    method: 'POST', path: '/api/v1/tasks', scope: 'tasks:write', returns: null,
+    method: 'POST',
+    path: '/api/v1/tasks',
+    scope: 'tasks:write',
+    returns: null,
     errors: {
-      400: ['list_id is required', 'title is required', 'list_id must be a valid numeric ID', 'status_id must be a valid numeric ID', PRIORITY, DUE, START, 'assignee_ids must be an array', 'custom_fields must be an array'],
-      403: ['Viewers cannot create tasks', 'Access denied'], 404: ['List not found in this workspace', 'Status not found in this workspace'],
+      400: [
+        'list_id is required',
+        'title is required',
+        'list_id must be a valid numeric ID',
+        'status_id must be a valid numeric ID',
+        PRIORITY,
+        DUE,
+        START,
+        'assignee_ids must be an array',
+        'custom_fields must be an array',
+      ],
+      403: ['Viewers cannot create tasks', 'Access denied'],
+      404: ['List not found in this workspace', 'Status not found in this workspace'],
     },
   },
-  { method: 'GET', path: '/api/v1/tasks/{task_id}', scope: 'tasks:read', returns: 'Task', errors: { 400: ['Invalid task ID'], 403: ['Access denied'], 404: ['Task not found'] } },
   {
-    method: 'PATCH', path: '/api/v1/tasks/{task_id}', scope: 'tasks:write', returns: null,
+    method: 'GET',
+    path: '/api/v1/tasks/{task_id}',
+    scope: 'tasks:read',
+    returns: 'Task',
+    errors: { 400: ['Invalid task ID'], 403: ['Access denied'], 404: ['Task not found'] },
+  },
+  {
+    method: 'PATCH',
+    path: '/api/v1/tasks/{task_id}',
+    scope: 'tasks:write',
+    returns: null,
     errors: {
       400: ['Invalid task ID', 'title cannot be empty', PRIORITY, DUE, START, 'status_id must be a valid numeric ID', 'list_id must be a valid numeric ID'],
-      403: ['Viewers cannot edit tasks', 'Access denied'], 404: ['Task not found', 'Status not found in this workspace'],
+      403: ['Viewers cannot edit tasks', 'Access denied'],
+      404: ['Task not found', 'Status not found in this workspace'],
     },
   },
-  { method: 'DELETE', path: '/api/v1/tasks/{task_id}', scope: 'tasks:write', returns: null, errors: { 400: ['Invalid task ID'], 403: ['Viewers cannot delete tasks', 'Access denied'], 404: ['Task not found'] } },
-  { method: 'GET', path: '/api/v1/tasks/{task_id}/comments', scope: 'comments:read', returns: ['Comment'], errors: { 400: ['Invalid task ID'], 403: ['Access denied'], 404: ['Task not found'] } },
   {
-    method: 'POST', path: '/api/v1/tasks/{task_id}/comments', scope: 'comments:write', returns: 'Comment',
+    method: 'DELETE',
+    path: '/api/v1/tasks/{task_id}',
+    scope: 'tasks:write',
+    returns: null,
+    errors: { 400: ['Invalid task ID'], 403: ['Viewers cannot delete tasks', 'Access denied'], 404: ['Task not found'] },
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/tasks/{task_id}/comments',
+    scope: 'comments:read',
+    returns: ['Comment'],
+    errors: { 400: ['Invalid task ID'], 403: ['Access denied'], 404: ['Task not found'] },
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/tasks/{task_id}/comments',
+    scope: 'comments:write',
+    returns: 'Comment',
     errors: { 400: ['Invalid task ID', 'content is required'], 403: ['Viewers cannot comment', 'Access denied'], 404: ['Task not found'] },
   },
-  { method: 'GET', path: '/api/v1/workspaces/{workspace_id}/custom-fields', scope: 'tasks:read', returns: ['CustomFieldDefinition'], errors: { 400: ['Invalid workspace ID'], 404: ['Workspace not found'] } },
   {
-    method: 'GET', path: '/api/v1/workspaces/{workspace_id}/events', scope: 'events:read', returns: 'EventPage',
-    errors: { 400: ['Invalid workspace ID', 'after must be a non-negative integer', 'limit must be an integer between 1 and 100', 'task_id must be a valid numeric ID'], 404: ['Workspace not found'] },
+    method: 'GET',
+    path: '/api/v1/workspaces/{workspace_id}/custom-fields',
+    scope: 'tasks:read',
+    returns: ['CustomFieldDefinition'],
+    errors: { 400: ['Invalid workspace ID'], 404: ['Workspace not found'] },
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/workspaces/{workspace_id}/events',
+    scope: 'events:read',
+    returns: 'EventPage',
+    errors: {
+      400: ['Invalid workspace ID', 'after must be a non-negative integer', 'limit must be an integer between 1 and 100', 'task_id must be a valid numeric ID'],
+      404: ['Workspace not found'],
+    },
   },
   // D38: webhooks.
   {
-    method: 'POST', path: '/api/v1/webhooks', scope: 'webhooks:write', returns: 'CreatedWebhook',
+    method: 'POST',
+    path: '/api/v1/webhooks',
+    scope: 'webhooks:write',
+    returns: 'CreatedWebhook',
     errors: {
-      400: ['workspace_id is required', 'url must be an https URL', 'url must not point to a private address', 'events must be a non-empty array of event types'],
-      403: ['Only owners and admins can manage webhooks'], 404: ['Workspace not found'],
+      400: [
+        'workspace_id is required',
+        'url must be an https URL',
+        'url must not point to a private address',
+        'events must be a non-empty array of event types',
+      ],
+      403: ['Only owners and admins can manage webhooks'],
+      404: ['Workspace not found'],
     },
   },
   {
-    method: 'GET', path: '/api/v1/workspaces/{workspace_id}/webhooks', scope: 'webhooks:read', returns: ['Webhook'],
+    method: 'GET',
+    path: '/api/v1/workspaces/{workspace_id}/webhooks',
+    scope: 'webhooks:read',
+    returns: ['Webhook'],
     errors: { 400: ['Invalid workspace ID'], 403: ['Only owners and admins can manage webhooks'], 404: ['Workspace not found'] },
   },
   {
-    method: 'PATCH', path: '/api/v1/webhooks/{webhook_id}', scope: 'webhooks:write', returns: 'Webhook',
+    method: 'PATCH',
+    path: '/api/v1/webhooks/{webhook_id}',
+    scope: 'webhooks:write',
+    returns: 'Webhook',
     errors: {
-      400: ['Invalid webhook ID', 'url must be an https URL', 'url must not point to a private address', 'events must be a non-empty array of event types', 'active must be a boolean'],
-      403: ['Only owners and admins can manage webhooks', 'Access denied'], 404: ['Webhook not found'],
+      400: [
+        'Invalid webhook ID',
+        'url must be an https URL',
+        'url must not point to a private address',
+        'events must be a non-empty array of event types',
+        'active must be a boolean',
+      ],
+      403: ['Only owners and admins can manage webhooks', 'Access denied'],
+      404: ['Webhook not found'],
     },
   },
   {
-    method: 'DELETE', path: '/api/v1/webhooks/{webhook_id}', scope: 'webhooks:write', returns: null,
+    method: 'DELETE',
+    path: '/api/v1/webhooks/{webhook_id}',
+    scope: 'webhooks:write',
+    returns: null,
     errors: { 400: ['Invalid webhook ID'], 403: ['Only owners and admins can manage webhooks', 'Access denied'], 404: ['Webhook not found'] },
   },
   {
-    method: 'GET', path: '/api/v1/webhooks/{webhook_id}/deliveries', scope: 'webhooks:read', returns: ['WebhookDelivery'],
+    method: 'GET',
+    path: '/api/v1/webhooks/{webhook_id}/deliveries',
+    scope: 'webhooks:read',
+    returns: ['WebhookDelivery'],
     errors: { 400: ['Invalid webhook ID'], 403: ['Only owners and admins can manage webhooks', 'Access denied'], 404: ['Webhook not found'] },
   },
   // D39: issue 34's routes.
   {
-    method: 'PATCH', path: '/api/v1/labels/{label_id}', scope: 'workspaces:write', returns: 'Label',
+    method: 'PATCH',
+    path: '/api/v1/labels/{label_id}',
+    scope: 'workspaces:write',
+    returns: 'Label',
     errors: {
       400: ['Invalid label ID', 'name cannot be empty', 'color must be a string or null', 'color must be at most 64 characters'],
-      403: ['Only owners and admins can edit labels', 'Access denied'], 404: ['Label not found'], 409: ['A label with this name already exists'],
+      403: ['Only owners and admins can edit labels', 'Access denied'],
+      404: ['Label not found'],
+      409: ['A label with this name already exists'],
     },
   },
   {
-    method: 'DELETE', path: '/api/v1/statuses/{status_id}', scope: 'workspaces:write', returns: null, more: ['413'],
+    method: 'DELETE',
+    path: '/api/v1/statuses/{status_id}',
+    scope: 'workspaces:write',
+    returns: null,
+    more: ['413'],
     errors: {
-      400: ['Invalid status ID', 'replacement_status_id must be given only once', 'replacement_status_id must be a valid numeric ID',
-        'replacement_status_id cannot be the deleted status', 'At least one completed status must remain in the workspace'],
-      403: ['Only owners and admins can delete statuses', 'Access denied'], 404: ['Status not found', 'Status not found in this workspace'],
+      400: [
+        'Invalid status ID',
+        'replacement_status_id must be given only once',
+        'replacement_status_id must be a valid numeric ID',
+        'replacement_status_id cannot be the deleted status',
+        'At least one completed status must remain in the workspace',
+      ],
+      403: ['Only owners and admins can delete statuses', 'Access denied'],
+      404: ['Status not found', 'Status not found in this workspace'],
     },
   },
-  { method: 'GET', path: '/api/v1/folders/{folder_id}', scope: 'folders:read', returns: 'Folder', errors: { 400: ['Invalid folder ID'], 403: ['Access denied'], 404: ['Folder not found'] } },
-  { method: 'GET', path: '/api/v1/lists/{list_id}', scope: 'folders:read', returns: 'List', errors: { 400: ['Invalid list ID'], 403: ['Access denied'], 404: ['List not found'] } },
+  {
+    method: 'GET',
+    path: '/api/v1/folders/{folder_id}',
+    scope: 'folders:read',
+    returns: 'Folder',
+    errors: { 400: ['Invalid folder ID'], 403: ['Access denied'], 404: ['Folder not found'] },
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/lists/{list_id}',
+    scope: 'folders:read',
+    returns: 'List',
+    errors: { 400: ['Invalid list ID'], 403: ['Access denied'], 404: ['List not found'] },
+  },
   ...(['PUT', 'DELETE'] as const).map((method): RouteCase => ({
-    method, path: '/api/v1/tasks/{task_id}/labels/{label_id}', scope: 'tasks:write', returns: null, success: '200', more: ['412', '413', '428'],
+    method,
+    path: '/api/v1/tasks/{task_id}/labels/{label_id}',
+    scope: 'tasks:write',
+    returns: null,
+    success: '200',
+    more: ['412', '413', '428'],
     errors: { 400: ['Invalid task ID', 'Invalid label ID'], 403: ['Viewers cannot edit tasks', 'Access denied'], 404: ['Task not found', 'Label not found'] },
   })),
   {
-    method: 'PATCH', path: '/api/v1/comments/{comment_id}', scope: 'comments:write', returns: 'Comment',
+    method: 'PATCH',
+    path: '/api/v1/comments/{comment_id}',
+    scope: 'comments:write',
+    returns: 'Comment',
     errors: {
       400: ['Invalid comment ID', 'content cannot be empty', 'resolved must be a boolean'],
-      403: ['Viewers cannot edit comments', 'Access denied', 'Only the author can edit a comment'], 404: ['Comment not found'],
+      403: ['Viewers cannot edit comments', 'Access denied', 'Only the author can edit a comment'],
+      404: ['Comment not found'],
     },
   },
   {
-    method: 'DELETE', path: '/api/v1/comments/{comment_id}', scope: 'comments:write', returns: null,
+    method: 'DELETE',
+    path: '/api/v1/comments/{comment_id}',
+    scope: 'comments:write',
+    returns: null,
     errors: {
       400: ['Invalid comment ID'],
-      403: ['Viewers cannot delete comments', 'Access denied', 'Only the author or owners and admins can delete a comment'], 404: ['Comment not found'],
+      403: ['Viewers cannot delete comments', 'Access denied', 'Only the author or owners and admins can delete a comment'],
+      404: ['Comment not found'],
     },
   },
   // D39-D41, D46: workspaces, members, API keys.
   {
-    method: 'POST', path: '/api/v1/workspaces', scope: 'workspaces:write', returns: 'Workspace',
-    errors: { 400: ['name is required', 'slug must be 1 to 64 URL-safe characters (letters, digits, ".", "_", "~", "-")', 'image_url must be an http or https URL'], 409: ['A workspace with this slug already exists'] },
+    method: 'POST',
+    path: '/api/v1/workspaces',
+    scope: 'workspaces:write',
+    returns: 'Workspace',
+    errors: {
+      400: ['name is required', 'slug must be 1 to 64 URL-safe characters (letters, digits, ".", "_", "~", "-")', 'image_url must be an http or https URL'],
+      409: ['A workspace with this slug already exists'],
+    },
   },
   {
-    method: 'PATCH', path: '/api/v1/workspaces/{workspace_id}', scope: 'workspaces:write', returns: 'Workspace',
-    errors: { 400: ['Invalid workspace ID', 'name cannot be empty', 'description must be a string or null'], 403: ['Only owners and admins can edit workspaces'], 404: ['Workspace not found'], 409: ['A workspace with this slug already exists'] },
+    method: 'PATCH',
+    path: '/api/v1/workspaces/{workspace_id}',
+    scope: 'workspaces:write',
+    returns: 'Workspace',
+    errors: {
+      400: ['Invalid workspace ID', 'name cannot be empty', 'description must be a string or null'],
+      403: ['Only owners and admins can edit workspaces'],
+      404: ['Workspace not found'],
+      409: ['A workspace with this slug already exists'],
+    },
   },
   {
-    method: 'DELETE', path: '/api/v1/workspaces/{workspace_id}', scope: 'workspaces:write', returns: null,
+    method: 'DELETE',
+    path: '/api/v1/workspaces/{workspace_id}',
+    scope: 'workspaces:write',
+    returns: null,
     errors: { 400: ['Invalid workspace ID'], 403: ['Only the owner can delete the workspace'], 404: ['Workspace not found'] },
   },
   {
-    method: 'POST', path: '/api/v1/workspaces/{workspace_id}/members', scope: 'members:write', returns: 'Member',
+    method: 'POST',
+    path: '/api/v1/workspaces/{workspace_id}/members',
+    scope: 'members:write',
+    returns: 'Member',
     errors: {
-      400: ['Invalid workspace ID', 'user_id or email is required', 'Send user_id or email, not both', 'Invalid role. Must be one of: admin, member, viewer', 'Only members and viewers can be access-restricted'],
-      403: ['Only owners and admins can manage members', 'Only the owner can manage admins'], 404: ['Workspace not found', 'User not found', 'Folder not found', 'List not found'],
+      400: [
+        'Invalid workspace ID',
+        'user_id or email is required',
+        'Send user_id or email, not both',
+        'Invalid role. Must be one of: admin, member, viewer',
+        'Only members and viewers can be access-restricted',
+      ],
+      403: ['Only owners and admins can manage members', 'Only the owner can manage admins'],
+      404: ['Workspace not found', 'User not found', 'Folder not found', 'List not found'],
       409: ['User is already a member of this workspace'],
     },
   },
   {
-    method: 'PATCH', path: '/api/v1/workspaces/{workspace_id}/members/{user_id}', scope: 'members:write', returns: 'Member',
+    method: 'PATCH',
+    path: '/api/v1/workspaces/{workspace_id}/members/{user_id}',
+    scope: 'members:write',
+    returns: 'Member',
     errors: {
       400: ['Invalid workspace ID', 'Invalid user ID', 'restricted must be a boolean', 'Only members and viewers can be access-restricted'],
-      403: ['Only owners and admins can manage members', 'The workspace owner cannot be changed', 'Only the owner can manage admins'], 404: ['Workspace not found', 'Member not found', 'Folder not found'],
+      403: ['Only owners and admins can manage members', 'The workspace owner cannot be changed', 'Only the owner can manage admins'],
+      404: ['Workspace not found', 'Member not found', 'Folder not found'],
     },
   },
   {
-    method: 'DELETE', path: '/api/v1/workspaces/{workspace_id}/members/{user_id}', scope: 'members:write', returns: null,
-    errors: { 400: ['Invalid workspace ID', 'Invalid user ID'], 403: ['Only owners and admins can manage members', 'The workspace owner cannot be removed', 'Only the owner can manage admins'], 404: ['Workspace not found', 'Member not found'] },
-  },
-  {
-    method: 'GET', path: '/api/v1/workspaces/{workspace_id}/members/{user_id}/access', scope: 'workspaces:read', returns: 'MemberAccess',
-    errors: { 400: ['Invalid workspace ID', 'Invalid user ID'], 403: ['Only owners and admins can manage members'], 404: ['Workspace not found', 'Member not found'] },
-  },
-  {
-    method: 'POST', path: '/api/v1/api-keys', scope: 'api_keys:write', returns: 'CreatedApiKey',
+    method: 'DELETE',
+    path: '/api/v1/workspaces/{workspace_id}/members/{user_id}',
+    scope: 'members:write',
+    returns: null,
     errors: {
-      400: ['name is required', 'scopes must be a non-empty array of known scopes', 'expires_at must be in the future', "expires_at cannot be later than this key's expiry"],
-      403: ['A key cannot grant a scope it does not have: tasks:write'], 409: ['A user can hold at most 100 active API keys'],
+      400: ['Invalid workspace ID', 'Invalid user ID'],
+      403: ['Only owners and admins can manage members', 'The workspace owner cannot be removed', 'Only the owner can manage admins'],
+      404: ['Workspace not found', 'Member not found'],
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/workspaces/{workspace_id}/members/{user_id}/access',
+    scope: 'workspaces:read',
+    returns: 'MemberAccess',
+    errors: {
+      400: ['Invalid workspace ID', 'Invalid user ID'],
+      403: ['Only owners and admins can manage members'],
+      404: ['Workspace not found', 'Member not found'],
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/api-keys',
+    scope: 'api_keys:write',
+    returns: 'CreatedApiKey',
+    errors: {
+      400: [
+        'name is required',
+        'scopes must be a non-empty array of known scopes',
+        'expires_at must be in the future',
+        "expires_at cannot be later than this key's expiry",
+      ],
+      403: ['A key cannot grant a scope it does not have: tasks:write'],
+      409: ['A user can hold at most 100 active API keys'],
     },
   },
   { method: 'GET', path: '/api/v1/api-keys', scope: 'api_keys:read', returns: ['ApiKey'], errors: {} },
-  { method: 'DELETE', path: '/api/v1/api-keys/{api_key_id}', scope: 'api_keys:write', returns: null, errors: { 400: ['Invalid API key ID'], 404: ['API key not found'] } },
+  {
+    method: 'DELETE',
+    path: '/api/v1/api-keys/{api_key_id}',
+    scope: 'api_keys:write',
+    returns: null,
+    errors: { 400: ['Invalid API key ID'], 404: ['API key not found'] },
+  },
   // D39, D42: custom-field definitions.
   {
-    method: 'POST', path: '/api/v1/custom-fields', scope: 'workspaces:write', returns: 'CustomField',
+    method: 'POST',
+    path: '/api/v1/custom-fields',
+    scope: 'workspaces:write',
+    returns: 'CustomField',
     errors: {
-      400: ['workspace_id is required', 'name is required', 'Invalid type. Must be one of: text, number, date, checkbox, rating, dropdown, money, people', 'config must be an object for dropdown', 'config must be null for text', 'list_overrides must be an array of {list_id, access} with access granted or denied'],
-      403: ['Only owners and admins can manage custom fields'], 404: ['Workspace not found', 'Folder not found', 'List not found'], 409: ['A custom field with this name already exists'],
+      400: [
+        'workspace_id is required',
+        'name is required',
+        'Invalid type. Must be one of: text, number, date, checkbox, rating, dropdown, money, people',
+        'config must be an object for dropdown',
+        'config must be null for text',
+        'list_overrides must be an array of {list_id, access} with access granted or denied',
+      ],
+      403: ['Only owners and admins can manage custom fields'],
+      404: ['Workspace not found', 'Folder not found', 'List not found'],
+      409: ['A custom field with this name already exists'],
     },
   },
   {
-    method: 'GET', path: '/api/v1/custom-fields/{custom_field_id}', scope: 'workspaces:read', returns: 'CustomField',
+    method: 'GET',
+    path: '/api/v1/custom-fields/{custom_field_id}',
+    scope: 'workspaces:read',
+    returns: 'CustomField',
     errors: { 400: ['Invalid custom field ID'], 403: ['Only owners and admins can manage custom fields', 'Access denied'], 404: ['Custom field not found'] },
   },
   {
-    method: 'PATCH', path: '/api/v1/custom-fields/{custom_field_id}', scope: 'workspaces:write', returns: 'CustomField',
+    method: 'PATCH',
+    path: '/api/v1/custom-fields/{custom_field_id}',
+    scope: 'workspaces:write',
+    returns: 'CustomField',
     errors: {
       400: ['Invalid custom field ID', 'type cannot be changed', 'name cannot be empty', 'position must be an integer'],
-      403: ['Only owners and admins can manage custom fields', 'Access denied'], 404: ['Custom field not found', 'Folder not found', 'List not found'], 409: ['A custom field with this name already exists'],
+      403: ['Only owners and admins can manage custom fields', 'Access denied'],
+      404: ['Custom field not found', 'Folder not found', 'List not found'],
+      409: ['A custom field with this name already exists'],
     },
   },
   {
-    method: 'DELETE', path: '/api/v1/custom-fields/{custom_field_id}', scope: 'workspaces:write', returns: null,
+    method: 'DELETE',
+    path: '/api/v1/custom-fields/{custom_field_id}',
+    scope: 'workspaces:write',
+    returns: null,
     errors: { 400: ['Invalid custom field ID'], 403: ['Only owners and admins can manage custom fields', 'Access denied'], 404: ['Custom field not found'] },
   },
   // D39, D47: attachments.
   {
-    method: 'POST', path: '/api/v1/tasks/{task_id}/attachments', scope: 'attachments:write', returns: { oneOf: ['Attachment', 'DeclaredAttachment'] },
+    method: 'POST',
+    path: '/api/v1/tasks/{task_id}/attachments',
+    scope: 'attachments:write',
+    returns: { oneOf: ['Attachment', 'DeclaredAttachment'] },
     errors: {
-      400: ['Invalid task ID', 'Invalid multipart body', 'file is required', 'Send one file per request', 'file_name is required', 'file_name must be 1 to 255 characters',
-        'file_size must be a non-negative integer', 'mime_type must be a MIME type such as application/pdf'],
-      403: ['Viewers cannot upload attachments', 'Access denied'], 404: ['Task not found'],
-      413: ['Attachment is too large (at most <limit> bytes)', 'Workspace storage quota exceeded'], 415: ['Content-Type must be application/json or multipart/form-data'],
+      400: [
+        'Invalid task ID',
+        'Invalid multipart body',
+        'file is required',
+        'Send one file per request',
+        'file_name is required',
+        'file_name must be 1 to 255 characters',
+        'file_size must be a non-negative integer',
+        'mime_type must be a MIME type such as application/pdf',
+      ],
+      403: ['Viewers cannot upload attachments', 'Access denied'],
+      404: ['Task not found'],
+      413: ['Attachment is too large (at most <limit> bytes)', 'Workspace storage quota exceeded'],
+      415: ['Content-Type must be application/json or multipart/form-data'],
     },
   },
-  { method: 'GET', path: '/api/v1/tasks/{task_id}/attachments', scope: 'attachments:read', returns: ['Attachment'], errors: { 400: ['Invalid task ID'], 403: ['Access denied'], 404: ['Task not found'] } },
   {
-    method: 'POST', path: '/api/v1/attachments/{attachment_id}/confirm', scope: 'attachments:write', returns: 'Attachment', success: '200', bodyIgnored: true,
+    method: 'GET',
+    path: '/api/v1/tasks/{task_id}/attachments',
+    scope: 'attachments:read',
+    returns: ['Attachment'],
+    errors: { 400: ['Invalid task ID'], 403: ['Access denied'], 404: ['Task not found'] },
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/attachments/{attachment_id}/confirm',
+    scope: 'attachments:write',
+    returns: 'Attachment',
+    success: '200',
+    bodyIgnored: true,
     errors: {
-      400: ['Invalid attachment ID'], 403: ['Viewers cannot upload attachments', 'Access denied'], 404: ['Attachment not found'],
-      409: ['Upload is missing or incomplete'], 413: ['Request body is too large'],
+      400: ['Invalid attachment ID'],
+      403: ['Viewers cannot upload attachments', 'Access denied'],
+      404: ['Attachment not found'],
+      409: ['Upload is missing or incomplete'],
+      413: ['Request body is too large'],
     },
   },
   {
-    method: 'GET', path: '/api/v1/attachments/{attachment_id}/download', scope: 'attachments:read', returns: null, success: '302',
+    method: 'GET',
+    path: '/api/v1/attachments/{attachment_id}/download',
+    scope: 'attachments:read',
+    returns: null,
+    success: '302',
     errors: { 400: ['Invalid attachment ID'], 403: ['Access denied'], 404: ['Attachment not found'] },
   },
   {
-    method: 'DELETE', path: '/api/v1/attachments/{attachment_id}', scope: 'attachments:write', returns: null,
+    method: 'DELETE',
+    path: '/api/v1/attachments/{attachment_id}',
+    scope: 'attachments:write',
+    returns: null,
     errors: { 400: ['Invalid attachment ID'], 403: ['Viewers cannot delete attachments', 'Access denied'], 404: ['Attachment not found'] },
   },
 ];
 
 /** The component schemas the contract's readers (and the client) know by name. */
 const SCHEMA_NAMES = [
-  'Task', 'TaskListItem', 'Subtask', 'StatusSummary', 'LabelSummary', 'Assignee', 'Attachment', 'CustomFieldEntry',
-  'CustomFieldDefinition', 'Folder', 'List', 'Status', 'Label', 'Comment', 'Workspace', 'Member', 'CurrentUser', 'Error', 'TaskPage',
-  'Event', 'EventActor', 'EventPage',
+  'Task',
+  'TaskListItem',
+  'Subtask',
+  'StatusSummary',
+  'LabelSummary',
+  'Assignee',
+  'Attachment',
+  'CustomFieldEntry',
+  'CustomFieldDefinition',
+  'Folder',
+  'List',
+  'Status',
+  'Label',
+  'Comment',
+  'Workspace',
+  'Member',
+  'CurrentUser',
+  'Error',
+  'TaskPage',
+  'Event',
+  'EventActor',
+  'EventPage',
 ];
 
 const hasBody = (c: RouteCase) => (c.method === 'POST' || c.method === 'PATCH') && !c.bodyIgnored;
 /** Public routes outside D1's table (health probes, metrics), documented without a key. */
 const PUBLIC_ROUTES = [
-  'GET /health', 'GET /health/live', 'GET /health/ready', 'GET /metrics',
+  'GET /health',
+  'GET /health/live',
+  'GET /health/ready',
+  'GET /metrics',
   // D47: the local storage driver's signed links (their 403 is the link's, not a key's).
-  'PUT /files/{attachment_id}/upload/{expires}/{signature}', 'GET /files/{attachment_id}/download/{expires}/{signature}',
+  'PUT /files/{attachment_id}/upload/{expires}/{signature}',
+  'GET /files/{attachment_id}/download/{expires}/{signature}',
   'HEAD /files/{attachment_id}/download/{expires}/{signature}',
 ];
 
@@ -391,7 +732,9 @@ describe('OpenAPI document (issue 5; D1)', () => {
   });
 
   it('has every route of D1, the public health and metrics routes, and no other', () => {
-    const documented = operations(doc).map(({ method, path }) => `${method.toUpperCase()} ${path}`).sort();
+    const documented = operations(doc)
+      .map(({ method, path }) => `${method.toUpperCase()} ${path}`)
+      .sort();
     expect(documented).toEqual([...D1.map((c) => `${c.method} ${c.path}`), ...PUBLIC_ROUTES].sort());
   });
 
@@ -441,7 +784,13 @@ describe('OpenAPI document (issue 5; D1)', () => {
         401: ['API key required', 'Invalid API key', 'API key has expired'],
         403: [`Scope '${c.scope}' is required for this endpoint`],
         500: ['Internal server error'],
-        ...(hasBody(c) ? { 400: ['Invalid JSON body', 'Request body must be a JSON object'], 413: ['Request body is too large'], 415: ['Content-Type must be application/json'] } : {}),
+        ...(hasBody(c)
+          ? {
+              400: ['Invalid JSON body', 'Request body must be a JSON object'],
+              413: ['Request body is too large'],
+              415: ['Content-Type must be application/json'],
+            }
+          : {}),
       };
       // D47: the upload's own 415 replaces D7's.
       if (c.errors[415]) delete expected[415];
@@ -453,19 +802,38 @@ describe('OpenAPI document (issue 5; D1)', () => {
       if (c.path === '/api/v1/tasks/{task_id}' && c.method !== 'GET') Object.assign(expected, { 412: ['Precondition failed'], 428: ['If-Match is required'] });
       for (const [status, messages] of Object.entries(c.errors)) expected[status] = [...(expected[status] ?? []), ...messages];
       for (const [status, messages] of Object.entries(expected)) {
-        expect({ status, messages: messagesOf(doc, responses[status] ?? { content: { 'application/json': {} } }) }).toEqual({ status, messages: expect.arrayContaining(messages) });
+        expect({ status, messages: messagesOf(doc, responses[status] ?? { content: { 'application/json': {} } }) }).toEqual({
+          status,
+          messages: expect.arrayContaining(messages),
+        });
       }
       for (const [status, response] of Object.entries<Doc>(responses)) {
         if (Number(status) < 400 || response.$ref) continue;
         expect(response.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
-        expect(response.description).toBe(messagesOf(doc, response).map((m) => '`' + m + '`').join(', '));
+        expect(response.description).toBe(
+          messagesOf(doc, response)
+            .map((m) => '`' + m + '`')
+            .join(', '),
+        );
       }
     });
   });
 
   describe('for client generators (issue 10)', () => {
-    const KIND_OF_SEGMENT: Record<string, string> = { workspaces: 'workspace', folders: 'folder', lists: 'list', tasks: 'task', statuses: 'status', labels: 'label', webhooks: 'webhook', comments: 'comment',
-      members: 'user', 'api-keys': 'api_key', 'custom-fields': 'custom_field', attachments: 'attachment' };
+    const KIND_OF_SEGMENT: Record<string, string> = {
+      workspaces: 'workspace',
+      folders: 'folder',
+      lists: 'list',
+      tasks: 'task',
+      statuses: 'status',
+      labels: 'label',
+      webhooks: 'webhook',
+      comments: 'comment',
+      members: 'user',
+      'api-keys': 'api_key',
+      'custom-fields': 'custom_field',
+      attachments: 'attachment',
+    };
 
     it('names each path parameter for its resource and types it as an integer', () => {
       for (const { path, op } of operations(doc)) {
@@ -475,7 +843,10 @@ describe('OpenAPI document (issue 5; D1)', () => {
         const expected = segments.flatMap((seg, i) => (/^\{.+\}$/.test(seg) ? [`${KIND_OF_SEGMENT[segments[i - 1]]}_id`] : []));
         expect({ path, names: segments.filter((seg) => /^\{.+\}$/.test(seg)).map((seg) => seg.slice(1, -1)) }).toEqual({ path, names: expected });
         const params = (op.parameters ?? []).filter((p: Doc) => p.in === 'path');
-        expect({ path, params: params.map((p: Doc) => [p.name, p.required, p.schema.type]) }).toEqual({ path, params: expected.map((n) => [n, true, 'integer']) });
+        expect({ path, params: params.map((p: Doc) => [p.name, p.required, p.schema.type]) }).toEqual({
+          path,
+          params: expected.map((n) => [n, true, 'integer']),
+        });
       }
     });
 
@@ -549,7 +920,9 @@ describe('OpenAPI document (issue 5; D1)', () => {
     });
 
     it('names operations as methods: a verb, then the resource', () => {
-      const names = operations(doc).map(({ op }) => op.operationId).sort();
+      const names = operations(doc)
+        .map(({ op }) => op.operationId)
+        .sort();
       expect(names.filter((n) => !/^(get|list|create|update|delete|add|remove)[A-Z][A-Za-z]*$/.test(n))).toEqual([]);
     });
   });
@@ -629,7 +1002,11 @@ describe('createTestApp({ validateResponses: true }).inject', () => {
 
   beforeAll(async () => {
     saved = Reflect.getMetadata(KEY, LabelDto.prototype);
-    Reflect.defineMetadata(KEY, saved.filter((p) => p !== ':created_at'), LabelDto.prototype);
+    Reflect.defineMetadata(
+      KEY,
+      saved.filter((p) => p !== ':created_at'),
+      LabelDto.prototype,
+    );
     t = await createTestApp({ validateResponses: true });
     Reflect.defineMetadata(KEY, saved, LabelDto.prototype);
     ({ acme } = await loadFixture(t.db.ds, world));
@@ -641,7 +1018,9 @@ describe('createTestApp({ validateResponses: true }).inject', () => {
 
   it('throws when an answer does not match the served document, naming method, route, status and the problem', async () => {
     await expect(t.inject({ method: 'GET', url: `/api/v1/workspaces/${acme}/labels`, headers: auth('svc_oa_owner') })).rejects.toThrow(
-      new RegExp(`^OpenAPI response validation failed: GET /api/v1/workspaces/${acme}/labels \\(route /api/v1/workspaces/\\{workspace_id\\}/labels\\) answered 200:\n {2}- body/0 must NOT have additional properties 'created_at'\n`),
+      new RegExp(
+        `^OpenAPI response validation failed: GET /api/v1/workspaces/${acme}/labels \\(route /api/v1/workspaces/\\{workspace_id\\}/labels\\) answered 200:\n {2}- body/0 must NOT have additional properties 'created_at'\n`,
+      ),
     );
   });
 });
@@ -654,14 +1033,26 @@ describe('response validator (test/setup/openapi-validator.ts)', () => {
         get: {
           responses: {
             '200': { description: 'OK', content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } } },
-            '404': { description: '`Thing not found`', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples: { 'Thing not found': { value: { error: 'Thing not found' } } } } } },
+            '404': {
+              description: '`Thing not found`',
+              content: {
+                'application/json': {
+                  schema: { $ref: '#/components/schemas/Error' },
+                  examples: { 'Thing not found': { value: { error: 'Thing not found' } } },
+                },
+              },
+            },
             '500': { $ref: '#/components/responses/InternalServerError' },
           },
         },
         delete: { responses: { '204': { description: 'No content' } } },
       },
       '/api/v1/things/mine': {
-        get: { responses: { '200': { description: 'OK', content: { 'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/Thing' } } } } } } },
+        get: {
+          responses: {
+            '200': { description: 'OK', content: { 'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/Thing' } } } } },
+          },
+        },
       },
     },
     components: {
@@ -680,14 +1071,24 @@ describe('response validator (test/setup/openapi-validator.ts)', () => {
         Error: { type: 'object', properties: { error: { type: 'string' } }, required: ['error'], additionalProperties: false },
       },
       responses: {
-        InternalServerError: { description: 'x', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples: { e: { value: { error: 'Internal server error' } } } } } },
+        InternalServerError: {
+          description: 'x',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples: { e: { value: { error: 'Internal server error' } } } } },
+        },
       },
     },
   };
   const validator = new OpenApiResponseValidator(doc);
   const thing = { id: 1, owner: { name: 'A' }, created_at: '2025-01-15T09:30:00.000Z' };
   const json = 'application/json; charset=utf-8';
-  const ex = (over: Partial<Exchange>): Exchange => ({ method: 'GET', url: '/api/v1/things/1', status: 200, contentType: json, body: JSON.stringify(thing), ...over });
+  const ex = (over: Partial<Exchange>): Exchange => ({
+    method: 'GET',
+    url: '/api/v1/things/1',
+    status: 200,
+    contentType: json,
+    body: JSON.stringify(thing),
+    ...over,
+  });
 
   it.each<[string, Partial<Exchange>]>([
     ['a matching body', {}],
@@ -707,13 +1108,37 @@ describe('response validator (test/setup/openapi-validator.ts)', () => {
     ['an extra key', { body: JSON.stringify({ ...thing, extra: 1 }) }, ["body must NOT have additional properties 'extra'"]],
     ['a missing key', { body: JSON.stringify({ id: 1, owner: null }) }, ["body must have required property 'created_at'"]],
     ['a wrong type', { body: JSON.stringify({ ...thing, id: '1' }) }, ['body/id must be number']],
-    ['a timestamp without milliseconds', { body: JSON.stringify({ ...thing, created_at: '2025-01-15T09:30:00Z' }) }, [expect.stringMatching(/^body\/created_at must match pattern/)]],
-    ['an extra key in a nested object', { body: JSON.stringify({ ...thing, owner: { name: 'A', email: 'x' } }) }, expect.arrayContaining(["body/owner must NOT have additional properties 'email'"])],
+    [
+      'a timestamp without milliseconds',
+      { body: JSON.stringify({ ...thing, created_at: '2025-01-15T09:30:00Z' }) },
+      [expect.stringMatching(/^body\/created_at must match pattern/)],
+    ],
+    [
+      'an extra key in a nested object',
+      { body: JSON.stringify({ ...thing, owner: { name: 'A', email: 'x' } }) },
+      expect.arrayContaining(["body/owner must NOT have additional properties 'email'"]),
+    ],
     ['an undocumented status', { status: 403, body: '{"error":"Access denied"}' }, ['status 403 is not documented (documented: 200, 404, 500)']],
-    ['an undocumented error message', { status: 404, body: '{"error":"Task not found"}' }, ["error message 'Task not found' is not documented for 404 (documented: 'Thing not found')"]],
-    ['a body that is not JSON', { body: 'oops', contentType: 'text/plain' }, ['content-type is text/plain, expected application/json', 'the body is not JSON: oops']],
-    ['a body on a response documented without one', { method: 'DELETE', status: 204, body: '{}' }, ['status 204 is documented without a body, but the answer has one: {}']],
-    ['an unknown route answered other than 404 Not found', { url: '/api/v1/nowhere', status: 200, body: '{}' }, ["no documented route GET /api/v1/nowhere (and the answer is not the 404 'Not found' of an unknown route)"]],
+    [
+      'an undocumented error message',
+      { status: 404, body: '{"error":"Task not found"}' },
+      ["error message 'Task not found' is not documented for 404 (documented: 'Thing not found')"],
+    ],
+    [
+      'a body that is not JSON',
+      { body: 'oops', contentType: 'text/plain' },
+      ['content-type is text/plain, expected application/json', 'the body is not JSON: oops'],
+    ],
+    [
+      'a body on a response documented without one',
+      { method: 'DELETE', status: 204, body: '{}' },
+      ['status 204 is documented without a body, but the answer has one: {}'],
+    ],
+    [
+      'an unknown route answered other than 404 Not found',
+      { url: '/api/v1/nowhere', status: 200, body: '{}' },
+      ["no documented route GET /api/v1/nowhere (and the answer is not the 404 'Not found' of an unknown route)"],
+    ],
   ])('rejects %s', (_name, over, problems) => {
     expect(validator.problems(ex(over))).toEqual(problems);
   });

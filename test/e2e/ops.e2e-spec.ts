@@ -1,17 +1,18 @@
-import type { AddressInfo } from 'net';
 import { readdirSync, readFileSync } from 'fs';
+import type { AddressInfo } from 'net';
 import { join } from 'path';
+
 import { generateApiKey } from '../../src/common/auth/api-key';
 import { SCOPES } from '../../src/common/auth/scope';
-import { DEFAULT_TIMEOUTS } from '../../src/config/timeouts';
 import { ConfigError, loadEnv, VARIABLES } from '../../src/config/env';
-import { loadFixture } from '../../src/fixtures/fixture-loader';
+import { DEFAULT_TIMEOUTS } from '../../src/config/timeouts';
 import type { FixtureWorld } from '../../src/fixtures/fixture.types';
+import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { markShuttingDown } from '../../src/health/shutdown-state';
-import { rawRequest } from '../setup/raw-http';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
 import { ROOT } from '../setup/paths';
 import { QueryCounter } from '../setup/query-counter';
+import { rawRequest } from '../setup/raw-http';
 
 /**
  * Issue 12, operations: the validated configuration (and the README table
@@ -19,7 +20,6 @@ import { QueryCounter } from '../setup/query-counter';
  * headers, CORS, the docs switch and metrics, each on an app of its own
  * configuration.
  */
-
 
 /** A world with one owner, their key (random: Redis budgets are shared between runs) and a workspace. */
 function world(key: string, slug: string): FixtureWorld {
@@ -56,7 +56,10 @@ describe('configuration (validated at boot)', () => {
     [{ IDEMPOTENCY_TTL_SECONDS: '0' }, 'Invalid configuration: IDEMPOTENCY_TTL_SECONDS="0": expected a whole number of seconds from 1 to 315360000'],
     [{ IDEMPOTENCY_TTL_SECONDS: '1e3' }, 'Invalid configuration: IDEMPOTENCY_TTL_SECONDS="1e3": expected a whole number of seconds from 1 to 315360000'],
     [{ REQUIRE_IF_MATCH: 'maybe' }, 'Invalid configuration: REQUIRE_IF_MATCH="maybe": expected true or false'],
-    [{ CORS_ORIGINS: 'app.example.com' }, 'Invalid configuration: CORS_ORIGINS="app.example.com": expected * or a comma-separated list of origins such as https://app.example.com'],
+    [
+      { CORS_ORIGINS: 'app.example.com' },
+      'Invalid configuration: CORS_ORIGINS="app.example.com": expected * or a comma-separated list of origins such as https://app.example.com',
+    ],
     [{ SHUTDOWN_TIMEOUT_MS: '10s' }, 'Invalid configuration: SHUTDOWN_TIMEOUT_MS="10s": expected a whole number of milliseconds from 1 to 2147483647'],
     [{ WEB_CONCURRENCY: 'auto' }, 'Invalid configuration: WEB_CONCURRENCY="auto": expected an integer from 1 to 256'],
     [{ RATE_LIMIT_PER_MINUTE: '-1' }, 'Invalid configuration: RATE_LIMIT_PER_MINUTE="-1": expected an integer, 0 or more (0 turns rate limiting off)'],
@@ -67,16 +70,47 @@ describe('configuration (validated at boot)', () => {
   it('defaults, and the accepted spellings of booleans', () => {
     const env = loadEnv({});
     expect(env).toEqual({
-      databaseUrl: undefined, port: 3000, portSet: false, host: '0.0.0.0', dataDir: '.data', embeddedPgPort: undefined, migrationsRun: true,
-      dbPoolSize: 10, logLevel: 'log', logFormat: 'auto', rateLimitPerMinute: 0, redisUrl: undefined, trustProxy: false,
-      corsOrigins: [], docsEnabled: true, metricsEnabled: true,
-      timeouts: DEFAULT_TIMEOUTS, preparedStatements: true, webConcurrency: 1, eventsRetentionDays: 30,
-      idempotencyTtlSeconds: 86400, requireIfMatch: false,
-      webhooks: { timeoutMs: 10000, retryDelaysMs: [5000, 300000, 1800000, 7200000, 18000000, 36000000, 36000000], allowPrivate: false, allowHttp: false, worker: true, perWorkspaceMax: 20 },
+      databaseUrl: undefined,
+      port: 3000,
+      portSet: false,
+      host: '0.0.0.0',
+      dataDir: '.data',
+      embeddedPgPort: undefined,
+      migrationsRun: true,
+      dbPoolSize: 10,
+      logLevel: 'log',
+      logFormat: 'auto',
+      rateLimitPerMinute: 0,
+      redisUrl: undefined,
+      trustProxy: false,
+      corsOrigins: [],
+      docsEnabled: true,
+      metricsEnabled: true,
+      timeouts: DEFAULT_TIMEOUTS,
+      preparedStatements: true,
+      webConcurrency: 1,
+      eventsRetentionDays: 30,
+      idempotencyTtlSeconds: 86400,
+      requireIfMatch: false,
+      webhooks: {
+        timeoutMs: 10000,
+        retryDelaysMs: [5000, 300000, 1800000, 7200000, 18000000, 36000000, 36000000],
+        allowPrivate: false,
+        allowHttp: false,
+        worker: true,
+        perWorkspaceMax: 20,
+      },
       // D47.
       attachments: {
-        maxBytes: 26214400, uploadTtlSeconds: 3600, downloadTtlSeconds: 300, workspaceQuotaBytes: 0, worker: true, driver: 'local',
-        dir: join('.data', 'files'), s3: { bucket: undefined, region: undefined, endpoint: undefined, forcePathStyle: false }, publicUrl: 'http://localhost:3000',
+        maxBytes: 26214400,
+        uploadTtlSeconds: 3600,
+        downloadTtlSeconds: 300,
+        workspaceQuotaBytes: 0,
+        worker: true,
+        driver: 'local',
+        dir: join('.data', 'files'),
+        s3: { bucket: undefined, region: undefined, endpoint: undefined, forcePathStyle: false },
+        publicUrl: 'http://localhost:3000',
       },
     });
     // D47: PUBLIC_URL's default follows HOST and PORT; the s3 driver needs its bucket.
@@ -88,12 +122,16 @@ describe('configuration (validated at boot)', () => {
     expect(() => loadEnv({ STORAGE_DRIVER: 's3' })).toThrow('Invalid configuration: S3_BUCKET="": expected an S3 bucket name (STORAGE_DRIVER is s3)');
     expect(() => loadEnv({ STORAGE_DRIVER: 'ftp' })).toThrow('Invalid configuration: STORAGE_DRIVER="ftp": expected one of local, s3');
     expect(() => loadEnv({ ATTACHMENT_MAX_BYTES: '1e6' })).toThrow('Invalid configuration: ATTACHMENT_MAX_BYTES="1e6": expected a whole number of bytes');
-    expect(() => loadEnv({ PUBLIC_URL: 'ftp://x' })).toThrow('Invalid configuration: PUBLIC_URL="ftp://x": expected an http or https URL such as https://api.example.com');
+    expect(() => loadEnv({ PUBLIC_URL: 'ftp://x' })).toThrow(
+      'Invalid configuration: PUBLIC_URL="ftp://x": expected an http or https URL such as https://api.example.com',
+    );
     expect(loadEnv({ IDEMPOTENCY_TTL_SECONDS: '60', REQUIRE_IF_MATCH: 'yes' })).toMatchObject({ idempotencyTtlSeconds: 60, requireIfMatch: true });
     // D37: EVENTS_RETENTION_DAYS, an integer >= 1.
     expect(loadEnv({ EVENTS_RETENTION_DAYS: ' 365 ' }).eventsRetentionDays).toBe(365);
     for (const bad of ['0', '-1', '1.5', '1e3', 'abc']) {
-      expect(() => loadEnv({ EVENTS_RETENTION_DAYS: bad })).toThrow(`Invalid configuration: EVENTS_RETENTION_DAYS=${JSON.stringify(bad)}: expected a whole number of days, 1 or more`);
+      expect(() => loadEnv({ EVENTS_RETENTION_DAYS: bad })).toThrow(
+        `Invalid configuration: EVENTS_RETENTION_DAYS=${JSON.stringify(bad)}: expected a whole number of days, 1 or more`,
+      );
     }
     // D38: WEBHOOK_RETRY_DELAYS_MS: digits only, each at most a day; empty means no retries.
     expect(loadEnv({ WEBHOOK_RETRY_DELAYS_MS: '' }).webhooks.retryDelaysMs).toEqual([]);
@@ -106,11 +144,12 @@ describe('configuration (validated at boot)', () => {
     expect(loadEnv({ MIGRATIONS_RUN: '0' }).migrationsRun).toBe(false);
     expect(loadEnv({ MIGRATIONS_RUN: 'FALSE' }).migrationsRun).toBe(false);
     expect(loadEnv({ DOCS_ENABLED: 'off', CORS_ORIGINS: 'https://a.example.com, http://localhost:5173' })).toMatchObject({
-      docsEnabled: false, corsOrigins: ['https://a.example.com', 'http://localhost:5173'],
+      docsEnabled: false,
+      corsOrigins: ['https://a.example.com', 'http://localhost:5173'],
     });
   });
 
-  it('settings are read once: no source file but config/settings.ts reads process.env (npm\'s own variables aside), and they are frozen', () => {
+  it("settings are read once: no source file but config/settings.ts reads process.env (npm's own variables aside), and they are frozen", () => {
     const files = (readdirSync(join(ROOT, 'src'), { recursive: true }) as string[]).filter((f) => f.endsWith('.ts') && !f.endsWith('.spec.ts'));
     const readers = files.filter((f) => /process\.env\b(?!\.(npm_lifecycle_event|INIT_CWD)\b)/.test(readFileSync(join(ROOT, 'src', f), 'utf8')));
     expect(readers.map((f) => f.split('\\').join('/'))).toEqual(['config/settings.ts']);
@@ -183,7 +222,10 @@ describe('rate limits (@nestjs/throttler)', () => {
       t = await appWith({ RATE_LIMIT_PER_MINUTE: '5', ...extra });
       ids = await loadFixture(t.db.ds, {
         ...world(key, 'limits'),
-        api_keys: [{ ref: 'k', user: 'ann', key, scopes: [...SCOPES] }, { user: 'ann', key: other, scopes: [...SCOPES] }],
+        api_keys: [
+          { ref: 'k', user: 'ann', key, scopes: [...SCOPES] },
+          { user: 'ann', key: other, scopes: [...SCOPES] },
+        ],
       });
     });
     afterAll(() => t.close());
@@ -297,7 +339,8 @@ describe('security headers, CORS, docs switch, metrics', () => {
       // Served over plain HTTP too: /docs must not have its own requests upgraded to https.
       expect(res.headers['content-security-policy']).not.toContain('upgrade-insecure-requests');
       const preflight = await t.inject({
-        method: 'OPTIONS', url: '/api/v1/me',
+        method: 'OPTIONS',
+        url: '/api/v1/me',
         headers: { origin: 'https://app.example.com', 'access-control-request-method': 'GET' },
       });
       expect([preflight.statusCode, preflight.json()]).toEqual([404, { error: 'Not found' }]);
@@ -306,27 +349,36 @@ describe('security headers, CORS, docs switch, metrics', () => {
   });
 
   it('CORS_ORIGINS: preflight answered for allowed origins only; answers carry the CORS headers', async () => {
-    await withApp({ CORS_ORIGINS: 'https://app.example.com' }, async (t) => {
-      const preflight = await t.inject({
-        method: 'OPTIONS', url: '/api/v1/tasks/1',
-        headers: { origin: 'https://app.example.com', 'access-control-request-method': 'PATCH', 'access-control-request-headers': 'authorization,content-type' },
-      });
-      expect(preflight.statusCode).toBe(204);
-      expect(preflight.headers).toMatchObject({
-        'access-control-allow-origin': 'https://app.example.com',
-        // D47: PUT and HEAD for the attachment links.
-        'access-control-allow-methods': 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS',
-        // D35, D36: the conditional and idempotency request headers; D47: Range on downloads.
-        'access-control-allow-headers': 'Authorization, X-API-Key, Content-Type, X-Request-Id, If-Match, If-None-Match, Idempotency-Key, Range',
-      });
-      const get = await t.inject({ method: 'GET', url: '/api/v1/me', headers: { origin: 'https://app.example.com' } });
-      expect([get.statusCode, get.headers['access-control-allow-origin']]).toEqual([401, 'https://app.example.com']);
-      expect(get.headers['access-control-expose-headers']).toBe(
-        'ETag, Idempotent-Replayed, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-Request-Id, Content-Disposition, Content-Range, Location',
-      );
-      const elsewhere = await t.inject({ method: 'GET', url: '/api/v1/me', headers: { origin: 'https://evil.example.com' } });
-      expect(elsewhere.headers['access-control-allow-origin']).toBeUndefined();
-    }, { validateResponses: false });
+    await withApp(
+      { CORS_ORIGINS: 'https://app.example.com' },
+      async (t) => {
+        const preflight = await t.inject({
+          method: 'OPTIONS',
+          url: '/api/v1/tasks/1',
+          headers: {
+            origin: 'https://app.example.com',
+            'access-control-request-method': 'PATCH',
+            'access-control-request-headers': 'authorization,content-type',
+          },
+        });
+        expect(preflight.statusCode).toBe(204);
+        expect(preflight.headers).toMatchObject({
+          'access-control-allow-origin': 'https://app.example.com',
+          // D47: PUT and HEAD for the attachment links.
+          'access-control-allow-methods': 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS',
+          // D35, D36: the conditional and idempotency request headers; D47: Range on downloads.
+          'access-control-allow-headers': 'Authorization, X-API-Key, Content-Type, X-Request-Id, If-Match, If-None-Match, Idempotency-Key, Range',
+        });
+        const get = await t.inject({ method: 'GET', url: '/api/v1/me', headers: { origin: 'https://app.example.com' } });
+        expect([get.statusCode, get.headers['access-control-allow-origin']]).toEqual([401, 'https://app.example.com']);
+        expect(get.headers['access-control-expose-headers']).toBe(
+          'ETag, Idempotent-Replayed, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-Request-Id, Content-Disposition, Content-Range, Location',
+        );
+        const elsewhere = await t.inject({ method: 'GET', url: '/api/v1/me', headers: { origin: 'https://evil.example.com' } });
+        expect(elsewhere.headers['access-control-allow-origin']).toBeUndefined();
+      },
+      { validateResponses: false },
+    );
   });
 
   it('DOCS_ENABLED=false: no Swagger UI, the OpenAPI document stays', async () => {

@@ -1,8 +1,9 @@
 import type { InjectOptions } from 'fastify';
 import { DataSource } from 'typeorm';
+
+import { SCOPES } from '../../src/common/auth/scope';
 import { dataSourceOptions } from '../../src/common/database/data-source';
 import { withBoundedWaits } from '../../src/common/database/pool-options';
-import { SCOPES } from '../../src/common/auth/scope';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { auth, createTestApp, TestApp, testSettings } from '../setup/create-app';
 import { adminUrl } from '../setup/database';
@@ -141,11 +142,24 @@ describe('database outage (issue 8)', () => {
     try {
       await Promise.all([1, 2, 3].map(() => ds.query('SELECT 1')));
       proxy.cut('blackhole');
-      const cut = await Promise.all([1, 2, 3].map(() => ds.query('SELECT 1').then(() => 'ok', (e: Error) => e.message)));
+      const cut = await Promise.all(
+        [1, 2, 3].map(() =>
+          ds.query('SELECT 1').then(
+            () => 'ok',
+            (e: Error) => e.message,
+          ),
+        ),
+      );
       expect(cut).toEqual(Array(3).fill('Query read timeout'));
       proxy.restore(true);
       const after: string[] = [];
-      for (let i = 0; i < 6; i++) after.push(await ds.query('SELECT 1 AS one').then(() => 'ok', (e: Error) => e.message));
+      for (let i = 0; i < 6; i++)
+        after.push(
+          await ds.query('SELECT 1 AS one').then(
+            () => 'ok',
+            (e: Error) => e.message,
+          ),
+        );
       expect(after).toEqual(Array(6).fill('ok'));
     } finally {
       await ds.destroy().catch(() => undefined);

@@ -1,10 +1,11 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { DataSource } from 'typeorm';
+
+import { revokeKey } from '../../src/cli/admin';
 import { ApiKeyCache } from '../../src/common/auth/api-key.cache';
 import { SCOPES } from '../../src/common/auth/scope';
 import { POOLER_PREPARED_HINT } from '../../src/common/database/pg-errors';
 import { createRootLogger, nestLogger, processLogger, replaceRootLogger } from '../../src/common/logging/logger';
-import { revokeKey } from '../../src/cli/admin';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
 import { adminUrl } from '../setup/database';
@@ -91,7 +92,12 @@ describe('behind PgBouncer in transaction mode (issue 16)', () => {
 
   /** `CONCURRENCY` reads of `urls` (round-robin) sent to `app` at once. */
   const concurrentReads = (app: TestApp) =>
-    Promise.all(Array.from({ length: CONCURRENCY }, (_, i) => urls[i % urls.length]).map(async (url) => ({ url, res: await app.inject({ method: 'GET', url, headers: auth(KEYS.owner) }) })));
+    Promise.all(
+      Array.from({ length: CONCURRENCY }, (_, i) => urls[i % urls.length]).map(async (url) => ({
+        url,
+        res: await app.inject({ method: 'GET', url, headers: auth(KEYS.owner) }),
+      })),
+    );
 
   /** Lines logged at `warn` or above (the apps log nothing below). */
   const logged = () => lines.filter((l) => l.level === 'warn' || l.level === 'error' || l.level === 'fatal');
@@ -101,7 +107,12 @@ describe('behind PgBouncer in transaction mode (issue 16)', () => {
    * logging into `lines` (emptied); closing it also restores the environment.
    */
   const startPooled = async (prepared: 'true' | 'false', validateResponses?: boolean): Promise<TestApp> => {
-    const app = await createTestApp({ database: direct!.db, connectVia: (url) => bouncer!.via(url), validateResponses, env: { DB_PREPARED_STATEMENTS: prepared } });
+    const app = await createTestApp({
+      database: direct!.db,
+      connectVia: (url) => bouncer!.via(url),
+      validateResponses,
+      env: { DB_PREPARED_STATEMENTS: prepared },
+    });
     app.app.useLogger(nestLogger(processLogger()));
     lines.length = 0;
     return app;
@@ -137,7 +148,12 @@ describe('behind PgBouncer in transaction mode (issue 16)', () => {
       const headers = auth(KEYS.owner);
       const created = await Promise.all(
         Array.from({ length: n }, (_, i) =>
-          pooled.inject({ method: 'POST', url: '/api/v1/tasks', headers, payload: { list_id: ids.backlog, title: `Pooled ${i}`, priority: 'high', assignee_ids: [ids.bob] } }),
+          pooled.inject({
+            method: 'POST',
+            url: '/api/v1/tasks',
+            headers,
+            payload: { list_id: ids.backlog, title: `Pooled ${i}`, priority: 'high', assignee_ids: [ids.bob] },
+          }),
         ),
       );
       const tasks = created.map((res, i) => {
@@ -151,7 +167,9 @@ describe('behind PgBouncer in transaction mode (issue 16)', () => {
       expect(new Set(tasks.map((task) => task.id)).size).toBe(n);
 
       const updated = await Promise.all(
-        tasks.map((task, i) => pooled.inject({ method: 'PATCH', url: `/api/v1/tasks/${task.id}`, headers, payload: { title: `Renamed ${i}`, priority: 'low', assignee_ids: [] } })),
+        tasks.map((task, i) =>
+          pooled.inject({ method: 'PATCH', url: `/api/v1/tasks/${task.id}`, headers, payload: { title: `Renamed ${i}`, priority: 'low', assignee_ids: [] } }),
+        ),
       );
       updated.forEach((res, i) => {
         expect(res.statusCode).toBe(200);
@@ -159,14 +177,18 @@ describe('behind PgBouncer in transaction mode (issue 16)', () => {
       });
       // Seen by the direct app exactly as the pooled one answers it.
       for (const task of tasks) {
-        const [viaPooler, viaDirect] = await Promise.all([pooled, direct!].map((app) => app.inject({ method: 'GET', url: `/api/v1/tasks/${task.id}`, headers })));
+        const [viaPooler, viaDirect] = await Promise.all(
+          [pooled, direct!].map((app) => app.inject({ method: 'GET', url: `/api/v1/tasks/${task.id}`, headers })),
+        );
         expect(viaPooler.statusCode).toBe(200);
         expect(viaPooler.body).toBe(viaDirect.body);
       }
 
       const deleted = await Promise.all(tasks.map((task) => pooled.inject({ method: 'DELETE', url: `/api/v1/tasks/${task.id}`, headers })));
       for (const res of deleted) expect({ status: res.statusCode, body: res.body }).toEqual({ status: 204, body: '' });
-      const gone = await Promise.all(tasks.flatMap((task) => [pooled, direct!].map((app) => app.inject({ method: 'GET', url: `/api/v1/tasks/${task.id}`, headers }))));
+      const gone = await Promise.all(
+        tasks.flatMap((task) => [pooled, direct!].map((app) => app.inject({ method: 'GET', url: `/api/v1/tasks/${task.id}`, headers }))),
+      );
       for (const res of gone) expect({ status: res.statusCode, body: res.json() }).toEqual({ status: 404, body: { error: 'Task not found' } });
     });
 

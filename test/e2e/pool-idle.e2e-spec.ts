@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+
 import { DEFAULT_TIMEOUTS } from '../../src/config/timeouts';
 import { createTestApp, TestApp } from '../setup/create-app';
 

@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+
 import { SCOPES } from '../../src/common/auth/scope';
 import { dataSourceOptions } from '../../src/common/database/data-source';
 import { NamedStatementClient } from '../../src/common/database/prepared';
@@ -26,7 +27,10 @@ describe('named prepared statements (issue 9)', () => {
       api_keys: [{ user: 'owner', key: KEY, scopes: [...SCOPES] }],
       workspaces: [
         {
-          ref: 'ws', name: 'Prepared', slug: 'prep', owner: 'owner',
+          ref: 'ws',
+          name: 'Prepared',
+          slug: 'prep',
+          owner: 'owner',
           folders: [{ ref: 'f', name: 'F', lists: [{ ref: 'l', name: 'L' }] }],
           tasks: [
             { ref: 't1', list: 'l', title: 'One', assignees: ['owner'] },
@@ -62,7 +66,12 @@ describe('named prepared statements (issue 9)', () => {
     ];
     for (let i = 0; i < RUNS; i++) {
       for (const url of routes) expect((await t.inject({ method: 'GET', url, headers: auth(KEY) })).statusCode).toBe(200);
-      const created = await t.inject({ method: 'POST', url: '/api/v1/tasks', headers: auth(KEY), payload: { list_id: ids.l, title: `n${i}`, assignee_ids: [ids.owner] } });
+      const created = await t.inject({
+        method: 'POST',
+        url: '/api/v1/tasks',
+        headers: auth(KEY),
+        payload: { list_id: ids.l, title: `n${i}`, assignee_ids: [ids.owner] },
+      });
       expect(created.statusCode).toBe(201);
     }
     const rows = await prepared();

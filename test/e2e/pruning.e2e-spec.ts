@@ -35,7 +35,10 @@ function useApp(worker: boolean) {
     scheduled: () => t.app.get(ScheduledTasks),
     query: <T>(sql: string, params: unknown[] = []): Promise<T> => t.db.ds.query(sql, params),
     task(name: string) {
-      const found = t.app.get(ScheduledTasks).list().find((s) => s.name === name);
+      const found = t.app
+        .get(ScheduledTasks)
+        .list()
+        .find((s) => s.name === name);
       if (!found) throw new Error(`no scheduled task ${name}`);
       return found;
     },
@@ -83,7 +86,11 @@ describe('pruning on the job queue crontab (issue 31)', () => {
   const { scheduled, query, addKeys, count } = useApp(true);
 
   it('both tasks are on the crontab, every minute', async () => {
-    expect(scheduled().list().map((s) => [s.name, s.match])).toEqual([
+    expect(
+      scheduled()
+        .list()
+        .map((s) => [s.name, s.match]),
+    ).toEqual([
       ['prune_idempotency_keys', '* * * * *'],
       ['prune_events', '* * * * *'],
     ]);

@@ -1,4 +1,5 @@
 import type { InjectOptions } from 'fastify';
+
 import { auth } from '../setup/create-app';
 import { QueryCounter } from '../setup/query-counter';
 import { roleKeys, useRoleWorld } from '../setup/world';
@@ -23,7 +24,16 @@ describe('SQL round trips of the task-surface routes (issue 34)', () => {
         labels: [{ ref: 'a_red', name: 'Red' }],
         folders: [{ ref: 'a_f', name: 'F', lists: [{ ref: 'a_l', name: 'L' }] }],
         tasks: [
-          { ref: 'a_task', list: 'a_l', title: 'Counted', status: 'a_old', comments: [{ ref: 'a_c1', user: b.user('owner'), content: 'x' }, { ref: 'a_c2', user: b.user('owner'), content: 'y' }] },
+          {
+            ref: 'a_task',
+            list: 'a_l',
+            title: 'Counted',
+            status: 'a_old',
+            comments: [
+              { ref: 'a_c1', user: b.user('owner'), content: 'x' },
+              { ref: 'a_c2', user: b.user('owner'), content: 'y' },
+            ],
+          },
           { ref: 'a_parent', list: 'a_l', title: 'Parent' },
         ],
       }),
@@ -72,7 +82,11 @@ describe('SQL round trips of the task-surface routes (issue 34)', () => {
   });
 
   it('update task with parent_id: the update\u2019s 3, plus the transaction that locks both tasks first (BEGIN, lock, COMMIT)', async () => {
-    const statements = await count('update task parent_id', () => ({ method: 'PATCH', url: `/api/v1/tasks/${ids.a_task}`, payload: { parent_id: ids.a_parent } }), 200);
+    const statements = await count(
+      'update task parent_id',
+      () => ({ method: 'PATCH', url: `/api/v1/tasks/${ids.a_task}`, payload: { parent_id: ids.a_parent } }),
+      200,
+    );
     expect(statements.length).toBeLessThanOrEqual(6);
   });
 });

@@ -1,6 +1,6 @@
 import { SCOPES } from '../../src/common/auth/scope';
-import { loadFixture } from '../../src/fixtures/fixture-loader';
 import type { FixtureTask, FixtureWorld } from '../../src/fixtures/fixture.types';
+import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
 import { QueryCounter } from '../setup/query-counter';
 
@@ -29,7 +29,11 @@ function world(): FixtureWorld {
       created_at: `2025-0${1 + (i % 9)}-${day}T10:00:00.000Z`,
       assignees: [MEMBERS[i % 12], MEMBERS[(i + 1) % 12], MEMBERS[(i + 2) % 12]],
       labels: ['l0', 'l1'],
-      custom_fields: [{ field: 'f_text', value: `v${i}` }, { field: 'f_num', value: i }, { field: 'f_stars', value: '3' }],
+      custom_fields: [
+        { field: 'f_text', value: `v${i}` },
+        { field: 'f_num', value: i },
+        { field: 'f_stars', value: '3' },
+      ],
       attachments: [{ file_name: `f${i}.txt`, file_size: i, mime_type: 'text/plain', uploader: 'owner' }],
     });
     for (let s = 0; s < 2; s++) {
@@ -38,16 +42,29 @@ function world(): FixtureWorld {
   }
   return {
     users: [
-      { ref: 'owner', email: 'owner@qc.test', name: 'Owner' }, { ref: 'extra', email: 'extra@qc.test', name: 'Extra' },
+      { ref: 'owner', email: 'owner@qc.test', name: 'Owner' },
+      { ref: 'extra', email: 'extra@qc.test', name: 'Extra' },
       ...MEMBERS.map((m) => ({ ref: m, email: `${m}@qc.test`, name: m.toUpperCase() })),
     ],
     api_keys: [{ user: 'owner', key: KEY, scopes: [...SCOPES] }],
     workspaces: [
       {
-        ref: 'ws', name: 'Counted', slug: 'qc', owner: 'owner',
+        ref: 'ws',
+        name: 'Counted',
+        slug: 'qc',
+        owner: 'owner',
         members: MEMBERS.map((user) => ({ user, role: 'member' as const })),
         labels: Array.from({ length: 12 }, (_, i) => ({ ref: `l${i}`, name: `Label ${i}` })),
-        folders: [{ ref: 'eng', name: 'Eng', lists: [{ ref: 'backlog', name: 'Backlog' }, { ref: 'sprint', name: 'Sprint' }] }],
+        folders: [
+          {
+            ref: 'eng',
+            name: 'Eng',
+            lists: [
+              { ref: 'backlog', name: 'Backlog' },
+              { ref: 'sprint', name: 'Sprint' },
+            ],
+          },
+        ],
         custom_fields: [
           { ref: 'f_text', name: 'Text', type: 'text', position: 1 },
           { ref: 'f_num', name: 'Num', type: 'number', position: 2, is_scope_restricted: true, granted_folders: ['eng'] },
@@ -182,7 +199,9 @@ describe('SQL round trips of the task routes', () => {
   it('get task with If-None-Match: still 1, for the 304 and for the 200 (D36)', async () => {
     const first = await count('get task', 'GET', `/api/v1/tasks/${ids.t5}`);
     const etag = (await t.inject({ method: 'GET', url: `/api/v1/tasks/${ids.t5}`, headers: auth(KEY) })).headers.etag as string;
-    const { result, statements } = await counter.record(() => t.inject({ method: 'GET', url: `/api/v1/tasks/${ids.t5}`, headers: { ...auth(KEY), 'if-none-match': etag } }));
+    const { result, statements } = await counter.record(() =>
+      t.inject({ method: 'GET', url: `/api/v1/tasks/${ids.t5}`, headers: { ...auth(KEY), 'if-none-match': etag } }),
+    );
     measured['get task 304'] = statements.length;
     expect(result.statusCode).toBe(304);
     expect(statements.length).toBe(first.trips);
@@ -208,7 +227,8 @@ describe('SQL round trips of the task routes', () => {
   it('create task with an Idempotency-Key: the claim, BEGIN, the same 3, the stored answer and COMMIT; its replay: the claim alone (D35)', async () => {
     const payload = { list_id: ids.backlog, title: 'Keyed', assignee_ids: [ids.m0], label_ids: [ids.l0] };
     const plain = await count('create', 'POST', '/api/v1/tasks', payload);
-    const keyed = (headers: Record<string, string>) => counter.record(() => t.inject({ method: 'POST', url: '/api/v1/tasks', headers: { ...auth(KEY), ...headers }, payload }));
+    const keyed = (headers: Record<string, string>) =>
+      counter.record(() => t.inject({ method: 'POST', url: '/api/v1/tasks', headers: { ...auth(KEY), ...headers }, payload }));
     const first = await keyed({ 'idempotency-key': 'qc-create' });
     measured['create keyed'] = first.statements.length;
     expect(first.result.statusCode).toBe(201);
@@ -232,8 +252,17 @@ describe('SQL round trips of the task routes', () => {
     // The writes above, in order: two creates, five updates (If-Match included), the If-Match delete, a create and
     // a keyed create (its replay records nothing), a delete.
     expect(hundred.body.data.map((e: { type: string }) => e.type)).toEqual([
-      'task.created', 'task.created', 'task.updated', 'task.updated', 'task.updated', 'task.updated', 'task.updated',
-      'task.deleted', 'task.created', 'task.created', 'task.deleted',
+      'task.created',
+      'task.created',
+      'task.updated',
+      'task.updated',
+      'task.updated',
+      'task.updated',
+      'task.updated',
+      'task.deleted',
+      'task.created',
+      'task.created',
+      'task.deleted',
     ]);
     expect(hundred.trips).toBeLessThanOrEqual(3);
     expect(one.trips).toBe(hundred.trips);
@@ -263,17 +292,32 @@ describe('SQL round trips of the task routes', () => {
   it('custom-field definitions (D42): create, get, update, delete each at most 2, authentication included, whatever the sets sent', async () => {
     const sets = (n: number) => ({
       granted_folder_ids: n ? [ids.eng] : [],
-      list_overrides: [{ list_id: ids.backlog, access: 'granted' }, { list_id: ids.sprint, access: 'denied' }].slice(0, n),
+      list_overrides: [
+        { list_id: ids.backlog, access: 'granted' },
+        { list_id: ids.sprint, access: 'denied' },
+      ].slice(0, n),
       allowed_user_ids: MEMBERS.slice(0, n * 5).map((m) => ids[m]),
     });
-    const created = await count('create custom field', 'POST', '/api/v1/custom-fields', { workspace_id: ids.ws, name: 'Counted field', type: 'dropdown', config: { options: ['a', 'b'] }, is_scope_restricted: true, ...sets(2) });
+    const created = await count('create custom field', 'POST', '/api/v1/custom-fields', {
+      workspace_id: ids.ws,
+      name: 'Counted field',
+      type: 'dropdown',
+      config: { options: ['a', 'b'] },
+      is_scope_restricted: true,
+      ...sets(2),
+    });
     expect(created.status).toBe(201);
     expect(created.trips).toBeLessThanOrEqual(2);
     const id = created.body.id as number;
     const got = await count('get custom field', 'GET', `/api/v1/custom-fields/${id}`);
     expect([got.status, got.trips]).toEqual([200, 1]);
     for (const n of [0, 2]) {
-      const updated = await count(`update custom field ${n}`, 'PATCH', `/api/v1/custom-fields/${id}`, { name: `Counted ${n}`, config: { options: ['a'] }, position: 9, ...sets(n) });
+      const updated = await count(`update custom field ${n}`, 'PATCH', `/api/v1/custom-fields/${id}`, {
+        name: `Counted ${n}`,
+        config: { options: ['a'] },
+        position: 9,
+        ...sets(n),
+      });
       expect(updated.status).toBe(200);
       expect(updated.trips).toBeLessThanOrEqual(2);
     }
@@ -293,7 +337,12 @@ describe('SQL round trips of the task routes', () => {
     };
     const created = await run('create workspace', 'POST', '/api/v1/workspaces', 201, { name: 'Counted Too' });
     await run('update workspace', 'PATCH', `/api/v1/workspaces/${ids.ws}`, 200, { description: 'counted' });
-    await run('add member', 'POST', `/api/v1/workspaces/${ids.ws}/members`, 201, { email: 'EXTRA@qc.test', restricted: true, folder_ids: [ids.eng], list_ids: [ids.backlog] });
+    await run('add member', 'POST', `/api/v1/workspaces/${ids.ws}/members`, 201, {
+      email: 'EXTRA@qc.test',
+      restricted: true,
+      folder_ids: [ids.eng],
+      list_ids: [ids.backlog],
+    });
     await run('update member', 'PATCH', `/api/v1/workspaces/${ids.ws}/members/${ids.m0}`, 200, { role: 'viewer', restricted: true, folder_ids: [ids.eng] });
     await run('member access', 'GET', `/api/v1/workspaces/${ids.ws}/members/${ids.m0}/access`, 200);
     await run('remove member', 'DELETE', `/api/v1/workspaces/${ids.ws}/members/${ids.m1}`, 204);

@@ -1,7 +1,8 @@
 import type { InjectOptions } from 'fastify';
+
 import { SCOPES } from '../../src/common/auth/scope';
-import { loadFixture } from '../../src/fixtures/fixture-loader';
 import type { FixtureWorld } from '../../src/fixtures/fixture.types';
+import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
 
 /**

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { AddressInfo, createServer, Server, Socket } from 'net';
+
 import { generateApiKey } from '../../src/common/auth/api-key';
 import { SCOPES } from '../../src/common/auth/scope';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
@@ -27,15 +28,24 @@ describe('rate limits when Redis fails (issue 19)', () => {
   const warn = jest.spyOn(Logger.prototype, 'warn');
   const log = jest.spyOn(Logger.prototype, 'log');
   const lines = () => [
-    ...warn.mock.calls.map(([m]) => String(m)).filter((m) => DOWN.test(m)).map(() => 'down'),
-    ...log.mock.calls.map(([m]) => String(m)).filter((m) => m === BACK).map(() => 'back'),
+    ...warn.mock.calls
+      .map(([m]) => String(m))
+      .filter((m) => DOWN.test(m))
+      .map(() => 'down'),
+    ...log.mock.calls
+      .map(([m]) => String(m))
+      .filter((m) => m === BACK)
+      .map(() => 'back'),
   ];
 
   /** An app limiting 1,000 requests a minute per key, counting in the Redis at `redisUrl`, with a world of one key. */
   async function appOn(redisUrl: string): Promise<{ t: TestApp; key: string }> {
     const t = await createTestApp({ validateResponses: false, env: { RATE_LIMIT_PER_MINUTE: '1000', REDIS_URL: redisUrl } });
     const key = generateApiKey();
-    await loadFixture(t.db.ds, { users: [{ ref: 'ann', email: `ann@${Date.now()}.test`, name: 'Ann' }], api_keys: [{ user: 'ann', key, scopes: [...SCOPES] }] });
+    await loadFixture(t.db.ds, {
+      users: [{ ref: 'ann', email: `ann@${Date.now()}.test`, name: 'Ann' }],
+      api_keys: [{ user: 'ann', key, scopes: [...SCOPES] }],
+    });
     return { t, key };
   }
 

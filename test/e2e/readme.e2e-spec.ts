@@ -1,6 +1,7 @@
 import { spawnSync } from 'child_process';
 import { readFileSync, rmSync } from 'fs';
 import { join } from 'path';
+
 import { createTestDatabase, TestDatabase } from '../setup/database';
 import { ensureBuilt, ROOT, ServerProcess, startServer } from '../setup/server-process';
 
@@ -52,11 +53,15 @@ beforeAll(async () => {
   db = await createTestDatabase();
   server = await startServer({ DATABASE_URL: db.url, MIGRATIONS_RUN: 'false' });
   const demo = spawnSync('npm', ['run', 'cli', '--', 'demo'], {
-    cwd: ROOT, env: { ...process.env, DATABASE_URL: db.url, PORT: String(server.port), LOG_LEVEL: 'warn' }, encoding: 'utf8',
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: db.url, PORT: String(server.port), LOG_LEVEL: 'warn' },
+    encoding: 'utf8',
   });
   expect(demo.status).toBe(0);
   // Only the two lines of the demo on stdout, with the server's real port (npm's banner goes to stderr).
-  const match = /^Demo API key: (svc_[0-9a-f]{64})\ncurl -H "Authorization: Bearer svc_[0-9a-f]{64}" http:\/\/localhost:(\d+)\/api\/v1\/me\n$/.exec(demo.stdout);
+  const match = /^Demo API key: (svc_[0-9a-f]{64})\ncurl -H "Authorization: Bearer svc_[0-9a-f]{64}" http:\/\/localhost:(\d+)\/api\/v1\/me\n$/.exec(
+    demo.stdout,
+  );
   expect(match).not.toBeNull();
   expect(Number(match![2])).toBe(server.port);
   key = match![1];

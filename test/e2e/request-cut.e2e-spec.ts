@@ -23,11 +23,16 @@ describe('a request cut by the deadline commits nothing (issue 18)', () => {
     ids = await loadFixture(t.db.ds, {
       users: [{ ref: 'alice', email: 'alice@cut.test', name: 'Alice' }],
       api_keys: [{ user: 'alice', key: 'svc_cut_owner', scopes: [...SCOPES] }],
-      workspaces: [{
-        ref: 'acme', name: 'Acme', slug: 'cut-acme', owner: 'alice',
-        folders: [{ ref: 'f', name: 'F', lists: [{ ref: 'inbox', name: 'Inbox' }] }],
-        tasks: [{ ref: 't1', list: 'inbox', title: 'Locked' }],
-      }],
+      workspaces: [
+        {
+          ref: 'acme',
+          name: 'Acme',
+          slug: 'cut-acme',
+          owner: 'alice',
+          folders: [{ ref: 'f', name: 'F', lists: [{ ref: 'inbox', name: 'Inbox' }] }],
+          tasks: [{ ref: 't1', list: 'inbox', title: 'Locked' }],
+        },
+      ],
     });
   });
   afterAll(async () => {
@@ -51,7 +56,12 @@ describe('a request cut by the deadline commits nothing (issue 18)', () => {
   const count = async (sql: string, params: unknown[]) => Number((await t.db.ds.query(sql, params))[0].n);
   /** Waits until no other statement runs on the test database: a write still waiting for the released lock, or between its statements, would have committed by then (it must not). */
   const settle = async () => {
-    while ((await count(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state <> 'idle' AND backend_type = 'client backend' AND pid <> pg_backend_pid()`, [])) > 0) {
+    while (
+      (await count(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state <> 'idle' AND backend_type = 'client backend' AND pid <> pg_backend_pid()`,
+        [],
+      )) > 0
+    ) {
       await new Promise((r) => setImmediate(r));
     }
   };

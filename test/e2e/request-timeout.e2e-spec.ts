@@ -21,7 +21,16 @@ describe('request deadline (issue 8)', () => {
     const ids = await loadFixture(t.db.ds, {
       users: [{ ref: 'alice', email: 'alice@deadline.test', name: 'Alice' }],
       api_keys: [{ user: 'alice', key: 'svc_deadline_owner', scopes: [...SCOPES] }],
-      workspaces: [{ ref: 'acme', name: 'Acme', slug: 'deadline-acme', owner: 'alice', lists: [{ ref: 'inbox', name: 'Inbox' }], tasks: [{ ref: 't1', list: 'inbox', title: 'Locked' }] }],
+      workspaces: [
+        {
+          ref: 'acme',
+          name: 'Acme',
+          slug: 'deadline-acme',
+          owner: 'alice',
+          lists: [{ ref: 'inbox', name: 'Inbox' }],
+          tasks: [{ ref: 't1', list: 'inbox', title: 'Locked' }],
+        },
+      ],
     });
     taskId = ids.t1;
   });

@@ -22,7 +22,10 @@ describe('restricted members: D33', () => {
       ...usersWithKeys('rv.test', ['alice', 'carol', 'erin', 'vera'], { carol: KEY.carol, erin: KEY.erin, vera: KEY.vera }),
       workspaces: [
         {
-          ref: 'ws', name: 'RV', slug: 'rv', owner: 'alice',
+          ref: 'ws',
+          name: 'RV',
+          slug: 'rv',
+          owner: 'alice',
           members: [
             { user: 'carol', role: 'member' },
             { user: 'erin', role: 'member', restricted: true, folders: ['open', 'open2'], lists: ['lone'] },
@@ -31,7 +34,14 @@ describe('restricted members: D33', () => {
           folders: [
             { ref: 'open', name: 'Open', lists: [{ ref: 'seen', name: 'Seen' }] },
             { ref: 'open2', name: 'Open too', lists: [{ ref: 'seen2', name: 'Seen too' }] },
-            { ref: 'closed', name: 'Closed', lists: [{ ref: 'hidden', name: 'Hidden' }, { ref: 'lone', name: 'Lone' }] },
+            {
+              ref: 'closed',
+              name: 'Closed',
+              lists: [
+                { ref: 'hidden', name: 'Hidden' },
+                { ref: 'lone', name: 'Lone' },
+              ],
+            },
           ],
           lists: [{ ref: 'loose', name: 'No folder' }],
           tasks: [

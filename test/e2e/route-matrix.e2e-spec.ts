@@ -1,8 +1,9 @@
 import type { InjectOptions } from 'fastify';
+
 import { hashApiKey } from '../../src/common/auth/api-key';
 import { auth } from '../setup/create-app';
-import { ROUTES, routeName, RouteSpec, routeUrl } from '../setup/routes';
-import { RoleWorld, roleKeys, useRoleWorld, WorldRole } from '../setup/world';
+import { routeName, ROUTES, RouteSpec, routeUrl } from '../setup/routes';
+import { roleKeys, RoleWorld, useRoleWorld, WorldRole } from '../setup/world';
 
 /**
  * Every route of D1 against the checks every route makes, in the order of D3:
@@ -17,12 +18,18 @@ import { RoleWorld, roleKeys, useRoleWorld, WorldRole } from '../setup/world';
 
 /** D6: malformed path ids. */
 const PATH_400: Record<string, string> = {
-  workspace: 'Invalid workspace ID', folder: 'Invalid folder ID', list: 'Invalid list ID',
-  task: 'Invalid task ID', status: 'Invalid status ID', label: 'Invalid label ID', webhook: 'Invalid webhook ID',
+  workspace: 'Invalid workspace ID',
+  folder: 'Invalid folder ID',
+  list: 'Invalid list ID',
+  task: 'Invalid task ID',
+  status: 'Invalid status ID',
+  label: 'Invalid label ID',
+  webhook: 'Invalid webhook ID',
   comment: 'Invalid comment ID',
   custom_field: 'Invalid custom field ID',
   attachment: 'Invalid attachment ID',
-  user: 'Invalid user ID', api_key: 'Invalid API key ID',
+  user: 'Invalid user ID',
+  api_key: 'Invalid API key ID',
 };
 /** D6: malformed parent ids in a create body. */
 const BODY_400: Record<string, string> = { workspace_id: 'workspace_id is required', list_id: 'list_id must be a valid numeric ID' };
@@ -46,9 +53,16 @@ const UNKNOWN_IDS: (string | number)[] = [99999999, 0, '0', '99999999999999'];
 
 /** D4: the answer to an id nothing has, by route. */
 const NOT_FOUND: Record<string, string> = {
-  workspace: 'Workspace not found', folder: 'Folder not found', list: 'List not found', task: 'Task not found',
-  status: 'Status not found', label: 'Label not found', workspace_id: 'Workspace not found', list_id: 'List not found in this workspace',
-  webhook: 'Webhook not found', comment: 'Comment not found',
+  workspace: 'Workspace not found',
+  folder: 'Folder not found',
+  list: 'List not found',
+  task: 'Task not found',
+  status: 'Status not found',
+  label: 'Label not found',
+  workspace_id: 'Workspace not found',
+  list_id: 'List not found in this workspace',
+  webhook: 'Webhook not found',
+  comment: 'Comment not found',
   custom_field: 'Custom field not found',
   attachment: 'Attachment not found',
   api_key: 'API key not found',
@@ -56,9 +70,16 @@ const NOT_FOUND: Record<string, string> = {
 
 /** D4: what a caller who is not a member of the target's workspace gets, by target. */
 const NON_MEMBER: Record<string, [number, string]> = {
-  workspace: [404, 'Workspace not found'], folder: [404, 'Folder not found'], workspace_id: [404, 'Workspace not found'],
-  list: [403, 'Access denied'], task: [403, 'Access denied'], status: [403, 'Access denied'], label: [403, 'Access denied'],
-  list_id: [403, 'Access denied'], webhook: [403, 'Access denied'], comment: [403, 'Access denied'],
+  workspace: [404, 'Workspace not found'],
+  folder: [404, 'Folder not found'],
+  workspace_id: [404, 'Workspace not found'],
+  list: [403, 'Access denied'],
+  task: [403, 'Access denied'],
+  status: [403, 'Access denied'],
+  label: [403, 'Access denied'],
+  list_id: [403, 'Access denied'],
+  webhook: [403, 'Access denied'],
+  comment: [403, 'Access denied'],
   custom_field: [403, 'Access denied'],
   attachment: [403, 'Access denied'],
   // D46: a key of another user is no key of the caller's.
@@ -67,22 +88,46 @@ const NON_MEMBER: Record<string, [number, string]> = {
 
 /** The target of each kind in the world's workspace `ws`. */
 const TARGET_REF: Record<string, string> = {
-  workspace: 'ws', folder: 'eng', list: 'backlog', task: 't_backlog', status: 'review', label: 'bug', workspace_id: 'ws', list_id: 'backlog',
-  webhook: 'webhook', comment: 'comment_backlog',
+  workspace: 'ws',
+  folder: 'eng',
+  list: 'backlog',
+  task: 't_backlog',
+  status: 'review',
+  label: 'bug',
+  workspace_id: 'ws',
+  list_id: 'backlog',
+  webhook: 'webhook',
+  comment: 'comment_backlog',
   custom_field: 'notes',
   attachment: 'attachment',
   api_key: 'k_owner_key',
 };
 /** The target of each kind in the outsider's workspace `other`, of which the owner of `ws` is no member. */
 const OTHER_REF: Record<string, string> = {
-  workspace: 'other', folder: 'o_folder', list: 'o_list', task: 'o_task', status: 'o_todo', label: 'o_bug', workspace_id: 'other', list_id: 'o_list',
-  webhook: 'o_webhook', comment: 'o_comment',
+  workspace: 'other',
+  folder: 'o_folder',
+  list: 'o_list',
+  task: 'o_task',
+  status: 'o_todo',
+  label: 'o_bug',
+  workspace_id: 'other',
+  list_id: 'o_list',
+  webhook: 'o_webhook',
+  comment: 'o_comment',
   custom_field: 'o_field',
   attachment: 'o_attachment',
   api_key: 'o_key',
 };
 /** The target of each kind in `ws` not granted to the restricted member (granted folder `eng` only). */
-const NOT_GRANTED_REF: Record<string, string> = { ...TARGET_REF, folder: 'ops', list: 'inbox', task: 't_inbox', list_id: 'inbox', comment: 'comment_inbox', attachment: 'inbox_attachment' };
+const NOT_GRANTED_REF: Record<string, string> = {
+  ...TARGET_REF,
+  folder: 'ops',
+  list: 'inbox',
+  task: 't_inbox',
+  list_id: 'inbox',
+  comment: 'comment_inbox',
+  attachment: 'inbox_attachment',
+};
 
 /**
  * D2: the 403 of each write route to the roles its class excludes (writer
@@ -140,21 +185,36 @@ const targetKey = (r: RouteSpec): string => (r.target === undefined ? '' : r.tar
 /** A valid body for each route that takes one (its target id put in by `request`; a new list goes into `folder`). */
 function bodyOf(r: RouteSpec, w: RoleWorld, folder = 'eng'): Record<string, unknown> | undefined {
   switch (routeName(r)) {
-    case 'POST /api/v1/labels': return { name: 'New label' };
-    case 'POST /api/v1/statuses': return { name: 'New status', category: 'pending' };
-    case 'POST /api/v1/folders': return { name: 'New folder' };
-    case 'POST /api/v1/lists': return { folder_id: w.ids[folder], name: 'New list' };
-    case 'POST /api/v1/tasks': return { title: 'New task' };
-    case 'POST /api/v1/tasks/:task_id/comments': return { content: '<p>New</p>' };
-    case 'PATCH /api/v1/tasks/:task_id': return { title: 'Renamed' };
-    case 'POST /api/v1/webhooks': return { url: 'https://localhost/hook' };
-    case 'POST /api/v1/custom-fields': return { name: 'New field', type: 'text' };
-    case 'POST /api/v1/tasks/:task_id/attachments': return { file_name: 'a.txt', file_size: 1, mime_type: 'text/plain' };
-    case 'POST /api/v1/workspaces': return { name: 'New workspace' };
-    case 'POST /api/v1/workspaces/:workspace_id/members': return { user_id: w.ids.outsider };
-    case 'PATCH /api/v1/workspaces/:workspace_id/members/:user_id': return { role: 'viewer' };
-    case 'POST /api/v1/api-keys': return { name: 'New key', scopes: ['users:read'] };
-    default: return r.method === 'PATCH' ? { name: 'Renamed' } : undefined;
+    case 'POST /api/v1/labels':
+      return { name: 'New label' };
+    case 'POST /api/v1/statuses':
+      return { name: 'New status', category: 'pending' };
+    case 'POST /api/v1/folders':
+      return { name: 'New folder' };
+    case 'POST /api/v1/lists':
+      return { folder_id: w.ids[folder], name: 'New list' };
+    case 'POST /api/v1/tasks':
+      return { title: 'New task' };
+    case 'POST /api/v1/tasks/:task_id/comments':
+      return { content: '<p>New</p>' };
+    case 'PATCH /api/v1/tasks/:task_id':
+      return { title: 'Renamed' };
+    case 'POST /api/v1/webhooks':
+      return { url: 'https://localhost/hook' };
+    case 'POST /api/v1/custom-fields':
+      return { name: 'New field', type: 'text' };
+    case 'POST /api/v1/tasks/:task_id/attachments':
+      return { file_name: 'a.txt', file_size: 1, mime_type: 'text/plain' };
+    case 'POST /api/v1/workspaces':
+      return { name: 'New workspace' };
+    case 'POST /api/v1/workspaces/:workspace_id/members':
+      return { user_id: w.ids.outsider };
+    case 'PATCH /api/v1/workspaces/:workspace_id/members/:user_id':
+      return { role: 'viewer' };
+    case 'POST /api/v1/api-keys':
+      return { name: 'New key', scopes: ['users:read'] };
+    default:
+      return r.method === 'PATCH' ? { name: 'Renamed' } : undefined;
   }
 }
 
@@ -169,7 +229,11 @@ function blanked(body: Record<string, unknown> | undefined): Record<string, unkn
  * a second path id (D39: the member) is `second`, by default the owner of `ws` (a member there, and not the caller of the role checks).
  */
 function request(r: RouteSpec, w: RoleWorld, id: unknown, key?: string, body = bodyOf(r, w), second: unknown = w.ids.owner): InjectOptions {
-  const options: InjectOptions = { method: r.method, url: r.target?.in === 'path' ? routeUrl(r, String(id), String(second)) : r.path, headers: key ? auth(key) : {} };
+  const options: InjectOptions = {
+    method: r.method,
+    url: r.target?.in === 'path' ? routeUrl(r, String(id), String(second)) : r.path,
+    headers: key ? auth(key) : {},
+  };
   if (r.target?.in === 'body') options.payload = { ...body, [r.target.field]: id };
   else if (body) options.payload = body;
   return options;
@@ -196,12 +260,22 @@ describe('route matrix: every route of D1', () => {
       await t.db.ds.query('INSERT INTO api_keys (user_id, key_hash, scopes) VALUES ($1, $2, $3)', [ids.owner, hashApiKey(key), scopes]);
     }
     // D38: a webhook in each workspace (webhooks are not part of fixtures).
-    for (const [ref, ws] of [['webhook', 'ws'], ['o_webhook', 'other']]) {
-      const [hook] = await t.db.ds.query(`INSERT INTO webhooks (workspace_id, url, events, secret) VALUES ($1, 'https://localhost/hook', '{task.created}', 'whsec_x') RETURNING id`, [ids[ws]]);
+    for (const [ref, ws] of [
+      ['webhook', 'ws'],
+      ['o_webhook', 'other'],
+    ]) {
+      const [hook] = await t.db.ds.query(
+        `INSERT INTO webhooks (workspace_id, url, events, secret) VALUES ($1, 'https://localhost/hook', '{task.created}', 'whsec_x') RETURNING id`,
+        [ids[ws]],
+      );
       ids[ref] = hook.id;
     }
     // D47: a confirmed attachment on a task of each workspace, and one outside the restricted member's lists.
-    for (const [ref, task] of [['attachment', 't_backlog'], ['o_attachment', 'o_task'], ['inbox_attachment', 't_inbox']]) {
+    for (const [ref, task] of [
+      ['attachment', 't_backlog'],
+      ['o_attachment', 'o_task'],
+      ['inbox_attachment', 't_inbox'],
+    ]) {
       const [att] = await t.db.ds.query(
         `INSERT INTO attachments (workspace_id, task_id, uploader_id, file_name, file_size, mime_type) SELECT workspace_id, id, $2, 'a.txt', 1, 'text/plain' FROM tasks WHERE id = $1 RETURNING id`,
         [ids[task], ids.owner],
@@ -212,8 +286,26 @@ describe('route matrix: every route of D1', () => {
 
   /** Every row of the tables a refused request could touch: the matrix's requests are all refused, so this never changes. */
   const TABLES = [
-    'workspaces', 'workspace_members', 'labels', 'statuses', 'folders', 'lists', 'tasks', 'task_labels', 'comments', 'member_folder_grants', 'member_list_grants', 'events', 'webhooks',
-    'custom_fields', 'custom_field_folder_grants', 'custom_field_list_overrides', 'custom_field_allowed_users', 'task_custom_field_values', 'attachments', 'api_keys',
+    'workspaces',
+    'workspace_members',
+    'labels',
+    'statuses',
+    'folders',
+    'lists',
+    'tasks',
+    'task_labels',
+    'comments',
+    'member_folder_grants',
+    'member_list_grants',
+    'events',
+    'webhooks',
+    'custom_fields',
+    'custom_field_folder_grants',
+    'custom_field_list_overrides',
+    'custom_field_allowed_users',
+    'task_custom_field_values',
+    'attachments',
+    'api_keys',
   ];
   const snapshot = async () => {
     const rows: Record<string, unknown[]> = {};
@@ -294,19 +386,25 @@ describe('route matrix: every route of D1', () => {
     const second = r.second;
     if (second) {
       const secondMessage = PATH_400[second.kind];
-      it.each(MALFORMED_PATH_IDS)(`400 ${secondMessage} for the malformed second id %p, whatever the role and the body; the first id is checked first (D39)`, async (id) => {
-        for (const role of ['owner', 'viewer', 'outsider'] as const) {
-          for (const body of [bodyOf(r, w), blanked(bodyOf(r, w))]) {
-            expect(await answer(request(r, w, w.ids.ws, w.key(role), body, id))).toEqual({ status: 400, body: { error: secondMessage } });
-            expect(await answer(request(r, w, 'abc', w.key(role), body, id))).toEqual({ status: 400, body: { error: message400 } });
+      it.each(MALFORMED_PATH_IDS)(
+        `400 ${secondMessage} for the malformed second id %p, whatever the role and the body; the first id is checked first (D39)`,
+        async (id) => {
+          for (const role of ['owner', 'viewer', 'outsider'] as const) {
+            for (const body of [bodyOf(r, w), blanked(bodyOf(r, w))]) {
+              expect(await answer(request(r, w, w.ids.ws, w.key(role), body, id))).toEqual({ status: 400, body: { error: secondMessage } });
+              expect(await answer(request(r, w, 'abc', w.key(role), body, id))).toEqual({ status: 400, body: { error: message400 } });
+            }
           }
-        }
-      });
+        },
+      );
 
       it.each(UNKNOWN_IDS)('404 Member not found for the user %p, a member of no workspace or of another, before the role (D39)', async (id) => {
         for (const role of ['owner', 'viewer'] as const) {
           expect(await answer(request(r, w, w.ids.ws, w.key(role), bodyOf(r, w), id))).toEqual({ status: 404, body: { error: 'Member not found' } });
-          expect(await answer(request(r, w, w.ids.ws, w.key(role), bodyOf(r, w), w.ids.outsider))).toEqual({ status: 404, body: { error: 'Member not found' } });
+          expect(await answer(request(r, w, w.ids.ws, w.key(role), bodyOf(r, w), w.ids.outsider))).toEqual({
+            status: 404,
+            body: { error: 'Member not found' },
+          });
         }
       });
     }
@@ -319,7 +417,10 @@ describe('route matrix: every route of D1', () => {
 
     it(`${NON_MEMBER[target].join(' ')} for a caller who is not a member of the target's workspace, both ways round, whatever the body`, async () => {
       const [status, error] = NON_MEMBER[target];
-      for (const [role, ref] of [['outsider', TARGET_REF[target]], ['owner', OTHER_REF[target]]] as const) {
+      for (const [role, ref] of [
+        ['outsider', TARGET_REF[target]],
+        ['owner', OTHER_REF[target]],
+      ] as const) {
         for (const body of [bodyOf(r, w), blanked(bodyOf(r, w))]) {
           expect(await answer(request(r, w, w.ids[ref], w.key(role), body))).toEqual({ status, body: { error } });
         }
@@ -338,7 +439,10 @@ describe('route matrix: every route of D1', () => {
         it('403 Access denied for a restricted member on a target not granted, before the body (D30)', async () => {
           const body = bodyOf(r, w, 'ops');
           for (const b of [body, blanked(body)]) {
-            expect(await answer(request(r, w, w.ids[NOT_GRANTED_REF[target]], w.key('restricted'), b))).toEqual({ status: 403, body: { error: 'Access denied' } });
+            expect(await answer(request(r, w, w.ids[NOT_GRANTED_REF[target]], w.key('restricted'), b))).toEqual({
+              status: 403,
+              body: { error: 'Access denied' },
+            });
           }
         });
       }

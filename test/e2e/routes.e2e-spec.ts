@@ -4,10 +4,11 @@ import { ModulesContainer, Reflector } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import type { InjectOptions } from 'fastify';
-import { Authenticated, Public, PUBLIC_KEY, SCOPE_KEY } from '../../src/common/auth/authenticated.decorator';
-import type { Scope } from '../../src/common/auth/scope';
+
 import { AppModule } from '../../src/app.module';
 import { configureApp } from '../../src/app.setup';
+import { Authenticated, Public, PUBLIC_KEY, SCOPE_KEY } from '../../src/common/auth/authenticated.decorator';
+import type { Scope } from '../../src/common/auth/scope';
 import { createAdapter } from '../../src/common/http/adapter';
 import { createTestApp, TestApp, testSettings } from '../setup/create-app';
 import { ROUTES } from '../setup/routes';
@@ -87,7 +88,9 @@ function discoverRoutes(t: TestApp): Route[] {
 function unauthenticatedOrAmbiguous(routes: Route[]): string[] {
   return routes
     .filter((r) => (r.scope === undefined) === !r.isPublic)
-    .map((r) => `${r.controller}.${r.handler} (${r.method} ${r.path}): ${r.isPublic ? 'both @Public and @Authenticated' : 'neither @Authenticated nor @Public'}`);
+    .map(
+      (r) => `${r.controller}.${r.handler} (${r.method} ${r.path}): ${r.isPublic ? 'both @Public and @Authenticated' : 'neither @Authenticated nor @Public'}`,
+    );
 }
 
 /** A controller as someone might forget to write it: no @Authenticated, no @Public. */
@@ -143,13 +146,21 @@ describe('routes (D1; closed by default)', () => {
   });
 
   it('only the routes D1 lists as public are public', () => {
-    expect(routes.filter((r) => r.isPublic).map(key).sort()).toEqual([...PUBLIC_ROUTES].sort());
+    expect(
+      routes
+        .filter((r) => r.isPublic)
+        .map(key)
+        .sort(),
+    ).toEqual([...PUBLIC_ROUTES].sort());
   });
 
   it('every route of D1 exists with the scope D1 gives it', () => {
     const actual = new Map(routes.map((r) => [key(r), r.scope]));
-    const mismatches = D1.map(([method, path, scope]) => ({ route: `${method} ${path}`, expected: scope, actual: actual.get(`${method} ${path}`) ?? 'missing' }))
-      .filter((m) => m.actual !== m.expected);
+    const mismatches = D1.map(([method, path, scope]) => ({
+      route: `${method} ${path}`,
+      expected: scope,
+      actual: actual.get(`${method} ${path}`) ?? 'missing',
+    })).filter((m) => m.actual !== m.expected);
     expect(mismatches).toEqual([]);
   });
 

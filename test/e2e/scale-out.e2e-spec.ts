@@ -1,5 +1,6 @@
 import { spawnSync } from 'child_process';
 import { join } from 'path';
+
 import { generateApiKey } from '../../src/common/auth/api-key';
 import { SCOPES } from '../../src/common/auth/scope';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
@@ -43,10 +44,15 @@ beforeAll(async () => {
       { ref: 'k_limited', user: 'owner', key: limited, scopes: [...SCOPES] },
       { ref: 'k_revoked', user: 'owner', key: revoked, scopes: [...SCOPES] },
     ],
-    workspaces: [{
-      ref: 'ws', name: 'Scale', slug: 'scale', owner: 'owner',
-      folders: [{ ref: 'f', name: 'F', lists: [{ ref: 'l', name: 'L' }] }],
-    }],
+    workspaces: [
+      {
+        ref: 'ws',
+        name: 'Scale',
+        slug: 'scale',
+        owner: 'owner',
+        folders: [{ ref: 'f', name: 'F', lists: [{ ref: 'l', name: 'L' }] }],
+      },
+    ],
   });
   const env = { DATABASE_URL: db.url, REDIS_URL: 'redis://127.0.0.1:6379', RATE_LIMIT_PER_MINUTE: String(LIMIT), MIGRATIONS_RUN: 'false' };
   servers = await Promise.all([startServer(env), startServer(env)]);
@@ -96,7 +102,9 @@ it('the rate limit is one budget across both processes (Redis)', async () => {
 it('a key revoked (CLI) is refused by both processes', async () => {
   for (const server of servers) expect((await call(server, 'GET', '/api/v1/me', revoked)).status).toBe(200);
   const r = spawnSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'keys', 'revoke', '--id', String(ids.k_revoked)], {
-    cwd: ROOT, env: { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: 'warn' }, encoding: 'utf8',
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: 'warn' },
+    encoding: 'utf8',
   });
   expect(r.status).toBe(0);
   for (const server of servers) {

@@ -44,13 +44,22 @@ describe('schema (migrations)', () => {
 
     it('keeps each field’s entry up to its value, config as task answers show it, whenever the field changes', async () => {
       const stars = await field('Stars "5"', 'rating', { iconName: 'star', color: 'orange' });
-      expect(await head(stars)).toBe(`{"id":${stars},"name":"Stars \\"5\\"","type":"rating","config":{"icon": "star", "color": "orange"},"position":1,"value":`);
+      expect(await head(stars)).toBe(
+        `{"id":${stars},"name":"Stars \\"5\\"","type":"rating","config":{"icon": "star", "color": "orange"},"position":1,"value":`,
+      );
       await db.ds.query(`UPDATE custom_fields SET name = 'Stars', position = 4 WHERE id = $1`, [stars]);
       expect(await head(stars)).toBe(`{"id":${stars},"name":"Stars","type":"rating","config":{"icon": "star", "color": "orange"},"position":4,"value":`);
       const notes = await field('Notes', 'text', { ignored: true });
       expect(await head(notes)).toBe(`{"id":${notes},"name":"Notes","type":"text","config":null,"position":1,"value":`);
       const stage = await field('Stage', 'dropdown', { options: ['a', 'b'] });
-      expect(JSON.parse((await head(stage)) + '"a"}')).toEqual({ id: stage, name: 'Stage', type: 'dropdown', config: { options: ['a', 'b'] }, position: 1, value: 'a' });
+      expect(JSON.parse((await head(stage)) + '"a"}')).toEqual({
+        id: stage,
+        name: 'Stage',
+        type: 'dropdown',
+        config: { options: ['a', 'b'] },
+        position: 1,
+        value: 'a',
+      });
     });
 
     it('keeps each field’s grant, override and allowed-user arrays equal to their tables, cascades included', async () => {

@@ -1,11 +1,12 @@
-import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'http';
 import { readFileSync } from 'fs';
+import { createServer, type IncomingHttpHeaders, request as httpRequest, type Server } from 'http';
 import { join } from 'path';
 import * as ts from 'typescript';
+
 import * as sdk from '../../clients/typescript';
 import { SCOPES } from '../../src/common/auth/scope';
-import { loadFixture } from '../../src/fixtures/fixture-loader';
 import type { FixtureWorld } from '../../src/fixtures/fixture.types';
+import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { createTestApp, TestApp } from '../setup/create-app';
 import { ROOT } from '../setup/paths';
 
@@ -26,8 +27,20 @@ const world: FixtureWorld = {
   api_keys: [{ user: 'alice', key: KEY, scopes: [...SCOPES] }],
   workspaces: [
     {
-      ref: 'acme', name: 'Acme', slug: 'sdk-acme', owner: 'alice',
-      folders: [{ ref: 'eng', name: 'Engineering', lists: [{ ref: 'backlog', name: 'Backlog' }, { ref: 'paged', name: 'Paged' }] }],
+      ref: 'acme',
+      name: 'Acme',
+      slug: 'sdk-acme',
+      owner: 'alice',
+      folders: [
+        {
+          ref: 'eng',
+          name: 'Engineering',
+          lists: [
+            { ref: 'backlog', name: 'Backlog' },
+            { ref: 'paged', name: 'Paged' },
+          ],
+        },
+      ],
     },
   ],
 };
@@ -164,8 +177,14 @@ describe('@work-tracking/client, the SDK (issue 32)', () => {
   describe('the README integration, run as written', () => {
     it('type-checks against the package', () => {
       const options: ts.CompilerOptions = {
-        strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler,
-        lib: ['lib.es2022.d.ts', 'lib.dom.d.ts', 'lib.dom.iterable.d.ts'], types: [], skipLibCheck: true,
+        strict: true,
+        noEmit: true,
+        target: ts.ScriptTarget.ES2022,
+        module: ts.ModuleKind.ESNext,
+        moduleResolution: ts.ModuleResolutionKind.Bundler,
+        lib: ['lib.es2022.d.ts', 'lib.dom.d.ts', 'lib.dom.iterable.d.ts'],
+        types: [],
+        skipLibCheck: true,
         paths: { '@work-tracking/client': [join(CLIENT_DIR, 'index.ts')] },
       };
       const file = join(CLIENT_DIR, '__readme-example__.ts');
@@ -206,7 +225,10 @@ describe('@work-tracking/client, the SDK (issue 32)', () => {
       proxy.plan = ['lose-answer'];
       const created = await api.POST('/api/v1/tasks', { body: { list_id: ids.backlog, title: 'Created once' } });
       expect([created.response.status, sdk.isReplay(created.response), created.data?.title]).toEqual([201, true, 'Created once']);
-      expect(proxy.seen.map((s) => [s.method, s.url])).toEqual([['POST', '/api/v1/tasks'], ['POST', '/api/v1/tasks']]);
+      expect(proxy.seen.map((s) => [s.method, s.url])).toEqual([
+        ['POST', '/api/v1/tasks'],
+        ['POST', '/api/v1/tasks'],
+      ]);
       const [first, retry] = proxy.seen.map((s) => s.headers['idempotency-key']);
       expect(first).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
       expect(retry).toBe(first);
@@ -319,7 +341,13 @@ describe('@work-tracking/client, the SDK (issue 32)', () => {
       const controller = new AbortController();
       const followed: string[] = [];
       const following = (async () => {
-        for await (const event of sdk.events(api, ids.acme, { after: last, follow: true, pollIntervalMs: 50, signal: controller.signal, type: ['task.created'] })) {
+        for await (const event of sdk.events(api, ids.acme, {
+          after: last,
+          follow: true,
+          pollIntervalMs: 50,
+          signal: controller.signal,
+          type: ['task.created'],
+        })) {
           followed.push(event.type);
           controller.abort();
         }

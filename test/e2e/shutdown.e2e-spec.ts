@@ -1,10 +1,11 @@
 import { connect, Socket } from 'net';
+
 import { SCOPES } from '../../src/common/auth/scope';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { createTestDatabase, TestDatabase } from '../setup/database';
-import { rawRequest } from '../setup/raw-http';
 import { ROOT } from '../setup/paths';
-import { freePort, startProcess, StartedProcess } from '../setup/server-process';
+import { rawRequest } from '../setup/raw-http';
+import { freePort, StartedProcess, startProcess } from '../setup/server-process';
 import { tsEntryScript } from '../setup/ts-child';
 
 /**

@@ -33,13 +33,25 @@ describe('delete status (D43)', () => {
           { ref: 'on_todo', list: 'l', title: 'On todo', status: 'a_todo', updated_at: '2025-01-01T00:00:00.000Z' },
         ],
       }),
-      b.team('bare', { statuses: [{ ref: 'b_doing', name: 'Doing', category: 'in_progress' }, { ref: 'b_done', name: 'Done', category: 'completed' }], folders: [{ ref: 'bf', name: 'F', lists: [{ ref: 'bl', name: 'L' }] }], tasks: [{ ref: 'on_b_doing', list: 'bl', title: 'x', status: 'b_doing' }] }),
+      b.team('bare', {
+        statuses: [
+          { ref: 'b_doing', name: 'Doing', category: 'in_progress' },
+          { ref: 'b_done', name: 'Done', category: 'completed' },
+        ],
+        folders: [{ ref: 'bf', name: 'F', lists: [{ ref: 'bl', name: 'L' }] }],
+        tasks: [{ ref: 'on_b_doing', list: 'bl', title: 'x', status: 'b_doing' }],
+      }),
       b.team('race', { statuses: [{ ref: 'r_todo', name: 'To Do', category: 'pending' }] }),
     ],
   }));
 
   const del = (k: string, id: number | string, query = '', extra: { payload?: string; headers?: Record<string, string> } = {}) =>
-    t.inject({ method: 'DELETE', url: `/api/v1/statuses/${id}${query}`, headers: { ...auth(k), ...extra.headers }, ...(extra.payload !== undefined ? { payload: extra.payload } : {}) });
+    t.inject({
+      method: 'DELETE',
+      url: `/api/v1/statuses/${id}${query}`,
+      headers: { ...auth(k), ...extra.headers },
+      ...(extra.payload !== undefined ? { payload: extra.payload } : {}),
+    });
   const statusOf = async (task: number): Promise<number | null> => (await t.db.ds.query(`SELECT status_id FROM tasks WHERE id = $1`, [task]))[0].status_id;
   const exists = async (id: number) => (await t.db.ds.query(`SELECT 1 FROM statuses WHERE id = $1`, [id])).length === 1;
   const etag = async (task: number) => (await t.inject({ method: 'GET', url: `/api/v1/tasks/${task}`, headers: auth(key('owner')) })).headers.etag;
@@ -51,7 +63,9 @@ describe('delete status (D43)', () => {
     expect(await exists(ids.a_old)).toBe(false);
     expect([await statusOf(ids.on_old), await statusOf(ids.on_old2)]).toEqual([ids.a_doing, ids.a_doing]);
     expect(await etag(ids.on_old)).not.toBe(before);
-    expect(await t.db.ds.query(`SELECT count(*)::int AS n FROM tasks WHERE id = ANY($1) AND updated_at <> $2`, [[ids.on_old, ids.on_old2], STAMP])).toEqual([{ n: 0 }]);
+    expect(await t.db.ds.query(`SELECT count(*)::int AS n FROM tasks WHERE id = ANY($1) AND updated_at <> $2`, [[ids.on_old, ids.on_old2], STAMP])).toEqual([
+      { n: 0 },
+    ]);
     expect(await t.db.ds.query(`SELECT count(*)::int AS n FROM events WHERE type LIKE 'task.%' AND workspace_id = $1`, [ids.acme])).toEqual([{ n: 0 }]);
     expect(await t.db.ds.query(`SELECT type, data, actor_user_id FROM events WHERE type = 'status.deleted'`)).toEqual([
       { type: 'status.deleted', data: { status_id: ids.a_old }, actor_user_id: ids.admin },
@@ -144,7 +158,9 @@ describe('delete status (D43)', () => {
         ]);
         // Exactly one of the two went through (204 for the delete, 200 for the change).
         expect([answers[0].statusCode === 204, answers[1].statusCode === 200].filter(Boolean)).toHaveLength(1);
-        expect(answers.filter((a) => a.statusCode === 400).map((a) => a.json())).toEqual([{ error: 'At least one completed status must remain in the workspace' }]);
+        expect(answers.filter((a) => a.statusCode === 400).map((a) => a.json())).toEqual([
+          { error: 'At least one completed status must remain in the workspace' },
+        ]);
         expect(await completedLeft()).toBe(1);
         kept = (await t.db.ds.query(`SELECT id FROM statuses WHERE workspace_id = $1 AND category = 'completed'`, [ids.race]))[0].id;
       }

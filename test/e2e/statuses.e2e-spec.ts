@@ -1,4 +1,5 @@
 import type { LightMyRequestResponse } from 'fastify';
+
 import type { FixtureStatus } from '../../src/fixtures/fixture.types';
 import { Schema } from '../setup/api-types';
 import { auth } from '../setup/create-app';
@@ -20,7 +21,12 @@ const LAST_COMPLETED = 'At least one completed status must remain in the workspa
 const DUPLICATE = 'A status with this name already exists';
 
 const status = (ref: string, name: string, category: FixtureStatus['category'], position: number, extra: Partial<FixtureStatus> = {}): FixtureStatus => ({
-  ref, name, category, position, created_at: '2025-01-02T00:00:00.000Z', ...extra,
+  ref,
+  name,
+  category,
+  position,
+  created_at: '2025-01-02T00:00:00.000Z',
+  ...extra,
 });
 
 const { t, ids } = useRoleWorld('statuses', (b) => {
@@ -42,11 +48,7 @@ const { t, ids } = useRoleWorld('statuses', (b) => {
         status('e_doing', 'Doing', 'in_progress', 2),
         status('e_done', 'Done', 'completed', 3),
       ]),
-      workspace('rule', [
-        status('r_todo', 'To Do', 'pending', 1),
-        status('r_done', 'Done', 'completed', 2),
-        status('r_shipped', 'Shipped', 'completed', 3),
-      ]),
+      workspace('rule', [status('r_todo', 'To Do', 'pending', 1), status('r_done', 'Done', 'completed', 2), status('r_shipped', 'Shipped', 'completed', 3)]),
       workspace('nocompleted', [status('n_todo', 'To Do', 'pending', 1)]),
       workspace('race', [status('race_a', 'A', 'completed', 1), status('race_b', 'B', 'completed', 2)]),
     ],
@@ -59,22 +61,64 @@ const list = (workspace: number | string, key: string | null = KEY('owner')) => 
 const create = (body: unknown, key: string | null = KEY('owner')) => send('POST', '/api/v1/statuses', key, body);
 const update = (id: number | string, body: unknown, key: string | null = KEY('owner')) => send('PATCH', `/api/v1/statuses/${id}`, key, body);
 const row = async (id: number) =>
-  (await t.db.ds.query(`SELECT id, workspace_id, name, icon, color, category, position, api_ts(created_at) AS created_at FROM statuses WHERE id = $1`, [id]))[0];
+  (
+    await t.db.ds.query(`SELECT id, workspace_id, name, icon, color, category, position, api_ts(created_at) AS created_at FROM statuses WHERE id = $1`, [id])
+  )[0];
 
 describe('GET /api/v1/workspaces/:id/statuses (D1 ext)', () => {
-  const expected = () => [
-    { id: ids.wont, workspace_id: ids.acme, name: "Won't do", icon: null, color: null, category: 'cancelled', position: 0, created_at: '2025-01-02T00:00:00.000Z' },
-    { id: ids.s_todo, workspace_id: ids.acme, name: 'To Do', icon: 'folder-1', color: 'blue', category: 'pending', position: 1, created_at: '2025-01-02T00:00:00.000Z' },
-    { id: ids.doing, workspace_id: ids.acme, name: 'Doing', icon: null, color: 'gray', category: 'in_progress', position: 2, created_at: '2025-01-02T00:00:00.000Z' },
-    { id: ids.s_done, workspace_id: ids.acme, name: 'Done', icon: null, color: 'purple', category: 'completed', position: 2, created_at: '2025-01-02T00:00:00.000Z' },
-  ] satisfies Array<Schema<'Status'>>;
+  const expected = () =>
+    [
+      {
+        id: ids.wont,
+        workspace_id: ids.acme,
+        name: "Won't do",
+        icon: null,
+        color: null,
+        category: 'cancelled',
+        position: 0,
+        created_at: '2025-01-02T00:00:00.000Z',
+      },
+      {
+        id: ids.s_todo,
+        workspace_id: ids.acme,
+        name: 'To Do',
+        icon: 'folder-1',
+        color: 'blue',
+        category: 'pending',
+        position: 1,
+        created_at: '2025-01-02T00:00:00.000Z',
+      },
+      {
+        id: ids.doing,
+        workspace_id: ids.acme,
+        name: 'Doing',
+        icon: null,
+        color: 'gray',
+        category: 'in_progress',
+        position: 2,
+        created_at: '2025-01-02T00:00:00.000Z',
+      },
+      {
+        id: ids.s_done,
+        workspace_id: ids.acme,
+        name: 'Done',
+        icon: null,
+        color: 'purple',
+        category: 'completed',
+        position: 2,
+        created_at: '2025-01-02T00:00:00.000Z',
+      },
+    ] satisfies Array<Schema<'Status'>>;
 
-  it.each(['owner', 'admin', 'member', 'viewer', 'restricted'] as const)('gives %s every status by position, then id (D23, D30: not restricted)', async (user) => {
-    const res = await list(ids.acme, KEY(user));
-    expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual(expected());
-    for (const s of res.json()) expect(Object.keys(s).sort()).toEqual(STATUS_KEYS);
-  });
+  it.each(['owner', 'admin', 'member', 'viewer', 'restricted'] as const)(
+    'gives %s every status by position, then id (D23, D30: not restricted)',
+    async (user) => {
+      const res = await list(ids.acme, KEY(user));
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual(expected());
+      for (const s of res.json()) expect(Object.keys(s).sort()).toEqual(STATUS_KEYS);
+    },
+  );
 
   it('gives an empty array for a workspace without statuses', async () => {
     const res = await list(ids.empty);
@@ -92,8 +136,14 @@ describe('POST /api/v1/statuses (spec: Create status)', () => {
     const body = res.json();
     expect(Object.keys(body).sort()).toEqual(STATUS_KEYS);
     expect(body).toEqual({
-      id: expect.any(Number), workspace_id: ids.lab, name: `Review by ${user}`, icon: null, color: 'gray',
-      category: 'in_progress', position: user === 'owner' ? 8 : 9, created_at: expect.stringMatching(TS),
+      id: expect.any(Number),
+      workspace_id: ids.lab,
+      name: `Review by ${user}`,
+      icon: null,
+      color: 'gray',
+      category: 'in_progress',
+      position: user === 'owner' ? 8 : 9,
+      created_at: expect.stringMatching(TS),
     } satisfies Schema<'Status'>);
     expect(await row(body.id)).toEqual(body);
     expect((await list(ids.lab)).json()).toHaveLength(before + 1);
@@ -103,8 +153,14 @@ describe('POST /api/v1/statuses (spec: Create status)', () => {
     const res = await create({ workspace_id: ids.lab, name: 'Blocked', category: 'cancelled', icon: 'code', color: 'red' } satisfies Schema<'CreateStatus'>);
     expect(res.statusCode).toBe(201);
     expect(res.json()).toEqual({
-      id: expect.any(Number), workspace_id: ids.lab, name: 'Blocked', icon: 'code', color: 'red',
-      category: 'cancelled', position: expect.any(Number), created_at: expect.stringMatching(TS),
+      id: expect.any(Number),
+      workspace_id: ids.lab,
+      name: 'Blocked',
+      icon: 'code',
+      color: 'red',
+      category: 'cancelled',
+      position: expect.any(Number),
+      created_at: expect.stringMatching(TS),
     } satisfies Schema<'Status'>);
   });
 
@@ -152,9 +208,7 @@ describe('POST /api/v1/statuses (spec: Create status)', () => {
   });
 
   it('lets exactly one of several identical concurrent creates win; the others get 409, never 500 (D25)', async () => {
-    const results = await Promise.all(
-      Array.from({ length: 6 }, () => create({ workspace_id: ids.dup, name: 'Racing', category: 'pending' })),
-    );
+    const results = await Promise.all(Array.from({ length: 6 }, () => create({ workspace_id: ids.dup, name: 'Racing', category: 'pending' })));
     expect(results.map((r) => r.statusCode).sort()).toEqual([201, 409, 409, 409, 409, 409]);
     for (const r of results.filter((r) => r.statusCode === 409)) expect(r.json()).toEqual({ error: DUPLICATE });
     expect(await t.db.ds.query(`SELECT name FROM statuses WHERE workspace_id = $1`, [ids.dup])).toEqual([{ name: 'Racing' }]);
@@ -163,11 +217,21 @@ describe('POST /api/v1/statuses (spec: Create status)', () => {
 
 describe('PATCH /api/v1/statuses/:id (spec: Update status)', () => {
   it.each(['owner', 'admin'] as const)('lets the %s change every field and returns the full status', async (user) => {
-    const res = await update(ids.e_doing, { name: `  Doing (${user}) `, category: 'pending', icon: 'code', color: 'orange', position: 5 } satisfies Schema<'UpdateStatus'>, KEY(user));
+    const res = await update(
+      ids.e_doing,
+      { name: `  Doing (${user}) `, category: 'pending', icon: 'code', color: 'orange', position: 5 } satisfies Schema<'UpdateStatus'>,
+      KEY(user),
+    );
     expect(res.statusCode).toBe(200);
     const expected = {
-      id: ids.e_doing, workspace_id: ids.edit, name: `Doing (${user})`, icon: 'code', color: 'orange',
-      category: 'pending', position: 5, created_at: '2025-01-02T00:00:00.000Z',
+      id: ids.e_doing,
+      workspace_id: ids.edit,
+      name: `Doing (${user})`,
+      icon: 'code',
+      color: 'orange',
+      category: 'pending',
+      position: 5,
+      created_at: '2025-01-02T00:00:00.000Z',
     } satisfies Schema<'Status'>;
     expect(res.json()).toEqual(expected);
     expect(Object.keys(res.json()).sort()).toEqual(STATUS_KEYS);
@@ -235,7 +299,9 @@ describe('PATCH /api/v1/statuses/:id (spec: Update status)', () => {
 
 describe('rule 1: a workspace keeps at least one completed status', () => {
   const completedIn = async (workspace: number) =>
-    (await t.db.ds.query(`SELECT id FROM statuses WHERE workspace_id = $1 AND category = 'completed' ORDER BY id`, [workspace])).map((r: { id: number }) => r.id);
+    (await t.db.ds.query(`SELECT id FROM statuses WHERE workspace_id = $1 AND category = 'completed' ORDER BY id`, [workspace])).map(
+      (r: { id: number }) => r.id,
+    );
 
   it('lets one of two completed statuses change category', async () => {
     const res = await update(ids.r_shipped, { category: 'cancelled' });

@@ -20,7 +20,13 @@ describe('every written task field records task.updated when it alone changes (D
     const references: Record<string, () => unknown> = { list_id: () => w.ids.inbox, status_id: () => w.ids.review, priority: () => 'high' };
     if (references[column]) return references[column]();
     const byType: Record<string, unknown> = {
-      text: `new ${column}`, timestamptz: '2031-02-03T04:05:06.000Z', date: '2031-02-03', int: 7, integer: 7, boolean: true, numeric: 7,
+      text: `new ${column}`,
+      timestamptz: '2031-02-03T04:05:06.000Z',
+      date: '2031-02-03',
+      int: 7,
+      integer: 7,
+      boolean: true,
+      numeric: 7,
     };
     if (!(cast in byType)) throw new Error(`no test value for the ${cast} column ${column}: add its SQL type here`);
     return byType[cast];

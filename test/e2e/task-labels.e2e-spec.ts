@@ -8,7 +8,22 @@ import { roleKeys, useRoleWorld } from '../setup/world';
  */
 
 const { key } = roleKeys('tl');
-const WRITE_KEYS = ['assignees', 'created_at', 'creator_id', 'custom_fields', 'description', 'due_date', 'id', 'identifier', 'list_id', 'priority', 'start_date', 'status', 'title', 'workspace_id'];
+const WRITE_KEYS = [
+  'assignees',
+  'created_at',
+  'creator_id',
+  'custom_fields',
+  'description',
+  'due_date',
+  'id',
+  'identifier',
+  'list_id',
+  'priority',
+  'start_date',
+  'status',
+  'title',
+  'workspace_id',
+];
 const LABELS = Array.from({ length: 10 }, (_, i) => `many${i}`);
 
 describe('task labels and label updates (D43)', () => {
@@ -34,14 +49,22 @@ describe('task labels and label updates (D43)', () => {
   }));
 
   const put = (k: string, task: number | string, label: number | string, extra: Record<string, unknown> = {}) =>
-    t.inject({ method: 'PUT', url: `/api/v1/tasks/${task}/labels/${label}`, headers: { ...auth(k), ...(extra.headers as object) }, ...(extra.payload !== undefined ? { payload: extra.payload as string } : {}) });
+    t.inject({
+      method: 'PUT',
+      url: `/api/v1/tasks/${task}/labels/${label}`,
+      headers: { ...auth(k), ...(extra.headers as object) },
+      ...(extra.payload !== undefined ? { payload: extra.payload as string } : {}),
+    });
   const del = (k: string, task: number | string, label: number | string, headers: Record<string, string> = {}) =>
     t.inject({ method: 'DELETE', url: `/api/v1/tasks/${task}/labels/${label}`, headers: { ...auth(k), ...headers } });
   const getTask = (id: number) => t.inject({ method: 'GET', url: `/api/v1/tasks/${id}`, headers: auth(key('owner')) });
   const labelIds = async (id: number) => ((await getTask(id)).json().labels as { id: number }[]).map((l) => l.id);
   const updatedAt = async (id: number): Promise<string> => (await t.db.ds.query(`SELECT updated_at::text AS u FROM tasks WHERE id = $1`, [id]))[0].u;
   const events = async (taskId: number) =>
-    (await t.db.ds.query(`SELECT type, data FROM events WHERE data->>'task_id' = $1 ORDER BY id`, [String(taskId)])) as { type: string; data: Record<string, unknown> }[];
+    (await t.db.ds.query(`SELECT type, data FROM events WHERE data->>'task_id' = $1 ORDER BY id`, [String(taskId)])) as {
+      type: string;
+      data: Record<string, unknown>;
+    }[];
 
   describe('PUT /api/v1/tasks/:id/labels/:label_id', () => {
     it('adds the label: 200 with the update-task answer (no labels) and the ETag of the get-task body; task.updated with changes ["label_ids"]; updated_at set', async () => {
@@ -52,7 +75,12 @@ describe('task labels and label updates (D43)', () => {
       expect(res.json().id).toBe(ids.task);
       const after = await getTask(ids.task);
       expect(res.headers.etag).toBe(after.headers.etag);
-      expect(after.json().labels.map((l: { id: number }) => l.id).sort()).toEqual([ids.blue, ids.red].sort());
+      expect(
+        after
+          .json()
+          .labels.map((l: { id: number }) => l.id)
+          .sort(),
+      ).toEqual([ids.blue, ids.red].sort());
       expect(await updatedAt(ids.task)).not.toBe(before);
       expect(await events(ids.task)).toEqual([
         { type: 'task.updated', data: { task_id: ids.task, list_id: ids.l, previous_list_id: ids.l, parent_id: null, changes: ['label_ids'] } },
@@ -71,14 +99,23 @@ describe('task labels and label updates (D43)', () => {
     });
 
     it('never reads a body: invalid JSON, a JSON array and text/plain are ignored', async () => {
-      for (const [type, payload] of [['application/json', '{not json'], ['application/json', '[1]'], ['text/plain', 'hello']]) {
+      for (const [type, payload] of [
+        ['application/json', '{not json'],
+        ['application/json', '[1]'],
+        ['text/plain', 'hello'],
+      ]) {
         const res = await put(key('member'), ids.task, ids.red, { headers: { 'content-type': type }, payload });
         expect([type, payload, res.statusCode]).toEqual([type, payload, 200]);
       }
     });
 
     it('a body over 1 MiB is still 413 (before authentication)', async () => {
-      const res = await t.inject({ method: 'PUT', url: `/api/v1/tasks/${ids.task}/labels/${ids.red}`, headers: { 'content-type': 'application/json' }, payload: `{"x":"${'a'.repeat(1024 * 1024)}"}` });
+      const res = await t.inject({
+        method: 'PUT',
+        url: `/api/v1/tasks/${ids.task}/labels/${ids.red}`,
+        headers: { 'content-type': 'application/json' },
+        payload: `{"x":"${'a'.repeat(1024 * 1024)}"}`,
+      });
       expect([res.statusCode, res.json()]).toEqual([413, { error: 'Request body is too large' }]);
     });
 
@@ -186,7 +223,9 @@ describe('task labels and label updates (D43)', () => {
       expect(after.json().labels).toEqual([{ id: ids.renamed, name: 'Renamed again', color: '' }]);
       expect(after.headers.etag).not.toBe(etag);
       expect(await updatedAt(ids.shown)).toBe(before);
-      expect(await t.db.ds.query(`SELECT count(*)::int AS n FROM events WHERE type LIKE 'task.%' AND data->>'task_id' = $1`, [String(ids.shown)])).toEqual([{ n: 0 }]);
+      expect(await t.db.ds.query(`SELECT count(*)::int AS n FROM events WHERE type LIKE 'task.%' AND data->>'task_id' = $1`, [String(ids.shown)])).toEqual([
+        { n: 0 },
+      ]);
     });
 
     it('no event when nothing changes; null name counts as not sent; null color clears; its own name in another case is allowed', async () => {

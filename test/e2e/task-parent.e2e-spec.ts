@@ -17,9 +17,19 @@ describe('re-parenting tasks (D45)', () => {
       b.team(
         'acme',
         {
-          statuses: [{ ref: 'open', name: 'Open', category: 'pending' }, { ref: 'closed', name: 'Closed', category: 'completed' }],
+          statuses: [
+            { ref: 'open', name: 'Open', category: 'pending' },
+            { ref: 'closed', name: 'Closed', category: 'completed' },
+          ],
           folders: [
-            { ref: 'f1', name: 'F1', lists: [{ ref: 'l1', name: 'L1' }, { ref: 'l2', name: 'L2' }] },
+            {
+              ref: 'f1',
+              name: 'F1',
+              lists: [
+                { ref: 'l1', name: 'L1' },
+                { ref: 'l2', name: 'L2' },
+              ],
+            },
             { ref: 'f2', name: 'F2', lists: [{ ref: 'hidden', name: 'Hidden' }] },
           ],
           tasks: [
@@ -48,18 +58,37 @@ describe('re-parenting tasks (D45)', () => {
   const parentOf = async (id: number): Promise<number | null> => (await t.db.ds.query(`SELECT parent_id FROM tasks WHERE id = $1`, [id]))[0].parent_id;
   const subtaskIds = async (id: number) => ((await getTask(id)).json().subtasks as { id: number }[]).map((s) => s.id);
   const nested = async () =>
-    (await t.db.ds.query(`SELECT count(*)::int AS n FROM tasks c JOIN tasks p ON p.id = c.parent_id WHERE p.parent_id IS NOT NULL AND c.workspace_id = $1`, [ids.acme]))[0].n;
+    (
+      await t.db.ds.query(`SELECT count(*)::int AS n FROM tasks c JOIN tasks p ON p.id = c.parent_id WHERE p.parent_id IS NOT NULL AND c.workspace_id = $1`, [
+        ids.acme,
+      ])
+    )[0].n;
 
   describe('on create (D14)', () => {
     it.each([['abc'], [1.5], ['1.0'], ['-1'], [true], [{}], [[]], ['']])('400 parent_id must be a valid numeric ID for %p', async (value) => {
-      const res = await t.inject({ method: 'POST', url: '/api/v1/tasks', headers: auth(key('member')), payload: { list_id: ids.l1, title: 'New', parent_id: value } });
+      const res = await t.inject({
+        method: 'POST',
+        url: '/api/v1/tasks',
+        headers: auth(key('member')),
+        payload: { list_id: ids.l1, title: 'New', parent_id: value },
+      });
       expect([res.statusCode, res.json()]).toEqual([400, { error: 'parent_id must be a valid numeric ID' }]);
     });
 
     it('after the other body fields; null is top-level', async () => {
-      const res = await t.inject({ method: 'POST', url: '/api/v1/tasks', headers: auth(key('member')), payload: { list_id: ids.l1, title: '', parent_id: 'abc' } });
+      const res = await t.inject({
+        method: 'POST',
+        url: '/api/v1/tasks',
+        headers: auth(key('member')),
+        payload: { list_id: ids.l1, title: '', parent_id: 'abc' },
+      });
       expect(res.json()).toEqual({ error: 'title is required' });
-      const top = await t.inject({ method: 'POST', url: '/api/v1/tasks', headers: auth(key('member')), payload: { list_id: ids.l1, title: 'Top', parent_id: null } });
+      const top = await t.inject({
+        method: 'POST',
+        url: '/api/v1/tasks',
+        headers: auth(key('member')),
+        payload: { list_id: ids.l1, title: 'Top', parent_id: null },
+      });
       expect(top.statusCode).toBe(201);
       expect(await parentOf(top.json().id)).toBeNull();
     });
@@ -105,12 +134,16 @@ describe('re-parenting tasks (D45)', () => {
     it('the 400 comes after the other fields (step 7) and before any 404 (step 8)', async () => {
       expect((await patch(key('member'), ids.loner, { title: 5, parent_id: 'x' })).json()).toEqual({ error: 'title must be a string' });
       expect((await patch(key('member'), ids.loner, { label_ids: 'x', parent_id: 'x' })).json()).toEqual({ error: 'label_ids must be an array' });
-      expect((await patch(key('member'), ids.loner, { status_id: 99999999, list_id: 99999999, parent_id: 'x' })).json()).toEqual({ error: 'parent_id must be a valid numeric ID' });
+      expect((await patch(key('member'), ids.loner, { status_id: 99999999, list_id: 99999999, parent_id: 'x' })).json()).toEqual({
+        error: 'parent_id must be a valid numeric ID',
+      });
     });
 
     it('404 Parent task not found after list_id\u2019s and status_id\u2019s 404s; for another workspace\u2019s task; for a restricted member, a task outside their lists', async () => {
       expect((await patch(key('member'), ids.loner, { list_id: 99999999, parent_id: 99999999 })).json()).toEqual({ error: 'List not found in this workspace' });
-      expect((await patch(key('member'), ids.loner, { status_id: 99999999, parent_id: 99999999 })).json()).toEqual({ error: 'Status not found in this workspace' });
+      expect((await patch(key('member'), ids.loner, { status_id: 99999999, parent_id: 99999999 })).json()).toEqual({
+        error: 'Status not found in this workspace',
+      });
       for (const parent of [99999999, 0, ids.o_task, ids.t_backlog]) {
         const res = await patch(key('member'), ids.loner, { parent_id: parent });
         expect([parent, res.statusCode, res.json()]).toEqual([parent, 404, { error: 'Parent task not found' }]);
@@ -136,7 +169,9 @@ describe('re-parenting tasks (D45)', () => {
       const res = await patch(key('member'), ids.loner, { parent_id: ids.loner }, { 'if-match': '"stale"' });
       expect([res.statusCode, res.json()]).toEqual([412, { error: 'Precondition failed' }]);
       const etag = (await getTask(ids.loner)).headers.etag as string;
-      expect((await patch(key('member'), ids.loner, { parent_id: ids.loner }, { 'if-match': etag })).json()).toEqual({ error: 'A task cannot be its own parent' });
+      expect((await patch(key('member'), ids.loner, { parent_id: ids.loner }, { 'if-match': etag })).json()).toEqual({
+        error: 'A task cannot be its own parent',
+      });
     });
 
     it(`A under B and B under A at once: one succeeds, the other gets 400 (${ROUNDS} rounds); never two levels`, async () => {

@@ -20,7 +20,10 @@ describe('side effects on tasks (D39)', () => {
           { ref: 's_done', name: 'Done', category: 'completed' },
           { ref: 's_gone', name: 'Going', category: 'in_progress' },
         ],
-        labels: [{ ref: 'l_red', name: 'Red' }, { ref: 'l_blue', name: 'Blue' }],
+        labels: [
+          { ref: 'l_red', name: 'Red' },
+          { ref: 'l_blue', name: 'Blue' },
+        ],
         folders: [{ ref: 'f', name: 'F', lists: [{ ref: 'l', name: 'L' }] }],
         tasks: [
           { ref: 'task', list: 'l', title: 'Watched', status: 's_gone', labels: ['l_red', 'l_blue'], updated_at: '2025-01-01T00:00:00.000Z' },
@@ -32,7 +35,8 @@ describe('side effects on tasks (D39)', () => {
 
   const etag = async (id: number) => (await t.inject({ method: 'GET', url: `/api/v1/tasks/${id}`, headers: auth(key('owner')) })).headers.etag as string;
   const updatedAt = async (id: number): Promise<string> => (await t.db.ds.query(`SELECT updated_at::text AS u FROM tasks WHERE id = $1`, [id]))[0].u;
-  const taskEvents = async () => (await t.db.ds.query(`SELECT count(*)::int AS n FROM events WHERE type LIKE 'task.%' AND workspace_id = $1`, [ids.acme]))[0].n as number;
+  const taskEvents = async () =>
+    (await t.db.ds.query(`SELECT count(*)::int AS n FROM events WHERE type LIKE 'task.%' AND workspace_id = $1`, [ids.acme]))[0].n as number;
   const stamp = async () => (await t.db.ds.query(`SELECT $1::timestamptz::text AS s`, [STAMP]))[0].s as string;
 
   it.each([

@@ -32,7 +32,9 @@ it('ten If-Match PATCHes of one task at once over two processes: one 200, nine 4
   for (let round = 0; round < ROUNDS; round++) {
     const { id, etag } = await createTask(`Race ${round}`);
     const answers = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => call(procs.servers[i % 2], 'PATCH', `/api/v1/tasks/${id}`, { title: `Winner ${i}`, label_ids: [procs.ids.bug] }, { 'if-match': etag })),
+      Array.from({ length: 10 }, (_, i) =>
+        call(procs.servers[i % 2], 'PATCH', `/api/v1/tasks/${id}`, { title: `Winner ${i}`, label_ids: [procs.ids.bug] }, { 'if-match': etag }),
+      ),
     );
     for (const a of answers) tally[`${a.status} ${a.status === 200 ? '' : a.body}`] = (tally[`${a.status} ${a.status === 200 ? '' : a.body}`] ?? 0) + 1;
   }

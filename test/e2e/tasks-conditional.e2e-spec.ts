@@ -1,4 +1,5 @@
 import { createHash } from 'crypto';
+
 import { SCOPES } from '../../src/common/auth/scope';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
@@ -29,21 +30,35 @@ const world = {
     { user: 'restricted', key: RESTRICTED, scopes: [...SCOPES] },
     { user: 'viewer', key: VIEWER, scopes: [...SCOPES] },
   ],
-  workspaces: [{
-    ref: 'ws', name: 'Cond', slug: 'cond', owner: 'owner',
-    members: [
-      { user: 'restricted', role: 'member' as const, restricted: true, lists: ['open'] },
-      { user: 'viewer', role: 'viewer' as const },
-    ],
-    labels: [{ ref: 'bug', name: 'Bug' }],
-    folders: [{ ref: 'f', name: 'F', lists: [{ ref: 'open', name: 'Open' }, { ref: 'hidden', name: 'Hidden' }] }],
-    tasks: [
-      { ref: 't1', list: 'open', title: 'Parent', labels: ['bug'] },
-      { ref: 's_hidden', list: 'hidden', parent: 't1', title: 'Hidden subtask' },
-      { ref: 't2', list: 'open', title: 'Second' },
-      { ref: 't3', list: 'open', title: 'Third' },
-    ],
-  }],
+  workspaces: [
+    {
+      ref: 'ws',
+      name: 'Cond',
+      slug: 'cond',
+      owner: 'owner',
+      members: [
+        { user: 'restricted', role: 'member' as const, restricted: true, lists: ['open'] },
+        { user: 'viewer', role: 'viewer' as const },
+      ],
+      labels: [{ ref: 'bug', name: 'Bug' }],
+      folders: [
+        {
+          ref: 'f',
+          name: 'F',
+          lists: [
+            { ref: 'open', name: 'Open' },
+            { ref: 'hidden', name: 'Hidden' },
+          ],
+        },
+      ],
+      tasks: [
+        { ref: 't1', list: 'open', title: 'Parent', labels: ['bug'] },
+        { ref: 's_hidden', list: 'hidden', parent: 't1', title: 'Hidden subtask' },
+        { ref: 't2', list: 'open', title: 'Second' },
+        { ref: 't3', list: 'open', title: 'Third' },
+      ],
+    },
+  ],
 };
 
 describe('ETag and conditional requests on tasks (D36)', () => {
@@ -107,7 +122,12 @@ describe('ETag and conditional requests on tasks (D36)', () => {
     });
 
     it('create (201) and update (200) carry the tag of the get-task body after the write, not of their own body', async () => {
-      const created = await t.inject({ method: 'POST', url: '/api/v1/tasks', headers: auth(OWNER), payload: { list_id: ids.open, title: 'Tagged', label_ids: [ids.bug] } });
+      const created = await t.inject({
+        method: 'POST',
+        url: '/api/v1/tasks',
+        headers: auth(OWNER),
+        payload: { list_id: ids.open, title: 'Tagged', label_ids: [ids.bug] },
+      });
       expect(created.statusCode).toBe(201);
       const id = created.json().id;
       const read = await get(id);
@@ -250,7 +270,12 @@ describe('ETag and conditional requests on tasks (D36)', () => {
     });
 
     it('is ignored on other routes', async () => {
-      const res = await t.inject({ method: 'PATCH', url: `/api/v1/folders/${ids.f}`, headers: { ...auth(OWNER), 'if-match': '"stale"' }, payload: { name: 'F' } });
+      const res = await t.inject({
+        method: 'PATCH',
+        url: `/api/v1/folders/${ids.f}`,
+        headers: { ...auth(OWNER), 'if-match': '"stale"' },
+        payload: { name: 'F' },
+      });
       expect(res.statusCode).toBe(200);
       const list = await t.inject({ method: 'GET', url: `/api/v1/workspaces/${ids.ws}/tasks`, headers: { ...auth(OWNER), 'if-none-match': '*' } });
       expect(list.statusCode).toBe(200);
@@ -281,7 +306,12 @@ describe('REQUIRE_IF_MATCH=true (D36)', () => {
     expect([bad.statusCode, bad.json()]).toEqual([400, { error: 'title must be a string' }]);
     const missing = await t.inject({ method: 'DELETE', url: '/api/v1/tasks/99999999', headers: auth(OWNER) });
     expect([missing.statusCode, missing.json()]).toEqual([404, { error: 'Task not found' }]);
-    const stale = await t.inject({ method: 'PATCH', url: `/api/v1/tasks/${ids.t2}`, headers: { ...auth(OWNER), 'if-match': '"stale"' }, payload: { title: 'x' } });
+    const stale = await t.inject({
+      method: 'PATCH',
+      url: `/api/v1/tasks/${ids.t2}`,
+      headers: { ...auth(OWNER), 'if-match': '"stale"' },
+      payload: { title: 'x' },
+    });
     expect([stale.statusCode, stale.json()]).toEqual([412, FAILED]);
     const ok = await t.inject({ method: 'PATCH', url: `/api/v1/tasks/${ids.t2}`, headers: { ...auth(OWNER), 'if-match': '*' }, payload: { title: 'Tagged' } });
     expect(ok.statusCode).toBe(200);

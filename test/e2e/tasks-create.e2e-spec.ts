@@ -11,10 +11,10 @@ import { FIELDS, KEYS, keys, tasksWorld, TS } from './tasks-world';
  */
 describe('POST /api/v1/tasks', () => {
   const { t, ids } = useTestApp((ds) => loadFixture(ds, tasksWorld()));
-  const create = (payload: unknown, key: string = KEYS.member) => t.inject({ method: 'POST', url: '/api/v1/tasks', headers: auth(key), payload: payload as object });
+  const create = (payload: unknown, key: string = KEYS.member) =>
+    t.inject({ method: 'POST', url: '/api/v1/tasks', headers: auth(key), payload: payload as object });
   const get = (id: number, key: string = KEYS.admin) => t.inject({ method: 'GET', url: `/api/v1/tasks/${id}`, headers: auth(key) });
-  const cfValues = (task: { custom_fields: Array<{ id: number; value: string | null }> }) =>
-    Object.fromEntries(task.custom_fields.map((f) => [f.id, f.value]));
+  const cfValues = (task: { custom_fields: Array<{ id: number; value: string | null }> }) => Object.fromEntries(task.custom_fields.map((f) => [f.id, f.value]));
 
   it('creates a task with every field and answers 201 with the create field set (D16)', async () => {
     const res = await create({
@@ -26,13 +26,19 @@ describe('POST /api/v1/tasks', () => {
       due_date: '2025-01-15T09:30:00.000Z',
       start_date: '2025-01-10',
       assignee_ids: [ids.fay, String(ids.bob)],
-      custom_fields: [{ id: ids.cf_open, value: 'note' }, { id: String(ids.cf_eng), value: 3 }],
+      custom_fields: [
+        { id: ids.cf_open, value: 'note' },
+        { id: String(ids.cf_eng), value: 3 },
+      ],
       label_ids: [ids.bug],
     });
     expect(res.statusCode).toBe(201);
     const body = res.json();
     expect(keys(body)).toEqual(FIELDS.write);
-    const [bob, fay] = [{ id: ids.bob, name: 'Bob', avatar_url: null }, { id: ids.fay, name: 'Fay', avatar_url: null }];
+    const [bob, fay] = [
+      { id: ids.bob, name: 'Bob', avatar_url: null },
+      { id: ids.fay, name: 'Fay', avatar_url: null },
+    ];
     expect(body).toEqual({
       id: expect.any(Number),
       workspace_id: ids.acme,
@@ -104,7 +110,6 @@ describe('POST /api/v1/tasks', () => {
       if (error) expect(res.json()).toEqual({ error });
       else expect(res.json()).toMatchObject({ list_id: ids[list], workspace_id: ids.acme });
     });
-
   });
 
   describe('errors, in the order of D3', () => {
@@ -129,13 +134,34 @@ describe('POST /api/v1/tasks', () => {
       ['due_date unparsable', { title: 'x', due_date: 'tomorrow' }, 400, 'Invalid due_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z'],
       ['due_date impossible', { title: 'x', due_date: '2025-02-30' }, 400, 'Invalid due_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z'],
       ['due_date a number', { title: 'x', due_date: 1736933400000 }, 400, 'Invalid due_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z'],
-      ['start_date impossible hour', { title: 'x', start_date: '2025-01-15T25:00' }, 400, 'Invalid start_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z'],
+      [
+        'start_date impossible hour',
+        { title: 'x', start_date: '2025-01-15T25:00' },
+        400,
+        'Invalid start_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z',
+      ],
       ['assignee_ids not an array', { title: 'x', assignee_ids: '5' }, 400, 'assignee_ids must be an array'],
       ['custom_fields not an array', { title: 'x', custom_fields: { id: 1 } }, 400, 'custom_fields must be an array'],
       ['custom_fields value an object', { title: 'x', custom_fields: [{ id: 1, value: { a: 1 } }] }, 400, 'custom_fields value must be a string or null'],
       ['custom_fields value an array', { title: 'x', custom_fields: [{ id: 1, value: ['a'] }] }, 400, 'custom_fields value must be a string or null'],
-      ['custom_fields value over 10,000 characters (D13)', { title: 'x', custom_fields: [{ id: 1, value: 'v'.repeat(10_001) }] }, 400, 'custom_fields value must be at most 10000 characters'],
-      ['custom_fields value too long, beside a malformed value later', { title: 'x', custom_fields: [{ id: 1, value: 'v'.repeat(10_001) }, { id: 2, value: {} }] }, 400, 'custom_fields value must be at most 10000 characters'],
+      [
+        'custom_fields value over 10,000 characters (D13)',
+        { title: 'x', custom_fields: [{ id: 1, value: 'v'.repeat(10_001) }] },
+        400,
+        'custom_fields value must be at most 10000 characters',
+      ],
+      [
+        'custom_fields value too long, beside a malformed value later',
+        {
+          title: 'x',
+          custom_fields: [
+            { id: 1, value: 'v'.repeat(10_001) },
+            { id: 2, value: {} },
+          ],
+        },
+        400,
+        'custom_fields value must be at most 10000 characters',
+      ],
       ['label_ids not an array', { title: 'x', label_ids: 3 }, 400, 'label_ids must be an array'],
       ['parent_id malformed', { title: 'x', parent_id: 'p' }, 400, 'parent_id must be a valid numeric ID'],
       ['status_id of another workspace', { title: 'x', status_id: 'o_todo' }, 404, 'Status not found in this workspace'],
@@ -144,8 +170,18 @@ describe('POST /api/v1/tasks', () => {
       ['parent unknown', { title: 'x', parent_id: 99999999 }, 404, 'Parent task not found'],
       ['parent is a subtask (D14)', { title: 'x', parent_id: 't_sub1' }, 400, 'Subtasks cannot have subtasks'],
       // D42: custom-field values are judged after the other ids (step 8).
-      ['a foreign status before a too long custom_fields value (D3 step 8, then the values)', { title: 'x', status_id: 'o_todo', custom_fields: [{ id: 1, value: 'v'.repeat(10_001) }] }, 404, 'Status not found in this workspace'],
-      ['a bad body field before a foreign status', { title: 'x', status_id: 'o_todo', due_date: 'soon' }, 400, 'Invalid due_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z'],
+      [
+        'a foreign status before a too long custom_fields value (D3 step 8, then the values)',
+        { title: 'x', status_id: 'o_todo', custom_fields: [{ id: 1, value: 'v'.repeat(10_001) }] },
+        404,
+        'Status not found in this workspace',
+      ],
+      [
+        'a bad body field before a foreign status',
+        { title: 'x', status_id: 'o_todo', due_date: 'soon' },
+        400,
+        'Invalid due_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z',
+      ],
     ])('%s', async (_case, fields, status, error) => {
       // Refs stand for ids of the world.
       const resolved = Object.fromEntries(
@@ -170,7 +206,11 @@ describe('POST /api/v1/tasks', () => {
   });
 
   it('keeps member assignees only: non-members, unknown and malformed ids ignored, duplicates collapsed, viewers allowed (D12)', async () => {
-    const res = await create({ list_id: ids.backlog, title: 'Assignees', assignee_ids: [ids.dave, ids.olga, 99999999, 'x', null, 1.5, String(ids.dave), ids.alice] });
+    const res = await create({
+      list_id: ids.backlog,
+      title: 'Assignees',
+      assignee_ids: [ids.dave, ids.olga, 99999999, 'x', null, 1.5, String(ids.dave), ids.alice],
+    });
     expect(res.statusCode).toBe(201);
     expect(res.json().assignees.map((a: { id: number }) => a.id)).toEqual([ids.alice, ids.dave].sort((a, b) => a - b));
   });
@@ -224,7 +264,17 @@ describe('POST /api/v1/tasks', () => {
   });
 
   it('lets an allowed user write an allowed-users field; null leaves it unset', async () => {
-    const res = await create({ list_id: ids.backlog, title: 'Secret', custom_fields: [{ id: ids.cf_secret, value: false }, { id: ids.cf_open, value: null }] }, KEYS.fay);
+    const res = await create(
+      {
+        list_id: ids.backlog,
+        title: 'Secret',
+        custom_fields: [
+          { id: ids.cf_secret, value: false },
+          { id: ids.cf_open, value: null },
+        ],
+      },
+      KEYS.fay,
+    );
     expect(res.statusCode).toBe(201);
     expect(cfValues(res.json())).toMatchObject({ [ids.cf_secret]: 'false', [ids.cf_open]: null });
   });
@@ -273,9 +323,7 @@ describe('POST /api/v1/tasks', () => {
 
   describe('identifier (D15)', () => {
     it('is unique and gap-free under 50 concurrent creates, and never reused after deleting the newest', async () => {
-      const results = await Promise.all(
-        Array.from({ length: 50 }, (_, i) => create({ list_id: ids.empty_list, title: `Burst ${i}` }, KEYS.owner)),
-      );
+      const results = await Promise.all(Array.from({ length: 50 }, (_, i) => create({ list_id: ids.empty_list, title: `Burst ${i}` }, KEYS.owner)));
       expect(results.map((r) => r.statusCode)).toEqual(Array(50).fill(201));
       const identifiers = results.map((r) => r.json().identifier).sort((a, b) => a - b);
       expect(identifiers).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+
 import { SCOPES } from '../../src/common/auth/scope';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
@@ -33,10 +34,16 @@ describe('List tasks: any edit of a cursor is 400 Invalid cursor (D34)', () => {
     const ids = await loadFixture(t.db.ds, {
       users: [{ ref: 'alice', email: 'alice@cursor-edits.test', name: 'Alice' }],
       api_keys: [{ user: 'alice', key: KEY, scopes: [...SCOPES] }],
-      workspaces: [{
-        ref: 'ws', name: 'Edits', slug: 'cursor-edits', owner: 'alice', lists: [{ ref: 'l', name: 'L' }],
-        tasks: Array.from({ length: 3 }, (_, i) => ({ ref: `t${i}`, list: 'l', title: `Task ${i}`, created_at: `2025-01-0${i + 1}T00:00:00.000Z` })),
-      }],
+      workspaces: [
+        {
+          ref: 'ws',
+          name: 'Edits',
+          slug: 'cursor-edits',
+          owner: 'alice',
+          lists: [{ ref: 'l', name: 'L' }],
+          tasks: Array.from({ length: 3 }, (_, i) => ({ ref: `t${i}`, list: 'l', title: `Task ${i}`, created_at: `2025-01-0${i + 1}T00:00:00.000Z` })),
+        },
+      ],
     });
     ws = ids.ws;
     const first = await t.inject({ method: 'GET', url: `/api/v1/workspaces/${ws}/tasks?include_total=false&limit=1`, headers: auth(KEY) });
@@ -64,7 +71,9 @@ describe('List tasks: any edit of a cursor is 400 Invalid cursor (D34)', () => {
   it('every single-character edit answers 400 Invalid cursor', async () => {
     const edit = fc
       .boolean()
-      .chain((raw) => fc.record({ kind: fc.constantFrom('replace', 'insert', 'delete'), at: fc.nat(), char: raw ? RAW_CHARS : VALUE_CHARS, raw: fc.constant(raw) }))
+      .chain((raw) =>
+        fc.record({ kind: fc.constantFrom('replace', 'insert', 'delete'), at: fc.nat(), char: raw ? RAW_CHARS : VALUE_CHARS, raw: fc.constant(raw) }),
+      )
       .map(({ kind, at, char, raw }) => {
         const i = at % (cursor.length + (kind === 'insert' ? 1 : 0));
         const text = cursor.slice(0, i) + (kind === 'delete' ? '' : char) + cursor.slice(kind === 'insert' ? i : i + 1);

@@ -42,7 +42,10 @@ describe('GET /api/v1/tasks/:id', () => {
       // D16: oldest first by created_at (t_sub1 was created earlier though listed later).
       subtasks: [
         {
-          id: ids.t_sub1, title: 'First step', priority: 'low', identifier: 3,
+          id: ids.t_sub1,
+          title: 'First step',
+          priority: 'low',
+          identifier: 3,
           status: { id: ids.done, name: 'Done', icon: null, color: 'green', category: 'completed' },
           assignees: [{ id: ids.dave, name: 'Dave', avatar_url: null }],
         },
@@ -80,7 +83,16 @@ describe('GET /api/v1/tasks/:id', () => {
 
   it('gives a task without status, assignees, labels, subtasks or attachments null and empty arrays; list_id null when not in a list', async () => {
     const task = (await get(ids.t_nolist)).json();
-    expect(task).toMatchObject({ list_id: null, description: null, due_date: null, start_date: null, assignees: [], labels: [], subtasks: [], attachments: [] });
+    expect(task).toMatchObject({
+      list_id: null,
+      description: null,
+      due_date: null,
+      start_date: null,
+      assignees: [],
+      labels: [],
+      subtasks: [],
+      attachments: [],
+    });
     expect(task.status).toEqual({ id: ids.todo, name: 'To Do', icon: 'circle', color: 'gray', category: 'pending' });
   });
 
@@ -91,7 +103,12 @@ describe('GET /api/v1/tasks/:id', () => {
   });
 
   describe('custom fields: applicability (D19) and visibility (D18)', () => {
-    const open = 'cf_open', eng = 'cf_eng', inbox = 'cf_inbox', secret = 'cf_secret', stars = 'cf_stars', money = 'cf_money';
+    const open = 'cf_open',
+      eng = 'cf_eng',
+      inbox = 'cf_inbox',
+      secret = 'cf_secret',
+      stars = 'cf_stars',
+      money = 'cf_money';
     it.each([
       ['unrestricted fields and a granted folder', 't_full', 'fay', [open, eng, secret, stars, money]],
       ['a denied override under a granted folder hides the field (and its value)', 't_sprint', 'fay', [open, secret, stars, money]],

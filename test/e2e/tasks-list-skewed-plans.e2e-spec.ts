@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+
 import { NamedStatementClient, statementName } from '../../src/common/database/prepared';
 import { queryPairs } from '../../src/common/validation/query-pairs';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
@@ -63,17 +64,34 @@ describe('List tasks: plans that hold on a skewed world', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     ids = await loadFixture(db.ds, {
-      users: [{ ref: 'owner', email: 'owner@skew.test', name: 'Owner' }, { ref: 'member', email: 'member@skew.test', name: 'Member' }],
-      workspaces: [{
-        ref: 'big', name: 'Big', slug: 'skew-big', owner: 'owner',
-        members: [{ user: 'member', role: 'member' as const }],
-        folders: [{ ref: 'f', name: 'F', lists: [{ ref: 'hot', name: 'Hot' }, { ref: 'cold', name: 'Cold' }] }],
-      }],
+      users: [
+        { ref: 'owner', email: 'owner@skew.test', name: 'Owner' },
+        { ref: 'member', email: 'member@skew.test', name: 'Member' },
+      ],
+      workspaces: [
+        {
+          ref: 'big',
+          name: 'Big',
+          slug: 'skew-big',
+          owner: 'owner',
+          members: [{ user: 'member', role: 'member' as const }],
+          folders: [
+            {
+              ref: 'f',
+              name: 'F',
+              lists: [
+                { ref: 'hot', name: 'Hot' },
+                { ref: 'cold', name: 'Cold' },
+              ],
+            },
+          ],
+        },
+      ],
     });
-    await db.ds.query(
-      `INSERT INTO workspaces (name, slug, owner_id) SELECT 'Small ' || g, 'skew-small-' || g, $1 FROM generate_series(1, $2::int) g`,
-      [ids.owner, SMALL_WORKSPACES],
-    );
+    await db.ds.query(`INSERT INTO workspaces (name, slug, owner_id) SELECT 'Small ' || g, 'skew-small-' || g, $1 FROM generate_series(1, $2::int) g`, [
+      ids.owner,
+      SMALL_WORKSPACES,
+    ]);
     await db.ds.query(
       `INSERT INTO tasks (workspace_id, list_id, identifier, title, description, priority, creator_id, created_at)
        SELECT $1::int, CASE WHEN g <= $4::int THEN $2::int ELSE $3::int END, g, 'Big ' || g, repeat(md5(g::text), 6), 'none', $5::int,
@@ -117,7 +135,9 @@ describe('List tasks: plans that hold on a skewed world', () => {
       expect(statement(small[0].id).sql).toBe(big.sql);
       for (let i = 0; i < 2; i++) await client.query(big.sql, statement(small[0].id).params);
       for (let i = 0; i < 6; i++) await client.query(big.sql, big.params);
-      const literals = big.params.map((v) => (v === null ? 'NULL' : Array.isArray(v) ? client.escapeLiteral(`{${v.join(',')}}`) : client.escapeLiteral(String(v))));
+      const literals = big.params.map((v) =>
+        v === null ? 'NULL' : Array.isArray(v) ? client.escapeLiteral(`{${v.join(',')}}`) : client.escapeLiteral(String(v)),
+      );
       const { rows } = await client.query(`EXPLAIN (FORMAT JSON) EXECUTE "${statementName(big.sql)}"(${literals.join(', ')})`);
       const counts = await client.query(`SELECT generic_plans::int FROM pg_prepared_statements WHERE name = $1`, [statementName(big.sql)]);
       return { plan: (rows[0]['QUERY PLAN'] as Array<{ Plan: PlanNode }>)[0].Plan, genericRuns: counts.rows[0].generic_plans };

@@ -54,7 +54,12 @@ describe('GET /api/v1/workspaces/:id/tasks', () => {
     expect(byRef('t_sprint').custom_fields.map((f: { id: number }) => f.id)).toEqual([ids.cf_open, ids.cf_secret, ids.cf_stars, ids.cf_money]);
     expect(byRef('t_inbox').custom_fields.map((f: { id: number }) => f.id)).toEqual([ids.cf_open, ids.cf_inbox, ids.cf_secret, ids.cf_stars, ids.cf_money]);
     expect(byRef('t_full').custom_fields.find((f: { id: number }) => f.id === ids.cf_eng)).toEqual({
-      id: ids.cf_eng, name: 'Estimate', type: 'number', config: null, position: 2, value: '5',
+      id: ids.cf_eng,
+      name: 'Estimate',
+      type: 'number',
+      config: null,
+      position: 2,
+      value: '5',
     });
   });
 

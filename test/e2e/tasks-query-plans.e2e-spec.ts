@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+
 import { queryPairs } from '../../src/common/validation/query-pairs';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { TaskListScope, taskListSql, WALK_ROWS } from '../../src/tasks/task-list.sql';
@@ -32,20 +33,42 @@ describe('List tasks: an index for every filter and sort (EXPLAIN)', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     ids = await loadFixture(db.ds, {
-      users: [{ ref: 'owner', email: 'owner@plans.test', name: 'Owner' }, ...[0, 1, 2, 3, 4].map((i) => ({ ref: `u${i}`, email: `u${i}@plans.test`, name: `U${i}` }))],
-      workspaces: [{
-        ref: 'ws', name: 'Plans', slug: 'plans', owner: 'owner',
-        members: [0, 1, 2, 3, 4].map((i) => ({ user: `u${i}`, role: 'member' as const })),
-        labels: [{ ref: 'lb0', name: 'L0' }, { ref: 'lb1', name: 'L1' }],
-        folders: [{ ref: 'f0', name: 'F', lists: [{ ref: 'l0', name: 'A' }, { ref: 'l1', name: 'B' }, { ref: 'l2', name: 'C' }, { ref: 'l3', name: 'D' }] }],
-      }],
+      users: [
+        { ref: 'owner', email: 'owner@plans.test', name: 'Owner' },
+        ...[0, 1, 2, 3, 4].map((i) => ({ ref: `u${i}`, email: `u${i}@plans.test`, name: `U${i}` })),
+      ],
+      workspaces: [
+        {
+          ref: 'ws',
+          name: 'Plans',
+          slug: 'plans',
+          owner: 'owner',
+          members: [0, 1, 2, 3, 4].map((i) => ({ user: `u${i}`, role: 'member' as const })),
+          labels: [
+            { ref: 'lb0', name: 'L0' },
+            { ref: 'lb1', name: 'L1' },
+          ],
+          folders: [
+            {
+              ref: 'f0',
+              name: 'F',
+              lists: [
+                { ref: 'l0', name: 'A' },
+                { ref: 'l1', name: 'B' },
+                { ref: 'l2', name: 'C' },
+                { ref: 'l3', name: 'D' },
+              ],
+            },
+          ],
+        },
+      ],
     });
     context = { workspaceId: ids.ws, userId: ids.owner };
     // The target workspace holds 1/20 of the tasks, as one tenant among many.
-    await db.ds.query(
-      `INSERT INTO workspaces (name, slug, owner_id) SELECT 'Filler ' || g, 'plans-filler-' || g, $1 FROM generate_series(1, $2::int - 1) g`,
-      [ids.owner, WORKSPACES],
-    );
+    await db.ds.query(`INSERT INTO workspaces (name, slug, owner_id) SELECT 'Filler ' || g, 'plans-filler-' || g, $1 FROM generate_series(1, $2::int - 1) g`, [
+      ids.owner,
+      WORKSPACES,
+    ]);
     await db.ds.query(
       `WITH ws AS (SELECT id FROM workspaces WHERE id = $1 OR slug LIKE 'plans-filler-%'),
             st AS (SELECT array_agg(id ORDER BY position) AS ids FROM statuses WHERE workspace_id = $1),
@@ -88,14 +111,16 @@ describe('List tasks: an index for every filter and sort (EXPLAIN)', () => {
 
   const owner: () => TaskListScope = () => ({ workspaceId: ids.ws, membership: { role: 'owner', restricted: false, folderIds: [], listIds: [] } });
   const restricted: () => TaskListScope = () => ({
-    workspaceId: ids.ws, membership: { role: 'member', restricted: true, folderIds: [], listIds: [ids.l1, ids.l2] },
+    workspaceId: ids.ws,
+    membership: { role: 'member', restricted: true, folderIds: [], listIds: [ids.l1, ids.l2] },
   });
 
   /** Builds the statement of `query` for `scope`, EXPLAINs it and returns the sequential scans of tasks (with the plan). */
   /** A parameter as an SQL literal, for EXECUTE of a prepared statement (its casts give the types). */
   const literal = (client: Client, value: unknown): string => {
     if (value === null || value === undefined) return 'NULL';
-    if (Array.isArray(value)) return client.escapeLiteral(`{${value.map((v) => (typeof v === 'number' ? String(v) : `"${String(v).replace(/["\\]/g, '\\$&')}"`)).join(',')}}`);
+    if (Array.isArray(value))
+      return client.escapeLiteral(`{${value.map((v) => (typeof v === 'number' ? String(v) : `"${String(v).replace(/["\\]/g, '\\$&')}"`)).join(',')}}`);
     return client.escapeLiteral(String(value));
   };
 
@@ -152,7 +177,20 @@ describe('List tasks: an index for every filter and sort (EXPLAIN)', () => {
     'list_id={l0}',
     'assignee_id=me,{u2}&status_category=pending,in_progress&due_after=2025-03-02&due_before=2025-03-09',
   ];
-  const SORTS = ['created_at', '-created_at', 'updated_at', '-updated_at', 'due_date', '-due_date', 'priority', '-priority', 'identifier', '-identifier', 'title', '-title'];
+  const SORTS = [
+    'created_at',
+    '-created_at',
+    'updated_at',
+    '-updated_at',
+    'due_date',
+    '-due_date',
+    'priority',
+    '-priority',
+    'identifier',
+    '-identifier',
+    'title',
+    '-title',
+  ];
 
   /** The query with `{s}` and `{p}` bound to a status and a parent task of the target workspace. */
   const bind = async (query: string) => {
@@ -190,7 +228,9 @@ describe('List tasks: an index for every filter and sort (EXPLAIN)', () => {
   const indexUse = async (query: TaskQuery) => {
     const { sql, params } = taskListSql(owner(), ids.owner, query);
     const rows: Array<{ 'QUERY PLAN': Array<{ Plan: Record<string, unknown> }> }> = await db.ds.query(`EXPLAIN (FORMAT JSON) ${sql}`, params);
-    return nodes(rows[0]['QUERY PLAN'][0].Plan).filter((n) => n['Index Name']).map((n) => `${n['Index Name']}: ${n['Index Cond'] ?? ''}`);
+    return nodes(rows[0]['QUERY PLAN'][0].Plan)
+      .filter((n) => n['Index Name'])
+      .map((n) => `${n['Index Name']}: ${n['Index Cond'] ?? ''}`);
   };
 
   it('the q condition matches the trigram index (used when the terms are selective among all tasks)', async () => {
@@ -200,7 +240,9 @@ describe('List tasks: an index for every filter and sort (EXPLAIN)', () => {
     const { sql, params } = taskListSql({ ...owner() }, ids.owner, q);
     const condition = /t\.search_text LIKE lower\(\$(\d+)::text\)/.exec(sql)!;
     const rows: Array<{ 'QUERY PLAN': Array<{ Plan: Record<string, unknown> }> }> = await db.ds.query(
-      `EXPLAIN (FORMAT JSON) SELECT t.id FROM tasks t WHERE ${condition[0].replace(/\$\d+/, '$1')}`, [params[Number(condition[1]) - 1]]);
+      `EXPLAIN (FORMAT JSON) SELECT t.id FROM tasks t WHERE ${condition[0].replace(/\$\d+/, '$1')}`,
+      [params[Number(condition[1]) - 1]],
+    );
     expect(nodes(rows[0]['QUERY PLAN'][0].Plan).map((n) => n['Index Name'])).toContain('tasks_search_idx');
   });
 
@@ -351,7 +393,11 @@ describe('List tasks: an index for every filter and sort (EXPLAIN)', () => {
         expect(walked).toBeGreaterThanOrEqual(11);
         expect(walked).toBeLessThan(TOP_LEVEL / 2);
         const planned = plan.find((n) => n['Subplan Name'] === 'CTE page')!;
-        expect(nodes(planned).filter((n) => n['Relation Name'] === 'tasks').every((n) => Number(n['Actual Loops']) === 0)).toBe(true);
+        expect(
+          nodes(planned)
+            .filter((n) => n['Relation Name'] === 'tasks')
+            .every((n) => Number(n['Actual Loops']) === 0),
+        ).toBe(true);
       }
     },
   );
@@ -385,7 +431,9 @@ describe('List tasks: an index for every filter and sort (EXPLAIN)', () => {
 
   it('detects a sequential scan when no index serves a condition (the check can fail)', async () => {
     const rows: Array<{ 'QUERY PLAN': Array<{ Plan: Record<string, unknown> }> }> = await db.ds.query(
-      `EXPLAIN (FORMAT JSON) SELECT id FROM tasks WHERE length(title) = $1`, [40]);
+      `EXPLAIN (FORMAT JSON) SELECT id FROM tasks WHERE length(title) = $1`,
+      [40],
+    );
     expect(nodes(rows[0]['QUERY PLAN'][0].Plan).some((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === 'tasks')).toBe(true);
   });
 });

@@ -1,5 +1,5 @@
-import { loadFixture } from '../../src/fixtures/fixture-loader';
 import type { FixtureWorld } from '../../src/fixtures/fixture.types';
+import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { cursorSecret, useCursorSecret } from '../../src/tasks/task-cursor';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
 import { QueryCounter } from '../setup/query-counter';
@@ -24,58 +24,120 @@ function world(): FixtureWorld {
     ...usersWithKeys('tq.test', ['alice', 'bob', 'erin', 'olga'], KEY),
     workspaces: [
       {
-        ref: 'acme', name: 'Acme', slug: 'tq-acme', owner: 'alice',
-        members: [{ user: 'bob', role: 'member' }, { user: 'erin', role: 'member', restricted: true, folders: ['eng'] }],
+        ref: 'acme',
+        name: 'Acme',
+        slug: 'tq-acme',
+        owner: 'alice',
+        members: [
+          { user: 'bob', role: 'member' },
+          { user: 'erin', role: 'member', restricted: true, folders: ['eng'] },
+        ],
         statuses: [
           { ref: 'todo', name: 'To Do', category: 'pending' },
           { ref: 'doing', name: 'Doing', category: 'in_progress' },
           { ref: 'done', name: 'Done', category: 'completed' },
           { ref: 'dropped', name: 'Dropped', category: 'cancelled' },
         ],
-        labels: [{ ref: 'bug', name: 'bug' }, { ref: 'ui', name: 'ui' }],
+        labels: [
+          { ref: 'bug', name: 'bug' },
+          { ref: 'ui', name: 'ui' },
+        ],
         folders: [
-          { ref: 'eng', name: 'Eng', lists: [{ ref: 'backlog', name: 'Backlog' }, { ref: 'sprint', name: 'Sprint' }] },
+          {
+            ref: 'eng',
+            name: 'Eng',
+            lists: [
+              { ref: 'backlog', name: 'Backlog' },
+              { ref: 'sprint', name: 'Sprint' },
+            ],
+          },
           { ref: 'ops', name: 'Ops', lists: [{ ref: 'inbox', name: 'Inbox' }] },
         ],
         tasks: [
           {
-            ref: 'a', list: 'backlog', title: 'Alpha login bug', description: '<p>Crash on <b>login</b> page &amp; more</p>', priority: 'urgent',
-            status: 'todo', assignees: ['bob'], labels: ['bug'], due_date: '2025-03-10T00:00:00.000Z', created_at: '2025-01-01T00:00:00.000Z',
+            ref: 'a',
+            list: 'backlog',
+            title: 'Alpha login bug',
+            description: '<p>Crash on <b>login</b> page &amp; more</p>',
+            priority: 'urgent',
+            status: 'todo',
+            assignees: ['bob'],
+            labels: ['bug'],
+            due_date: '2025-03-10T00:00:00.000Z',
+            created_at: '2025-01-01T00:00:00.000Z',
           },
           {
-            ref: 'b', list: 'backlog', title: 'beta Export', priority: 'high', status: 'doing', assignees: ['alice', 'bob'], labels: ['ui'],
-            due_date: '2025-03-05T00:00:00.000Z', created_at: '2025-01-02T00:00:00.000Z',
+            ref: 'b',
+            list: 'backlog',
+            title: 'beta Export',
+            priority: 'high',
+            status: 'doing',
+            assignees: ['alice', 'bob'],
+            labels: ['ui'],
+            due_date: '2025-03-05T00:00:00.000Z',
+            created_at: '2025-01-02T00:00:00.000Z',
           },
           {
-            ref: 'c', list: 'sprint', title: 'Gamma 50%', description: '<p>export to <em>CSV</em></p>', priority: 'medium', status: 'done',
+            ref: 'c',
+            list: 'sprint',
+            title: 'Gamma 50%',
+            description: '<p>export to <em>CSV</em></p>',
+            priority: 'medium',
+            status: 'done',
             created_at: '2025-01-03T00:00:00.000Z',
           },
           {
-            ref: 'd', list: 'inbox', title: 'delta', priority: 'low', status: 'dropped', assignees: ['alice'], labels: ['bug', 'ui'],
-            due_date: '2025-03-05T00:00:00.000Z', created_at: '2025-01-04T00:00:00.000Z',
+            ref: 'd',
+            list: 'inbox',
+            title: 'delta',
+            priority: 'low',
+            status: 'dropped',
+            assignees: ['alice'],
+            labels: ['bug', 'ui'],
+            due_date: '2025-03-05T00:00:00.000Z',
+            created_at: '2025-01-04T00:00:00.000Z',
           },
           { ref: 'e', title: 'Épée ÉCOLE', status: null, due_date: '2025-04-01T00:00:00.000Z', created_at: '2025-01-04T00:00:00.000Z' },
           {
-            ref: 'f', list: 'backlog', title: 'alpha', priority: 'urgent', status: 'todo',
-            created_at: '2025-01-05T00:00:00.000Z', updated_at: '2025-02-01T00:00:00.000Z',
+            ref: 'f',
+            list: 'backlog',
+            title: 'alpha',
+            priority: 'urgent',
+            status: 'todo',
+            created_at: '2025-01-05T00:00:00.000Z',
+            updated_at: '2025-02-01T00:00:00.000Z',
           },
           { ref: 'sub1', parent: 'a', list: 'backlog', title: 'Sub of alpha', priority: 'high', assignees: ['bob'], created_at: '2025-01-06T00:00:00.000Z' },
           { ref: 'sub2', parent: 'd', list: 'inbox', title: 'Sub of delta', created_at: '2025-01-07T00:00:00.000Z' },
         ],
       },
       {
-        ref: 'other', name: 'Other', slug: 'tq-other', owner: 'alice', members: [{ user: 'olga', role: 'member' }],
-        statuses: [{ ref: 'o_todo', name: 'To Do', category: 'pending' }, { ref: 'o_done', name: 'Done', category: 'completed' }],
+        ref: 'other',
+        name: 'Other',
+        slug: 'tq-other',
+        owner: 'alice',
+        members: [{ user: 'olga', role: 'member' }],
+        statuses: [
+          { ref: 'o_todo', name: 'To Do', category: 'pending' },
+          { ref: 'o_done', name: 'Done', category: 'completed' },
+        ],
         labels: [{ ref: 'o_bug', name: 'bug' }],
         lists: [{ ref: 'o_list', name: 'Other list' }],
         tasks: [{ ref: 'o1', list: 'o_list', title: 'Other alpha', status: 'o_todo', labels: ['o_bug'], assignees: ['olga'] }],
       },
       {
-        ref: 'mut', name: 'Mutations', slug: 'tq-mut', owner: 'alice',
+        ref: 'mut',
+        name: 'Mutations',
+        slug: 'tq-mut',
+        owner: 'alice',
         lists: [{ ref: 'm_list', name: 'M' }],
         tasks: Array.from({ length: 10 }, (_, i) => ({
-          ref: `m${i}`, list: 'm_list', title: `M task ${i % 3}`, priority: (['urgent', 'high', 'none'] as const)[i % 3],
-          due_date: i % 4 === 0 ? null : `2025-05-0${1 + (i % 3)}T00:00:00.000Z`, created_at: `2025-01-01T00:00:0${i}.000Z`,
+          ref: `m${i}`,
+          list: 'm_list',
+          title: `M task ${i % 3}`,
+          priority: (['urgent', 'high', 'none'] as const)[i % 3],
+          due_date: i % 4 === 0 ? null : `2025-05-0${1 + (i % 3)}T00:00:00.000Z`,
+          created_at: `2025-01-01T00:00:0${i}.000Z`,
         })),
       },
     ],
@@ -383,8 +445,16 @@ describe('GET /api/v1/workspaces/:id/tasks: task queries (D34)', () => {
         const swap = (c: string) => (c === 'A' ? 'B' : 'A');
         const variants = [
           ...Array.from({ length: cursor.length }, (_, i) => cursor.slice(0, i) + swap(cursor[i]) + cursor.slice(i + 1)),
-          cursor.slice(0, -1), cursor.slice(1), cursor + 'A', cursor + '=', `${cursor}.`, '', 'x', 'A'.repeat(4097),
-          Buffer.from('[1,2]').toString('base64url'), '%20' + cursor,
+          cursor.slice(0, -1),
+          cursor.slice(1),
+          cursor + 'A',
+          cursor + '=',
+          `${cursor}.`,
+          '',
+          'x',
+          'A'.repeat(4097),
+          Buffer.from('[1,2]').toString('base64url'),
+          '%20' + cursor,
         ];
         for (const variant of variants) {
           const res = await get(`?cursor=${variant}${rest}`);
@@ -409,7 +479,10 @@ describe('GET /api/v1/workspaces/:id/tasks: task queries (D34)', () => {
         const first = await mutPage('?include_total=false&limit=2&sort=created_at');
         expect(refsOf(first.data)).toEqual(['m0', 'm1']);
         const created = await t.inject({
-          method: 'POST', url: '/api/v1/tasks', headers: auth(KEY.alice), payload: { list_id: ids.m_list, title: 'Newest' },
+          method: 'POST',
+          url: '/api/v1/tasks',
+          headers: auth(KEY.alice),
+          payload: { list_id: ids.m_list, title: 'Newest' },
         });
         expect(created.statusCode).toBe(201);
         const rest = [];
@@ -427,7 +500,12 @@ describe('GET /api/v1/workspaces/:id/tasks: task queries (D34)', () => {
         const first = await mutPage('?include_total=false&limit=4&sort=title,-due_date');
         expect(refsOf(first.data)).toEqual(full.slice(0, 4));
         const last = first.data[3].id;
-        const patched = await t.inject({ method: 'PATCH', url: `/api/v1/tasks/${last}`, headers: auth(KEY.alice), payload: { title: 'AAA first now', due_date: null } });
+        const patched = await t.inject({
+          method: 'PATCH',
+          url: `/api/v1/tasks/${last}`,
+          headers: auth(KEY.alice),
+          payload: { title: 'AAA first now', due_date: null },
+        });
         expect(patched.statusCode).toBe(200);
         const tail: Array<string | number> = [];
         let body = await mutPage(`?cursor=${first.next_cursor}&limit=4&sort=title,-due_date`);
@@ -469,10 +547,26 @@ describe('GET /api/v1/workspaces/:id/tasks: task queries (D34)', () => {
       ['?sort=bad&2=x&foo=y', 'Unknown query parameter: 2'],
       ['?include_total', 'include_total must be true or false'],
       // Sent twice while single-valued.
-      ...['page', 'limit', 'list_id', 'parent_id', 'include_subtasks', 'due_after', 'due_before', 'created_after', 'updated_after', 'q', 'sort', 'include_total', 'cursor']
-        .map((name) => [`?${name}=x&${name}=y`, `${name} must be given only once`]),
+      ...[
+        'page',
+        'limit',
+        'list_id',
+        'parent_id',
+        'include_subtasks',
+        'due_after',
+        'due_before',
+        'created_after',
+        'updated_after',
+        'q',
+        'sort',
+        'include_total',
+        'cursor',
+      ].map((name) => [`?${name}=x&${name}=y`, `${name} must be given only once`]),
       // Over 100 values, duplicates counted, comma and repeated forms together.
-      ...['status_id', 'status_category', 'assignee_id', 'label_id', 'priority'].map((name) => [`?${name}=${hundredOne}`, `${name} accepts at most 100 values`]),
+      ...['status_id', 'status_category', 'assignee_id', 'label_id', 'priority'].map((name) => [
+        `?${name}=${hundredOne}`,
+        `${name} accepts at most 100 values`,
+      ]),
       ['?priority=' + Array(101).fill('high').join(','), 'priority accepts at most 100 values'],
       ['?label_id=' + hundred + '&label_id=1', 'label_id accepts at most 100 values'],
       ['?assignee_id=' + Array(60).fill('me').join(',') + '&assignee_id=' + Array(41).fill('none').join(','), 'assignee_id accepts at most 100 values'],
@@ -481,14 +575,21 @@ describe('GET /api/v1/workspaces/:id/tasks: task queries (D34)', () => {
       ...['0', '101', 'ten', ''].map((v) => [`?limit=${v}`, 'limit must be an integer between 1 and 100']),
       ...['abc', '', '-3', '1,2'].map((v) => [`?list_id=${v}`, 'list_id must be a valid numeric ID']),
       ...['abc', '', '1,,2', '1,', '-1', '%201', '1.0'].map((v) => [`?status_id=${v}`, 'status_id must be a valid numeric ID']),
-      ...['Pending', 'done', '', 'pending,'].map((v) => [`?status_category=${v}`, 'Invalid status_category. Must be one of: pending, in_progress, completed, cancelled']),
+      ...['Pending', 'done', '', 'pending,'].map((v) => [
+        `?status_category=${v}`,
+        'Invalid status_category. Must be one of: pending, in_progress, completed, cancelled',
+      ]),
       ...['ME', 'None', 'x', '', '1,me,'].map((v) => [`?assignee_id=${v}`, 'assignee_id must be a valid numeric ID, me or none']),
       ...['1.5', 'bug', ''].map((v) => [`?label_id=${v}`, 'label_id must be a valid numeric ID']),
       ...['High', 'critical', '', 'high,,low'].map((v) => [`?priority=${v}`, 'Invalid priority. Must be one of: urgent, high, medium, low, none']),
       ...['abc', '', '1,2', 'me'].map((v) => [`?parent_id=${v}`, 'parent_id must be a valid numeric ID']),
       ...['1', 'TRUE', 'yes', ''].map((v) => [`?include_subtasks=${v}`, 'include_subtasks must be true or false']),
       ...['due_after', 'due_before', 'created_after', 'updated_after'].flatMap((name) =>
-        ['2025-02-30', 'yesterday', '', '2025-01-15T25:00Z', '1736899200'].map((v) => [`?${name}=${v}`, `Invalid ${name} format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`])),
+        ['2025-02-30', 'yesterday', '', '2025-01-15T25:00Z', '1736899200'].map((v) => [
+          `?${name}=${v}`,
+          `Invalid ${name} format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z`,
+        ]),
+      ),
       ['?q=', 'q cannot be empty'],
       ['?q=+%09+', 'q cannot be empty'],
       ['?q=' + 'x'.repeat(201), 'q must be at most 200 characters'],
@@ -497,15 +598,31 @@ describe('GET /api/v1/workspaces/:id/tasks: task queries (D34)', () => {
       ['?q=' + encodeURIComponent(Array(11).fill('x').join('\t\n ')), 'q accepts at most 10 terms'],
       ['?q=' + Array(101).fill('x').join('+'), 'q must be at most 200 characters'],
       ['?sort=bad&q=a+b+c+d+e+f+g+h+i+j+k', 'q accepts at most 10 terms'],
-      ...['', 'name', 'created_at,created_at', 'created_at,-created_at', 'title,priority,identifier,due_date', '--created_at', '%2Bcreated_at', 'created_at,', 'Title', '%20title']
-        .map((v) => [`?sort=${v}`, 'Invalid sort. Use one to three of: created_at, updated_at, due_date, priority, identifier, title, each optionally prefixed with -']),
+      ...[
+        '',
+        'name',
+        'created_at,created_at',
+        'created_at,-created_at',
+        'title,priority,identifier,due_date',
+        '--created_at',
+        '%2Bcreated_at',
+        'created_at,',
+        'Title',
+        '%20title',
+      ].map((v) => [
+        `?sort=${v}`,
+        'Invalid sort. Use one to three of: created_at, updated_at, due_date, priority, identifier, title, each optionally prefixed with -',
+      ]),
       ...['yes', '', 'False'].map((v) => [`?include_total=${v}`, 'include_total must be true or false']),
       ['?page=1&cursor=abc', 'page cannot be combined with cursor or include_total=false'],
       ['?page=2&include_total=false', 'page cannot be combined with cursor or include_total=false'],
       ['?cursor=', 'Invalid cursor'],
       ['?cursor=abc', 'Invalid cursor'],
       // Order: the first failing parameter in D34's order, whatever the request order.
-      ['?cursor=bad&sort=bad', 'Invalid sort. Use one to three of: created_at, updated_at, due_date, priority, identifier, title, each optionally prefixed with -'],
+      [
+        '?cursor=bad&sort=bad',
+        'Invalid sort. Use one to three of: created_at, updated_at, due_date, priority, identifier, title, each optionally prefixed with -',
+      ],
       ['?sort=bad&q=', 'q cannot be empty'],
       ['?q=&updated_after=x', 'Invalid updated_after format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z'],
       ['?updated_after=x&created_after=x', 'Invalid created_after format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z'],
@@ -521,7 +638,10 @@ describe('GET /api/v1/workspaces/:id/tasks: task queries (D34)', () => {
       ['?status_id=x&list_id=x', 'list_id must be a valid numeric ID'],
       ['?list_id=x&limit=x', 'limit must be an integer between 1 and 100'],
       ['?limit=x&page=x', 'page must be a positive integer'],
-      ['?include_total=x&sort=x', 'Invalid sort. Use one to three of: created_at, updated_at, due_date, priority, identifier, title, each optionally prefixed with -'],
+      [
+        '?include_total=x&sort=x',
+        'Invalid sort. Use one to three of: created_at, updated_at, due_date, priority, identifier, title, each optionally prefixed with -',
+      ],
       ['?cursor=x&include_total=x', 'include_total must be true or false'],
       ['?cursor=x&page=1', 'page cannot be combined with cursor or include_total=false'],
       ['?cursor=x&cursor=y&page=1', 'page cannot be combined with cursor or include_total=false'],
@@ -567,8 +687,16 @@ describe('GET /api/v1/workspaces/:id/tasks: task queries (D34)', () => {
       const plain = await trips('');
       expect(plain).toBeLessThanOrEqual(3);
       const first = await list('?include_total=false&limit=1&assignee_id=none,{bob}&status_category=pending,completed&sort=-due_date,title&q=a');
-      expect(await trips(`?cursor=${first.next_cursor}&include_total=true&limit=1&assignee_id=none,{bob}&status_category=pending,completed&sort=-due_date,title&q=a`)).toBe(plain);
-      expect(await trips('?include_subtasks=true&label_id={bug},{ui}&priority=urgent,high,low&due_after=2025-01-01&created_after=2025-01-01&updated_after=2025-01-01&limit=100')).toBe(plain);
+      expect(
+        await trips(
+          `?cursor=${first.next_cursor}&include_total=true&limit=1&assignee_id=none,{bob}&status_category=pending,completed&sort=-due_date,title&q=a`,
+        ),
+      ).toBe(plain);
+      expect(
+        await trips(
+          '?include_subtasks=true&label_id={bug},{ui}&priority=urgent,high,low&due_after=2025-01-01&created_after=2025-01-01&updated_after=2025-01-01&limit=100',
+        ),
+      ).toBe(plain);
     });
   });
 });

@@ -82,7 +82,13 @@ describe('PATCH and DELETE /api/v1/tasks/:id', () => {
     });
 
     it('updates only the custom fields listed; null clears; inapplicable and invisible ignored (D13)', async () => {
-      const id = await create({ custom_fields: [{ id: ids.cf_open, value: 'a' }, { id: ids.cf_eng, value: '1' }, { id: ids.cf_stars, value: '2' }] });
+      const id = await create({
+        custom_fields: [
+          { id: ids.cf_open, value: 'a' },
+          { id: ids.cf_eng, value: '1' },
+          { id: ids.cf_stars, value: '2' },
+        ],
+      });
       const res = await patch(id, {
         custom_fields: [
           { id: ids.cf_open, value: 'b' },
@@ -100,24 +106,39 @@ describe('PATCH and DELETE /api/v1/tasks/:id', () => {
         [ids.cf_money]: null,
       });
       const stored = await t.db.ds.query(`SELECT field_id, value FROM task_custom_field_values WHERE task_id = $1 ORDER BY field_id`, [id]);
-      expect(stored).toEqual([{ field_id: ids.cf_open, value: 'b' }, { field_id: ids.cf_stars, value: '2' }]);
+      expect(stored).toEqual([
+        { field_id: ids.cf_open, value: 'b' },
+        { field_id: ids.cf_stars, value: '2' },
+      ]);
     });
 
     it('ignores an element without value: the stored value stays (D13)', async () => {
-      const id = await create({ custom_fields: [{ id: ids.cf_open, value: 'kept' }, { id: ids.cf_eng, value: '1' }] });
+      const id = await create({
+        custom_fields: [
+          { id: ids.cf_open, value: 'kept' },
+          { id: ids.cf_eng, value: '1' },
+        ],
+      });
       const res = await patch(id, { custom_fields: [{ id: ids.cf_open }, { id: ids.cf_eng, val: null }, { id: ids.cf_stars, value: '3' }] });
       expect(res.statusCode).toBe(200);
       expect([valueOf(res.json(), ids.cf_open), valueOf(res.json(), ids.cf_eng), valueOf(res.json(), ids.cf_stars)]).toEqual(['kept', '1', '3']);
       const stored = await t.db.ds.query(`SELECT field_id, value FROM task_custom_field_values WHERE task_id = $1 ORDER BY field_id`, [id]);
       expect(stored).toEqual(
-        [{ field_id: ids.cf_open, value: 'kept' }, { field_id: ids.cf_eng, value: '1' }, { field_id: ids.cf_stars, value: '3' }].sort((a, b) => a.field_id - b.field_id),
+        [
+          { field_id: ids.cf_open, value: 'kept' },
+          { field_id: ids.cf_eng, value: '1' },
+          { field_id: ids.cf_stars, value: '3' },
+        ].sort((a, b) => a.field_id - b.field_id),
       );
     });
 
     it('refuses a value over 10,000 characters and changes nothing; 10,000 is stored (D13)', async () => {
       const id = await create({ title: 'Bounded', custom_fields: [{ id: ids.cf_open, value: 'before' }] });
       const refused = await patch(id, { title: 'Changed', custom_fields: [{ id: ids.cf_open, value: 'x'.repeat(10_001) }] });
-      expect({ status: refused.statusCode, body: refused.json() }).toEqual({ status: 400, body: { error: 'custom_fields value must be at most 10000 characters' } });
+      expect({ status: refused.statusCode, body: refused.json() }).toEqual({
+        status: 400,
+        body: { error: 'custom_fields value must be at most 10000 characters' },
+      });
       expect((await get(id)).json()).toMatchObject({ title: 'Bounded' });
       expect(valueOf((await get(id)).json(), ids.cf_open)).toBe('before');
       const res = await patch(id, { custom_fields: [{ id: ids.cf_open, value: 'x'.repeat(10_000) }] });
@@ -126,7 +147,13 @@ describe('PATCH and DELETE /api/v1/tasks/:id', () => {
 
     it('moves a task within the workspace; values of fields that no longer apply are kept but hidden (D13)', async () => {
       const id = await create({ custom_fields: [{ id: ids.cf_eng, value: '5' }] });
-      let res = await patch(id, { list_id: String(ids.inbox), custom_fields: [{ id: ids.cf_inbox, value: 'phone' }, { id: ids.cf_eng, value: null }] });
+      let res = await patch(id, {
+        list_id: String(ids.inbox),
+        custom_fields: [
+          { id: ids.cf_inbox, value: 'phone' },
+          { id: ids.cf_eng, value: null },
+        ],
+      });
       expect(res.statusCode).toBe(200);
       expect(res.json().list_id).toBe(ids.inbox);
       expect(fieldIds(res.json())).toEqual([ids.cf_open, ids.cf_inbox, ids.cf_stars, ids.cf_money]);
@@ -176,13 +203,23 @@ describe('PATCH and DELETE /api/v1/tasks/:id', () => {
         ['assignee_ids not an array', { assignee_ids: null }, 400, 'assignee_ids must be an array'],
         ['custom_fields not an array', { custom_fields: 'x' }, 400, 'custom_fields must be an array'],
         ['custom_fields value an object', { custom_fields: [{ id: 1, value: {} }] }, 400, 'custom_fields value must be a string or null'],
-        ['custom_fields value over 10,000 characters (D13)', { custom_fields: [{ id: 1, value: 'v'.repeat(10_001) }] }, 400, 'custom_fields value must be at most 10000 characters'],
+        [
+          'custom_fields value over 10,000 characters (D13)',
+          { custom_fields: [{ id: 1, value: 'v'.repeat(10_001) }] },
+          400,
+          'custom_fields value must be at most 10000 characters',
+        ],
         ['label_ids not an array', { label_ids: {} }, 400, 'label_ids must be an array'],
         ['list_id of another workspace', { list_id: 'o_list' }, 404, 'List not found in this workspace'],
         ['list_id unknown', { list_id: 99999999 }, 404, 'List not found in this workspace'],
         ['status_id of another workspace', { status_id: 'o_todo' }, 404, 'Status not found in this workspace'],
         ['status_id unknown', { status_id: 99999999 }, 404, 'Status not found in this workspace'],
-        ['a bad body field before a foreign list', { list_id: 'o_list', priority: 'x' }, 400, 'Invalid priority. Must be one of: urgent, high, medium, low, none'],
+        [
+          'a bad body field before a foreign list',
+          { list_id: 'o_list', priority: 'x' },
+          400,
+          'Invalid priority. Must be one of: urgent, high, medium, low, none',
+        ],
       ])('%s', async (_case, fields, status, error) => {
         const resolved = Object.fromEntries(
           Object.entries(fields).map(([k, v]) => [k, typeof v === 'string' && ['status_id', 'list_id'].includes(k) && ids[v] ? ids[v] : v]),

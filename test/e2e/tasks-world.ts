@@ -1,6 +1,6 @@
-import type { Schema } from '../setup/api-types';
 import { SCOPES } from '../../src/common/auth/scope';
 import type { FixtureWorld } from '../../src/fixtures/fixture.types';
+import type { Schema } from '../setup/api-types';
 import { usersWithKeys } from '../setup/world';
 
 /**
@@ -28,9 +28,57 @@ export const KEYS = {
 
 /** Key sets of D16 (sorted), for exact field-set assertions; each a key of its schema in the document. */
 export const FIELDS = {
-  write: ['assignees', 'created_at', 'creator_id', 'custom_fields', 'description', 'due_date', 'id', 'identifier', 'list_id', 'priority', 'start_date', 'status', 'title', 'workspace_id'] satisfies Array<keyof Schema<'TaskWrite'>>,
-  full: ['assignees', 'attachments', 'created_at', 'creator_id', 'custom_fields', 'description', 'due_date', 'id', 'identifier', 'labels', 'list_id', 'priority', 'start_date', 'status', 'subtasks', 'title', 'workspace_id'] satisfies Array<keyof Schema<'Task'>>,
-  listItem: ['assignees', 'created_at', 'creator_id', 'custom_fields', 'due_date', 'id', 'identifier', 'list_id', 'priority', 'start_date', 'status', 'subtasks', 'title', 'workspace_id'] satisfies Array<keyof Schema<'TaskListItem'>>,
+  write: [
+    'assignees',
+    'created_at',
+    'creator_id',
+    'custom_fields',
+    'description',
+    'due_date',
+    'id',
+    'identifier',
+    'list_id',
+    'priority',
+    'start_date',
+    'status',
+    'title',
+    'workspace_id',
+  ] satisfies Array<keyof Schema<'TaskWrite'>>,
+  full: [
+    'assignees',
+    'attachments',
+    'created_at',
+    'creator_id',
+    'custom_fields',
+    'description',
+    'due_date',
+    'id',
+    'identifier',
+    'labels',
+    'list_id',
+    'priority',
+    'start_date',
+    'status',
+    'subtasks',
+    'title',
+    'workspace_id',
+  ] satisfies Array<keyof Schema<'Task'>>,
+  listItem: [
+    'assignees',
+    'created_at',
+    'creator_id',
+    'custom_fields',
+    'due_date',
+    'id',
+    'identifier',
+    'list_id',
+    'priority',
+    'start_date',
+    'status',
+    'subtasks',
+    'title',
+    'workspace_id',
+  ] satisfies Array<keyof Schema<'TaskListItem'>>,
   subtask: ['assignees', 'id', 'identifier', 'priority', 'status', 'title'] satisfies Array<keyof Schema<'Subtask'>>,
   attachment: ['created_at', 'file_name', 'file_size', 'id', 'mime_type', 'uploader'] satisfies Array<keyof Schema<'Attachment'>>,
   assignee: ['avatar_url', 'id', 'name'] satisfies Array<keyof Schema<'Assignee'>>,
@@ -50,7 +98,16 @@ export function tasksWorld(): FixtureWorld {
   const { users, api_keys } = usersWithKeys(
     'tasks.test',
     ['alice', 'bob', 'carol', 'dave', 'erin', 'vera', 'olga', 'fay'],
-    { alice: KEYS.owner, bob: KEYS.admin, carol: KEYS.member, dave: KEYS.viewer, erin: KEYS.restricted, vera: KEYS.restrictedViewer, olga: KEYS.nonMember, fay: KEYS.fay },
+    {
+      alice: KEYS.owner,
+      bob: KEYS.admin,
+      carol: KEYS.member,
+      dave: KEYS.viewer,
+      erin: KEYS.restricted,
+      vera: KEYS.restrictedViewer,
+      olga: KEYS.nonMember,
+      fay: KEYS.fay,
+    },
     { alice: { avatar_url: 'https://img.test/alice.png' }, carol: { avatar_url: 'https://img.test/carol.png' } },
   );
   return {
@@ -62,7 +119,10 @@ export function tasksWorld(): FixtureWorld {
     ],
     workspaces: [
       {
-        ref: 'acme', name: 'Acme', slug: 'tk-acme', owner: 'alice',
+        ref: 'acme',
+        name: 'Acme',
+        slug: 'tk-acme',
+        owner: 'alice',
         members: [
           { user: 'bob', role: 'admin' },
           { user: 'carol', role: 'member' },
@@ -84,8 +144,22 @@ export function tasksWorld(): FixtureWorld {
           { ref: 'chore', name: 'Chore', color: null },
         ],
         folders: [
-          { ref: 'eng', name: 'Engineering', lists: [{ ref: 'backlog', name: 'Backlog' }, { ref: 'sprint', name: 'Sprint' }] },
-          { ref: 'ops', name: 'Ops', lists: [{ ref: 'inbox', name: 'Inbox' }, { ref: 'ops_granted', name: 'Granted' }] },
+          {
+            ref: 'eng',
+            name: 'Engineering',
+            lists: [
+              { ref: 'backlog', name: 'Backlog' },
+              { ref: 'sprint', name: 'Sprint' },
+            ],
+          },
+          {
+            ref: 'ops',
+            name: 'Ops',
+            lists: [
+              { ref: 'inbox', name: 'Inbox' },
+              { ref: 'ops_granted', name: 'Granted' },
+            ],
+          },
         ],
         lists: [{ ref: 'loose', name: 'No folder' }],
         custom_fields: [
@@ -93,12 +167,22 @@ export function tasksWorld(): FixtureWorld {
           // allowed users; configs of D18.
           { ref: 'cf_open', name: 'Notes', type: 'text', position: 1 },
           {
-            ref: 'cf_eng', name: 'Estimate', type: 'number', position: 2, is_scope_restricted: true,
-            granted_folders: ['eng'], list_overrides: [{ list: 'sprint', access: 'denied' }],
+            ref: 'cf_eng',
+            name: 'Estimate',
+            type: 'number',
+            position: 2,
+            is_scope_restricted: true,
+            granted_folders: ['eng'],
+            list_overrides: [{ list: 'sprint', access: 'denied' }],
           },
           {
-            ref: 'cf_inbox', name: 'Channel', type: 'dropdown', position: 3, config: { options: ['mail', 'phone'] },
-            is_scope_restricted: true, list_overrides: [{ list: 'inbox', access: 'granted' }],
+            ref: 'cf_inbox',
+            name: 'Channel',
+            type: 'dropdown',
+            position: 3,
+            config: { options: ['mail', 'phone'] },
+            is_scope_restricted: true,
+            list_overrides: [{ list: 'inbox', access: 'granted' }],
           },
           { ref: 'cf_secret', name: 'Secret', type: 'checkbox', position: 4, allowed_users: ['bob', 'fay'] },
           { ref: 'cf_stars', name: 'Stars', type: 'rating', position: 5, config: { iconName: 'star', color: 'orange' } },
@@ -107,12 +191,24 @@ export function tasksWorld(): FixtureWorld {
         ],
         tasks: [
           {
-            ref: 't_full', list: 'backlog', title: 'Ship it', description: '<p>now</p>', priority: 'high', status: 'review',
-            creator: 'carol', assignees: ['carol', 'bob'], labels: ['feature', 'bug'],
-            due_date: '2025-03-01T12:00:00.000Z', start_date: '2025-02-20T08:30:00.000Z', created_at: '2025-02-01T12:00:00.000Z',
+            ref: 't_full',
+            list: 'backlog',
+            title: 'Ship it',
+            description: '<p>now</p>',
+            priority: 'high',
+            status: 'review',
+            creator: 'carol',
+            assignees: ['carol', 'bob'],
+            labels: ['feature', 'bug'],
+            due_date: '2025-03-01T12:00:00.000Z',
+            start_date: '2025-02-20T08:30:00.000Z',
+            created_at: '2025-02-01T12:00:00.000Z',
             custom_fields: [
-              { field: 'cf_open', value: 'hello' }, { field: 'cf_eng', value: '5' }, { field: 'cf_secret', value: 'true' },
-              { field: 'cf_inbox', value: 'mail' }, { field: 'cf_stars', value: '4' },
+              { field: 'cf_open', value: 'hello' },
+              { field: 'cf_eng', value: '5' },
+              { field: 'cf_secret', value: 'true' },
+              { field: 'cf_inbox', value: 'mail' },
+              { field: 'cf_stars', value: '4' },
             ],
             attachments: [
               { ref: 'a2', file_name: 'later.png', file_size: 10, mime_type: 'image/png', uploader: 'carol', created_at: '2025-02-03T00:00:00.000Z' },
@@ -123,8 +219,15 @@ export function tasksWorld(): FixtureWorld {
           },
           { ref: 't_sub2', parent: 't_full', list: 'backlog', title: 'Second step', creator: 'bob', created_at: '2025-02-05T00:00:00.000Z', status: null },
           {
-            ref: 't_sub1', parent: 't_full', list: 'backlog', title: 'First step', creator: 'bob', priority: 'low',
-            created_at: '2025-02-04T00:00:00.000Z', assignees: ['dave'], status: 'done',
+            ref: 't_sub1',
+            parent: 't_full',
+            list: 'backlog',
+            title: 'First step',
+            creator: 'bob',
+            priority: 'low',
+            created_at: '2025-02-04T00:00:00.000Z',
+            assignees: ['dave'],
+            status: 'done',
           },
           { ref: 't_sprint', list: 'sprint', title: 'Sprint task', created_at: '2025-01-10T00:00:00.000Z', custom_fields: [{ field: 'cf_eng', value: '8' }] },
           { ref: 't_inbox', list: 'inbox', title: 'Inbox task', created_at: '2025-01-11T00:00:00.000Z' },
@@ -134,14 +237,27 @@ export function tasksWorld(): FixtureWorld {
         ],
       },
       {
-        ref: 'other', name: 'Other', slug: 'tk-other', owner: 'olga',
-        statuses: [{ ref: 'o_todo', name: 'Todo', category: 'pending' }, { ref: 'o_done', name: 'Done', category: 'completed' }],
+        ref: 'other',
+        name: 'Other',
+        slug: 'tk-other',
+        owner: 'olga',
+        statuses: [
+          { ref: 'o_todo', name: 'Todo', category: 'pending' },
+          { ref: 'o_done', name: 'Done', category: 'completed' },
+        ],
         labels: [{ ref: 'o_label', name: 'Elsewhere' }],
         folders: [{ ref: 'o_folder', name: 'F', lists: [{ ref: 'o_list', name: 'L' }] }],
         tasks: [{ ref: 'o_task', list: 'o_list', title: 'Elsewhere' }],
       },
       // D17: statuses but none pending; no statuses at all.
-      { ref: 'nopending', name: 'No pending', slug: 'tk-nopending', owner: 'alice', statuses: [{ name: 'Done', category: 'completed' }], lists: [{ ref: 'np_list', name: 'L' }] },
+      {
+        ref: 'nopending',
+        name: 'No pending',
+        slug: 'tk-nopending',
+        owner: 'alice',
+        statuses: [{ name: 'Done', category: 'completed' }],
+        lists: [{ ref: 'np_list', name: 'L' }],
+      },
       { ref: 'nostatus', name: 'No status', slug: 'tk-nostatus', owner: 'alice', statuses: [], lists: [{ ref: 'ns_list', name: 'L' }] },
       // D15 and D22: a workspace without tasks.
       { ref: 'empty', name: 'Empty', slug: 'tk-empty', owner: 'alice', lists: [{ ref: 'empty_list', name: 'L' }] },

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'fs';
 import { join } from 'path';
+
 import { internalReferences } from '../setup/internal-references';
 import { ROOT } from '../setup/paths';
 
@@ -12,11 +13,15 @@ import { ROOT } from '../setup/paths';
 
 /** The contributors' index of the decision numbers cited in code (issue 33): the one document meant to name them. */
 const DECISIONS_INDEX = 'docs/decisions.md';
-const FILES = ['openapi.json', 'clients/typescript/schema.d.ts', 'README.md', ...readdirSync(join(ROOT, 'docs')).map((f) => `docs/${f}`)].filter((f) => f !== DECISIONS_INDEX);
+const FILES = ['openapi.json', 'clients/typescript/schema.d.ts', 'README.md', ...readdirSync(join(ROOT, 'docs')).map((f) => `docs/${f}`)].filter(
+  (f) => f !== DECISIONS_INDEX,
+);
 
 /** The .ts files under `dir`, recursively. */
 function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 }
 
 describe('the decisions index', () => {

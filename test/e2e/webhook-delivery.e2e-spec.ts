@@ -2,11 +2,12 @@ import { ChildProcess, spawn } from 'child_process';
 import { readFileSync } from 'fs';
 import { join } from 'path';
 import { Webhook } from 'standardwebhooks';
-import { signedHeaders } from '../../src/webhooks/webhook-sender';
-import { freePort, ROOT } from '../setup/server-process';
+
 import { createRootLogger, replaceRootLogger } from '../../src/common/logging/logger';
+import { signedHeaders } from '../../src/webhooks/webhook-sender';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
 import { EventObject, pendingDeliveries, recordEvent } from '../setup/events';
+import { freePort, ROOT } from '../setup/server-process';
 import { Receiver, startReceiver } from '../setup/webhook-receiver';
 import { loadRoleWorld, RoleWorld } from '../setup/world';
 
@@ -37,7 +38,13 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms 
 }
 
 describe('webhook delivery (D38)', () => {
-  const env = { WEBHOOK_WORKER: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_RETRY_DELAYS_MS: '0,50,100', WEBHOOK_TIMEOUT_MS: '1000' };
+  const env = {
+    WEBHOOK_WORKER: 'true',
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_RETRY_DELAYS_MS: '0,50,100',
+    WEBHOOK_TIMEOUT_MS: '1000',
+  };
   const lines: Array<Record<string, unknown>> = [];
   let previousLogger: ReturnType<typeof replaceRootLogger>;
   let t: TestApp;
@@ -61,7 +68,12 @@ describe('webhook delivery (D38)', () => {
     return r;
   };
   const createHook = async (url: string, events?: string[]) => {
-    const res = await t.inject({ method: 'POST', url: '/api/v1/webhooks', headers: auth(w.key('owner')), payload: { workspace_id: w.ids.ws, url, ...(events ? { events } : {}) } });
+    const res = await t.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks',
+      headers: auth(w.key('owner')),
+      payload: { workspace_id: w.ids.ws, url, ...(events ? { events } : {}) },
+    });
     expect(res.statusCode).toBe(201);
     return res.json() as { id: number; secret: string; url: string };
   };
@@ -71,8 +83,13 @@ describe('webhook delivery (D38)', () => {
     expect(res.statusCode).toBe(200);
     return res.json();
   };
-  const event = (type = 'label.created', data: Record<string, unknown> = { label_id: 1 }) => recordEvent(t.db.ds, { workspaceId: w.ids.ws, type, data, userId: w.ids.owner });
-  const settled = () => until(() => pendingDeliveries(t.db.ds), (n) => n === 0);
+  const event = (type = 'label.created', data: Record<string, unknown> = { label_id: 1 }) =>
+    recordEvent(t.db.ds, { workspaceId: w.ids.ws, type, data, userId: w.ids.owner });
+  const settled = () =>
+    until(
+      () => pendingDeliveries(t.db.ds),
+      (n) => n === 0,
+    );
 
   // Each test's webhooks go with it, so later events reach only the next test's.
   afterEach(async () => {
@@ -93,19 +110,36 @@ describe('webhook delivery (D38)', () => {
     const verified = new Webhook(hook.secret).verify(got.body, got.headers as Record<string, string>);
     expect(verified).toEqual(e);
     expect(JSON.parse(got.body)).toEqual({
-      id: e.id, type: 'label.created', workspace_id: w.ids.ws, occurred_at: expect.stringMatching(TS),
-      actor: { user_id: w.ids.owner, api_key_id: null }, data: { label_id: 77 },
+      id: e.id,
+      type: 'label.created',
+      workspace_id: w.ids.ws,
+      occurred_at: expect.stringMatching(TS),
+      actor: { user_id: w.ids.owner, api_key_id: null },
+      data: { label_id: 77 },
     });
     // Another secret does not verify it.
     expect(() => new Webhook('whsec_' + Buffer.alloc(32, 1).toString('base64')).verify(got.body, got.headers as Record<string, string>)).toThrow();
-    const log = await until(() => deliveries(hook.id), (d) => d.length === 1);
+    const log = await until(
+      () => deliveries(hook.id),
+      (d) => d.length === 1,
+    );
     expect(Object.keys(log[0]).sort()).toEqual(DELIVERY_KEYS);
-    expect(log).toEqual([{ id: expect.any(Number), event_id: e.id, attempt: 1, result: 'delivered', response_status: 200, duration_ms: expect.any(Number), attempted_at: expect.stringMatching(TS) }]);
+    expect(log).toEqual([
+      {
+        id: expect.any(Number),
+        event_id: e.id,
+        attempt: 1,
+        result: 'delivered',
+        response_status: 200,
+        duration_ms: expect.any(Number),
+        attempted_at: expect.stringMatching(TS),
+      },
+    ]);
     expect(Number.isInteger(log[0].duration_ms)).toBe(true);
     await settled();
   });
 
-  it('only subscribed types of the webhook\'s own workspace are delivered', async () => {
+  it("only subscribed types of the webhook's own workspace are delivered", async () => {
     const r = await receiver();
     const hook = await createHook(r.url, ['task.created']);
     await recordEvent(t.db.ds, { workspaceId: w.ids.other, type: 'task.created', data: { task_id: 1, list_id: null, parent_id: null } });
@@ -124,7 +158,10 @@ describe('webhook delivery (D38)', () => {
     await r.waitFor((got) => got.length === 4);
     expect(r.received.map((got) => got.headers['webhook-id'])).toEqual(Array(4).fill(`evt_${e.id}`));
     for (const got of r.received) expect(new Webhook(hook.secret).verify(got.body, got.headers as Record<string, string>)).toEqual(e);
-    const log = await until(() => deliveries(hook.id), (d) => d.length === 4);
+    const log = await until(
+      () => deliveries(hook.id),
+      (d) => d.length === 4,
+    );
     expect(log.map(({ attempt, result, response_status, event_id }) => ({ attempt, result, response_status, event_id }))).toEqual([
       { attempt: 4, result: 'delivered', response_status: 204, event_id: e.id },
       { attempt: 3, result: 'failed', response_status: 500, event_id: e.id },
@@ -143,12 +180,18 @@ describe('webhook delivery (D38)', () => {
     r.answer = (_request, index) => statuses[index] ?? 500;
     const hook = await createHook(r.url);
     await event();
-    await until(() => deliveries(hook.id), (d) => d.length === 4);
+    await until(
+      () => deliveries(hook.id),
+      (d) => d.length === 4,
+    );
     await settled();
     expect(r.received).toHaveLength(4);
     expect(r.received.every((got) => got.headers.host === `127.0.0.1:${r.port}`)).toBe(true);
     expect((await deliveries(hook.id)).map((d) => [d.attempt, d.result, d.response_status])).toEqual([
-      [4, 'failed', 503], [3, 'failed', 429], [2, 'failed', 410], [1, 'failed', 302],
+      [4, 'failed', 503],
+      [3, 'failed', 429],
+      [2, 'failed', 410],
+      [1, 'failed', 302],
     ]);
   });
 
@@ -162,11 +205,18 @@ describe('webhook delivery (D38)', () => {
     receivers.splice(receivers.indexOf(closed), 1);
     const dead = await createHook(closedUrl);
     await event();
-    const log = await until(() => deliveries(hook.id), (d) => d.length === 4, 60_000);
+    const log = await until(
+      () => deliveries(hook.id),
+      (d) => d.length === 4,
+      60_000,
+    );
     expect(log.map((d) => [d.result, d.response_status])).toEqual(Array(4).fill(['timeout', null]));
     // The whole timeout elapsed (timers may fire up to a millisecond early).
     for (const d of log) expect(d.duration_ms).toBeGreaterThanOrEqual(990);
-    const deadLog = await until(() => deliveries(dead.id), (d) => d.length === 4);
+    const deadLog = await until(
+      () => deliveries(dead.id),
+      (d) => d.length === 4,
+    );
     expect(deadLog.map((d) => [d.result, d.response_status])).toEqual(Array(4).fill(['failed', null]));
     await settled();
   });
@@ -190,7 +240,10 @@ describe('webhook delivery (D38)', () => {
     await settled();
     expect(r.received.map((got) => got.headers['webhook-id'])).toEqual([`evt_${first.id}`, `evt_${after.id}`]);
     expect(whileInactive.id).toBeLessThan(after.id);
-    expect((await deliveries(hookId)).map((d) => [d.event_id, d.attempt, d.result])).toEqual([[after.id, 1, 'delivered'], [first.id, 1, 'failed']]);
+    expect((await deliveries(hookId)).map((d) => [d.event_id, d.attempt, d.result])).toEqual([
+      [after.id, 1, 'delivered'],
+      [first.id, 1, 'failed'],
+    ]);
   });
 
   it('an attempt that fell due while the webhook was inactive is dropped even when it runs after re-activation', async () => {
@@ -201,10 +254,10 @@ describe('webhook delivery (D38)', () => {
     // An attempt that fell due a minute ago, during the pause, and runs only now (a backlog): queued as the worker queues retries.
     const e = await event('label.deleted');
     await r.waitFor((got) => got.length === 1);
-    await t.db.ds.query(
-      `SELECT graphile_worker.add_job('webhook_delivery', $1::json, run_at := now() - interval '1 minute', job_key := $2)`,
-      [JSON.stringify({ webhook_id: hook.id, event_id: e.id + 1000, attempt: 2, body: e }), `webhook:${hook.id}:${e.id + 1000}`],
-    );
+    await t.db.ds.query(`SELECT graphile_worker.add_job('webhook_delivery', $1::json, run_at := now() - interval '1 minute', job_key := $2)`, [
+      JSON.stringify({ webhook_id: hook.id, event_id: e.id + 1000, attempt: 2, body: e }),
+      `webhook:${hook.id}:${e.id + 1000}`,
+    ]);
     await settled();
     expect(r.received.map((got) => got.headers['webhook-id'])).toEqual([`evt_${e.id}`]);
     expect((await deliveries(hook.id)).map((d) => d.event_id)).toEqual([e.id]);
@@ -265,7 +318,10 @@ describe('webhook delivery (D38)', () => {
     await settled();
     expect(first.received).toHaveLength(1);
     expect(second.received[0].headers['webhook-id']).toBe(`evt_${e.id}`);
-    expect((await deliveries(hookId)).map((d) => [d.attempt, d.result])).toEqual([[2, 'delivered'], [1, 'failed']]);
+    expect((await deliveries(hookId)).map((d) => [d.attempt, d.result])).toEqual([
+      [2, 'delivered'],
+      [1, 'failed'],
+    ]);
   });
 
   it('narrowing events does not cancel a pending delivery; a pending delivery keeps its own copy of the event', async () => {
@@ -291,7 +347,9 @@ describe('webhook delivery (D38)', () => {
     await createHook(r.url);
     const runner = t.db.ds.createQueryRunner();
     await runner.startTransaction();
-    await runner.query(`INSERT INTO events (id, workspace_id, type, occurred_at, data) VALUES (nextval('events_id_seq'), $1, 'label.created', now(), '{}')`, [w.ids.ws]);
+    await runner.query(`INSERT INTO events (id, workspace_id, type, occurred_at, data) VALUES (nextval('events_id_seq'), $1, 'label.created', now(), '{}')`, [
+      w.ids.ws,
+    ]);
     await runner.rollbackTransaction();
     await runner.release();
     expect(await pendingDeliveries(t.db.ds)).toBe(0);
@@ -317,7 +375,15 @@ describe('webhook delivery (D38)', () => {
     );
     const log = await deliveries(hook.id);
     expect(log).toHaveLength(100);
-    expect(log[0]).toEqual({ id: expect.any(Number), event_id: 2001, attempt: 1, result: 'timeout', response_status: null, duration_ms: 1000, attempted_at: '2025-02-01T00:00:00.000Z' });
+    expect(log[0]).toEqual({
+      id: expect.any(Number),
+      event_id: 2001,
+      attempt: 1,
+      result: 'timeout',
+      response_status: null,
+      duration_ms: 1000,
+      attempted_at: '2025-02-01T00:00:00.000Z',
+    });
     expect(log[1]).toMatchObject({ event_id: 2000, result: 'failed', response_status: 302, duration_ms: 12 });
     expect(log[2]).toMatchObject({ event_id: 1105, attempted_at: '2025-01-01T00:01:45.000Z' });
     expect(log[99]).toMatchObject({ event_id: 1008 });
@@ -335,7 +401,11 @@ describe('webhook delivery (D38)', () => {
     const log = await deliveries(hook.id);
     expect(log).toHaveLength(100);
     expect(log.map((d) => d.id)).toEqual(
-      ((await t.db.ds.query(`SELECT id FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY attempted_at DESC, id DESC LIMIT 100`, [hook.id])) as Array<{ id: number }>).map((d) => d.id),
+      (
+        (await t.db.ds.query(`SELECT id FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY attempted_at DESC, id DESC LIMIT 100`, [hook.id])) as Array<{
+          id: number;
+        }>
+      ).map((d) => d.id),
     );
     // One attempt of a webhook in flight at a time (D38): its 104 attempts are made one after the other.
   }, 90_000);
@@ -346,14 +416,28 @@ describe('webhook delivery (D38)', () => {
     const code = /```js\n([\s\S]*?)```/.exec(section)![1];
     const port = await freePort();
     const hook = await createHook(`http://127.0.0.1:${port}/`, ['label.created']);
-    const child: ChildProcess = spawn(process.execPath, ['-e', code], { cwd: ROOT, env: { ...process.env, WEBHOOK_SECRET: hook.secret, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child: ChildProcess = spawn(process.execPath, ['-e', code], {
+      cwd: ROOT,
+      env: { ...process.env, WEBHOOK_SECRET: hook.secret, PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     try {
       const post = (body: string, headers: Record<string, string>) => fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers, body });
-      await until(() => post('{}', {}).then((r) => r.status, () => 0), (status) => status === 400);
+      await until(
+        () =>
+          post('{}', {}).then(
+            (r) => r.status,
+            () => 0,
+          ),
+        (status) => status === 400,
+      );
       const e = await event('label.created', { label_id: 5 });
-      await until(async () => out, (text) => text.includes('\n'));
+      await until(
+        async () => out,
+        (text) => text.includes('\n'),
+      );
       expect(out).toBe('label.created {"label_id":5}\n');
       const body = JSON.stringify(e);
       const headers = signedHeaders(hook.secret, `evt_${e.id}`, new Date(), body);
@@ -386,10 +470,17 @@ describe('webhook delivery (D38)', () => {
     const attempts = lines.filter((l) => l.msg === 'webhook delivery attempt');
     expect(total).toBeGreaterThan(20);
     expect(attempts).toHaveLength(total);
-    expect(attempts[0]).toEqual(expect.objectContaining({
-      webhook_id: expect.any(Number), event_id: expect.any(Number), attempt: 1, host: expect.stringMatching(/^127\.0\.0\.1:\d+$/),
-      result: 'delivered', response_status: 200, duration_ms: expect.any(Number),
-    }));
+    expect(attempts[0]).toEqual(
+      expect.objectContaining({
+        webhook_id: expect.any(Number),
+        event_id: expect.any(Number),
+        attempt: 1,
+        host: expect.stringMatching(/^127\.0\.0\.1:\d+$/),
+        result: 'delivered',
+        response_status: 200,
+        duration_ms: expect.any(Number),
+      }),
+    );
     const text = JSON.stringify(attempts);
     expect(text).not.toContain('whsec_');
     expect(text).not.toContain('label_id');
@@ -414,7 +505,12 @@ describe('webhook delivery without WEBHOOK_ALLOW_PRIVATE (D38)', () => {
   });
 
   it('a host name resolving to a loopback address is blocked without connecting (duration 0), each attempt', async () => {
-    const created = await t.inject({ method: 'POST', url: '/api/v1/webhooks', headers: auth(w.key('owner')), payload: { workspace_id: w.ids.ws, url: `http://localhost:${r.port}/hook` } });
+    const created = await t.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks',
+      headers: auth(w.key('owner')),
+      payload: { workspace_id: w.ids.ws, url: `http://localhost:${r.port}/hook` },
+    });
     expect(created.statusCode).toBe(201);
     const { id } = created.json() as { id: number };
     const e = await recordEvent(t.db.ds, { workspaceId: w.ids.ws, type: 'label.deleted' });
@@ -426,12 +522,20 @@ describe('webhook delivery without WEBHOOK_ALLOW_PRIVATE (D38)', () => {
       { event_id: e.id, attempt: 2, result: 'blocked', response_status: null, duration_ms: 0 },
       { event_id: e.id, attempt: 1, result: 'blocked', response_status: null, duration_ms: 0 },
     ]);
-    await until(() => pendingDeliveries(t.db.ds), (n) => n === 0);
+    await until(
+      () => pendingDeliveries(t.db.ds),
+      (n) => n === 0,
+    );
     expect(r.received).toHaveLength(0);
   });
 
   it('an IP address URL to a private range is refused at create', async () => {
-    const res = await t.inject({ method: 'POST', url: '/api/v1/webhooks', headers: auth(w.key('owner')), payload: { workspace_id: w.ids.ws, url: `http://127.0.0.1:${r.port}/hook` } });
+    const res = await t.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks',
+      headers: auth(w.key('owner')),
+      payload: { workspace_id: w.ids.ws, url: `http://127.0.0.1:${r.port}/hook` },
+    });
     expect([res.statusCode, res.json()]).toEqual([400, { error: 'url must not point to a private address' }]);
   });
 });

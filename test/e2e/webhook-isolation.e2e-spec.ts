@@ -1,5 +1,6 @@
 import { createServer, IncomingMessage, Server } from 'http';
 import type { AddressInfo } from 'net';
+
 import { auth, createTestApp, TestApp } from '../setup/create-app';
 import { pendingDeliveries, recordEvent } from '../setup/events';
 import { Receiver, startReceiver } from '../setup/webhook-receiver';

@@ -106,22 +106,26 @@ it('two server processes deliver each event exactly once, and both stop cleanly'
   }
 }, 120_000);
 
-it.each(['SIGKILL', 'SIGTERM'] as const)('a process stopped by %s in the middle of an attempt: the attempt is made again after a restart', async (signal) => {
-  const first = await server();
-  receiver.answer = (_request, index) => (index === 0 ? 'hang' : 200);
-  const hook = await createHook(first);
-  const e = await recordEvent(db.ds, { workspaceId: w.ids.ws, type: 'label.deleted', data: { label_id: 3 } });
-  await receiver.waitFor((got) => got.length === 1);
-  // SIGTERM: the attempt in flight is abandoned unrecorded, and the process exits 0 at once.
-  expect(await stop(first, signal)).toBe(signal === 'SIGKILL' ? null : 0);
-  // Nothing logged at error level (pino level 50) or above: abandoning the attempt is part of a clean stop.
-  expect(first.stdout() + first.stderr()).not.toMatch(/"level":(50|60)/);
-  const second = await server();
-  await receiver.waitFor((got) => got.length === 2, 60_000);
-  expect(receiver.received.map((got) => got.headers['webhook-id'])).toEqual([`evt_${e.id}`, `evt_${e.id}`]);
-  expect(receiver.received[1].body).toBe(receiver.received[0].body);
-  await settled();
-  expect(await deliveries(second, hook.id)).toEqual([expect.objectContaining({ event_id: e.id, attempt: 1, result: 'delivered' })]);
-  expect(receiver.received).toHaveLength(2);
-  expect(await stop(second)).toBe(0);
-}, 120_000);
+it.each(['SIGKILL', 'SIGTERM'] as const)(
+  'a process stopped by %s in the middle of an attempt: the attempt is made again after a restart',
+  async (signal) => {
+    const first = await server();
+    receiver.answer = (_request, index) => (index === 0 ? 'hang' : 200);
+    const hook = await createHook(first);
+    const e = await recordEvent(db.ds, { workspaceId: w.ids.ws, type: 'label.deleted', data: { label_id: 3 } });
+    await receiver.waitFor((got) => got.length === 1);
+    // SIGTERM: the attempt in flight is abandoned unrecorded, and the process exits 0 at once.
+    expect(await stop(first, signal)).toBe(signal === 'SIGKILL' ? null : 0);
+    // Nothing logged at error level (pino level 50) or above: abandoning the attempt is part of a clean stop.
+    expect(first.stdout() + first.stderr()).not.toMatch(/"level":(50|60)/);
+    const second = await server();
+    await receiver.waitFor((got) => got.length === 2, 60_000);
+    expect(receiver.received.map((got) => got.headers['webhook-id'])).toEqual([`evt_${e.id}`, `evt_${e.id}`]);
+    expect(receiver.received[1].body).toBe(receiver.received[0].body);
+    await settled();
+    expect(await deliveries(second, hook.id)).toEqual([expect.objectContaining({ event_id: e.id, attempt: 1, result: 'delivered' })]);
+    expect(receiver.received).toHaveLength(2);
+    expect(await stop(second)).toBe(0);
+  },
+  120_000,
+);

@@ -10,11 +10,33 @@ import { loadRoleWorld, RoleWorld, WorldRole } from '../setup/world';
 const TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const WEBHOOK_KEYS = ['active', 'created_at', 'events', 'id', 'url', 'workspace_id'];
 const ALL_TYPES = [
-  'task.created', 'task.updated', 'task.deleted', 'comment.created', 'folder.created', 'folder.deleted', 'folder.updated',
-  'list.created', 'list.deleted', 'list.updated', 'status.created', 'status.updated', 'label.created', 'label.deleted',
-  'label.updated', 'status.deleted', 'comment.updated', 'comment.deleted', 'attachment.created', 'attachment.deleted',
-  'workspace.updated', 'member.added', 'member.updated', 'member.removed',
-  'custom_field.created', 'custom_field.updated', 'custom_field.deleted',
+  'task.created',
+  'task.updated',
+  'task.deleted',
+  'comment.created',
+  'folder.created',
+  'folder.deleted',
+  'folder.updated',
+  'list.created',
+  'list.deleted',
+  'list.updated',
+  'status.created',
+  'status.updated',
+  'label.created',
+  'label.deleted',
+  'label.updated',
+  'status.deleted',
+  'comment.updated',
+  'comment.deleted',
+  'attachment.created',
+  'attachment.deleted',
+  'workspace.updated',
+  'member.added',
+  'member.updated',
+  'member.removed',
+  'custom_field.created',
+  'custom_field.updated',
+  'custom_field.deleted',
 ];
 const ROLE_DENIED = { error: 'Only owners and admins can manage webhooks' };
 const URL_MESSAGE = { error: 'url must be an https URL' };
@@ -48,8 +70,13 @@ describe('webhook routes (D38)', () => {
       const body = res.body as Record<string, unknown>;
       expect(Object.keys(body).sort()).toEqual([...WEBHOOK_KEYS, 'secret'].sort());
       expect(body).toEqual({
-        id: expect.any(Number), workspace_id: w.ids.ws, url: 'https://hooks.example.com/b?x=1', events: ALL_TYPES, active: true,
-        created_at: expect.stringMatching(TS), secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
+        id: expect.any(Number),
+        workspace_id: w.ids.ws,
+        url: 'https://hooks.example.com/b?x=1',
+        events: ALL_TYPES,
+        active: true,
+        created_at: expect.stringMatching(TS),
+        secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
       });
       expect(Buffer.from((body.secret as string).slice(6), 'base64')).toHaveLength(32);
       expect(res.headers['cache-control']).toBe('no-store');
@@ -75,9 +102,18 @@ describe('webhook routes (D38)', () => {
 
     it('non-members and unknown workspaces get 404 Workspace not found; a bad workspace_id 400 first', async () => {
       expect(await create({ url: 5 }, 'outsider')).toMatchObject({ status: 404, body: { error: 'Workspace not found' } });
-      expect(await send('POST', '/api/v1/webhooks', w.key('owner'), { workspace_id: 99999999, url: 5 })).toMatchObject({ status: 404, body: { error: 'Workspace not found' } });
-      expect(await send('POST', '/api/v1/webhooks', w.key('owner'), { url: 'https://localhost/' })).toMatchObject({ status: 400, body: { error: 'workspace_id is required' } });
-      expect(await send('POST', '/api/v1/webhooks', w.key('owner'), { workspace_id: '1.5', url: 5 })).toMatchObject({ status: 400, body: { error: 'workspace_id is required' } });
+      expect(await send('POST', '/api/v1/webhooks', w.key('owner'), { workspace_id: 99999999, url: 5 })).toMatchObject({
+        status: 404,
+        body: { error: 'Workspace not found' },
+      });
+      expect(await send('POST', '/api/v1/webhooks', w.key('owner'), { url: 'https://localhost/' })).toMatchObject({
+        status: 400,
+        body: { error: 'workspace_id is required' },
+      });
+      expect(await send('POST', '/api/v1/webhooks', w.key('owner'), { workspace_id: '1.5', url: 5 })).toMatchObject({
+        status: 400,
+        body: { error: 'workspace_id is required' },
+      });
     });
 
     it.each([
@@ -105,13 +141,40 @@ describe('webhook routes (D38)', () => {
     });
 
     it.each([
-      'https://127.0.0.1/', 'https://127.1.2.3:8443/x', 'https://0x7f.1/', 'https://2130706433/', 'https://10.1.2.3/', 'https://172.16.0.1/',
-      'https://192.168.1.1/', 'https://100.64.0.1/', 'https://169.254.169.254/latest', 'https://0.0.0.0/', 'https://224.0.0.1/',
-      'https://255.255.255.255/', 'https://192.0.2.1/', 'https://[::1]/', 'https://[::]/', 'https://[fe80::1]/', 'https://[fc00::1]/',
-      'https://[fd12:3456::1]/', 'https://[ff02::1]/', 'https://[::ffff:127.0.0.1]/', 'https://[::ffff:10.0.0.1]/', 'https://[2001:db8::1]/',
+      'https://127.0.0.1/',
+      'https://127.1.2.3:8443/x',
+      'https://0x7f.1/',
+      'https://2130706433/',
+      'https://10.1.2.3/',
+      'https://172.16.0.1/',
+      'https://192.168.1.1/',
+      'https://100.64.0.1/',
+      'https://169.254.169.254/latest',
+      'https://0.0.0.0/',
+      'https://224.0.0.1/',
+      'https://255.255.255.255/',
+      'https://192.0.2.1/',
+      'https://[::1]/',
+      'https://[::]/',
+      'https://[fe80::1]/',
+      'https://[fc00::1]/',
+      'https://[fd12:3456::1]/',
+      'https://[ff02::1]/',
+      'https://[::ffff:127.0.0.1]/',
+      'https://[::ffff:10.0.0.1]/',
+      'https://[2001:db8::1]/',
       // Reserved IPv6 outside global unicast, and IPv4-compatible forms (issue 31).
-      'https://[::127.0.0.1]/', 'https://[::7f00:1]/', 'https://[::8.8.8.8]/', 'https://[::2]/', 'https://[4000::1]/', 'https://[100::1]/',
-      'https://[64:ff9b::808:808]/', 'https://[8000::1]/', 'https://[e000::1]/', 'https://[2001::1]/', 'https://[2002:7f00:1::]/',
+      'https://[::127.0.0.1]/',
+      'https://[::7f00:1]/',
+      'https://[::8.8.8.8]/',
+      'https://[::2]/',
+      'https://[4000::1]/',
+      'https://[100::1]/',
+      'https://[64:ff9b::808:808]/',
+      'https://[8000::1]/',
+      'https://[e000::1]/',
+      'https://[2001::1]/',
+      'https://[2002:7f00:1::]/',
     ])('400 url must not point to a private address: %s', async (url) => {
       expect(await create({ url })).toMatchObject({ status: 400, body: PRIVATE_MESSAGE });
     });
@@ -124,8 +187,13 @@ describe('webhook routes (D38)', () => {
     });
 
     it.each([
-      ['null', null], ['empty', []], ['a string', 'task.created'], ['an object', { 'task.created': true }],
-      ['an unknown type', ['task.created', 'task.exploded']], ['a number element', [1]], ['a wrong case', ['Task.Created']],
+      ['null', null],
+      ['empty', []],
+      ['a string', 'task.created'],
+      ['an object', { 'task.created': true }],
+      ['an unknown type', ['task.created', 'task.exploded']],
+      ['a number element', [1]],
+      ['a wrong case', ['Task.Created']],
     ])('400 events must be a non-empty array of event types: %s', async (_case, events) => {
       expect(await create({ url: 'https://localhost/', events })).toMatchObject({ status: 400, body: EVENTS_MESSAGE });
     });
@@ -155,10 +223,12 @@ describe('webhook routes (D38)', () => {
       const { secret, ...created } = (await create({ url: 'https://localhost/managed', events: ['task.created'] })).body as typeof hook & { secret: string };
       expect(secret).toMatch(/^whsec_/);
       hook = created;
-      otherHook = ((await send('POST', '/api/v1/webhooks', w.key('outsider'), { workspace_id: w.ids.other, url: 'https://localhost/other' })).body as { id: number }).id;
+      otherHook = (
+        (await send('POST', '/api/v1/webhooks', w.key('outsider'), { workspace_id: w.ids.other, url: 'https://localhost/other' })).body as { id: number }
+      ).id;
     });
 
-    it('GET list: the workspace\'s webhooks by id, without secrets; query parameters are ignored', async () => {
+    it("GET list: the workspace's webhooks by id, without secrets; query parameters are ignored", async () => {
       const res = await send('GET', `/api/v1/workspaces/${w.ids.ws}/webhooks?limit=1&page=x`, w.key('admin'));
       expect(res.status).toBe(200);
       const list = res.body as Array<Record<string, unknown>>;
@@ -175,14 +245,19 @@ describe('webhook routes (D38)', () => {
     it('GET list: empty array for a workspace without webhooks', async () => {
       await t.db.ds.query(`DELETE FROM webhooks WHERE workspace_id = $1`, [w.ids.other]);
       expect(await send('GET', `/api/v1/workspaces/${w.ids.other}/webhooks`, w.key('outsider'))).toMatchObject({ status: 200, body: [] });
-      otherHook = ((await send('POST', '/api/v1/webhooks', w.key('outsider'), { workspace_id: w.ids.other, url: 'https://localhost/other' })).body as { id: number }).id;
+      otherHook = (
+        (await send('POST', '/api/v1/webhooks', w.key('outsider'), { workspace_id: w.ids.other, url: 'https://localhost/other' })).body as { id: number }
+      ).id;
     });
 
     it('GET list: members and viewers 403; non-members 404; bad id 400', async () => {
       for (const role of ['member', 'viewer', 'restricted'] as const) {
         expect(await send('GET', `/api/v1/workspaces/${w.ids.ws}/webhooks`, w.key(role))).toMatchObject({ status: 403, body: ROLE_DENIED });
       }
-      expect(await send('GET', `/api/v1/workspaces/${w.ids.ws}/webhooks`, w.key('outsider'))).toMatchObject({ status: 404, body: { error: 'Workspace not found' } });
+      expect(await send('GET', `/api/v1/workspaces/${w.ids.ws}/webhooks`, w.key('outsider'))).toMatchObject({
+        status: 404,
+        body: { error: 'Workspace not found' },
+      });
       expect(await send('GET', `/api/v1/workspaces/99999999/webhooks`, w.key('owner'))).toMatchObject({ status: 404, body: { error: 'Workspace not found' } });
       expect(await send('GET', `/api/v1/workspaces/abc/webhooks`, w.key('owner'))).toMatchObject({ status: 400, body: { error: 'Invalid workspace ID' } });
     });
@@ -195,11 +270,21 @@ describe('webhook routes (D38)', () => {
       expect(moved.status).toBe(200);
       expect(moved.body).toEqual({ ...hook, url: 'https://localhost/moved', active: true, workspace_id: w.ids.ws });
       expect(await send('PATCH', url, w.key('owner'), { events: ['list.updated', 'task.deleted', 'list.updated'], active: false })).toMatchObject({
-        status: 200, body: { url: 'https://localhost/moved', events: ['task.deleted', 'list.updated'], active: false },
+        status: 200,
+        body: { url: 'https://localhost/moved', events: ['task.deleted', 'list.updated'], active: false },
       });
-      expect(await send('PATCH', url, w.key('owner'), { active: true })).toMatchObject({ status: 200, body: { events: ['task.deleted', 'list.updated'], active: true } });
+      expect(await send('PATCH', url, w.key('owner'), { active: true })).toMatchObject({
+        status: 200,
+        body: { events: ['task.deleted', 'list.updated'], active: true },
+      });
       const listed = (await send('GET', `/api/v1/workspaces/${w.ids.ws}/webhooks`, w.key('owner'))).body as Array<{ id: number }>;
-      expect(listed.find((h) => h.id === hook.id)).toEqual({ ...hook, url: 'https://localhost/moved', events: ['task.deleted', 'list.updated'], active: true, workspace_id: w.ids.ws });
+      expect(listed.find((h) => h.id === hook.id)).toEqual({
+        ...hook,
+        url: 'https://localhost/moved',
+        events: ['task.deleted', 'list.updated'],
+        active: true,
+        workspace_id: w.ids.ws,
+      });
     });
 
     it.each([
@@ -255,7 +340,10 @@ describe('webhook routes (D38)', () => {
       expect(res.headers['content-type']).toBeUndefined();
       expect(await send('DELETE', `/api/v1/webhooks/${doomed.id}`, w.key('owner'))).toMatchObject({ status: 404, body: { error: 'Webhook not found' } });
       expect(await send('PATCH', `/api/v1/webhooks/${doomed.id}`, w.key('owner'), {})).toMatchObject({ status: 404, body: { error: 'Webhook not found' } });
-      expect(await send('GET', `/api/v1/webhooks/${doomed.id}/deliveries`, w.key('owner'))).toMatchObject({ status: 404, body: { error: 'Webhook not found' } });
+      expect(await send('GET', `/api/v1/webhooks/${doomed.id}/deliveries`, w.key('owner'))).toMatchObject({
+        status: 404,
+        body: { error: 'Webhook not found' },
+      });
       const listed = (await send('GET', `/api/v1/workspaces/${w.ids.ws}/webhooks`, w.key('owner'))).body as Array<{ id: number }>;
       expect(listed.map((h) => h.id)).not.toContain(doomed.id);
     });
@@ -267,11 +355,13 @@ describe('webhook routes (D38)', () => {
       const writeOnly = w.keyWithout('webhooks:read');
       expect((await send('GET', `/api/v1/workspaces/${w.ids.ws}/webhooks`, readOnly)).status).toBe(200);
       expect(await send('POST', '/api/v1/webhooks', readOnly, { workspace_id: w.ids.ws, url: 'https://localhost/' })).toMatchObject({
-        status: 403, body: { error: "Scope 'webhooks:write' is required for this endpoint" },
+        status: 403,
+        body: { error: "Scope 'webhooks:write' is required for this endpoint" },
       });
       expect((await send('POST', '/api/v1/webhooks', writeOnly, { workspace_id: w.ids.ws, url: 'https://localhost/' })).status).toBe(201);
       expect(await send('GET', `/api/v1/workspaces/${w.ids.ws}/webhooks`, writeOnly)).toMatchObject({
-        status: 403, body: { error: "Scope 'webhooks:read' is required for this endpoint" },
+        status: 403,
+        body: { error: "Scope 'webhooks:read' is required for this endpoint" },
       });
     });
   });

@@ -1,15 +1,16 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
+
 import { childrenOf } from '../../bench/proc';
 import { hashApiKey } from '../../src/common/auth/api-key';
 import { SCOPES } from '../../src/common/auth/scope';
 import { freePort } from '../../src/common/database/embedded';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { createTestDatabase, TestDatabase } from '../setup/database';
-import { tsEntryScript } from '../setup/ts-child';
 import { ROOT } from '../setup/paths';
-import { answers200, startProcess, StartedProcess } from '../setup/server-process';
+import { answers200, StartedProcess, startProcess } from '../setup/server-process';
+import { tsEntryScript } from '../setup/ts-child';
 
 /**
  * The server as real OS processes. `WEB_CONCURRENCY=2` runs two worker

@@ -25,13 +25,30 @@ describe('workspaces: create, update, delete (D40)', () => {
 
   describe('create', () => {
     it('answers 201 with the workspace, the caller as owner, four statuses, the membership, no event', async () => {
-      const res = await create({ name: '  Rocket Lab  ', description: '', icon: ' r ', color: null, image_url: 'HTTPS://Example.COM/a b', owner_id: 1, role: 'viewer', id: 5 });
+      const res = await create({
+        name: '  Rocket Lab  ',
+        description: '',
+        icon: ' r ',
+        color: null,
+        image_url: 'HTTPS://Example.COM/a b',
+        owner_id: 1,
+        role: 'viewer',
+        id: 5,
+      });
       expect(res.statusCode).toBe(201);
       const body = res.json();
       expect(Object.keys(body).sort()).toEqual(WORKSPACE_KEYS);
       expect(body).toEqual({
-        id: expect.any(Number), name: 'Rocket Lab', slug: 'rocket-lab', description: '', icon: ' r ', color: null,
-        image_url: 'https://example.com/a%20b', owner_id: ids.member, role: 'owner', created_at: expect.stringMatching(TS),
+        id: expect.any(Number),
+        name: 'Rocket Lab',
+        slug: 'rocket-lab',
+        description: '',
+        icon: ' r ',
+        color: null,
+        image_url: 'https://example.com/a%20b',
+        owner_id: ids.member,
+        role: 'owner',
+        created_at: expect.stringMatching(TS),
       });
       expect(await q(`SELECT name, category, color, icon, position FROM statuses WHERE workspace_id = $1 ORDER BY position`, [body.id])).toEqual([
         { name: 'To Do', category: 'pending', color: 'gray', icon: null, position: 1 },
@@ -137,7 +154,13 @@ describe('workspaces: create, update, delete (D40)', () => {
     });
 
     it('takes an Idempotency-Key: a retry replays the answer and creates nothing more', async () => {
-      const keyed = () => t.inject({ method: 'POST', url: '/api/v1/workspaces', headers: { ...auth(W.key('viewer')), 'idempotency-key': 'ws-create-1' }, payload: { name: 'Keyed' } });
+      const keyed = () =>
+        t.inject({
+          method: 'POST',
+          url: '/api/v1/workspaces',
+          headers: { ...auth(W.key('viewer')), 'idempotency-key': 'ws-create-1' },
+          payload: { name: 'Keyed' },
+        });
       const first = await keyed();
       const second = await keyed();
       expect([first.statusCode, second.statusCode]).toEqual([201, 201]);
@@ -147,7 +170,9 @@ describe('workspaces: create, update, delete (D40)', () => {
     });
 
     it('needs workspaces:write; any key of any user may create', async () => {
-      expect((await create({ name: 'A' }, W.keyWithout('workspaces:write'))).json()).toEqual({ error: "Scope 'workspaces:write' is required for this endpoint" });
+      expect((await create({ name: 'A' }, W.keyWithout('workspaces:write'))).json()).toEqual({
+        error: "Scope 'workspaces:write' is required for this endpoint",
+      });
       expect((await create({ name: 'Solo' }, W.key('outsider'))).statusCode).toBe(201);
     });
   });
@@ -158,18 +183,30 @@ describe('workspaces: create, update, delete (D40)', () => {
       const res = await create({ name: 'Editable', slug: 'editable' }, W.key('owner'));
       id = res.json().id;
       await q(`INSERT INTO workspace_members (workspace_id, user_id, role) VALUES ($1, $2, 'admin'), ($1, $3, 'member'), ($1, $4, 'viewer')`, [
-        id, ids.admin, ids.member, ids.viewer,
+        id,
+        ids.admin,
+        ids.member,
+        ids.viewer,
       ]);
     });
     const patch = (payload: unknown, key = W.key('admin')) => send('PATCH', `/api/v1/workspaces/${id}`, key, payload);
-    const events = () => q<{ type: string; data: unknown; actor_user_id: number }>(`SELECT type, data, actor_user_id FROM events WHERE workspace_id = $1 ORDER BY id`, [id]);
+    const events = () =>
+      q<{ type: string; data: unknown; actor_user_id: number }>(`SELECT type, data, actor_user_id FROM events WHERE workspace_id = $1 ORDER BY id`, [id]);
 
-    it('changes only the sent fields, answers with the caller\'s role, and records workspace.updated with the sorted changes', async () => {
+    it("changes only the sent fields, answers with the caller's role, and records workspace.updated with the sorted changes", async () => {
       const res = await patch({ description: 'About', color: 'red', name: null, owner_id: ids.admin });
       expect(res.statusCode).toBe(200);
       expect(res.json()).toEqual({
-        id, name: 'Editable', slug: 'editable', description: 'About', icon: null, color: 'red', image_url: null,
-        owner_id: ids.owner, role: 'admin', created_at: expect.stringMatching(TS),
+        id,
+        name: 'Editable',
+        slug: 'editable',
+        description: 'About',
+        icon: null,
+        color: 'red',
+        image_url: null,
+        owner_id: ids.owner,
+        role: 'admin',
+        created_at: expect.stringMatching(TS),
       });
       expect(await events()).toEqual([{ type: 'workspace.updated', data: { changes: ['color', 'description'] }, actor_user_id: ids.admin }]);
     });
@@ -181,7 +218,7 @@ describe('workspaces: create, update, delete (D40)', () => {
       expect((await events()).length).toBe(before);
     });
 
-    it('may change its own slug\'s case; a slug another holds gives 409; null gives the slug message', async () => {
+    it("may change its own slug's case; a slug another holds gives 409; null gives the slug message", async () => {
       const res = await patch({ slug: 'EDITABLE', name: ' Renamed ', image_url: 'http://x.test' }, W.key('owner'));
       expect(res.json()).toMatchObject({ slug: 'EDITABLE', name: 'Renamed', image_url: 'http://x.test/', role: 'owner' });
       expect((await events()).pop()).toMatchObject({ data: { changes: ['image_url', 'name', 'slug'] } });
@@ -215,8 +252,23 @@ describe('workspaces: create, update, delete (D40)', () => {
       expect(hook.statusCode).toBe(201);
       expect((await send('PATCH', `/api/v1/workspaces/${ws}`, W.key('owner'), { name: 'Queued' })).statusCode).toBe(200);
       expect(await pendingDeliveries(t.db.ds)).toBeGreaterThan(0);
-      const tables = ['folders', 'lists', 'tasks', 'statuses', 'labels', 'custom_fields', 'workspace_members', 'member_folder_grants',
-        'member_list_grants', 'webhooks', 'events', 'attachments', 'comments', 'task_custom_field_values', 'task_assignees'];
+      const tables = [
+        'folders',
+        'lists',
+        'tasks',
+        'statuses',
+        'labels',
+        'custom_fields',
+        'workspace_members',
+        'member_folder_grants',
+        'member_list_grants',
+        'webhooks',
+        'events',
+        'attachments',
+        'comments',
+        'task_custom_field_values',
+        'task_assignees',
+      ];
       const counts = async () => {
         const out: Record<string, number> = {};
         for (const table of tables) out[table] = (await q<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE workspace_id = $1`, [ws]))[0].n;

@@ -1,5 +1,5 @@
 import { auth } from '../setup/create-app';
-import { roleKeys, WORLD_NAMES, worldEmail, WorldRole, useRoleWorld } from '../setup/world';
+import { roleKeys, useRoleWorld, WORLD_NAMES, worldEmail, WorldRole } from '../setup/world';
 
 /**
  * Workspaces: GET /api/v1/workspaces (ext), GET /api/v1/workspaces/:id,
@@ -26,8 +26,12 @@ describe('workspaces', () => {
       b.team(
         'acme',
         {
-          name: 'Acme', description: 'Rockets and anvils', icon: 'rocket', color: 'red',
-          image_url: 'https://img.test/acme.png', created_at: '2025-01-10T08:00:00.000Z',
+          name: 'Acme',
+          description: 'Rockets and anvils',
+          icon: 'rocket',
+          color: 'red',
+          image_url: 'https://img.test/acme.png',
+          created_at: '2025-01-10T08:00:00.000Z',
         },
         // Joined out of id order: the listing is by joined_at, then user id (D23).
         {
@@ -48,21 +52,53 @@ describe('workspaces', () => {
   const get = (key: string | null, url: string) => t.inject({ method: 'GET', url, headers: key ? auth(key) : {} });
 
   const acme = (role: string) => ({
-    id: ids.acme, name: 'Acme', slug: 'ws-acme', description: 'Rockets and anvils', icon: 'rocket', color: 'red',
-    image_url: 'https://img.test/acme.png', owner_id: ids.owner, role, created_at: '2025-01-10T08:00:00.000Z',
+    id: ids.acme,
+    name: 'Acme',
+    slug: 'ws-acme',
+    description: 'Rockets and anvils',
+    icon: 'rocket',
+    color: 'red',
+    image_url: 'https://img.test/acme.png',
+    owner_id: ids.owner,
+    role,
+    created_at: '2025-01-10T08:00:00.000Z',
   });
   const beta = (role: string) => ({
-    id: ids.beta, name: 'Beta', slug: 'ws-beta', description: null, icon: null, color: null, image_url: null,
-    owner_id: ids.owner, role, created_at: '2024-12-01T00:00:00.000Z',
+    id: ids.beta,
+    name: 'Beta',
+    slug: 'ws-beta',
+    description: null,
+    icon: null,
+    color: null,
+    image_url: null,
+    owner_id: ids.owner,
+    role,
+    created_at: '2024-12-01T00:00:00.000Z',
   });
   const gamma = (role: string) => ({
-    id: ids.gamma, name: 'Gamma', slug: 'ws-gamma', description: null, icon: null, color: null, image_url: null,
-    owner_id: ids.member, role, created_at: '2025-01-10T08:00:00.000Z',
+    id: ids.gamma,
+    name: 'Gamma',
+    slug: 'ws-gamma',
+    description: null,
+    icon: null,
+    color: null,
+    image_url: null,
+    owner_id: ids.member,
+    role,
+    created_at: '2025-01-10T08:00:00.000Z',
   });
   /** The role world's own workspace, created as the world was loaded: last by created_at. */
   const world = (role: string) => ({
-    id: ids.ws, name: 'World', slug: 'ws-ws', description: null, icon: null, color: null, image_url: null,
-    owner_id: ids.owner, role, created_at: expect.stringMatching(TS),
+    id: ids.ws,
+    name: 'World',
+    slug: 'ws-ws',
+    description: null,
+    icon: null,
+    color: null,
+    image_url: null,
+    owner_id: ids.owner,
+    role,
+    created_at: expect.stringMatching(TS),
   });
 
   describe('GET /api/v1/workspaces (D1 ext: my workspaces)', () => {
@@ -114,8 +150,12 @@ describe('workspaces', () => {
     /** The members of acme, by joined_at then user id; emails only for the owner. */
     const members = (withEmails: boolean) => {
       const row = (user: WorldRole, role: string, joined_at: string) => ({
-        id: ids[user], email: withEmails ? worldEmail('ws', user) : null, name: WORLD_NAMES[user],
-        avatar_url: user === 'owner' ? AVATAR : null, role, joined_at,
+        id: ids[user],
+        email: withEmails ? worldEmail('ws', user) : null,
+        name: WORLD_NAMES[user],
+        avatar_url: user === 'owner' ? AVATAR : null,
+        role,
+        joined_at,
       });
       return [
         row('owner', 'owner', '2025-01-10T08:00:00.000Z'),

@@ -1,6 +1,7 @@
-import { Test } from '@nestjs/testing';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Test } from '@nestjs/testing';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+
 import { AppModule } from '../../src/app.module';
 import { configureApp } from '../../src/app.setup';
 import { createAdapter } from '../../src/common/http/adapter';
@@ -84,8 +85,12 @@ export function useTestApp(
     return app;
   };
   const t: TestApp = {
-    get app() { return up().app; },
-    get db() { return up().db; },
+    get app() {
+      return up().app;
+    },
+    get db() {
+      return up().db;
+    },
     inject: (request) => up().inject(request),
     close: () => up().close(),
   };

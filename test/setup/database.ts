@@ -1,6 +1,7 @@
 import { randomBytes } from 'crypto';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
+
 import { openDatabase } from '../../src/common/database/data-source';
 
 /** Name of this run's migrated template database, which every test file's database is cloned from. */

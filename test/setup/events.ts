@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+
 import { EVENTS_LOCK_NAMESPACE } from '../../src/events/events.sql';
 
 /** An event object as the feed and webhooks show it (D37). */

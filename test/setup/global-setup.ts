@@ -2,6 +2,7 @@ import { chmodSync, mkdtempSync } from 'fs';
 import { tmpdir, userInfo } from 'os';
 import { join } from 'path';
 import { Client } from 'pg';
+
 import { openDatabase } from '../../src/common/database/data-source';
 import { freePort, startEmbeddedPostgres } from '../../src/common/database/embedded';
 import { withDatabase } from './database';

@@ -1,5 +1,6 @@
 import { rmSync } from 'fs';
 import { Client } from 'pg';
+
 import type { EmbeddedRun } from './global-setup';
 
 /** Jest global teardown: drops this run's template, then stops and removes the embedded PostgreSQL the setup started, if any. */

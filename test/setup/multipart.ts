@@ -18,8 +18,7 @@ export const BOUNDARY = 'test-boundary-7MA4YWxkTrZu0gW';
 export function multipart(parts: PartSpec[], boundary = BOUNDARY): { payload: Buffer; headers: Record<string, string> } {
   const chunks: Buffer[] = [];
   for (const part of parts) {
-    const disposition =
-      part.disposition ?? `form-data; name="${part.name ?? 'file'}"${part.filename !== undefined ? `; filename="${part.filename}"` : ''}`;
+    const disposition = part.disposition ?? `form-data; name="${part.name ?? 'file'}"${part.filename !== undefined ? `; filename="${part.filename}"` : ''}`;
     let head = `--${boundary}\r\nContent-Disposition: ${disposition}\r\n`;
     if (part.contentType !== undefined) head += `Content-Type: ${part.contentType}\r\n`;
     chunks.push(Buffer.from(head + '\r\n', 'utf8'), Buffer.isBuffer(part.body) ? part.body : Buffer.from(part.body, 'utf8'), Buffer.from('\r\n'));

@@ -1,10 +1,9 @@
-import Ajv2020 from 'ajv/dist/2020';
-import type { ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { ValidateFunction } from 'ajv';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type JsonObject = Record<string, any>;
 
 /**
@@ -57,7 +56,14 @@ export class OpenApiResponseValidator {
         template,
         item,
         params: (template.match(/\{[^}]+\}/g) ?? []).length,
-        regex: new RegExp('^' + template.split(/\{[^}]+\}/).map(escapeRegex).join('[^/]+') + '$'),
+        regex: new RegExp(
+          '^' +
+            template
+              .split(/\{[^}]+\}/)
+              .map(escapeRegex)
+              .join('[^/]+') +
+            '$',
+        ),
       }))
       // Literal segments win over parameters, as in the router.
       .sort((a, b) => a.params - b.params);
@@ -82,7 +88,9 @@ export class OpenApiResponseValidator {
     const media: JsonObject | undefined = response.content?.['application/json'];
     if (!media) {
       // A body of another documented type (a file's bytes) is not checked here.
-      return exchange.body === '' || response.content ? [] : [`status ${status} is documented without a body, but the answer has one: ${snippet(exchange.body)}`];
+      return exchange.body === '' || response.content
+        ? []
+        : [`status ${status} is documented without a body, but the answer has one: ${snippet(exchange.body)}`];
     }
     const problems: string[] = [];
     if (!exchange.contentType?.startsWith('application/json')) problems.push(`content-type is ${exchange.contentType ?? 'missing'}, expected application/json`);
@@ -91,12 +99,17 @@ export class OpenApiResponseValidator {
     if (media.schema) {
       const validate = this.validator(media.schema);
       if (!validate(body)) {
-        problems.push(...(validate.errors ?? []).map((e) => `body${e.instancePath || ''} ${e.message}${e.params && 'additionalProperty' in e.params ? ` '${e.params.additionalProperty}'` : ''}`));
+        problems.push(
+          ...(validate.errors ?? []).map(
+            (e) => `body${e.instancePath || ''} ${e.message}${e.params && 'additionalProperty' in e.params ? ` '${e.params.additionalProperty}'` : ''}`,
+          ),
+        );
       }
     }
     if (exchange.status >= 400 && media.examples && typeof body?.error === 'string') {
       const messages = Object.values<JsonObject>(media.examples).map((e) => e?.value?.error);
-      if (!messages.some((m) => documentedMessageMatches(m, body.error))) problems.push(`error message '${body.error}' is not documented for ${status} (documented: ${messages.map((m) => `'${m}'`).join(', ')})`);
+      if (!messages.some((m) => documentedMessageMatches(m, body.error)))
+        problems.push(`error message '${body.error}' is not documented for ${status} (documented: ${messages.map((m) => `'${m}'`).join(', ')})`);
     }
     return problems;
   }
@@ -147,14 +160,21 @@ function rebase(schema: unknown): JsonObject {
  */
 export function documentedMessageMatches(documented: string, message: string): boolean {
   if (!/<[a-z_]+>/.test(documented)) return documented === message;
-  return new RegExp('^' + documented.split(/<[a-z_]+>/).map(escapeRegex).join('.*') + '$', 's').test(message);
+  return new RegExp(
+    '^' +
+      documented
+        .split(/<[a-z_]+>/)
+        .map(escapeRegex)
+        .join('.*') +
+      '$',
+    's',
+  ).test(message);
 }
 
 function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 function parseJson(text: string): any {
   try {
     return JSON.parse(text);
@@ -178,7 +198,7 @@ export function validationEnabled(choice?: boolean): boolean {
 /** The exchange of an inject call. */
 export function exchangeOf(options: InjectOptions | string, response: LightMyRequestResponse): Exchange {
   const opts = typeof options === 'string' ? { url: options } : options;
-  const url = typeof opts.url === 'string' ? opts.url : (opts.path as string | undefined) ?? '/';
+  const url = typeof opts.url === 'string' ? opts.url : ((opts.path as string | undefined) ?? '/');
   const query = opts.query && typeof opts.query === 'object' ? new URLSearchParams(opts.query as Record<string, string>).toString() : '';
   const contentType = response.headers['content-type'];
   return {

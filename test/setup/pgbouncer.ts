@@ -3,8 +3,9 @@ import { accessSync, chmodSync, constants, mkdtempSync, rmSync, writeFileSync } 
 import { connect } from 'net';
 import { tmpdir } from 'os';
 import { delimiter, join } from 'path';
+
 import { freePort } from '../../src/common/database/embedded';
-import { startProcess, StartedProcess } from './server-process';
+import { StartedProcess, startProcess } from './server-process';
 
 /*
  * A PgBouncer process of a test's own, in front of the test

@@ -91,9 +91,30 @@ export const ROUTES: RouteSpec[] = [
   { method: 'DELETE', path: '/api/v1/workspaces/:workspace_id', scope: 'workspaces:write', role: 'owner', target: path('workspace') },
   // D39, D41: members.
   { method: 'POST', path: '/api/v1/workspaces/:workspace_id/members', scope: 'members:write', role: 'manager', target: path('workspace') },
-  { method: 'PATCH', path: '/api/v1/workspaces/:workspace_id/members/:user_id', scope: 'members:write', role: 'manager', target: path('workspace'), second: { kind: 'user' } },
-  { method: 'DELETE', path: '/api/v1/workspaces/:workspace_id/members/:user_id', scope: 'members:write', role: 'manager', target: path('workspace'), second: { kind: 'user', self: true } },
-  { method: 'GET', path: '/api/v1/workspaces/:workspace_id/members/:user_id/access', scope: 'workspaces:read', role: 'manager', target: path('workspace'), second: { kind: 'user', self: true } },
+  {
+    method: 'PATCH',
+    path: '/api/v1/workspaces/:workspace_id/members/:user_id',
+    scope: 'members:write',
+    role: 'manager',
+    target: path('workspace'),
+    second: { kind: 'user' },
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/workspaces/:workspace_id/members/:user_id',
+    scope: 'members:write',
+    role: 'manager',
+    target: path('workspace'),
+    second: { kind: 'user', self: true },
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/workspaces/:workspace_id/members/:user_id/access',
+    scope: 'workspaces:read',
+    role: 'manager',
+    target: path('workspace'),
+    second: { kind: 'user', self: true },
+  },
   // D39, D46: API keys (each key manages its own user's keys).
   { method: 'POST', path: '/api/v1/api-keys', scope: 'api_keys:write', role: 'any key' },
   { method: 'GET', path: '/api/v1/api-keys', scope: 'api_keys:read', role: 'any key' },

@@ -1,5 +1,6 @@
 import { ChildProcess, spawn } from 'child_process';
 import { join } from 'path';
+
 import { generateApiKey } from '../../src/common/auth/api-key';
 import { SCOPES } from '../../src/common/auth/scope';
 import { freePort } from '../../src/common/database/embedded';
@@ -113,7 +114,10 @@ export async function startProcess(options: StartOptions): Promise<StartedProces
 
 /** True when `url` answers with status 200 (false while nothing listens there). */
 export async function answers200(url: string): Promise<boolean> {
-  return fetch(url).then((r) => r.status === 200, () => false);
+  return fetch(url).then(
+    (r) => r.status === 200,
+    () => false,
+  );
 }
 
 export interface ServerProcess {
@@ -173,7 +177,14 @@ export function useServerProcesses(options: { slug: string; labels?: Array<{ ref
       users: [{ ref: 'owner', email: `owner@${options.slug}.test`, name: 'Owner' }],
       api_keys: [{ user: 'owner', key: procs.key, scopes: [...SCOPES] }],
       workspaces: [
-        { ref: 'ws', name: 'Procs', slug: options.slug, owner: 'owner', labels: options.labels ?? [], folders: [{ ref: 'f', name: 'F', lists: [{ ref: 'l', name: 'L' }] }] },
+        {
+          ref: 'ws',
+          name: 'Procs',
+          slug: options.slug,
+          owner: 'owner',
+          labels: options.labels ?? [],
+          folders: [{ ref: 'f', name: 'F', lists: [{ ref: 'l', name: 'L' }] }],
+        },
       ],
     });
     const env = { DATABASE_URL: procs.db.url, MIGRATIONS_RUN: 'false', ...options.env };

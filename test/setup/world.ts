@@ -1,8 +1,9 @@
 import type { DataSource } from 'typeorm';
+
 import { Scope, SCOPES } from '../../src/common/auth/scope';
+import type { FixtureMember, FixtureUser, FixtureWorkspace, FixtureWorld } from '../../src/fixtures/fixture.types';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { TestApp, TestAppOptions, useTestApp } from './create-app';
-import type { FixtureMember, FixtureUser, FixtureWorkspace, FixtureWorld } from '../../src/fixtures/fixture.types';
 
 /**
  * The shared role world of the e2e tests: the one place tests get their
@@ -91,21 +92,30 @@ export interface RoleWorldExtras {
 export type RoleWorldExtend = (w: WorldBuilder) => RoleWorldExtras;
 
 const ROLE_OF: Record<MemberRole, Pick<FixtureMember, 'role' | 'restricted'>> = {
-  admin: { role: 'admin' }, member: { role: 'member' }, viewer: { role: 'viewer' },
-  restricted: { role: 'member', restricted: true }, restrictedViewer: { role: 'viewer', restricted: true },
+  admin: { role: 'admin' },
+  member: { role: 'member' },
+  viewer: { role: 'viewer' },
+  restricted: { role: 'member', restricted: true },
+  restrictedViewer: { role: 'viewer', restricted: true },
 };
 
 function worldBuilder(prefix: string): WorldBuilder {
   const user = (role: WorldRole) => `${prefix}_${role}`;
-  const solo = (ref: string, role: WorldRole, fields: Partial<FixtureWorkspace> = {}): FixtureWorkspace =>
-    ({ ref, name: ref, slug: `${prefix}-${ref}`.replace(/_/g, '-'), owner: user(role), ...fields });
+  const solo = (ref: string, role: WorldRole, fields: Partial<FixtureWorkspace> = {}): FixtureWorkspace => ({
+    ref,
+    name: ref,
+    slug: `${prefix}-${ref}`.replace(/_/g, '-'),
+    owner: user(role),
+    ...fields,
+  });
   return {
     user,
     solo,
-    team: (ref, fields = {}, members = {}) => solo(ref, 'owner', {
-      members: MEMBER_ROLES.map((m) => ({ user: user(m), ...ROLE_OF[m], ...members[m] })),
-      ...fields,
-    }),
+    team: (ref, fields = {}, members = {}) =>
+      solo(ref, 'owner', {
+        members: MEMBER_ROLES.map((m) => ({ user: user(m), ...ROLE_OF[m], ...members[m] })),
+        ...fields,
+      }),
   };
 }
 
@@ -113,8 +123,13 @@ const ALL = [...SCOPES];
 
 /** The display names of the role users. */
 export const WORLD_NAMES: Record<WorldRole, string> = {
-  owner: 'Olivia Owner', admin: 'Adam Admin', member: 'Mia Member', viewer: 'Vic Viewer',
-  restricted: 'Rita Restricted', restrictedViewer: 'Rob Restricted', outsider: 'Otto Outsider',
+  owner: 'Olivia Owner',
+  admin: 'Adam Admin',
+  member: 'Mia Member',
+  viewer: 'Vic Viewer',
+  restricted: 'Rita Restricted',
+  restrictedViewer: 'Rob Restricted',
+  outsider: 'Otto Outsider',
 };
 
 /** The email of a role user of the world `prefix`. */
@@ -141,7 +156,10 @@ export function roleWorldFixture(prefix: string, extend?: RoleWorldExtend): Fixt
     ],
     workspaces: [
       {
-        ref: r('ws'), name: 'World', slug: `${prefix}-ws`, owner: r('owner'),
+        ref: r('ws'),
+        name: 'World',
+        slug: `${prefix}-ws`,
+        owner: r('owner'),
         members: [
           { user: r('admin'), role: 'admin' },
           { user: r('member'), role: 'member' },
@@ -162,14 +180,25 @@ export function roleWorldFixture(prefix: string, extend?: RoleWorldExtend): Fixt
         lists: [{ ref: r('loose'), name: 'No folder' }],
         custom_fields: [{ ref: r('notes'), name: 'Notes', type: 'text' }],
         tasks: [
-          { ref: r('t_backlog'), list: r('backlog'), title: 'Backlog task', comments: [{ ref: r('comment_backlog'), user: r('member'), content: '<p>hi</p>' }] },
+          {
+            ref: r('t_backlog'),
+            list: r('backlog'),
+            title: 'Backlog task',
+            comments: [{ ref: r('comment_backlog'), user: r('member'), content: '<p>hi</p>' }],
+          },
           { ref: r('t_sub'), parent: r('t_backlog'), list: r('backlog'), title: 'Subtask' },
           { ref: r('t_inbox'), list: r('inbox'), title: 'Inbox task', comments: [{ ref: r('comment_inbox'), user: r('member'), content: '<p>inbox</p>' }] },
         ],
       },
       {
-        ref: r('other'), name: 'Other', slug: `${prefix}-other`, owner: r('outsider'),
-        statuses: [{ ref: r('o_todo'), name: 'To Do', category: 'pending' }, { ref: r('o_done'), name: 'Done', category: 'completed' }],
+        ref: r('other'),
+        name: 'Other',
+        slug: `${prefix}-other`,
+        owner: r('outsider'),
+        statuses: [
+          { ref: r('o_todo'), name: 'To Do', category: 'pending' },
+          { ref: r('o_done'), name: 'Done', category: 'completed' },
+        ],
         labels: [{ ref: r('o_bug'), name: 'Bug' }],
         folders: [{ ref: r('o_folder'), name: 'Elsewhere', lists: [{ ref: r('o_list'), name: 'Elsewhere' }] }],
         tasks: [{ ref: r('o_task'), list: r('o_list'), title: 'Elsewhere', comments: [{ ref: r('o_comment'), content: '<p>elsewhere</p>' }] }],

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'fs';
 import { rename, stat, unlink } from 'fs/promises';
 import { join } from 'path';
+
 import type { LinkSigner } from './signed-links';
 import { LinkTarget, ObjectStorage, requireObjectKey, UploadLink } from './storage';
 

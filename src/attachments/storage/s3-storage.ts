@@ -3,6 +3,7 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { createReadStream, mkdirSync } from 'fs';
 import { unlink } from 'fs/promises';
 import { join } from 'path';
+
 import { contentDisposition, servedContentType } from './content-headers';
 import { LinkTarget, ObjectStorage, requireObjectKey, UploadLink } from './storage';
 

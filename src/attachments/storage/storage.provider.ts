@@ -1,6 +1,7 @@
 import { Injectable, OnModuleInit, Provider } from '@nestjs/common';
 import { join } from 'path';
 import { DataSource } from 'typeorm';
+
 import type { AppEnv } from '../../config/env';
 import { SETTINGS } from '../../config/settings';
 import { LocalStorage } from './local-storage';
@@ -43,7 +44,8 @@ export const OBJECT_STORAGE_PROVIDER: Provider = {
   inject: [SETTINGS, FilesSecret],
   useFactory: (settings: AppEnv, secret: FilesSecret): ObjectStorage => {
     const { driver, dir, s3, publicUrl } = settings.attachments;
-    if (driver === 's3') return new S3Storage({ bucket: s3.bucket!, region: s3.region, endpoint: s3.endpoint, forcePathStyle: s3.forcePathStyle }, join(dir, 'tmp'));
+    if (driver === 's3')
+      return new S3Storage({ bucket: s3.bucket!, region: s3.region, endpoint: s3.endpoint, forcePathStyle: s3.forcePathStyle }, join(dir, 'tmp'));
     return new LocalStorage(dir, publicUrl, secret.links);
   },
 };

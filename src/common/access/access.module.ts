@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+
 import { AccessRepository } from './access.repository';
 import { AccessService } from './access.service';
 

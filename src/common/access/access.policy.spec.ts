@@ -1,5 +1,17 @@
 import {
-  accessAnswers, accessWording, decide, mayBeRestricted, memberChangeDenial, Membership, Operation, permitsFolder, permitsList, permitsListMove, POLICY, Role, roleIn,
+  accessAnswers,
+  accessWording,
+  decide,
+  mayBeRestricted,
+  memberChangeDenial,
+  Membership,
+  Operation,
+  permitsFolder,
+  permitsList,
+  permitsListMove,
+  POLICY,
+  Role,
+  roleIn,
 } from './access.policy';
 
 /**
@@ -9,7 +21,10 @@ import {
  * permitted, 'folder' the target folder must be granted, 'folderOrList' the
  * target folder must be granted or hold a permitted list (D39), 'deny' never.
  */
-const TABLE: Record<Operation, { who: 'member' | 'writer' | 'manager' | 'owner'; denial: string | null; restriction: 'none' | 'list' | 'folder' | 'folderOrList' | 'deny' }> = {
+const TABLE: Record<
+  Operation,
+  { who: 'member' | 'writer' | 'manager' | 'owner'; denial: string | null; restriction: 'none' | 'list' | 'folder' | 'folderOrList' | 'deny' }
+> = {
   'workspace.read': { who: 'member', denial: null, restriction: 'none' },
   'label.create': { who: 'manager', denial: 'Only owners and admins can create labels', restriction: 'none' },
   'label.delete': { who: 'manager', denial: 'Only owners and admins can delete labels', restriction: 'none' },
@@ -178,7 +193,11 @@ describe('member routes (D39, D41)', () => {
 
   it.each([
     ['owner edits the owner (themself)', { kind: 'edit', callerRole: 'owner', self: true, targetRole: 'owner' }, 'The workspace owner cannot be changed'],
-    ['admin edits the owner', { kind: 'edit', callerRole: 'admin', self: false, targetRole: 'owner', newRole: 'admin' }, 'The workspace owner cannot be changed'],
+    [
+      'admin edits the owner',
+      { kind: 'edit', callerRole: 'admin', self: false, targetRole: 'owner', newRole: 'admin' },
+      'The workspace owner cannot be changed',
+    ],
     ['admin removes the owner', { kind: 'remove', callerRole: 'admin', self: false, targetRole: 'owner' }, 'The workspace owner cannot be removed'],
     ['owner removes themself', { kind: 'remove', callerRole: 'owner', self: true, targetRole: 'owner' }, 'The workspace owner cannot be removed'],
     ['admin adds an admin', { kind: 'add', callerRole: 'admin', self: false, targetRole: null, newRole: 'admin' }, 'Only the owner can manage admins'],
@@ -186,7 +205,11 @@ describe('member routes (D39, D41)', () => {
     ['owner adds an admin', { kind: 'add', callerRole: 'owner', self: false, targetRole: null, newRole: 'admin' }, null],
     ['admin edits an admin (empty PATCH)', { kind: 'edit', callerRole: 'admin', self: false, targetRole: 'admin' }, 'Only the owner can manage admins'],
     ['admin edits themself', { kind: 'edit', callerRole: 'admin', self: true, targetRole: 'admin', newRole: 'admin' }, 'Only the owner can manage admins'],
-    ['admin makes a member admin', { kind: 'edit', callerRole: 'admin', self: false, targetRole: 'member', newRole: 'admin' }, 'Only the owner can manage admins'],
+    [
+      'admin makes a member admin',
+      { kind: 'edit', callerRole: 'admin', self: false, targetRole: 'member', newRole: 'admin' },
+      'Only the owner can manage admins',
+    ],
     ['admin makes a member viewer', { kind: 'edit', callerRole: 'admin', self: false, targetRole: 'member', newRole: 'viewer' }, null],
     ['owner demotes an admin', { kind: 'edit', callerRole: 'owner', self: false, targetRole: 'admin', newRole: 'member' }, null],
     ['admin removes an admin', { kind: 'remove', callerRole: 'admin', self: false, targetRole: 'admin' }, 'Only the owner can manage admins'],
@@ -245,15 +268,39 @@ describe('permitsListMove (D33)', () => {
 
 describe('what the OpenAPI document says of an operation, from the table', () => {
   it.each([
-    ['task.create', { 403: ['Access denied', 'Viewers cannot create tasks'], 404: ['List not found in this workspace'] }, 'owners, admins and members (not viewers); an access-restricted member only within the lists permitted to them'],
-    ['folder.create', { 403: ['Viewers cannot create folders', 'Access denied'], 404: ['Workspace not found'] }, 'owners, admins and members (not viewers); not access-restricted members'],
-    ['folder.delete', { 403: ['Only owners and admins can delete folders', 'Access denied'], 404: ['Folder not found'] }, 'owners and admins only; an access-restricted member only within the folders granted to them'],
+    [
+      'task.create',
+      { 403: ['Access denied', 'Viewers cannot create tasks'], 404: ['List not found in this workspace'] },
+      'owners, admins and members (not viewers); an access-restricted member only within the lists permitted to them',
+    ],
+    [
+      'folder.create',
+      { 403: ['Viewers cannot create folders', 'Access denied'], 404: ['Workspace not found'] },
+      'owners, admins and members (not viewers); not access-restricted members',
+    ],
+    [
+      'folder.delete',
+      { 403: ['Only owners and admins can delete folders', 'Access denied'], 404: ['Folder not found'] },
+      'owners and admins only; an access-restricted member only within the folders granted to them',
+    ],
     ['label.delete', { 403: ['Access denied', 'Only owners and admins can delete labels'], 404: ['Label not found'] }, 'owners and admins only'],
     ['workspace.read', { 403: [], 404: ['Workspace not found'] }, 'any member of the workspace'],
-    ['folder.read', { 403: ['Access denied'], 404: ['Folder not found'] }, 'any member of the workspace; an access-restricted member only for folders granted to them or holding a list permitted to them'],
+    [
+      'folder.read',
+      { 403: ['Access denied'], 404: ['Folder not found'] },
+      'any member of the workspace; an access-restricted member only for folders granted to them or holding a list permitted to them',
+    ],
     ['workspace.delete', { 403: ['Only the owner can delete the workspace'], 404: ['Workspace not found'] }, 'the workspace owner only'],
-    ['member.remove', { 403: ['Only owners and admins can manage members'], 404: ['Workspace not found', 'Member not found'] }, 'owners and admins only, or the member themself'],
-    ['custom_field.manage', { 403: ['Access denied', 'Only owners and admins can manage custom fields'], 404: ['Custom field not found'] }, 'owners and admins only'],
+    [
+      'member.remove',
+      { 403: ['Only owners and admins can manage members'], 404: ['Workspace not found', 'Member not found'] },
+      'owners and admins only, or the member themself',
+    ],
+    [
+      'custom_field.manage',
+      { 403: ['Access denied', 'Only owners and admins can manage custom fields'], 404: ['Custom field not found'] },
+      'owners and admins only',
+    ],
     ['custom_field.create', { 403: ['Only owners and admins can manage custom fields'], 404: ['Workspace not found'] }, 'owners and admins only'],
   ] as Array<[Operation, { 403: string[]; 404: string[] }, string]>)('%s', (operation, answers, wording) => {
     expect(accessAnswers(operation)).toEqual(answers);

@@ -322,8 +322,7 @@ export function memberChangeDenial(change: MemberChange): string | null {
   const { kind, callerRole, self, targetRole, newRole } = change;
   if (targetRole === 'owner') return kind === 'remove' ? MEMBER_CHANGE_DENIALS.ownerRemoved : MEMBER_CHANGE_DENIALS.ownerChanged;
   if (callerRole === 'owner') return null;
-  const touchesAdmin =
-    kind === 'add' ? newRole === 'admin' : kind === 'edit' ? targetRole === 'admin' || newRole === 'admin' : targetRole === 'admin' && !self;
+  const touchesAdmin = kind === 'add' ? newRole === 'admin' : kind === 'edit' ? targetRole === 'admin' || newRole === 'admin' : targetRole === 'admin' && !self;
   return touchesAdmin ? MEMBER_CHANGE_DENIALS.admins : null;
 }
 

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+
 import type { Db } from '../database/request-db';
-import { digestSql } from '../http/etag';
 import { Sql } from '../database/sql';
+import { digestSql } from '../http/etag';
 import type { ResourceKind } from './access.policy';
 
 /** A resource's place in its workspace and the caller's membership there (null fields when not a member). */
@@ -74,9 +75,13 @@ function accessRowSql(kind: ResourceKind, id: string, user: string, list: string
               CASE WHEN m.is_restricted THEN ARRAY(
                 SELECT g.list_id FROM member_list_grants g
                  WHERE g.workspace_id = r.workspace_id AND g.user_id = ${user}) ELSE '{}' END AS list_ids,
-              ${kind === 'folder' ? `CASE WHEN m.is_restricted THEN ARRAY(
+              ${
+                kind === 'folder'
+                  ? `CASE WHEN m.is_restricted THEN ARRAY(
                 SELECT gl.folder_id FROM member_list_grants g JOIN lists gl ON gl.id = g.list_id
-                 WHERE g.workspace_id = r.workspace_id AND g.user_id = ${user} AND gl.folder_id IS NOT NULL) ELSE '{}' END` : `'{}'::int[]`} AS list_folder_ids,
+                 WHERE g.workspace_id = r.workspace_id AND g.user_id = ${user} AND gl.folder_id IS NOT NULL) ELSE '{}' END`
+                  : `'{}'::int[]`
+              } AS list_folder_ids,
               ol.id IS NOT NULL AS list_found, ol.folder_id AS list_folder_id
          FROM (${TARGETS[kind](id)}) r
          LEFT JOIN workspace_members m ON m.workspace_id = r.workspace_id AND m.user_id = ${user}
@@ -94,9 +99,10 @@ export function accessCte(kind: ResourceKind, id: string, user: string): string 
 }
 
 /** The statement of resolve() for each kind of target, built once. */
-const RESOLVE_SQL = Object.fromEntries(
-  (Object.keys(TARGETS) as ResourceKind[]).map((kind) => [kind, accessRowSql(kind, '$1', '$2', '$3::int')]),
-) as Record<ResourceKind, string>;
+const RESOLVE_SQL = Object.fromEntries((Object.keys(TARGETS) as ResourceKind[]).map((kind) => [kind, accessRowSql(kind, '$1', '$2', '$3::int')])) as Record<
+  ResourceKind,
+  string
+>;
 
 /** The member a member route names (D39, D41): role, restriction and grants (stored whatever the restriction), ids ascending. */
 export interface MemberTargetRow {
@@ -132,7 +138,14 @@ export class AccessRepository {
    * when no such target. With `listId`, also whether that list is in the same workspace.
    * Runs in `manager`'s transaction when given, else on `db` (a write request's connection) or the pool.
    */
-  async resolve(kind: ResourceKind, id: number, userId: number, manager?: EntityManager, listId: number | null = null, db: Db = this.sql): Promise<AccessRow | null> {
+  async resolve(
+    kind: ResourceKind,
+    id: number,
+    userId: number,
+    manager?: EntityManager,
+    listId: number | null = null,
+    db: Db = this.sql,
+  ): Promise<AccessRow | null> {
     const text = RESOLVE_SQL[kind];
     const values = [id, userId, listId];
     const rows: AccessRow[] = manager ? await manager.query(text, values) : await db.rows(text, values);

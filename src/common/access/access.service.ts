@@ -1,7 +1,20 @@
 import { ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+
 import type { Caller } from '../auth/auth-context';
-import { ACCESS_DENIED, decide, Membership, NOT_FOUND, nonMemberAnswer, notFoundMessage, Operation, permitsList, permitsListMove, POLICY, Role } from './access.policy';
+import {
+  ACCESS_DENIED,
+  decide,
+  Membership,
+  nonMemberAnswer,
+  NOT_FOUND,
+  notFoundMessage,
+  Operation,
+  permitsList,
+  permitsListMove,
+  POLICY,
+  Role,
+} from './access.policy';
 import { AccessRead, AccessRepository, AccessRow } from './access.repository';
 import { allowedSql } from './access.sql';
 
@@ -114,8 +127,12 @@ export class AccessService {
     const denial = decide(access.membership, operation, null, null, self);
     if (denial) throw new ForbiddenException(denial);
     const target: MemberTarget = {
-      userId: targetUserId, role: row.target_role, restricted: row.target_restricted === true,
-      folderIds: row.target_folder_ids, listIds: row.target_list_ids, self,
+      userId: targetUserId,
+      role: row.target_role,
+      restricted: row.target_restricted === true,
+      folderIds: row.target_folder_ids,
+      listIds: row.target_list_ids,
+      self,
     };
     return { ...access, target };
   }

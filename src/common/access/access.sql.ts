@@ -1,4 +1,4 @@
-import { POLICY, rolesOf, type Membership, type Operation } from './access.policy';
+import { type Membership, type Operation, POLICY, rolesOf } from './access.policy';
 
 /**
  * Placeholders (`$4::int[]`, ...) carrying a membership's grants into a
@@ -52,7 +52,12 @@ export function allowedSql(operation: Operation): string {
   if (rule.restriction !== 'none' && rule.restriction !== 'list' && rule.restriction !== 'folderOrList') {
     throw new Error(`allowedSql: ${operation} is restricted by folder, which has no SQL twin`);
   }
-  const role = rule.role === 'member' ? 'a.role IS NOT NULL' : `a.role IN (${rolesOf(rule.role).map((r) => `'${r}'`).join(', ')})`;
+  const role =
+    rule.role === 'member'
+      ? 'a.role IS NOT NULL'
+      : `a.role IN (${rolesOf(rule.role)
+          .map((r) => `'${r}'`)
+          .join(', ')})`;
   if (rule.restriction === 'none') return role;
   if (rule.restriction === 'folderOrList') {
     // D39: the folder is granted, or holds a granted list (the access row of a folder target carries their folders).

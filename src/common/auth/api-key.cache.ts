@@ -2,6 +2,7 @@ import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/commo
 import { randomUUID } from 'crypto';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
+
 import { hashApiKey, readApiKey } from './api-key';
 import { AuthRepository, StoredApiKey } from './auth.repository';
 
@@ -176,7 +177,8 @@ export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
       this.distrust();
       client.end().catch(() => undefined);
       if (this.closed) return;
-      if (wasListening || this.failedAttempts === 0) this.logger.warn(`API key listener lost (${reason}): keys are looked up on every request until it is back`);
+      if (wasListening || this.failedAttempts === 0)
+        this.logger.warn(`API key listener lost (${reason}): keys are looked up on every request until it is back`);
       const delay = Math.min(RECONNECT_DELAY_MS * 2 ** this.failedAttempts++, RECONNECT_DELAY_MAX_MS);
       this.reconnectTimer = setTimeout(() => void this.connect(), delay);
     };
@@ -206,9 +208,7 @@ export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
       this.closed = true;
       this.listener = null;
       await client.end().catch(() => undefined);
-      this.logger.warn(
-        'API key changes cannot be heard (LISTEN through a transaction pooler such as PgBouncer?): keys are looked up on every request',
-      );
+      this.logger.warn('API key changes cannot be heard (LISTEN through a transaction pooler such as PgBouncer?): keys are looked up on every request');
       return;
     }
     if (this.listener !== client) return;

@@ -1,9 +1,10 @@
 import { CanActivate, ExecutionContext, ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+
 import { checkIdempotencyKey } from '../idempotency/idempotency-key';
 import { deferredBodyError } from '../validation/body-error';
-import { CALLER_KEY, Caller } from './auth-context';
 import { ApiKeyCache } from './api-key.cache';
+import { Caller, CALLER_KEY } from './auth-context';
 import { BODY_ERROR_RULE_KEY, BodyErrorRule, IGNORES_IDEMPOTENCY_KEY, PUBLIC_KEY, SCOPE_KEY, scopeRequired, UNAUTHORIZED } from './authenticated.decorator';
 import { LastUsedRecorder } from './last-used';
 import { isScope, Scope } from './scope';

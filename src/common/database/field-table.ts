@@ -71,11 +71,7 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 export type FieldsMatch<Fields extends readonly FieldRow[], Dto, S extends string = never> = Same<KeysOf<Fields, S>, keyof Dto>;
 
 /** The columns `Fields` writes. */
-export type WriteColumnOf<Fields extends readonly FieldRow[]> = Fields[number] extends infer F
-  ? F extends { write: { column: infer C } }
-    ? C
-    : never
-  : never;
+export type WriteColumnOf<Fields extends readonly FieldRow[]> = Fields[number] extends infer F ? (F extends { write: { column: infer C } } ? C : never) : never;
 
 /** `true` when `Fields` writes exactly the keys of `Dto` (an update body): see FieldsMatch. */
 export type WritesMatch<Fields extends readonly FieldRow[], Dto> = Same<WriteColumnOf<Fields>, keyof Dto>;

@@ -57,7 +57,10 @@ export function firstBlockedDirectory(path: string, user: OsUser, stat: (p: stri
 export function osUser(name: string): OsUser | null {
   try {
     const uid = Number(execFileSync('id', ['-u', name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
-    const gids = execFileSync('id', ['-G', name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim().split(/\s+/).map(Number);
+    const gids = execFileSync('id', ['-G', name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+      .trim()
+      .split(/\s+/)
+      .map(Number);
     return Number.isInteger(uid) ? { uid, gids } : null;
   } catch {
     return null;

@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import type { DataSourceOptions } from 'typeorm';
+
 import type { Timeouts } from '../../config/timeouts';
 
 /** What pg answers when a statement gets no reply within `query_timeout`. */

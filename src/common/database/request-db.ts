@@ -265,9 +265,11 @@ export class RequestDb implements Db {
       },
       () => undefined,
     );
-    void sent.finally(() => {
-      if (this.running === sent) this.running = undefined;
-    }).catch(() => undefined);
+    void sent
+      .finally(() => {
+        if (this.running === sent) this.running = undefined;
+      })
+      .catch(() => undefined);
     return sent;
   }
 }

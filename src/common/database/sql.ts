@@ -1,6 +1,7 @@
 import { Global, Injectable, Module } from '@nestjs/common';
 import type { Pool, PoolClient } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
+
 import { isDatabaseUnavailable } from './pg-errors';
 import type { Db } from './request-db';
 

@@ -1,4 +1,4 @@
-import { drainOrder, replaceSet, sentKey, writeStatement, type WriteChain } from './write-statement';
+import { drainOrder, replaceSet, sentKey, type WriteChain, writeStatement } from './write-statement';
 
 interface In {
   id: number;
@@ -19,15 +19,18 @@ describe('WriteStatement', () => {
   });
 
   it('puts the event last and drains every lock (in LOCK_ORDER of their tables) then every write, except what the event reads', () => {
-    const s = writeStatement<In, unknown>('order', () => '', (w) =>
-      w
-        .lock('t', 'tasks', `(SELECT id FROM tasks WHERE id = ${w.arg((i) => i.id, 'int')} FOR KEY SHARE)`)
-        .check('c', '(SELECT 1)')
-        .write('links', '(DELETE FROM task_labels WHERE false RETURNING task_id)')
-        .lock('l', 'lists', '(SELECT id FROM lists WHERE false FOR KEY SHARE)')
-        .write('w', '(DELETE FROM labels WHERE false RETURNING id)')
-        .event(EVENT)
-        .select('count(*) FROM w'),
+    const s = writeStatement<In, unknown>(
+      'order',
+      () => '',
+      (w) =>
+        w
+          .lock('t', 'tasks', `(SELECT id FROM tasks WHERE id = ${w.arg((i) => i.id, 'int')} FOR KEY SHARE)`)
+          .check('c', '(SELECT 1)')
+          .write('links', '(DELETE FROM task_labels WHERE false RETURNING task_id)')
+          .lock('l', 'lists', '(SELECT id FROM lists WHERE false FOR KEY SHARE)')
+          .write('w', '(DELETE FROM labels WHERE false RETURNING id)')
+          .event(EVENT)
+          .select('count(*) FROM w'),
     );
     const { text, values } = s.render({ id: 7 });
     expect(values).toEqual([7]);
@@ -37,12 +40,16 @@ describe('WriteStatement', () => {
 
   it('builds the text once per shape and reads only the values on later calls', () => {
     let builds = 0;
-    const s = writeStatement<In, unknown>('shape', (i) => sentKey(['name'], i), (w, sample) => {
-      builds++;
-      const id = w.arg((i) => i.id, 'int');
-      const set = sample.name === undefined ? '' : `, name = ${w.arg((i) => i.name, 'text')}`;
-      return w.noEvent('test').select(`${id}${set}`);
-    });
+    const s = writeStatement<In, unknown>(
+      'shape',
+      (i) => sentKey(['name'], i),
+      (w, sample) => {
+        builds++;
+        const id = w.arg((i) => i.id, 'int');
+        const set = sample.name === undefined ? '' : `, name = ${w.arg((i) => i.name, 'text')}`;
+        return w.noEvent('test').select(`${id}${set}`);
+      },
+    );
     const a = s.render({ id: 1, name: 'x' });
     const b = s.render({ id: 2, name: 'y' });
     const c = s.render({ id: 3 });
@@ -54,24 +61,35 @@ describe('WriteStatement', () => {
   });
 
   it('orders locks of one table as declared', () => {
-    expect(drainOrder([
-      { name: 'b', kind: 'lock', table: 'labels' },
-      { name: 'a', kind: 'lock', table: 'labels' },
-      { name: 'ws', kind: 'lock', table: 'workspaces' },
-      { name: 'x', kind: 'check' },
-    ])).toEqual(['ws', 'b', 'a']);
+    expect(
+      drainOrder([
+        { name: 'b', kind: 'lock', table: 'labels' },
+        { name: 'a', kind: 'lock', table: 'labels' },
+        { name: 'ws', kind: 'lock', table: 'workspaces' },
+        { name: 'x', kind: 'check' },
+      ]),
+    ).toEqual(['ws', 'b', 'a']);
   });
 
   it('replaceSet: the rows not kept deleted and the kept ones inserted, both drained before the event', () => {
-    const s = writeStatement<In, unknown>('set', () => '', (w) => {
-      w.write('w', '(UPDATE custom_fields SET name = name WHERE false RETURNING *)');
-      return replaceSet(w, {
-        names: ['drop_users', 'add_users'], table: 'custom_field_allowed_users', owner: 'w', keys: { field_id: 'id' },
-        column: 'user_id', kept: `unnest(${w.arg((i) => [i.id], 'int[]')}) k(id)`, extra: { workspace_id: 'o.workspace_id' },
-      })
-        .event(EVENT)
-        .select('1');
-    });
+    const s = writeStatement<In, unknown>(
+      'set',
+      () => '',
+      (w) => {
+        w.write('w', '(UPDATE custom_fields SET name = name WHERE false RETURNING *)');
+        return replaceSet(w, {
+          names: ['drop_users', 'add_users'],
+          table: 'custom_field_allowed_users',
+          owner: 'w',
+          keys: { field_id: 'id' },
+          column: 'user_id',
+          kept: `unnest(${w.arg((i) => [i.id], 'int[]')}) k(id)`,
+          extra: { workspace_id: 'o.workspace_id' },
+        })
+          .event(EVENT)
+          .select('1');
+      },
+    );
     const { text, values } = s.render({ id: 4 });
     expect(values).toEqual([[4]]);
     expect(text).toContain(`drop_users AS (DELETE FROM custom_field_allowed_users g USING w o

@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+
 import type { ColumnTable, ColumnWrite } from './field-table';
 import type { Db } from './request-db';
 import { SqlParams } from './sql-params';
@@ -49,7 +50,17 @@ export class Args<I> {
  * names its table). Two writes that lock rows of several tables take them in this order.
  */
 export const LOCK_ORDER = [
-  'workspaces', 'workspace_members', 'folders', 'lists', 'statuses', 'tasks', 'labels', 'custom_fields', 'comments', 'attachments', 'webhooks',
+  'workspaces',
+  'workspace_members',
+  'folders',
+  'lists',
+  'statuses',
+  'tasks',
+  'labels',
+  'custom_fields',
+  'comments',
+  'attachments',
+  'webhooks',
 ] as const;
 
 /** A table a lock CTE locks rows of. */
@@ -109,10 +120,15 @@ export class WriteChain<I> {
       return values;
     };
     let k = 0;
-    return render({ add: (_value: unknown, cast?: string) => {
-      const n = k++;
-      return this.arg((input) => valuesOf(input)[n], cast);
-    } }, read(this.sample));
+    return render(
+      {
+        add: (_value: unknown, cast?: string) => {
+          const n = k++;
+          return this.arg((input) => valuesOf(input)[n], cast);
+        },
+      },
+      read(this.sample),
+    );
   }
 
   /** A recursive read (the statement then starts `WITH RECURSIVE`); `columns` names its columns (`n, slug`). */
@@ -196,14 +212,21 @@ export class SealedWrite<I> {
   select(sql: string): Built<I> {
     const ctes = this.parts.map((c) => `${c.name} AS ${c.sql}`);
     if (this.evt) ctes.push(...this.evt.ctes(this.args, drainOrder(this.parts, this.evt.reads)));
-    return { text: `${ctes.length ? `WITH ${this.isRecursive ? 'RECURSIVE ' : ''}${ctes.join(',\n')}\n` : ''}SELECT ${sql}`, readers: this.args.readers } as unknown as Built<I>;
+    return {
+      text: `${ctes.length ? `WITH ${this.isRecursive ? 'RECURSIVE ' : ''}${ctes.join(',\n')}\n` : ''}SELECT ${sql}`,
+      readers: this.args.readers,
+    } as unknown as Built<I>;
   }
 }
 
 /** The lock and write CTEs of `parts` the event must wait for: locks in LOCK_ORDER (then as declared), then writes as declared; `reads` left out. */
 export function drainOrder(parts: readonly Pick<Cte, 'name' | 'kind' | 'table'>[], reads: readonly string[] = []): string[] {
   const rank = (c: Pick<Cte, 'table'>) => LOCK_ORDER.indexOf(c.table!);
-  const locks = parts.filter((c) => c.kind === 'lock').map((c, i) => ({ c, i })).sort((a, b) => rank(a.c) - rank(b.c) || a.i - b.i).map(({ c }) => c);
+  const locks = parts
+    .filter((c) => c.kind === 'lock')
+    .map((c, i) => ({ c, i }))
+    .sort((a, b) => rank(a.c) - rank(b.c) || a.i - b.i)
+    .map(({ c }) => c);
   const writes = parts.filter((c) => c.kind === 'write');
   return [...locks, ...writes].map((c) => c.name).filter((name) => !reads.includes(name));
 }
@@ -300,7 +323,15 @@ export function columnChanges(table: Pick<ColumnTable<string>, 'columns'>, after
  * the request). The shape key must include sentKey(table.columns, patch). With nothing sent, no CTE is
  * added (the caller then selects the row as it is) and false is returned.
  */
-export function updateRow<I>(w: WriteChain<I>, tableName: string, lockTable: LockTable, table: ColumnTable<string>, id: (input: I) => number, patch: (input: I) => object, sample: I): boolean {
+export function updateRow<I>(
+  w: WriteChain<I>,
+  tableName: string,
+  lockTable: LockTable,
+  table: ColumnTable<string>,
+  id: (input: I) => number,
+  patch: (input: I) => object,
+  sample: I,
+): boolean {
   const sent = table.writes.filter(({ column }) => (patch(sample) as Record<string, unknown>)[column] !== undefined);
   if (!sent.length) return false;
   const rowId = w.arg(id, 'int');
@@ -338,14 +369,22 @@ export interface SetReplace {
  */
 export function replaceSet<I>(w: WriteChain<I>, s: SetReplace): WriteChain<I> {
   const when = s.when ? `${s.when} AND ` : '';
-  const match = Object.entries(s.keys).map(([link, own]) => `g.${link} = o.${own}`).join(' AND ');
+  const match = Object.entries(s.keys)
+    .map(([link, own]) => `g.${link} = o.${own}`)
+    .join(' AND ');
   const extra = Object.entries(s.extra ?? {});
   const columns = [...Object.keys(s.keys), s.column, ...extra.map(([c]) => c)];
   const values = [...Object.values(s.keys).map((own) => `o.${own}`), 'k.id', ...extra.map(([, v]) => v)];
   return w
-    .write(s.names[0], `(DELETE FROM ${s.table} g USING ${s.owner} o
-       WHERE ${when}${match} AND g.${s.column} NOT IN (SELECT k.id FROM ${s.kept}) RETURNING 1)`)
-    .write(s.names[1], `(INSERT INTO ${s.table} (${columns.join(', ')})
+    .write(
+      s.names[0],
+      `(DELETE FROM ${s.table} g USING ${s.owner} o
+       WHERE ${when}${match} AND g.${s.column} NOT IN (SELECT k.id FROM ${s.kept}) RETURNING 1)`,
+    )
+    .write(
+      s.names[1],
+      `(INSERT INTO ${s.table} (${columns.join(', ')})
        SELECT ${values.join(', ')} FROM ${s.owner} o CROSS JOIN ${s.kept}${s.when ? ` WHERE ${s.when}` : ''}
-       ON CONFLICT ${s.onConflict ?? 'DO NOTHING'} RETURNING 1)`);
+       ON CONFLICT ${s.onConflict ?? 'DO NOTHING'} RETURNING 1)`,
+    );
 }

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DatabaseError } from 'pg';
 import { QueryFailedError } from 'typeorm';
+
 import { POOLER_PREPARED_HINT } from '../database/pg-errors';
 import { createRootLogger, replaceRootLogger } from '../logging/logger';
 import { sendError } from './error.filter';

@@ -1,5 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+
 import { isLostPreparedStatement, POOLER_PREPARED_HINT } from '../database/pg-errors';
 import { loggedUrl, processLogger } from '../logging/logger';
 import { toHttpError } from './to-http-error';

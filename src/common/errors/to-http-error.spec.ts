@@ -13,6 +13,7 @@ import {
 import { errorCodes } from 'fastify';
 import { DatabaseError } from 'pg';
 import { QueryFailedError } from 'typeorm';
+
 import { toHttpError } from './to-http-error';
 
 const INTERNAL = { status: 500, message: 'Internal server error' };
@@ -44,12 +45,13 @@ describe('toHttpError (D31)', () => {
       expect(toHttpError(error)).toEqual({ status, message });
     });
 
-    it.each([['GET', '/nope'], ['POST', '/api/v1/unknown?x=1'], ['DELETE', '/api/v1/tasks']])(
-      "turns the router's `Cannot %s %s` into 404 `Not found` (D3 step 1)",
-      (method, url) => {
-        expect(toHttpError(new NotFoundException(`Cannot ${method} ${url}`))).toEqual({ status: 404, message: 'Not found' });
-      },
-    );
+    it.each([
+      ['GET', '/nope'],
+      ['POST', '/api/v1/unknown?x=1'],
+      ['DELETE', '/api/v1/tasks'],
+    ])("turns the router's `Cannot %s %s` into 404 `Not found` (D3 step 1)", (method, url) => {
+      expect(toHttpError(new NotFoundException(`Cannot ${method} ${url}`))).toEqual({ status: 404, message: 'Not found' });
+    });
 
     it('keeps a 404 message that merely mentions "Cannot"', () => {
       expect(toHttpError(new NotFoundException('Cannot find it'))).toEqual({ status: 404, message: 'Cannot find it' });

@@ -1,7 +1,8 @@
 import { HttpException } from '@nestjs/common';
+
+import { isDatabaseUnavailable, isLostRace, pgCode, pgConstraint } from '../database/pg-errors';
 import { NAME_TAKEN, WORKSPACE_SLUG_TAKEN } from '../database/unique-messages';
 import { BODY_MESSAGES } from '../validation/body-error';
-import { isDatabaseUnavailable, isLostRace, pgCode, pgConstraint } from '../database/pg-errors';
 
 /** An error as the client sees it: status and the `{ error }` message (D31). */
 export interface HttpError {

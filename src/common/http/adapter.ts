@@ -1,4 +1,5 @@
 import { FastifyAdapter } from '@nestjs/platform-fastify';
+
 import type { AppEnv } from '../../config/env';
 import { requestId } from '../logging/logger';
 import { answerClientError, answerFrameworkError } from './framework-answers';

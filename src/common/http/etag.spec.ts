@@ -1,4 +1,5 @@
 import { createHash } from 'crypto';
+
 import { etagOfDigest, ifMatchPrecondition, noneMatch, parseEntityTags } from './etag';
 
 /** D36: tags, and the If-Match / If-None-Match lists. */
@@ -16,8 +17,20 @@ describe('etag', () => {
     ['*', '*'],
     [' * ', '*'],
     ['"a"', [{ weak: false, opaque: 'a' }]],
-    ['W/"a", "b"', [{ weak: true, opaque: 'a' }, { weak: false, opaque: 'b' }]],
-    ['"a",,"b" ,', [{ weak: false, opaque: 'a' }, { weak: false, opaque: 'b' }]],
+    [
+      'W/"a", "b"',
+      [
+        { weak: true, opaque: 'a' },
+        { weak: false, opaque: 'b' },
+      ],
+    ],
+    [
+      '"a",,"b" ,',
+      [
+        { weak: false, opaque: 'a' },
+        { weak: false, opaque: 'b' },
+      ],
+    ],
     ['""', [{ weak: false, opaque: '' }]],
     ['', []],
     ['a', null],

@@ -1,15 +1,15 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'http';
 import type { Duplex } from 'stream';
+
+import { keepOutOfCaches } from '../cache/cache-control';
 import { sendError } from '../errors/error.filter';
 import { HttpError, SERVICE_UNAVAILABLE } from '../errors/to-http-error';
-import { keepOutOfCaches } from '../cache/cache-control';
 
 /*
  * D31: the answers Fastify and Node give on their own, before any
  * route runs, leave as `{ "error": string }` with a JSON content type too.
  */
-
 
 /** Node's HTTP parser failures and the answer each gets; any other is 400 `Malformed HTTP request`. */
 export const CLIENT_ERRORS: Record<string, HttpError> = {

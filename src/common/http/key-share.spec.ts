@@ -25,6 +25,9 @@ describe('KeyShare', () => {
     expect(started).toEqual([1, 2, 3, 4]);
     leaves[3]();
     leaves[4]();
-    expect([share.load(7), share.load(8)]).toEqual([{ active: 0, waiting: 0 }, { active: 0, waiting: 0 }]);
+    expect([share.load(7), share.load(8)]).toEqual([
+      { active: 0, waiting: 0 },
+      { active: 0, waiting: 0 },
+    ]);
   });
 });

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+
 import { RawJson } from './raw-json';
 
 describe('RawJson.page', () => {

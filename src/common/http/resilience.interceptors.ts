@@ -1,8 +1,9 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import { from, Observable, retry, throwError } from 'rxjs';
-import { CALLER_KEY, type Caller } from '../auth/auth-context';
-import { RequestDb } from '../database/request-db';
+
+import { type Caller, CALLER_KEY } from '../auth/auth-context';
 import { isLostRace } from '../database/pg-errors';
+import { RequestDb } from '../database/request-db';
 
 /**
  * A write racing a delete (a task created in a list being deleted, a

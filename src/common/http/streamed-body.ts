@@ -1,11 +1,12 @@
 import { PayloadTooLargeException, UnsupportedMediaTypeException } from '@nestjs/common';
-import { BODY_TOO_LARGE_MESSAGE, NOT_JSON_MESSAGE } from '../errors/to-http-error';
 import { createHash, randomBytes } from 'crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { createReadStream, createWriteStream } from 'fs';
 import { unlink } from 'fs/promises';
 import { join } from 'path';
 import type { Readable } from 'stream';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+
+import { BODY_TOO_LARGE_MESSAGE, NOT_JSON_MESSAGE } from '../errors/to-http-error';
 import { deferBodyError } from '../validation/body-error';
 import { BODY_LIMIT_BYTES } from './adapter';
 

@@ -11,21 +11,22 @@ import {
 import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import { randomUUID } from 'crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { join } from 'path';
 import { defer, finalize, lastValueFrom, Observable, switchMap } from 'rxjs';
 import { DataSource } from 'typeorm';
-import { CALLER_KEY, type Caller } from '../auth/auth-context';
-import { type Db, RequestDb } from '../database/request-db';
-import { toHttpError } from '../errors/to-http-error';
-import { deferredBodyError } from '../validation/body-error';
-import { IDEMPOTENCY_MESSAGES, idempotencyKeyOf, REPLAYED_HEADER, requestFingerprint } from '../idempotency/idempotency-key';
-import { IdempotencyRepository, StoredAnswer } from '../idempotency/idempotency.repository';
-import { RawJson } from './raw-json';
-import { isNeverStored } from '../validation/body-error';
-import { onDeadline, pastDeadline } from './deadline';
-import { join } from 'path';
+
 import type { AppEnv } from '../../config/env';
 import { InjectSettings } from '../../config/settings';
+import { type Caller, CALLER_KEY } from '../auth/auth-context';
+import { type Db, RequestDb } from '../database/request-db';
+import { toHttpError } from '../errors/to-http-error';
+import { IdempotencyRepository, StoredAnswer } from '../idempotency/idempotency.repository';
+import { IDEMPOTENCY_MESSAGES, idempotencyKeyOf, REPLAYED_HEADER, requestFingerprint } from '../idempotency/idempotency-key';
+import { deferredBodyError } from '../validation/body-error';
+import { isNeverStored } from '../validation/body-error';
+import { onDeadline, pastDeadline } from './deadline';
 import { KeyShare } from './key-share';
+import { RawJson } from './raw-json';
 import { MULTIPART_BODY_OVERHEAD_BYTES, releaseSpooledBody, spoolStreamedBody, streamsBody } from './streamed-body';
 
 /** Longest a cut waits for the request to have rolled back (and released its key) before the 503 goes out. */
@@ -116,7 +117,11 @@ export class WriteRequestInterceptor implements NestInterceptor {
     // (A body that declares a length over the limit is refused unread: 413, nothing to spool.)
     const { dir, maxBytes } = this.settings.attachments;
     const limit = maxBytes + MULTIPART_BODY_OVERHEAD_BYTES;
-    if (streamsBody(request) && /^multipart\/form-data\b/i.test(request.headers['content-type'] ?? '') && !(Number(request.headers['content-length']) > limit)) {
+    if (
+      streamsBody(request) &&
+      /^multipart\/form-data\b/i.test(request.headers['content-type'] ?? '') &&
+      !(Number(request.headers['content-length']) > limit)
+    ) {
       await spoolStreamedBody(request, join(dir, 'tmp'), limit);
     }
     const fingerprint = requestFingerprint(request as never);
@@ -144,11 +149,17 @@ export class WriteRequestInterceptor implements NestInterceptor {
       const { status, message } = toHttpError(error);
       // D35: a 4xx is stored, anything else gives the key up; on this request's own connection (no second one
       // while it holds the first: keyed 4xx at once would starve the pool), else once it is given back.
-      const settle = storable(status) && !isNeverStored(error)
-        ? (on?: Db) => this.keys.store(caller.keyId, key, token, { status, body: JSON.stringify({ error: message }), etag: null }, on)
-        : (on?: Db) => this.keys.release(caller.keyId, key, token, on);
+      const settle =
+        storable(status) && !isNeverStored(error)
+          ? (on?: Db) => this.keys.store(caller.keyId, key, token, { status, body: JSON.stringify({ error: message }), etag: null }, on)
+          : (on?: Db) => this.keys.release(caller.keyId, key, token, on);
       await db.endTransaction();
-      const settled = db.usable && (await settle(db).then(() => true, () => false));
+      const settled =
+        db.usable &&
+        (await settle(db).then(
+          () => true,
+          () => false,
+        ));
       if (!settled) {
         await db.release();
         await settle().catch(() => undefined);

@@ -1,5 +1,6 @@
 import { BadRequestException } from '@nestjs/common';
 import { createHash } from 'crypto';
+
 import { spooledDigest } from '../http/streamed-body';
 
 /** D35: the request header. */
@@ -64,7 +65,11 @@ export function keepRawBody(request: { method: string; headers: Record<string, u
  * sent (path and query, not normalized) and the raw body bytes.
  */
 export function requestFingerprint(request: RawRequest): Buffer {
-  const hash = createHash('sha256').update(request.method).update('\n').update(request.raw.url ?? '').update('\n');
+  const hash = createHash('sha256')
+    .update(request.method)
+    .update('\n')
+    .update(request.raw.url ?? '')
+    .update('\n');
   const body = (request as unknown as Keyed)[RAW_BODY] ?? spooledDigest(request);
   if (body) hash.update(body);
   return hash.digest();

@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+
 import { IdempotencyRepository } from './idempotency.repository';
 
 /** D35's store, for the write routes of every module. */

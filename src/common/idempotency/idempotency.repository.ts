@@ -1,9 +1,10 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+
+import type { AppEnv } from '../../config/env';
+import { InjectSettings } from '../../config/settings';
 import { inBatches, ScheduledTasks } from '../background/scheduled-tasks';
 import type { Db } from '../database/request-db';
 import { Sql } from '../database/sql';
-import type { AppEnv } from '../../config/env';
-import { InjectSettings } from '../../config/settings';
 
 /** A stored answer to replay. */
 export interface StoredAnswer {
@@ -13,11 +14,7 @@ export interface StoredAnswer {
 }
 
 /** What claiming a key found (D35). */
-export type Claim =
-  | { kind: 'claimed' }
-  | { kind: 'other-request' }
-  | { kind: 'in-progress' }
-  | { kind: 'stored'; answer: StoredAnswer };
+export type Claim = { kind: 'claimed' } | { kind: 'other-request' } | { kind: 'in-progress' } | { kind: 'stored'; answer: StoredAnswer };
 
 /** When expired keys are deleted (cron: every minute, by one process). */
 const PRUNE_CRON = '* * * * *';

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import pino from 'pino';
+
 import { isoTime } from './logger';
 
 describe('isoTime (issue 16: the request line timestamp, formatted once per second)', () => {

@@ -2,6 +2,7 @@ import type { LoggerService } from '@nestjs/common';
 import { randomUUID } from 'crypto';
 import type { IncomingHttpHeaders, IncomingMessage } from 'http';
 import pino, { type DestinationStream, type Level, type Logger } from 'pino';
+
 import type { AppEnv, LogLevelName } from '../../config/env';
 import { processSettings } from '../../config/settings';
 

@@ -1,5 +1,6 @@
 import { applyDecorators, Type } from '@nestjs/common';
 import { ApiBody, ApiProperty, ApiResponse } from '@nestjs/swagger';
+
 import { bodyMessages } from '../validation/body-fields';
 
 /** Every error body (spec: Errors; D31). Published as the `Error` schema. */

@@ -7,5 +7,4 @@ import { ApiProperty, ApiPropertyOptions } from '@nestjs/swagger';
  * as a float; a property that may hold a fraction uses `@ApiProperty()` and
  * stays `number`.
  */
-export const ApiInteger = (options: ApiPropertyOptions = {}): PropertyDecorator =>
-  ApiProperty({ ...options, type: 'integer' } as ApiPropertyOptions);
+export const ApiInteger = (options: ApiPropertyOptions = {}): PropertyDecorator => ApiProperty({ ...options, type: 'integer' } as ApiPropertyOptions);

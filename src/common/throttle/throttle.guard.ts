@@ -1,11 +1,12 @@
 import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { InjectThrottlerOptions, InjectThrottlerStorage, ThrottlerGuard, type ThrottlerModuleOptions, type ThrottlerStorage } from '@nestjs/throttler';
-import { ApiKeyCache } from '../auth/api-key.cache';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
 import type { AppEnv } from '../../config/env';
 import { InjectSettings } from '../../config/settings';
+import { ApiKeyCache } from '../auth/api-key.cache';
 
 /**
  * Rate limiting, @nestjs/throttler's guard run by the HTTP layer's

@@ -1,6 +1,7 @@
+import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
 import { Logger, Module } from '@nestjs/common';
 import { ThrottlerModule, type ThrottlerStorage } from '@nestjs/throttler';
-import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
+
 import type { AppEnv } from '../../config/env';
 import { SETTINGS } from '../../config/settings';
 import { RATE_LIMIT_MESSAGE } from './rate-limit.constants';

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+
 import { BODY_MESSAGES, deferredBodyError, MAX_BODY_DEPTH, nestedDeeperThan, parseJsonBody } from './body-error';
 
 /** Unit spec of the JSON body rules of D7 and of the nesting depth. */
@@ -25,9 +26,14 @@ describe('nestedDeeperThan', () => {
 
   it('is deeper than max exactly when the depth exceeds it, for arrays, objects and both (property)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 200 }), fc.integer({ min: 0, max: 60 }), fc.constantFrom('array', 'object', 'mixed') as fc.Arbitrary<'array'>, (depth, max, kind) => {
-        expect(nestedDeeperThan(nested(depth, kind), max)).toBe(depth > max);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 200 }),
+        fc.integer({ min: 0, max: 60 }),
+        fc.constantFrom('array', 'object', 'mixed') as fc.Arbitrary<'array'>,
+        (depth, max, kind) => {
+          expect(nestedDeeperThan(nested(depth, kind), max)).toBe(depth > max);
+        },
+      ),
     );
   });
 });

@@ -2,9 +2,21 @@ import { BadRequestException } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
 import { Expose, Transform, Type } from 'class-transformer';
 import { IsIn, IsInt, Max, Min, ValidateBy, ValidateIf, ValidationArguments } from 'class-validator';
+
 import { BODY_ID } from '../openapi/ids';
 import {
-  MAX_LENGTH, MAX_POSITION, notStringMessage, nulMessage, optionalString, optionalStringMessages, patchText, patchTextMessages, requiredMessage, requiredText, requiredTextMessages, tooLongMessage,
+  MAX_LENGTH,
+  MAX_POSITION,
+  notStringMessage,
+  nulMessage,
+  optionalString,
+  optionalStringMessages,
+  patchText,
+  patchTextMessages,
+  requiredMessage,
+  requiredText,
+  requiredTextMessages,
+  tooLongMessage,
 } from './body';
 import { DATE_EXAMPLE, DATE_PATTERN, invalidDateMessage, optionalDate } from './dates';
 import { HtmlField, sanitizeHtmlField } from './html';
@@ -170,7 +182,12 @@ export function IsNumericId(name: string, options: IdFieldOptions = {}): Propert
   return RuleField(
     {
       name,
-      api: { ...BODY_ID, ...(nullable ? { nullable: true } : {}), description: options.description, ...(options.example !== undefined ? { example: options.example } : {}) },
+      api: {
+        ...BODY_ID,
+        ...(nullable ? { nullable: true } : {}),
+        description: options.description,
+        ...(options.example !== undefined ? { example: options.example } : {}),
+      },
       required: missing !== undefined,
       messages: missing ? [missing, invalid] : [invalid],
       target: options.target,
@@ -287,7 +304,12 @@ export function IsApiDate(name: string, options: { update: boolean }): PropertyD
 export function IdArray(name: string, api: ApiExtras = {}): PropertyDecorator {
   return RuleField(
     // Items: any JSON value, as the service takes them (ids as in BODY_ID; anything else is dropped).
-    { name, api: { type: 'array', items: { description: 'An id: a number, or a string of digits; other values are ignored' }, ...api }, required: false, messages: [`${name} must be an array`] },
+    {
+      name,
+      api: { type: 'array', items: { description: 'An id: a number, or a string of digits; other values are ignored' }, ...api },
+      required: false,
+      messages: [`${name} must be an array`],
+    },
     (value) => {
       if (value === undefined) return undefined;
       if (!Array.isArray(value)) throw new BadRequestException(`${name} must be an array`);
@@ -305,7 +327,12 @@ export function IdArray(name: string, api: ApiExtras = {}): PropertyDecorator {
  * An enumerated field: one of `values` (exact, case-sensitive), else 400 `message`
  * (null and other types included). Optional unless `required`.
  */
-export function IsOneOf(name: string, values: readonly string[], message: string, options: ApiExtras & { required?: boolean; default?: string } = {}): PropertyDecorator {
+export function IsOneOf(
+  name: string,
+  values: readonly string[],
+  message: string,
+  options: ApiExtras & { required?: boolean; default?: string } = {},
+): PropertyDecorator {
   const { required = false, ...api } = options;
   const validators = [IsIn(values as string[], { message })];
   if (!required) validators.unshift(ValidateIf((_object, value) => value !== undefined));
@@ -316,7 +343,12 @@ export function IsOneOf(name: string, values: readonly string[], message: string
 export function IsPosition(api: ApiExtras = {}): PropertyDecorator {
   const message = 'position must be an integer';
   return declareField(
-    { name: 'position', api: { type: 'integer', minimum: -MAX_POSITION, maximum: MAX_POSITION, description: 'Sort position', ...api }, required: false, messages: [message] },
+    {
+      name: 'position',
+      api: { type: 'integer', minimum: -MAX_POSITION, maximum: MAX_POSITION, description: 'Sort position', ...api },
+      required: false,
+      messages: [message],
+    },
     ValidateIf((_object, value) => value !== undefined),
     IsInt({ message }),
     Min(-MAX_POSITION, { message }),

@@ -1,4 +1,5 @@
 import { BadRequestException } from '@nestjs/common';
+
 import { UpdateFolderDto } from '../../folders/folders.dto';
 import { asBody, MAX_LENGTH, optionalString, patchText, requiredText } from './body';
 import { validateBody } from './validate-body';
@@ -33,7 +34,10 @@ describe('asBody and has (D7)', () => {
 
   it('tells a field sent (even as null) from a field left out, ignoring inherited and unknown keys', async () => {
     const patch = await validateBody(UpdateFolderDto, JSON.parse('{"icon": null, "position": 0, "__proto__": {"name": "x"}, "toString": 1, "other": 2}'));
-    expect(Object.entries(patch).filter(([, v]) => v !== undefined)).toEqual([['icon', null], ['position', 0]]);
+    expect(Object.entries(patch).filter(([, v]) => v !== undefined)).toEqual([
+      ['icon', null],
+      ['position', 0],
+    ]);
   });
 });
 
@@ -65,9 +69,7 @@ describe('requiredText (D8, create)', () => {
   it('answers `<field> must be at most <max> characters` past the limit, per field', () => {
     expect(error400(() => requiredText('name', 'a'.repeat(256), MAX_LENGTH.name))).toBe('name must be at most 255 characters');
     expect(error400(() => requiredText('title', 'a'.repeat(501), MAX_LENGTH.title))).toBe('title must be at most 500 characters');
-    expect(error400(() => requiredText('content', 'a'.repeat(100_001), MAX_LENGTH.content))).toBe(
-      'content must be at most 100000 characters',
-    );
+    expect(error400(() => requiredText('content', 'a'.repeat(100_001), MAX_LENGTH.content))).toBe('content must be at most 100000 characters');
     expect(requiredText('title', 'a'.repeat(500), MAX_LENGTH.title)).toHaveLength(500);
   });
 });

@@ -1,4 +1,5 @@
 import { BadRequestException } from '@nestjs/common';
+
 import { formatTimestamp, optionalDate, parseIsoDate } from './dates';
 
 const iso = (text: string) => {
@@ -85,8 +86,6 @@ describe('optionalDate (D11)', () => {
   });
 
   it('names the field in the message', () => {
-    expect(() => optionalDate('start_date', 'x')).toThrow(
-      'Invalid start_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z',
-    );
+    expect(() => optionalDate('start_date', 'x')).toThrow('Invalid start_date format. Use ISO 8601 UTC, e.g. 2025-01-15T09:30:00.000Z');
   });
 });

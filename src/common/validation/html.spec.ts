@@ -1,4 +1,5 @@
 import { BadRequestException, ServiceUnavailableException } from '@nestjs/common';
+
 import { toHttpError } from '../errors/to-http-error';
 import { INLINE_SANITIZE_MAX, SANITIZE_QUEUE_MAX, sanitizeHtml, sanitizeHtmlAsync, sanitizeHtmlField } from './html';
 
@@ -23,7 +24,10 @@ describe('the worker queue is bounded', () => {
     const long = (n: number) => `<b>${n}</b>`.repeat(INLINE_SANITIZE_MAX / 4);
     const queued = Array.from({ length: SANITIZE_QUEUE_MAX }, (_, n) => sanitizeHtmlAsync(long(n)));
     const started = Date.now();
-    const refused = await sanitizeHtmlAsync(long(-1)).then(() => null, (e: unknown) => e);
+    const refused = await sanitizeHtmlAsync(long(-1)).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(Date.now() - started).toBeLessThan(50);
     expect(refused).toBeInstanceOf(ServiceUnavailableException);
     expect(toHttpError(refused)).toEqual({ status: 503, message: 'Service unavailable' });

@@ -1,11 +1,38 @@
+import { Worker } from 'node:worker_threads';
+
 import { ServiceUnavailableException } from '@nestjs/common';
 import sanitize from 'sanitize-html';
-import { Worker } from 'node:worker_threads';
+
 import { checkLength, checkText, MAX_LENGTH } from './body';
 
 /** D9: the tags and attributes kept in HTML fields; everything else is removed. */
 const OPTIONS: sanitize.IOptions = {
-  allowedTags: ['p', 'br', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'b', 'strong', 'i', 'em', 'u', 's', 'strike', 'a', 'ul', 'ol', 'li', 'blockquote', 'code', 'pre', 'span', 'img'],
+  allowedTags: [
+    'p',
+    'br',
+    'h1',
+    'h2',
+    'h3',
+    'h4',
+    'h5',
+    'h6',
+    'b',
+    'strong',
+    'i',
+    'em',
+    'u',
+    's',
+    'strike',
+    'a',
+    'ul',
+    'ol',
+    'li',
+    'blockquote',
+    'code',
+    'pre',
+    'span',
+    'img',
+  ],
   allowedAttributes: { a: ['href'], img: ['src', 'alt'] },
   allowedSchemesByTag: { a: ['http', 'https', 'mailto'], img: ['http', 'https'] },
   allowedSchemes: ['http', 'https', 'mailto'],

@@ -1,5 +1,6 @@
 import { Injectable, Param, PipeTransform } from '@nestjs/common';
 import { ApiParam } from '@nestjs/swagger';
+
 import { ApiErrors } from '../openapi/api-errors.decorator';
 import { PATH_ID_MESSAGES, PathIdKind, requireId } from './ids';
 
@@ -32,12 +33,35 @@ export function pathIdName(kind: PathIdKind): string {
 }
 
 /** An example id per kind, for the OpenAPI document. */
-const PATH_ID_EXAMPLES: Record<PathIdKind, number> = { workspace: 1, folder: 2, list: 3, task: 41, status: 4, label: 5, webhook: 6, user: 7, api_key: 8, comment: 9, custom_field: 10, attachment: 11 };
+const PATH_ID_EXAMPLES: Record<PathIdKind, number> = {
+  workspace: 1,
+  folder: 2,
+  list: 3,
+  task: 41,
+  status: 4,
+  label: 5,
+  webhook: 6,
+  user: 7,
+  api_key: 8,
+  comment: 9,
+  custom_field: 10,
+  attachment: 11,
+};
 
 /** Each path id's description in the OpenAPI document. */
 const PATH_ID_DESCRIPTIONS: Record<PathIdKind, string> = {
-  workspace: 'Workspace id', folder: 'Folder id', list: 'List id', task: 'Task id', status: 'Status id', label: 'Label id',
-  webhook: 'Webhook id', user: 'User id of the member', api_key: 'API key id', comment: 'Comment id', custom_field: 'Custom field id', attachment: 'Attachment id',
+  workspace: 'Workspace id',
+  folder: 'Folder id',
+  list: 'List id',
+  task: 'Task id',
+  status: 'Status id',
+  label: 'Label id',
+  webhook: 'Webhook id',
+  user: 'User id of the member',
+  api_key: 'API key id',
+  comment: 'Comment id',
+  custom_field: 'Custom field id',
+  attachment: 'Attachment id',
 };
 
 /**

@@ -1,4 +1,5 @@
 import { BadRequestException } from '@nestjs/common';
+
 import { IdPipe, IdsPipe } from './id.pipe';
 import { parseId, PATH_ID_MESSAGES, requireId } from './ids';
 

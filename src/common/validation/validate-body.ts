@@ -1,6 +1,7 @@
 import { BadRequestException } from '@nestjs/common';
 import { ClassConstructor, ClassTransformOptions, plainToInstance } from 'class-transformer';
 import { validate, ValidationError, ValidatorOptions } from 'class-validator';
+
 import { asBody } from './body';
 import { TARGET_GROUP } from './body-fields';
 
