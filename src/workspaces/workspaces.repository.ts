@@ -32,7 +32,7 @@ void FIELDS_MATCH_DTOS;
 
 const WORKSPACE_COLUMNS = selectListSql(WORKSPACE_FIELDS);
 /** The written columns (an update's SET list: never from the request). */
-const WORKSPACE_TABLE = columnTable<keyof UpdateWorkspaceDto>(WORKSPACE_FIELDS);
+export const WORKSPACE_TABLE = columnTable<keyof UpdateWorkspaceDto>(WORKSPACE_FIELDS);
 
 /** D40: the statuses of a new workspace, positions 1-4, color gray, icon null (DEFAULT_STATUSES: the fixtures' and the CLI's too). */
 const NEW_WORKSPACE_STATUSES = `(VALUES ${DEFAULT_STATUSES.map((st, i) => `('${st.name}', '${st.category}', ${i + 1})`).join(', ')}) AS st(name, category, position)`;

@@ -254,21 +254,32 @@ export class WriteStatement<I, R> {
 
   /** Text and values for `input`; the text of its shape is built on first use and kept. */
   render(input: I): Rendered {
-    const key = this.shape(input);
-    let built = this.shapes.get(key);
-    if (!built) {
-      built = this.build(new WriteChain(new Args<I>(), input), input);
-      this.shapes.set(key, built);
-    }
+    const built = this.built(this.shape(input), input);
     const values = new Array<unknown>(built.readers.length);
     for (let i = 0; i < values.length; i++) values[i] = built.readers[i](input);
     return { text: built.text, values };
+  }
+
+  /** The shape key of `input` and its text, values left unread (the rendered queries file, `npm run queries`). */
+  shapeText(input: I): { shape: string; text: string } {
+    const shape = this.shape(input);
+    return { shape, text: this.built(shape, input).text };
   }
 
   /** Runs the statement for `input` on `db` and returns its rows. */
   async run(db: WriteDb, input: I): Promise<R[]> {
     const { text, values } = this.render(input);
     return 'rows' in db ? db.rows<R>(text, values) : ((await db.query(text, values)) as R[]);
+  }
+
+  /** The text and readers of shape `key`, built from `input` on first use and kept. */
+  private built(key: string, input: I): Built<I> {
+    let built = this.shapes.get(key);
+    if (!built) {
+      built = this.build(new WriteChain(new Args<I>(), input), input);
+      this.shapes.set(key, built);
+    }
+    return built;
   }
 
   /** Shapes built so far (tests: one per shape). */

@@ -1,0 +1,179 @@
+import * as attachments from './attachments/attachments.repository';
+import * as comments from './comments/comments.repository';
+import { WriteStatement } from './common/database/write-statement';
+import * as customFields from './custom-fields/custom-fields.repository';
+import * as folders from './folders/folders.repository';
+import * as labels from './labels/labels.repository';
+import * as lists from './lists/lists.repository';
+import * as members from './members/members.repository';
+import * as statuses from './statuses/statuses.repository';
+import * as tasks from './tasks/tasks.repository';
+import { TASK_WRITE_COLUMNS } from './tasks/tasks.sql';
+import * as webhooks from './webhooks/webhooks.repository';
+import * as workspaces from './workspaces/workspaces.repository';
+
+/*
+ * The reviewable SQL of the repositories (issue 33): `npm run queries` writes, per domain,
+ * src/<domain>/<domain>.queries.sql with every write statement in each of its shapes, `$n`
+ * placeholders as sent; test/e2e/queries.e2e-spec.ts fails when a committed file differs.
+ * A statement is registered by exporting it from its repository in an array (`*_WRITES`):
+ * every WriteStatement in an exported array of a module below is rendered. It then needs sample
+ * inputs here (SAMPLES, by name), one per shape; the test fails for a statement without them
+ * and for a `writeStatement(` of src that no module below exports.
+ */
+
+/** The repository modules whose exported statement arrays are rendered, by domain directory. */
+const MODULES: Record<string, object> = {
+  attachments,
+  comments,
+  'custom-fields': customFields,
+  folders,
+  labels,
+  lists,
+  members,
+  statuses,
+  tasks,
+  webhooks,
+  workspaces,
+};
+
+/** The write statements a module exports (in arrays), in export order. */
+function statementsOf(module: object): WriteStatement<unknown, unknown>[] {
+  return Object.values(module).flatMap((value: unknown) =>
+    Array.isArray(value) ? value.filter((s): s is WriteStatement<unknown, unknown> => s instanceof WriteStatement) : [],
+  );
+}
+
+/** Every registered statement, with its domain. */
+export function registeredStatements(): { domain: string; statement: WriteStatement<unknown, unknown> }[] {
+  return Object.entries(MODULES).flatMap(([domain, module]) => statementsOf(module).map((statement) => ({ domain, statement })));
+}
+
+const actor = { userId: 1, apiKeyId: null };
+/** A patch sending every one of `columns`. */
+const all = (columns: readonly string[]) => Object.fromEntries(columns.map((c) => [c, 1]));
+/** A patch sending the first of `columns` only. */
+const one = (columns: readonly string[]) => ({ [columns[0]]: 1 });
+const taskColumns = TASK_WRITE_COLUMNS.map((c) => c.column);
+const membership = { role: 'member', restricted: true, folderIds: [1], listIds: [2], listFolderIds: [3] };
+const anyPre = { any: true };
+const digestPre = { any: false, digests: [Buffer.alloc(0)], viewer: { userId: 1, membership } };
+const fieldAll = {
+  name: 'n',
+  config: {},
+  is_scope_restricted: true,
+  granted_folder_ids: [1],
+  list_overrides: [{ list_id: 1, access: 'read' }],
+  allowed_user_ids: [1],
+  position: 1,
+};
+
+/** Sample inputs of each statement, by name: one per shape (a patch: every field sent, and one). Only the text is built from them. */
+export const SAMPLES: Record<string, readonly unknown[]> = {
+  'attachment.insert': [
+    { actor, taskId: 1, quotaBytes: 1, row: { fileName: 'f', fileSize: 1, mimeType: 'm', storageKey: 'k', expiresAt: null } },
+    { actor, taskId: 1, quotaBytes: 1, row: { fileName: 'f', fileSize: 1, mimeType: 'm', storageKey: 'k', expiresAt: new Date(0) } },
+  ],
+  'attachment.confirm': [{ actor, id: 1, storageKey: null }],
+  'attachment.delete': [{ actor, id: 1 }],
+  'comment.update': [{ actor, id: 1, content: 'c', resolved: null }],
+  'comment.delete': [{ actor, id: 1, managerial: false }],
+  'comment.insert': [{ actor, taskId: 1, body: { content: 'c' } }],
+  'custom_field.insert': [{ actor, workspaceId: 1, body: { ...fieldAll, type: 'text' } }],
+  'custom_field.update': [
+    { actor, id: 1, workspaceId: 1, patch: fieldAll },
+    { actor, id: 1, workspaceId: 1, patch: { name: 'n' } },
+  ],
+  'custom_field.delete': [{ actor, id: 1 }],
+  'folder.insert': [{ actor, workspaceId: 1, body: all(folders.FOLDER_TABLE.columns) }],
+  'folder.update': [
+    { actor, id: 1, patch: all(folders.FOLDER_TABLE.columns) },
+    { actor, id: 1, patch: one(folders.FOLDER_TABLE.columns) },
+  ],
+  'folder.delete': [{ actor, id: 1 }],
+  'label.insert': [{ actor, workspaceId: 1, body: all(labels.LABEL_TABLE.columns) }],
+  'label.update': [
+    { actor, id: 1, patch: all(labels.LABEL_TABLE.columns) },
+    { actor, id: 1, patch: one(labels.LABEL_TABLE.columns) },
+  ],
+  'label.delete': [{ actor, id: 1 }],
+  'list.insert': [{ actor, workspaceId: 1, body: all(lists.LIST_TABLE.columns) }],
+  'list.update': [
+    { actor, id: 1, patch: all(lists.LIST_TABLE.columns) },
+    { actor, id: 1, patch: one(lists.LIST_TABLE.columns) },
+  ],
+  'list.delete': [{ actor, id: 1 }],
+  'member.add': [{ actor, workspaceId: 1, user: { id: 1 }, write: { role: 'member', restricted: true, folder_ids: [1], list_ids: [1] }, allowed: true, emails: false }],
+  'member.update': [{ actor, workspaceId: 1, userId: 1, role: 'member', write: { role: 'member' }, allowed: true, emails: false }],
+  'member.remove': [{ actor, workspaceId: 1, userId: 1, role: 'member' }],
+  'status.insert': [{ actor, workspaceId: 1, body: all(statuses.STATUS_TABLE.columns) }],
+  'status.update': [
+    { actor, id: 1, patch: all(statuses.STATUS_TABLE.columns) },
+    { actor, id: 1, patch: one(statuses.STATUS_TABLE.columns) },
+  ],
+  'status.delete': [{ actor, workspaceId: 1, id: 1, replacementId: null }],
+  'task.insert': [
+    { listId: 1, actor, task: { ...all(taskColumns), custom_fields: [{ field_id: 1, value: 1 }], assignee_ids: [1], label_ids: [1] } },
+    { listId: 1, actor, task: { title: 't' } },
+  ],
+  'task.update': [
+    {
+      id: 1,
+      place: { workspaceId: 1 },
+      membership,
+      actor,
+      patch: { ...all(taskColumns), parent_id: 1, custom_fields: [{ field_id: 1, value: 1 }], assignee_ids: [1], label_ids: [1] },
+      pre: digestPre,
+    },
+    { id: 1, place: { workspaceId: 1 }, membership, actor, patch: { title: 't' } },
+    { id: 1, place: { workspaceId: 1 }, membership, actor, patch: { title: 't' }, pre: anyPre },
+  ],
+  'task.label': [
+    { op: 'add', id: 1, labelId: 1, actor },
+    { op: 'remove', id: 1, labelId: 1, actor, pre: digestPre },
+  ],
+  'task.delete': [{ actor, id: 1 }, { actor, id: 1, pre: anyPre }],
+  'webhook.insert': [{ workspaceId: 1, url: 'u', events: ['task.created'], secret: 's', max: 1 }],
+  'webhook.update': [{ id: 1, patch: { url: 'u', events: ['task.created'], active: true } }],
+  'webhook.delete': [{ id: 1 }],
+  'workspace.insert': [{ ownerId: 1, body: { name: 'w' }, slug: 's', derived: false }],
+  'workspace.update': [
+    { actor, id: 1, role: 'owner', patch: all(workspaces.WORKSPACE_TABLE.columns) },
+    { actor, id: 1, role: 'owner', patch: one(workspaces.WORKSPACE_TABLE.columns) },
+  ],
+};
+
+/** `text` with its common leading indentation removed from its lines after the first, trailing blanks dropped. */
+function normalise(text: string): string {
+  const lines = text.split('\n').map((l) => l.trimEnd());
+  const indents = lines
+    .slice(1)
+    .filter((l) => l.trim())
+    .map((l) => /^ */.exec(l)![0].length);
+  const cut = indents.length ? Math.min(...indents) : 0;
+  return [lines[0], ...lines.slice(1).map((l) => l.slice(Math.min(cut, /^ */.exec(l)![0].length)))].join('\n');
+}
+
+/**
+ * The queries files: path under src/ (`<domain>/<domain>.queries.sql`) → text. Each statement's
+ * shapes in its samples' order (a shape rendered once), a comment header naming statement and shape.
+ * Throws for a statement without samples.
+ */
+export function renderQueryFiles(): Map<string, string> {
+  const files = new Map<string, string[]>();
+  for (const { domain, statement } of registeredStatements()) {
+    const samples = SAMPLES[statement.name];
+    if (!samples?.length) throw new Error(`write statement ${statement.name} has no samples in src/queries.catalog.ts`);
+    const blocks = files.get(domain) ?? [];
+    const seen = new Set<string>();
+    for (const sample of samples) {
+      const { shape, text } = statement.shapeText(sample);
+      if (seen.has(shape)) continue;
+      seen.add(shape);
+      blocks.push(`-- ${statement.name}${shape ? ` (shape ${shape})` : ''}\n${normalise(text)};\n`);
+    }
+    files.set(domain, blocks);
+  }
+  const header = '-- Generated by `npm run queries` from the repositories (src/queries.catalog.ts): do not edit.\n\n';
+  return new Map([...files].map(([domain, blocks]) => [`${domain}/${domain}.queries.sql`, header + blocks.join('\n')]));
+}
