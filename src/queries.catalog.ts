@@ -143,15 +143,24 @@ export const SAMPLES: Record<string, readonly unknown[]> = {
   ],
 };
 
-/** `text` with its common leading indentation removed from its lines after the first, trailing blanks dropped. */
-function normalise(text: string): string {
+/**
+ * `text` laid out for reading: trailing blanks dropped, and each top-level part (a line at column 0, such as a CTE)
+ * with its continuation lines re-indented two spaces in, keeping their relative indentation (the builders' texts
+ * carry their source files' indentation).
+ */
+export function normalise(text: string): string {
   const lines = text.split('\n').map((l) => l.trimEnd());
-  const indents = lines
-    .slice(1)
-    .filter((l) => l.trim())
-    .map((l) => /^ */.exec(l)![0].length);
-  const cut = indents.length ? Math.min(...indents) : 0;
-  return [lines[0], ...lines.slice(1).map((l) => l.slice(Math.min(cut, /^ */.exec(l)![0].length)))].join('\n');
+  const indent = (l: string) => /^ */.exec(l)![0].length;
+  const out: string[] = [];
+  for (let start = 0; start < lines.length; ) {
+    let end = start + 1;
+    while (end < lines.length && (indent(lines[end]) > 0 || !lines[end])) end++;
+    const rest = lines.slice(start + 1, end);
+    const cut = Math.min(...rest.filter((l) => l).map(indent));
+    out.push(lines[start], ...rest.map((l) => (l ? `  ${l.slice(cut)}` : l)));
+    start = end;
+  }
+  return out.join('\n');
 }
 
 /**

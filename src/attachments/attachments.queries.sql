@@ -3,75 +3,75 @@
 -- attachment.insert (shape confirmed)
 WITH tk AS MATERIALIZED (SELECT t.id, t.workspace_id, t.list_id FROM tasks t WHERE t.id = $3::int FOR KEY SHARE),
 used AS MATERIALIZED (
-         SELECT COALESCE(sum(x.file_size), 0) AS bytes FROM attachments x
-          WHERE $2::bigint > 0 AND x.workspace_id = (SELECT tk.workspace_id FROM tk) AND (x.confirmed OR x.expires_at > now())),
+  SELECT COALESCE(sum(x.file_size), 0) AS bytes FROM attachments x
+   WHERE $2::bigint > 0 AND x.workspace_id = (SELECT tk.workspace_id FROM tk) AND (x.confirmed OR x.expires_at > now())),
 a AS (
-         INSERT INTO attachments (workspace_id, task_id, uploader_id, file_name, file_size, mime_type, confirmed, expires_at, storage_key)
-         SELECT tk.workspace_id, tk.id, $4::int, $5::text, $1::bigint, $6::text,
-                $7::boolean, $8::timestamptz, $9::text
-           FROM tk, used WHERE $2::bigint = 0 OR used.bytes + $1::bigint <= $2::bigint
-         RETURNING *),
+  INSERT INTO attachments (workspace_id, task_id, uploader_id, file_name, file_size, mime_type, confirmed, expires_at, storage_key)
+  SELECT tk.workspace_id, tk.id, $4::int, $5::text, $1::bigint, $6::text,
+         $7::boolean, $8::timestamptz, $9::text
+    FROM tk, used WHERE $2::bigint = 0 OR used.bytes + $1::bigint <= $2::bigint
+  RETURNING *),
 event_row AS MATERIALIZED (
-       SELECT a.workspace_id AS workspace_id, jsonb_build_object('attachment_id', a.id, 'task_id', a.task_id, 'list_id', tk.list_id) AS data
-         FROM a JOIN tk ON tk.id = a.task_id),
+  SELECT a.workspace_id AS workspace_id, jsonb_build_object('attachment_id', a.id, 'task_id', a.task_id, 'list_id', tk.list_id) AS data
+    FROM a JOIN tk ON tk.id = a.task_id),
 event_lock AS MATERIALIZED (
-       SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
+  SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
 event_insert AS (
-       INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
-       SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'attachment.created', now(),
-              $10::int, $11::int, l.data
-         FROM event_lock l
-       RETURNING id)
+  INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+  SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'attachment.created', now(),
+         $10::int, $11::int, l.data
+    FROM event_lock l
+  RETURNING id)
 SELECT (SELECT ('{"id":' || (a.id)::text || ',"file_name":' || to_json((a.file_name)::text)::text || ',"file_size":' || (a.file_size)::text || ',"mime_type":' || to_json((a.mime_type)::text)::text || ',"created_at":' || ('"' || api_ts(a.created_at) || '"') || ',"uploader":' || ('{"id":' || (au.id)::text || ',"name":' || to_json((au.name)::text)::text || ',"avatar_url":' || COALESCE(to_json((au.avatar_url)::text)::text, 'null') || '}') || '}') FROM a JOIN users au ON au.id = a.uploader_id) AS element, EXISTS (SELECT 1 FROM tk) AS task;
 
 -- attachment.insert (shape pending)
 WITH tk AS MATERIALIZED (SELECT t.id, t.workspace_id, t.list_id FROM tasks t WHERE t.id = $3::int FOR KEY SHARE),
 used AS MATERIALIZED (
-         SELECT COALESCE(sum(x.file_size), 0) AS bytes FROM attachments x
-          WHERE $2::bigint > 0 AND x.workspace_id = (SELECT tk.workspace_id FROM tk) AND (x.confirmed OR x.expires_at > now())),
+  SELECT COALESCE(sum(x.file_size), 0) AS bytes FROM attachments x
+   WHERE $2::bigint > 0 AND x.workspace_id = (SELECT tk.workspace_id FROM tk) AND (x.confirmed OR x.expires_at > now())),
 a AS (
-         INSERT INTO attachments (workspace_id, task_id, uploader_id, file_name, file_size, mime_type, confirmed, expires_at, storage_key)
-         SELECT tk.workspace_id, tk.id, $4::int, $5::text, $1::bigint, $6::text,
-                $7::boolean, $8::timestamptz, $9::text
-           FROM tk, used WHERE $2::bigint = 0 OR used.bytes + $1::bigint <= $2::bigint
-         RETURNING *)
+  INSERT INTO attachments (workspace_id, task_id, uploader_id, file_name, file_size, mime_type, confirmed, expires_at, storage_key)
+  SELECT tk.workspace_id, tk.id, $4::int, $5::text, $1::bigint, $6::text,
+         $7::boolean, $8::timestamptz, $9::text
+    FROM tk, used WHERE $2::bigint = 0 OR used.bytes + $1::bigint <= $2::bigint
+  RETURNING *)
 SELECT (SELECT ('{"id":' || (a.id)::text || ',"file_name":' || to_json((a.file_name)::text)::text || ',"file_size":' || (a.file_size)::text || ',"mime_type":' || to_json((a.mime_type)::text)::text || ',"created_at":' || ('"' || api_ts(a.created_at) || '"') || ',"uploader":' || ('{"id":' || (au.id)::text || ',"name":' || to_json((au.name)::text)::text || ',"avatar_url":' || COALESCE(to_json((au.avatar_url)::text)::text, 'null') || '}') || '}') FROM a JOIN users au ON au.id = a.uploader_id) AS element, EXISTS (SELECT 1 FROM tk) AS task;
 
 -- attachment.confirm
 WITH o AS (SELECT storage_key, expires_at FROM attachments WHERE id = $1::int),
 c AS (UPDATE attachments SET confirmed = true, expires_at = NULL, storage_key = COALESCE($2::text, storage_key)
-                   WHERE id = $3::int AND NOT confirmed RETURNING *),
+  WHERE id = $3::int AND NOT confirmed RETURNING *),
 r AS (INSERT INTO attachment_removals (storage_key, due_at)
-                   SELECT o.storage_key, due FROM o JOIN c ON c.storage_key <> o.storage_key,
-                          unnest(ARRAY[now(), o.expires_at + interval '5 minutes']) AS due
-                 RETURNING storage_key),
+    SELECT o.storage_key, due FROM o JOIN c ON c.storage_key <> o.storage_key,
+           unnest(ARRAY[now(), o.expires_at + interval '5 minutes']) AS due
+  RETURNING storage_key),
 event_row AS MATERIALIZED (
-       SELECT c.workspace_id AS workspace_id, jsonb_build_object('attachment_id', c.id, 'task_id', c.task_id, 'list_id', tk.list_id) AS data
-         FROM c JOIN tasks tk ON tk.id = c.task_id
-        WHERE (SELECT count(*) FROM r) >= 0),
+  SELECT c.workspace_id AS workspace_id, jsonb_build_object('attachment_id', c.id, 'task_id', c.task_id, 'list_id', tk.list_id) AS data
+    FROM c JOIN tasks tk ON tk.id = c.task_id
+   WHERE (SELECT count(*) FROM r) >= 0),
 event_lock AS MATERIALIZED (
-       SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
+  SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
 event_insert AS (
-       INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
-       SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'attachment.created', now(),
-              $5::int, $6::int, l.data
-         FROM event_lock l
-       RETURNING id)
+  INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+  SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'attachment.created', now(),
+         $5::int, $6::int, l.data
+    FROM event_lock l
+  RETURNING id)
 SELECT ('{"id":' || (a.id)::text || ',"file_name":' || to_json((a.file_name)::text)::text || ',"file_size":' || (a.file_size)::text || ',"mime_type":' || to_json((a.mime_type)::text)::text || ',"created_at":' || ('"' || api_ts(a.created_at) || '"') || ',"uploader":' || ('{"id":' || (au.id)::text || ',"name":' || to_json((au.name)::text)::text || ',"avatar_url":' || COALESCE(to_json((au.avatar_url)::text)::text, 'null') || '}') || '}') AS element FROM attachments a JOIN users au ON au.id = a.uploader_id
-        WHERE a.id = $4::int;
+  WHERE a.id = $4::int;
 
 -- attachment.delete
 WITH d AS (DELETE FROM attachments WHERE id = $1::int AND (confirmed OR expires_at > now()) RETURNING *),
 dc AS (SELECT d.*, tk.list_id FROM d JOIN tasks tk ON tk.id = d.task_id WHERE d.confirmed),
 event_row AS MATERIALIZED (
-       SELECT dc.workspace_id AS workspace_id, jsonb_build_object('attachment_id', dc.id, 'task_id', dc.task_id, 'list_id', dc.list_id) AS data
-         FROM dc),
+  SELECT dc.workspace_id AS workspace_id, jsonb_build_object('attachment_id', dc.id, 'task_id', dc.task_id, 'list_id', dc.list_id) AS data
+    FROM dc),
 event_lock AS MATERIALIZED (
-       SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
+  SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
 event_insert AS (
-       INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
-       SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'attachment.deleted', now(),
-              $2::int, $3::int, l.data
-         FROM event_lock l
-       RETURNING id)
+  INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+  SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'attachment.deleted', now(),
+         $2::int, $3::int, l.data
+    FROM event_lock l
+  RETURNING id)
 SELECT (SELECT count(*) FROM d)::int AS deleted;

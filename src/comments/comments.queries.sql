@@ -4,54 +4,54 @@
 WITH old AS MATERIALIZED (SELECT c.* FROM comments c WHERE c.id = $3::int FOR NO KEY UPDATE),
 chk AS (SELECT $1::text IS NULL OR old.content = $1::text OR old.user_id = $4::int AS allowed FROM old),
 c AS (UPDATE comments c SET content = COALESCE($1::text, c.content), resolved = COALESCE($2::boolean, c.resolved)
-               FROM old, chk WHERE c.id = old.id AND chk.allowed RETURNING c.*),
+  FROM old, chk WHERE c.id = old.id AND chk.allowed RETURNING c.*),
 event_row AS MATERIALIZED (
-       SELECT c.workspace_id AS workspace_id, jsonb_build_object('comment_id', c.id, 'task_id', c.task_id, 'list_id', (SELECT t.list_id FROM tasks t WHERE t.id = c.task_id), 'changes', to_jsonb(changed.names)) AS data
-         FROM c JOIN old ON old.id = c.id CROSS JOIN LATERAL (SELECT array_remove(ARRAY[CASE WHEN c.content IS DISTINCT FROM old.content THEN 'content' END, CASE WHEN c.resolved IS DISTINCT FROM old.resolved THEN 'resolved' END]::text[], NULL) AS names) changed
-        WHERE cardinality(changed.names) > 0),
+  SELECT c.workspace_id AS workspace_id, jsonb_build_object('comment_id', c.id, 'task_id', c.task_id, 'list_id', (SELECT t.list_id FROM tasks t WHERE t.id = c.task_id), 'changes', to_jsonb(changed.names)) AS data
+    FROM c JOIN old ON old.id = c.id CROSS JOIN LATERAL (SELECT array_remove(ARRAY[CASE WHEN c.content IS DISTINCT FROM old.content THEN 'content' END, CASE WHEN c.resolved IS DISTINCT FROM old.resolved THEN 'resolved' END]::text[], NULL) AS names) changed
+   WHERE cardinality(changed.names) > 0),
 event_lock AS MATERIALIZED (
-       SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
+  SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
 event_insert AS (
-       INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
-       SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'comment.updated', now(),
-              $5::int, $6::int, l.data
-         FROM event_lock l
-       RETURNING id)
+  INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+  SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'comment.updated', now(),
+         $5::int, $6::int, l.data
+    FROM event_lock l
+  RETURNING id)
 SELECT chk.allowed, (SELECT ('{"id":' || (c.id)::text || ',"task_id":' || (c.task_id)::text || ',"user_id":' || (c.user_id)::text || ',"name":' || to_json((u.name)::text)::text || ',"avatar_url":' || COALESCE(to_json((u.avatar_url)::text)::text, 'null') || ',"content":' || to_json((c.content)::text)::text || ',"parent_comment_id":' || COALESCE((c.parent_comment_id)::text, 'null') || ',"resolved":' || (CASE WHEN c.resolved THEN 'true' ELSE 'false' END) || ',"created_at":' || ('"' || api_ts(c.created_at) || '"') || '}') FROM c JOIN users u ON u.id = c.user_id) AS json FROM chk;
 
 -- comment.delete
 WITH old AS MATERIALIZED (SELECT c.id, c.user_id = $1::int OR $2::boolean AS allowed
-                              FROM comments c WHERE c.id = $3::int FOR UPDATE),
+  FROM comments c WHERE c.id = $3::int FOR UPDATE),
 d AS (DELETE FROM comments c USING old WHERE c.id = old.id AND old.allowed RETURNING c.*),
 event_row AS MATERIALIZED (
-       SELECT d.workspace_id AS workspace_id, jsonb_build_object('comment_id', d.id, 'task_id', d.task_id, 'list_id', (SELECT t.list_id FROM tasks t WHERE t.id = d.task_id)) AS data
-         FROM d
-        WHERE (SELECT count(*) FROM old) >= 0),
+  SELECT d.workspace_id AS workspace_id, jsonb_build_object('comment_id', d.id, 'task_id', d.task_id, 'list_id', (SELECT t.list_id FROM tasks t WHERE t.id = d.task_id)) AS data
+    FROM d
+   WHERE (SELECT count(*) FROM old) >= 0),
 event_lock AS MATERIALIZED (
-       SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
+  SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
 event_insert AS (
-       INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
-       SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'comment.deleted', now(),
-              $4::int, $5::int, l.data
-         FROM event_lock l
-       RETURNING id)
+  INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+  SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'comment.deleted', now(),
+         $4::int, $5::int, l.data
+    FROM event_lock l
+  RETURNING id)
 SELECT old.allowed FROM old;
 
 -- comment.insert
 WITH tk AS MATERIALIZED (SELECT t.id, t.workspace_id, t.list_id FROM tasks t WHERE t.id = $1::int FOR KEY SHARE),
 c AS (
-         INSERT INTO comments (workspace_id, task_id, user_id, content, parent_comment_id, resolved)
-         SELECT tk.workspace_id, tk.id, $2::int, $3::text, $4::int, COALESCE($5::boolean, false) FROM tk
-         RETURNING *),
+  INSERT INTO comments (workspace_id, task_id, user_id, content, parent_comment_id, resolved)
+  SELECT tk.workspace_id, tk.id, $2::int, $3::text, $4::int, COALESCE($5::boolean, false) FROM tk
+  RETURNING *),
 event_row AS MATERIALIZED (
-       SELECT c.workspace_id AS workspace_id, jsonb_build_object('comment_id', c.id, 'task_id', c.task_id, 'list_id', tk.list_id) AS data
-         FROM c JOIN tk ON tk.id = c.task_id),
+  SELECT c.workspace_id AS workspace_id, jsonb_build_object('comment_id', c.id, 'task_id', c.task_id, 'list_id', tk.list_id) AS data
+    FROM c JOIN tk ON tk.id = c.task_id),
 event_lock AS MATERIALIZED (
-       SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
+  SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
 event_insert AS (
-       INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
-       SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'comment.created', now(),
-              $6::int, $7::int, l.data
-         FROM event_lock l
-       RETURNING id)
+  INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+  SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'comment.created', now(),
+         $6::int, $7::int, l.data
+    FROM event_lock l
+  RETURNING id)
 SELECT ('{"id":' || (c.id)::text || ',"task_id":' || (c.task_id)::text || ',"user_id":' || (c.user_id)::text || ',"name":' || to_json((u.name)::text)::text || ',"avatar_url":' || COALESCE(to_json((u.avatar_url)::text)::text, 'null') || ',"content":' || to_json((c.content)::text)::text || ',"parent_comment_id":' || COALESCE((c.parent_comment_id)::text, 'null') || ',"resolved":' || (CASE WHEN c.resolved THEN 'true' ELSE 'false' END) || ',"created_at":' || ('"' || api_ts(c.created_at) || '"') || '}') AS json FROM c JOIN users u ON u.id = c.user_id;

@@ -2,120 +2,120 @@
 
 -- custom_field.insert
 WITH checks AS MATERIALIZED (
-         SELECT NOT EXISTS (SELECT 1 FROM unnest($2::int[]) x(id)
-                             WHERE NOT EXISTS (SELECT 1 FROM folders fo WHERE fo.id = x.id AND fo.workspace_id = $1::int)) AS folders_ok,
-                NOT EXISTS (SELECT 1 FROM unnest($3::int[]) x(id)
-                             WHERE NOT EXISTS (SELECT 1 FROM lists l WHERE l.id = x.id AND l.workspace_id = $1::int)) AS lists_ok),
+  SELECT NOT EXISTS (SELECT 1 FROM unnest($2::int[]) x(id)
+                      WHERE NOT EXISTS (SELECT 1 FROM folders fo WHERE fo.id = x.id AND fo.workspace_id = $1::int)) AS folders_ok,
+         NOT EXISTS (SELECT 1 FROM unnest($3::int[]) x(id)
+                      WHERE NOT EXISTS (SELECT 1 FROM lists l WHERE l.id = x.id AND l.workspace_id = $1::int)) AS lists_ok),
 ref_folders AS MATERIALIZED (SELECT fo.id FROM folders fo WHERE fo.id = ANY($2::int[]) AND fo.workspace_id = $1::int FOR KEY SHARE),
 ref_lists AS MATERIALIZED (SELECT l.id FROM lists l WHERE l.id = ANY($3::int[]) AND l.workspace_id = $1::int FOR KEY SHARE),
 ref_users AS MATERIALIZED (SELECT m.user_id FROM workspace_members m JOIN users u ON u.id = m.user_id
-                                  WHERE m.workspace_id = $1::int AND m.user_id = ANY($5::int[]) FOR KEY SHARE OF m, u),
+  WHERE m.workspace_id = $1::int AND m.user_id = ANY($5::int[]) FOR KEY SHARE OF m, u),
 f AS (INSERT INTO custom_fields (workspace_id, type, has_allowed_users, name, config, position, is_scope_restricted)
-             SELECT $1::int, $10::text, $5::int[] IS NOT NULL, $6::text, $7::jsonb, COALESCE($8::int, (SELECT COALESCE(MAX(position), 0) + 1 FROM custom_fields WHERE workspace_id = $1::int)), COALESCE($9::boolean, false)
-               FROM checks WHERE checks.folders_ok AND checks.lists_ok
-             RETURNING *),
+  SELECT $1::int, $10::text, $5::int[] IS NOT NULL, $6::text, $7::jsonb, COALESCE($8::int, (SELECT COALESCE(MAX(position), 0) + 1 FROM custom_fields WHERE workspace_id = $1::int)), COALESCE($9::boolean, false)
+    FROM checks WHERE checks.folders_ok AND checks.lists_ok
+  RETURNING *),
 add_folders AS (INSERT INTO custom_field_folder_grants (field_id, folder_id, workspace_id)
-                       SELECT f.id, r.id, $1::int FROM f, ref_folders r RETURNING folder_id),
+  SELECT f.id, r.id, $1::int FROM f, ref_folders r RETURNING folder_id),
 add_overrides AS (INSERT INTO custom_field_list_overrides (field_id, list_id, workspace_id, access)
-                         SELECT f.id, x.list_id, $1::int, x.access FROM f, unnest($3::int[], $4::text[]) x(list_id, access) RETURNING list_id, access),
+  SELECT f.id, x.list_id, $1::int, x.access FROM f, unnest($3::int[], $4::text[]) x(list_id, access) RETURNING list_id, access),
 add_users AS (INSERT INTO custom_field_allowed_users (field_id, user_id, workspace_id)
-                     SELECT f.id, r.user_id, $1::int FROM f, ref_users r RETURNING user_id),
+  SELECT f.id, r.user_id, $1::int FROM f, ref_users r RETURNING user_id),
 event_row AS MATERIALIZED (
-       SELECT f.workspace_id AS workspace_id, jsonb_build_object('custom_field_id', f.id) AS data
-         FROM f
-        WHERE (SELECT count(*) FROM ref_users) >= 0 AND (SELECT count(*) FROM ref_folders) >= 0 AND (SELECT count(*) FROM ref_lists) >= 0 AND (SELECT count(*) FROM add_folders) >= 0 AND (SELECT count(*) FROM add_overrides) >= 0 AND (SELECT count(*) FROM add_users) >= 0),
+  SELECT f.workspace_id AS workspace_id, jsonb_build_object('custom_field_id', f.id) AS data
+    FROM f
+   WHERE (SELECT count(*) FROM ref_users) >= 0 AND (SELECT count(*) FROM ref_folders) >= 0 AND (SELECT count(*) FROM ref_lists) >= 0 AND (SELECT count(*) FROM add_folders) >= 0 AND (SELECT count(*) FROM add_overrides) >= 0 AND (SELECT count(*) FROM add_users) >= 0),
 event_lock AS MATERIALIZED (
-       SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
+  SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
 event_insert AS (
-       INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
-       SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'custom_field.created', now(),
-              $11::int, $12::int, l.data
-         FROM event_lock l
-       RETURNING id)
+  INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+  SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'custom_field.created', now(),
+         $11::int, $12::int, l.data
+    FROM event_lock l
+  RETURNING id)
 SELECT checks.folders_ok, checks.lists_ok, (SELECT json_build_object('id', f.id, 'name', f.name, 'type', f.type, 'config', f.config, 'position', f.position, 'is_scope_restricted', f.is_scope_restricted, 'granted_folder_ids', to_json(ARRAY(SELECT DISTINCT folder_id FROM add_folders ORDER BY 1)), 'list_overrides', COALESCE((SELECT json_agg(json_build_object('list_id', o.list_id, 'access', o.access) ORDER BY o.list_id) FROM add_overrides o), '[]'::json), 'allowed_user_ids', CASE WHEN f.has_allowed_users THEN to_json(ARRAY(SELECT user_id FROM add_users ORDER BY 1)) END) FROM f) AS field FROM checks;
 
 -- custom_field.update (shape 1111111)
 WITH old AS MATERIALIZED (SELECT * FROM custom_fields WHERE id = $1::int FOR NO KEY UPDATE),
 old_overrides AS MATERIALIZED (SELECT ARRAY(SELECT o.list_id || ':' || o.access FROM custom_field_list_overrides o
-                                                   WHERE o.field_id = $1::int ORDER BY 1) AS pairs),
+  WHERE o.field_id = $1::int ORDER BY 1) AS pairs),
 checks AS MATERIALIZED (
-         SELECT NOT EXISTS (SELECT 1 FROM unnest($3::int[]) x(id)
-                             WHERE NOT EXISTS (SELECT 1 FROM folders fo WHERE fo.id = x.id AND fo.workspace_id = $2::int)) AS folders_ok,
-                NOT EXISTS (SELECT 1 FROM unnest($4::int[]) x(id)
-                             WHERE NOT EXISTS (SELECT 1 FROM lists l WHERE l.id = x.id AND l.workspace_id = $2::int)) AS lists_ok),
+  SELECT NOT EXISTS (SELECT 1 FROM unnest($3::int[]) x(id)
+                      WHERE NOT EXISTS (SELECT 1 FROM folders fo WHERE fo.id = x.id AND fo.workspace_id = $2::int)) AS folders_ok,
+         NOT EXISTS (SELECT 1 FROM unnest($4::int[]) x(id)
+                      WHERE NOT EXISTS (SELECT 1 FROM lists l WHERE l.id = x.id AND l.workspace_id = $2::int)) AS lists_ok),
 ref_folders AS MATERIALIZED (SELECT fo.id FROM folders fo WHERE fo.id = ANY($3::int[]) AND fo.workspace_id = $2::int FOR KEY SHARE),
 ref_lists AS MATERIALIZED (SELECT l.id FROM lists l WHERE l.id = ANY($4::int[]) AND l.workspace_id = $2::int FOR KEY SHARE),
 ref_users AS MATERIALIZED (SELECT m.user_id FROM workspace_members m JOIN users u ON u.id = m.user_id
-                                  WHERE m.workspace_id = $2::int AND m.user_id = ANY($5::int[]) FOR KEY SHARE OF m, u),
+  WHERE m.workspace_id = $2::int AND m.user_id = ANY($5::int[]) FOR KEY SHARE OF m, u),
 f AS (UPDATE custom_fields c SET name = $6::text, config = $7::jsonb, position = $8::int, is_scope_restricted = $9::boolean, has_allowed_users = $5::int[] IS NOT NULL
-               FROM old WHERE c.id = old.id AND (SELECT folders_ok AND lists_ok FROM checks)
-             RETURNING c.*),
+    FROM old WHERE c.id = old.id AND (SELECT folders_ok AND lists_ok FROM checks)
+  RETURNING c.*),
 drop_folders AS (DELETE FROM custom_field_folder_grants g USING f o
-       WHERE g.field_id = o.id AND g.folder_id NOT IN (SELECT k.id FROM ref_folders k) RETURNING 1),
+  WHERE g.field_id = o.id AND g.folder_id NOT IN (SELECT k.id FROM ref_folders k) RETURNING 1),
 add_folders AS (INSERT INTO custom_field_folder_grants (field_id, folder_id, workspace_id)
-       SELECT o.id, k.id, $2::int FROM f o CROSS JOIN ref_folders k
-       ON CONFLICT DO NOTHING RETURNING 1),
+  SELECT o.id, k.id, $2::int FROM f o CROSS JOIN ref_folders k
+  ON CONFLICT DO NOTHING RETURNING 1),
 new_overrides AS MATERIALIZED (SELECT x.list_id, x.access FROM unnest($4::int[], $10::text[]) x(list_id, access)),
 drop_overrides AS (DELETE FROM custom_field_list_overrides g USING f o
-       WHERE g.field_id = o.id AND g.list_id NOT IN (SELECT k.id FROM (SELECT list_id AS id, access FROM new_overrides) k) RETURNING 1),
+  WHERE g.field_id = o.id AND g.list_id NOT IN (SELECT k.id FROM (SELECT list_id AS id, access FROM new_overrides) k) RETURNING 1),
 set_overrides AS (INSERT INTO custom_field_list_overrides (field_id, list_id, workspace_id, access)
-       SELECT o.id, k.id, $2::int, k.access FROM f o CROSS JOIN (SELECT list_id AS id, access FROM new_overrides) k
-       ON CONFLICT (field_id, list_id) DO UPDATE SET access = EXCLUDED.access RETURNING 1),
+  SELECT o.id, k.id, $2::int, k.access FROM f o CROSS JOIN (SELECT list_id AS id, access FROM new_overrides) k
+  ON CONFLICT (field_id, list_id) DO UPDATE SET access = EXCLUDED.access RETURNING 1),
 drop_users AS (DELETE FROM custom_field_allowed_users g USING f o
-       WHERE g.field_id = o.id AND g.user_id NOT IN (SELECT k.id FROM (SELECT user_id AS id FROM ref_users) k) RETURNING 1),
+  WHERE g.field_id = o.id AND g.user_id NOT IN (SELECT k.id FROM (SELECT user_id AS id FROM ref_users) k) RETURNING 1),
 add_users AS (INSERT INTO custom_field_allowed_users (field_id, user_id, workspace_id)
-       SELECT o.id, k.id, $2::int FROM f o CROSS JOIN (SELECT user_id AS id FROM ref_users) k
-       ON CONFLICT DO NOTHING RETURNING 1),
+  SELECT o.id, k.id, $2::int FROM f o CROSS JOIN (SELECT user_id AS id FROM ref_users) k
+  ON CONFLICT DO NOTHING RETURNING 1),
 clear_values AS (DELETE FROM task_custom_field_values v USING f, old
-                   WHERE v.field_id = f.id AND f.type = 'dropdown'
-                     AND v.value IN (SELECT jsonb_array_elements_text(old.config -> 'options'))
-                     AND v.value NOT IN (SELECT jsonb_array_elements_text(f.config -> 'options'))
-                 RETURNING v.task_id),
+    WHERE v.field_id = f.id AND f.type = 'dropdown'
+      AND v.value IN (SELECT jsonb_array_elements_text(old.config -> 'options'))
+      AND v.value NOT IN (SELECT jsonb_array_elements_text(f.config -> 'options'))
+  RETURNING v.task_id),
 event_row AS MATERIALIZED (
-       SELECT f.workspace_id AS workspace_id, jsonb_build_object('custom_field_id', f.id, 'changes', to_jsonb(changed.names)) AS data
-         FROM f JOIN old ON old.id = f.id CROSS JOIN LATERAL (SELECT array_remove(ARRAY[CASE WHEN f.has_allowed_users IS DISTINCT FROM old.has_allowed_users
-                                  OR (f.has_allowed_users AND ARRAY(SELECT user_id FROM ref_users ORDER BY 1) IS DISTINCT FROM old.allowed_user_ids) THEN 'allowed_user_ids' END, CASE WHEN f.config IS DISTINCT FROM old.config THEN 'config' END, CASE WHEN ARRAY(SELECT id FROM ref_folders ORDER BY 1) IS DISTINCT FROM old.granted_folder_ids THEN 'granted_folder_ids' END, CASE WHEN f.is_scope_restricted IS DISTINCT FROM old.is_scope_restricted THEN 'is_scope_restricted' END, CASE WHEN ARRAY(SELECT n.list_id || ':' || n.access FROM new_overrides n ORDER BY 1) IS DISTINCT FROM (SELECT pairs FROM old_overrides) THEN 'list_overrides' END, CASE WHEN f.name IS DISTINCT FROM old.name THEN 'name' END, CASE WHEN f.position IS DISTINCT FROM old.position THEN 'position' END]::text[], NULL) AS names) changed
-        WHERE (SELECT count(*) FROM ref_users) >= 0 AND (SELECT count(*) FROM ref_folders) >= 0 AND (SELECT count(*) FROM ref_lists) >= 0 AND (SELECT count(*) FROM drop_folders) >= 0 AND (SELECT count(*) FROM add_folders) >= 0 AND (SELECT count(*) FROM drop_overrides) >= 0 AND (SELECT count(*) FROM set_overrides) >= 0 AND (SELECT count(*) FROM drop_users) >= 0 AND (SELECT count(*) FROM add_users) >= 0 AND (SELECT count(*) FROM clear_values) >= 0 AND cardinality(changed.names) > 0),
+  SELECT f.workspace_id AS workspace_id, jsonb_build_object('custom_field_id', f.id, 'changes', to_jsonb(changed.names)) AS data
+    FROM f JOIN old ON old.id = f.id CROSS JOIN LATERAL (SELECT array_remove(ARRAY[CASE WHEN f.has_allowed_users IS DISTINCT FROM old.has_allowed_users
+                             OR (f.has_allowed_users AND ARRAY(SELECT user_id FROM ref_users ORDER BY 1) IS DISTINCT FROM old.allowed_user_ids) THEN 'allowed_user_ids' END, CASE WHEN f.config IS DISTINCT FROM old.config THEN 'config' END, CASE WHEN ARRAY(SELECT id FROM ref_folders ORDER BY 1) IS DISTINCT FROM old.granted_folder_ids THEN 'granted_folder_ids' END, CASE WHEN f.is_scope_restricted IS DISTINCT FROM old.is_scope_restricted THEN 'is_scope_restricted' END, CASE WHEN ARRAY(SELECT n.list_id || ':' || n.access FROM new_overrides n ORDER BY 1) IS DISTINCT FROM (SELECT pairs FROM old_overrides) THEN 'list_overrides' END, CASE WHEN f.name IS DISTINCT FROM old.name THEN 'name' END, CASE WHEN f.position IS DISTINCT FROM old.position THEN 'position' END]::text[], NULL) AS names) changed
+   WHERE (SELECT count(*) FROM ref_users) >= 0 AND (SELECT count(*) FROM ref_folders) >= 0 AND (SELECT count(*) FROM ref_lists) >= 0 AND (SELECT count(*) FROM drop_folders) >= 0 AND (SELECT count(*) FROM add_folders) >= 0 AND (SELECT count(*) FROM drop_overrides) >= 0 AND (SELECT count(*) FROM set_overrides) >= 0 AND (SELECT count(*) FROM drop_users) >= 0 AND (SELECT count(*) FROM add_users) >= 0 AND (SELECT count(*) FROM clear_values) >= 0 AND cardinality(changed.names) > 0),
 event_lock AS MATERIALIZED (
-       SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
+  SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
 event_insert AS (
-       INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
-       SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'custom_field.updated', now(),
-              $11::int, $12::int, l.data
-         FROM event_lock l
-       RETURNING id)
+  INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+  SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'custom_field.updated', now(),
+         $11::int, $12::int, l.data
+    FROM event_lock l
+  RETURNING id)
 SELECT checks.folders_ok, checks.lists_ok, (SELECT json_build_object('id', f.id, 'name', f.name, 'type', f.type, 'config', f.config, 'position', f.position, 'is_scope_restricted', f.is_scope_restricted, 'granted_folder_ids', to_json(ARRAY(SELECT id FROM ref_folders ORDER BY 1)), 'list_overrides', COALESCE((SELECT json_agg(json_build_object('list_id', n.list_id, 'access', n.access) ORDER BY n.list_id) FROM new_overrides n), '[]'::json), 'allowed_user_ids', CASE WHEN f.has_allowed_users THEN to_json(ARRAY(SELECT user_id FROM ref_users ORDER BY 1)) END) FROM f JOIN old ON old.id = f.id) AS field FROM checks;
 
 -- custom_field.update (shape 1000000)
 WITH old AS MATERIALIZED (SELECT * FROM custom_fields WHERE id = $1::int FOR NO KEY UPDATE),
 old_overrides AS MATERIALIZED (SELECT ARRAY(SELECT o.list_id || ':' || o.access FROM custom_field_list_overrides o
-                                                   WHERE o.field_id = $1::int ORDER BY 1) AS pairs),
+  WHERE o.field_id = $1::int ORDER BY 1) AS pairs),
 checks AS MATERIALIZED (
-         SELECT NOT EXISTS (SELECT 1 FROM unnest($3::int[]) x(id)
-                             WHERE NOT EXISTS (SELECT 1 FROM folders fo WHERE fo.id = x.id AND fo.workspace_id = $2::int)) AS folders_ok,
-                NOT EXISTS (SELECT 1 FROM unnest($4::int[]) x(id)
-                             WHERE NOT EXISTS (SELECT 1 FROM lists l WHERE l.id = x.id AND l.workspace_id = $2::int)) AS lists_ok),
+  SELECT NOT EXISTS (SELECT 1 FROM unnest($3::int[]) x(id)
+                      WHERE NOT EXISTS (SELECT 1 FROM folders fo WHERE fo.id = x.id AND fo.workspace_id = $2::int)) AS folders_ok,
+         NOT EXISTS (SELECT 1 FROM unnest($4::int[]) x(id)
+                      WHERE NOT EXISTS (SELECT 1 FROM lists l WHERE l.id = x.id AND l.workspace_id = $2::int)) AS lists_ok),
 ref_folders AS MATERIALIZED (SELECT fo.id FROM folders fo WHERE fo.id = ANY($3::int[]) AND fo.workspace_id = $2::int FOR KEY SHARE),
 ref_lists AS MATERIALIZED (SELECT l.id FROM lists l WHERE l.id = ANY($4::int[]) AND l.workspace_id = $2::int FOR KEY SHARE),
 ref_users AS MATERIALIZED (SELECT m.user_id FROM workspace_members m JOIN users u ON u.id = m.user_id
-                                  WHERE m.workspace_id = $2::int AND m.user_id = ANY($5::int[]) FOR KEY SHARE OF m, u),
+  WHERE m.workspace_id = $2::int AND m.user_id = ANY($5::int[]) FOR KEY SHARE OF m, u),
 f AS (UPDATE custom_fields c SET name = $6::text
-               FROM old WHERE c.id = old.id AND (SELECT folders_ok AND lists_ok FROM checks)
-             RETURNING c.*),
+    FROM old WHERE c.id = old.id AND (SELECT folders_ok AND lists_ok FROM checks)
+  RETURNING c.*),
 event_row AS MATERIALIZED (
-       SELECT f.workspace_id AS workspace_id, jsonb_build_object('custom_field_id', f.id, 'changes', to_jsonb(changed.names)) AS data
-         FROM f JOIN old ON old.id = f.id CROSS JOIN LATERAL (SELECT array_remove(ARRAY[CASE WHEN f.config IS DISTINCT FROM old.config THEN 'config' END, CASE WHEN f.is_scope_restricted IS DISTINCT FROM old.is_scope_restricted THEN 'is_scope_restricted' END, CASE WHEN f.name IS DISTINCT FROM old.name THEN 'name' END, CASE WHEN f.position IS DISTINCT FROM old.position THEN 'position' END]::text[], NULL) AS names) changed
-        WHERE (SELECT count(*) FROM ref_users) >= 0 AND (SELECT count(*) FROM ref_folders) >= 0 AND (SELECT count(*) FROM ref_lists) >= 0 AND cardinality(changed.names) > 0),
+  SELECT f.workspace_id AS workspace_id, jsonb_build_object('custom_field_id', f.id, 'changes', to_jsonb(changed.names)) AS data
+    FROM f JOIN old ON old.id = f.id CROSS JOIN LATERAL (SELECT array_remove(ARRAY[CASE WHEN f.config IS DISTINCT FROM old.config THEN 'config' END, CASE WHEN f.is_scope_restricted IS DISTINCT FROM old.is_scope_restricted THEN 'is_scope_restricted' END, CASE WHEN f.name IS DISTINCT FROM old.name THEN 'name' END, CASE WHEN f.position IS DISTINCT FROM old.position THEN 'position' END]::text[], NULL) AS names) changed
+   WHERE (SELECT count(*) FROM ref_users) >= 0 AND (SELECT count(*) FROM ref_folders) >= 0 AND (SELECT count(*) FROM ref_lists) >= 0 AND cardinality(changed.names) > 0),
 event_lock AS MATERIALIZED (
-       SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
+  SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
 event_insert AS (
-       INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
-       SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'custom_field.updated', now(),
-              $7::int, $8::int, l.data
-         FROM event_lock l
-       RETURNING id)
+  INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+  SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'custom_field.updated', now(),
+         $7::int, $8::int, l.data
+    FROM event_lock l
+  RETURNING id)
 SELECT checks.folders_ok, checks.lists_ok, (SELECT json_build_object('id', f.id, 'name', f.name, 'type', f.type, 'config', f.config, 'position', f.position, 'is_scope_restricted', f.is_scope_restricted, 'granted_folder_ids', to_json(old.granted_folder_ids), 'list_overrides', COALESCE((SELECT json_agg(json_build_object('list_id', o.list_id, 'access', o.access) ORDER BY o.list_id)
-                          FROM custom_field_list_overrides o WHERE o.field_id = f.id), '[]'::json), 'allowed_user_ids', CASE WHEN f.has_allowed_users THEN to_json(old.allowed_user_ids) END) FROM f JOIN old ON old.id = f.id) AS field FROM checks;
+  FROM custom_field_list_overrides o WHERE o.field_id = f.id), '[]'::json), 'allowed_user_ids', CASE WHEN f.has_allowed_users THEN to_json(old.allowed_user_ids) END) FROM f JOIN old ON old.id = f.id) AS field FROM checks;
 
 -- custom_field.delete
 WITH gone_values AS (DELETE FROM task_custom_field_values WHERE field_id = $1::int RETURNING task_id),
@@ -124,15 +124,15 @@ gone_overrides AS (DELETE FROM custom_field_list_overrides WHERE field_id = $1::
 gone_users AS (DELETE FROM custom_field_allowed_users WHERE field_id = $1::int RETURNING user_id),
 f AS (DELETE FROM custom_fields WHERE id = $1::int RETURNING id, workspace_id),
 event_row AS MATERIALIZED (
-       SELECT f.workspace_id AS workspace_id, jsonb_build_object('custom_field_id', f.id) AS data
-         FROM f
-        WHERE (SELECT count(*) FROM gone_values) >= 0 AND (SELECT count(*) FROM gone_folders) >= 0 AND (SELECT count(*) FROM gone_overrides) >= 0 AND (SELECT count(*) FROM gone_users) >= 0),
+  SELECT f.workspace_id AS workspace_id, jsonb_build_object('custom_field_id', f.id) AS data
+    FROM f
+   WHERE (SELECT count(*) FROM gone_values) >= 0 AND (SELECT count(*) FROM gone_folders) >= 0 AND (SELECT count(*) FROM gone_overrides) >= 0 AND (SELECT count(*) FROM gone_users) >= 0),
 event_lock AS MATERIALIZED (
-       SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
+  SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
 event_insert AS (
-       INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
-       SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'custom_field.deleted', now(),
-              $2::int, $3::int, l.data
-         FROM event_lock l
-       RETURNING id)
+  INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+  SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'custom_field.deleted', now(),
+         $2::int, $3::int, l.data
+    FROM event_lock l
+  RETURNING id)
 SELECT EXISTS (SELECT 1 FROM f) AS deleted;

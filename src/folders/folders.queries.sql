@@ -3,50 +3,50 @@
 -- folder.insert
 WITH f AS (INSERT INTO folders (workspace_id, name, icon, color, position) VALUES ($1::int, $2::text, $3::text, COALESCE($4::text, 'blue'), COALESCE($5::int, (SELECT COALESCE(MAX(position), 0) + 1 FROM folders WHERE workspace_id = $1::int))) RETURNING *),
 event_row AS MATERIALIZED (
-       SELECT f.workspace_id AS workspace_id, jsonb_build_object('folder_id', f.id) AS data
-         FROM f),
+  SELECT f.workspace_id AS workspace_id, jsonb_build_object('folder_id', f.id) AS data
+    FROM f),
 event_lock AS MATERIALIZED (
-       SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
+  SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
 event_insert AS (
-       INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
-       SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'folder.created', now(),
-              $6::int, $7::int, l.data
-         FROM event_lock l
-       RETURNING id)
+  INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+  SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'folder.created', now(),
+         $6::int, $7::int, l.data
+    FROM event_lock l
+  RETURNING id)
 SELECT id, workspace_id, name, icon, color, position, api_ts(created_at) AS created_at FROM f;
 
 -- folder.update (shape 1111)
 WITH old AS MATERIALIZED (SELECT * FROM folders WHERE id = $1::int FOR NO KEY UPDATE),
 r AS (UPDATE folders t SET name = $2::text, icon = $3::text, color = $4::text, position = $5::int FROM old WHERE t.id = old.id RETURNING t.*),
 event_row AS MATERIALIZED (
-       SELECT r.workspace_id AS workspace_id, jsonb_build_object('folder_id', r.id, 'changes', to_jsonb(changed.names)) AS data
-         FROM r JOIN old ON old.id = r.id CROSS JOIN LATERAL (SELECT array_remove(ARRAY[CASE WHEN r.color IS DISTINCT FROM old.color THEN 'color' END, CASE WHEN r.icon IS DISTINCT FROM old.icon THEN 'icon' END, CASE WHEN r.name IS DISTINCT FROM old.name THEN 'name' END, CASE WHEN r.position IS DISTINCT FROM old.position THEN 'position' END]::text[], NULL) AS names) changed
-        WHERE cardinality(changed.names) > 0),
+  SELECT r.workspace_id AS workspace_id, jsonb_build_object('folder_id', r.id, 'changes', to_jsonb(changed.names)) AS data
+    FROM r JOIN old ON old.id = r.id CROSS JOIN LATERAL (SELECT array_remove(ARRAY[CASE WHEN r.color IS DISTINCT FROM old.color THEN 'color' END, CASE WHEN r.icon IS DISTINCT FROM old.icon THEN 'icon' END, CASE WHEN r.name IS DISTINCT FROM old.name THEN 'name' END, CASE WHEN r.position IS DISTINCT FROM old.position THEN 'position' END]::text[], NULL) AS names) changed
+   WHERE cardinality(changed.names) > 0),
 event_lock AS MATERIALIZED (
-       SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
+  SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
 event_insert AS (
-       INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
-       SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'folder.updated', now(),
-              $6::int, $7::int, l.data
-         FROM event_lock l
-       RETURNING id)
+  INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+  SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'folder.updated', now(),
+         $6::int, $7::int, l.data
+    FROM event_lock l
+  RETURNING id)
 SELECT id, workspace_id, name, icon, color, position, api_ts(created_at) AS created_at FROM r;
 
 -- folder.update (shape 1000)
 WITH old AS MATERIALIZED (SELECT * FROM folders WHERE id = $1::int FOR NO KEY UPDATE),
 r AS (UPDATE folders t SET name = $2::text FROM old WHERE t.id = old.id RETURNING t.*),
 event_row AS MATERIALIZED (
-       SELECT r.workspace_id AS workspace_id, jsonb_build_object('folder_id', r.id, 'changes', to_jsonb(changed.names)) AS data
-         FROM r JOIN old ON old.id = r.id CROSS JOIN LATERAL (SELECT array_remove(ARRAY[CASE WHEN r.color IS DISTINCT FROM old.color THEN 'color' END, CASE WHEN r.icon IS DISTINCT FROM old.icon THEN 'icon' END, CASE WHEN r.name IS DISTINCT FROM old.name THEN 'name' END, CASE WHEN r.position IS DISTINCT FROM old.position THEN 'position' END]::text[], NULL) AS names) changed
-        WHERE cardinality(changed.names) > 0),
+  SELECT r.workspace_id AS workspace_id, jsonb_build_object('folder_id', r.id, 'changes', to_jsonb(changed.names)) AS data
+    FROM r JOIN old ON old.id = r.id CROSS JOIN LATERAL (SELECT array_remove(ARRAY[CASE WHEN r.color IS DISTINCT FROM old.color THEN 'color' END, CASE WHEN r.icon IS DISTINCT FROM old.icon THEN 'icon' END, CASE WHEN r.name IS DISTINCT FROM old.name THEN 'name' END, CASE WHEN r.position IS DISTINCT FROM old.position THEN 'position' END]::text[], NULL) AS names) changed
+   WHERE cardinality(changed.names) > 0),
 event_lock AS MATERIALIZED (
-       SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
+  SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
 event_insert AS (
-       INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
-       SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'folder.updated', now(),
-              $3::int, $4::int, l.data
-         FROM event_lock l
-       RETURNING id)
+  INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+  SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'folder.updated', now(),
+         $3::int, $4::int, l.data
+    FROM event_lock l
+  RETURNING id)
 SELECT id, workspace_id, name, icon, color, position, api_ts(created_at) AS created_at FROM r;
 
 -- folder.delete
@@ -55,15 +55,15 @@ doomed_labels AS (DELETE FROM task_labels WHERE task_id IN (SELECT id FROM doome
 doomed_lists AS (DELETE FROM lists WHERE folder_id = $1::int RETURNING id),
 f AS (DELETE FROM folders WHERE id = $1::int RETURNING id, workspace_id),
 event_row AS MATERIALIZED (
-       SELECT f.workspace_id AS workspace_id, jsonb_build_object('folder_id', f.id) AS data
-         FROM f
-        WHERE (SELECT count(*) FROM doomed) >= 0 AND (SELECT count(*) FROM doomed_labels) >= 0 AND (SELECT count(*) FROM doomed_lists) >= 0),
+  SELECT f.workspace_id AS workspace_id, jsonb_build_object('folder_id', f.id) AS data
+    FROM f
+   WHERE (SELECT count(*) FROM doomed) >= 0 AND (SELECT count(*) FROM doomed_labels) >= 0 AND (SELECT count(*) FROM doomed_lists) >= 0),
 event_lock AS MATERIALIZED (
-       SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
+  SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
 event_insert AS (
-       INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
-       SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'folder.deleted', now(),
-              $2::int, $3::int, l.data
-         FROM event_lock l
-       RETURNING id)
+  INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+  SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'folder.deleted', now(),
+         $2::int, $3::int, l.data
+    FROM event_lock l
+  RETURNING id)
 SELECT count(*) FROM f;

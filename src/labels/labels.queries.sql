@@ -3,65 +3,65 @@
 -- label.insert
 WITH lb AS (INSERT INTO labels (workspace_id, name, color) VALUES ($1::int, $2::text, $3::text) RETURNING *),
 event_row AS MATERIALIZED (
-       SELECT lb.workspace_id AS workspace_id, jsonb_build_object('label_id', lb.id) AS data
-         FROM lb),
+  SELECT lb.workspace_id AS workspace_id, jsonb_build_object('label_id', lb.id) AS data
+    FROM lb),
 event_lock AS MATERIALIZED (
-       SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
+  SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
 event_insert AS (
-       INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
-       SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'label.created', now(),
-              $4::int, $5::int, l.data
-         FROM event_lock l
-       RETURNING id)
+  INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+  SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'label.created', now(),
+         $4::int, $5::int, l.data
+    FROM event_lock l
+  RETURNING id)
 SELECT id, workspace_id, name, color, api_ts(created_at) AS created_at FROM lb;
 
 -- label.update (shape 11)
 WITH old AS MATERIALIZED (SELECT * FROM labels WHERE id = $1::int FOR NO KEY UPDATE),
 r AS (UPDATE labels t SET name = $2::text, color = $3::text FROM old WHERE t.id = old.id RETURNING t.*),
 event_row AS MATERIALIZED (
-       SELECT r.workspace_id AS workspace_id, jsonb_build_object('label_id', r.id, 'changes', to_jsonb(changed.names)) AS data
-         FROM r JOIN old ON old.id = r.id CROSS JOIN LATERAL (SELECT array_remove(ARRAY[CASE WHEN r.color IS DISTINCT FROM old.color THEN 'color' END, CASE WHEN r.name IS DISTINCT FROM old.name THEN 'name' END]::text[], NULL) AS names) changed
-        WHERE cardinality(changed.names) > 0),
+  SELECT r.workspace_id AS workspace_id, jsonb_build_object('label_id', r.id, 'changes', to_jsonb(changed.names)) AS data
+    FROM r JOIN old ON old.id = r.id CROSS JOIN LATERAL (SELECT array_remove(ARRAY[CASE WHEN r.color IS DISTINCT FROM old.color THEN 'color' END, CASE WHEN r.name IS DISTINCT FROM old.name THEN 'name' END]::text[], NULL) AS names) changed
+   WHERE cardinality(changed.names) > 0),
 event_lock AS MATERIALIZED (
-       SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
+  SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
 event_insert AS (
-       INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
-       SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'label.updated', now(),
-              $4::int, $5::int, l.data
-         FROM event_lock l
-       RETURNING id)
+  INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+  SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'label.updated', now(),
+         $4::int, $5::int, l.data
+    FROM event_lock l
+  RETURNING id)
 SELECT id, workspace_id, name, color, api_ts(created_at) AS created_at FROM r;
 
 -- label.update (shape 10)
 WITH old AS MATERIALIZED (SELECT * FROM labels WHERE id = $1::int FOR NO KEY UPDATE),
 r AS (UPDATE labels t SET name = $2::text FROM old WHERE t.id = old.id RETURNING t.*),
 event_row AS MATERIALIZED (
-       SELECT r.workspace_id AS workspace_id, jsonb_build_object('label_id', r.id, 'changes', to_jsonb(changed.names)) AS data
-         FROM r JOIN old ON old.id = r.id CROSS JOIN LATERAL (SELECT array_remove(ARRAY[CASE WHEN r.color IS DISTINCT FROM old.color THEN 'color' END, CASE WHEN r.name IS DISTINCT FROM old.name THEN 'name' END]::text[], NULL) AS names) changed
-        WHERE cardinality(changed.names) > 0),
+  SELECT r.workspace_id AS workspace_id, jsonb_build_object('label_id', r.id, 'changes', to_jsonb(changed.names)) AS data
+    FROM r JOIN old ON old.id = r.id CROSS JOIN LATERAL (SELECT array_remove(ARRAY[CASE WHEN r.color IS DISTINCT FROM old.color THEN 'color' END, CASE WHEN r.name IS DISTINCT FROM old.name THEN 'name' END]::text[], NULL) AS names) changed
+   WHERE cardinality(changed.names) > 0),
 event_lock AS MATERIALIZED (
-       SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
+  SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
 event_insert AS (
-       INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
-       SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'label.updated', now(),
-              $3::int, $4::int, l.data
-         FROM event_lock l
-       RETURNING id)
+  INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+  SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'label.updated', now(),
+         $3::int, $4::int, l.data
+    FROM event_lock l
+  RETURNING id)
 SELECT id, workspace_id, name, color, api_ts(created_at) AS created_at FROM r;
 
 -- label.delete
 WITH links AS (DELETE FROM task_labels WHERE label_id = $1::int RETURNING task_id),
 lb AS (DELETE FROM labels WHERE id = $1::int RETURNING id, workspace_id),
 event_row AS MATERIALIZED (
-       SELECT lb.workspace_id AS workspace_id, jsonb_build_object('label_id', lb.id) AS data
-         FROM lb
-        WHERE (SELECT count(*) FROM links) >= 0),
+  SELECT lb.workspace_id AS workspace_id, jsonb_build_object('label_id', lb.id) AS data
+    FROM lb
+   WHERE (SELECT count(*) FROM links) >= 0),
 event_lock AS MATERIALIZED (
-       SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
+  SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
 event_insert AS (
-       INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
-       SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'label.deleted', now(),
-              $2::int, $3::int, l.data
-         FROM event_lock l
-       RETURNING id)
+  INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+  SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'label.deleted', now(),
+         $2::int, $3::int, l.data
+    FROM event_lock l
+  RETURNING id)
 SELECT count(*) FROM lb;

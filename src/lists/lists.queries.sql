@@ -3,50 +3,50 @@
 -- list.insert
 WITH l AS (INSERT INTO lists (workspace_id, folder_id, name, icon, color, position) VALUES ($1::int, $2::int, $3::text, $4::text, COALESCE($5::text, 'gray'), COALESCE($6::int, (SELECT COALESCE(MAX(position), 0) + 1 FROM lists WHERE workspace_id = $1::int))) RETURNING *),
 event_row AS MATERIALIZED (
-       SELECT l.workspace_id AS workspace_id, jsonb_build_object('list_id', l.id, 'folder_id', l.folder_id) AS data
-         FROM l),
+  SELECT l.workspace_id AS workspace_id, jsonb_build_object('list_id', l.id, 'folder_id', l.folder_id) AS data
+    FROM l),
 event_lock AS MATERIALIZED (
-       SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
+  SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
 event_insert AS (
-       INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
-       SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'list.created', now(),
-              $7::int, $8::int, l.data
-         FROM event_lock l
-       RETURNING id)
+  INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+  SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'list.created', now(),
+         $7::int, $8::int, l.data
+    FROM event_lock l
+  RETURNING id)
 SELECT id, workspace_id, folder_id, name, icon, color, position, api_ts(created_at) AS created_at FROM l;
 
 -- list.update (shape 11111)
 WITH old AS MATERIALIZED (SELECT * FROM lists WHERE id = $1::int FOR NO KEY UPDATE),
 r AS (UPDATE lists t SET folder_id = $2::int, name = $3::text, icon = $4::text, color = $5::text, position = $6::int FROM old WHERE t.id = old.id RETURNING t.*),
 event_row AS MATERIALIZED (
-       SELECT r.workspace_id AS workspace_id, jsonb_build_object('list_id', r.id, 'folder_id', r.folder_id, 'previous_folder_id', old.folder_id, 'changes', to_jsonb(changed.names)) AS data
-         FROM r JOIN old ON old.id = r.id CROSS JOIN LATERAL (SELECT array_remove(ARRAY[CASE WHEN r.color IS DISTINCT FROM old.color THEN 'color' END, CASE WHEN r.folder_id IS DISTINCT FROM old.folder_id THEN 'folder_id' END, CASE WHEN r.icon IS DISTINCT FROM old.icon THEN 'icon' END, CASE WHEN r.name IS DISTINCT FROM old.name THEN 'name' END, CASE WHEN r.position IS DISTINCT FROM old.position THEN 'position' END]::text[], NULL) AS names) changed
-        WHERE cardinality(changed.names) > 0),
+  SELECT r.workspace_id AS workspace_id, jsonb_build_object('list_id', r.id, 'folder_id', r.folder_id, 'previous_folder_id', old.folder_id, 'changes', to_jsonb(changed.names)) AS data
+    FROM r JOIN old ON old.id = r.id CROSS JOIN LATERAL (SELECT array_remove(ARRAY[CASE WHEN r.color IS DISTINCT FROM old.color THEN 'color' END, CASE WHEN r.folder_id IS DISTINCT FROM old.folder_id THEN 'folder_id' END, CASE WHEN r.icon IS DISTINCT FROM old.icon THEN 'icon' END, CASE WHEN r.name IS DISTINCT FROM old.name THEN 'name' END, CASE WHEN r.position IS DISTINCT FROM old.position THEN 'position' END]::text[], NULL) AS names) changed
+   WHERE cardinality(changed.names) > 0),
 event_lock AS MATERIALIZED (
-       SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
+  SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
 event_insert AS (
-       INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
-       SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'list.updated', now(),
-              $7::int, $8::int, l.data
-         FROM event_lock l
-       RETURNING id)
+  INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+  SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'list.updated', now(),
+         $7::int, $8::int, l.data
+    FROM event_lock l
+  RETURNING id)
 SELECT id, workspace_id, folder_id, name, icon, color, position, api_ts(created_at) AS created_at FROM r;
 
 -- list.update (shape 10000)
 WITH old AS MATERIALIZED (SELECT * FROM lists WHERE id = $1::int FOR NO KEY UPDATE),
 r AS (UPDATE lists t SET folder_id = $2::int FROM old WHERE t.id = old.id RETURNING t.*),
 event_row AS MATERIALIZED (
-       SELECT r.workspace_id AS workspace_id, jsonb_build_object('list_id', r.id, 'folder_id', r.folder_id, 'previous_folder_id', old.folder_id, 'changes', to_jsonb(changed.names)) AS data
-         FROM r JOIN old ON old.id = r.id CROSS JOIN LATERAL (SELECT array_remove(ARRAY[CASE WHEN r.color IS DISTINCT FROM old.color THEN 'color' END, CASE WHEN r.folder_id IS DISTINCT FROM old.folder_id THEN 'folder_id' END, CASE WHEN r.icon IS DISTINCT FROM old.icon THEN 'icon' END, CASE WHEN r.name IS DISTINCT FROM old.name THEN 'name' END, CASE WHEN r.position IS DISTINCT FROM old.position THEN 'position' END]::text[], NULL) AS names) changed
-        WHERE cardinality(changed.names) > 0),
+  SELECT r.workspace_id AS workspace_id, jsonb_build_object('list_id', r.id, 'folder_id', r.folder_id, 'previous_folder_id', old.folder_id, 'changes', to_jsonb(changed.names)) AS data
+    FROM r JOIN old ON old.id = r.id CROSS JOIN LATERAL (SELECT array_remove(ARRAY[CASE WHEN r.color IS DISTINCT FROM old.color THEN 'color' END, CASE WHEN r.folder_id IS DISTINCT FROM old.folder_id THEN 'folder_id' END, CASE WHEN r.icon IS DISTINCT FROM old.icon THEN 'icon' END, CASE WHEN r.name IS DISTINCT FROM old.name THEN 'name' END, CASE WHEN r.position IS DISTINCT FROM old.position THEN 'position' END]::text[], NULL) AS names) changed
+   WHERE cardinality(changed.names) > 0),
 event_lock AS MATERIALIZED (
-       SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
+  SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
 event_insert AS (
-       INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
-       SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'list.updated', now(),
-              $3::int, $4::int, l.data
-         FROM event_lock l
-       RETURNING id)
+  INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+  SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'list.updated', now(),
+         $3::int, $4::int, l.data
+    FROM event_lock l
+  RETURNING id)
 SELECT id, workspace_id, folder_id, name, icon, color, position, api_ts(created_at) AS created_at FROM r;
 
 -- list.delete
@@ -54,15 +54,15 @@ WITH doomed AS (DELETE FROM tasks WHERE list_id = $1::int OR parent_id IN (SELEC
 doomed_labels AS (DELETE FROM task_labels WHERE task_id IN (SELECT id FROM doomed) RETURNING task_id),
 l AS (DELETE FROM lists WHERE id = $1::int RETURNING id, workspace_id, folder_id),
 event_row AS MATERIALIZED (
-       SELECT l.workspace_id AS workspace_id, jsonb_build_object('list_id', l.id, 'folder_id', l.folder_id) AS data
-         FROM l
-        WHERE (SELECT count(*) FROM doomed) >= 0 AND (SELECT count(*) FROM doomed_labels) >= 0),
+  SELECT l.workspace_id AS workspace_id, jsonb_build_object('list_id', l.id, 'folder_id', l.folder_id) AS data
+    FROM l
+   WHERE (SELECT count(*) FROM doomed) >= 0 AND (SELECT count(*) FROM doomed_labels) >= 0),
 event_lock AS MATERIALIZED (
-       SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
+  SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
 event_insert AS (
-       INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
-       SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'list.deleted', now(),
-              $2::int, $3::int, l.data
-         FROM event_lock l
-       RETURNING id)
+  INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+  SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'list.deleted', now(),
+         $2::int, $3::int, l.data
+    FROM event_lock l
+  RETURNING id)
 SELECT count(*) FROM l;

@@ -2,107 +2,107 @@
 
 -- member.add
 WITH u AS (SELECT id FROM users WHERE CASE WHEN $4::int IS NOT NULL THEN id = $4::int
-               ELSE lower(email) = lower($5::text) AND lower(email COLLATE "C") = lower($5::text COLLATE "C") END LIMIT 1),
+  ELSE lower(email) = lower($5::text) AND lower(email COLLATE "C") = lower($5::text COLLATE "C") END LIMIT 1),
 fm AS (SELECT x.id FROM unnest($2::int[]) WITH ORDINALITY x(id, ord)
-      WHERE NOT EXISTS (SELECT 1 FROM folders t WHERE t.id = x.id AND t.workspace_id = $1::int) ORDER BY x.ord LIMIT 1),
+  WHERE NOT EXISTS (SELECT 1 FROM folders t WHERE t.id = x.id AND t.workspace_id = $1::int) ORDER BY x.ord LIMIT 1),
 lm AS (SELECT x.id FROM unnest($3::int[]) WITH ORDINALITY x(id, ord)
-      WHERE NOT EXISTS (SELECT 1 FROM lists t WHERE t.id = x.id AND t.workspace_id = $1::int) ORDER BY x.ord LIMIT 1),
+  WHERE NOT EXISTS (SELECT 1 FROM lists t WHERE t.id = x.id AND t.workspace_id = $1::int) ORDER BY x.ord LIMIT 1),
 ex AS (SELECT 1 FROM workspace_members m JOIN u ON m.user_id = u.id WHERE m.workspace_id = $1::int),
 ins AS (INSERT INTO workspace_members (workspace_id, user_id, role, is_restricted)
-               SELECT $1::int, u.id, $6::text, $7::boolean FROM u
-                WHERE $8::boolean AND NOT EXISTS (SELECT 1 FROM fm) AND NOT EXISTS (SELECT 1 FROM lm) AND NOT EXISTS (SELECT 1 FROM ex)
-               ON CONFLICT DO NOTHING RETURNING *),
+  SELECT $1::int, u.id, $6::text, $7::boolean FROM u
+   WHERE $8::boolean AND NOT EXISTS (SELECT 1 FROM fm) AND NOT EXISTS (SELECT 1 FROM lm) AND NOT EXISTS (SELECT 1 FROM ex)
+  ON CONFLICT DO NOTHING RETURNING *),
 folder_del AS (DELETE FROM member_folder_grants g USING ins o
-       WHERE $2::int[] IS NOT NULL AND g.workspace_id = o.workspace_id AND g.user_id = o.user_id AND g.folder_id NOT IN (SELECT k.id FROM unnest($2::int[]) k(id)) RETURNING 1),
+  WHERE $2::int[] IS NOT NULL AND g.workspace_id = o.workspace_id AND g.user_id = o.user_id AND g.folder_id NOT IN (SELECT k.id FROM unnest($2::int[]) k(id)) RETURNING 1),
 folder_ins AS (INSERT INTO member_folder_grants (workspace_id, user_id, folder_id)
-       SELECT o.workspace_id, o.user_id, k.id FROM ins o CROSS JOIN unnest($2::int[]) k(id) WHERE $2::int[] IS NOT NULL
-       ON CONFLICT DO NOTHING RETURNING 1),
+  SELECT o.workspace_id, o.user_id, k.id FROM ins o CROSS JOIN unnest($2::int[]) k(id) WHERE $2::int[] IS NOT NULL
+  ON CONFLICT DO NOTHING RETURNING 1),
 list_del AS (DELETE FROM member_list_grants g USING ins o
-       WHERE $3::int[] IS NOT NULL AND g.workspace_id = o.workspace_id AND g.user_id = o.user_id AND g.list_id NOT IN (SELECT k.id FROM unnest($3::int[]) k(id)) RETURNING 1),
+  WHERE $3::int[] IS NOT NULL AND g.workspace_id = o.workspace_id AND g.user_id = o.user_id AND g.list_id NOT IN (SELECT k.id FROM unnest($3::int[]) k(id)) RETURNING 1),
 list_ins AS (INSERT INTO member_list_grants (workspace_id, user_id, list_id)
-       SELECT o.workspace_id, o.user_id, k.id FROM ins o CROSS JOIN unnest($3::int[]) k(id) WHERE $3::int[] IS NOT NULL
-       ON CONFLICT DO NOTHING RETURNING 1),
+  SELECT o.workspace_id, o.user_id, k.id FROM ins o CROSS JOIN unnest($3::int[]) k(id) WHERE $3::int[] IS NOT NULL
+  ON CONFLICT DO NOTHING RETURNING 1),
 event_row AS MATERIALIZED (
-       SELECT ins.workspace_id AS workspace_id, jsonb_build_object('user_id', ins.user_id, 'role', ins.role) AS data
-         FROM ins
-        WHERE (SELECT count(*) FROM folder_del) >= 0 AND (SELECT count(*) FROM folder_ins) >= 0 AND (SELECT count(*) FROM list_del) >= 0 AND (SELECT count(*) FROM list_ins) >= 0),
+  SELECT ins.workspace_id AS workspace_id, jsonb_build_object('user_id', ins.user_id, 'role', ins.role) AS data
+    FROM ins
+   WHERE (SELECT count(*) FROM folder_del) >= 0 AND (SELECT count(*) FROM folder_ins) >= 0 AND (SELECT count(*) FROM list_del) >= 0 AND (SELECT count(*) FROM list_ins) >= 0),
 event_lock AS MATERIALIZED (
-       SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
+  SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
 event_insert AS (
-       INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
-       SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'member.added', now(),
-              $10::int, $11::int, l.data
-         FROM event_lock l
-       RETURNING id)
+  INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+  SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'member.added', now(),
+         $10::int, $11::int, l.data
+    FROM event_lock l
+  RETURNING id)
 SELECT (SELECT id FROM u) AS user_id, (SELECT id FROM fm) AS missing_folder, (SELECT id FROM lm) AS missing_list,
-              EXISTS (SELECT 1 FROM ex) AS already,
-              (SELECT json_build_object('id', u.id, 'email', CASE WHEN $9::boolean THEN u.email END, 'name', u.name, 'avatar_url', u.avatar_url,
-                     'role', m.role, 'joined_at', api_ts(m.joined_at)) FROM ins m JOIN users u ON u.id = m.user_id) AS member;
+  EXISTS (SELECT 1 FROM ex) AS already,
+  (SELECT json_build_object('id', u.id, 'email', CASE WHEN $9::boolean THEN u.email END, 'name', u.name, 'avatar_url', u.avatar_url,
+         'role', m.role, 'joined_at', api_ts(m.joined_at)) FROM ins m JOIN users u ON u.id = m.user_id) AS member;
 
 -- member.update
 WITH fm AS (SELECT x.id FROM unnest($2::int[]) WITH ORDINALITY x(id, ord)
-      WHERE NOT EXISTS (SELECT 1 FROM folders t WHERE t.id = x.id AND t.workspace_id = $1::int) ORDER BY x.ord LIMIT 1),
+  WHERE NOT EXISTS (SELECT 1 FROM folders t WHERE t.id = x.id AND t.workspace_id = $1::int) ORDER BY x.ord LIMIT 1),
 lm AS (SELECT x.id FROM unnest($3::int[]) WITH ORDINALITY x(id, ord)
-      WHERE NOT EXISTS (SELECT 1 FROM lists t WHERE t.id = x.id AND t.workspace_id = $1::int) ORDER BY x.ord LIMIT 1),
+  WHERE NOT EXISTS (SELECT 1 FROM lists t WHERE t.id = x.id AND t.workspace_id = $1::int) ORDER BY x.ord LIMIT 1),
 locked AS MATERIALIZED (SELECT * FROM workspace_members
-         WHERE workspace_id = $1::int AND user_id = $4::int AND role = $5::text
-           AND $6::boolean AND NOT EXISTS (SELECT 1 FROM fm) AND NOT EXISTS (SELECT 1 FROM lm)
-         FOR NO KEY UPDATE),
+  WHERE workspace_id = $1::int AND user_id = $4::int AND role = $5::text
+    AND $6::boolean AND NOT EXISTS (SELECT 1 FROM fm) AND NOT EXISTS (SELECT 1 FROM lm)
+  FOR NO KEY UPDATE),
 old AS MATERIALIZED (SELECT o.*,
-         ARRAY(SELECT g.folder_id FROM member_folder_grants g WHERE g.workspace_id = o.workspace_id AND g.user_id = o.user_id) AS folder_ids,
-         ARRAY(SELECT g.list_id FROM member_list_grants g WHERE g.workspace_id = o.workspace_id AND g.user_id = o.user_id) AS list_ids
-         FROM locked o),
+  ARRAY(SELECT g.folder_id FROM member_folder_grants g WHERE g.workspace_id = o.workspace_id AND g.user_id = o.user_id) AS folder_ids,
+  ARRAY(SELECT g.list_id FROM member_list_grants g WHERE g.workspace_id = o.workspace_id AND g.user_id = o.user_id) AS list_ids
+  FROM locked o),
 r AS (UPDATE workspace_members t SET role = COALESCE($7::text, t.role),
-                    is_restricted = COALESCE($8::boolean, t.is_restricted)
-               FROM old WHERE t.workspace_id = old.workspace_id AND t.user_id = old.user_id RETURNING t.*),
+       is_restricted = COALESCE($8::boolean, t.is_restricted)
+  FROM old WHERE t.workspace_id = old.workspace_id AND t.user_id = old.user_id RETURNING t.*),
 folder_del AS (DELETE FROM member_folder_grants g USING old o
-       WHERE $2::int[] IS NOT NULL AND g.workspace_id = o.workspace_id AND g.user_id = o.user_id AND g.folder_id NOT IN (SELECT k.id FROM unnest($2::int[]) k(id)) RETURNING 1),
+  WHERE $2::int[] IS NOT NULL AND g.workspace_id = o.workspace_id AND g.user_id = o.user_id AND g.folder_id NOT IN (SELECT k.id FROM unnest($2::int[]) k(id)) RETURNING 1),
 folder_ins AS (INSERT INTO member_folder_grants (workspace_id, user_id, folder_id)
-       SELECT o.workspace_id, o.user_id, k.id FROM old o CROSS JOIN unnest($2::int[]) k(id) WHERE $2::int[] IS NOT NULL
-       ON CONFLICT DO NOTHING RETURNING 1),
+  SELECT o.workspace_id, o.user_id, k.id FROM old o CROSS JOIN unnest($2::int[]) k(id) WHERE $2::int[] IS NOT NULL
+  ON CONFLICT DO NOTHING RETURNING 1),
 list_del AS (DELETE FROM member_list_grants g USING old o
-       WHERE $3::int[] IS NOT NULL AND g.workspace_id = o.workspace_id AND g.user_id = o.user_id AND g.list_id NOT IN (SELECT k.id FROM unnest($3::int[]) k(id)) RETURNING 1),
+  WHERE $3::int[] IS NOT NULL AND g.workspace_id = o.workspace_id AND g.user_id = o.user_id AND g.list_id NOT IN (SELECT k.id FROM unnest($3::int[]) k(id)) RETURNING 1),
 list_ins AS (INSERT INTO member_list_grants (workspace_id, user_id, list_id)
-       SELECT o.workspace_id, o.user_id, k.id FROM old o CROSS JOIN unnest($3::int[]) k(id) WHERE $3::int[] IS NOT NULL
-       ON CONFLICT DO NOTHING RETURNING 1),
+  SELECT o.workspace_id, o.user_id, k.id FROM old o CROSS JOIN unnest($3::int[]) k(id) WHERE $3::int[] IS NOT NULL
+  ON CONFLICT DO NOTHING RETURNING 1),
 event_row AS MATERIALIZED (
-       SELECT r.workspace_id AS workspace_id, jsonb_build_object('user_id', r.user_id, 'changes', to_jsonb(changed.names)) AS data
-         FROM r JOIN old ON old.user_id = r.user_id CROSS JOIN LATERAL (SELECT array_remove(ARRAY[CASE WHEN $2::int[] IS NOT NULL AND NOT (old.folder_ids @> $2::int[] AND old.folder_ids <@ $2::int[]) THEN 'folder_ids' END, CASE WHEN $3::int[] IS NOT NULL AND NOT (old.list_ids @> $3::int[] AND old.list_ids <@ $3::int[]) THEN 'list_ids' END, CASE WHEN r.is_restricted IS DISTINCT FROM old.is_restricted THEN 'restricted' END, CASE WHEN r.role IS DISTINCT FROM old.role THEN 'role' END]::text[], NULL) AS names) changed
-        WHERE (SELECT count(*) FROM folder_del) >= 0 AND (SELECT count(*) FROM folder_ins) >= 0 AND (SELECT count(*) FROM list_del) >= 0 AND (SELECT count(*) FROM list_ins) >= 0 AND cardinality(changed.names) > 0),
+  SELECT r.workspace_id AS workspace_id, jsonb_build_object('user_id', r.user_id, 'changes', to_jsonb(changed.names)) AS data
+    FROM r JOIN old ON old.user_id = r.user_id CROSS JOIN LATERAL (SELECT array_remove(ARRAY[CASE WHEN $2::int[] IS NOT NULL AND NOT (old.folder_ids @> $2::int[] AND old.folder_ids <@ $2::int[]) THEN 'folder_ids' END, CASE WHEN $3::int[] IS NOT NULL AND NOT (old.list_ids @> $3::int[] AND old.list_ids <@ $3::int[]) THEN 'list_ids' END, CASE WHEN r.is_restricted IS DISTINCT FROM old.is_restricted THEN 'restricted' END, CASE WHEN r.role IS DISTINCT FROM old.role THEN 'role' END]::text[], NULL) AS names) changed
+   WHERE (SELECT count(*) FROM folder_del) >= 0 AND (SELECT count(*) FROM folder_ins) >= 0 AND (SELECT count(*) FROM list_del) >= 0 AND (SELECT count(*) FROM list_ins) >= 0 AND cardinality(changed.names) > 0),
 event_lock AS MATERIALIZED (
-       SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
+  SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
 event_insert AS (
-       INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
-       SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'member.updated', now(),
-              $10::int, $11::int, l.data
-         FROM event_lock l
-       RETURNING id)
+  INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+  SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'member.updated', now(),
+         $10::int, $11::int, l.data
+    FROM event_lock l
+  RETURNING id)
 SELECT (SELECT id FROM fm) AS missing_folder, (SELECT id FROM lm) AS missing_list,
-              (SELECT json_build_object('id', u.id, 'email', CASE WHEN $9::boolean THEN u.email END, 'name', u.name, 'avatar_url', u.avatar_url,
-                     'role', m.role, 'joined_at', api_ts(m.joined_at)) FROM r m JOIN users u ON u.id = m.user_id) AS member;
+  (SELECT json_build_object('id', u.id, 'email', CASE WHEN $9::boolean THEN u.email END, 'name', u.name, 'avatar_url', u.avatar_url,
+         'role', m.role, 'joined_at', api_ts(m.joined_at)) FROM r m JOIN users u ON u.id = m.user_id) AS member;
 
 -- member.remove
 WITH old AS MATERIALIZED (SELECT * FROM workspace_members WHERE workspace_id = $1::int AND user_id = $2::int AND role = $3::text FOR UPDATE),
 assignments AS (DELETE FROM task_assignees a USING old WHERE a.workspace_id = old.workspace_id AND a.user_id = old.user_id RETURNING 1),
 people_kept AS (UPDATE task_custom_field_values v SET value = array_to_string(array_remove(string_to_array(v.value, ','), old.user_id::text), ',') FROM custom_fields f, old
-         WHERE v.workspace_id = $1::int AND f.id = v.field_id AND f.type = 'people' AND old.user_id::text = ANY(string_to_array(v.value, ',')) AND cardinality(array_remove(string_to_array(v.value, ','), old.user_id::text)) > 0 RETURNING 1),
+  WHERE v.workspace_id = $1::int AND f.id = v.field_id AND f.type = 'people' AND old.user_id::text = ANY(string_to_array(v.value, ',')) AND cardinality(array_remove(string_to_array(v.value, ','), old.user_id::text)) > 0 RETURNING 1),
 people_emptied AS (DELETE FROM task_custom_field_values v USING custom_fields f, old
-         WHERE v.workspace_id = $1::int AND f.id = v.field_id AND f.type = 'people'
-           AND old.user_id::text = ANY(string_to_array(v.value, ',')) AND cardinality(array_remove(string_to_array(v.value, ','), old.user_id::text)) = 0 RETURNING 1),
+  WHERE v.workspace_id = $1::int AND f.id = v.field_id AND f.type = 'people'
+    AND old.user_id::text = ANY(string_to_array(v.value, ',')) AND cardinality(array_remove(string_to_array(v.value, ','), old.user_id::text)) = 0 RETURNING 1),
 allowed_users AS (DELETE FROM custom_field_allowed_users a USING old WHERE a.workspace_id = old.workspace_id AND a.user_id = old.user_id RETURNING 1),
 folder_grants AS (DELETE FROM member_folder_grants g USING old WHERE g.workspace_id = old.workspace_id AND g.user_id = old.user_id RETURNING 1),
 list_grants AS (DELETE FROM member_list_grants g USING old WHERE g.workspace_id = old.workspace_id AND g.user_id = old.user_id RETURNING 1),
 d AS (DELETE FROM workspace_members t USING old WHERE t.workspace_id = old.workspace_id AND t.user_id = old.user_id RETURNING t.*),
 event_row AS MATERIALIZED (
-       SELECT d.workspace_id AS workspace_id, jsonb_build_object('user_id', d.user_id) AS data
-         FROM d
-        WHERE (SELECT count(*) FROM assignments) >= 0 AND (SELECT count(*) FROM people_kept) >= 0 AND (SELECT count(*) FROM people_emptied) >= 0 AND (SELECT count(*) FROM allowed_users) >= 0 AND (SELECT count(*) FROM folder_grants) >= 0 AND (SELECT count(*) FROM list_grants) >= 0),
+  SELECT d.workspace_id AS workspace_id, jsonb_build_object('user_id', d.user_id) AS data
+    FROM d
+   WHERE (SELECT count(*) FROM assignments) >= 0 AND (SELECT count(*) FROM people_kept) >= 0 AND (SELECT count(*) FROM people_emptied) >= 0 AND (SELECT count(*) FROM allowed_users) >= 0 AND (SELECT count(*) FROM folder_grants) >= 0 AND (SELECT count(*) FROM list_grants) >= 0),
 event_lock AS MATERIALIZED (
-       SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
+  SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
 event_insert AS (
-       INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
-       SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'member.removed', now(),
-              $4::int, $5::int, l.data
-         FROM event_lock l
-       RETURNING id)
+  INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+  SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'member.removed', now(),
+         $4::int, $5::int, l.data
+    FROM event_lock l
+  RETURNING id)
 SELECT EXISTS (SELECT 1 FROM d) AS removed;

@@ -3,77 +3,77 @@
 -- status.insert
 WITH s AS (INSERT INTO statuses (workspace_id, name, icon, color, category, position) VALUES ($1::int, $2::text, $3::text, COALESCE($4::text, 'gray'), $5::text, COALESCE($6::int, (SELECT COALESCE(MAX(position), 0) + 1 FROM statuses WHERE workspace_id = $1::int))) RETURNING *),
 event_row AS MATERIALIZED (
-       SELECT s.workspace_id AS workspace_id, jsonb_build_object('status_id', s.id) AS data
-         FROM s),
+  SELECT s.workspace_id AS workspace_id, jsonb_build_object('status_id', s.id) AS data
+    FROM s),
 event_lock AS MATERIALIZED (
-       SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
+  SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
 event_insert AS (
-       INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
-       SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'status.created', now(),
-              $7::int, $8::int, l.data
-         FROM event_lock l
-       RETURNING id)
+  INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+  SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'status.created', now(),
+         $7::int, $8::int, l.data
+    FROM event_lock l
+  RETURNING id)
 SELECT id, workspace_id, name, icon, color, category, position, api_ts(created_at) AS created_at FROM s;
 
 -- status.update (shape 11111)
 WITH old AS MATERIALIZED (SELECT * FROM statuses WHERE id = $1::int FOR NO KEY UPDATE),
 r AS (UPDATE statuses t SET name = $2::text, icon = $3::text, color = $4::text, category = $5::text, position = $6::int FROM old WHERE t.id = old.id RETURNING t.*),
 event_row AS MATERIALIZED (
-       SELECT r.workspace_id AS workspace_id, jsonb_build_object('status_id', r.id, 'changes', to_jsonb(changed.names)) AS data
-         FROM r JOIN old ON old.id = r.id CROSS JOIN LATERAL (SELECT array_remove(ARRAY[CASE WHEN r.category IS DISTINCT FROM old.category THEN 'category' END, CASE WHEN r.color IS DISTINCT FROM old.color THEN 'color' END, CASE WHEN r.icon IS DISTINCT FROM old.icon THEN 'icon' END, CASE WHEN r.name IS DISTINCT FROM old.name THEN 'name' END, CASE WHEN r.position IS DISTINCT FROM old.position THEN 'position' END]::text[], NULL) AS names) changed
-        WHERE cardinality(changed.names) > 0),
+  SELECT r.workspace_id AS workspace_id, jsonb_build_object('status_id', r.id, 'changes', to_jsonb(changed.names)) AS data
+    FROM r JOIN old ON old.id = r.id CROSS JOIN LATERAL (SELECT array_remove(ARRAY[CASE WHEN r.category IS DISTINCT FROM old.category THEN 'category' END, CASE WHEN r.color IS DISTINCT FROM old.color THEN 'color' END, CASE WHEN r.icon IS DISTINCT FROM old.icon THEN 'icon' END, CASE WHEN r.name IS DISTINCT FROM old.name THEN 'name' END, CASE WHEN r.position IS DISTINCT FROM old.position THEN 'position' END]::text[], NULL) AS names) changed
+   WHERE cardinality(changed.names) > 0),
 event_lock AS MATERIALIZED (
-       SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
+  SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
 event_insert AS (
-       INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
-       SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'status.updated', now(),
-              $7::int, $8::int, l.data
-         FROM event_lock l
-       RETURNING id)
+  INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+  SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'status.updated', now(),
+         $7::int, $8::int, l.data
+    FROM event_lock l
+  RETURNING id)
 SELECT id, workspace_id, name, icon, color, category, position, api_ts(created_at) AS created_at FROM r;
 
 -- status.update (shape 10000)
 WITH old AS MATERIALIZED (SELECT * FROM statuses WHERE id = $1::int FOR NO KEY UPDATE),
 r AS (UPDATE statuses t SET name = $2::text FROM old WHERE t.id = old.id RETURNING t.*),
 event_row AS MATERIALIZED (
-       SELECT r.workspace_id AS workspace_id, jsonb_build_object('status_id', r.id, 'changes', to_jsonb(changed.names)) AS data
-         FROM r JOIN old ON old.id = r.id CROSS JOIN LATERAL (SELECT array_remove(ARRAY[CASE WHEN r.category IS DISTINCT FROM old.category THEN 'category' END, CASE WHEN r.color IS DISTINCT FROM old.color THEN 'color' END, CASE WHEN r.icon IS DISTINCT FROM old.icon THEN 'icon' END, CASE WHEN r.name IS DISTINCT FROM old.name THEN 'name' END, CASE WHEN r.position IS DISTINCT FROM old.position THEN 'position' END]::text[], NULL) AS names) changed
-        WHERE cardinality(changed.names) > 0),
+  SELECT r.workspace_id AS workspace_id, jsonb_build_object('status_id', r.id, 'changes', to_jsonb(changed.names)) AS data
+    FROM r JOIN old ON old.id = r.id CROSS JOIN LATERAL (SELECT array_remove(ARRAY[CASE WHEN r.category IS DISTINCT FROM old.category THEN 'category' END, CASE WHEN r.color IS DISTINCT FROM old.color THEN 'color' END, CASE WHEN r.icon IS DISTINCT FROM old.icon THEN 'icon' END, CASE WHEN r.name IS DISTINCT FROM old.name THEN 'name' END, CASE WHEN r.position IS DISTINCT FROM old.position THEN 'position' END]::text[], NULL) AS names) changed
+   WHERE cardinality(changed.names) > 0),
 event_lock AS MATERIALIZED (
-       SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
+  SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
 event_insert AS (
-       INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
-       SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'status.updated', now(),
-              $3::int, $4::int, l.data
-         FROM event_lock l
-       RETURNING id)
+  INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+  SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'status.updated', now(),
+         $3::int, $4::int, l.data
+    FROM event_lock l
+  RETURNING id)
 SELECT id, workspace_id, name, icon, color, category, position, api_ts(created_at) AS created_at FROM r;
 
 -- status.delete
 WITH completed AS MATERIALIZED (SELECT id FROM statuses WHERE workspace_id = $1::int AND category = 'completed' ORDER BY id FOR NO KEY UPDATE),
 target AS MATERIALIZED (SELECT s.id, s.category FROM statuses s, (SELECT count(*) FROM completed) c WHERE s.id = $2::int FOR UPDATE OF s),
 chk AS (
-         SELECT $3::int IS NULL OR EXISTS (SELECT 1 FROM statuses r WHERE r.id = $3::int AND r.workspace_id = $1::int) AS replacement_found,
-                COALESCE($3::int = $2::int, false) AS replacement_self,
-                target.category = 'completed' AND NOT EXISTS (SELECT 1 FROM completed WHERE id <> $2::int) AS last_completed
-           FROM target),
+  SELECT $3::int IS NULL OR EXISTS (SELECT 1 FROM statuses r WHERE r.id = $3::int AND r.workspace_id = $1::int) AS replacement_found,
+         COALESCE($3::int = $2::int, false) AS replacement_self,
+         target.category = 'completed' AND NOT EXISTS (SELECT 1 FROM completed WHERE id <> $2::int) AS last_completed
+    FROM target),
 ok AS (SELECT replacement_found AND NOT replacement_self AND NOT last_completed AS ok FROM chk),
 next_status AS MATERIALIZED (SELECT n.id FROM statuses n, ok WHERE ok.ok AND n.id = COALESCE($3::int,
-                   (SELECT d.id FROM statuses d WHERE d.workspace_id = $1::int AND d.category = 'pending' AND d.id <> $2::int ORDER BY d.position, d.id LIMIT 1))
-                   FOR KEY SHARE OF n),
+  (SELECT d.id FROM statuses d WHERE d.workspace_id = $1::int AND d.category = 'pending' AND d.id <> $2::int ORDER BY d.position, d.id LIMIT 1))
+  FOR KEY SHARE OF n),
 moved AS (UPDATE tasks SET status_id = (SELECT id FROM next_status)
-                  WHERE status_id = $2::int AND (SELECT ok FROM ok) RETURNING id),
+  WHERE status_id = $2::int AND (SELECT ok FROM ok) RETURNING id),
 gone AS (DELETE FROM statuses WHERE id = $2::int AND (SELECT ok FROM ok) AND (SELECT count(*) FROM moved) >= 0 RETURNING id, workspace_id),
 event_row AS MATERIALIZED (
-       SELECT gone.workspace_id AS workspace_id, jsonb_build_object('status_id', gone.id) AS data
-         FROM gone
-        WHERE (SELECT count(*) FROM completed) >= 0 AND (SELECT count(*) FROM target) >= 0 AND (SELECT count(*) FROM next_status) >= 0 AND (SELECT count(*) FROM moved) >= 0),
+  SELECT gone.workspace_id AS workspace_id, jsonb_build_object('status_id', gone.id) AS data
+    FROM gone
+   WHERE (SELECT count(*) FROM completed) >= 0 AND (SELECT count(*) FROM target) >= 0 AND (SELECT count(*) FROM next_status) >= 0 AND (SELECT count(*) FROM moved) >= 0),
 event_lock AS MATERIALIZED (
-       SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
+  SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
 event_insert AS (
-       INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
-       SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'status.deleted', now(),
-              $4::int, $5::int, l.data
-         FROM event_lock l
-       RETURNING id)
+  INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+  SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'status.deleted', now(),
+         $4::int, $5::int, l.data
+    FROM event_lock l
+  RETURNING id)
 SELECT chk.replacement_found, chk.replacement_self, chk.last_completed, EXISTS (SELECT 1 FROM gone) AS deleted FROM chk;

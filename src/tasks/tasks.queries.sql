@@ -2,396 +2,396 @@
 
 -- task.insert (shape 111)
 WITH a AS MATERIALIZED (SELECT r.workspace_id, r.folder_id, r.list_id, m.role, m.is_restricted,
-              CASE WHEN m.is_restricted THEN ARRAY(
-                SELECT g.folder_id FROM member_folder_grants g
-                 WHERE g.workspace_id = r.workspace_id AND g.user_id = $2::int) ELSE '{}' END AS folder_ids,
-              CASE WHEN m.is_restricted THEN ARRAY(
-                SELECT g.list_id FROM member_list_grants g
-                 WHERE g.workspace_id = r.workspace_id AND g.user_id = $2::int) ELSE '{}' END AS list_ids,
-              '{}'::int[] AS list_folder_ids,
-              ol.id IS NOT NULL AS list_found, ol.folder_id AS list_folder_id
-         FROM (SELECT workspace_id, folder_id, id AS list_id FROM lists WHERE id = $1::int) r
-         LEFT JOIN workspace_members m ON m.workspace_id = r.workspace_id AND m.user_id = $2::int
-         LEFT JOIN lists ol ON ol.id = NULL::int AND ol.workspace_id = r.workspace_id),
+       CASE WHEN m.is_restricted THEN ARRAY(
+         SELECT g.folder_id FROM member_folder_grants g
+          WHERE g.workspace_id = r.workspace_id AND g.user_id = $2::int) ELSE '{}' END AS folder_ids,
+       CASE WHEN m.is_restricted THEN ARRAY(
+         SELECT g.list_id FROM member_list_grants g
+          WHERE g.workspace_id = r.workspace_id AND g.user_id = $2::int) ELSE '{}' END AS list_ids,
+       '{}'::int[] AS list_folder_ids,
+       ol.id IS NOT NULL AS list_found, ol.folder_id AS list_folder_id
+  FROM (SELECT workspace_id, folder_id, id AS list_id FROM lists WHERE id = $1::int) r
+  LEFT JOIN workspace_members m ON m.workspace_id = r.workspace_id AND m.user_id = $2::int
+  LEFT JOIN lists ol ON ol.id = NULL::int AND ol.workspace_id = r.workspace_id),
 ref_list AS (SELECT id FROM lists WHERE id = $1::int FOR KEY SHARE),
 ref_parent AS MATERIALIZED (SELECT id, parent_id FROM tasks WHERE id = $4::int FOR SHARE),
 checks AS (
-         SELECT a.role IN ('owner', 'admin', 'member') AND (NOT COALESCE(a.is_restricted, false)
-            OR (a.list_id IS NOT NULL AND (a.list_id = ANY(a.list_ids) OR COALESCE(a.folder_id = ANY(a.folder_ids), false)))) AS allowed,
-                $3::int IS NULL OR EXISTS (SELECT 1 FROM statuses WHERE id = $3::int AND workspace_id = a.workspace_id) AS status_ok,
-                $4::int IS NULL OR EXISTS (SELECT 1 FROM tasks pt WHERE pt.id = $4::int AND pt.workspace_id = a.workspace_id
-                                                 AND (NOT COALESCE(a.is_restricted, false) OR COALESCE(pt.list_id IN (
-             SELECT pl.id FROM lists pl WHERE pl.id = ANY(a.list_ids) OR pl.folder_id = ANY(a.folder_ids)), false))) AS parent_found,
-                EXISTS (SELECT 1 FROM ref_parent WHERE parent_id IS NOT NULL) AS parent_is_subtask
-           FROM a),
+  SELECT a.role IN ('owner', 'admin', 'member') AND (NOT COALESCE(a.is_restricted, false)
+     OR (a.list_id IS NOT NULL AND (a.list_id = ANY(a.list_ids) OR COALESCE(a.folder_id = ANY(a.folder_ids), false)))) AS allowed,
+         $3::int IS NULL OR EXISTS (SELECT 1 FROM statuses WHERE id = $3::int AND workspace_id = a.workspace_id) AS status_ok,
+         $4::int IS NULL OR EXISTS (SELECT 1 FROM tasks pt WHERE pt.id = $4::int AND pt.workspace_id = a.workspace_id
+                                          AND (NOT COALESCE(a.is_restricted, false) OR COALESCE(pt.list_id IN (
+      SELECT pl.id FROM lists pl WHERE pl.id = ANY(a.list_ids) OR pl.folder_id = ANY(a.folder_ids)), false))) AS parent_found,
+         EXISTS (SELECT 1 FROM ref_parent WHERE parent_id IS NOT NULL) AS parent_is_subtask
+    FROM a),
 cf_elements AS MATERIALIZED (
-       SELECT x.* FROM unnest($10::int[], $11::text[], $12::text[], $13::int[], $14::text[], $15::text[])
-                       WITH ORDINALITY AS x(id, error, text, fraction, date, people, ord)),
+  SELECT x.* FROM unnest($10::int[], $11::text[], $12::text[], $13::int[], $14::text[], $15::text[])
+                  WITH ORDINALITY AS x(id, error, text, fraction, date, people, ord)),
 cf_judged AS MATERIALIZED (
-       SELECT e.ord, e.id, e.error,
-              CASE WHEN e.error IS NULL AND e.text IS NOT NULL AND (e.text <> '' OR f.type = 'text')
-                   THEN CASE f.type
-      WHEN 'number' THEN CASE WHEN e.fraction < 0 THEN 'a number' END
-      WHEN 'money' THEN CASE WHEN e.fraction < 0 OR e.fraction > CASE WHEN jsonb_typeof(f.config -> 'decimals') = 'number' THEN (f.config ->> 'decimals')::numeric END
-                             THEN COALESCE('a number with at most ' || (CASE WHEN jsonb_typeof(f.config -> 'decimals') = 'number' THEN (f.config ->> 'decimals')::numeric END)::text || ' decimals', 'a number') END
-      WHEN 'date' THEN CASE WHEN e.date IS NULL THEN 'an ISO 8601 date' END
-      WHEN 'checkbox' THEN CASE WHEN e.text NOT IN ('true', 'false') THEN 'true or false' END
-      WHEN 'rating' THEN CASE WHEN e.text NOT IN ('0', '1', '2', '3', '4', '5') THEN 'an integer from 0 to 5' END
-      WHEN 'dropdown' THEN CASE WHEN NOT COALESCE(e.text IN (SELECT jsonb_array_elements_text(CASE WHEN jsonb_typeof(f.config -> 'options') = 'array' THEN f.config -> 'options' END)), false) THEN 'one of the field''s options' END
-      WHEN 'people' THEN CASE WHEN e.people IS NULL OR NOT string_to_array(e.people, ',')::int[] <@ ARRAY(SELECT m.user_id FROM workspace_members m WHERE m.workspace_id = (SELECT workspace_id FROM a)) THEN 'a comma-separated list of member user IDs' END
-    END END AS rule,
-              CASE WHEN e.text IS NULL OR (e.text = '' AND f.type <> 'text') THEN NULL
-                   WHEN f.type = 'date' THEN e.date WHEN f.type = 'people' THEN e.people ELSE e.text END AS value
-         FROM cf_elements e JOIN custom_fields f ON f.id = e.id
-        WHERE f.workspace_id = (SELECT workspace_id FROM a)
-          AND (NOT f.is_scope_restricted
-           OR COALESCE($1::int = ANY(f.granted_list_ids)
-                       OR ((SELECT folder_id FROM a) = ANY(f.granted_folder_ids) AND $1::int <> ALL(f.denied_list_ids)), false))
-          AND (NOT f.has_allowed_users OR $2::int = ANY(f.allowed_user_ids))
-        -- A definition update in progress (options removed, say) is waited for, and its result judged against.
-        FOR SHARE OF f),
+     SELECT e.ord, e.id, e.error,
+            CASE WHEN e.error IS NULL AND e.text IS NOT NULL AND (e.text <> '' OR f.type = 'text')
+                 THEN CASE f.type
+    WHEN 'number' THEN CASE WHEN e.fraction < 0 THEN 'a number' END
+    WHEN 'money' THEN CASE WHEN e.fraction < 0 OR e.fraction > CASE WHEN jsonb_typeof(f.config -> 'decimals') = 'number' THEN (f.config ->> 'decimals')::numeric END
+                           THEN COALESCE('a number with at most ' || (CASE WHEN jsonb_typeof(f.config -> 'decimals') = 'number' THEN (f.config ->> 'decimals')::numeric END)::text || ' decimals', 'a number') END
+    WHEN 'date' THEN CASE WHEN e.date IS NULL THEN 'an ISO 8601 date' END
+    WHEN 'checkbox' THEN CASE WHEN e.text NOT IN ('true', 'false') THEN 'true or false' END
+    WHEN 'rating' THEN CASE WHEN e.text NOT IN ('0', '1', '2', '3', '4', '5') THEN 'an integer from 0 to 5' END
+    WHEN 'dropdown' THEN CASE WHEN NOT COALESCE(e.text IN (SELECT jsonb_array_elements_text(CASE WHEN jsonb_typeof(f.config -> 'options') = 'array' THEN f.config -> 'options' END)), false) THEN 'one of the field''s options' END
+    WHEN 'people' THEN CASE WHEN e.people IS NULL OR NOT string_to_array(e.people, ',')::int[] <@ ARRAY(SELECT m.user_id FROM workspace_members m WHERE m.workspace_id = (SELECT workspace_id FROM a)) THEN 'a comma-separated list of member user IDs' END
+  END END AS rule,
+            CASE WHEN e.text IS NULL OR (e.text = '' AND f.type <> 'text') THEN NULL
+                 WHEN f.type = 'date' THEN e.date WHEN f.type = 'people' THEN e.people ELSE e.text END AS value
+       FROM cf_elements e JOIN custom_fields f ON f.id = e.id
+      WHERE f.workspace_id = (SELECT workspace_id FROM a)
+        AND (NOT f.is_scope_restricted
+         OR COALESCE($1::int = ANY(f.granted_list_ids)
+                     OR ((SELECT folder_id FROM a) = ANY(f.granted_folder_ids) AND $1::int <> ALL(f.denied_list_ids)), false))
+        AND (NOT f.has_allowed_users OR $2::int = ANY(f.allowed_user_ids))
+      -- A definition update in progress (options removed, say) is waited for, and its result judged against.
+      FOR SHARE OF f),
 cf_bad AS MATERIALIZED (SELECT j.id, j.error, j.rule FROM cf_judged j WHERE j.error IS NOT NULL OR j.rule IS NOT NULL ORDER BY j.ord LIMIT 1),
 cf_input AS MATERIALIZED (SELECT DISTINCT ON (j.id) j.id, j.value FROM cf_judged j ORDER BY j.id, j.ord DESC),
 counter AS (SELECT nextval(task_identifier_sequence(a.workspace_id))::int AS identifier
-                     FROM a, checks
-                    WHERE checks.allowed AND checks.status_ok AND checks.parent_found AND NOT checks.parent_is_subtask AND NOT EXISTS (SELECT 1 FROM cf_bad)
-                      -- A list or parent deleted since the checks' snapshot: nothing is written (the caller answers its 404).
-                      AND EXISTS (SELECT 1 FROM ref_list) AND ($4::int IS NULL OR EXISTS (SELECT 1 FROM ref_parent))),
+   FROM a, checks
+  WHERE checks.allowed AND checks.status_ok AND checks.parent_found AND NOT checks.parent_is_subtask AND NOT EXISTS (SELECT 1 FROM cf_bad)
+    -- A list or parent deleted since the checks' snapshot: nothing is written (the caller answers its 404).
+    AND EXISTS (SELECT 1 FROM ref_list) AND ($4::int IS NULL OR EXISTS (SELECT 1 FROM ref_parent))),
 new_task AS (
-         INSERT INTO tasks (workspace_id, parent_id, identifier, creator_id, list_id, title, description, priority, due_date, start_date, status_id)
-         SELECT (SELECT workspace_id FROM a), $4::int, counter.identifier, $2::int, $1::int, $5::text, $6::text, COALESCE($7::text, 'none'), $8::timestamptz, $9::timestamptz, COALESCE($3::int, (SELECT id FROM statuses WHERE workspace_id = (SELECT workspace_id FROM a) AND category = 'pending' ORDER BY position, id LIMIT 1))
-           FROM counter
-         RETURNING *),
+  INSERT INTO tasks (workspace_id, parent_id, identifier, creator_id, list_id, title, description, priority, due_date, start_date, status_id)
+  SELECT (SELECT workspace_id FROM a), $4::int, counter.identifier, $2::int, $1::int, $5::text, $6::text, COALESCE($7::text, 'none'), $8::timestamptz, $9::timestamptz, COALESCE($3::int, (SELECT id FROM statuses WHERE workspace_id = (SELECT workspace_id FROM a) AND category = 'pending' ORDER BY position, id LIMIT 1))
+    FROM counter
+  RETURNING *),
 add_assignees AS (INSERT INTO task_assignees (task_id, user_id, workspace_id)
-            SELECT new_task.id, m.user_id, (SELECT workspace_id FROM a) FROM new_task
-              JOIN workspace_members m ON m.workspace_id = (SELECT workspace_id FROM a) AND m.user_id = ANY($16::int[])
-            RETURNING task_id, user_id),
+  SELECT new_task.id, m.user_id, (SELECT workspace_id FROM a) FROM new_task
+    JOIN workspace_members m ON m.workspace_id = (SELECT workspace_id FROM a) AND m.user_id = ANY($16::int[])
+  RETURNING task_id, user_id),
 ref_labels AS MATERIALIZED (SELECT lb.id FROM labels lb WHERE lb.workspace_id = (SELECT workspace_id FROM a) AND lb.id = ANY($17::int[]) FOR KEY SHARE),
 add_labels AS (INSERT INTO task_labels (task_id, label_id, workspace_id)
-            SELECT new_task.id, lb.id, (SELECT workspace_id FROM a) FROM new_task, ref_labels lb
-            RETURNING task_id, label_id),
+  SELECT new_task.id, lb.id, (SELECT workspace_id FROM a) FROM new_task, ref_labels lb
+  RETURNING task_id, label_id),
 cf_set AS (INSERT INTO task_custom_field_values (task_id, field_id, workspace_id, value)
-                 SELECT new_task.id, cf_input.id, (SELECT workspace_id FROM a), cf_input.value FROM cf_input, new_task
-                  WHERE cf_input.value IS NOT NULL
-                 ON CONFLICT (task_id, field_id) DO UPDATE SET value = EXCLUDED.value
-                 RETURNING task_id, field_id, value),
+  SELECT new_task.id, cf_input.id, (SELECT workspace_id FROM a), cf_input.value FROM cf_input, new_task
+   WHERE cf_input.value IS NOT NULL
+  ON CONFLICT (task_id, field_id) DO UPDATE SET value = EXCLUDED.value
+  RETURNING task_id, field_id, value),
 event_row AS MATERIALIZED (
-       SELECT new_task.workspace_id AS workspace_id, jsonb_build_object('task_id', new_task.id, 'list_id', new_task.list_id, 'parent_id', new_task.parent_id) AS data
-         FROM new_task
-        WHERE (SELECT count(*) FROM ref_list) >= 0 AND (SELECT count(*) FROM ref_parent) >= 0 AND (SELECT count(*) FROM ref_labels) >= 0 AND (SELECT count(*) FROM add_assignees) >= 0 AND (SELECT count(*) FROM add_labels) >= 0 AND (SELECT count(*) FROM cf_set) >= 0),
+  SELECT new_task.workspace_id AS workspace_id, jsonb_build_object('task_id', new_task.id, 'list_id', new_task.list_id, 'parent_id', new_task.parent_id) AS data
+    FROM new_task
+   WHERE (SELECT count(*) FROM ref_list) >= 0 AND (SELECT count(*) FROM ref_parent) >= 0 AND (SELECT count(*) FROM ref_labels) >= 0 AND (SELECT count(*) FROM add_assignees) >= 0 AND (SELECT count(*) FROM add_labels) >= 0 AND (SELECT count(*) FROM cf_set) >= 0),
 event_lock AS MATERIALIZED (
-       SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
+  SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
 event_insert AS (
-       INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
-       SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'task.created', now(),
-              $18::int, $19::int, l.data
-         FROM event_lock l
-       RETURNING id)
+  INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+  SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'task.created', now(),
+         $18::int, $19::int, l.data
+    FROM event_lock l
+  RETURNING id)
 SELECT a.*, checks.status_ok, checks.parent_found, checks.parent_is_subtask, (SELECT id FROM cf_bad) AS cf_bad_id, (SELECT error FROM cf_bad) AS cf_bad_error, (SELECT rule FROM cf_bad) AS cf_bad_rule, w.task, w.digest
-         FROM a CROSS JOIN checks LEFT JOIN (SELECT ('{"id":' || (t.id)::text || ',"workspace_id":' || (t.workspace_id)::text || ',"list_id":' || COALESCE((t.list_id)::text, 'null') || ',"title":' || to_json((t.title)::text)::text || ',"description":' || COALESCE(to_json((t.description)::text)::text, 'null') || ',"priority":' || to_json((t.priority)::text)::text || ',"identifier":' || (t.identifier)::text || ',"due_date":' || COALESCE(('"' || api_ts(t.due_date) || '"'), 'null') || ',"start_date":' || COALESCE(('"' || api_ts(t.start_date) || '"'), 'null') || ',"creator_id":' || (t.creator_id)::text || ',"created_at":' || ('"' || api_ts(t.created_at) || '"') || ',"status":' || COALESCE(((SELECT ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') FROM statuses s WHERE s.id = t.status_id))::text, 'null') || ',"assignees":' || x.assignees || ',"custom_fields":' || x.custom_fields || '}')::text AS task, sha256(convert_to((('{"id":' || (t.id)::text || ',"workspace_id":' || (t.workspace_id)::text || ',"list_id":' || COALESCE((t.list_id)::text, 'null') || ',"title":' || to_json((t.title)::text)::text || ',"description":' || COALESCE(to_json((t.description)::text)::text, 'null') || ',"priority":' || to_json((t.priority)::text)::text || ',"identifier":' || (t.identifier)::text || ',"due_date":' || COALESCE(('"' || api_ts(t.due_date) || '"'), 'null') || ',"start_date":' || COALESCE(('"' || api_ts(t.start_date) || '"'), 'null') || ',"creator_id":' || (t.creator_id)::text || ',"created_at":' || ('"' || api_ts(t.created_at) || '"') || ',"status":' || COALESCE(((SELECT ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') FROM statuses s WHERE s.id = t.status_id))::text, 'null') || ',"assignees":' || x.assignees || ',"labels":' || x.labels || ',"subtasks":' || '[]' || ',"attachments":' || (SELECT '[' || COALESCE(string_agg(('{"id":' || (a.id)::text || ',"file_name":' || to_json((a.file_name)::text)::text || ',"file_size":' || (a.file_size)::text || ',"mime_type":' || to_json((a.mime_type)::text)::text || ',"created_at":' || ('"' || api_ts(a.created_at) || '"') || ',"uploader":' || ('{"id":' || (au.id)::text || ',"name":' || to_json((au.name)::text)::text || ',"avatar_url":' || COALESCE(to_json((au.avatar_url)::text)::text, 'null') || '}') || '}'), ',' ORDER BY a.created_at, a.id), '') || ']' FROM attachments a JOIN users au ON au.id = a.uploader_id WHERE a.task_id = t.id AND a.confirmed) || ',"custom_fields":' || x.custom_fields || '}'))::text, 'UTF8')) AS digest FROM new_task t CROSS JOIN LATERAL (SELECT (SELECT '[' || COALESCE(string_agg(('{"id":' || (u.id)::text || ',"name":' || to_json((u.name)::text)::text || ',"avatar_url":' || COALESCE(to_json((u.avatar_url)::text)::text, 'null') || '}'), ',' ORDER BY u.id), '') || ']' FROM add_assignees ta JOIN users u ON u.id = ta.user_id WHERE ta.task_id = t.id) AS assignees, (SELECT '[' || COALESCE(string_agg(('{"id":' || (lb.id)::text || ',"name":' || to_json((lb.name)::text)::text || ',"color":' || COALESCE(to_json((lb.color)::text)::text, 'null') || '}'), ',' ORDER BY lower(lb.name), lb.id), '') || ']' FROM add_labels tl JOIN labels lb ON lb.id = tl.label_id WHERE tl.task_id = t.id) AS labels,
-                          (SELECT '[' || COALESCE(string_agg((f.task_entry_head || COALESCE(to_json((v.value)::text)::text, 'null') || '}'), ',' ORDER BY f.position, f.id), '') || ']' FROM (SELECT (SELECT lf.folder_id FROM lists lf WHERE lf.id = t.list_id) AS folder_id OFFSET 0) tf CROSS JOIN custom_fields f LEFT JOIN cf_set v ON v.task_id = t.id AND v.field_id = f.id WHERE f.workspace_id = t.workspace_id
-        AND (NOT f.is_scope_restricted
-           OR COALESCE(t.list_id = ANY(f.granted_list_ids)
-                       OR (tf.folder_id = ANY(f.granted_folder_ids) AND t.list_id <> ALL(f.denied_list_ids)), false))
-        AND (NOT f.has_allowed_users OR $2::int = ANY(f.allowed_user_ids))) AS custom_fields OFFSET 0) x) w ON true;
+   FROM a CROSS JOIN checks LEFT JOIN (SELECT ('{"id":' || (t.id)::text || ',"workspace_id":' || (t.workspace_id)::text || ',"list_id":' || COALESCE((t.list_id)::text, 'null') || ',"title":' || to_json((t.title)::text)::text || ',"description":' || COALESCE(to_json((t.description)::text)::text, 'null') || ',"priority":' || to_json((t.priority)::text)::text || ',"identifier":' || (t.identifier)::text || ',"due_date":' || COALESCE(('"' || api_ts(t.due_date) || '"'), 'null') || ',"start_date":' || COALESCE(('"' || api_ts(t.start_date) || '"'), 'null') || ',"creator_id":' || (t.creator_id)::text || ',"created_at":' || ('"' || api_ts(t.created_at) || '"') || ',"status":' || COALESCE(((SELECT ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') FROM statuses s WHERE s.id = t.status_id))::text, 'null') || ',"assignees":' || x.assignees || ',"custom_fields":' || x.custom_fields || '}')::text AS task, sha256(convert_to((('{"id":' || (t.id)::text || ',"workspace_id":' || (t.workspace_id)::text || ',"list_id":' || COALESCE((t.list_id)::text, 'null') || ',"title":' || to_json((t.title)::text)::text || ',"description":' || COALESCE(to_json((t.description)::text)::text, 'null') || ',"priority":' || to_json((t.priority)::text)::text || ',"identifier":' || (t.identifier)::text || ',"due_date":' || COALESCE(('"' || api_ts(t.due_date) || '"'), 'null') || ',"start_date":' || COALESCE(('"' || api_ts(t.start_date) || '"'), 'null') || ',"creator_id":' || (t.creator_id)::text || ',"created_at":' || ('"' || api_ts(t.created_at) || '"') || ',"status":' || COALESCE(((SELECT ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') FROM statuses s WHERE s.id = t.status_id))::text, 'null') || ',"assignees":' || x.assignees || ',"labels":' || x.labels || ',"subtasks":' || '[]' || ',"attachments":' || (SELECT '[' || COALESCE(string_agg(('{"id":' || (a.id)::text || ',"file_name":' || to_json((a.file_name)::text)::text || ',"file_size":' || (a.file_size)::text || ',"mime_type":' || to_json((a.mime_type)::text)::text || ',"created_at":' || ('"' || api_ts(a.created_at) || '"') || ',"uploader":' || ('{"id":' || (au.id)::text || ',"name":' || to_json((au.name)::text)::text || ',"avatar_url":' || COALESCE(to_json((au.avatar_url)::text)::text, 'null') || '}') || '}'), ',' ORDER BY a.created_at, a.id), '') || ']' FROM attachments a JOIN users au ON au.id = a.uploader_id WHERE a.task_id = t.id AND a.confirmed) || ',"custom_fields":' || x.custom_fields || '}'))::text, 'UTF8')) AS digest FROM new_task t CROSS JOIN LATERAL (SELECT (SELECT '[' || COALESCE(string_agg(('{"id":' || (u.id)::text || ',"name":' || to_json((u.name)::text)::text || ',"avatar_url":' || COALESCE(to_json((u.avatar_url)::text)::text, 'null') || '}'), ',' ORDER BY u.id), '') || ']' FROM add_assignees ta JOIN users u ON u.id = ta.user_id WHERE ta.task_id = t.id) AS assignees, (SELECT '[' || COALESCE(string_agg(('{"id":' || (lb.id)::text || ',"name":' || to_json((lb.name)::text)::text || ',"color":' || COALESCE(to_json((lb.color)::text)::text, 'null') || '}'), ',' ORDER BY lower(lb.name), lb.id), '') || ']' FROM add_labels tl JOIN labels lb ON lb.id = tl.label_id WHERE tl.task_id = t.id) AS labels,
+                    (SELECT '[' || COALESCE(string_agg((f.task_entry_head || COALESCE(to_json((v.value)::text)::text, 'null') || '}'), ',' ORDER BY f.position, f.id), '') || ']' FROM (SELECT (SELECT lf.folder_id FROM lists lf WHERE lf.id = t.list_id) AS folder_id OFFSET 0) tf CROSS JOIN custom_fields f LEFT JOIN cf_set v ON v.task_id = t.id AND v.field_id = f.id WHERE f.workspace_id = t.workspace_id
+  AND (NOT f.is_scope_restricted
+     OR COALESCE(t.list_id = ANY(f.granted_list_ids)
+                 OR (tf.folder_id = ANY(f.granted_folder_ids) AND t.list_id <> ALL(f.denied_list_ids)), false))
+  AND (NOT f.has_allowed_users OR $2::int = ANY(f.allowed_user_ids))) AS custom_fields OFFSET 0) x) w ON true;
 
 -- task.insert (shape 000)
 WITH a AS MATERIALIZED (SELECT r.workspace_id, r.folder_id, r.list_id, m.role, m.is_restricted,
-              CASE WHEN m.is_restricted THEN ARRAY(
-                SELECT g.folder_id FROM member_folder_grants g
-                 WHERE g.workspace_id = r.workspace_id AND g.user_id = $2::int) ELSE '{}' END AS folder_ids,
-              CASE WHEN m.is_restricted THEN ARRAY(
-                SELECT g.list_id FROM member_list_grants g
-                 WHERE g.workspace_id = r.workspace_id AND g.user_id = $2::int) ELSE '{}' END AS list_ids,
-              '{}'::int[] AS list_folder_ids,
-              ol.id IS NOT NULL AS list_found, ol.folder_id AS list_folder_id
-         FROM (SELECT workspace_id, folder_id, id AS list_id FROM lists WHERE id = $1::int) r
-         LEFT JOIN workspace_members m ON m.workspace_id = r.workspace_id AND m.user_id = $2::int
-         LEFT JOIN lists ol ON ol.id = NULL::int AND ol.workspace_id = r.workspace_id),
+       CASE WHEN m.is_restricted THEN ARRAY(
+         SELECT g.folder_id FROM member_folder_grants g
+          WHERE g.workspace_id = r.workspace_id AND g.user_id = $2::int) ELSE '{}' END AS folder_ids,
+       CASE WHEN m.is_restricted THEN ARRAY(
+         SELECT g.list_id FROM member_list_grants g
+          WHERE g.workspace_id = r.workspace_id AND g.user_id = $2::int) ELSE '{}' END AS list_ids,
+       '{}'::int[] AS list_folder_ids,
+       ol.id IS NOT NULL AS list_found, ol.folder_id AS list_folder_id
+  FROM (SELECT workspace_id, folder_id, id AS list_id FROM lists WHERE id = $1::int) r
+  LEFT JOIN workspace_members m ON m.workspace_id = r.workspace_id AND m.user_id = $2::int
+  LEFT JOIN lists ol ON ol.id = NULL::int AND ol.workspace_id = r.workspace_id),
 ref_list AS (SELECT id FROM lists WHERE id = $1::int FOR KEY SHARE),
 ref_parent AS MATERIALIZED (SELECT id, parent_id FROM tasks WHERE id = $4::int FOR SHARE),
 checks AS (
-         SELECT a.role IN ('owner', 'admin', 'member') AND (NOT COALESCE(a.is_restricted, false)
-            OR (a.list_id IS NOT NULL AND (a.list_id = ANY(a.list_ids) OR COALESCE(a.folder_id = ANY(a.folder_ids), false)))) AS allowed,
-                $3::int IS NULL OR EXISTS (SELECT 1 FROM statuses WHERE id = $3::int AND workspace_id = a.workspace_id) AS status_ok,
-                $4::int IS NULL OR EXISTS (SELECT 1 FROM tasks pt WHERE pt.id = $4::int AND pt.workspace_id = a.workspace_id
-                                                 AND (NOT COALESCE(a.is_restricted, false) OR COALESCE(pt.list_id IN (
-             SELECT pl.id FROM lists pl WHERE pl.id = ANY(a.list_ids) OR pl.folder_id = ANY(a.folder_ids)), false))) AS parent_found,
-                EXISTS (SELECT 1 FROM ref_parent WHERE parent_id IS NOT NULL) AS parent_is_subtask
-           FROM a),
+  SELECT a.role IN ('owner', 'admin', 'member') AND (NOT COALESCE(a.is_restricted, false)
+     OR (a.list_id IS NOT NULL AND (a.list_id = ANY(a.list_ids) OR COALESCE(a.folder_id = ANY(a.folder_ids), false)))) AS allowed,
+         $3::int IS NULL OR EXISTS (SELECT 1 FROM statuses WHERE id = $3::int AND workspace_id = a.workspace_id) AS status_ok,
+         $4::int IS NULL OR EXISTS (SELECT 1 FROM tasks pt WHERE pt.id = $4::int AND pt.workspace_id = a.workspace_id
+                                          AND (NOT COALESCE(a.is_restricted, false) OR COALESCE(pt.list_id IN (
+      SELECT pl.id FROM lists pl WHERE pl.id = ANY(a.list_ids) OR pl.folder_id = ANY(a.folder_ids)), false))) AS parent_found,
+         EXISTS (SELECT 1 FROM ref_parent WHERE parent_id IS NOT NULL) AS parent_is_subtask
+    FROM a),
 counter AS (SELECT nextval(task_identifier_sequence(a.workspace_id))::int AS identifier
-                     FROM a, checks
-                    WHERE checks.allowed AND checks.status_ok AND checks.parent_found AND NOT checks.parent_is_subtask
-                      -- A list or parent deleted since the checks' snapshot: nothing is written (the caller answers its 404).
-                      AND EXISTS (SELECT 1 FROM ref_list) AND ($4::int IS NULL OR EXISTS (SELECT 1 FROM ref_parent))),
+   FROM a, checks
+  WHERE checks.allowed AND checks.status_ok AND checks.parent_found AND NOT checks.parent_is_subtask
+    -- A list or parent deleted since the checks' snapshot: nothing is written (the caller answers its 404).
+    AND EXISTS (SELECT 1 FROM ref_list) AND ($4::int IS NULL OR EXISTS (SELECT 1 FROM ref_parent))),
 new_task AS (
-         INSERT INTO tasks (workspace_id, parent_id, identifier, creator_id, list_id, title, description, priority, due_date, start_date, status_id)
-         SELECT (SELECT workspace_id FROM a), $4::int, counter.identifier, $2::int, $1::int, $5::text, $6::text, COALESCE($7::text, 'none'), $8::timestamptz, $9::timestamptz, COALESCE($3::int, (SELECT id FROM statuses WHERE workspace_id = (SELECT workspace_id FROM a) AND category = 'pending' ORDER BY position, id LIMIT 1))
-           FROM counter
-         RETURNING *),
+  INSERT INTO tasks (workspace_id, parent_id, identifier, creator_id, list_id, title, description, priority, due_date, start_date, status_id)
+  SELECT (SELECT workspace_id FROM a), $4::int, counter.identifier, $2::int, $1::int, $5::text, $6::text, COALESCE($7::text, 'none'), $8::timestamptz, $9::timestamptz, COALESCE($3::int, (SELECT id FROM statuses WHERE workspace_id = (SELECT workspace_id FROM a) AND category = 'pending' ORDER BY position, id LIMIT 1))
+    FROM counter
+  RETURNING *),
 event_row AS MATERIALIZED (
-       SELECT new_task.workspace_id AS workspace_id, jsonb_build_object('task_id', new_task.id, 'list_id', new_task.list_id, 'parent_id', new_task.parent_id) AS data
-         FROM new_task
-        WHERE (SELECT count(*) FROM ref_list) >= 0 AND (SELECT count(*) FROM ref_parent) >= 0),
+  SELECT new_task.workspace_id AS workspace_id, jsonb_build_object('task_id', new_task.id, 'list_id', new_task.list_id, 'parent_id', new_task.parent_id) AS data
+    FROM new_task
+   WHERE (SELECT count(*) FROM ref_list) >= 0 AND (SELECT count(*) FROM ref_parent) >= 0),
 event_lock AS MATERIALIZED (
-       SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
+  SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
 event_insert AS (
-       INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
-       SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'task.created', now(),
-              $10::int, $11::int, l.data
-         FROM event_lock l
-       RETURNING id)
+  INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+  SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'task.created', now(),
+         $10::int, $11::int, l.data
+    FROM event_lock l
+  RETURNING id)
 SELECT a.*, checks.status_ok, checks.parent_found, checks.parent_is_subtask, NULL::int AS cf_bad_id, NULL::text AS cf_bad_error, NULL::text AS cf_bad_rule, w.task, w.digest
-         FROM a CROSS JOIN checks LEFT JOIN (SELECT ('{"id":' || (t.id)::text || ',"workspace_id":' || (t.workspace_id)::text || ',"list_id":' || COALESCE((t.list_id)::text, 'null') || ',"title":' || to_json((t.title)::text)::text || ',"description":' || COALESCE(to_json((t.description)::text)::text, 'null') || ',"priority":' || to_json((t.priority)::text)::text || ',"identifier":' || (t.identifier)::text || ',"due_date":' || COALESCE(('"' || api_ts(t.due_date) || '"'), 'null') || ',"start_date":' || COALESCE(('"' || api_ts(t.start_date) || '"'), 'null') || ',"creator_id":' || (t.creator_id)::text || ',"created_at":' || ('"' || api_ts(t.created_at) || '"') || ',"status":' || COALESCE(((SELECT ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') FROM statuses s WHERE s.id = t.status_id))::text, 'null') || ',"assignees":' || x.assignees || ',"custom_fields":' || x.custom_fields || '}')::text AS task, sha256(convert_to((('{"id":' || (t.id)::text || ',"workspace_id":' || (t.workspace_id)::text || ',"list_id":' || COALESCE((t.list_id)::text, 'null') || ',"title":' || to_json((t.title)::text)::text || ',"description":' || COALESCE(to_json((t.description)::text)::text, 'null') || ',"priority":' || to_json((t.priority)::text)::text || ',"identifier":' || (t.identifier)::text || ',"due_date":' || COALESCE(('"' || api_ts(t.due_date) || '"'), 'null') || ',"start_date":' || COALESCE(('"' || api_ts(t.start_date) || '"'), 'null') || ',"creator_id":' || (t.creator_id)::text || ',"created_at":' || ('"' || api_ts(t.created_at) || '"') || ',"status":' || COALESCE(((SELECT ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') FROM statuses s WHERE s.id = t.status_id))::text, 'null') || ',"assignees":' || x.assignees || ',"labels":' || x.labels || ',"subtasks":' || '[]' || ',"attachments":' || (SELECT '[' || COALESCE(string_agg(('{"id":' || (a.id)::text || ',"file_name":' || to_json((a.file_name)::text)::text || ',"file_size":' || (a.file_size)::text || ',"mime_type":' || to_json((a.mime_type)::text)::text || ',"created_at":' || ('"' || api_ts(a.created_at) || '"') || ',"uploader":' || ('{"id":' || (au.id)::text || ',"name":' || to_json((au.name)::text)::text || ',"avatar_url":' || COALESCE(to_json((au.avatar_url)::text)::text, 'null') || '}') || '}'), ',' ORDER BY a.created_at, a.id), '') || ']' FROM attachments a JOIN users au ON au.id = a.uploader_id WHERE a.task_id = t.id AND a.confirmed) || ',"custom_fields":' || x.custom_fields || '}'))::text, 'UTF8')) AS digest FROM new_task t CROSS JOIN LATERAL (SELECT (SELECT '[' || COALESCE(string_agg(('{"id":' || (u.id)::text || ',"name":' || to_json((u.name)::text)::text || ',"avatar_url":' || COALESCE(to_json((u.avatar_url)::text)::text, 'null') || '}'), ',' ORDER BY u.id), '') || ']' FROM (SELECT NULL::int AS task_id, NULL::int AS user_id WHERE false) ta JOIN users u ON u.id = ta.user_id WHERE ta.task_id = t.id) AS assignees, (SELECT '[' || COALESCE(string_agg(('{"id":' || (lb.id)::text || ',"name":' || to_json((lb.name)::text)::text || ',"color":' || COALESCE(to_json((lb.color)::text)::text, 'null') || '}'), ',' ORDER BY lower(lb.name), lb.id), '') || ']' FROM (SELECT NULL::int AS task_id, NULL::int AS label_id WHERE false) tl JOIN labels lb ON lb.id = tl.label_id WHERE tl.task_id = t.id) AS labels,
-                          (SELECT '[' || COALESCE(string_agg((f.task_entry_head || COALESCE(to_json((v.value)::text)::text, 'null') || '}'), ',' ORDER BY f.position, f.id), '') || ']' FROM (SELECT (SELECT lf.folder_id FROM lists lf WHERE lf.id = t.list_id) AS folder_id OFFSET 0) tf CROSS JOIN custom_fields f LEFT JOIN (SELECT NULL::int AS task_id, NULL::int AS field_id, NULL::text AS value WHERE false) v ON v.task_id = t.id AND v.field_id = f.id WHERE f.workspace_id = t.workspace_id
-        AND (NOT f.is_scope_restricted
-           OR COALESCE(t.list_id = ANY(f.granted_list_ids)
-                       OR (tf.folder_id = ANY(f.granted_folder_ids) AND t.list_id <> ALL(f.denied_list_ids)), false))
-        AND (NOT f.has_allowed_users OR $2::int = ANY(f.allowed_user_ids))) AS custom_fields OFFSET 0) x) w ON true;
+   FROM a CROSS JOIN checks LEFT JOIN (SELECT ('{"id":' || (t.id)::text || ',"workspace_id":' || (t.workspace_id)::text || ',"list_id":' || COALESCE((t.list_id)::text, 'null') || ',"title":' || to_json((t.title)::text)::text || ',"description":' || COALESCE(to_json((t.description)::text)::text, 'null') || ',"priority":' || to_json((t.priority)::text)::text || ',"identifier":' || (t.identifier)::text || ',"due_date":' || COALESCE(('"' || api_ts(t.due_date) || '"'), 'null') || ',"start_date":' || COALESCE(('"' || api_ts(t.start_date) || '"'), 'null') || ',"creator_id":' || (t.creator_id)::text || ',"created_at":' || ('"' || api_ts(t.created_at) || '"') || ',"status":' || COALESCE(((SELECT ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') FROM statuses s WHERE s.id = t.status_id))::text, 'null') || ',"assignees":' || x.assignees || ',"custom_fields":' || x.custom_fields || '}')::text AS task, sha256(convert_to((('{"id":' || (t.id)::text || ',"workspace_id":' || (t.workspace_id)::text || ',"list_id":' || COALESCE((t.list_id)::text, 'null') || ',"title":' || to_json((t.title)::text)::text || ',"description":' || COALESCE(to_json((t.description)::text)::text, 'null') || ',"priority":' || to_json((t.priority)::text)::text || ',"identifier":' || (t.identifier)::text || ',"due_date":' || COALESCE(('"' || api_ts(t.due_date) || '"'), 'null') || ',"start_date":' || COALESCE(('"' || api_ts(t.start_date) || '"'), 'null') || ',"creator_id":' || (t.creator_id)::text || ',"created_at":' || ('"' || api_ts(t.created_at) || '"') || ',"status":' || COALESCE(((SELECT ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') FROM statuses s WHERE s.id = t.status_id))::text, 'null') || ',"assignees":' || x.assignees || ',"labels":' || x.labels || ',"subtasks":' || '[]' || ',"attachments":' || (SELECT '[' || COALESCE(string_agg(('{"id":' || (a.id)::text || ',"file_name":' || to_json((a.file_name)::text)::text || ',"file_size":' || (a.file_size)::text || ',"mime_type":' || to_json((a.mime_type)::text)::text || ',"created_at":' || ('"' || api_ts(a.created_at) || '"') || ',"uploader":' || ('{"id":' || (au.id)::text || ',"name":' || to_json((au.name)::text)::text || ',"avatar_url":' || COALESCE(to_json((au.avatar_url)::text)::text, 'null') || '}') || '}'), ',' ORDER BY a.created_at, a.id), '') || ']' FROM attachments a JOIN users au ON au.id = a.uploader_id WHERE a.task_id = t.id AND a.confirmed) || ',"custom_fields":' || x.custom_fields || '}'))::text, 'UTF8')) AS digest FROM new_task t CROSS JOIN LATERAL (SELECT (SELECT '[' || COALESCE(string_agg(('{"id":' || (u.id)::text || ',"name":' || to_json((u.name)::text)::text || ',"avatar_url":' || COALESCE(to_json((u.avatar_url)::text)::text, 'null') || '}'), ',' ORDER BY u.id), '') || ']' FROM (SELECT NULL::int AS task_id, NULL::int AS user_id WHERE false) ta JOIN users u ON u.id = ta.user_id WHERE ta.task_id = t.id) AS assignees, (SELECT '[' || COALESCE(string_agg(('{"id":' || (lb.id)::text || ',"name":' || to_json((lb.name)::text)::text || ',"color":' || COALESCE(to_json((lb.color)::text)::text, 'null') || '}'), ',' ORDER BY lower(lb.name), lb.id), '') || ']' FROM (SELECT NULL::int AS task_id, NULL::int AS label_id WHERE false) tl JOIN labels lb ON lb.id = tl.label_id WHERE tl.task_id = t.id) AS labels,
+                    (SELECT '[' || COALESCE(string_agg((f.task_entry_head || COALESCE(to_json((v.value)::text)::text, 'null') || '}'), ',' ORDER BY f.position, f.id), '') || ']' FROM (SELECT (SELECT lf.folder_id FROM lists lf WHERE lf.id = t.list_id) AS folder_id OFFSET 0) tf CROSS JOIN custom_fields f LEFT JOIN (SELECT NULL::int AS task_id, NULL::int AS field_id, NULL::text AS value WHERE false) v ON v.task_id = t.id AND v.field_id = f.id WHERE f.workspace_id = t.workspace_id
+  AND (NOT f.is_scope_restricted
+     OR COALESCE(t.list_id = ANY(f.granted_list_ids)
+                 OR (tf.folder_id = ANY(f.granted_folder_ids) AND t.list_id <> ALL(f.denied_list_ids)), false))
+  AND (NOT f.has_allowed_users OR $2::int = ANY(f.allowed_user_ids))) AS custom_fields OFFSET 0) x) w ON true;
 
 -- task.update (shape 11111111111d)
 WITH old AS MATERIALIZED (SELECT * FROM tasks WHERE id = $1::int FOR NO KEY UPDATE),
 ref_list AS MATERIALIZED (SELECT id FROM lists WHERE id = $3::int FOR KEY SHARE),
 checks AS (
-         SELECT $3::int IS NULL OR (l.id IS NOT NULL AND EXISTS (SELECT 1 FROM ref_list)) AS list_found, l.folder_id AS list_folder_id,
-                (NOT $5::boolean OR COALESCE(l.id IN (
-             SELECT pl.id FROM lists pl WHERE pl.id = ANY($6::int[]) OR pl.folder_id = ANY($7::int[])), false)) AS list_permitted,
-                $4::int IS NULL OR EXISTS (SELECT 1 FROM statuses WHERE id = $4::int AND workspace_id = $2::int) AS status_ok,
-                $8::int IS NULL OR EXISTS (SELECT 1 FROM tasks pt WHERE pt.id = $8::int AND pt.workspace_id = $2::int
-                                                 AND (NOT $5::boolean OR COALESCE(pt.list_id IN (
-             SELECT pl.id FROM lists pl WHERE pl.id = ANY($6::int[]) OR pl.folder_id = ANY($7::int[])), false))) AS parent_found,
-                COALESCE($8::int = $1::int, false) AS parent_self,
-                $8::int IS NOT NULL AND (EXISTS (SELECT 1 FROM tasks WHERE id = $8::int AND parent_id IS NOT NULL)
-                                             OR EXISTS (SELECT 1 FROM tasks WHERE parent_id = $1::int)) AS parent_nested
-           FROM (SELECT 1) one
-           LEFT JOIN lists l ON l.id = $3::int AND l.workspace_id = $2::int),
+  SELECT $3::int IS NULL OR (l.id IS NOT NULL AND EXISTS (SELECT 1 FROM ref_list)) AS list_found, l.folder_id AS list_folder_id,
+         (NOT $5::boolean OR COALESCE(l.id IN (
+      SELECT pl.id FROM lists pl WHERE pl.id = ANY($6::int[]) OR pl.folder_id = ANY($7::int[])), false)) AS list_permitted,
+         $4::int IS NULL OR EXISTS (SELECT 1 FROM statuses WHERE id = $4::int AND workspace_id = $2::int) AS status_ok,
+         $8::int IS NULL OR EXISTS (SELECT 1 FROM tasks pt WHERE pt.id = $8::int AND pt.workspace_id = $2::int
+                                          AND (NOT $5::boolean OR COALESCE(pt.list_id IN (
+      SELECT pl.id FROM lists pl WHERE pl.id = ANY($6::int[]) OR pl.folder_id = ANY($7::int[])), false))) AS parent_found,
+         COALESCE($8::int = $1::int, false) AS parent_self,
+         $8::int IS NOT NULL AND (EXISTS (SELECT 1 FROM tasks WHERE id = $8::int AND parent_id IS NOT NULL)
+                                      OR EXISTS (SELECT 1 FROM tasks WHERE parent_id = $1::int)) AS parent_nested
+    FROM (SELECT 1) one
+    LEFT JOIN lists l ON l.id = $3::int AND l.workspace_id = $2::int),
 pre AS (SELECT sha256(convert_to((('{"id":' || (pt.id)::text || ',"workspace_id":' || (pt.workspace_id)::text || ',"list_id":' || COALESCE((pt.list_id)::text, 'null') || ',"title":' || to_json((pt.title)::text)::text || ',"description":' || COALESCE(to_json((pt.description)::text)::text, 'null') || ',"priority":' || to_json((pt.priority)::text)::text || ',"identifier":' || (pt.identifier)::text || ',"due_date":' || COALESCE(('"' || api_ts(pt.due_date) || '"'), 'null') || ',"start_date":' || COALESCE(('"' || api_ts(pt.start_date) || '"'), 'null') || ',"creator_id":' || (pt.creator_id)::text || ',"created_at":' || ('"' || api_ts(pt.created_at) || '"') || ',"status":' || COALESCE(((SELECT ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') FROM statuses s WHERE s.id = pt.status_id))::text, 'null') || ',"assignees":' || (SELECT '[' || COALESCE(string_agg(('{"id":' || (u.id)::text || ',"name":' || to_json((u.name)::text)::text || ',"avatar_url":' || COALESCE(to_json((u.avatar_url)::text)::text, 'null') || '}'), ',' ORDER BY u.id), '') || ']' FROM task_assignees ta JOIN users u ON u.id = ta.user_id WHERE ta.task_id = pt.id) || ',"labels":' || (SELECT '[' || COALESCE(string_agg(('{"id":' || (lb.id)::text || ',"name":' || to_json((lb.name)::text)::text || ',"color":' || COALESCE(to_json((lb.color)::text)::text, 'null') || '}'), ',' ORDER BY lower(lb.name), lb.id), '') || ']' FROM task_labels tl JOIN labels lb ON lb.id = tl.label_id WHERE tl.task_id = pt.id) || ',"subtasks":' || (SELECT '[' || COALESCE(string_agg(('{"id":' || (st.id)::text || ',"title":' || to_json((st.title)::text)::text || ',"priority":' || to_json((st.priority)::text)::text || ',"identifier":' || (st.identifier)::text || ',"status":' || COALESCE(((SELECT ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') FROM statuses s WHERE s.id = st.status_id))::text, 'null') || ',"assignees":' || (SELECT '[' || COALESCE(string_agg(('{"id":' || (u.id)::text || ',"name":' || to_json((u.name)::text)::text || ',"avatar_url":' || COALESCE(to_json((u.avatar_url)::text)::text, 'null') || '}'), ',' ORDER BY u.id), '') || ']' FROM task_assignees ta JOIN users u ON u.id = ta.user_id WHERE ta.task_id = st.id) || '}'), ',' ORDER BY st.created_at, st.id), '') || ']' FROM tasks st WHERE st.parent_id = pt.id AND (NOT $17::boolean OR COALESCE(st.list_id IN (
-             SELECT pl.id FROM lists pl WHERE pl.id = ANY($18::int[]) OR pl.folder_id = ANY($19::int[])), false))) || ',"attachments":' || (SELECT '[' || COALESCE(string_agg(('{"id":' || (a.id)::text || ',"file_name":' || to_json((a.file_name)::text)::text || ',"file_size":' || (a.file_size)::text || ',"mime_type":' || to_json((a.mime_type)::text)::text || ',"created_at":' || ('"' || api_ts(a.created_at) || '"') || ',"uploader":' || ('{"id":' || (au.id)::text || ',"name":' || to_json((au.name)::text)::text || ',"avatar_url":' || COALESCE(to_json((au.avatar_url)::text)::text, 'null') || '}') || '}'), ',' ORDER BY a.created_at, a.id), '') || ']' FROM attachments a JOIN users au ON au.id = a.uploader_id WHERE a.task_id = pt.id AND a.confirmed) || ',"custom_fields":' || (SELECT '[' || COALESCE(string_agg((f.task_entry_head || COALESCE(to_json((v.value)::text)::text, 'null') || '}'), ',' ORDER BY f.position, f.id), '') || ']' FROM (SELECT (SELECT lf.folder_id FROM lists lf WHERE lf.id = pt.list_id) AS folder_id OFFSET 0) tf CROSS JOIN custom_fields f LEFT JOIN task_custom_field_values v ON v.task_id = pt.id AND v.field_id = f.id WHERE f.workspace_id = pt.workspace_id
-        AND (NOT f.is_scope_restricted
-           OR COALESCE(pt.list_id = ANY(f.granted_list_ids)
-                       OR (tf.folder_id = ANY(f.granted_folder_ids) AND pt.list_id <> ALL(f.denied_list_ids)), false))
-        AND (NOT f.has_allowed_users OR $16::int = ANY(f.allowed_user_ids))) || '}'))::text, 'UTF8')) = ANY($20::bytea[]) AS ok, pt.updated_at AS seen FROM tasks pt WHERE pt.id = $1::int),
+       SELECT pl.id FROM lists pl WHERE pl.id = ANY($18::int[]) OR pl.folder_id = ANY($19::int[])), false))) || ',"attachments":' || (SELECT '[' || COALESCE(string_agg(('{"id":' || (a.id)::text || ',"file_name":' || to_json((a.file_name)::text)::text || ',"file_size":' || (a.file_size)::text || ',"mime_type":' || to_json((a.mime_type)::text)::text || ',"created_at":' || ('"' || api_ts(a.created_at) || '"') || ',"uploader":' || ('{"id":' || (au.id)::text || ',"name":' || to_json((au.name)::text)::text || ',"avatar_url":' || COALESCE(to_json((au.avatar_url)::text)::text, 'null') || '}') || '}'), ',' ORDER BY a.created_at, a.id), '') || ']' FROM attachments a JOIN users au ON au.id = a.uploader_id WHERE a.task_id = pt.id AND a.confirmed) || ',"custom_fields":' || (SELECT '[' || COALESCE(string_agg((f.task_entry_head || COALESCE(to_json((v.value)::text)::text, 'null') || '}'), ',' ORDER BY f.position, f.id), '') || ']' FROM (SELECT (SELECT lf.folder_id FROM lists lf WHERE lf.id = pt.list_id) AS folder_id OFFSET 0) tf CROSS JOIN custom_fields f LEFT JOIN task_custom_field_values v ON v.task_id = pt.id AND v.field_id = f.id WHERE f.workspace_id = pt.workspace_id
+  AND (NOT f.is_scope_restricted
+     OR COALESCE(pt.list_id = ANY(f.granted_list_ids)
+                 OR (tf.folder_id = ANY(f.granted_folder_ids) AND pt.list_id <> ALL(f.denied_list_ids)), false))
+  AND (NOT f.has_allowed_users OR $16::int = ANY(f.allowed_user_ids))) || '}'))::text, 'UTF8')) = ANY($20::bytea[]) AS ok, pt.updated_at AS seen FROM tasks pt WHERE pt.id = $1::int),
 cf_elements AS MATERIALIZED (
-       SELECT x.* FROM unnest($22::int[], $23::text[], $24::text[], $25::int[], $26::text[], $27::text[])
-                       WITH ORDINALITY AS x(id, error, text, fraction, date, people, ord)),
+  SELECT x.* FROM unnest($22::int[], $23::text[], $24::text[], $25::int[], $26::text[], $27::text[])
+                  WITH ORDINALITY AS x(id, error, text, fraction, date, people, ord)),
 cf_judged AS MATERIALIZED (
-       SELECT e.ord, e.id, e.error,
-              CASE WHEN e.error IS NULL AND e.text IS NOT NULL AND (e.text <> '' OR f.type = 'text')
-                   THEN CASE f.type
-      WHEN 'number' THEN CASE WHEN e.fraction < 0 THEN 'a number' END
-      WHEN 'money' THEN CASE WHEN e.fraction < 0 OR e.fraction > CASE WHEN jsonb_typeof(f.config -> 'decimals') = 'number' THEN (f.config ->> 'decimals')::numeric END
-                             THEN COALESCE('a number with at most ' || (CASE WHEN jsonb_typeof(f.config -> 'decimals') = 'number' THEN (f.config ->> 'decimals')::numeric END)::text || ' decimals', 'a number') END
-      WHEN 'date' THEN CASE WHEN e.date IS NULL THEN 'an ISO 8601 date' END
-      WHEN 'checkbox' THEN CASE WHEN e.text NOT IN ('true', 'false') THEN 'true or false' END
-      WHEN 'rating' THEN CASE WHEN e.text NOT IN ('0', '1', '2', '3', '4', '5') THEN 'an integer from 0 to 5' END
-      WHEN 'dropdown' THEN CASE WHEN NOT COALESCE(e.text IN (SELECT jsonb_array_elements_text(CASE WHEN jsonb_typeof(f.config -> 'options') = 'array' THEN f.config -> 'options' END)), false) THEN 'one of the field''s options' END
-      WHEN 'people' THEN CASE WHEN e.people IS NULL OR NOT string_to_array(e.people, ',')::int[] <@ ARRAY(SELECT m.user_id FROM workspace_members m WHERE m.workspace_id = $2::int) THEN 'a comma-separated list of member user IDs' END
-    END END AS rule,
-              CASE WHEN e.text IS NULL OR (e.text = '' AND f.type <> 'text') THEN NULL
-                   WHEN f.type = 'date' THEN e.date WHEN f.type = 'people' THEN e.people ELSE e.text END AS value
-         FROM cf_elements e JOIN custom_fields f ON f.id = e.id
-        WHERE f.workspace_id = $2::int
-          AND (NOT f.is_scope_restricted
-           OR COALESCE($3::int = ANY(f.granted_list_ids)
-                       OR ((SELECT list_folder_id FROM checks) = ANY(f.granted_folder_ids) AND $3::int <> ALL(f.denied_list_ids)), false))
-          AND (NOT f.has_allowed_users OR $21::int = ANY(f.allowed_user_ids))
-        -- A definition update in progress (options removed, say) is waited for, and its result judged against.
-        FOR SHARE OF f),
+     SELECT e.ord, e.id, e.error,
+            CASE WHEN e.error IS NULL AND e.text IS NOT NULL AND (e.text <> '' OR f.type = 'text')
+                 THEN CASE f.type
+    WHEN 'number' THEN CASE WHEN e.fraction < 0 THEN 'a number' END
+    WHEN 'money' THEN CASE WHEN e.fraction < 0 OR e.fraction > CASE WHEN jsonb_typeof(f.config -> 'decimals') = 'number' THEN (f.config ->> 'decimals')::numeric END
+                           THEN COALESCE('a number with at most ' || (CASE WHEN jsonb_typeof(f.config -> 'decimals') = 'number' THEN (f.config ->> 'decimals')::numeric END)::text || ' decimals', 'a number') END
+    WHEN 'date' THEN CASE WHEN e.date IS NULL THEN 'an ISO 8601 date' END
+    WHEN 'checkbox' THEN CASE WHEN e.text NOT IN ('true', 'false') THEN 'true or false' END
+    WHEN 'rating' THEN CASE WHEN e.text NOT IN ('0', '1', '2', '3', '4', '5') THEN 'an integer from 0 to 5' END
+    WHEN 'dropdown' THEN CASE WHEN NOT COALESCE(e.text IN (SELECT jsonb_array_elements_text(CASE WHEN jsonb_typeof(f.config -> 'options') = 'array' THEN f.config -> 'options' END)), false) THEN 'one of the field''s options' END
+    WHEN 'people' THEN CASE WHEN e.people IS NULL OR NOT string_to_array(e.people, ',')::int[] <@ ARRAY(SELECT m.user_id FROM workspace_members m WHERE m.workspace_id = $2::int) THEN 'a comma-separated list of member user IDs' END
+  END END AS rule,
+            CASE WHEN e.text IS NULL OR (e.text = '' AND f.type <> 'text') THEN NULL
+                 WHEN f.type = 'date' THEN e.date WHEN f.type = 'people' THEN e.people ELSE e.text END AS value
+       FROM cf_elements e JOIN custom_fields f ON f.id = e.id
+      WHERE f.workspace_id = $2::int
+        AND (NOT f.is_scope_restricted
+         OR COALESCE($3::int = ANY(f.granted_list_ids)
+                     OR ((SELECT list_folder_id FROM checks) = ANY(f.granted_folder_ids) AND $3::int <> ALL(f.denied_list_ids)), false))
+        AND (NOT f.has_allowed_users OR $21::int = ANY(f.allowed_user_ids))
+      -- A definition update in progress (options removed, say) is waited for, and its result judged against.
+      FOR SHARE OF f),
 cf_bad AS MATERIALIZED (SELECT j.id, j.error, j.rule FROM cf_judged j WHERE j.error IS NOT NULL OR j.rule IS NOT NULL ORDER BY j.ord LIMIT 1),
 cf_input AS MATERIALIZED (SELECT DISTINCT ON (j.id) j.id, j.value FROM cf_judged j ORDER BY j.id, j.ord DESC),
 task AS (UPDATE tasks t SET updated_at = now(), list_id = $9::int, title = $10::text, description = $11::text, priority = $12::text, due_date = $13::timestamptz, start_date = $14::timestamptz, status_id = $15::int, parent_id = $8::int
-                         FROM old WHERE t.id = old.id AND (SELECT list_found AND list_permitted AND status_ok AND parent_found AND NOT parent_self AND NOT parent_nested FROM checks) AND (SELECT ok FROM pre) AND t.updated_at = (SELECT seen FROM pre) AND NOT EXISTS (SELECT 1 FROM cf_bad)
-                         RETURNING t.*),
+  FROM old WHERE t.id = old.id AND (SELECT list_found AND list_permitted AND status_ok AND parent_found AND NOT parent_self AND NOT parent_nested FROM checks) AND (SELECT ok FROM pre) AND t.updated_at = (SELECT seen FROM pre) AND NOT EXISTS (SELECT 1 FROM cf_bad)
+  RETURNING t.*),
 drop_assignees AS (DELETE FROM task_assignees WHERE task_id IN (SELECT id FROM task) AND user_id NOT IN (SELECT m.user_id FROM workspace_members m WHERE m.workspace_id = $2::int AND m.user_id = ANY($28::int[])) RETURNING task_id),
 add_assignees AS (INSERT INTO task_assignees (task_id, user_id, workspace_id)
-                   SELECT task.id, k.user_id, $2::int FROM task, (SELECT m.user_id FROM workspace_members m WHERE m.workspace_id = $2::int AND m.user_id = ANY($28::int[])) k ON CONFLICT DO NOTHING RETURNING task_id),
+  SELECT task.id, k.user_id, $2::int FROM task, (SELECT m.user_id FROM workspace_members m WHERE m.workspace_id = $2::int AND m.user_id = ANY($28::int[])) k ON CONFLICT DO NOTHING RETURNING task_id),
 ref_labels AS MATERIALIZED (SELECT lb.id FROM labels lb WHERE lb.workspace_id = $2::int AND lb.id = ANY($29::int[]) FOR KEY SHARE),
 drop_labels AS (DELETE FROM task_labels WHERE task_id IN (SELECT id FROM task) AND label_id NOT IN (SELECT id FROM ref_labels) RETURNING task_id),
 add_labels AS (INSERT INTO task_labels (task_id, label_id, workspace_id)
-                   SELECT task.id, k.id, $2::int FROM task, ref_labels k ON CONFLICT DO NOTHING RETURNING task_id),
+  SELECT task.id, k.id, $2::int FROM task, ref_labels k ON CONFLICT DO NOTHING RETURNING task_id),
 cf_clear AS (DELETE FROM task_custom_field_values v USING cf_input, task
-                   WHERE v.task_id = task.id AND v.field_id = cf_input.id AND cf_input.value IS NULL
-                   RETURNING v.task_id),
+  WHERE v.task_id = task.id AND v.field_id = cf_input.id AND cf_input.value IS NULL
+  RETURNING v.task_id),
 cf_set AS (INSERT INTO task_custom_field_values (task_id, field_id, workspace_id, value)
-                 SELECT task.id, cf_input.id, $2::int, cf_input.value FROM cf_input, task
-                  WHERE cf_input.value IS NOT NULL
-                 ON CONFLICT (task_id, field_id) DO UPDATE SET value = EXCLUDED.value
-                 RETURNING task_id, field_id, value),
+  SELECT task.id, cf_input.id, $2::int, cf_input.value FROM cf_input, task
+   WHERE cf_input.value IS NOT NULL
+  ON CONFLICT (task_id, field_id) DO UPDATE SET value = EXCLUDED.value
+  RETURNING task_id, field_id, value),
 event_row AS MATERIALIZED (
-       SELECT task.workspace_id AS workspace_id, jsonb_build_object('task_id', task.id, 'list_id', task.list_id, 'previous_list_id', old.list_id, 'parent_id', task.parent_id, 'changes', to_jsonb(changed.names)) AS data
-         FROM task JOIN old ON old.id = task.id CROSS JOIN LATERAL (SELECT array_remove(ARRAY[CASE WHEN ARRAY(SELECT x.user_id FROM task_assignees x WHERE x.task_id = $1::int ORDER BY 1) IS DISTINCT FROM ARRAY(SELECT DISTINCT k.id FROM (SELECT user_id AS id FROM (SELECT m.user_id FROM workspace_members m WHERE m.workspace_id = $2::int AND m.user_id = ANY($28::int[])) km) k ORDER BY 1) THEN 'assignee_ids' END, CASE WHEN EXISTS (SELECT 1 FROM cf_input LEFT JOIN task_custom_field_values v ON v.task_id = $1::int AND v.field_id = cf_input.id
-                                       WHERE v.value IS DISTINCT FROM cf_input.value) THEN 'custom_fields' END, CASE WHEN task.description IS DISTINCT FROM old.description THEN 'description' END, CASE WHEN task.due_date IS DISTINCT FROM old.due_date THEN 'due_date' END, CASE WHEN ARRAY(SELECT x.label_id FROM task_labels x WHERE x.task_id = $1::int ORDER BY 1) IS DISTINCT FROM ARRAY(SELECT DISTINCT k.id FROM ref_labels k ORDER BY 1) THEN 'label_ids' END, CASE WHEN task.list_id IS DISTINCT FROM old.list_id THEN 'list_id' END, CASE WHEN task.parent_id IS DISTINCT FROM old.parent_id THEN 'parent_id' END, CASE WHEN task.priority IS DISTINCT FROM old.priority THEN 'priority' END, CASE WHEN task.start_date IS DISTINCT FROM old.start_date THEN 'start_date' END, CASE WHEN task.status_id IS DISTINCT FROM old.status_id THEN 'status_id' END, CASE WHEN task.title IS DISTINCT FROM old.title THEN 'title' END]::text[], NULL) AS names) changed
-        WHERE (SELECT count(*) FROM ref_list) >= 0 AND (SELECT count(*) FROM ref_labels) >= 0 AND (SELECT count(*) FROM drop_assignees) >= 0 AND (SELECT count(*) FROM add_assignees) >= 0 AND (SELECT count(*) FROM drop_labels) >= 0 AND (SELECT count(*) FROM add_labels) >= 0 AND (SELECT count(*) FROM cf_clear) >= 0 AND (SELECT count(*) FROM cf_set) >= 0 AND cardinality(changed.names) > 0),
+  SELECT task.workspace_id AS workspace_id, jsonb_build_object('task_id', task.id, 'list_id', task.list_id, 'previous_list_id', old.list_id, 'parent_id', task.parent_id, 'changes', to_jsonb(changed.names)) AS data
+    FROM task JOIN old ON old.id = task.id CROSS JOIN LATERAL (SELECT array_remove(ARRAY[CASE WHEN ARRAY(SELECT x.user_id FROM task_assignees x WHERE x.task_id = $1::int ORDER BY 1) IS DISTINCT FROM ARRAY(SELECT DISTINCT k.id FROM (SELECT user_id AS id FROM (SELECT m.user_id FROM workspace_members m WHERE m.workspace_id = $2::int AND m.user_id = ANY($28::int[])) km) k ORDER BY 1) THEN 'assignee_ids' END, CASE WHEN EXISTS (SELECT 1 FROM cf_input LEFT JOIN task_custom_field_values v ON v.task_id = $1::int AND v.field_id = cf_input.id
+                                  WHERE v.value IS DISTINCT FROM cf_input.value) THEN 'custom_fields' END, CASE WHEN task.description IS DISTINCT FROM old.description THEN 'description' END, CASE WHEN task.due_date IS DISTINCT FROM old.due_date THEN 'due_date' END, CASE WHEN ARRAY(SELECT x.label_id FROM task_labels x WHERE x.task_id = $1::int ORDER BY 1) IS DISTINCT FROM ARRAY(SELECT DISTINCT k.id FROM ref_labels k ORDER BY 1) THEN 'label_ids' END, CASE WHEN task.list_id IS DISTINCT FROM old.list_id THEN 'list_id' END, CASE WHEN task.parent_id IS DISTINCT FROM old.parent_id THEN 'parent_id' END, CASE WHEN task.priority IS DISTINCT FROM old.priority THEN 'priority' END, CASE WHEN task.start_date IS DISTINCT FROM old.start_date THEN 'start_date' END, CASE WHEN task.status_id IS DISTINCT FROM old.status_id THEN 'status_id' END, CASE WHEN task.title IS DISTINCT FROM old.title THEN 'title' END]::text[], NULL) AS names) changed
+   WHERE (SELECT count(*) FROM ref_list) >= 0 AND (SELECT count(*) FROM ref_labels) >= 0 AND (SELECT count(*) FROM drop_assignees) >= 0 AND (SELECT count(*) FROM add_assignees) >= 0 AND (SELECT count(*) FROM drop_labels) >= 0 AND (SELECT count(*) FROM add_labels) >= 0 AND (SELECT count(*) FROM cf_clear) >= 0 AND (SELECT count(*) FROM cf_set) >= 0 AND cardinality(changed.names) > 0),
 event_lock AS MATERIALIZED (
-       SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
+  SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
 event_insert AS (
-       INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
-       SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'task.updated', now(),
-              $30::int, $31::int, l.data
-         FROM event_lock l
-       RETURNING id)
+  INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+  SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'task.updated', now(),
+         $30::int, $31::int, l.data
+    FROM event_lock l
+  RETURNING id)
 SELECT checks.list_found, checks.list_folder_id, checks.status_ok, checks.parent_found, checks.parent_self, checks.parent_nested, (SELECT id FROM cf_bad) AS cf_bad_id, (SELECT error FROM cf_bad) AS cf_bad_error, (SELECT rule FROM cf_bad) AS cf_bad_rule, EXISTS (SELECT 1 FROM task) AS updated, (SELECT ok FROM pre) AS precondition_ok FROM checks;
 
 -- task.update (shape 01000000000-)
 WITH old AS MATERIALIZED (SELECT * FROM tasks WHERE id = $1::int FOR NO KEY UPDATE),
 ref_list AS MATERIALIZED (SELECT id FROM lists WHERE id = $3::int FOR KEY SHARE),
 checks AS (
-         SELECT $3::int IS NULL OR (l.id IS NOT NULL AND EXISTS (SELECT 1 FROM ref_list)) AS list_found, l.folder_id AS list_folder_id,
-                true AS list_permitted,
-                $4::int IS NULL OR EXISTS (SELECT 1 FROM statuses WHERE id = $4::int AND workspace_id = $2::int) AS status_ok,
-                $8::int IS NULL OR EXISTS (SELECT 1 FROM tasks pt WHERE pt.id = $8::int AND pt.workspace_id = $2::int
-                                                 AND (NOT $5::boolean OR COALESCE(pt.list_id IN (
-             SELECT pl.id FROM lists pl WHERE pl.id = ANY($6::int[]) OR pl.folder_id = ANY($7::int[])), false))) AS parent_found,
-                COALESCE($8::int = $1::int, false) AS parent_self,
-                $8::int IS NOT NULL AND (EXISTS (SELECT 1 FROM tasks WHERE id = $8::int AND parent_id IS NOT NULL)
-                                             OR EXISTS (SELECT 1 FROM tasks WHERE parent_id = $1::int)) AS parent_nested
-           FROM (SELECT 1) one
-           LEFT JOIN lists l ON l.id = $3::int AND l.workspace_id = $2::int),
+  SELECT $3::int IS NULL OR (l.id IS NOT NULL AND EXISTS (SELECT 1 FROM ref_list)) AS list_found, l.folder_id AS list_folder_id,
+         true AS list_permitted,
+         $4::int IS NULL OR EXISTS (SELECT 1 FROM statuses WHERE id = $4::int AND workspace_id = $2::int) AS status_ok,
+         $8::int IS NULL OR EXISTS (SELECT 1 FROM tasks pt WHERE pt.id = $8::int AND pt.workspace_id = $2::int
+                                          AND (NOT $5::boolean OR COALESCE(pt.list_id IN (
+      SELECT pl.id FROM lists pl WHERE pl.id = ANY($6::int[]) OR pl.folder_id = ANY($7::int[])), false))) AS parent_found,
+         COALESCE($8::int = $1::int, false) AS parent_self,
+         $8::int IS NOT NULL AND (EXISTS (SELECT 1 FROM tasks WHERE id = $8::int AND parent_id IS NOT NULL)
+                                      OR EXISTS (SELECT 1 FROM tasks WHERE parent_id = $1::int)) AS parent_nested
+    FROM (SELECT 1) one
+    LEFT JOIN lists l ON l.id = $3::int AND l.workspace_id = $2::int),
 task AS (UPDATE tasks t SET updated_at = now(), title = $9::text
-                         FROM old WHERE t.id = old.id AND (SELECT list_found AND list_permitted AND status_ok AND parent_found AND NOT parent_self AND NOT parent_nested FROM checks)
-                         RETURNING t.*),
+  FROM old WHERE t.id = old.id AND (SELECT list_found AND list_permitted AND status_ok AND parent_found AND NOT parent_self AND NOT parent_nested FROM checks)
+  RETURNING t.*),
 event_row AS MATERIALIZED (
-       SELECT task.workspace_id AS workspace_id, jsonb_build_object('task_id', task.id, 'list_id', task.list_id, 'previous_list_id', old.list_id, 'parent_id', task.parent_id, 'changes', to_jsonb(changed.names)) AS data
-         FROM task JOIN old ON old.id = task.id CROSS JOIN LATERAL (SELECT array_remove(ARRAY[CASE WHEN task.description IS DISTINCT FROM old.description THEN 'description' END, CASE WHEN task.due_date IS DISTINCT FROM old.due_date THEN 'due_date' END, CASE WHEN task.list_id IS DISTINCT FROM old.list_id THEN 'list_id' END, CASE WHEN task.parent_id IS DISTINCT FROM old.parent_id THEN 'parent_id' END, CASE WHEN task.priority IS DISTINCT FROM old.priority THEN 'priority' END, CASE WHEN task.start_date IS DISTINCT FROM old.start_date THEN 'start_date' END, CASE WHEN task.status_id IS DISTINCT FROM old.status_id THEN 'status_id' END, CASE WHEN task.title IS DISTINCT FROM old.title THEN 'title' END]::text[], NULL) AS names) changed
-        WHERE (SELECT count(*) FROM ref_list) >= 0 AND cardinality(changed.names) > 0),
+  SELECT task.workspace_id AS workspace_id, jsonb_build_object('task_id', task.id, 'list_id', task.list_id, 'previous_list_id', old.list_id, 'parent_id', task.parent_id, 'changes', to_jsonb(changed.names)) AS data
+    FROM task JOIN old ON old.id = task.id CROSS JOIN LATERAL (SELECT array_remove(ARRAY[CASE WHEN task.description IS DISTINCT FROM old.description THEN 'description' END, CASE WHEN task.due_date IS DISTINCT FROM old.due_date THEN 'due_date' END, CASE WHEN task.list_id IS DISTINCT FROM old.list_id THEN 'list_id' END, CASE WHEN task.parent_id IS DISTINCT FROM old.parent_id THEN 'parent_id' END, CASE WHEN task.priority IS DISTINCT FROM old.priority THEN 'priority' END, CASE WHEN task.start_date IS DISTINCT FROM old.start_date THEN 'start_date' END, CASE WHEN task.status_id IS DISTINCT FROM old.status_id THEN 'status_id' END, CASE WHEN task.title IS DISTINCT FROM old.title THEN 'title' END]::text[], NULL) AS names) changed
+   WHERE (SELECT count(*) FROM ref_list) >= 0 AND cardinality(changed.names) > 0),
 event_lock AS MATERIALIZED (
-       SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
+  SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
 event_insert AS (
-       INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
-       SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'task.updated', now(),
-              $10::int, $11::int, l.data
-         FROM event_lock l
-       RETURNING id)
+  INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+  SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'task.updated', now(),
+         $10::int, $11::int, l.data
+    FROM event_lock l
+  RETURNING id)
 SELECT checks.list_found, checks.list_folder_id, checks.status_ok, checks.parent_found, checks.parent_self, checks.parent_nested, NULL::int AS cf_bad_id, NULL::text AS cf_bad_error, NULL::text AS cf_bad_rule, EXISTS (SELECT 1 FROM task) AS updated FROM checks;
 
 -- task.update (shape 01000000000a)
 WITH old AS MATERIALIZED (SELECT * FROM tasks WHERE id = $1::int FOR NO KEY UPDATE),
 ref_list AS MATERIALIZED (SELECT id FROM lists WHERE id = $3::int FOR KEY SHARE),
 checks AS (
-         SELECT $3::int IS NULL OR (l.id IS NOT NULL AND EXISTS (SELECT 1 FROM ref_list)) AS list_found, l.folder_id AS list_folder_id,
-                true AS list_permitted,
-                $4::int IS NULL OR EXISTS (SELECT 1 FROM statuses WHERE id = $4::int AND workspace_id = $2::int) AS status_ok,
-                $8::int IS NULL OR EXISTS (SELECT 1 FROM tasks pt WHERE pt.id = $8::int AND pt.workspace_id = $2::int
-                                                 AND (NOT $5::boolean OR COALESCE(pt.list_id IN (
-             SELECT pl.id FROM lists pl WHERE pl.id = ANY($6::int[]) OR pl.folder_id = ANY($7::int[])), false))) AS parent_found,
-                COALESCE($8::int = $1::int, false) AS parent_self,
-                $8::int IS NOT NULL AND (EXISTS (SELECT 1 FROM tasks WHERE id = $8::int AND parent_id IS NOT NULL)
-                                             OR EXISTS (SELECT 1 FROM tasks WHERE parent_id = $1::int)) AS parent_nested
-           FROM (SELECT 1) one
-           LEFT JOIN lists l ON l.id = $3::int AND l.workspace_id = $2::int),
+  SELECT $3::int IS NULL OR (l.id IS NOT NULL AND EXISTS (SELECT 1 FROM ref_list)) AS list_found, l.folder_id AS list_folder_id,
+         true AS list_permitted,
+         $4::int IS NULL OR EXISTS (SELECT 1 FROM statuses WHERE id = $4::int AND workspace_id = $2::int) AS status_ok,
+         $8::int IS NULL OR EXISTS (SELECT 1 FROM tasks pt WHERE pt.id = $8::int AND pt.workspace_id = $2::int
+                                          AND (NOT $5::boolean OR COALESCE(pt.list_id IN (
+      SELECT pl.id FROM lists pl WHERE pl.id = ANY($6::int[]) OR pl.folder_id = ANY($7::int[])), false))) AS parent_found,
+         COALESCE($8::int = $1::int, false) AS parent_self,
+         $8::int IS NOT NULL AND (EXISTS (SELECT 1 FROM tasks WHERE id = $8::int AND parent_id IS NOT NULL)
+                                      OR EXISTS (SELECT 1 FROM tasks WHERE parent_id = $1::int)) AS parent_nested
+    FROM (SELECT 1) one
+    LEFT JOIN lists l ON l.id = $3::int AND l.workspace_id = $2::int),
 pre AS (SELECT true AS ok, pt.updated_at AS seen FROM tasks pt WHERE pt.id = $1::int),
 task AS (UPDATE tasks t SET updated_at = now(), title = $9::text
-                         FROM old WHERE t.id = old.id AND (SELECT list_found AND list_permitted AND status_ok AND parent_found AND NOT parent_self AND NOT parent_nested FROM checks) AND (SELECT ok FROM pre) AND t.updated_at = (SELECT seen FROM pre)
-                         RETURNING t.*),
+  FROM old WHERE t.id = old.id AND (SELECT list_found AND list_permitted AND status_ok AND parent_found AND NOT parent_self AND NOT parent_nested FROM checks) AND (SELECT ok FROM pre) AND t.updated_at = (SELECT seen FROM pre)
+  RETURNING t.*),
 event_row AS MATERIALIZED (
-       SELECT task.workspace_id AS workspace_id, jsonb_build_object('task_id', task.id, 'list_id', task.list_id, 'previous_list_id', old.list_id, 'parent_id', task.parent_id, 'changes', to_jsonb(changed.names)) AS data
-         FROM task JOIN old ON old.id = task.id CROSS JOIN LATERAL (SELECT array_remove(ARRAY[CASE WHEN task.description IS DISTINCT FROM old.description THEN 'description' END, CASE WHEN task.due_date IS DISTINCT FROM old.due_date THEN 'due_date' END, CASE WHEN task.list_id IS DISTINCT FROM old.list_id THEN 'list_id' END, CASE WHEN task.parent_id IS DISTINCT FROM old.parent_id THEN 'parent_id' END, CASE WHEN task.priority IS DISTINCT FROM old.priority THEN 'priority' END, CASE WHEN task.start_date IS DISTINCT FROM old.start_date THEN 'start_date' END, CASE WHEN task.status_id IS DISTINCT FROM old.status_id THEN 'status_id' END, CASE WHEN task.title IS DISTINCT FROM old.title THEN 'title' END]::text[], NULL) AS names) changed
-        WHERE (SELECT count(*) FROM ref_list) >= 0 AND cardinality(changed.names) > 0),
+  SELECT task.workspace_id AS workspace_id, jsonb_build_object('task_id', task.id, 'list_id', task.list_id, 'previous_list_id', old.list_id, 'parent_id', task.parent_id, 'changes', to_jsonb(changed.names)) AS data
+    FROM task JOIN old ON old.id = task.id CROSS JOIN LATERAL (SELECT array_remove(ARRAY[CASE WHEN task.description IS DISTINCT FROM old.description THEN 'description' END, CASE WHEN task.due_date IS DISTINCT FROM old.due_date THEN 'due_date' END, CASE WHEN task.list_id IS DISTINCT FROM old.list_id THEN 'list_id' END, CASE WHEN task.parent_id IS DISTINCT FROM old.parent_id THEN 'parent_id' END, CASE WHEN task.priority IS DISTINCT FROM old.priority THEN 'priority' END, CASE WHEN task.start_date IS DISTINCT FROM old.start_date THEN 'start_date' END, CASE WHEN task.status_id IS DISTINCT FROM old.status_id THEN 'status_id' END, CASE WHEN task.title IS DISTINCT FROM old.title THEN 'title' END]::text[], NULL) AS names) changed
+   WHERE (SELECT count(*) FROM ref_list) >= 0 AND cardinality(changed.names) > 0),
 event_lock AS MATERIALIZED (
-       SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
+  SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
 event_insert AS (
-       INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
-       SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'task.updated', now(),
-              $10::int, $11::int, l.data
-         FROM event_lock l
-       RETURNING id)
+  INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+  SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'task.updated', now(),
+         $10::int, $11::int, l.data
+    FROM event_lock l
+  RETURNING id)
 SELECT checks.list_found, checks.list_folder_id, checks.status_ok, checks.parent_found, checks.parent_self, checks.parent_nested, NULL::int AS cf_bad_id, NULL::text AS cf_bad_error, NULL::text AS cf_bad_rule, EXISTS (SELECT 1 FROM task) AS updated, (SELECT ok FROM pre) AS precondition_ok FROM checks;
 
 -- task.label (shape add-)
 WITH a AS MATERIALIZED (SELECT r.workspace_id, r.folder_id, r.list_id, m.role, m.is_restricted,
-              CASE WHEN m.is_restricted THEN ARRAY(
-                SELECT g.folder_id FROM member_folder_grants g
-                 WHERE g.workspace_id = r.workspace_id AND g.user_id = $3::int) ELSE '{}' END AS folder_ids,
-              CASE WHEN m.is_restricted THEN ARRAY(
-                SELECT g.list_id FROM member_list_grants g
-                 WHERE g.workspace_id = r.workspace_id AND g.user_id = $3::int) ELSE '{}' END AS list_ids,
-              '{}'::int[] AS list_folder_ids,
-              ol.id IS NOT NULL AS list_found, ol.folder_id AS list_folder_id
-         FROM (SELECT t.workspace_id, (SELECT l.folder_id FROM lists l WHERE l.id = t.list_id) AS folder_id, t.list_id FROM tasks t WHERE t.id = $1::int) r
-         LEFT JOIN workspace_members m ON m.workspace_id = r.workspace_id AND m.user_id = $3::int
-         LEFT JOIN lists ol ON ol.id = NULL::int AND ol.workspace_id = r.workspace_id),
+       CASE WHEN m.is_restricted THEN ARRAY(
+         SELECT g.folder_id FROM member_folder_grants g
+          WHERE g.workspace_id = r.workspace_id AND g.user_id = $3::int) ELSE '{}' END AS folder_ids,
+       CASE WHEN m.is_restricted THEN ARRAY(
+         SELECT g.list_id FROM member_list_grants g
+          WHERE g.workspace_id = r.workspace_id AND g.user_id = $3::int) ELSE '{}' END AS list_ids,
+       '{}'::int[] AS list_folder_ids,
+       ol.id IS NOT NULL AS list_found, ol.folder_id AS list_folder_id
+  FROM (SELECT t.workspace_id, (SELECT l.folder_id FROM lists l WHERE l.id = t.list_id) AS folder_id, t.list_id FROM tasks t WHERE t.id = $1::int) r
+  LEFT JOIN workspace_members m ON m.workspace_id = r.workspace_id AND m.user_id = $3::int
+  LEFT JOIN lists ol ON ol.id = NULL::int AND ol.workspace_id = r.workspace_id),
 lb AS MATERIALIZED (SELECT lb.id FROM labels lb, a WHERE lb.id = $2::int AND lb.workspace_id = a.workspace_id AND a.role IN ('owner', 'admin', 'member') AND (NOT COALESCE(a.is_restricted, false)
-            OR (a.list_id IS NOT NULL AND (a.list_id = ANY(a.list_ids) OR COALESCE(a.folder_id = ANY(a.folder_ids), false)))) FOR KEY SHARE OF lb),
+  OR (a.list_id IS NOT NULL AND (a.list_id = ANY(a.list_ids) OR COALESCE(a.folder_id = ANY(a.folder_ids), false)))) FOR KEY SHARE OF lb),
 gate AS (SELECT a.role IN ('owner', 'admin', 'member') AND (NOT COALESCE(a.is_restricted, false)
-            OR (a.list_id IS NOT NULL AND (a.list_id = ANY(a.list_ids) OR COALESCE(a.folder_id = ANY(a.folder_ids), false)))) AND EXISTS (SELECT 1 FROM lb) AS ok FROM a),
+  OR (a.list_id IS NOT NULL AND (a.list_id = ANY(a.list_ids) OR COALESCE(a.folder_id = ANY(a.folder_ids), false)))) AND EXISTS (SELECT 1 FROM lb) AS ok FROM a),
 old AS MATERIALIZED (SELECT t.* FROM tasks t WHERE t.id = $1::int AND (SELECT ok FROM gate) FOR NO KEY UPDATE),
 link AS (INSERT INTO task_labels (task_id, label_id, workspace_id)
-                    SELECT old.id, lb.id, old.workspace_id FROM old, lb WHERE true
-                    ON CONFLICT DO NOTHING RETURNING task_id),
+  SELECT old.id, lb.id, old.workspace_id FROM old, lb WHERE true
+  ON CONFLICT DO NOTHING RETURNING task_id),
 task AS (UPDATE tasks t SET updated_at = now() FROM old WHERE t.id = old.id AND EXISTS (SELECT 1 FROM link) RETURNING t.*),
 event_row AS MATERIALIZED (
-       SELECT task.workspace_id AS workspace_id, jsonb_build_object('task_id', task.id, 'list_id', task.list_id, 'previous_list_id', old.list_id, 'parent_id', task.parent_id, 'changes', to_jsonb(changed.names)) AS data
-         FROM task JOIN old ON old.id = task.id CROSS JOIN LATERAL (SELECT array_remove(ARRAY[CASE WHEN true THEN 'label_ids' END]::text[], NULL) AS names) changed
-        WHERE (SELECT count(*) FROM lb) >= 0 AND (SELECT count(*) FROM link) >= 0 AND cardinality(changed.names) > 0),
+  SELECT task.workspace_id AS workspace_id, jsonb_build_object('task_id', task.id, 'list_id', task.list_id, 'previous_list_id', old.list_id, 'parent_id', task.parent_id, 'changes', to_jsonb(changed.names)) AS data
+    FROM task JOIN old ON old.id = task.id CROSS JOIN LATERAL (SELECT array_remove(ARRAY[CASE WHEN true THEN 'label_ids' END]::text[], NULL) AS names) changed
+   WHERE (SELECT count(*) FROM lb) >= 0 AND (SELECT count(*) FROM link) >= 0 AND cardinality(changed.names) > 0),
 event_lock AS MATERIALIZED (
-       SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
+  SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
 event_insert AS (
-       INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
-       SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'task.updated', now(),
-              $4::int, $5::int, l.data
-         FROM event_lock l
-       RETURNING id)
+  INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+  SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'task.updated', now(),
+         $4::int, $5::int, l.data
+    FROM event_lock l
+  RETURNING id)
 SELECT a.*, EXISTS (SELECT 1 FROM lb) AS label_found, NULL::boolean AS precondition_ok,
-              EXISTS (SELECT 1 FROM old WHERE true) AS reached
-         FROM a;
+       EXISTS (SELECT 1 FROM old WHERE true) AS reached
+  FROM a;
 
 -- task.label (shape removed)
 WITH a AS MATERIALIZED (SELECT r.workspace_id, r.folder_id, r.list_id, m.role, m.is_restricted,
-              CASE WHEN m.is_restricted THEN ARRAY(
-                SELECT g.folder_id FROM member_folder_grants g
-                 WHERE g.workspace_id = r.workspace_id AND g.user_id = $3::int) ELSE '{}' END AS folder_ids,
-              CASE WHEN m.is_restricted THEN ARRAY(
-                SELECT g.list_id FROM member_list_grants g
-                 WHERE g.workspace_id = r.workspace_id AND g.user_id = $3::int) ELSE '{}' END AS list_ids,
-              '{}'::int[] AS list_folder_ids,
-              ol.id IS NOT NULL AS list_found, ol.folder_id AS list_folder_id
-         FROM (SELECT t.workspace_id, (SELECT l.folder_id FROM lists l WHERE l.id = t.list_id) AS folder_id, t.list_id FROM tasks t WHERE t.id = $1::int) r
-         LEFT JOIN workspace_members m ON m.workspace_id = r.workspace_id AND m.user_id = $3::int
-         LEFT JOIN lists ol ON ol.id = NULL::int AND ol.workspace_id = r.workspace_id),
+       CASE WHEN m.is_restricted THEN ARRAY(
+         SELECT g.folder_id FROM member_folder_grants g
+          WHERE g.workspace_id = r.workspace_id AND g.user_id = $3::int) ELSE '{}' END AS folder_ids,
+       CASE WHEN m.is_restricted THEN ARRAY(
+         SELECT g.list_id FROM member_list_grants g
+          WHERE g.workspace_id = r.workspace_id AND g.user_id = $3::int) ELSE '{}' END AS list_ids,
+       '{}'::int[] AS list_folder_ids,
+       ol.id IS NOT NULL AS list_found, ol.folder_id AS list_folder_id
+  FROM (SELECT t.workspace_id, (SELECT l.folder_id FROM lists l WHERE l.id = t.list_id) AS folder_id, t.list_id FROM tasks t WHERE t.id = $1::int) r
+  LEFT JOIN workspace_members m ON m.workspace_id = r.workspace_id AND m.user_id = $3::int
+  LEFT JOIN lists ol ON ol.id = NULL::int AND ol.workspace_id = r.workspace_id),
 lb AS MATERIALIZED (SELECT lb.id FROM labels lb, a WHERE lb.id = $2::int AND lb.workspace_id = a.workspace_id AND a.role IN ('owner', 'admin', 'member') AND (NOT COALESCE(a.is_restricted, false)
-            OR (a.list_id IS NOT NULL AND (a.list_id = ANY(a.list_ids) OR COALESCE(a.folder_id = ANY(a.folder_ids), false)))) FOR KEY SHARE OF lb),
+  OR (a.list_id IS NOT NULL AND (a.list_id = ANY(a.list_ids) OR COALESCE(a.folder_id = ANY(a.folder_ids), false)))) FOR KEY SHARE OF lb),
 pre AS (SELECT sha256(convert_to((('{"id":' || (pt.id)::text || ',"workspace_id":' || (pt.workspace_id)::text || ',"list_id":' || COALESCE((pt.list_id)::text, 'null') || ',"title":' || to_json((pt.title)::text)::text || ',"description":' || COALESCE(to_json((pt.description)::text)::text, 'null') || ',"priority":' || to_json((pt.priority)::text)::text || ',"identifier":' || (pt.identifier)::text || ',"due_date":' || COALESCE(('"' || api_ts(pt.due_date) || '"'), 'null') || ',"start_date":' || COALESCE(('"' || api_ts(pt.start_date) || '"'), 'null') || ',"creator_id":' || (pt.creator_id)::text || ',"created_at":' || ('"' || api_ts(pt.created_at) || '"') || ',"status":' || COALESCE(((SELECT ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') FROM statuses s WHERE s.id = pt.status_id))::text, 'null') || ',"assignees":' || (SELECT '[' || COALESCE(string_agg(('{"id":' || (u.id)::text || ',"name":' || to_json((u.name)::text)::text || ',"avatar_url":' || COALESCE(to_json((u.avatar_url)::text)::text, 'null') || '}'), ',' ORDER BY u.id), '') || ']' FROM task_assignees ta JOIN users u ON u.id = ta.user_id WHERE ta.task_id = pt.id) || ',"labels":' || (SELECT '[' || COALESCE(string_agg(('{"id":' || (lb.id)::text || ',"name":' || to_json((lb.name)::text)::text || ',"color":' || COALESCE(to_json((lb.color)::text)::text, 'null') || '}'), ',' ORDER BY lower(lb.name), lb.id), '') || ']' FROM task_labels tl JOIN labels lb ON lb.id = tl.label_id WHERE tl.task_id = pt.id) || ',"subtasks":' || (SELECT '[' || COALESCE(string_agg(('{"id":' || (st.id)::text || ',"title":' || to_json((st.title)::text)::text || ',"priority":' || to_json((st.priority)::text)::text || ',"identifier":' || (st.identifier)::text || ',"status":' || COALESCE(((SELECT ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') FROM statuses s WHERE s.id = st.status_id))::text, 'null') || ',"assignees":' || (SELECT '[' || COALESCE(string_agg(('{"id":' || (u.id)::text || ',"name":' || to_json((u.name)::text)::text || ',"avatar_url":' || COALESCE(to_json((u.avatar_url)::text)::text, 'null') || '}'), ',' ORDER BY u.id), '') || ']' FROM task_assignees ta JOIN users u ON u.id = ta.user_id WHERE ta.task_id = st.id) || '}'), ',' ORDER BY st.created_at, st.id), '') || ']' FROM tasks st WHERE st.parent_id = pt.id AND (NOT COALESCE(a.is_restricted, false) OR COALESCE(st.list_id IN (
-             SELECT pl.id FROM lists pl WHERE pl.id = ANY(a.list_ids) OR pl.folder_id = ANY(a.folder_ids)), false))) || ',"attachments":' || (SELECT '[' || COALESCE(string_agg(('{"id":' || (a.id)::text || ',"file_name":' || to_json((a.file_name)::text)::text || ',"file_size":' || (a.file_size)::text || ',"mime_type":' || to_json((a.mime_type)::text)::text || ',"created_at":' || ('"' || api_ts(a.created_at) || '"') || ',"uploader":' || ('{"id":' || (au.id)::text || ',"name":' || to_json((au.name)::text)::text || ',"avatar_url":' || COALESCE(to_json((au.avatar_url)::text)::text, 'null') || '}') || '}'), ',' ORDER BY a.created_at, a.id), '') || ']' FROM attachments a JOIN users au ON au.id = a.uploader_id WHERE a.task_id = pt.id AND a.confirmed) || ',"custom_fields":' || (SELECT '[' || COALESCE(string_agg((f.task_entry_head || COALESCE(to_json((v.value)::text)::text, 'null') || '}'), ',' ORDER BY f.position, f.id), '') || ']' FROM (SELECT (SELECT lf.folder_id FROM lists lf WHERE lf.id = pt.list_id) AS folder_id OFFSET 0) tf CROSS JOIN custom_fields f LEFT JOIN task_custom_field_values v ON v.task_id = pt.id AND v.field_id = f.id WHERE f.workspace_id = pt.workspace_id
-        AND (NOT f.is_scope_restricted
-           OR COALESCE(pt.list_id = ANY(f.granted_list_ids)
-                       OR (tf.folder_id = ANY(f.granted_folder_ids) AND pt.list_id <> ALL(f.denied_list_ids)), false))
-        AND (NOT f.has_allowed_users OR $3::int = ANY(f.allowed_user_ids))) || '}'))::text, 'UTF8')) = ANY($4::bytea[]) AS ok, pt.updated_at AS seen FROM tasks pt, a WHERE pt.id = $1::int),
+       SELECT pl.id FROM lists pl WHERE pl.id = ANY(a.list_ids) OR pl.folder_id = ANY(a.folder_ids)), false))) || ',"attachments":' || (SELECT '[' || COALESCE(string_agg(('{"id":' || (a.id)::text || ',"file_name":' || to_json((a.file_name)::text)::text || ',"file_size":' || (a.file_size)::text || ',"mime_type":' || to_json((a.mime_type)::text)::text || ',"created_at":' || ('"' || api_ts(a.created_at) || '"') || ',"uploader":' || ('{"id":' || (au.id)::text || ',"name":' || to_json((au.name)::text)::text || ',"avatar_url":' || COALESCE(to_json((au.avatar_url)::text)::text, 'null') || '}') || '}'), ',' ORDER BY a.created_at, a.id), '') || ']' FROM attachments a JOIN users au ON au.id = a.uploader_id WHERE a.task_id = pt.id AND a.confirmed) || ',"custom_fields":' || (SELECT '[' || COALESCE(string_agg((f.task_entry_head || COALESCE(to_json((v.value)::text)::text, 'null') || '}'), ',' ORDER BY f.position, f.id), '') || ']' FROM (SELECT (SELECT lf.folder_id FROM lists lf WHERE lf.id = pt.list_id) AS folder_id OFFSET 0) tf CROSS JOIN custom_fields f LEFT JOIN task_custom_field_values v ON v.task_id = pt.id AND v.field_id = f.id WHERE f.workspace_id = pt.workspace_id
+  AND (NOT f.is_scope_restricted
+     OR COALESCE(pt.list_id = ANY(f.granted_list_ids)
+                 OR (tf.folder_id = ANY(f.granted_folder_ids) AND pt.list_id <> ALL(f.denied_list_ids)), false))
+  AND (NOT f.has_allowed_users OR $3::int = ANY(f.allowed_user_ids))) || '}'))::text, 'UTF8')) = ANY($4::bytea[]) AS ok, pt.updated_at AS seen FROM tasks pt, a WHERE pt.id = $1::int),
 gate AS (SELECT a.role IN ('owner', 'admin', 'member') AND (NOT COALESCE(a.is_restricted, false)
-            OR (a.list_id IS NOT NULL AND (a.list_id = ANY(a.list_ids) OR COALESCE(a.folder_id = ANY(a.folder_ids), false)))) AND EXISTS (SELECT 1 FROM lb) AND (SELECT ok FROM pre) AS ok FROM a),
+  OR (a.list_id IS NOT NULL AND (a.list_id = ANY(a.list_ids) OR COALESCE(a.folder_id = ANY(a.folder_ids), false)))) AND EXISTS (SELECT 1 FROM lb) AND (SELECT ok FROM pre) AS ok FROM a),
 old AS MATERIALIZED (SELECT t.* FROM tasks t WHERE t.id = $1::int AND (SELECT ok FROM gate) FOR NO KEY UPDATE),
 link AS (DELETE FROM task_labels tl USING old, lb WHERE tl.task_id = old.id AND tl.label_id = lb.id AND old.updated_at = (SELECT seen FROM pre) RETURNING tl.task_id),
 task AS (UPDATE tasks t SET updated_at = now() FROM old WHERE t.id = old.id AND EXISTS (SELECT 1 FROM link) RETURNING t.*),
 event_row AS MATERIALIZED (
-       SELECT task.workspace_id AS workspace_id, jsonb_build_object('task_id', task.id, 'list_id', task.list_id, 'previous_list_id', old.list_id, 'parent_id', task.parent_id, 'changes', to_jsonb(changed.names)) AS data
-         FROM task JOIN old ON old.id = task.id CROSS JOIN LATERAL (SELECT array_remove(ARRAY[CASE WHEN true THEN 'label_ids' END]::text[], NULL) AS names) changed
-        WHERE (SELECT count(*) FROM lb) >= 0 AND (SELECT count(*) FROM link) >= 0 AND cardinality(changed.names) > 0),
+  SELECT task.workspace_id AS workspace_id, jsonb_build_object('task_id', task.id, 'list_id', task.list_id, 'previous_list_id', old.list_id, 'parent_id', task.parent_id, 'changes', to_jsonb(changed.names)) AS data
+    FROM task JOIN old ON old.id = task.id CROSS JOIN LATERAL (SELECT array_remove(ARRAY[CASE WHEN true THEN 'label_ids' END]::text[], NULL) AS names) changed
+   WHERE (SELECT count(*) FROM lb) >= 0 AND (SELECT count(*) FROM link) >= 0 AND cardinality(changed.names) > 0),
 event_lock AS MATERIALIZED (
-       SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
+  SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
 event_insert AS (
-       INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
-       SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'task.updated', now(),
-              $5::int, $6::int, l.data
-         FROM event_lock l
-       RETURNING id)
+  INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+  SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'task.updated', now(),
+         $5::int, $6::int, l.data
+    FROM event_lock l
+  RETURNING id)
 SELECT a.*, EXISTS (SELECT 1 FROM lb) AS label_found, (SELECT ok FROM pre) AS precondition_ok,
-              EXISTS (SELECT 1 FROM old WHERE true AND old.updated_at = (SELECT seen FROM pre)) AS reached
-         FROM a;
+       EXISTS (SELECT 1 FROM old WHERE true AND old.updated_at = (SELECT seen FROM pre)) AS reached
+  FROM a;
 
 -- task.delete (shape -)
 WITH doomed AS (DELETE FROM tasks WHERE id = $1::int OR parent_id = $1::int RETURNING id, workspace_id, list_id, parent_id),
 doomed_labels AS (DELETE FROM task_labels WHERE task_id IN (SELECT id FROM doomed) RETURNING task_id),
 event_row AS MATERIALIZED (
-       SELECT d.workspace_id AS workspace_id, jsonb_build_object('task_id', d.id, 'list_id', d.list_id, 'parent_id', d.parent_id) AS data
-         FROM (SELECT * FROM doomed WHERE doomed.id = $1::int) d
-        WHERE (SELECT count(*) FROM doomed) >= 0 AND (SELECT count(*) FROM doomed_labels) >= 0),
+  SELECT d.workspace_id AS workspace_id, jsonb_build_object('task_id', d.id, 'list_id', d.list_id, 'parent_id', d.parent_id) AS data
+    FROM (SELECT * FROM doomed WHERE doomed.id = $1::int) d
+   WHERE (SELECT count(*) FROM doomed) >= 0 AND (SELECT count(*) FROM doomed_labels) >= 0),
 event_lock AS MATERIALIZED (
-       SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
+  SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
 event_insert AS (
-       INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
-       SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'task.deleted', now(),
-              $2::int, $3::int, l.data
-         FROM event_lock l
-       RETURNING id)
+  INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+  SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'task.deleted', now(),
+         $2::int, $3::int, l.data
+    FROM event_lock l
+  RETURNING id)
 SELECT NULL::boolean AS precondition_ok, EXISTS (SELECT 1 FROM doomed WHERE doomed.id = $1::int) AS deleted;
 
 -- task.delete (shape a)
@@ -400,15 +400,15 @@ target AS MATERIALIZED (SELECT tt.updated_at FROM tasks tt WHERE tt.id = $1::int
 doomed AS (DELETE FROM tasks WHERE (id = $1::int OR parent_id = $1::int) AND (SELECT ok FROM pre) AND (SELECT updated_at FROM target) = (SELECT seen FROM pre) RETURNING id, workspace_id, list_id, parent_id),
 doomed_labels AS (DELETE FROM task_labels WHERE task_id IN (SELECT id FROM doomed) RETURNING task_id),
 event_row AS MATERIALIZED (
-       SELECT d.workspace_id AS workspace_id, jsonb_build_object('task_id', d.id, 'list_id', d.list_id, 'parent_id', d.parent_id) AS data
-         FROM (SELECT * FROM doomed WHERE doomed.id = $1::int) d
-        WHERE (SELECT count(*) FROM target) >= 0 AND (SELECT count(*) FROM doomed) >= 0 AND (SELECT count(*) FROM doomed_labels) >= 0),
+  SELECT d.workspace_id AS workspace_id, jsonb_build_object('task_id', d.id, 'list_id', d.list_id, 'parent_id', d.parent_id) AS data
+    FROM (SELECT * FROM doomed WHERE doomed.id = $1::int) d
+   WHERE (SELECT count(*) FROM target) >= 0 AND (SELECT count(*) FROM doomed) >= 0 AND (SELECT count(*) FROM doomed_labels) >= 0),
 event_lock AS MATERIALIZED (
-       SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
+  SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
 event_insert AS (
-       INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
-       SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'task.deleted', now(),
-              $2::int, $3::int, l.data
-         FROM event_lock l
-       RETURNING id)
+  INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+  SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'task.deleted', now(),
+         $2::int, $3::int, l.data
+    FROM event_lock l
+  RETURNING id)
 SELECT (SELECT ok FROM pre) AS precondition_ok, EXISTS (SELECT 1 FROM doomed WHERE doomed.id = $1::int) AS deleted;

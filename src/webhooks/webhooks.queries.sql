@@ -2,19 +2,19 @@
 
 -- webhook.insert
 WITH wh AS (INSERT INTO webhooks (workspace_id, url, events, secret, dispatched_through)
-         SELECT $1, $2, $3, $4, CASE WHEN pg_advisory_xact_lock(1163284052, $1::int)::text = ''
-               THEN (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM events_id_seq) END
-          WHERE (SELECT count(*) FROM webhooks WHERE workspace_id = $1) < $5
-         RETURNING *)
+  SELECT $1, $2, $3, $4, CASE WHEN pg_advisory_xact_lock(1163284052, $1::int)::text = ''
+        THEN (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM events_id_seq) END
+   WHERE (SELECT count(*) FROM webhooks WHERE workspace_id = $1) < $5
+  RETURNING *)
 SELECT id, workspace_id, url, events, active, api_ts(created_at) AS created_at, secret FROM wh;
 
 -- webhook.update
 WITH wh AS (UPDATE webhooks SET url = COALESCE($2::text, url), events = COALESCE($3, events),
-              active = COALESCE($1::boolean, active),
-              activated_at = CASE WHEN $1::boolean AND NOT active THEN now() ELSE activated_at END,
-              dispatched_through = CASE WHEN $1::boolean AND NOT active THEN CASE WHEN pg_advisory_xact_lock(1163284052, workspace_id)::text = ''
-               THEN (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM events_id_seq) END ELSE dispatched_through END
-        WHERE id = $4::int RETURNING *)
+        active = COALESCE($1::boolean, active),
+        activated_at = CASE WHEN $1::boolean AND NOT active THEN now() ELSE activated_at END,
+        dispatched_through = CASE WHEN $1::boolean AND NOT active THEN CASE WHEN pg_advisory_xact_lock(1163284052, workspace_id)::text = ''
+         THEN (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM events_id_seq) END ELSE dispatched_through END
+  WHERE id = $4::int RETURNING *)
 SELECT id, workspace_id, url, events, active, api_ts(created_at) AS created_at FROM wh;
 
 -- webhook.delete

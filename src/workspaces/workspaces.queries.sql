@@ -2,51 +2,51 @@
 
 -- workspace.insert
 WITH RECURSIVE candidate(n, slug) AS (
-        SELECT 1, $1::text
-        UNION ALL
-        SELECT c.n + 1, rtrim(left($1::text, 64 - length('-' || (c.n + 1))), '-') || '-' || (c.n + 1) FROM candidate c WHERE $8::boolean AND EXISTS (SELECT 1 FROM workspaces x WHERE lower(x.slug COLLATE "C") = lower((c.slug) COLLATE "C"))),
+  SELECT 1, $1::text
+  UNION ALL
+  SELECT c.n + 1, rtrim(left($1::text, 64 - length('-' || (c.n + 1))), '-') || '-' || (c.n + 1) FROM candidate c WHERE $8::boolean AND EXISTS (SELECT 1 FROM workspaces x WHERE lower(x.slug COLLATE "C") = lower((c.slug) COLLATE "C"))),
 pick AS (SELECT slug FROM candidate ORDER BY n DESC LIMIT 1),
 w AS (INSERT INTO workspaces (slug, owner_id, name, description, icon, color, image_url)
-            SELECT pick.slug, $2::int, $3::text, $4::text, $5::text, $6::text, $7::text FROM pick
-            ON CONFLICT DO NOTHING
-            RETURNING *),
+  SELECT pick.slug, $2::int, $3::text, $4::text, $5::text, $6::text, $7::text FROM pick
+  ON CONFLICT DO NOTHING
+  RETURNING *),
 m AS (INSERT INTO workspace_members (workspace_id, user_id, role, joined_at)
-            SELECT w.id, $2::int, 'owner', w.created_at FROM w RETURNING 'owner'::text AS role),
+  SELECT w.id, $2::int, 'owner', w.created_at FROM w RETURNING 'owner'::text AS role),
 st AS (INSERT INTO statuses (workspace_id, name, category, color, icon, position)
-             SELECT w.id, st.name, st.category, 'gray', NULL, st.position FROM w CROSS JOIN (VALUES ('To Do', 'pending', 1), ('In Progress', 'in_progress', 2), ('Done', 'completed', 3), ('Cancelled', 'cancelled', 4)) AS st(name, category, position)
-             RETURNING id)
+  SELECT w.id, st.name, st.category, 'gray', NULL, st.position FROM w CROSS JOIN (VALUES ('To Do', 'pending', 1), ('In Progress', 'in_progress', 2), ('Done', 'completed', 3), ('Cancelled', 'cancelled', 4)) AS st(name, category, position)
+  RETURNING id)
 SELECT w.id AS id, w.name AS name, w.slug AS slug, w.description AS description, w.icon AS icon, w.color AS color, w.image_url AS image_url, w.owner_id AS owner_id, m.role AS role, api_ts(w.created_at) AS created_at FROM w CROSS JOIN m WHERE (SELECT count(*) FROM st) >= 0;
 
 -- workspace.update (shape 111111)
 WITH old AS MATERIALIZED (SELECT * FROM workspaces WHERE id = $1::int FOR NO KEY UPDATE),
 r AS (UPDATE workspaces t SET name = $2::text, slug = $3::text, description = $4::text, icon = $5::text, color = $6::text, image_url = $7::text FROM old WHERE t.id = old.id RETURNING t.*),
 event_row AS MATERIALIZED (
-       SELECT r.id AS workspace_id, jsonb_build_object('changes', to_jsonb(changed.names)) AS data
-         FROM r JOIN old ON old.id = r.id CROSS JOIN LATERAL (SELECT array_remove(ARRAY[CASE WHEN r.color IS DISTINCT FROM old.color THEN 'color' END, CASE WHEN r.description IS DISTINCT FROM old.description THEN 'description' END, CASE WHEN r.icon IS DISTINCT FROM old.icon THEN 'icon' END, CASE WHEN r.image_url IS DISTINCT FROM old.image_url THEN 'image_url' END, CASE WHEN r.name IS DISTINCT FROM old.name THEN 'name' END, CASE WHEN r.slug IS DISTINCT FROM old.slug THEN 'slug' END]::text[], NULL) AS names) changed
-        WHERE cardinality(changed.names) > 0),
+  SELECT r.id AS workspace_id, jsonb_build_object('changes', to_jsonb(changed.names)) AS data
+    FROM r JOIN old ON old.id = r.id CROSS JOIN LATERAL (SELECT array_remove(ARRAY[CASE WHEN r.color IS DISTINCT FROM old.color THEN 'color' END, CASE WHEN r.description IS DISTINCT FROM old.description THEN 'description' END, CASE WHEN r.icon IS DISTINCT FROM old.icon THEN 'icon' END, CASE WHEN r.image_url IS DISTINCT FROM old.image_url THEN 'image_url' END, CASE WHEN r.name IS DISTINCT FROM old.name THEN 'name' END, CASE WHEN r.slug IS DISTINCT FROM old.slug THEN 'slug' END]::text[], NULL) AS names) changed
+   WHERE cardinality(changed.names) > 0),
 event_lock AS MATERIALIZED (
-       SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
+  SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
 event_insert AS (
-       INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
-       SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'workspace.updated', now(),
-              $9::int, $10::int, l.data
-         FROM event_lock l
-       RETURNING id)
+  INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+  SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'workspace.updated', now(),
+         $9::int, $10::int, l.data
+    FROM event_lock l
+  RETURNING id)
 SELECT w.id AS id, w.name AS name, w.slug AS slug, w.description AS description, w.icon AS icon, w.color AS color, w.image_url AS image_url, w.owner_id AS owner_id, m.role AS role, api_ts(w.created_at) AS created_at FROM r w CROSS JOIN (SELECT $8::text AS role) m;
 
 -- workspace.update (shape 100000)
 WITH old AS MATERIALIZED (SELECT * FROM workspaces WHERE id = $1::int FOR NO KEY UPDATE),
 r AS (UPDATE workspaces t SET name = $2::text FROM old WHERE t.id = old.id RETURNING t.*),
 event_row AS MATERIALIZED (
-       SELECT r.id AS workspace_id, jsonb_build_object('changes', to_jsonb(changed.names)) AS data
-         FROM r JOIN old ON old.id = r.id CROSS JOIN LATERAL (SELECT array_remove(ARRAY[CASE WHEN r.color IS DISTINCT FROM old.color THEN 'color' END, CASE WHEN r.description IS DISTINCT FROM old.description THEN 'description' END, CASE WHEN r.icon IS DISTINCT FROM old.icon THEN 'icon' END, CASE WHEN r.image_url IS DISTINCT FROM old.image_url THEN 'image_url' END, CASE WHEN r.name IS DISTINCT FROM old.name THEN 'name' END, CASE WHEN r.slug IS DISTINCT FROM old.slug THEN 'slug' END]::text[], NULL) AS names) changed
-        WHERE cardinality(changed.names) > 0),
+  SELECT r.id AS workspace_id, jsonb_build_object('changes', to_jsonb(changed.names)) AS data
+    FROM r JOIN old ON old.id = r.id CROSS JOIN LATERAL (SELECT array_remove(ARRAY[CASE WHEN r.color IS DISTINCT FROM old.color THEN 'color' END, CASE WHEN r.description IS DISTINCT FROM old.description THEN 'description' END, CASE WHEN r.icon IS DISTINCT FROM old.icon THEN 'icon' END, CASE WHEN r.image_url IS DISTINCT FROM old.image_url THEN 'image_url' END, CASE WHEN r.name IS DISTINCT FROM old.name THEN 'name' END, CASE WHEN r.slug IS DISTINCT FROM old.slug THEN 'slug' END]::text[], NULL) AS names) changed
+   WHERE cardinality(changed.names) > 0),
 event_lock AS MATERIALIZED (
-       SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
+  SELECT r.workspace_id, r.data, pg_advisory_xact_lock_shared(1163284052, r.workspace_id)::text = '' AS locked FROM event_row r),
 event_insert AS (
-       INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
-       SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'workspace.updated', now(),
-              $4::int, $5::int, l.data
-         FROM event_lock l
-       RETURNING id)
+  INSERT INTO events (id, workspace_id, type, occurred_at, actor_user_id, actor_api_key_id, data)
+  SELECT CASE WHEN l.locked THEN nextval('events_id_seq') END, l.workspace_id, 'workspace.updated', now(),
+         $4::int, $5::int, l.data
+    FROM event_lock l
+  RETURNING id)
 SELECT w.id AS id, w.name AS name, w.slug AS slug, w.description AS description, w.icon AS icon, w.color AS color, w.image_url AS image_url, w.owner_id AS owner_id, m.role AS role, api_ts(w.created_at) AS created_at FROM r w CROSS JOIN (SELECT $3::text AS role) m;
