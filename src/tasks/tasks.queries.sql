@@ -412,3 +412,91 @@ event_insert AS (
     FROM event_lock l
   RETURNING id)
 SELECT (SELECT ok FROM pre) AS precondition_ok, EXISTS (SELECT 1 FROM doomed WHERE doomed.id = $1::int) AS deleted;
+
+-- task.list (read: no filters, default sort, offset pages)
+WITH scope AS NOT MATERIALIZED (
+          SELECT t.id, t.created_at AS k0 FROM tasks t WHERE t.workspace_id = $4::int
+  AND (NOT $1::boolean OR COALESCE(t.list_id IN (
+              SELECT pl.id FROM lists pl WHERE pl.id = ANY($2::int[]) OR pl.folder_id = ANY($3::int[])), false))
+  AND t.parent_id IS NULL
+        ), page AS MATERIALIZED (
+          SELECT * FROM scope ORDER BY scope.k0 DESC, scope.id DESC LIMIT $7::int OFFSET $8::bigint
+        ), page_subtasks AS MATERIALIZED (
+        SELECT st.* FROM tasks st WHERE st.parent_id = ANY(ARRAY(SELECT id FROM page)) AND (NOT $1::boolean OR COALESCE(st.list_id IN (
+              SELECT pl.id FROM lists pl WHERE pl.id = ANY($2::int[]) OR pl.folder_id = ANY($3::int[])), false))),
+page_assignees AS MATERIALIZED (
+  SELECT ta.task_id, ('[' || COALESCE(string_agg(('{"id":' || (u.id)::text || ',"name":' || to_json((u.name)::text)::text || ',"avatar_url":' || COALESCE(to_json((u.avatar_url)::text)::text, 'null') || '}'), ',' ORDER BY u.id), '') || ']') AS json
+    FROM task_assignees ta JOIN users u ON u.id = ta.user_id
+   WHERE ta.task_id = ANY(ARRAY(SELECT id FROM page UNION ALL SELECT id FROM page_subtasks))
+   GROUP BY ta.task_id),
+page_subtask_arrays AS MATERIALIZED (
+  SELECT st.parent_id, ('[' || COALESCE(string_agg(('{"id":' || (st.id)::text || ',"title":' || to_json((st.title)::text)::text || ',"priority":' || to_json((st.priority)::text)::text || ',"identifier":' || (st.identifier)::text || ',"status":' || COALESCE(((SELECT ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') FROM statuses s WHERE s.id = st.status_id))::text, 'null') || ',"assignees":' || COALESCE(sa.json, '[]') || '}'), ',' ORDER BY st.created_at, st.id), '') || ']') AS json
+    FROM page_subtasks st LEFT JOIN page_assignees sa ON sa.task_id = st.id
+   GROUP BY st.parent_id),
+page_field_defs AS MATERIALIZED (
+  SELECT f.id, f.position, f.task_entry_head, f.is_scope_restricted, f.granted_folder_ids, f.granted_list_ids, f.denied_list_ids
+    FROM custom_fields f
+   WHERE f.workspace_id = $6::int AND (NOT f.has_allowed_users OR $5::int = ANY(f.allowed_user_ids))),
+page_fields AS MATERIALIZED (
+  SELECT pt.id AS task_id, ('[' || COALESCE(string_agg((f.task_entry_head || COALESCE(to_json((v.value)::text)::text, 'null') || '}'), ',' ORDER BY f.position, f.id), '') || ']') AS json
+    FROM tasks pt LEFT JOIN lists tf ON tf.id = pt.list_id
+    JOIN page_field_defs f ON (NOT f.is_scope_restricted
+      OR COALESCE(pt.list_id = ANY(f.granted_list_ids)
+                  OR (tf.folder_id = ANY(f.granted_folder_ids) AND pt.list_id <> ALL(f.denied_list_ids)), false)) LEFT JOIN task_custom_field_values v ON v.task_id = pt.id AND v.field_id = f.id
+   WHERE pt.id = ANY(ARRAY(SELECT id FROM page))
+   GROUP BY pt.id)
+  SELECT (SELECT count(*)::int FROM scope) AS total, (SELECT ('[' || COALESCE(string_agg(('{"id":' || (t.id)::text || ',"workspace_id":' || (t.workspace_id)::text || ',"list_id":' || COALESCE((t.list_id)::text, 'null') || ',"title":' || to_json((t.title)::text)::text || ',"priority":' || to_json((t.priority)::text)::text || ',"identifier":' || (t.identifier)::text || ',"due_date":' || COALESCE(('"' || api_ts(t.due_date) || '"'), 'null') || ',"start_date":' || COALESCE(('"' || api_ts(t.start_date) || '"'), 'null') || ',"creator_id":' || (t.creator_id)::text || ',"created_at":' || ('"' || api_ts(t.created_at) || '"') || ',"status":' || COALESCE(((SELECT ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') FROM statuses s WHERE s.id = t.status_id))::text, 'null') || ',"assignees":' || COALESCE(pa.json, '[]') || ',"subtasks":' || COALESCE(ps.json, '[]') || ',"custom_fields":' || COALESCE(pf.json, '[]') || '}'), ',' ORDER BY p.k0 DESC, p.id DESC), '') || ']')
+               FROM page p JOIN tasks t ON t.id = p.id
+               LEFT JOIN page_assignees pa ON pa.task_id = t.id
+               LEFT JOIN page_subtask_arrays ps ON ps.parent_id = t.id
+               LEFT JOIN page_fields pf ON pf.task_id = t.id) AS data;
+
+-- task.list (read: every filter, two sort keys)
+WITH scope AS MATERIALIZED (
+          SELECT t.id, task_priority_rank(t.priority) AS k0, lower(t.title COLLATE "C") AS k1 FROM tasks t WHERE t.list_id = $4::int
+  AND (NOT $1::boolean OR COALESCE(t.list_id IN (
+              SELECT pl.id FROM lists pl WHERE pl.id = ANY($2::int[]) OR pl.folder_id = ANY($3::int[])), false))
+  AND t.parent_id = $5::int
+  AND EXISTS (SELECT 1 FROM tasks pt WHERE pt.id = $5::int AND (NOT $1::boolean OR COALESCE(pt.list_id IN (
+              SELECT pl.id FROM lists pl WHERE pl.id = ANY($2::int[]) OR pl.folder_id = ANY($3::int[])), false)))
+  AND t.status_id = ANY($6::int[])
+  AND t.status_id IN (SELECT s.id FROM statuses s WHERE s.workspace_id = $7::int AND s.category = ANY($8::text[]))
+  AND t.id IN (SELECT ta.task_id FROM task_assignees ta WHERE ta.user_id = ANY($9::int[]))
+  AND t.id IN (SELECT tl.task_id FROM task_labels tl WHERE tl.label_id = ANY($10::int[]))
+  AND task_priority_rank(t.priority) = ANY($11::int[])
+  AND COALESCE(t.due_date, '-infinity'::timestamptz) >= $12::timestamptz
+  AND COALESCE(t.due_date, 'infinity'::timestamptz) < $13::timestamptz
+  AND t.created_at >= $14::timestamptz
+  AND t.updated_at >= $15::timestamptz
+  AND t.search_text LIKE lower($16::text)
+        ), page AS MATERIALIZED (
+          SELECT * FROM scope ORDER BY scope.k0 DESC, scope.k1 ASC, scope.id ASC LIMIT $19::int OFFSET $20::bigint
+        ), page_subtasks AS MATERIALIZED (
+        SELECT st.* FROM tasks st WHERE st.parent_id = ANY(ARRAY(SELECT id FROM page)) AND (NOT $1::boolean OR COALESCE(st.list_id IN (
+              SELECT pl.id FROM lists pl WHERE pl.id = ANY($2::int[]) OR pl.folder_id = ANY($3::int[])), false))),
+page_assignees AS MATERIALIZED (
+  SELECT ta.task_id, ('[' || COALESCE(string_agg(('{"id":' || (u.id)::text || ',"name":' || to_json((u.name)::text)::text || ',"avatar_url":' || COALESCE(to_json((u.avatar_url)::text)::text, 'null') || '}'), ',' ORDER BY u.id), '') || ']') AS json
+    FROM task_assignees ta JOIN users u ON u.id = ta.user_id
+   WHERE ta.task_id = ANY(ARRAY(SELECT id FROM page UNION ALL SELECT id FROM page_subtasks))
+   GROUP BY ta.task_id),
+page_subtask_arrays AS MATERIALIZED (
+  SELECT st.parent_id, ('[' || COALESCE(string_agg(('{"id":' || (st.id)::text || ',"title":' || to_json((st.title)::text)::text || ',"priority":' || to_json((st.priority)::text)::text || ',"identifier":' || (st.identifier)::text || ',"status":' || COALESCE(((SELECT ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') FROM statuses s WHERE s.id = st.status_id))::text, 'null') || ',"assignees":' || COALESCE(sa.json, '[]') || '}'), ',' ORDER BY st.created_at, st.id), '') || ']') AS json
+    FROM page_subtasks st LEFT JOIN page_assignees sa ON sa.task_id = st.id
+   GROUP BY st.parent_id),
+page_field_defs AS MATERIALIZED (
+  SELECT f.id, f.position, f.task_entry_head, f.is_scope_restricted, f.granted_folder_ids, f.granted_list_ids, f.denied_list_ids
+    FROM custom_fields f
+   WHERE f.workspace_id = $18::int AND (NOT f.has_allowed_users OR $17::int = ANY(f.allowed_user_ids))),
+page_fields AS MATERIALIZED (
+  SELECT pt.id AS task_id, ('[' || COALESCE(string_agg((f.task_entry_head || COALESCE(to_json((v.value)::text)::text, 'null') || '}'), ',' ORDER BY f.position, f.id), '') || ']') AS json
+    FROM tasks pt LEFT JOIN lists tf ON tf.id = pt.list_id
+    JOIN page_field_defs f ON (NOT f.is_scope_restricted
+      OR COALESCE(pt.list_id = ANY(f.granted_list_ids)
+                  OR (tf.folder_id = ANY(f.granted_folder_ids) AND pt.list_id <> ALL(f.denied_list_ids)), false)) LEFT JOIN task_custom_field_values v ON v.task_id = pt.id AND v.field_id = f.id
+   WHERE pt.id = ANY(ARRAY(SELECT id FROM page))
+   GROUP BY pt.id)
+  SELECT (SELECT count(*)::int FROM scope) AS total, (SELECT ('[' || COALESCE(string_agg(('{"id":' || (t.id)::text || ',"workspace_id":' || (t.workspace_id)::text || ',"list_id":' || COALESCE((t.list_id)::text, 'null') || ',"title":' || to_json((t.title)::text)::text || ',"priority":' || to_json((t.priority)::text)::text || ',"identifier":' || (t.identifier)::text || ',"due_date":' || COALESCE(('"' || api_ts(t.due_date) || '"'), 'null') || ',"start_date":' || COALESCE(('"' || api_ts(t.start_date) || '"'), 'null') || ',"creator_id":' || (t.creator_id)::text || ',"created_at":' || ('"' || api_ts(t.created_at) || '"') || ',"status":' || COALESCE(((SELECT ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') FROM statuses s WHERE s.id = t.status_id))::text, 'null') || ',"assignees":' || COALESCE(pa.json, '[]') || ',"subtasks":' || COALESCE(ps.json, '[]') || ',"custom_fields":' || COALESCE(pf.json, '[]') || '}'), ',' ORDER BY p.k0 DESC, p.k1 ASC, p.id ASC), '') || ']')
+               FROM page p JOIN tasks t ON t.id = p.id
+               LEFT JOIN page_assignees pa ON pa.task_id = t.id
+               LEFT JOIN page_subtask_arrays ps ON ps.parent_id = t.id
+               LEFT JOIN page_fields pf ON pf.task_id = t.id) AS data;
