@@ -1,5 +1,6 @@
 import * as attachments from './attachments/attachments.repository';
 import * as comments from './comments/comments.repository';
+import type { Membership } from './common/access/access.policy';
 import { WriteStatement } from './common/database/write-statement';
 import * as customFields from './custom-fields/custom-fields.repository';
 import * as folders from './folders/folders.repository';
@@ -7,9 +8,9 @@ import * as labels from './labels/labels.repository';
 import * as lists from './lists/lists.repository';
 import * as members from './members/members.repository';
 import * as statuses from './statuses/statuses.repository';
-import * as tasks from './tasks/tasks.repository';
 import { taskListSql } from './tasks/task-list.sql';
 import { parseTaskQuery } from './tasks/task-query';
+import * as tasks from './tasks/tasks.repository';
 import { TASK_WRITE_COLUMNS } from './tasks/tasks.sql';
 import * as webhooks from './webhooks/webhooks.repository';
 import * as workspaces from './workspaces/workspaces.repository';
@@ -57,7 +58,7 @@ const all = (columns: readonly string[]) => Object.fromEntries(columns.map((c) =
 /** A patch sending the first of `columns` only. */
 const one = (columns: readonly string[]) => ({ [columns[0]]: 1 });
 const taskColumns = TASK_WRITE_COLUMNS.map((c) => c.column);
-const membership = { role: 'member', restricted: true, folderIds: [1], listIds: [2], listFolderIds: [3] };
+const membership: Membership = { role: 'member', restricted: true, folderIds: [1], listIds: [2], listFolderIds: [3] };
 const anyPre = { any: true };
 const digestPre = { any: false, digests: [Buffer.alloc(0)], viewer: { userId: 1, membership } };
 const fieldAll = {
@@ -105,7 +106,9 @@ export const SAMPLES: Record<string, readonly unknown[]> = {
     { actor, id: 1, patch: one(lists.LIST_TABLE.columns) },
   ],
   'list.delete': [{ actor, id: 1 }],
-  'member.add': [{ actor, workspaceId: 1, user: { id: 1 }, write: { role: 'member', restricted: true, folder_ids: [1], list_ids: [1] }, allowed: true, emails: false }],
+  'member.add': [
+    { actor, workspaceId: 1, user: { id: 1 }, write: { role: 'member', restricted: true, folder_ids: [1], list_ids: [1] }, allowed: true, emails: false },
+  ],
   'member.update': [{ actor, workspaceId: 1, userId: 1, role: 'member', write: { role: 'member' }, allowed: true, emails: false }],
   'member.remove': [{ actor, workspaceId: 1, userId: 1, role: 'member' }],
   'status.insert': [{ actor, workspaceId: 1, body: all(statuses.STATUS_TABLE.columns) }],
@@ -134,7 +137,10 @@ export const SAMPLES: Record<string, readonly unknown[]> = {
     { op: 'add', id: 1, labelId: 1, actor },
     { op: 'remove', id: 1, labelId: 1, actor, pre: digestPre },
   ],
-  'task.delete': [{ actor, id: 1 }, { actor, id: 1, pre: anyPre }],
+  'task.delete': [
+    { actor, id: 1 },
+    { actor, id: 1, pre: anyPre },
+  ],
   'webhook.insert': [{ workspaceId: 1, url: 'u', events: ['task.created'], secret: 's', max: 1 }],
   'webhook.update': [{ id: 1, patch: { url: 'u', events: ['task.created'], active: true } }],
   'webhook.delete': [{ id: 1 }],
@@ -190,7 +196,7 @@ export function normalise(text: string): string {
   const lines = text.split('\n').map((l) => l.trimEnd());
   const indent = (l: string) => /^ */.exec(l)![0].length;
   const out: string[] = [];
-  for (let start = 0; start < lines.length; ) {
+  for (let start = 0; start < lines.length;) {
     let end = start + 1;
     while (end < lines.length && (indent(lines[end]) > 0 || !lines[end])) end++;
     const rest = lines.slice(start + 1, end);
