@@ -1,5 +1,15 @@
+import type { ColumnTable } from '../common/database/field-table';
 import type { SqlParams } from '../common/database/sql-params';
-import type { Args, StatementEvent } from '../common/database/write-statement';
+import {
+  type Args,
+  columnChanges,
+  type LockTable,
+  sentKey,
+  type StatementEvent,
+  updateRow,
+  type WriteStatement,
+  writeStatement,
+} from '../common/database/write-statement';
 import { EVENT_DATA_KEYS, EventType } from './event-types';
 
 /** Who made a write (D37 `actor`): the API key's user and the key. */
@@ -98,6 +108,47 @@ export function statementEvent<I extends { actor: Actor }, T extends EventType>(
         args.arg((i) => i.actor.keyId, 'int'),
       ),
   };
+}
+
+/**
+ * The PATCH statement `name` of one row of `table`, whose columns are the field table `fields` (folders,
+ * labels, lists, statuses): the fields sent (updateRow), `type` recorded with `data` (SQL over `r`, the row
+ * after, and `old`, the row before) when a stored value changed (D37), the row as it is when nothing was sent.
+ */
+export function patchRowStatement<P extends object, R, T extends EventType>(
+  name: string,
+  table: LockTable,
+  fields: ColumnTable<string>,
+  type: T,
+  data: EventWrite<T>['data'],
+): WriteStatement<{ actor: Actor; id: number; patch: P }, R> {
+  return writeStatement<{ actor: Actor; id: number; patch: P }, R>(
+    name,
+    (i) => sentKey(fields.columns, i.patch),
+    (w, sample) =>
+      updateRow(
+        w,
+        table,
+        table,
+        fields,
+        (i) => i.id,
+        (i) => i.patch,
+        sample,
+      )
+        ? w
+            .event(
+              statementEvent({
+                type,
+                from: 'r JOIN old ON old.id = r.id',
+                reads: ['r', 'old'],
+                workspace: 'r.workspace_id',
+                data,
+                changes: columnChanges(fields),
+              }),
+            )
+            .select(`${fields.select} FROM r`)
+        : w.noEvent('nothing sent: nothing changes').select(`${fields.select} FROM ${table} WHERE id = ${w.arg((i) => i.id, 'int')}`),
+  );
 }
 
 /** eventCtes' texts with the actor's user and key as SQL. */

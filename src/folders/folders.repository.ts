@@ -4,9 +4,9 @@ import { DataSource, EntityManager } from 'typeorm';
 import { type AccessRead, READ_PARAMS } from '../common/access/access.repository';
 import { ColumnField, columnTable, FieldsMatch, positionWrite, WritesMatch } from '../common/database/field-table';
 import type { Db } from '../common/database/request-db';
-import { columnChanges, insertRow, sentKey, updateRow, writeStatement } from '../common/database/write-statement';
+import { insertRow, writeStatement } from '../common/database/write-statement';
 import { jsonArraySql, RawJson } from '../common/http/raw-json';
-import { Actor, statementEvent } from '../events/events.sql';
+import { Actor, patchRowStatement, statementEvent } from '../events/events.sql';
 import { deleteTasksCtes } from '../tasks/tasks.sql';
 import type { CreateFolderDto, FolderDto, UpdateFolderDto } from './folders.dto';
 
@@ -49,33 +49,9 @@ const INSERT = writeStatement<{ actor: Actor; workspaceId: number; body: Omit<Cr
 );
 
 /** The fields sent of a folder; `folder.updated` when a stored value changed (D37). */
-const UPDATE = writeStatement<{ actor: Actor; id: number; patch: UpdateFolderDto }, FolderDto>(
-  'folder.update',
-  (i) => sentKey(FOLDER_TABLE.columns, i.patch),
-  (w, sample) =>
-    updateRow(
-      w,
-      'folders',
-      'folders',
-      FOLDER_TABLE,
-      (i) => i.id,
-      (i) => i.patch,
-      sample,
-    )
-      ? w
-          .event(
-            statementEvent({
-              type: 'folder.updated',
-              from: 'r JOIN old ON old.id = r.id',
-              reads: ['r', 'old'],
-              workspace: 'r.workspace_id',
-              data: { folder_id: 'r.id' },
-              changes: columnChanges(FOLDER_TABLE),
-            }),
-          )
-          .select(`${FOLDER_TABLE.select} FROM r`)
-      : w.noEvent('nothing sent: nothing changes').select(`${FOLDER_TABLE.select} FROM folders WHERE id = ${w.arg((i) => i.id, 'int')}`),
-);
+const UPDATE = patchRowStatement<UpdateFolderDto, FolderDto, 'folder.updated'>('folder.update', 'folders', FOLDER_TABLE, 'folder.updated', {
+  folder_id: 'r.id',
+});
 
 /**
  * D26: a folder with its lists and their tasks, recording only `folder.deleted` (D37). The lists and tasks are

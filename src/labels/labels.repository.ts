@@ -3,8 +3,8 @@ import { Injectable } from '@nestjs/common';
 import { ColumnField, columnTable, FieldsMatch, WritesMatch } from '../common/database/field-table';
 import type { Db } from '../common/database/request-db';
 import { Sql } from '../common/database/sql';
-import { columnChanges, insertRow, sentKey, updateRow, writeStatement } from '../common/database/write-statement';
-import { Actor, statementEvent } from '../events/events.sql';
+import { insertRow, writeStatement } from '../common/database/write-statement';
+import { Actor, patchRowStatement, statementEvent } from '../events/events.sql';
 import type { CreateLabelDto, LabelDto, UpdateLabelDto } from './labels.dto';
 
 /** The body of create label without its target. */
@@ -63,33 +63,7 @@ const INSERT = writeStatement<LabelInsert, LabelDto>(
 );
 
 /** D43: the fields sent of a label; `label.updated` when a stored value changed (D37). */
-const UPDATE = writeStatement<LabelUpdate, LabelDto>(
-  'label.update',
-  (i) => sentKey(LABEL_TABLE.columns, i.patch),
-  (w, sample) =>
-    updateRow(
-      w,
-      'labels',
-      'labels',
-      LABEL_TABLE,
-      (i) => i.id,
-      (i) => i.patch,
-      sample,
-    )
-      ? w
-          .event(
-            statementEvent({
-              type: 'label.updated',
-              from: 'r JOIN old ON old.id = r.id',
-              reads: ['r', 'old'],
-              workspace: 'r.workspace_id',
-              data: { label_id: 'r.id' },
-              changes: columnChanges(LABEL_TABLE),
-            }),
-          )
-          .select(`${LABEL_TABLE.select} FROM r`)
-      : w.noEvent('nothing sent: nothing changes').select(`${LABEL_TABLE.select} FROM labels WHERE id = ${w.arg((i) => i.id, 'int')}`),
-);
+const UPDATE = patchRowStatement<LabelUpdate['patch'], LabelDto, 'label.updated'>('label.update', 'labels', LABEL_TABLE, 'label.updated', { label_id: 'r.id' });
 
 /**
  * Deletes a label with its task links (D26), recording `label.deleted` (D37). The links are deleted by the

@@ -4,8 +4,8 @@ import { DataSource, EntityManager } from 'typeorm';
 import { type AccessRead, READ_PARAMS } from '../common/access/access.repository';
 import { ColumnField, columnTable, FieldsMatch, positionWrite, WritesMatch } from '../common/database/field-table';
 import type { Db } from '../common/database/request-db';
-import { columnChanges, insertRow, sentKey, updateRow, writeStatement } from '../common/database/write-statement';
-import { Actor, statementEvent } from '../events/events.sql';
+import { insertRow, writeStatement } from '../common/database/write-statement';
+import { Actor, patchRowStatement, statementEvent } from '../events/events.sql';
 import { deleteTasksCtes } from '../tasks/tasks.sql';
 import type { CreateListDto, ListDto, UpdateListDto } from './lists.dto';
 
@@ -52,33 +52,11 @@ const INSERT = writeStatement<{ actor: Actor; workspaceId: number; body: Omit<Cr
 );
 
 /** The fields sent of a list; `list.updated` when a stored value changed (D37). */
-const UPDATE = writeStatement<{ actor: Actor; id: number; patch: UpdateListDto }, ListDto>(
-  'list.update',
-  (i) => sentKey(LIST_TABLE.columns, i.patch),
-  (w, sample) =>
-    updateRow(
-      w,
-      'lists',
-      'lists',
-      LIST_TABLE,
-      (i) => i.id,
-      (i) => i.patch,
-      sample,
-    )
-      ? w
-          .event(
-            statementEvent({
-              type: 'list.updated',
-              from: 'r JOIN old ON old.id = r.id',
-              reads: ['r', 'old'],
-              workspace: 'r.workspace_id',
-              data: { list_id: 'r.id', folder_id: 'r.folder_id', previous_folder_id: 'old.folder_id' },
-              changes: columnChanges(LIST_TABLE),
-            }),
-          )
-          .select(`${LIST_TABLE.select} FROM r`)
-      : w.noEvent('nothing sent: nothing changes').select(`${LIST_TABLE.select} FROM lists WHERE id = ${w.arg((i) => i.id, 'int')}`),
-);
+const UPDATE = patchRowStatement<UpdateListDto, ListDto, 'list.updated'>('list.update', 'lists', LIST_TABLE, 'list.updated', {
+  list_id: 'r.id',
+  folder_id: 'r.folder_id',
+  previous_folder_id: 'old.folder_id',
+});
 
 /** A list with its tasks (D26), recording only `list.deleted` (D37); the tasks are deleted by the statement itself (row locks before the event lock). */
 const DELETE = writeStatement<{ actor: Actor; id: number }, { count: string }>(

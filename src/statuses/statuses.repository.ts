@@ -3,8 +3,8 @@ import { DataSource, EntityManager } from 'typeorm';
 
 import { ColumnField, columnTable, FieldsMatch, positionWrite, WritesMatch } from '../common/database/field-table';
 import type { Db } from '../common/database/request-db';
-import { columnChanges, insertRow, sentKey, updateRow, writeStatement } from '../common/database/write-statement';
-import { Actor, statementEvent } from '../events/events.sql';
+import { insertRow, writeStatement } from '../common/database/write-statement';
+import { Actor, patchRowStatement, statementEvent } from '../events/events.sql';
 import type { CreateStatusDto, StatusDto, UpdateStatusDto } from './statuses.dto';
 
 /** spec: Status, key by key in response order, with the columns create and update write (field-table.ts). */
@@ -55,33 +55,9 @@ const INSERT = writeStatement<{ actor: Actor; workspaceId: number; body: Omit<Cr
 );
 
 /** The fields sent of a status; `status.updated` when a stored value changed (D37). */
-const UPDATE = writeStatement<{ actor: Actor; id: number; patch: UpdateStatusDto }, StatusDto>(
-  'status.update',
-  (i) => sentKey(STATUS_TABLE.columns, i.patch),
-  (w, sample) =>
-    updateRow(
-      w,
-      'statuses',
-      'statuses',
-      STATUS_TABLE,
-      (i) => i.id,
-      (i) => i.patch,
-      sample,
-    )
-      ? w
-          .event(
-            statementEvent({
-              type: 'status.updated',
-              from: 'r JOIN old ON old.id = r.id',
-              reads: ['r', 'old'],
-              workspace: 'r.workspace_id',
-              data: { status_id: 'r.id' },
-              changes: columnChanges(STATUS_TABLE),
-            }),
-          )
-          .select(`${STATUS_TABLE.select} FROM r`)
-      : w.noEvent('nothing sent: nothing changes').select(`${STATUS_TABLE.select} FROM statuses WHERE id = ${w.arg((i) => i.id, 'int')}`),
-);
+const UPDATE = patchRowStatement<UpdateStatusDto, StatusDto, 'status.updated'>('status.update', 'statuses', STATUS_TABLE, 'status.updated', {
+  status_id: 'r.id',
+});
 
 /** D43 status delete (StatusesRepository.delete). */
 const DELETE = writeStatement<{ actor: Actor; workspaceId: number; id: number; replacementId: number | null }, StatusDeletion>(

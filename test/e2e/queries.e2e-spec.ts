@@ -33,7 +33,9 @@ describe('src/<domain>/<domain>.queries.sql (npm run queries)', () => {
   });
 
   it('every writeStatement of src is registered, with samples, and every sample names a registered statement', () => {
-    const names = sources(SRC).flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/writeStatement<[\s\S]*?>\(\s*'([^']+)'/g)].map((m) => m[1]));
+    const names = sources(SRC).flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/(?:writeStatement|patchRowStatement)<[\s\S]*?>\(\s*'([^']+)'/g)].map((m) => m[1]),
+    );
     const registered = registeredStatements().map(({ statement }) => statement.name);
     expect(names.length).toBeGreaterThan(30);
     expect([...names].sort()).toEqual([...registered].sort());
