@@ -7,6 +7,7 @@ import { join, resolve } from 'path';
 import { Client } from 'pg';
 
 import { freePort } from '../src/common/database/embedded';
+import { VARIABLES } from '../src/config/env';
 import { hasTaskset } from './proc';
 import { scaleServiceWorld } from './scale';
 
@@ -55,6 +56,13 @@ const PASS_THROUGH = ['--scenarios', '--warmup', '--connections', '--role', '--l
 
 /** Servers on CPU 1, the load generator (run-ab.sh) on CPU 0. */
 const PIN = hasTaskset && cpus().length > 1;
+
+/**
+ * Database connections of each server: the service's DB_POOL_SIZE (its default unless set), given
+ * to the reference as PG_POOL_MAX (its own default is 8), so that both run as many statements at
+ * once: on 2 cores, two more busy backends cost each statement CPU (context switches), on both sides alike.
+ */
+const POOL_SIZE = process.env.DB_POOL_SIZE ?? VARIABLES.DB_POOL_SIZE.default;
 
 const log = (line: string) => process.stderr.write(line + '\n');
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
@@ -203,6 +211,7 @@ async function startService(databaseUrl: string, port: number, logName: string, 
     HOST: '127.0.0.1',
     PORT: String(port),
     LOG_FORMAT: 'json',
+    DB_POOL_SIZE: POOL_SIZE,
     ...extraEnv,
   };
   for (const name of ['LOG_LEVEL', 'METRICS_ENABLED', 'RATE_LIMIT_PER_MINUTE', 'WEB_CONCURRENCY']) delete env[name];
@@ -214,7 +223,14 @@ async function startService(databaseUrl: string, port: number, logName: string, 
 }
 
 async function startReference(dir: string, databaseUrl: string, port: number, features: boolean): Promise<Server> {
-  const env = { ...process.env, DATABASE_URL: databaseUrl, HOST: '127.0.0.1', PORT: String(port), BASELINE_FEATURES: features ? '1' : '' };
+  const env = {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    BASELINE_FEATURES: features ? '1' : '',
+    PG_POOL_MAX: POOL_SIZE,
+  };
   await assertFree(port);
   const child = startNode([join(dir, 'baseline', 'server.mjs')], env, join(OUT, 'reference.log'));
   const base = `http://127.0.0.1:${port}`;
@@ -607,12 +623,13 @@ export async function reference(argv: string[]): Promise<void> {
       scale: o.scale,
       referenceFeatures: o.features ? 'BASELINE_FEATURES=1' : 'bare',
       cpus: PIN ? 'servers on CPU 1, load generator on CPU 0' : 'unpinned',
+      poolSize: Number(POOL_SIZE),
       pgTime: source ?? 'n/a',
     };
     mkdirSync(RESULTS_DIR, { recursive: true });
     writeFileSync(file, JSON.stringify({ ...meta, results: rows }, null, 2) + '\n');
     process.stdout.write(
-      `\n${markdown(rows)}\n\nService / reference (${meta.referenceFeatures}); world ×${o.scale}; ratio: median over ${o.rounds} round(s) of ${o.duration} s of the per-round req/s ratio. ` +
+      `\n${markdown(rows)}\n\nService / reference (${meta.referenceFeatures}); world ×${o.scale}; ${meta.poolSize} database connections each; ratio: median over ${o.rounds} round(s) of ${o.duration} s of the per-round req/s ratio. ` +
         `PostgreSQL time from ${meta.pgTime}.\n`,
     );
     log(`Results written to ${file}`);
