@@ -292,6 +292,17 @@ function pageSql(p: SqlParams, query: TaskQuery, c: Conditions, pageRows: number
      )`;
 }
 
+/**
+ * A branch's priority test. Only `title` has an index that holds the priority before it
+ * (`tasks_workspace_top_priority_title_idx`): for it, the rank the index holds. For the other second keys,
+ * the column compared with the priority's name, which no index serves: a plan can then only walk the second
+ * key's index in order, testing each row, and stop at the page. With the rank, the generic plan (which takes a
+ * workspace's size from the average over all workspaces) read the whole priority through the title index and
+ * sorted it (issue 37).
+ */
+const rankTest = (second: SortKey, rank: number) =>
+  second === 'title' ? `${SORT_SQL.priority.expr(false)} = ${rank}` : `t.priority = '${PRIORITIES[rank]}'`;
+
 /** Whether the sort begins with priority and has more keys: the first key has five values, each a long run of rows. */
 const byPriorityFirst = (sort: SortTerm[]) => sort.length > 1 && sort[0].key === 'priority';
 
@@ -320,7 +331,7 @@ function priorityFirstPageSql(p: SqlParams, query: TaskQuery, c: Conditions, pag
   const columns = `t.id, ${keyColumns(query.sort)}, ${cursorValuesSql(query.sort)} AS next_key`;
   const ctes: string[] = [];
   const branches = ranks.slice(start).map((rank, i) => {
-    const inRank = `${SORT_SQL.priority.expr(false)} = ${rank}${i === 0 && restAfter ? `\n AND ${restAfter}` : ''}`;
+    const inRank = `${rankTest(rest[0].key, rank)}${i === 0 && restAfter ? `\n AND ${restAfter}` : ''}`;
     const planned = `SELECT ${columns} FROM tasks t WHERE ${[...c.scope, ...c.narrowing, inRank].join('\n AND ')}
         ORDER BY ${orderSql(rest)} LIMIT ${pageRows}`;
     if (!walkRows) return planned;
