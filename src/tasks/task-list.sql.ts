@@ -194,8 +194,13 @@ function orderSql(sort: SortTerm[], alias?: string, first = 0): string {
  * key's bound kept alone as well so the index still gives the range start.
  */
 function afterSql(p: SqlParams, sort: SortTerm[], after: CursorValues): string {
-  const terms = [...sort.map((s, i) => ({ expr: SORT_SQL[s.key].expr(s.desc), value: SORT_SQL[s.key].param(p, after[i], s.desc), desc: s.desc }))];
-  terms.push({ expr: 't.id', value: p.add(after[sort.length], 'int'), desc: sort[sort.length - 1].desc });
+  return afterValuesSql(sort, [...sort.map((s, i) => SORT_SQL[s.key].param(p, after[i], s.desc)), p.add(after[sort.length], 'int')]);
+}
+
+/** afterSql with the row's sort values and id given as SQL expressions (`values`: one per key, then the id). */
+function afterValuesSql(sort: SortTerm[], values: string[]): string {
+  const terms = [...sort.map((s, i) => ({ expr: SORT_SQL[s.key].expr(s.desc), value: values[i], desc: s.desc }))];
+  terms.push({ expr: 't.id', value: values[sort.length], desc: sort[sort.length - 1].desc });
   const op = (desc: boolean) => (desc ? '<' : '>');
   if (terms.every((t) => t.desc === terms[0].desc)) {
     return `(${terms.map((t) => t.expr).join(', ')}) ${op(terms[0].desc)} (${terms.map((t) => t.value).join(', ')})`;
@@ -269,26 +274,40 @@ const keyColumns = (sort: SortTerm[]) => sort.map((s, i) => `${SORT_SQL[s.key].e
  * The CTEs of a keyset page, the last one `page (id, n, next_key)`: the first `pageRows` rows after the cursor
  * in the sort's order, numbered. With `walkRows` (filtered pages), the page is first looked for among the
  * next `walkRows` rows of the scope in the sort's order: the subquery with its LIMIT is planned alone (a walk
- * of the sort's index), the filters test its rows as they come, and the walk stops when the page is full. Only
- * when it is not (rare matches, or a scope of fewer rows) does the planned statement run, gated by a one-time
- * filter. Both give the first rows after the cursor in the sort's order: the same page.
+ * of the sort's index), the filters test its rows as they come, and the walk stops when the page is full. It
+ * also hands up its last row (the `walkRows`-th, `last`) when it gets there. Only when the walk ends without a
+ * full page does the planned statement run, gated by a one-time filter, and only for the rows after the walk's
+ * last one (issue 37: before, it read the walked rows again); when the walk ended before its last row, it read
+ * the whole scope and nothing is planned. The walk's matches, then the planned rows after them: the first rows
+ * after the cursor in the sort's order, the page one ordered statement gives.
  */
 function pageSql(p: SqlParams, query: TaskQuery, c: Conditions, pageRows: number, walkRows: number): string {
   const keyset = query.after ? `\n AND ${afterSql(p, query.sort, query.after)}` : '';
-  const planned = `SELECT t.id, row_number() OVER (ORDER BY ${orderSql(query.sort)}) AS n, ${cursorValuesSql(query.sort)} AS next_key
-         FROM tasks t WHERE ${[...c.scope, ...c.narrowing].join('\n AND ')}${keyset}
+  const planned = (after: string) => `SELECT t.id, row_number() OVER (ORDER BY ${orderSql(query.sort)}) AS n, ${cursorValuesSql(query.sort)} AS next_key
+         FROM tasks t WHERE ${[...c.scope, ...c.narrowing].join('\n AND ')}${after}
         ORDER BY ${orderSql(query.sort)} LIMIT ${pageRows}`;
-  if (!walkRows) return `page AS MATERIALIZED (\n       ${planned}\n     )`;
+  if (!walkRows) return `page AS MATERIALIZED (\n       ${planned(keyset)}\n     )`;
+  // The walk's rows that match, and its last row whatever it holds: each filter on its own (`last OR filter`), so
+  // that PostgreSQL still tests the cheap ones first.
+  const matches = c.walking.join('\n AND ');
+  // The walk's last row, as the values of its sort keys and its id (each one uncorrelated subquery: run once).
+  const last = [...query.sort.map((_, i) => `(SELECT w.k${i} FROM walk w WHERE w.last)`), '(SELECT w.id FROM walk w WHERE w.last)'];
+  const found = '(SELECT count(*) FROM walk w WHERE w.hit)';
   return `walk AS MATERIALIZED (
-       SELECT t.id, row_number() OVER (ORDER BY ${orderSql(query.sort, 't')}) AS n, ${cursorValuesSql(query.sort)} AS next_key
-         FROM (SELECT t.*, ${keyColumns(query.sort)} FROM tasks t WHERE ${c.scope.join('\n AND ')}${keyset}
+       SELECT t.id, ${query.sort.map((_, i) => `t.k${i}`).join(', ')}, t.walked = ${walkRows} AS last,
+              -- Every row the walk hands up matches, but its last one: the filters are tested again on that one only.
+              (t.walked < ${walkRows} OR (${matches})) AS hit,
+              row_number() OVER (ORDER BY ${orderSql(query.sort, 't')}) AS n, ${cursorValuesSql(query.sort)} AS next_key
+         FROM (SELECT t.*, ${keyColumns(query.sort)}, row_number() OVER (ORDER BY ${orderSql(query.sort)}) AS walked
+                 FROM tasks t WHERE ${c.scope.join('\n AND ')}${keyset}
                 ORDER BY ${orderSql(query.sort)} LIMIT ${walkRows}) t
-        WHERE ${c.walking.join('\n AND ')}
+        WHERE ${c.walking.map((m) => `(${m} OR t.walked = ${walkRows})`).join('\n AND ')}
         ORDER BY ${orderSql(query.sort, 't')} LIMIT ${pageRows}
      ), page AS MATERIALIZED (
-       SELECT * FROM walk WHERE (SELECT count(*) FROM walk) = ${pageRows}
+       SELECT w.id, w.n, w.next_key FROM walk w WHERE w.hit
        UNION ALL
-       SELECT * FROM (${planned}) planned WHERE (SELECT count(*) FROM walk) < ${pageRows}
+       SELECT * FROM (SELECT planned.id, planned.n + ${found} AS n, planned.next_key FROM (${planned(`\n AND ${afterValuesSql(query.sort, last)}`)}) planned) planned
+        WHERE planned.n <= ${pageRows} AND ${found} < ${pageRows} AND EXISTS (SELECT 1 FROM walk w WHERE w.last)
      )`;
 }
 
