@@ -282,33 +282,59 @@ const keyColumns = (sort: SortTerm[]) => sort.map((s, i) => `${SORT_SQL[s.key].e
  * after the cursor in the sort's order, the page one ordered statement gives.
  */
 function pageSql(p: SqlParams, query: TaskQuery, c: Conditions, pageRows: number, walkRows: number): string {
-  const keyset = query.after ? `\n AND ${afterSql(p, query.sort, query.after)}` : '';
-  const planned = (after: string) => `SELECT t.id, row_number() OVER (ORDER BY ${orderSql(query.sort)}) AS n, ${cursorValuesSql(query.sort)} AS next_key
-         FROM tasks t WHERE ${[...c.scope, ...c.narrowing].join('\n AND ')}${after}
+  const keyset = query.after ? [afterSql(p, query.sort, query.after)] : [];
+  const planned = (after: string[]) => `SELECT t.id, row_number() OVER (ORDER BY ${orderSql(query.sort)}) AS n, ${cursorValuesSql(query.sort)} AS next_key
+         FROM tasks t WHERE ${[...c.scope, ...c.narrowing, ...after].join('\n AND ')}
         ORDER BY ${orderSql(query.sort)} LIMIT ${pageRows}`;
   if (!walkRows) return `page AS MATERIALIZED (\n       ${planned(keyset)}\n     )`;
-  // The walk's rows that match, and its last row whatever it holds: each filter on its own (`last OR filter`), so
-  // that PostgreSQL still tests the cheap ones first.
-  const matches = c.walking.join('\n AND ');
-  // The walk's last row, as the values of its sort keys and its id (each one uncorrelated subquery: run once).
-  const last = [...query.sort.map((_, i) => `(SELECT w.k${i} FROM walk w WHERE w.last)`), '(SELECT w.id FROM walk w WHERE w.last)'];
-  const found = '(SELECT count(*) FROM walk w WHERE w.hit)';
-  return `walk AS MATERIALIZED (
-       SELECT t.id, ${query.sort.map((_, i) => `t.k${i}`).join(', ')}, t.walked = ${walkRows} AS last,
-              -- Every row the walk hands up matches, but its last one: the filters are tested again on that one only.
-              (t.walked < ${walkRows} OR (${matches})) AS hit,
-              row_number() OVER (ORDER BY ${orderSql(query.sort, 't')}) AS n, ${cursorValuesSql(query.sort)} AS next_key
-         FROM (SELECT t.*, ${keyColumns(query.sort)}, row_number() OVER (ORDER BY ${orderSql(query.sort)}) AS walked
-                 FROM tasks t WHERE ${c.scope.join('\n AND ')}${keyset}
-                ORDER BY ${orderSql(query.sort)} LIMIT ${walkRows}) t
-        WHERE ${c.walking.map((m) => `(${m} OR t.walked = ${walkRows})`).join('\n AND ')}
-        ORDER BY ${orderSql(query.sort, 't')} LIMIT ${pageRows}
-     ), page AS MATERIALIZED (
+  const walk = walkSql('walk', query.sort, 0, [...c.scope, ...keyset], c.walking, pageRows, walkRows);
+  return `${walk.cte}, page AS MATERIALIZED (
        SELECT w.id, w.n, w.next_key FROM walk w WHERE w.hit
        UNION ALL
-       SELECT * FROM (SELECT planned.id, planned.n + ${found} AS n, planned.next_key FROM (${planned(`\n AND ${afterValuesSql(query.sort, last)}`)}) planned) planned
-        WHERE planned.n <= ${pageRows} AND ${found} < ${pageRows} AND EXISTS (SELECT 1 FROM walk w WHERE w.last)
+       SELECT * FROM (SELECT planned.id, planned.n + ${walk.found} AS n, planned.next_key FROM (${planned([walk.after])}) planned) planned
+        WHERE planned.n <= ${pageRows} AND ${walk.more}
      )`;
+}
+
+/**
+ * The walk of a filtered keyset page (see pageSql), CTE `name` of the matches among the first `walkRows` rows of
+ * `where` in the order of `sort` from its key `first` on (the keys before it are equal on those rows), at most
+ * `pageRows` of them, with their sort keys as columns `k0..`, `n` (their place), `next_key`, and `hit`; and the
+ * walk's last row (the `walkRows`-th, `last`, `hit` when it matches) when the walk got there. Each filter is
+ * written `last OR filter`, so PostgreSQL still tests the cheap ones first. Returns the CTE; `found`, the count of
+ * its matches; `more`, whether rows after the walk are still wanted (the page is not full and the walk reached
+ * its last row: otherwise it read every row of `where`); `after`, the condition on tasks `t` of being after the
+ * walk's last row (its values read once, each an uncorrelated subquery).
+ */
+function walkSql(
+  name: string,
+  sort: SortTerm[],
+  first: number,
+  where: string[],
+  walking: string[],
+  pageRows: number,
+  walkRows: number,
+): { cte: string; found: string; more: string; after: string } {
+  const within = sort.slice(first);
+  const last = [...within.map((_, i) => `(SELECT w.k${first + i} FROM ${name} w WHERE w.last)`), `(SELECT w.id FROM ${name} w WHERE w.last)`];
+  const found = `(SELECT count(*) FROM ${name} w WHERE w.hit)`;
+  const cte = `${name} AS MATERIALIZED (
+       SELECT t.id, ${sort.map((_, i) => `t.k${i}`).join(', ')}, t.walked = ${walkRows} AS last,
+              -- Every row the walk hands up matches, but its last one: the filters are tested again on that one only.
+              (t.walked < ${walkRows} OR (${walking.join('\n AND ')})) AS hit,
+              row_number() OVER (ORDER BY ${orderSql(within, 't', first)}) AS n, ${cursorValuesSql(sort)} AS next_key
+         FROM (SELECT t.*, ${keyColumns(sort)}, row_number() OVER (ORDER BY ${orderSql(within)}) AS walked
+                 FROM tasks t WHERE ${where.join('\n AND ')}
+                ORDER BY ${orderSql(within)} LIMIT ${walkRows}) t
+        WHERE ${walking.map((m) => `(${m} OR t.walked = ${walkRows})`).join('\n AND ')}
+        ORDER BY ${orderSql(within, 't', first)} LIMIT ${pageRows}
+     )`;
+  return {
+    cte,
+    found,
+    more: `${found} < ${pageRows} AND EXISTS (SELECT 1 FROM ${name} w WHERE w.last)`,
+    after: afterValuesSql(within, last),
+  };
 }
 
 /**
@@ -335,8 +361,9 @@ const byPriorityFirst = (sort: SortTerm[]) => sort.length > 1 && sort[0].key ===
  * first `pageRows` kept: the same rows as one ordered statement.
  * The cursor's priority (a signed, checked rank 0-4) decides which branches are written and is written as a
  * number, so a named statement keeps one plan per starting priority. Filtered, each branch first walks
- * `walkRows` rows of its priority, as pageSql does, and falls back on its own planned statement when its walk
- * did not fill a page: each branch then holds the first matches of its priority, so the merge is exact.
+ * `walkRows` rows of its priority, as pageSql does, and falls back on its own planned statement for the rows
+ * after the walk when the walk did not fill a page: each branch then holds the first matches of its priority, so
+ * the merge is exact.
  */
 function priorityFirstPageSql(p: SqlParams, query: TaskQuery, c: Conditions, pageRows: number, walkRows: number): string {
   const [first, ...rest] = query.sort;
@@ -351,20 +378,14 @@ function priorityFirstPageSql(p: SqlParams, query: TaskQuery, c: Conditions, pag
   const ctes: string[] = [];
   const branches = ranks.slice(start).map((rank, i) => {
     const inRank = `${rankTest(rest[0].key, rank)}${i === 0 && restAfter ? `\n AND ${restAfter}` : ''}`;
-    const planned = `SELECT ${columns} FROM tasks t WHERE ${[...c.scope, ...c.narrowing, inRank].join('\n AND ')}
+    const planned = (after?: string) => `SELECT ${columns} FROM tasks t WHERE ${[...c.scope, ...c.narrowing, inRank, ...(after ? [after] : [])].join('\n AND ')}
         ORDER BY ${orderSql(rest)} LIMIT ${pageRows}`;
-    if (!walkRows) return planned;
-    const walk = `walk${rank}`;
-    ctes.push(`${walk} AS MATERIALIZED (
-       SELECT ${columns}
-         FROM (SELECT t.*, ${keyColumns(query.sort)} FROM tasks t WHERE ${[...c.scope, inRank].join('\n AND ')}
-                ORDER BY ${orderSql(rest)} LIMIT ${walkRows}) t
-        WHERE ${c.walking.join('\n AND ')}
-        ORDER BY ${orderSql(rest, 't', 1)} LIMIT ${pageRows}
-     )`);
-    return `SELECT * FROM ${walk} WHERE (SELECT count(*) FROM ${walk}) = ${pageRows}
+    if (!walkRows) return planned();
+    const walk = walkSql(`walk${rank}`, query.sort, 1, [...c.scope, inRank], c.walking, pageRows, walkRows);
+    ctes.push(walk.cte);
+    return `SELECT w.id, ${query.sort.map((_, k) => `w.k${k}`).join(', ')}, w.next_key FROM walk${rank} w WHERE w.hit
        UNION ALL
-       SELECT * FROM (${planned}) planned WHERE (SELECT count(*) FROM ${walk}) < ${pageRows}`;
+       SELECT * FROM (${planned(walk.after)}) planned WHERE ${walk.more}`;
   });
   // A priority is read only when the ones before it hold fewer than the page's rows: its rows all come after
   // theirs, so they could not be on the page (a one-time filter: the branch's scans do not start).
