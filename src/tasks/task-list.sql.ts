@@ -318,9 +318,9 @@ function walkSql(
   const within = sort.slice(first);
   const last = [...within.map((_, i) => `(SELECT w.k${first + i} FROM ${name} w WHERE w.last)`), `(SELECT w.id FROM ${name} w WHERE w.last)`];
   const found = `(SELECT count(*) FROM ${name} w WHERE w.hit)`;
+  // `hit`: every row the walk hands up matches, but its last one: the filters are tested again on that one only.
   const cte = `${name} AS MATERIALIZED (
        SELECT t.id, ${sort.map((_, i) => `t.k${i}`).join(', ')}, t.walked = ${walkRows} AS last,
-              -- Every row the walk hands up matches, but its last one: the filters are tested again on that one only.
               (t.walked < ${walkRows} OR (${walking.join('\n AND ')})) AS hit,
               row_number() OVER (ORDER BY ${orderSql(within, 't', first)}) AS n, ${cursorValuesSql(sort)} AS next_key
          FROM (SELECT t.*, ${keyColumns(sort)}, row_number() OVER (ORDER BY ${orderSql(within)}) AS walked
@@ -345,8 +345,7 @@ function walkSql(
  * workspace's size from the average over all workspaces) read the whole priority through the title index and
  * sorted it (issue 37).
  */
-const rankTest = (second: SortKey, rank: number) =>
-  second === 'title' ? `${SORT_SQL.priority.expr(false)} = ${rank}` : `t.priority = '${PRIORITIES[rank]}'`;
+const rankTest = (second: SortKey, rank: number) => (second === 'title' ? `${SORT_SQL.priority.expr(false)} = ${rank}` : `t.priority = '${PRIORITIES[rank]}'`);
 
 /** Whether the sort begins with priority and has more keys: the first key has five values, each a long run of rows. */
 const byPriorityFirst = (sort: SortTerm[]) => sort.length > 1 && sort[0].key === 'priority';
