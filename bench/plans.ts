@@ -69,6 +69,23 @@ export const PLAN_SCENARIOS: PlanScenario[] = [
   { name: 'restricted member cursor page', query: 'include_total=false', restricted: true },
 ];
 
+/**
+ * `--priority-sorts`: every sort D34 allows that begins with priority and has a second key (20), unfiltered,
+ * filtered (a label: the walk) and as the restricted member (issue 37: their generic plans).
+ */
+export const PRIORITY_SORT_SCENARIOS: PlanScenario[] = ['priority', '-priority'].flatMap((first) =>
+  ['created_at', 'updated_at', 'due_date', 'identifier', 'title'].flatMap((key) =>
+    [key, `-${key}`].flatMap((second) => {
+      const sort = `${first},${second}`;
+      return [
+        { name: `sort=${sort}`, query: `include_total=false&sort=${sort}` },
+        { name: `label_id, sort=${sort}`, query: `include_total=false&label_id={label}&sort=${sort}` },
+        { name: `restricted, sort=${sort}`, query: `include_total=false&sort=${sort}`, restricted: true },
+      ];
+    }),
+  ),
+);
+
 /** Ids of the big workspace the scenarios name. */
 interface WorldIds {
   workspaceId: number;
@@ -187,14 +204,14 @@ function literal(db: Client, value: unknown): string {
 /** EXPLAIN (ANALYZE, BUFFERS) of each scenario's statement, custom plans (or generic ones). */
 export async function explainScenarios(
   db: Client,
-  options: { generic?: boolean; only?: string[]; slug?: string; text?: boolean } = {},
+  options: { generic?: boolean; only?: string[]; slug?: string; text?: boolean; scenarios?: PlanScenario[] } = {},
 ): Promise<PlanFigures[]> {
   const ids = await worldIds(db, options.slug ?? 'bench-corp');
   const member: Membership = { role: 'member', restricted: false, folderIds: [], listIds: [] };
   const restricted: Membership = { role: 'member', restricted: true, ...ids.restrictedGrants };
   const out: PlanFigures[] = [];
   if (options.generic) await db.query('SET plan_cache_mode = force_generic_plan');
-  for (const scenario of PLAN_SCENARIOS.filter((s) => !options.only || options.only.includes(s.name))) {
+  for (const scenario of (options.scenarios ?? PLAN_SCENARIOS).filter((s) => !options.only || options.only.includes(s.name))) {
     const userId = scenario.restricted ? ids.restrictedId : ids.memberId;
     const context = { workspaceId: ids.workspaceId, userId };
     const scope = { workspaceId: ids.workspaceId, membership: scenario.restricted ? restricted : member };
@@ -253,7 +270,7 @@ export function planTable(rows: PlanFigures[]): string {
 }
 
 /**
- * `npm run bench -- --plans [--scale N] [--db-prefix bench] [--generic] [--only 'name|name'] [--json file] [--text]`:
+ * `npm run bench -- --plans [--scale N] [--db-prefix bench] [--generic] [--priority-sorts] [--only 'name|name'] [--json file] [--text]`:
  * the table above for the service's bench database on the server of BENCH_PG_URL (`<prefix>_svc`,
  * or its ×N copy `<prefix>_svc_xN`, as `npm run bench -- --reference [--scale N]` builds them).
  */
@@ -265,6 +282,7 @@ export async function plans(argv: string[]): Promise<void> {
   url.pathname = `/${prefix}_svc${scale > 1 ? `_x${scale}` : ''}`;
   const only = value('--only')?.split('|'); // names hold commas
   const generic = argv.includes('--generic');
+  const scenarios = argv.includes('--priority-sorts') ? PRIORITY_SORT_SCENARIOS : PLAN_SCENARIOS;
   const db = new Client({ connectionString: url.toString() });
   await db.connect().catch((error: Error) => {
     throw new Error(`${url.pathname.slice(1)}: ${error.message} (built by npm run bench -- --reference${scale > 1 ? ` --scale ${scale}` : ''})`);
@@ -273,11 +291,11 @@ export async function plans(argv: string[]): Promise<void> {
     // A first pass warms the cache (the figures are of a warm server), the second is measured.
     if (argv.includes('--text')) {
       // The plans as text on stderr, for reading one scenario.
-      await explainScenarios(db, { only, generic, text: true });
+      await explainScenarios(db, { only, generic, text: true, scenarios });
       return;
     }
-    await explainScenarios(db, { only, generic });
-    const rows = await explainScenarios(db, { only, generic });
+    await explainScenarios(db, { only, generic, scenarios });
+    const rows = await explainScenarios(db, { only, generic, scenarios });
     process.stdout.write(`\n${planTable(rows)}\n\n(${url.pathname.slice(1)}, ${generic ? 'generic plans' : 'plans for the values'})\n`);
     const json = value('--json');
     if (json) writeFileSync(json, JSON.stringify({ database: url.pathname.slice(1), generic, at: new Date().toISOString(), results: rows }, null, 2) + '\n');

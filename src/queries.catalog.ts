@@ -184,6 +184,16 @@ export const READS: Record<string, readonly ReadSample[]> = {
       ['q', 'word'],
       ['sort', '-priority,title'],
     ]),
+    // Issue 37: a filtered keyset page walks the sort's order first; a sort that begins with priority, a branch a priority.
+    taskList('a filter, keyset page (the walk, then the planned statement after it)', [
+      ['label_id', '1'],
+      ['include_total', 'false'],
+    ]),
+    taskList('a filter, keyset page sorted by priority then due date', [
+      ['label_id', '1'],
+      ['sort', 'priority,due_date'],
+      ['include_total', 'false'],
+    ]),
   ],
 };
 

@@ -194,8 +194,13 @@ function orderSql(sort: SortTerm[], alias?: string, first = 0): string {
  * key's bound kept alone as well so the index still gives the range start.
  */
 function afterSql(p: SqlParams, sort: SortTerm[], after: CursorValues): string {
-  const terms = [...sort.map((s, i) => ({ expr: SORT_SQL[s.key].expr(s.desc), value: SORT_SQL[s.key].param(p, after[i], s.desc), desc: s.desc }))];
-  terms.push({ expr: 't.id', value: p.add(after[sort.length], 'int'), desc: sort[sort.length - 1].desc });
+  return afterValuesSql(sort, [...sort.map((s, i) => SORT_SQL[s.key].param(p, after[i], s.desc)), p.add(after[sort.length], 'int')]);
+}
+
+/** afterSql with the row's sort values and id given as SQL expressions (`values`: one per key, then the id). */
+function afterValuesSql(sort: SortTerm[], values: string[]): string {
+  const terms = [...sort.map((s, i) => ({ expr: SORT_SQL[s.key].expr(s.desc), value: values[i], desc: s.desc }))];
+  terms.push({ expr: 't.id', value: values[sort.length], desc: sort[sort.length - 1].desc });
   const op = (desc: boolean) => (desc ? '<' : '>');
   if (terms.every((t) => t.desc === terms[0].desc)) {
     return `(${terms.map((t) => t.expr).join(', ')}) ${op(terms[0].desc)} (${terms.map((t) => t.value).join(', ')})`;
@@ -269,28 +274,78 @@ const keyColumns = (sort: SortTerm[]) => sort.map((s, i) => `${SORT_SQL[s.key].e
  * The CTEs of a keyset page, the last one `page (id, n, next_key)`: the first `pageRows` rows after the cursor
  * in the sort's order, numbered. With `walkRows` (filtered pages), the page is first looked for among the
  * next `walkRows` rows of the scope in the sort's order: the subquery with its LIMIT is planned alone (a walk
- * of the sort's index), the filters test its rows as they come, and the walk stops when the page is full. Only
- * when it is not (rare matches, or a scope of fewer rows) does the planned statement run, gated by a one-time
- * filter. Both give the first rows after the cursor in the sort's order: the same page.
+ * of the sort's index), the filters test its rows as they come, and the walk stops when the page is full. It
+ * also hands up its last row (the `walkRows`-th, `last`) when it gets there. Only when the walk ends without a
+ * full page does the planned statement run, gated by a one-time filter, and only for the rows after the walk's
+ * last one (issue 37: before, it read the walked rows again); when the walk ended before its last row, it read
+ * the whole scope and nothing is planned. The walk's matches, then the planned rows after them: the first rows
+ * after the cursor in the sort's order, the page one ordered statement gives.
  */
 function pageSql(p: SqlParams, query: TaskQuery, c: Conditions, pageRows: number, walkRows: number): string {
-  const keyset = query.after ? `\n AND ${afterSql(p, query.sort, query.after)}` : '';
-  const planned = `SELECT t.id, row_number() OVER (ORDER BY ${orderSql(query.sort)}) AS n, ${cursorValuesSql(query.sort)} AS next_key
-         FROM tasks t WHERE ${[...c.scope, ...c.narrowing].join('\n AND ')}${keyset}
+  const keyset = query.after ? [afterSql(p, query.sort, query.after)] : [];
+  const planned = (after: string[]) => `SELECT t.id, row_number() OVER (ORDER BY ${orderSql(query.sort)}) AS n, ${cursorValuesSql(query.sort)} AS next_key
+         FROM tasks t WHERE ${[...c.scope, ...c.narrowing, ...after].join('\n AND ')}
         ORDER BY ${orderSql(query.sort)} LIMIT ${pageRows}`;
-  if (!walkRows) return `page AS MATERIALIZED (\n       ${planned}\n     )`;
-  return `walk AS MATERIALIZED (
-       SELECT t.id, row_number() OVER (ORDER BY ${orderSql(query.sort, 't')}) AS n, ${cursorValuesSql(query.sort)} AS next_key
-         FROM (SELECT t.*, ${keyColumns(query.sort)} FROM tasks t WHERE ${c.scope.join('\n AND ')}${keyset}
-                ORDER BY ${orderSql(query.sort)} LIMIT ${walkRows}) t
-        WHERE ${c.walking.join('\n AND ')}
-        ORDER BY ${orderSql(query.sort, 't')} LIMIT ${pageRows}
-     ), page AS MATERIALIZED (
-       SELECT * FROM walk WHERE (SELECT count(*) FROM walk) = ${pageRows}
+  if (!walkRows) return `page AS MATERIALIZED (\n       ${planned(keyset)}\n     )`;
+  const walk = walkSql('walk', query.sort, 0, [...c.scope, ...keyset], c.walking, pageRows, walkRows);
+  return `${walk.cte}, page AS MATERIALIZED (
+       SELECT w.id, w.n, w.next_key FROM walk w WHERE w.hit
        UNION ALL
-       SELECT * FROM (${planned}) planned WHERE (SELECT count(*) FROM walk) < ${pageRows}
+       SELECT * FROM (SELECT planned.id, planned.n + ${walk.found} AS n, planned.next_key FROM (${planned([walk.after])}) planned) planned
+        WHERE planned.n <= ${pageRows} AND ${walk.more}
      )`;
 }
+
+/**
+ * The walk of a filtered keyset page (see pageSql), CTE `name` of the matches among the first `walkRows` rows of
+ * `where` in the order of `sort` from its key `first` on (the keys before it are equal on those rows), at most
+ * `pageRows` of them, with their sort keys as columns `k0..`, `n` (their place), `next_key`, and `hit`; and the
+ * walk's last row (the `walkRows`-th, `last`, `hit` when it matches) when the walk got there. Each filter is
+ * written `last OR filter`, so PostgreSQL still tests the cheap ones first. Returns the CTE; `found`, the count of
+ * its matches; `more`, whether rows after the walk are still wanted (the page is not full and the walk reached
+ * its last row: otherwise it read every row of `where`); `after`, the condition on tasks `t` of being after the
+ * walk's last row (its values read once, each an uncorrelated subquery).
+ */
+function walkSql(
+  name: string,
+  sort: SortTerm[],
+  first: number,
+  where: string[],
+  walking: string[],
+  pageRows: number,
+  walkRows: number,
+): { cte: string; found: string; more: string; after: string } {
+  const within = sort.slice(first);
+  const last = [...within.map((_, i) => `(SELECT w.k${first + i} FROM ${name} w WHERE w.last)`), `(SELECT w.id FROM ${name} w WHERE w.last)`];
+  const found = `(SELECT count(*) FROM ${name} w WHERE w.hit)`;
+  // `hit`: every row the walk hands up matches, but its last one: the filters are tested again on that one only.
+  const cte = `${name} AS MATERIALIZED (
+       SELECT t.id, ${sort.map((_, i) => `t.k${i}`).join(', ')}, t.walked = ${walkRows} AS last,
+              (t.walked < ${walkRows} OR (${walking.join('\n AND ')})) AS hit,
+              row_number() OVER (ORDER BY ${orderSql(within, 't', first)}) AS n, ${cursorValuesSql(sort)} AS next_key
+         FROM (SELECT t.*, ${keyColumns(sort)}, row_number() OVER (ORDER BY ${orderSql(within)}) AS walked
+                 FROM tasks t WHERE ${where.join('\n AND ')}
+                ORDER BY ${orderSql(within)} LIMIT ${walkRows}) t
+        WHERE ${walking.map((m) => `(${m} OR t.walked = ${walkRows})`).join('\n AND ')}
+        ORDER BY ${orderSql(within, 't', first)} LIMIT ${pageRows}
+     )`;
+  return {
+    cte,
+    found,
+    more: `${found} < ${pageRows} AND EXISTS (SELECT 1 FROM ${name} w WHERE w.last)`,
+    after: afterValuesSql(within, last),
+  };
+}
+
+/**
+ * A branch's priority test. Only `title` has an index that holds the priority before it
+ * (`tasks_workspace_top_priority_title_idx`): for it, the rank the index holds. For the other second keys,
+ * the column compared with the priority's name, which no index serves: a plan can then only walk the second
+ * key's index in order, testing each row, and stop at the page. With the rank, the generic plan (which takes a
+ * workspace's size from the average over all workspaces) read the whole priority through the title index and
+ * sorted it (issue 37).
+ */
+const rankTest = (second: SortKey, rank: number) => (second === 'title' ? `${SORT_SQL.priority.expr(false)} = ${rank}` : `t.priority = '${PRIORITIES[rank]}'`);
 
 /** Whether the sort begins with priority and has more keys: the first key has five values, each a long run of rows. */
 const byPriorityFirst = (sort: SortTerm[]) => sort.length > 1 && sort[0].key === 'priority';
@@ -305,8 +360,9 @@ const byPriorityFirst = (sort: SortTerm[]) => sort.length > 1 && sort[0].key ===
  * first `pageRows` kept: the same rows as one ordered statement.
  * The cursor's priority (a signed, checked rank 0-4) decides which branches are written and is written as a
  * number, so a named statement keeps one plan per starting priority. Filtered, each branch first walks
- * `walkRows` rows of its priority, as pageSql does, and falls back on its own planned statement when its walk
- * did not fill a page: each branch then holds the first matches of its priority, so the merge is exact.
+ * `walkRows` rows of its priority, as pageSql does, and falls back on its own planned statement for the rows
+ * after the walk when the walk did not fill a page: each branch then holds the first matches of its priority, so
+ * the merge is exact.
  */
 function priorityFirstPageSql(p: SqlParams, query: TaskQuery, c: Conditions, pageRows: number, walkRows: number): string {
   const [first, ...rest] = query.sort;
@@ -320,21 +376,15 @@ function priorityFirstPageSql(p: SqlParams, query: TaskQuery, c: Conditions, pag
   const columns = `t.id, ${keyColumns(query.sort)}, ${cursorValuesSql(query.sort)} AS next_key`;
   const ctes: string[] = [];
   const branches = ranks.slice(start).map((rank, i) => {
-    const inRank = `${SORT_SQL.priority.expr(false)} = ${rank}${i === 0 && restAfter ? `\n AND ${restAfter}` : ''}`;
-    const planned = `SELECT ${columns} FROM tasks t WHERE ${[...c.scope, ...c.narrowing, inRank].join('\n AND ')}
+    const inRank = `${rankTest(rest[0].key, rank)}${i === 0 && restAfter ? `\n AND ${restAfter}` : ''}`;
+    const planned = (after?: string) => `SELECT ${columns} FROM tasks t WHERE ${[...c.scope, ...c.narrowing, inRank, ...(after ? [after] : [])].join('\n AND ')}
         ORDER BY ${orderSql(rest)} LIMIT ${pageRows}`;
-    if (!walkRows) return planned;
-    const walk = `walk${rank}`;
-    ctes.push(`${walk} AS MATERIALIZED (
-       SELECT ${columns}
-         FROM (SELECT t.*, ${keyColumns(query.sort)} FROM tasks t WHERE ${[...c.scope, inRank].join('\n AND ')}
-                ORDER BY ${orderSql(rest)} LIMIT ${walkRows}) t
-        WHERE ${c.walking.join('\n AND ')}
-        ORDER BY ${orderSql(rest, 't', 1)} LIMIT ${pageRows}
-     )`);
-    return `SELECT * FROM ${walk} WHERE (SELECT count(*) FROM ${walk}) = ${pageRows}
+    if (!walkRows) return planned();
+    const walk = walkSql(`walk${rank}`, query.sort, 1, [...c.scope, inRank], c.walking, pageRows, walkRows);
+    ctes.push(walk.cte);
+    return `SELECT w.id, ${query.sort.map((_, k) => `w.k${k}`).join(', ')}, w.next_key FROM walk${rank} w WHERE w.hit
        UNION ALL
-       SELECT * FROM (${planned}) planned WHERE (SELECT count(*) FROM ${walk}) < ${pageRows}`;
+       SELECT * FROM (${planned(walk.after)}) planned WHERE ${walk.more}`;
   });
   // A priority is read only when the ones before it hold fewer than the page's rows: its rows all come after
   // theirs, so they could not be on the page (a one-time filter: the branch's scans do not start).

@@ -500,3 +500,223 @@ page_fields AS MATERIALIZED (
                LEFT JOIN page_assignees pa ON pa.task_id = t.id
                LEFT JOIN page_subtask_arrays ps ON ps.parent_id = t.id
                LEFT JOIN page_fields pf ON pf.task_id = t.id) AS data;
+
+-- task.list (read: a filter, keyset page (the walk, then the planned statement after it))
+WITH walk AS MATERIALIZED (
+        SELECT t.id, t.k0, t.walked = 10000 AS last,
+               (t.walked < 10000 OR (EXISTS (SELECT 1 FROM task_labels tl WHERE tl.task_id = t.id AND tl.label_id = ANY($5::int[]) OFFSET 0))) AS hit,
+               row_number() OVER (ORDER BY t.k0 DESC, t.id DESC) AS n, json_build_array(to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), t.id) AS next_key
+          FROM (SELECT t.*, t.created_at AS k0, row_number() OVER (ORDER BY t.created_at DESC, t.id DESC) AS walked
+                  FROM tasks t WHERE t.workspace_id = $4::int
+  AND (NOT $1::boolean OR COALESCE(t.list_id IN (
+              SELECT pl.id FROM lists pl WHERE pl.id = ANY($2::int[]) OR pl.folder_id = ANY($3::int[])), false))
+  AND t.parent_id IS NULL
+                 ORDER BY t.created_at DESC, t.id DESC LIMIT 10000) t
+         WHERE (EXISTS (SELECT 1 FROM task_labels tl WHERE tl.task_id = t.id AND tl.label_id = ANY($5::int[]) OFFSET 0) OR t.walked = 10000)
+         ORDER BY t.k0 DESC, t.id DESC LIMIT 51
+      ), page AS MATERIALIZED (
+        SELECT w.id, w.n, w.next_key FROM walk w WHERE w.hit
+        UNION ALL
+        SELECT * FROM (SELECT planned.id, planned.n + (SELECT count(*) FROM walk w WHERE w.hit) AS n, planned.next_key FROM (SELECT t.id, row_number() OVER (ORDER BY t.created_at DESC, t.id DESC) AS n, json_build_array(to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), t.id) AS next_key
+          FROM tasks t WHERE t.workspace_id = $4::int
+  AND (NOT $1::boolean OR COALESCE(t.list_id IN (
+              SELECT pl.id FROM lists pl WHERE pl.id = ANY($2::int[]) OR pl.folder_id = ANY($3::int[])), false))
+  AND t.parent_id IS NULL
+  AND t.id IN (SELECT tl.task_id FROM task_labels tl WHERE tl.label_id = ANY($5::int[]))
+  AND (t.created_at, t.id) < ((SELECT w.k0 FROM walk w WHERE w.last), (SELECT w.id FROM walk w WHERE w.last))
+         ORDER BY t.created_at DESC, t.id DESC LIMIT 51) planned) planned
+         WHERE planned.n <= 51 AND (SELECT count(*) FROM walk w WHERE w.hit) < 51 AND EXISTS (SELECT 1 FROM walk w WHERE w.last)
+      ), page_subtasks AS MATERIALIZED (
+        SELECT st.* FROM tasks st WHERE st.parent_id = ANY(ARRAY(SELECT id FROM page WHERE n <= $8::int)) AND (NOT $1::boolean OR COALESCE(st.list_id IN (
+              SELECT pl.id FROM lists pl WHERE pl.id = ANY($2::int[]) OR pl.folder_id = ANY($3::int[])), false))),
+page_assignees AS MATERIALIZED (
+  SELECT ta.task_id, ('[' || COALESCE(string_agg(('{"id":' || (u.id)::text || ',"name":' || to_json((u.name)::text)::text || ',"avatar_url":' || COALESCE(to_json((u.avatar_url)::text)::text, 'null') || '}'), ',' ORDER BY u.id), '') || ']') AS json
+    FROM task_assignees ta JOIN users u ON u.id = ta.user_id
+   WHERE ta.task_id = ANY(ARRAY(SELECT id FROM page WHERE n <= $8::int UNION ALL SELECT id FROM page_subtasks))
+   GROUP BY ta.task_id),
+page_subtask_arrays AS MATERIALIZED (
+  SELECT st.parent_id, ('[' || COALESCE(string_agg(('{"id":' || (st.id)::text || ',"title":' || to_json((st.title)::text)::text || ',"priority":' || to_json((st.priority)::text)::text || ',"identifier":' || (st.identifier)::text || ',"status":' || COALESCE(((SELECT ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') FROM statuses s WHERE s.id = st.status_id))::text, 'null') || ',"assignees":' || COALESCE(sa.json, '[]') || '}'), ',' ORDER BY st.created_at, st.id), '') || ']') AS json
+    FROM page_subtasks st LEFT JOIN page_assignees sa ON sa.task_id = st.id
+   GROUP BY st.parent_id),
+page_field_defs AS MATERIALIZED (
+  SELECT f.id, f.position, f.task_entry_head, f.is_scope_restricted, f.granted_folder_ids, f.granted_list_ids, f.denied_list_ids
+    FROM custom_fields f
+   WHERE f.workspace_id = $7::int AND (NOT f.has_allowed_users OR $6::int = ANY(f.allowed_user_ids))),
+page_fields AS MATERIALIZED (
+    SELECT pt.id AS task_id, ('[' || COALESCE(string_agg((f.task_entry_head || COALESCE(to_json((v.value)::text)::text, 'null') || '}'), ',' ORDER BY f.position, f.id), '') || ']') AS json
+      FROM tasks pt LEFT JOIN lists tf ON tf.id = pt.list_id
+      JOIN page_field_defs f ON (NOT f.is_scope_restricted
+        OR COALESCE(pt.list_id = ANY(f.granted_list_ids)
+                    OR (tf.folder_id = ANY(f.granted_folder_ids) AND pt.list_id <> ALL(f.denied_list_ids)), false)) LEFT JOIN task_custom_field_values v ON v.task_id = pt.id AND v.field_id = f.id
+     WHERE pt.id = ANY(ARRAY(SELECT id FROM page WHERE n <= $8::int))
+     GROUP BY pt.id)
+  SELECT (SELECT ('[' || COALESCE(string_agg(('{"id":' || (t.id)::text || ',"workspace_id":' || (t.workspace_id)::text || ',"list_id":' || COALESCE((t.list_id)::text, 'null') || ',"title":' || to_json((t.title)::text)::text || ',"priority":' || to_json((t.priority)::text)::text || ',"identifier":' || (t.identifier)::text || ',"due_date":' || COALESCE(('"' || api_ts(t.due_date) || '"'), 'null') || ',"start_date":' || COALESCE(('"' || api_ts(t.start_date) || '"'), 'null') || ',"creator_id":' || (t.creator_id)::text || ',"created_at":' || ('"' || api_ts(t.created_at) || '"') || ',"status":' || COALESCE(((SELECT ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') FROM statuses s WHERE s.id = t.status_id))::text, 'null') || ',"assignees":' || COALESCE(pa.json, '[]') || ',"subtasks":' || COALESCE(ps.json, '[]') || ',"custom_fields":' || COALESCE(pf.json, '[]') || '}'), ',' ORDER BY p.n), '') || ']')
+                 FROM page p JOIN tasks t ON t.id = p.id AND p.n <= $8::int
+                 LEFT JOIN page_assignees pa ON pa.task_id = t.id
+                 LEFT JOIN page_subtask_arrays ps ON ps.parent_id = t.id
+                 LEFT JOIN page_fields pf ON pf.task_id = t.id) AS data,
+         (SELECT p.next_key FROM page p WHERE p.n = $8::int AND EXISTS (SELECT 1 FROM page m WHERE m.n > $8::int)) AS next_key;
+
+-- task.list (read: a filter, keyset page sorted by priority then due date)
+WITH walk0 AS MATERIALIZED (
+        SELECT t.id, t.k0, t.k1, t.walked = 10000 AS last,
+               (t.walked < 10000 OR (EXISTS (SELECT 1 FROM task_labels tl WHERE tl.task_id = t.id AND tl.label_id = ANY($5::int[]) OFFSET 0))) AS hit,
+               row_number() OVER (ORDER BY t.k1 ASC, t.id ASC) AS n, json_build_array(task_priority_rank(t.priority), to_char(t.due_date AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), t.id) AS next_key
+          FROM (SELECT t.*, task_priority_rank(t.priority) AS k0, COALESCE(t.due_date, 'infinity'::timestamptz) AS k1, row_number() OVER (ORDER BY COALESCE(t.due_date, 'infinity'::timestamptz) ASC, t.id ASC) AS walked
+                  FROM tasks t WHERE t.workspace_id = $4::int
+  AND (NOT $1::boolean OR COALESCE(t.list_id IN (
+              SELECT pl.id FROM lists pl WHERE pl.id = ANY($2::int[]) OR pl.folder_id = ANY($3::int[])), false))
+  AND t.parent_id IS NULL
+  AND t.priority = 'urgent'
+                 ORDER BY COALESCE(t.due_date, 'infinity'::timestamptz) ASC, t.id ASC LIMIT 10000) t
+         WHERE (EXISTS (SELECT 1 FROM task_labels tl WHERE tl.task_id = t.id AND tl.label_id = ANY($5::int[]) OFFSET 0) OR t.walked = 10000)
+         ORDER BY t.k1 ASC, t.id ASC LIMIT 51
+      ), walk1 AS MATERIALIZED (
+        SELECT t.id, t.k0, t.k1, t.walked = 10000 AS last,
+               (t.walked < 10000 OR (EXISTS (SELECT 1 FROM task_labels tl WHERE tl.task_id = t.id AND tl.label_id = ANY($5::int[]) OFFSET 0))) AS hit,
+               row_number() OVER (ORDER BY t.k1 ASC, t.id ASC) AS n, json_build_array(task_priority_rank(t.priority), to_char(t.due_date AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), t.id) AS next_key
+          FROM (SELECT t.*, task_priority_rank(t.priority) AS k0, COALESCE(t.due_date, 'infinity'::timestamptz) AS k1, row_number() OVER (ORDER BY COALESCE(t.due_date, 'infinity'::timestamptz) ASC, t.id ASC) AS walked
+                  FROM tasks t WHERE t.workspace_id = $4::int
+  AND (NOT $1::boolean OR COALESCE(t.list_id IN (
+              SELECT pl.id FROM lists pl WHERE pl.id = ANY($2::int[]) OR pl.folder_id = ANY($3::int[])), false))
+  AND t.parent_id IS NULL
+  AND t.priority = 'high'
+                 ORDER BY COALESCE(t.due_date, 'infinity'::timestamptz) ASC, t.id ASC LIMIT 10000) t
+         WHERE (EXISTS (SELECT 1 FROM task_labels tl WHERE tl.task_id = t.id AND tl.label_id = ANY($5::int[]) OFFSET 0) OR t.walked = 10000)
+         ORDER BY t.k1 ASC, t.id ASC LIMIT 51
+      ), walk2 AS MATERIALIZED (
+        SELECT t.id, t.k0, t.k1, t.walked = 10000 AS last,
+               (t.walked < 10000 OR (EXISTS (SELECT 1 FROM task_labels tl WHERE tl.task_id = t.id AND tl.label_id = ANY($5::int[]) OFFSET 0))) AS hit,
+               row_number() OVER (ORDER BY t.k1 ASC, t.id ASC) AS n, json_build_array(task_priority_rank(t.priority), to_char(t.due_date AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), t.id) AS next_key
+          FROM (SELECT t.*, task_priority_rank(t.priority) AS k0, COALESCE(t.due_date, 'infinity'::timestamptz) AS k1, row_number() OVER (ORDER BY COALESCE(t.due_date, 'infinity'::timestamptz) ASC, t.id ASC) AS walked
+                  FROM tasks t WHERE t.workspace_id = $4::int
+  AND (NOT $1::boolean OR COALESCE(t.list_id IN (
+              SELECT pl.id FROM lists pl WHERE pl.id = ANY($2::int[]) OR pl.folder_id = ANY($3::int[])), false))
+  AND t.parent_id IS NULL
+  AND t.priority = 'medium'
+                 ORDER BY COALESCE(t.due_date, 'infinity'::timestamptz) ASC, t.id ASC LIMIT 10000) t
+         WHERE (EXISTS (SELECT 1 FROM task_labels tl WHERE tl.task_id = t.id AND tl.label_id = ANY($5::int[]) OFFSET 0) OR t.walked = 10000)
+         ORDER BY t.k1 ASC, t.id ASC LIMIT 51
+      ), walk3 AS MATERIALIZED (
+        SELECT t.id, t.k0, t.k1, t.walked = 10000 AS last,
+               (t.walked < 10000 OR (EXISTS (SELECT 1 FROM task_labels tl WHERE tl.task_id = t.id AND tl.label_id = ANY($5::int[]) OFFSET 0))) AS hit,
+               row_number() OVER (ORDER BY t.k1 ASC, t.id ASC) AS n, json_build_array(task_priority_rank(t.priority), to_char(t.due_date AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), t.id) AS next_key
+          FROM (SELECT t.*, task_priority_rank(t.priority) AS k0, COALESCE(t.due_date, 'infinity'::timestamptz) AS k1, row_number() OVER (ORDER BY COALESCE(t.due_date, 'infinity'::timestamptz) ASC, t.id ASC) AS walked
+                  FROM tasks t WHERE t.workspace_id = $4::int
+  AND (NOT $1::boolean OR COALESCE(t.list_id IN (
+              SELECT pl.id FROM lists pl WHERE pl.id = ANY($2::int[]) OR pl.folder_id = ANY($3::int[])), false))
+  AND t.parent_id IS NULL
+  AND t.priority = 'low'
+                 ORDER BY COALESCE(t.due_date, 'infinity'::timestamptz) ASC, t.id ASC LIMIT 10000) t
+         WHERE (EXISTS (SELECT 1 FROM task_labels tl WHERE tl.task_id = t.id AND tl.label_id = ANY($5::int[]) OFFSET 0) OR t.walked = 10000)
+         ORDER BY t.k1 ASC, t.id ASC LIMIT 51
+      ), walk4 AS MATERIALIZED (
+        SELECT t.id, t.k0, t.k1, t.walked = 10000 AS last,
+               (t.walked < 10000 OR (EXISTS (SELECT 1 FROM task_labels tl WHERE tl.task_id = t.id AND tl.label_id = ANY($5::int[]) OFFSET 0))) AS hit,
+               row_number() OVER (ORDER BY t.k1 ASC, t.id ASC) AS n, json_build_array(task_priority_rank(t.priority), to_char(t.due_date AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), t.id) AS next_key
+          FROM (SELECT t.*, task_priority_rank(t.priority) AS k0, COALESCE(t.due_date, 'infinity'::timestamptz) AS k1, row_number() OVER (ORDER BY COALESCE(t.due_date, 'infinity'::timestamptz) ASC, t.id ASC) AS walked
+                  FROM tasks t WHERE t.workspace_id = $4::int
+  AND (NOT $1::boolean OR COALESCE(t.list_id IN (
+              SELECT pl.id FROM lists pl WHERE pl.id = ANY($2::int[]) OR pl.folder_id = ANY($3::int[])), false))
+  AND t.parent_id IS NULL
+  AND t.priority = 'none'
+                 ORDER BY COALESCE(t.due_date, 'infinity'::timestamptz) ASC, t.id ASC LIMIT 10000) t
+         WHERE (EXISTS (SELECT 1 FROM task_labels tl WHERE tl.task_id = t.id AND tl.label_id = ANY($5::int[]) OFFSET 0) OR t.walked = 10000)
+         ORDER BY t.k1 ASC, t.id ASC LIMIT 51
+      ), branch0 AS MATERIALIZED (
+        SELECT * FROM (SELECT w.id, w.k0, w.k1, w.next_key FROM walk0 w WHERE w.hit
+        UNION ALL
+        SELECT * FROM (SELECT t.id, task_priority_rank(t.priority) AS k0, COALESCE(t.due_date, 'infinity'::timestamptz) AS k1, json_build_array(task_priority_rank(t.priority), to_char(t.due_date AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), t.id) AS next_key FROM tasks t WHERE t.workspace_id = $4::int
+  AND (NOT $1::boolean OR COALESCE(t.list_id IN (
+              SELECT pl.id FROM lists pl WHERE pl.id = ANY($2::int[]) OR pl.folder_id = ANY($3::int[])), false))
+  AND t.parent_id IS NULL
+  AND t.id IN (SELECT tl.task_id FROM task_labels tl WHERE tl.label_id = ANY($5::int[]))
+  AND t.priority = 'urgent'
+  AND (COALESCE(t.due_date, 'infinity'::timestamptz), t.id) > ((SELECT w.k1 FROM walk0 w WHERE w.last), (SELECT w.id FROM walk0 w WHERE w.last))
+         ORDER BY COALESCE(t.due_date, 'infinity'::timestamptz) ASC, t.id ASC LIMIT 51) planned WHERE (SELECT count(*) FROM walk0 w WHERE w.hit) < 51 AND EXISTS (SELECT 1 FROM walk0 w WHERE w.last)) b
+      ), branch1 AS MATERIALIZED (
+        SELECT * FROM (SELECT w.id, w.k0, w.k1, w.next_key FROM walk1 w WHERE w.hit
+        UNION ALL
+        SELECT * FROM (SELECT t.id, task_priority_rank(t.priority) AS k0, COALESCE(t.due_date, 'infinity'::timestamptz) AS k1, json_build_array(task_priority_rank(t.priority), to_char(t.due_date AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), t.id) AS next_key FROM tasks t WHERE t.workspace_id = $4::int
+  AND (NOT $1::boolean OR COALESCE(t.list_id IN (
+              SELECT pl.id FROM lists pl WHERE pl.id = ANY($2::int[]) OR pl.folder_id = ANY($3::int[])), false))
+  AND t.parent_id IS NULL
+  AND t.id IN (SELECT tl.task_id FROM task_labels tl WHERE tl.label_id = ANY($5::int[]))
+  AND t.priority = 'high'
+  AND (COALESCE(t.due_date, 'infinity'::timestamptz), t.id) > ((SELECT w.k1 FROM walk1 w WHERE w.last), (SELECT w.id FROM walk1 w WHERE w.last))
+         ORDER BY COALESCE(t.due_date, 'infinity'::timestamptz) ASC, t.id ASC LIMIT 51) planned WHERE (SELECT count(*) FROM walk1 w WHERE w.hit) < 51 AND EXISTS (SELECT 1 FROM walk1 w WHERE w.last)) b
+         WHERE ((SELECT count(*) FROM branch0)) < 51
+      ), branch2 AS MATERIALIZED (
+        SELECT * FROM (SELECT w.id, w.k0, w.k1, w.next_key FROM walk2 w WHERE w.hit
+        UNION ALL
+        SELECT * FROM (SELECT t.id, task_priority_rank(t.priority) AS k0, COALESCE(t.due_date, 'infinity'::timestamptz) AS k1, json_build_array(task_priority_rank(t.priority), to_char(t.due_date AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), t.id) AS next_key FROM tasks t WHERE t.workspace_id = $4::int
+  AND (NOT $1::boolean OR COALESCE(t.list_id IN (
+              SELECT pl.id FROM lists pl WHERE pl.id = ANY($2::int[]) OR pl.folder_id = ANY($3::int[])), false))
+  AND t.parent_id IS NULL
+  AND t.id IN (SELECT tl.task_id FROM task_labels tl WHERE tl.label_id = ANY($5::int[]))
+  AND t.priority = 'medium'
+  AND (COALESCE(t.due_date, 'infinity'::timestamptz), t.id) > ((SELECT w.k1 FROM walk2 w WHERE w.last), (SELECT w.id FROM walk2 w WHERE w.last))
+         ORDER BY COALESCE(t.due_date, 'infinity'::timestamptz) ASC, t.id ASC LIMIT 51) planned WHERE (SELECT count(*) FROM walk2 w WHERE w.hit) < 51 AND EXISTS (SELECT 1 FROM walk2 w WHERE w.last)) b
+         WHERE ((SELECT count(*) FROM branch0) + (SELECT count(*) FROM branch1)) < 51
+      ), branch3 AS MATERIALIZED (
+        SELECT * FROM (SELECT w.id, w.k0, w.k1, w.next_key FROM walk3 w WHERE w.hit
+        UNION ALL
+        SELECT * FROM (SELECT t.id, task_priority_rank(t.priority) AS k0, COALESCE(t.due_date, 'infinity'::timestamptz) AS k1, json_build_array(task_priority_rank(t.priority), to_char(t.due_date AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), t.id) AS next_key FROM tasks t WHERE t.workspace_id = $4::int
+  AND (NOT $1::boolean OR COALESCE(t.list_id IN (
+              SELECT pl.id FROM lists pl WHERE pl.id = ANY($2::int[]) OR pl.folder_id = ANY($3::int[])), false))
+  AND t.parent_id IS NULL
+  AND t.id IN (SELECT tl.task_id FROM task_labels tl WHERE tl.label_id = ANY($5::int[]))
+  AND t.priority = 'low'
+  AND (COALESCE(t.due_date, 'infinity'::timestamptz), t.id) > ((SELECT w.k1 FROM walk3 w WHERE w.last), (SELECT w.id FROM walk3 w WHERE w.last))
+         ORDER BY COALESCE(t.due_date, 'infinity'::timestamptz) ASC, t.id ASC LIMIT 51) planned WHERE (SELECT count(*) FROM walk3 w WHERE w.hit) < 51 AND EXISTS (SELECT 1 FROM walk3 w WHERE w.last)) b
+         WHERE ((SELECT count(*) FROM branch0) + (SELECT count(*) FROM branch1) + (SELECT count(*) FROM branch2)) < 51
+      ), branch4 AS MATERIALIZED (
+        SELECT * FROM (SELECT w.id, w.k0, w.k1, w.next_key FROM walk4 w WHERE w.hit
+        UNION ALL
+        SELECT * FROM (SELECT t.id, task_priority_rank(t.priority) AS k0, COALESCE(t.due_date, 'infinity'::timestamptz) AS k1, json_build_array(task_priority_rank(t.priority), to_char(t.due_date AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), t.id) AS next_key FROM tasks t WHERE t.workspace_id = $4::int
+  AND (NOT $1::boolean OR COALESCE(t.list_id IN (
+              SELECT pl.id FROM lists pl WHERE pl.id = ANY($2::int[]) OR pl.folder_id = ANY($3::int[])), false))
+  AND t.parent_id IS NULL
+  AND t.id IN (SELECT tl.task_id FROM task_labels tl WHERE tl.label_id = ANY($5::int[]))
+  AND t.priority = 'none'
+  AND (COALESCE(t.due_date, 'infinity'::timestamptz), t.id) > ((SELECT w.k1 FROM walk4 w WHERE w.last), (SELECT w.id FROM walk4 w WHERE w.last))
+         ORDER BY COALESCE(t.due_date, 'infinity'::timestamptz) ASC, t.id ASC LIMIT 51) planned WHERE (SELECT count(*) FROM walk4 w WHERE w.hit) < 51 AND EXISTS (SELECT 1 FROM walk4 w WHERE w.last)) b
+         WHERE ((SELECT count(*) FROM branch0) + (SELECT count(*) FROM branch1) + (SELECT count(*) FROM branch2) + (SELECT count(*) FROM branch3)) < 51
+      ), page AS MATERIALIZED (
+        SELECT b.id, row_number() OVER (ORDER BY b.k0 ASC, b.k1 ASC, b.id ASC) AS n, b.next_key
+          FROM (SELECT * FROM branch0
+        UNION ALL SELECT * FROM branch1
+        UNION ALL SELECT * FROM branch2
+        UNION ALL SELECT * FROM branch3
+        UNION ALL SELECT * FROM branch4) b
+         ORDER BY b.k0 ASC, b.k1 ASC, b.id ASC LIMIT 51
+      ), page_subtasks AS MATERIALIZED (
+        SELECT st.* FROM tasks st WHERE st.parent_id = ANY(ARRAY(SELECT id FROM page WHERE n <= $8::int)) AND (NOT $1::boolean OR COALESCE(st.list_id IN (
+              SELECT pl.id FROM lists pl WHERE pl.id = ANY($2::int[]) OR pl.folder_id = ANY($3::int[])), false))),
+page_assignees AS MATERIALIZED (
+  SELECT ta.task_id, ('[' || COALESCE(string_agg(('{"id":' || (u.id)::text || ',"name":' || to_json((u.name)::text)::text || ',"avatar_url":' || COALESCE(to_json((u.avatar_url)::text)::text, 'null') || '}'), ',' ORDER BY u.id), '') || ']') AS json
+    FROM task_assignees ta JOIN users u ON u.id = ta.user_id
+   WHERE ta.task_id = ANY(ARRAY(SELECT id FROM page WHERE n <= $8::int UNION ALL SELECT id FROM page_subtasks))
+   GROUP BY ta.task_id),
+page_subtask_arrays AS MATERIALIZED (
+  SELECT st.parent_id, ('[' || COALESCE(string_agg(('{"id":' || (st.id)::text || ',"title":' || to_json((st.title)::text)::text || ',"priority":' || to_json((st.priority)::text)::text || ',"identifier":' || (st.identifier)::text || ',"status":' || COALESCE(((SELECT ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') FROM statuses s WHERE s.id = st.status_id))::text, 'null') || ',"assignees":' || COALESCE(sa.json, '[]') || '}'), ',' ORDER BY st.created_at, st.id), '') || ']') AS json
+    FROM page_subtasks st LEFT JOIN page_assignees sa ON sa.task_id = st.id
+   GROUP BY st.parent_id),
+page_field_defs AS MATERIALIZED (
+  SELECT f.id, f.position, f.task_entry_head, f.is_scope_restricted, f.granted_folder_ids, f.granted_list_ids, f.denied_list_ids
+    FROM custom_fields f
+   WHERE f.workspace_id = $7::int AND (NOT f.has_allowed_users OR $6::int = ANY(f.allowed_user_ids))),
+page_fields AS MATERIALIZED (
+    SELECT pt.id AS task_id, ('[' || COALESCE(string_agg((f.task_entry_head || COALESCE(to_json((v.value)::text)::text, 'null') || '}'), ',' ORDER BY f.position, f.id), '') || ']') AS json
+      FROM tasks pt LEFT JOIN lists tf ON tf.id = pt.list_id
+      JOIN page_field_defs f ON (NOT f.is_scope_restricted
+        OR COALESCE(pt.list_id = ANY(f.granted_list_ids)
+                    OR (tf.folder_id = ANY(f.granted_folder_ids) AND pt.list_id <> ALL(f.denied_list_ids)), false)) LEFT JOIN task_custom_field_values v ON v.task_id = pt.id AND v.field_id = f.id
+     WHERE pt.id = ANY(ARRAY(SELECT id FROM page WHERE n <= $8::int))
+     GROUP BY pt.id)
+  SELECT (SELECT ('[' || COALESCE(string_agg(('{"id":' || (t.id)::text || ',"workspace_id":' || (t.workspace_id)::text || ',"list_id":' || COALESCE((t.list_id)::text, 'null') || ',"title":' || to_json((t.title)::text)::text || ',"priority":' || to_json((t.priority)::text)::text || ',"identifier":' || (t.identifier)::text || ',"due_date":' || COALESCE(('"' || api_ts(t.due_date) || '"'), 'null') || ',"start_date":' || COALESCE(('"' || api_ts(t.start_date) || '"'), 'null') || ',"creator_id":' || (t.creator_id)::text || ',"created_at":' || ('"' || api_ts(t.created_at) || '"') || ',"status":' || COALESCE(((SELECT ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') FROM statuses s WHERE s.id = t.status_id))::text, 'null') || ',"assignees":' || COALESCE(pa.json, '[]') || ',"subtasks":' || COALESCE(ps.json, '[]') || ',"custom_fields":' || COALESCE(pf.json, '[]') || '}'), ',' ORDER BY p.n), '') || ']')
+                 FROM page p JOIN tasks t ON t.id = p.id AND p.n <= $8::int
+                 LEFT JOIN page_assignees pa ON pa.task_id = t.id
+                 LEFT JOIN page_subtask_arrays ps ON ps.parent_id = t.id
+                 LEFT JOIN page_fields pf ON pf.task_id = t.id) AS data,
+         (SELECT p.next_key FROM page p WHERE p.n = $8::int AND EXISTS (SELECT 1 FROM page m WHERE m.n > $8::int)) AS next_key;
