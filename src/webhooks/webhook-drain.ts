@@ -16,8 +16,10 @@ const GATHER_MS = 2;
 /** How a job handed to a drain ended there: made now, put off (another process holds the webhook's lease), or nothing to do. */
 export type SeedEnd = 'started' | 'busy' | 'skipped';
 
-/** The bounds of a drain (see WebhookWorker). */
-export interface DrainLimits {
+/** The bounds of a drain (see WebhookWorker), and whose it is. */
+export interface DrainOptions {
+  /** The process's name as a lease holder (WebhooksRepository.step). */
+  owner: string;
   /** Attempts of the webhook in flight at once. */
   inFlight: number;
   /** How long the drain claims new attempts. */
@@ -75,7 +77,7 @@ export class WebhookDrain {
     private readonly repo: WebhooksRepository,
     private readonly metrics: WebhookMetrics,
     private readonly settings: WebhookSettings,
-    private readonly limits: DrainLimits,
+    private readonly limits: DrainOptions,
     private readonly stopping: AbortSignal,
   ) {
     this.flags = deliveryJobFlags({ webhook_id: webhookId, body: { workspace_id: workspaceId } });
@@ -99,12 +101,14 @@ export class WebhookDrain {
     try {
       for (;;) {
         const open = !this.stopping.aborted && performance.now() < until;
-        const seeds = this.seeds.splice(0);
+        // Jobs handed over wait for room in the window (several may be fetched at once, before the queue skips the webhook).
+        const room = Math.max(0, this.limits.inFlight - this.inFlight);
+        const seeds = this.seeds.splice(0, room);
         const records = this.finished.splice(0);
         const drops = this.drops.splice(0);
-        const claim = open ? Math.max(0, this.limits.inFlight - this.inFlight - seeds.length) : 0;
-        // Time is up and nothing is in flight: this step is the last (it gives the lease back); no seed is taken after it.
-        const last = !open && this.inFlight === 0 && seeds.length === 0;
+        const claim = open ? room - seeds.length : 0;
+        // Time is up and nothing is in flight or waiting: this step is the last (it gives the lease back); no seed is taken after it.
+        const last = !open && this.inFlight === 0 && this.seeds.length === 0 && seeds.length === 0;
         if (last) this.closed = true;
         if (records.length > 0 || drops.length > 0 || seeds.length > 0 || claim > 0 || (last && this.leaseUntil !== null)) {
           let claimed: number;
@@ -135,16 +139,17 @@ export class WebhookDrain {
     return this.lost.map((key) => ({ webhookId: this.webhookId, leaseUntil, key }));
   }
 
-  /** Until an attempt ended (then GATHER_MS more for others, or until none is in flight) or a seed came. */
+  /** Until an attempt ended (then GATHER_MS more for others, or until none is in flight) or a seed came that fits the window. */
   private async settle(): Promise<void> {
-    if (this.finished.length === 0 && this.drops.length === 0 && this.seeds.length === 0 && this.inFlight > 0) {
+    const seedFits = () => this.seeds.length > 0 && this.inFlight < this.limits.inFlight;
+    if (this.finished.length === 0 && this.drops.length === 0 && !seedFits() && this.inFlight > 0) {
       await new Promise<void>((resolve) => (this.wake = resolve));
     }
-    if (this.inFlight > 0 && this.seeds.length === 0) {
+    if (this.inFlight > 0 && !seedFits()) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, GATHER_MS);
         this.wake = () => {
-          if (this.inFlight > 0 && this.seeds.length === 0) return;
+          if (this.inFlight > 0 && !seedFits()) return;
           clearTimeout(timer);
           resolve();
         };
@@ -161,7 +166,7 @@ export class WebhookDrain {
       seeds,
       claim,
       inFlight: this.inFlight,
-      heldLease: this.leaseUntil,
+      owner: this.limits.owner,
       flags: this.flags,
       standInMs: this.limits.standInMs,
       leaseMs: this.limits.leaseMs,

@@ -1,6 +1,8 @@
 import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { randomUUID } from 'crypto';
 import { EventEmitter, setMaxListeners } from 'events';
 import { parseCronItems, run as runQueue, type Runner, type TaskList } from 'graphile-worker';
+import { hostname } from 'os';
 import { Pool } from 'pg';
 import { setTimeout as sleep } from 'timers/promises';
 
@@ -23,7 +25,7 @@ const CONCURRENCY = 20;
  * order). A process has at most CONCURRENCY drains, so at most
  * CONCURRENCY * WEBHOOK_IN_FLIGHT attempts in flight.
  */
-const WEBHOOK_IN_FLIGHT = 16;
+export const WEBHOOK_IN_FLIGHT = 16;
 /**
  * D38, tenants do not wait for each other: drains (and jobs handed to them)
  * of one workspace one process holds at once. Further jobs are put off
@@ -135,6 +137,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
   private readonly stopping = new AbortController();
   /** Jobs taken by this process (drains, and jobs handed to them), by workspace. */
   private readonly inFlight = new Map<number, number>();
+  /** This process as the holder of webhooks' attempt leases. */
+  private readonly owner = `${hostname()}:${process.pid}:${randomUUID()}`;
   /** The drain of each webhook this process runs now. */
   private readonly drains = new Map<number, WebhookDrain>();
   /** Unrecorded attempts whose lease and stand-in could not be given back yet (the database was unreachable), by job key. */
@@ -433,7 +437,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
         this.repo,
         this.metrics,
         this.settings,
-        { inFlight: WEBHOOK_IN_FLIGHT, batchMs: BATCH_MS, standInMs: timeoutMs + STAND_IN_MARGIN_MS, leaseMs: timeoutMs + STALE_MARGIN_MS },
+        { owner: this.owner, inFlight: WEBHOOK_IN_FLIGHT, batchMs: BATCH_MS, standInMs: timeoutMs + STAND_IN_MARGIN_MS, leaseMs: timeoutMs + STALE_MARGIN_MS },
         this.stopping.signal,
       );
       this.drains.set(job.webhook_id, drain);

@@ -31,8 +31,8 @@ export interface StepInput {
   claim: number;
   /** Attempts of the webhook this process still has in flight besides those this step starts. */
   inFlight: number;
-  /** The attempt lease this process holds, as the last step returned it (null: none). */
-  heldLease: string | null;
+  /** This process's name as the holder of attempt leases (`webhooks.attempt_by`): a lease it holds is its own even when a step's answer was lost. */
+  owner: string;
   /** The delivery job flags of the webhook's jobs (deliveryJobFlags). */
   flags: string[];
   standInMs: number;
@@ -176,7 +176,7 @@ export class WebhooksRepository {
   async giveBack(attempts: Array<{ webhookId: number; leaseUntil: string; key: string }>): Promise<void> {
     await this.sql.rows(
       `WITH lease AS (
-         UPDATE webhooks w SET attempt_until = NULL FROM unnest($1::int[], $2::timestamptz[]) AS u(id, until)
+         UPDATE webhooks w SET attempt_until = NULL, attempt_by = NULL FROM unnest($1::int[], $2::timestamptz[]) AS u(id, until)
           WHERE w.id = u.id AND w.attempt_until = u.until RETURNING 1),
        stand_in AS (
          UPDATE graphile_worker._private_jobs j SET run_at = now() WHERE j.key = ANY ($3::text[]) AND j.locked_at IS NULL AND j.run_at > now() RETURNING 1),
@@ -237,7 +237,7 @@ export class WebhooksRepository {
    * - `seeds`: jobs the queue handed to this process (locked by it): each
    *   `go` when the webhook exists, is active, has been active since the
    *   attempt fell due, the attempt is not recorded yet and the attempt lease
-   *   is free or this process's (`heldLease`); then a stand-in job under the
+   *   is free or this process's (`owner`); then a stand-in job under the
    *   delivery's key is queued, due `standInMs` from now (the running job
    *   keeps no key: graphile-worker's rule for a locked job). `busy` when only
    *   the lease (another process's) stops it.
@@ -263,7 +263,7 @@ export class WebhooksRepository {
     }>(
       `WITH hook AS (
          SELECT w.id, w.url, w.secret, w.active, w.activated_at,
-                (w.attempt_until IS NULL OR w.attempt_until < now() OR w.attempt_until = $6::timestamptz) AS ours
+                (w.attempt_until IS NULL OR w.attempt_until < now() OR w.attempt_by = $6) AS ours
            FROM webhooks w WHERE w.id = $1 FOR NO KEY UPDATE),
        rec AS (
          SELECT * FROM unnest($9::bigint[], $10::int[], $11::text[], $12::int[], $13::int[], $14::timestamptz[], $15::json[], $16::int[], $17::text[])
@@ -316,8 +316,8 @@ export class WebhooksRepository {
        skipped AS (DELETE FROM graphile_worker._private_jobs j USING judged WHERE j.id = judged.id AND NOT judged.go),
        lease AS (
          UPDATE webhooks w
-            SET attempt_until = CASE WHEN $8::int + (SELECT count(*) FROM claimed) + (SELECT count(job_id) FROM stand_in) > 0
-                                     THEN now() + $5 * interval '1 millisecond' END
+            SET (attempt_until, attempt_by) = (SELECT now() + $5 * interval '1 millisecond', $6
+                                                WHERE $8::int + (SELECT count(*) FROM claimed) + (SELECT count(job_id) FROM stand_in) > 0)
            FROM hook WHERE w.id = hook.id AND hook.ours
          RETURNING w.attempt_until::text AS until)
        SELECT hook.url, hook.secret, (SELECT until FROM lease) AS lease_until,
@@ -331,7 +331,7 @@ export class WebhooksRepository {
         webhookFlag(webhookId),
         input.standInMs,
         input.leaseMs,
-        input.heldLease,
+        input.owner,
         input.claim,
         input.inFlight,
         records.map((r) => r.job.event_id),
