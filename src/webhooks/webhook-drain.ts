@@ -130,7 +130,8 @@ export class WebhookDrain {
       }
     } catch (error) {
       this.closed = true;
-      if (!this.stopping.aborted) processLogger().warn({ context: 'Webhooks', webhook_id: this.webhookId }, `webhook delivery step failed: ${(error as Error).message}`);
+      if (!this.stopping.aborted)
+        processLogger().warn({ context: 'Webhooks', webhook_id: this.webhookId }, `webhook delivery step failed: ${(error as Error).message}`);
       for (const seed of this.seeds.splice(0)) seed.fail(error);
       if (this.inFlight > 0) await new Promise<void>((resolve) => (this.wake = () => this.inFlight === 0 && resolve()));
       for (const r of this.finished.splice(0)) this.lost.push(deliveryJobKey(r.job));
@@ -217,7 +218,8 @@ export class WebhookDrain {
           }
           // attempt k + 1 (k from 1) waits the k-th delay; after the last delay's attempt, none.
           const delay = retryDelaysMs[job.attempt - 1];
-          const next = outcome.result !== 'delivered' && delay !== undefined ? { job: { ...job, attempt: job.attempt + 1, due_at: undefined }, inMs: delay } : null;
+          const next =
+            outcome.result !== 'delivered' && delay !== undefined ? { job: { ...job, attempt: job.attempt + 1, due_at: undefined }, inMs: delay } : null;
           this.finished.push({
             job,
             record: { result: outcome.result, responseStatus: outcome.responseStatus, durationMs: outcome.durationMs, attemptedAt: outcome.startedAt },
@@ -248,7 +250,10 @@ export class WebhookDrain {
               'webhook delivery attempt abandoned at shutdown',
             );
           } else {
-            processLogger().warn({ context: 'Webhooks', webhook_id: job.webhook_id, event_id: job.event_id }, `webhook delivery attempt failed: ${error.message}`);
+            processLogger().warn(
+              { context: 'Webhooks', webhook_id: job.webhook_id, event_id: job.event_id },
+              `webhook delivery attempt failed: ${error.message}`,
+            );
           }
         },
       )

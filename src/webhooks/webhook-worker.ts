@@ -114,12 +114,15 @@ class JobQueuePool extends Pool {}
  * A dispatcher loop fans committed events out to the workspace's webhooks
  * (writes only record their events): attempt 1 of each (event, webhook) is
  * queued once. The queue (graphile-worker, on our database) hands each job to
- * one process; a job is one attempt, made under the webhook's attempt lease
- * (one attempt in flight per webhook). A workspace holds at most
- * WORKSPACE_SLOTS of a process's slots; jobs fetched by a process that died
- * are freed after WEBHOOK_TIMEOUT_MS + STALE_MARGIN_MS, when its leases have
- * run out too. An attempt starts only for an existing, active webhook
- * and an attempt not yet recorded (checked again, under a lock, right before it sends), uses the webhook's url as it is then, and
+ * one process; a job starts a drain of its webhook (WebhookDrain: up to
+ * WEBHOOK_IN_FLIGHT attempts in flight, claimed, recorded and sent in
+ * batches, for BATCH_MS, under the webhook's attempt lease: one process
+ * drains a webhook at a time), or joins the one running here. A workspace
+ * holds at most WORKSPACE_SLOTS of a process's slots; jobs fetched by a
+ * process that died are freed after WEBHOOK_TIMEOUT_MS + STALE_MARGIN_MS,
+ * when its leases have run out too. An attempt starts only for an existing,
+ * active webhook and an attempt not yet recorded (checked again, under a
+ * lock, right before it sends), uses the webhook's url as it is then, and
  * ends recorded in the delivery log together with the next attempt's job
  * (due the next WEBHOOK_RETRY_DELAYS_MS delay after it ended) or with none.
  * Shutdown abandons attempts in flight unrecorded: their stand-in jobs make them again.

@@ -120,9 +120,10 @@ describe('webhook deliveries in batches (D38)', () => {
     await until(
       async () =>
         (
-          await t.db.ds.query(`SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE task_identifier = 'webhook_delivery' AND run_at > now() AND key LIKE $1`, [
-            `webhook:${hookId}:%`,
-          ])
+          await t.db.ds.query(
+            `SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE task_identifier = 'webhook_delivery' AND run_at > now() AND key LIKE $1`,
+            [`webhook:${hookId}:%`],
+          )
         )[0].n as number,
       (n) => n > 0,
     );

@@ -1,9 +1,9 @@
 import { createServer, IncomingMessage, Server } from 'http';
 import type { AddressInfo } from 'net';
 
+import { WEBHOOK_IN_FLIGHT } from '../../src/webhooks/webhook-worker';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
 import { pendingDeliveries, recordEvent } from '../setup/events';
-import { WEBHOOK_IN_FLIGHT } from '../../src/webhooks/webhook-worker';
 import { Receiver, startReceiver } from '../setup/webhook-receiver';
 import { loadRoleWorld, RoleWorld } from '../setup/world';
 
