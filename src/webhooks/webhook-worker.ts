@@ -143,7 +143,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
   /** This process as the holder of webhooks' attempt leases. */
   private readonly owner = `${hostname()}:${process.pid}:${randomUUID()}`;
   /** The drain of each webhook this process runs now. */
-  private readonly drains = new Map<number, WebhookDrain>();
+  private readonly drains = new Map<number, { drain: WebhookDrain; ended: Promise<void> }>();
   /** Unrecorded attempts whose lease and stand-in could not be given back yet (the database was unreachable), by job key. */
   private readonly unfinished = new Map<string, { webhookId: number; leaseUntil: string; key: string }>();
   /** The dispatcher and stale-job loops, awaited at shutdown. */
@@ -428,10 +428,14 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
     if (taken >= WORKSPACE_SLOTS) return later();
     this.inFlight.set(workspaceId, taken + 1);
     try {
-      const running = this.drains.get(job.webhook_id)?.add(job, dueAt);
-      if (running) {
-        if ((await running) === 'busy') await later();
-        return;
+      // The webhook's drain here takes the job; one that is ending (its last step gives the lease back) is waited for.
+      for (let current = this.drains.get(job.webhook_id); current; current = this.drains.get(job.webhook_id)) {
+        const running = current.drain.add(job, dueAt);
+        if (running) {
+          if ((await running) === 'busy') await later();
+          return;
+        }
+        await current.ended;
       }
       const { timeoutMs } = this.settings;
       const drain = new WebhookDrain(
@@ -443,14 +447,16 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
         { owner: this.owner, inFlight: WEBHOOK_IN_FLIGHT, batchMs: BATCH_MS, standInMs: timeoutMs + STAND_IN_MARGIN_MS, leaseMs: timeoutMs + STALE_MARGIN_MS },
         this.stopping.signal,
       );
-      this.drains.set(job.webhook_id, drain);
+      let ended!: () => void;
+      this.drains.set(job.webhook_id, { drain, ended: new Promise<void>((resolve) => (ended = resolve)) });
       const seed = drain.add(job, dueAt)!;
       seed.catch(() => undefined); // awaited after the drain; a failure is not unhandled meanwhile
       let lost;
       try {
         lost = await drain.run();
       } finally {
-        if (this.drains.get(job.webhook_id) === drain) this.drains.delete(job.webhook_id);
+        this.drains.delete(job.webhook_id);
+        ended();
       }
       if (lost.length > 0) await this.repo.giveBack(lost).catch(() => lost.forEach((back) => this.unfinished.set(back.key, back)));
       if ((await seed) === 'busy') await later();

@@ -300,10 +300,10 @@ export class WebhooksRepository {
        next AS (
          SELECT j.id, j.payload, COALESCE((j.payload->>'due_at')::timestamptz, j.run_at) AS due_at
            FROM graphile_worker._private_jobs j
-          WHERE j.is_available AND j.run_at <= now() AND j.flags ? $3
+          WHERE j.is_available AND j.run_at <= now() AND (j.payload->>'webhook_id') = $23 AND j.flags ? $3
             AND j.task_id = (SELECT t.id FROM graphile_worker._private_tasks t WHERE t.identifier = $2)
             AND EXISTS (SELECT 1 FROM hook WHERE hook.active AND hook.ours)
-          ORDER BY j.priority, j.run_at, j.id LIMIT $7 FOR UPDATE OF j SKIP LOCKED),
+          ORDER BY j.run_at, j.id LIMIT $7 FOR UPDATE OF j SKIP LOCKED),
        judged AS (
          SELECT n.*, hook.activated_at <= n.due_at AND NOT EXISTS (
                   SELECT 1 FROM webhook_deliveries d
@@ -348,6 +348,7 @@ export class WebhooksRepository {
         seeds.map((s) => JSON.stringify(s.job)),
         seeds.map((s) => s.dueAt),
         seeds.map((s) => deliveryJobKey(s.job)),
+        String(webhookId),
       ],
     );
     const row = rows[0];
