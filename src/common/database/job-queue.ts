@@ -35,7 +35,12 @@ const WEBHOOK_JOBS_INDEX_LOCK = 0x57484a49;
  * because the queue's tables do not exist yet when our migrations run on a new
  * database.
  */
-const WEBHOOK_JOBS_INDEX = `CREATE INDEX IF NOT EXISTS webhook_jobs_due_idx ON graphile_worker._private_jobs ((payload->>'webhook_id'), run_at) WHERE is_available`;
+const WEBHOOK_JOBS_INDEX = `DO $$ BEGIN
+  -- Looked up first: CREATE INDEX IF NOT EXISTS would lock the jobs table against writes even when the index exists.
+  IF to_regclass('graphile_worker.webhook_jobs_due_idx') IS NULL THEN
+    CREATE INDEX webhook_jobs_due_idx ON graphile_worker._private_jobs ((payload->>'webhook_id'), run_at) WHERE is_available;
+  END IF;
+END $$`;
 
 /** Installs or upgrades the job queue's schema in the database at `url`, with our index on it (idempotent). */
 export async function installJobQueue(url: string): Promise<void> {
