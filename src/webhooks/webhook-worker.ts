@@ -1,6 +1,8 @@
 import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { EventEmitter } from 'events';
+import { randomUUID } from 'crypto';
+import { EventEmitter, setMaxListeners } from 'events';
 import { parseCronItems, run as runQueue, type Runner, type TaskList } from 'graphile-worker';
+import { hostname } from 'os';
 import { Pool } from 'pg';
 import { setTimeout as sleep } from 'timers/promises';
 
@@ -11,34 +13,36 @@ import { processLogger } from '../common/logging/logger';
 import type { AppEnv, WebhookSettings } from '../config/env';
 import { InjectSettings } from '../config/settings';
 import type { Timeouts } from '../config/timeouts';
-import { DELIVERY_TASK, DeliveryJob, deliveryJobKey, webhookFlag, workspaceFlag } from './delivery-job';
-import { attemptDelivery } from './webhook-sender';
+import { DELIVERY_TASK, DeliveryJob, webhookFlag, workspaceFlag } from './delivery-job';
+import { WebhookDrain } from './webhook-drain';
 import { WebhookMetrics } from './webhooks.metrics';
-import { AttemptStart, WebhooksRepository } from './webhooks.repository';
+import { WebhooksRepository } from './webhooks.repository';
 
-/** Delivery jobs one process holds at once (in flight, or waiting for their webhook's attempt before them). */
+/** Delivery jobs one process runs at once: each is a drain of its webhook's due attempts (WebhookDrain), or a job handed to one. */
 const CONCURRENCY = 20;
 /**
- * D38, tenants do not wait for each other: jobs of one workspace one process
- * holds at once, and of one webhook (the attempt in flight and the next one,
- * waiting for it: D38 allows one attempt in flight per webhook). Further jobs
- * are put off (DEFER_MS), so that CONCURRENCY - WORKSPACE_SLOTS slots stay
- * free for the other workspaces whatever its receivers do (a silent one holds
- * its attempt for WEBHOOK_TIMEOUT_MS), and a workspace's silent webhooks do
- * not hold all of its slots.
+ * Attempts of one webhook one process has in flight at once (D38 promises no
+ * order). A process has at most CONCURRENCY drains, so at most
+ * CONCURRENCY * WEBHOOK_IN_FLIGHT attempts in flight.
+ */
+export const WEBHOOK_IN_FLIGHT = 16;
+/**
+ * D38, tenants do not wait for each other: drains (and jobs handed to them)
+ * of one workspace one process holds at once. Further jobs are put off
+ * (DEFER_MS), so that CONCURRENCY - WORKSPACE_SLOTS slots stay free for the
+ * other workspaces whatever its receivers do (a silent one holds its
+ * attempts for WEBHOOK_TIMEOUT_MS).
  */
 const WORKSPACE_SLOTS = 6;
-const WEBHOOK_SLOTS = 2;
 /** How long a job of a workspace with all its slots taken (or of a webhook busy in another process) waits before it is fetched again. */
 const DEFER_MS = 1_000;
 /**
- * After a job's attempt, its process goes on with the webhook's next due
- * attempts (claimed one at a time: one attempt in flight per webhook) for at
- * most this long and this many, then gives the webhook's and workspace's
- * slots back (D38 fairness: other webhooks and workspaces get their turn).
+ * How long a drain claims new attempts of its webhook; then it lets its
+ * attempts in flight end, records them and gives the webhook's and
+ * workspace's slots back (D38 fairness: other webhooks and workspaces get
+ * their turn).
  */
 const BATCH_MS = 1_000;
-const BATCH_MAX = 100;
 /** How often the queue looks for jobs that fell due (new jobs are announced at once); well under D38's 5 s. */
 const POLL_INTERVAL_MS = 1_000;
 /** How often the dispatcher looks for committed events to fan out to webhooks (D38: an attempt starts within 5 s of the commit). */
@@ -110,12 +114,15 @@ class JobQueuePool extends Pool {}
  * A dispatcher loop fans committed events out to the workspace's webhooks
  * (writes only record their events): attempt 1 of each (event, webhook) is
  * queued once. The queue (graphile-worker, on our database) hands each job to
- * one process; a job is one attempt, made under the webhook's attempt lease
- * (one attempt in flight per webhook). A workspace holds at most
- * WORKSPACE_SLOTS of a process's slots; jobs fetched by a process that died
- * are freed after WEBHOOK_TIMEOUT_MS + STALE_MARGIN_MS, when its leases have
- * run out too. An attempt starts only for an existing, active webhook
- * and an attempt not yet recorded (checked again, under a lock, right before it sends), uses the webhook's url as it is then, and
+ * one process; a job starts a drain of its webhook (WebhookDrain: up to
+ * WEBHOOK_IN_FLIGHT attempts in flight, claimed, recorded and sent in
+ * batches, for BATCH_MS, under the webhook's attempt lease: one process
+ * drains a webhook at a time), or joins the one running here. A workspace
+ * holds at most WORKSPACE_SLOTS of a process's slots; jobs fetched by a
+ * process that died are freed after WEBHOOK_TIMEOUT_MS + STALE_MARGIN_MS,
+ * when its leases have run out too. An attempt starts only for an existing,
+ * active webhook and an attempt not yet recorded (checked again, under a
+ * lock, right before it sends), uses the webhook's url as it is then, and
  * ends recorded in the delivery log together with the next attempt's job
  * (due the next WEBHOOK_RETRY_DELAYS_MS delay after it ended) or with none.
  * Shutdown abandons attempts in flight unrecorded: their stand-in jobs make them again.
@@ -131,12 +138,12 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
   /** Runners taken out of service whose fetched jobs are still to be freed. */
   private retired: QueueRun[] = [];
   private readonly stopping = new AbortController();
-  /** Jobs taken by this process (in flight or waiting for their webhook's turn), by workspace. */
+  /** Jobs taken by this process (drains, and jobs handed to them), by workspace. */
   private readonly inFlight = new Map<number, number>();
-  /** Jobs taken by this process, by webhook. */
-  private readonly webhookHeld = new Map<number, number>();
-  /** The last job of each webhook taken by this process: the next one waits for it. */
-  private readonly webhookTurns = new Map<number, Promise<void>>();
+  /** This process as the holder of webhooks' attempt leases. */
+  private readonly owner = `${hostname()}:${process.pid}:${randomUUID()}`;
+  /** The drain of each webhook this process runs now. */
+  private readonly drains = new Map<number, { drain: WebhookDrain; ended: Promise<void> }>();
   /** Unrecorded attempts whose lease and stand-in could not be given back yet (the database was unreachable), by job key. */
   private readonly unfinished = new Map<string, { webhookId: number; leaseUntil: string; key: string }>();
   /** The dispatcher and stale-job loops, awaited at shutdown. */
@@ -154,6 +161,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
     this.databaseUrl = config.databaseUrl;
     this.preparedStatements = config.preparedStatements;
     this.timeouts = config.timeouts;
+    // Each attempt in flight listens for shutdown on this signal.
+    setMaxListeners(CONCURRENCY * WEBHOOK_IN_FLIGHT + 10, this.stopping.signal);
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -394,152 +403,67 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
 
   /**
    * The delivery job flags this process does not fetch now: its webhooks with
-   * WEBHOOK_SLOTS jobs here and its workspaces with WORKSPACE_SLOTS (null: none).
+   * a drain here and its workspaces with WORKSPACE_SLOTS jobs (null: none).
    * A job queued before its flags existed is still fetched, and put off by take.
    */
   private forbiddenFlags(): string[] | null {
     const flags: string[] = [];
-    for (const [webhookId, held] of this.webhookHeld) if (held >= WEBHOOK_SLOTS) flags.push(webhookFlag(webhookId));
+    for (const webhookId of this.drains.keys()) flags.push(webhookFlag(webhookId));
     for (const [workspaceId, taken] of this.inFlight) if (taken >= WORKSPACE_SLOTS) flags.push(workspaceFlag(workspaceId));
     return flags.length > 0 ? flags : null;
   }
 
   /**
-   * A job handed to this process: put off DEFER_MS (a job under the same key,
-   * keeping when it first fell due) when its workspace already has
-   * WORKSPACE_SLOTS jobs here or its webhook WEBHOOK_SLOTS, or when another process has an attempt of the
-   * webhook in flight (its lease); after this process's own attempt of the
-   * webhook, if one is in flight; else made now.
+   * A job handed to this process: given to its webhook's drain here, or put
+   * off DEFER_MS (a job under the same key, keeping when it first fell due)
+   * when its workspace already has WORKSPACE_SLOTS jobs here or another
+   * process holds the webhook's lease; else it starts a drain of its webhook
+   * and runs it to its end.
    */
   private async take(job: DeliveryJob, runAt: Date): Promise<void> {
     const dueAt = job.due_at ? new Date(job.due_at) : runAt;
     const later = () => this.repo.defer({ ...job, due_at: dueAt.toISOString() }, DEFER_MS);
     const workspaceId = Number(job.body.workspace_id);
     const taken = this.inFlight.get(workspaceId) ?? 0;
-    const held = this.webhookHeld.get(job.webhook_id) ?? 0;
-    if (taken >= WORKSPACE_SLOTS || held >= WEBHOOK_SLOTS) return later();
+    if (taken >= WORKSPACE_SLOTS) return later();
     this.inFlight.set(workspaceId, taken + 1);
-    this.webhookHeld.set(job.webhook_id, held + 1);
-    // One attempt of a webhook at a time in this process: after the one before it (the lease guards across processes).
-    const before = this.webhookTurns.get(job.webhook_id);
-    const turn = (async () => {
-      await before?.catch(() => undefined);
-      if ((await this.deliver(job, dueAt)) === 'busy') return later();
-      await this.drain(job.webhook_id);
-    })();
-    this.webhookTurns.set(job.webhook_id, turn);
     try {
-      await turn;
+      // The webhook's drain here takes the job; one that is ending (its last step gives the lease back) is waited for.
+      for (let current = this.drains.get(job.webhook_id); current; current = this.drains.get(job.webhook_id)) {
+        const running = current.drain.add(job, dueAt);
+        if (running) {
+          if ((await running) === 'busy') await later();
+          return;
+        }
+        await current.ended;
+      }
+      const { timeoutMs } = this.settings;
+      const drain = new WebhookDrain(
+        job.webhook_id,
+        workspaceId,
+        this.repo,
+        this.metrics,
+        this.settings,
+        { owner: this.owner, inFlight: WEBHOOK_IN_FLIGHT, batchMs: BATCH_MS, standInMs: timeoutMs + STAND_IN_MARGIN_MS, leaseMs: timeoutMs + STALE_MARGIN_MS },
+        this.stopping.signal,
+      );
+      let ended!: () => void;
+      this.drains.set(job.webhook_id, { drain, ended: new Promise<void>((resolve) => (ended = resolve)) });
+      const seed = drain.add(job, dueAt)!;
+      seed.catch(() => undefined); // awaited after the drain; a failure is not unhandled meanwhile
+      let lost;
+      try {
+        lost = await drain.run();
+      } finally {
+        this.drains.delete(job.webhook_id);
+        ended();
+      }
+      if (lost.length > 0) await this.repo.giveBack(lost).catch(() => lost.forEach((back) => this.unfinished.set(back.key, back)));
+      if ((await seed) === 'busy') await later();
     } finally {
-      if (this.webhookTurns.get(job.webhook_id) === turn) this.webhookTurns.delete(job.webhook_id);
-      const still = (this.webhookHeld.get(job.webhook_id) ?? 1) - 1;
-      if (still > 0) this.webhookHeld.set(job.webhook_id, still);
-      else this.webhookHeld.delete(job.webhook_id);
       const left = (this.inFlight.get(workspaceId) ?? 1) - 1;
       if (left > 0) this.inFlight.set(workspaceId, left);
       else this.inFlight.delete(workspaceId);
     }
-  }
-
-  /**
-   * One attempt of `job`, due at `dueAt`: skipped, 'busy' (another process has
-   * an attempt of the webhook in flight), or made, logged, counted and recorded
-   * with what follows it, under the webhook's attempt lease.
-   */
-  private async deliver(job: DeliveryJob, dueAt: Date): Promise<'busy' | void> {
-    const { timeoutMs } = this.settings;
-    const start = await this.repo.startAttempt(job, dueAt, timeoutMs + STAND_IN_MARGIN_MS, timeoutMs + STALE_MARGIN_MS);
-    if (start.busy) return 'busy';
-    if (!start.go) return;
-    await this.attemptLeased(job, dueAt, start);
-  }
-
-  /**
-   * Makes and records an attempt whose lease `start` took. Not recorded
-   * (cancelled, abandoned or failed): the lease goes back and the stand-in
-   * falls due now, rather than when they run out; while the database is
-   * unreachable that is retried by each dispatch round (giveBackLater).
-   */
-  private async attemptLeased(job: DeliveryJob, dueAt: Date, start: AttemptStart): Promise<void> {
-    let recorded = false;
-    try {
-      recorded = await this.attempt(job, dueAt, start.url, start.secret);
-    } finally {
-      if (!recorded && start.leaseUntil !== null) {
-        const back = { webhookId: job.webhook_id, leaseUntil: start.leaseUntil, key: deliveryJobKey(job) };
-        await this.repo.giveBack([back]).catch(() => this.unfinished.set(back.key, back));
-      }
-    }
-  }
-
-  /**
-   * The webhook's next due attempts, after one of its jobs (see BATCH_MS):
-   * each claimed (with its lease and stand-in, claimNext), made and recorded
-   * in turn, without a trip through the queue's fetch and completion.
-   */
-  private async drain(webhookId: number): Promise<void> {
-    const { timeoutMs } = this.settings;
-    const until = performance.now() + BATCH_MS;
-    for (let n = 0; n < BATCH_MAX && performance.now() < until && !this.stopping.signal.aborted; n++) {
-      const start = await this.repo.claimNext(webhookId, timeoutMs + STAND_IN_MARGIN_MS, timeoutMs + STALE_MARGIN_MS);
-      if (!start) return;
-      if (!start.go) {
-        await this.repo.dropJob(start.job);
-        continue;
-      }
-      await this.attemptLeased(start.job, start.dueAt, start);
-    }
-  }
-
-  /** Makes the attempt and records it; resolves whether it was recorded. */
-  private async attempt(job: DeliveryJob, dueAt: Date, url: string, secret: string): Promise<boolean> {
-    const { timeoutMs, retryDelaysMs, allowPrivate } = this.settings;
-    let outcome;
-    try {
-      outcome = await attemptDelivery({
-        url,
-        secret,
-        messageId: `evt_${job.event_id}`,
-        body: JSON.stringify(job.body),
-        timeoutMs,
-        allowPrivate,
-        signal: this.stopping.signal,
-        beforeSend: (send) => this.repo.sendIfActive(job, dueAt, send),
-      });
-    } catch (error) {
-      if (!this.stopping.signal.aborted) throw error;
-      // Shutting down: the attempt is abandoned unrecorded; its stand-in job makes it after the restart.
-      processLogger().info(
-        { context: 'Webhooks', webhook_id: job.webhook_id, event_id: job.event_id, attempt: job.attempt },
-        'webhook delivery attempt abandoned at shutdown',
-      );
-      return false;
-    }
-    // Deleted or paused since the attempt started: it sent nothing and ends here.
-    if (outcome === null) return false;
-    // attempt k + 1 (k from 1) waits the k-th delay; after the last delay's attempt, none.
-    const delay = retryDelaysMs[job.attempt - 1];
-    const next = outcome.result !== 'delivered' && delay !== undefined ? { job: { ...job, attempt: job.attempt + 1, due_at: undefined }, inMs: delay } : null;
-    await this.repo.recordAttempt(
-      job,
-      { result: outcome.result, responseStatus: outcome.responseStatus, durationMs: outcome.durationMs, attemptedAt: outcome.startedAt },
-      next,
-    );
-    this.metrics.attempted(outcome.result);
-    processLogger().info(
-      {
-        context: 'Webhooks',
-        webhook_id: job.webhook_id,
-        event_id: job.event_id,
-        attempt: job.attempt,
-        host: new URL(url).host,
-        result: outcome.result,
-        response_status: outcome.responseStatus,
-        duration_ms: outcome.durationMs,
-        next_attempt_in_ms: next?.inMs ?? null,
-      },
-      'webhook delivery attempt',
-    );
-    return true;
   }
 }

@@ -23,16 +23,33 @@ function safeInt(value: unknown): number {
   return n;
 }
 
-/** What an attempt needs of its webhook when it starts. */
-export interface AttemptStart {
-  /** false: the webhook is gone or inactive, or this attempt was already recorded, or `busy`: nothing to do now. */
-  go: boolean;
-  /** Another attempt of the webhook is in flight (its lease is held): this one is to be made later. */
-  busy: boolean;
-  url: string;
-  secret: string;
-  /** The lease's end as PostgreSQL wrote it (text: exact to the microsecond), when this attempt took it. */
+/** What WebhooksRepository.step is to do (see there). */
+export interface StepInput {
+  records: Array<{ job: DeliveryJob; record: AttemptRecord; next: { job: DeliveryJob; inMs: number } | null }>;
+  drops: string[];
+  seeds: Array<{ job: DeliveryJob; dueAt: Date }>;
+  claim: number;
+  /** Attempts of the webhook this process still has in flight besides those this step starts. */
+  inFlight: number;
+  /** This process's name as the holder of attempt leases (`webhooks.attempt_by`): a lease it holds is its own even when a step's answer was lost. */
+  owner: string;
+  /** The delivery job flags of the webhook's jobs (deliveryJobFlags). */
+  flags: string[];
+  standInMs: number;
+  leaseMs: number;
+}
+
+/** What WebhooksRepository.step did. */
+export interface StepResult {
+  /** The webhook's url and secret now (null: it is gone). */
+  url: string | null;
+  secret: string | null;
+  /** The lease this process holds now (text: exact to the microsecond), or null. */
   leaseUntil: string | null;
+  /** The jobs claimed: attempts to make now. */
+  claimed: Array<{ job: DeliveryJob; dueAt: Date }>;
+  /** Per seed, in order: `go` (make it now), `busy` (another process holds the lease: put it off), or neither (nothing to do). */
+  seeds: Array<{ go: boolean; busy: boolean }>;
 }
 
 /** A finished attempt, as recorded. */
@@ -149,42 +166,6 @@ export class WebhooksRepository {
   }
 
   /**
-   * The start of attempt `job.attempt`, which fell due at `dueAt`, in one
-   * statement: the webhook's url and secret, and `go` true only when it
-   * exists, is active, has been active since `dueAt` (D38: an attempt falling
-   * due while inactive is dropped for good), this attempt is not recorded yet,
-   * and no other attempt of the webhook is in flight (`busy` otherwise): then
-   * it takes the webhook's attempt lease for `leaseMs` (D38: one attempt in
-   * flight per webhook; recordAttempt or giveBack gives it back, a dead
-   * process's runs out) and queues a stand-in job for the same attempt under
-   * the delivery's job key, due `standInMs` from now: if this process dies
-   * before the attempt is recorded, the stand-in makes it (the running job
-   * keeps no key, graphile-worker's add_job rule for a locked job);
-   * recordAttempt replaces or removes it.
-   */
-  async startAttempt(job: DeliveryJob, dueAt: Date, standInMs: number, leaseMs: number): Promise<AttemptStart> {
-    const rows = await this.sql.rows<AttemptStart>(
-      `WITH hook AS (
-         SELECT w.url, w.secret,
-                w.active AND w.activated_at <= $8 AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d
-                                          WHERE d.webhook_id = w.id AND d.event_id = $2 AND d.attempt = $3) AS go
-           FROM webhooks w WHERE w.id = $1),
-       lease AS (
-         UPDATE webhooks w SET attempt_until = now() + $9 * interval '1 millisecond'
-           FROM hook WHERE w.id = $1 AND hook.go AND (w.attempt_until IS NULL OR w.attempt_until < now())
-         RETURNING w.id, w.attempt_until::text AS until),
-       stand_in AS (
-         SELECT graphile_worker.add_job($4, $5::json, run_at := now() + $6 * interval '1 millisecond', job_key := $7, flags := $10::text[])
-           FROM lease)
-       SELECT hook.url, hook.secret, hook.go AND (SELECT count(*) FROM stand_in) = 1 AS go,
-              hook.go AND NOT EXISTS (SELECT 1 FROM lease) AS busy, (SELECT until FROM lease) AS "leaseUntil"
-         FROM hook`,
-      [job.webhook_id, job.event_id, job.attempt, DELIVERY_TASK, JSON.stringify(job), standInMs, deliveryJobKey(job), dueAt, leaseMs, deliveryJobFlags(job)],
-    );
-    return rows[0] ?? { go: false, busy: false, url: '', secret: '', leaseUntil: null };
-  }
-
-  /**
    * Attempts that ended unrecorded (cancelled, abandoned, or failed with the
    * database): each webhook's attempt lease goes back if it is still the one
    * the attempt took (`leaseUntil`: never another process's, taken after it ran
@@ -195,7 +176,7 @@ export class WebhooksRepository {
   async giveBack(attempts: Array<{ webhookId: number; leaseUntil: string; key: string }>): Promise<void> {
     await this.sql.rows(
       `WITH lease AS (
-         UPDATE webhooks w SET attempt_until = NULL FROM unnest($1::int[], $2::timestamptz[]) AS u(id, until)
+         UPDATE webhooks w SET attempt_until = NULL, attempt_by = NULL FROM unnest($1::int[], $2::timestamptz[]) AS u(id, until)
           WHERE w.id = u.id AND w.attempt_until = u.until RETURNING 1),
        stand_in AS (
          UPDATE graphile_worker._private_jobs j SET run_at = now() WHERE j.key = ANY ($3::text[]) AND j.locked_at IS NULL AND j.run_at > now() RETURNING 1),
@@ -210,128 +191,174 @@ export class WebhooksRepository {
   }
 
   /**
-   * D38 (after DELETE answers, or a pause, no attempt starts): runs `send` (it
-   * queues the request's bytes) while holding a share lock on the webhook row,
-   * if the webhook still exists, is active and has been active since `dueAt`.
-   * An update or delete of the webhook waits for that lock, so once it has
-   * answered no attempt sends anything. When the attempt may not go, the
-   * delivery's pending job is removed too. Resolves whether `send` ran. Two
-   * round trips: BEGIN and the locking read go together (simple protocol, the
-   * values are integers and a timestamp written by us), then COMMIT.
+   * D38 (after DELETE answers, or a pause, no attempt starts): one lock for a
+   * batch of connected attempts of webhook `webhookId`, due at `dueAts`. While
+   * a share lock on the webhook row is held, `send(i)` runs (it queues the
+   * request's bytes) for each attempt i that may still go: the webhook
+   * exists, is active and has been active since that attempt fell due. An
+   * update or delete of the webhook waits for that lock, so once it has
+   * answered no attempt sends anything. Resolves, per attempt, whether `send`
+   * ran. Two round trips: BEGIN and the locking read go together (simple
+   * protocol, the values are an integer and timestamps written by us), then COMMIT.
    */
-  async sendIfActive(job: DeliveryJob, dueAt: Date, send: () => void): Promise<boolean> {
-    const webhookId = safeInt(job.webhook_id);
+  async sendLocked(webhookId: number, dueAts: Date[], send: (i: number) => void): Promise<boolean[]> {
+    const id = safeInt(webhookId);
+    const dues = dueAts.map((d) => `'${d.toISOString()}'`).join(', ');
     return this.sql.withClient(async (client) => {
       const results = (await client.query(
-        `BEGIN; SELECT 1 FROM webhooks WHERE id = ${webhookId} AND active AND activated_at <= '${dueAt.toISOString()}'::timestamptz FOR SHARE`,
-      )) as unknown as Array<{ rowCount: number }>;
-      if (results[1].rowCount === 0) {
-        await client.query(`COMMIT; SELECT graphile_worker.remove_job('${deliveryJobKey({ webhook_id: webhookId, event_id: safeInt(job.event_id) })}')`);
-        return false;
-      }
+        `BEGIN; SELECT (u.i - 1)::int AS i FROM webhooks w, unnest(ARRAY[${dues}]::timestamptz[]) WITH ORDINALITY AS u(due, i)
+          WHERE w.id = ${id} AND w.active AND w.activated_at <= u.due FOR SHARE OF w`,
+      )) as unknown as Array<{ rows: Array<{ i: number }> }>;
+      const sent = dueAts.map(() => false);
       try {
-        send();
+        for (const { i } of results[1].rows) {
+          send(i);
+          sent[i] = true;
+        }
       } finally {
         await client.query('COMMIT');
       }
-      return true;
+      return sent;
     });
   }
 
   /**
-   * The next due delivery job of webhook `webhookId` (D38: not started by
-   * anyone, unlocked), claimed in one statement for a process that already
-   * holds the webhook's turn: the job itself becomes the attempt's stand-in
-   * (due `standInMs` from now, so that another process makes the attempt if
-   * this one dies before recording it; recordAttempt replaces or removes it),
-   * and the webhook's attempt lease is taken for `leaseMs`. Null when there is
-   * none due, the webhook is gone or inactive, or another process holds its
-   * lease. `go` is false when the attempt fell due while the webhook was
-   * inactive or was already recorded: the caller drops it (dropJob).
+   * One step of a process's run through webhook `webhookId`'s due attempts
+   * (WebhookDrain), in one statement, under a lock on the webhook row (an
+   * update or delete of the webhook waits for it, and it for them):
+   *
+   * - `records`: finished attempts, recorded (unless the webhook is gone, or
+   *   the attempt already was: a job run twice), each with what follows it:
+   *   its `next` attempt replaces its stand-in job (due `nextInMs` from now),
+   *   or without one the stand-in is removed (also when the webhook is gone).
+   *   The webhook's log keeps its DELIVERIES_SHOWN most recent attempts.
+   * - `drops`: job keys of attempts that may not go (the send lock found the
+   *   webhook inactive or gone): removed.
+   * - `seeds`: jobs the queue handed to this process (locked by it): each
+   *   `go` when the webhook exists, is active, has been active since the
+   *   attempt fell due, the attempt is not recorded yet and the attempt lease
+   *   is free or this process's (`owner`); then a stand-in job under the
+   *   delivery's key is queued, due `standInMs` from now (the running job
+   *   keeps no key: graphile-worker's rule for a locked job). `busy` when only
+   *   the lease (another process's) stops it.
+   * - `claim`: up to that many more due, unlocked jobs of the webhook, each
+   *   becoming its own stand-in (due `standInMs` from now); those that fell
+   *   due while the webhook was inactive or are already recorded are removed.
+   * - The webhook's attempt lease (D38 fairness across processes: one process
+   *   works through a webhook's attempts at a time) is taken or renewed for
+   *   `leaseMs` while this process has attempts of it in flight
+   *   (`inFlight`, besides those started now), else given back.
+   *
+   * If this process dies, the stand-ins make its unrecorded attempts again
+   * (after `standInMs`, once the lease ran out).
    */
-  async claimNext(webhookId: number, standInMs: number, leaseMs: number): Promise<(AttemptStart & { job: DeliveryJob; dueAt: Date }) | null> {
-    const rows = await this.sql.rows<{ payload: DeliveryJob; due_at: Date; url: string; secret: string; go: boolean; lease_until: string }>(
-      `WITH hook AS (SELECT w.url, w.secret, w.activated_at FROM webhooks w WHERE w.id = $1 AND w.active),
+  async step(webhookId: number, input: StepInput): Promise<StepResult> {
+    const { records, drops, seeds } = input;
+    const rows = await this.sql.rows<{
+      url: string | null;
+      secret: string | null;
+      lease_until: string | null;
+      claimed: Array<{ payload: DeliveryJob; due_ms: number }> | null;
+      seeds: Array<{ go: boolean; busy: boolean }> | null;
+    }>(
+      `WITH hook AS (
+         SELECT w.id, w.url, w.secret, w.active, w.activated_at,
+                (w.attempt_until IS NULL OR w.attempt_until < now() OR w.attempt_by = $6) AS ours
+           FROM webhooks w WHERE w.id = $1 FOR NO KEY UPDATE),
+       rec AS (
+         SELECT * FROM unnest($9::bigint[], $10::int[], $11::text[], $12::int[], $13::int[], $14::timestamptz[], $15::json[], $16::int[], $17::text[])
+           AS r(event_id, attempt, result, status, duration_ms, attempted_at, next, next_in_ms, key)),
+       recorded AS (
+         INSERT INTO webhook_deliveries (webhook_id, event_id, attempt, result, response_status, duration_ms, attempted_at)
+         SELECT hook.id, r.event_id, r.attempt, r.result, r.status, r.duration_ms, r.attempted_at FROM rec r, hook
+         ON CONFLICT (webhook_id, event_id, attempt) DO NOTHING
+         RETURNING id, event_id, attempt, attempted_at),
+       trimmed AS (
+         DELETE FROM webhook_deliveries WHERE id IN (
+           SELECT x.id FROM (SELECT d.id, d.attempted_at FROM webhook_deliveries d WHERE d.webhook_id = $1 AND EXISTS (SELECT 1 FROM recorded)
+                             UNION ALL SELECT id, attempted_at FROM recorded) x
+            ORDER BY x.attempted_at DESC, x.id DESC OFFSET ${DELIVERIES_SHOWN})),
+       follow AS (
+         SELECT CASE
+                  WHEN d.id IS NOT NULL AND r.next IS NOT NULL
+                    THEN (graphile_worker.add_job($2, r.next, run_at := now() + r.next_in_ms * interval '1 millisecond', job_key := r.key, flags := $18::text[])).id
+                  WHEN d.id IS NOT NULL OR NOT EXISTS (SELECT 1 FROM hook)
+                    THEN (graphile_worker.remove_job(r.key)).id
+                END AS job_id
+           FROM rec r LEFT JOIN recorded d ON d.event_id = r.event_id AND d.attempt = r.attempt),
+       dropped AS (SELECT (graphile_worker.remove_job(k)).id AS job_id FROM unnest($19::text[]) AS k),
+       seed AS (
+         SELECT s.i, s.payload, s.key,
+                COALESCE(hook.active AND hook.activated_at <= s.due_at AND NOT EXISTS (
+                  SELECT 1 FROM webhook_deliveries d
+                   WHERE d.webhook_id = $1 AND d.event_id = (s.payload->>'event_id')::bigint AND d.attempt = (s.payload->>'attempt')::int), false) AS eligible,
+                COALESCE(hook.ours, false) AS ours
+           FROM unnest($20::json[], $21::timestamptz[], $22::text[]) WITH ORDINALITY AS s(payload, due_at, key, i) LEFT JOIN hook ON true),
+       stand_in AS (
+         SELECT (graphile_worker.add_job($2, s.payload, run_at := now() + $4 * interval '1 millisecond', job_key := s.key, flags := $18::text[])).id AS job_id
+           FROM seed s WHERE s.eligible AND s.ours),
        next AS (
          SELECT j.id, j.payload, COALESCE((j.payload->>'due_at')::timestamptz, j.run_at) AS due_at
            FROM graphile_worker._private_jobs j
-          WHERE j.is_available AND j.run_at <= now() AND j.flags ? $3
+          WHERE j.is_available AND j.run_at <= now() AND (j.payload->>'webhook_id') = $23 AND j.flags ? $3
             AND j.task_id = (SELECT t.id FROM graphile_worker._private_tasks t WHERE t.identifier = $2)
-            AND EXISTS (SELECT 1 FROM hook)
-          ORDER BY j.priority, j.run_at, j.id LIMIT 1 FOR UPDATE SKIP LOCKED),
-       lease AS (
-         UPDATE webhooks w SET attempt_until = now() + $5 * interval '1 millisecond'
-          WHERE w.id = $1 AND EXISTS (SELECT 1 FROM next) AND (w.attempt_until IS NULL OR w.attempt_until < now())
-         RETURNING w.id, w.attempt_until::text AS until),
+            AND EXISTS (SELECT 1 FROM hook WHERE hook.active AND hook.ours)
+          ORDER BY j.run_at, j.id LIMIT $7 FOR UPDATE OF j SKIP LOCKED),
+       judged AS (
+         SELECT n.*, hook.activated_at <= n.due_at AND NOT EXISTS (
+                  SELECT 1 FROM webhook_deliveries d
+                   WHERE d.webhook_id = $1 AND d.event_id = (n.payload->>'event_id')::bigint AND d.attempt = (n.payload->>'attempt')::int) AS go
+           FROM next n, hook),
        claimed AS (
          UPDATE graphile_worker._private_jobs j SET run_at = now() + $4 * interval '1 millisecond'
-           FROM next WHERE j.id = next.id AND EXISTS (SELECT 1 FROM lease)
-         RETURNING next.payload, next.due_at)
-       SELECT c.payload, c.due_at, hook.url, hook.secret, (SELECT until FROM lease) AS lease_until,
-              hook.activated_at <= c.due_at AND NOT EXISTS (
-                SELECT 1 FROM webhook_deliveries d
-                 WHERE d.webhook_id = $1 AND d.event_id = (c.payload->>'event_id')::bigint AND d.attempt = (c.payload->>'attempt')::int) AS go
-         FROM claimed c, hook`,
-      [webhookId, DELIVERY_TASK, webhookFlag(webhookId), standInMs, leaseMs],
-    );
-    const row = rows[0];
-    return row
-      ? { job: row.payload, dueAt: new Date(row.due_at), url: row.url, secret: row.secret, go: row.go, busy: false, leaseUntil: row.lease_until }
-      : null;
-  }
-
-  /** Drops a claimed attempt that may not be made (claimNext's `go` false): its job, and the webhook's attempt lease. */
-  async dropJob(job: DeliveryJob): Promise<void> {
-    await this.sql.rows(`WITH lease AS (UPDATE webhooks SET attempt_until = NULL WHERE id = $1) SELECT graphile_worker.remove_job($2)`, [
-      job.webhook_id,
-      deliveryJobKey(job),
-    ]);
-  }
-
-  /**
-   * Records a finished attempt and, in the same statement (one round trip),
-   * what follows it: `next` (the next attempt, due `nextInMs` from now)
-   * replaces the stand-in job, or without `next` the stand-in is removed; the
-   * webhook's attempt lease is given back. When the webhook is gone the
-   * stand-in is removed and nothing is recorded; when the attempt was already
-   * recorded (a job run twice) nothing changes. A recorded attempt drops the
-   * webhook's attempts older than the DELIVERIES_SHOWN most recent (itself
-   * included: the statement's snapshot does not see it, hence the offset one
-   * less), so a finished job never leaves more than that.
-   */
-  async recordAttempt(job: DeliveryJob, record: AttemptRecord, next: { job: DeliveryJob; inMs: number } | null): Promise<void> {
-    await this.sql.rows(
-      `WITH lease AS (
-         UPDATE webhooks SET attempt_until = NULL WHERE id = $1 RETURNING id),
-       recorded AS (
-         INSERT INTO webhook_deliveries (webhook_id, event_id, attempt, result, response_status, duration_ms, attempted_at)
-         SELECT lease.id, $2, $3, $4, $5, $6, $7 FROM lease
-         ON CONFLICT (webhook_id, event_id, attempt) DO NOTHING
-         RETURNING id),
-       trimmed AS (
-         DELETE FROM webhook_deliveries WHERE EXISTS (SELECT 1 FROM recorded) AND id IN (
-           SELECT id FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY attempted_at DESC, id DESC OFFSET ${DELIVERIES_SHOWN - 1}))
-       SELECT CASE
-                WHEN EXISTS (SELECT 1 FROM recorded) AND $9::json IS NOT NULL
-                  THEN (graphile_worker.add_job($11, $9::json, run_at := now() + $10 * interval '1 millisecond', job_key := $8, flags := $12::text[])).id
-                WHEN EXISTS (SELECT 1 FROM recorded) OR NOT EXISTS (SELECT 1 FROM lease)
-                  THEN (graphile_worker.remove_job($8)).id
-              END AS job_id`,
+           FROM judged WHERE j.id = judged.id AND judged.go
+         RETURNING judged.payload, judged.due_at),
+       skipped AS (DELETE FROM graphile_worker._private_jobs j USING judged WHERE j.id = judged.id AND NOT judged.go),
+       lease AS (
+         UPDATE webhooks w
+            SET (attempt_until, attempt_by) = (SELECT now() + $5 * interval '1 millisecond', $6
+                                                WHERE $8::int + (SELECT count(*) FROM claimed) + (SELECT count(job_id) FROM stand_in) > 0)
+           FROM hook WHERE w.id = hook.id AND hook.ours
+         RETURNING w.attempt_until::text AS until)
+       SELECT hook.url, hook.secret, (SELECT until FROM lease) AS lease_until,
+              (SELECT json_agg(json_build_object('payload', c.payload, 'due_ms', floor(extract(epoch FROM c.due_at) * 1000))) FROM claimed c) AS claimed,
+              (SELECT json_agg(json_build_object('go', s.eligible AND s.ours, 'busy', s.eligible AND NOT s.ours) ORDER BY s.i) FROM seed s) AS seeds,
+              (SELECT count(job_id) FROM follow) + (SELECT count(job_id) FROM dropped) AS followed
+         FROM (SELECT 1) AS one LEFT JOIN hook ON true`,
       [
-        job.webhook_id,
-        job.event_id,
-        job.attempt,
-        record.result,
-        record.responseStatus,
-        record.durationMs,
-        record.attemptedAt,
-        deliveryJobKey(job),
-        next ? JSON.stringify(next.job) : null,
-        next?.inMs ?? 0,
+        webhookId,
         DELIVERY_TASK,
-        deliveryJobFlags(job),
+        webhookFlag(webhookId),
+        input.standInMs,
+        input.leaseMs,
+        input.owner,
+        input.claim,
+        input.inFlight,
+        records.map((r) => r.job.event_id),
+        records.map((r) => r.job.attempt),
+        records.map((r) => r.record.result),
+        records.map((r) => r.record.responseStatus),
+        records.map((r) => r.record.durationMs),
+        records.map((r) => r.record.attemptedAt),
+        records.map((r) => (r.next ? JSON.stringify(r.next.job) : null)),
+        records.map((r) => r.next?.inMs ?? 0),
+        records.map((r) => deliveryJobKey(r.job)),
+        input.flags,
+        drops,
+        seeds.map((s) => JSON.stringify(s.job)),
+        seeds.map((s) => s.dueAt),
+        seeds.map((s) => deliveryJobKey(s.job)),
+        String(webhookId),
       ],
     );
+    const row = rows[0];
+    return {
+      url: row.url,
+      secret: row.secret,
+      leaseUntil: row.lease_until,
+      claimed: (row.claimed ?? []).map((c) => ({ job: c.payload, dueAt: new Date(Number(c.due_ms)) })),
+      seeds: row.seeds ?? seeds.map(() => ({ go: false, busy: false })),
+    };
   }
 
   /** Puts `job` off: the same attempt under the same key and queue, due `inMs` from now (the running job then just ends). */

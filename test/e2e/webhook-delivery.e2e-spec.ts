@@ -291,7 +291,7 @@ describe('webhook delivery (D38)', () => {
       await runner.startTransaction();
       await runner.query(change, [hook.id]);
       // Committed before the change: the dispatcher does not queue it for a webhook a change holds (issue 31: it
-      // skips the row), or an attempt that started waits for the change after connecting (sendIfActive).
+      // skips the row), or an attempt that started waits for the change after connecting (sendLocked).
       await event();
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       expect(r.received).toHaveLength(0);
@@ -407,7 +407,6 @@ describe('webhook delivery (D38)', () => {
         }>
       ).map((d) => d.id),
     );
-    // One attempt of a webhook in flight at a time (D38): its 104 attempts are made one after the other.
   }, 90_000);
 
   it('the receiver of docs/webhooks.md, run as printed, verifies a delivery, refuses a bad signature and skips a repeated webhook-id', async () => {

@@ -24,6 +24,7 @@ import { TaskTopLevelTitleIndex1795970000000 } from './migrations/1795970000000-
 import { TaskAutovacuum1795970000001 } from './migrations/1795970000001-task-autovacuum';
 import { WebhookJobFlags1795980000000 } from './migrations/1795980000000-webhook-job-flags';
 import { TaskPriorityTitleIndex1795983000000 } from './migrations/1795983000000-task-priority-title-index';
+import { WebhookLeaseOwner1795990000000 } from './migrations/1795990000000-webhook-lease-owner';
 import { NamedStatementClient } from './prepared';
 
 // bigint (COUNT(*), file sizes) as JS numbers: every value we keep fits in 2^53.
@@ -51,6 +52,7 @@ export const MIGRATIONS = [
   TaskAutovacuum1795970000001,
   WebhookJobFlags1795980000000,
   TaskPriorityTitleIndex1795983000000,
+  WebhookLeaseOwner1795990000000,
 ];
 
 /**
