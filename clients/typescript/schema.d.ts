@@ -1099,7 +1099,7 @@ export interface components {
         AddMember: {
             /**
              * Format: int64
-             * @description The user to add (or send `email`) A string of digits is accepted too.
+             * @description The user to add (or send `email`). A string of digits is accepted too.
              * @example 7
              */
             user_id?: number;

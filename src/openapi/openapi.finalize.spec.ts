@@ -393,6 +393,21 @@ describe('strictInputs and addIntegerFormats', () => {
               ],
             },
             label_ids: { type: 'array', items: { description: 'An id: a number, or a string of digits; other values are ignored' } },
+            // A description ending in a parenthetical is no finished sentence; one ending in "(...)." or ".)" is.
+            user_id: {
+              oneOf: [
+                { type: 'integer', minimum: 0 },
+                { type: 'string', pattern: '^[0-9]+$' },
+              ],
+              description: 'The user (or send `email`)',
+            },
+            folder_id: {
+              oneOf: [
+                { type: 'integer', minimum: 0 },
+                { type: 'string', pattern: '^[0-9]+$' },
+              ],
+              description: 'The folder (see the list.)',
+            },
             fields: { type: 'array', items: { anyOf: [{ $ref: '#/components/schemas/V' }, { not: { type: 'object' } }] } },
           },
         },
@@ -429,6 +444,8 @@ describe('strictInputs and addIntegerFormats', () => {
     strictInputs(d);
     const props = d.components.schemas.In.properties;
     expect(props.list_id).toEqual({ type: 'integer', format: 'int64', minimum: 0, description: 'The list. A string of digits is accepted too.' });
+    expect(props.user_id.description).toBe('The user (or send `email`). A string of digits is accepted too.');
+    expect(props.folder_id.description).toBe('The folder (see the list.) A string of digits is accepted too.');
     expect(props.parent_id.anyOf).toEqual([{ type: 'integer', format: 'int64', minimum: 0 }, { type: 'null' }]);
     expect(props.label_ids.items).toEqual({ type: 'integer', format: 'int64', minimum: 1 });
     expect(props.fields.items).toEqual({ $ref: '#/components/schemas/V' });

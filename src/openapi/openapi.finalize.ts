@@ -600,7 +600,7 @@ const COMMA_LIST_PROSE = 'Several values: one comma-separated list (the paramete
 function addProse(obj: JsonObject, sentence: string): void {
   const text = typeof obj.description === 'string' ? obj.description.trim() : '';
   if (text.includes(sentence)) return;
-  obj.description = text === '' ? sentence : `${text}${/[.!?)]$/.test(text) ? '' : '.'} ${sentence}`;
+  obj.description = text === '' ? sentence : `${text}${/[.!?]\)?$/.test(text) ? '' : '.'} ${sentence}`;
 }
 
 /**

@@ -1,9 +1,10 @@
 import { hashApiKey } from '../../src/common/auth/api-key';
 import { LastUsedRecorder } from '../../src/common/auth/last-used';
 import { SCOPES } from '../../src/common/auth/scope';
+import { Schema } from '../setup/api-types';
 import { auth } from '../setup/create-app';
 import { QueryCounter } from '../setup/query-counter';
-import { roleKeys, useRoleWorld } from '../setup/world';
+import { roleKeys, useRoleWorld, WORLD_NAMES, worldEmail } from '../setup/world';
 
 /**
  * Issue 35, D46: API keys through the API: create (scopes a subset of the
@@ -13,7 +14,9 @@ import { roleKeys, useRoleWorld } from '../setup/world';
  */
 
 const K = roleKeys('akey');
-const KEY_FIELDS = ['id', 'name', 'last4', 'scopes', 'expires_at', 'created_at', 'last_used_at'];
+/** The fields of a key, in the order of the answers. */
+const KEY_FIELDS = ['id', 'name', 'last4', 'scopes', 'expires_at', 'created_at', 'last_used_at'] satisfies Array<keyof Schema<'ApiKey'>>;
+type CreateKey = Schema<'CreateApiKey'>;
 const TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const LIMITED = 'svc_akey_limited_1234';
 const EXPIRING = 'svc_akey_expiring';
@@ -40,6 +43,18 @@ describe('API keys (D46)', () => {
   const list = (key = K.key('owner')) => send('GET', '/api/v1/api-keys', key);
   const revoke = (id: number | string, key = K.key('owner')) => send('DELETE', `/api/v1/api-keys/${id}`, key);
   const q = <T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> => t.db.ds.query(sql, params);
+  /** The answer to a create of `name` with `scopes` (sorted) expiring at `expires_at`; the plain key shown once. */
+  const created = (name: string, scopes: CreateKey['scopes'], expires_at: string | null) =>
+    ({
+      id: expect.any(Number),
+      name,
+      last4: expect.stringMatching(/^[0-9a-f]{4}$/),
+      scopes,
+      expires_at,
+      created_at: expect.stringMatching(TS),
+      last_used_at: null,
+      key: expect.stringMatching(/^svc_[0-9a-f]{64}$/),
+    }) satisfies Schema<'CreatedApiKey'>;
   const answer = async (res: Promise<{ statusCode: number; json(): unknown }>) => {
     const r = await res;
     return { status: r.statusCode, body: r.json() };
@@ -47,10 +62,14 @@ describe('API keys (D46)', () => {
 
   describe('create', () => {
     it('answers 201 with the key object and the plain key; only the hash and last4 are stored; the key works at once', async () => {
-      const res = await create({ name: '  CI  ', scopes: ['users:read', 'tasks:read', 'users:read'], expires_at: '2090-01-02T03:04:05+01:00' });
+      const res = await create({
+        name: '  CI  ',
+        scopes: ['users:read', 'tasks:read', 'users:read'],
+        expires_at: '2090-01-02T03:04:05+01:00',
+      } satisfies CreateKey);
       expect(res.statusCode).toBe(201);
       const body = res.json();
-      expect(Object.keys(body)).toEqual([...KEY_FIELDS, 'key']);
+      expect(Object.keys(body)).toEqual([...KEY_FIELDS, 'key'] satisfies Array<keyof Schema<'CreatedApiKey'>>);
       expect(body).toEqual({
         id: expect.any(Number),
         name: 'CI',
@@ -60,13 +79,19 @@ describe('API keys (D46)', () => {
         created_at: expect.stringMatching(TS),
         last_used_at: null,
         key: expect.stringMatching(/^svc_[0-9a-f]{64}$/),
-      });
+      } satisfies Schema<'CreatedApiKey'>);
       expect(await q(`SELECT key_hash, last4, user_id FROM api_keys WHERE id = $1`, [body.id])).toEqual([
         { key_hash: hashApiKey(body.key), last4: body.key.slice(-4), user_id: ids.owner },
       ]);
       expect(await q(`SELECT count(*)::int AS n FROM api_keys WHERE key_hash = $1 OR last4 = $1`, [body.key])).toEqual([{ n: 0 }]);
       const me = await send('GET', '/api/v1/me', body.key);
-      expect(me.json()).toMatchObject({ id: ids.owner });
+      expect(me.json()).toEqual({
+        id: ids.owner,
+        email: worldEmail('akey', 'owner'),
+        name: WORLD_NAMES.owner,
+        avatar_url: null,
+        created_at: expect.stringMatching(TS),
+      } satisfies Schema<'CurrentUser'>);
       expect(await answer(send('GET', '/api/v1/workspaces', body.key))).toEqual({
         status: 403,
         body: { error: "Scope 'workspaces:read' is required for this endpoint" },
@@ -74,10 +99,10 @@ describe('API keys (D46)', () => {
     });
 
     it('ignores Idempotency-Key: not checked, not stored, never replayed', async () => {
-      const bad = await create({ name: 'x', scopes: ['users:read'] }, K.key('owner'), { 'idempotency-key': 'not visible ascii é' });
+      const bad = await create({ name: 'x', scopes: ['users:read'] } satisfies CreateKey, K.key('owner'), { 'idempotency-key': 'not visible ascii é' });
       expect(bad.statusCode).toBe(201);
-      const first = await create({ name: 'same', scopes: ['users:read'] }, K.key('owner'), { 'idempotency-key': 'k-1' });
-      const second = await create({ name: 'same', scopes: ['users:read'] }, K.key('owner'), { 'idempotency-key': 'k-1' });
+      const first = await create({ name: 'same', scopes: ['users:read'] } satisfies CreateKey, K.key('owner'), { 'idempotency-key': 'k-1' });
+      const second = await create({ name: 'same', scopes: ['users:read'] } satisfies CreateKey, K.key('owner'), { 'idempotency-key': 'k-1' });
       expect([first.statusCode, second.statusCode]).toEqual([201, 201]);
       expect(first.json().key).not.toBe(second.json().key);
       expect(second.headers['idempotent-replayed']).toBeUndefined();
@@ -107,32 +132,40 @@ describe('API keys (D46)', () => {
     });
 
     it('a key grants only scopes it has: 403 names the first missing scope in ascending order', async () => {
-      expect(await answer(create({ name: 'k', scopes: ['users:read', 'tasks:write', 'tasks:read'] }, LIMITED))).toEqual({
+      expect(await answer(create({ name: 'k', scopes: ['users:read', 'tasks:write', 'tasks:read'] } satisfies CreateKey, LIMITED))).toEqual({
         status: 403,
         body: { error: 'A key cannot grant a scope it does not have: tasks:write' },
       });
-      expect(await answer(create({ name: 'k', scopes: ['api_keys:read', 'tasks:read'] }, LIMITED))).toMatchObject({ status: 201 });
+      expect(await answer(create({ name: 'k', scopes: ['api_keys:read', 'tasks:read'] } satisfies CreateKey, LIMITED))).toEqual({
+        status: 201,
+        body: created('k', ['api_keys:read', 'tasks:read'], null),
+      });
       // The scope check comes after the body (step 7), before the expiry rule.
       expect(await answer(create({ name: 'k', scopes: ['users:read'], expires_at: '' }, LIMITED))).toMatchObject({ status: 400 });
     });
 
     it("the expiry: left out, the calling key's; not later than it, nor none while it has one", async () => {
-      const inherited = await create({ name: 'k', scopes: ['users:read'] }, EXPIRING);
-      expect(inherited.json()).toMatchObject({ expires_at: EXPIRY });
+      const inherited = await create({ name: 'k', scopes: ['users:read'] } satisfies CreateKey, EXPIRING);
+      expect(inherited.json()).toEqual(created('k', ['users:read'], EXPIRY));
       for (const expires_at of [null, '2099-06-01T00:00:00.001Z', '2100-01-01']) {
-        expect(await answer(create({ name: 'k', scopes: ['users:read'], expires_at }, EXPIRING))).toEqual({
+        expect(await answer(create({ name: 'k', scopes: ['users:read'], expires_at } satisfies CreateKey, EXPIRING))).toEqual({
           status: 400,
           body: { error: "expires_at cannot be later than this key's expiry" },
         });
       }
-      expect((await create({ name: 'k', scopes: ['users:read'], expires_at: EXPIRY }, EXPIRING)).json()).toMatchObject({ expires_at: EXPIRY });
-      expect((await create({ name: 'k', scopes: ['users:read'], expires_at: '2030-01-01' }, EXPIRING)).json()).toMatchObject({
-        expires_at: '2030-01-01T00:00:00.000Z',
-      });
+      expect((await create({ name: 'k', scopes: ['users:read'], expires_at: EXPIRY } satisfies CreateKey, EXPIRING)).json()).toEqual(
+        created('k', ['users:read'], EXPIRY),
+      );
+      expect((await create({ name: 'k', scopes: ['users:read'], expires_at: '2030-01-01' } satisfies CreateKey, EXPIRING)).json()).toEqual(
+        created('k', ['users:read'], '2030-01-01T00:00:00.000Z'),
+      );
       // A key that never expires may make keys that never expire.
-      expect((await create({ name: 'k', scopes: ['users:read'], expires_at: null })).json()).toMatchObject({ expires_at: null });
+      expect((await create({ name: 'k', scopes: ['users:read'], expires_at: null } satisfies CreateKey)).json()).toEqual(created('k', ['users:read'], null));
       // The scope rule answers before the expiry rule.
-      expect(await answer(create({ name: 'k', scopes: ['webhooks:read'], expires_at: null }, LIMITED))).toMatchObject({ status: 403 });
+      expect(await answer(create({ name: 'k', scopes: ['webhooks:read'], expires_at: null } satisfies CreateKey, LIMITED))).toEqual({
+        status: 403,
+        body: { error: 'A key cannot grant a scope it does not have: webhooks:read' },
+      });
     });
 
     it('holds at most 100 active keys per user, also under concurrent creates; revoked and expired keys do not count', async () => {
@@ -146,15 +179,15 @@ describe('API keys (D46)', () => {
         `INSERT INTO api_keys (user_id, key_hash, scopes, expires_at) SELECT $1, 'cap-expired-' || g, '{users:read}', now() - interval '1 day' FROM generate_series(1, 5) g`,
         [ids.capper],
       );
-      const results = await Promise.all(Array.from({ length: 10 }, (_, i) => create({ name: `c${i}`, scopes: ['users:read'] }, CAPPED)));
+      const results = await Promise.all(Array.from({ length: 10 }, (_, i) => create({ name: `c${i}`, scopes: ['users:read'] } satisfies CreateKey, CAPPED)));
       expect(results.map((r) => r.statusCode).sort()).toEqual([201, 201, 201, 201, 409, 409, 409, 409, 409, 409]);
       expect(results.find((r) => r.statusCode === 409)!.json()).toEqual({ error: 'A user can hold at most 100 active API keys' });
       expect(await q(`SELECT api_keys_active_count($1) AS n`, [ids.capper])).toEqual([{ n: 100 }]);
       // Revoking one makes room for one.
       const [{ id }] = await q<{ id: number }>(`SELECT id FROM api_keys WHERE key_hash = 'cap-1'`);
       expect((await revoke(id, CAPPED)).statusCode).toBe(204);
-      expect((await create({ name: 'again', scopes: ['users:read'] }, CAPPED)).statusCode).toBe(201);
-      expect((await create({ name: 'over', scopes: ['users:read'] }, CAPPED)).statusCode).toBe(409);
+      expect((await create({ name: 'again', scopes: ['users:read'] } satisfies CreateKey, CAPPED)).statusCode).toBe(201);
+      expect((await create({ name: 'over', scopes: ['users:read'] } satisfies CreateKey, CAPPED)).statusCode).toBe(409);
     });
   });
 
@@ -166,8 +199,8 @@ describe('API keys (D46)', () => {
       );
       const res = await list(LIMITED);
       expect(res.statusCode).toBe(200);
-      const keys = res.json() as Array<Record<string, unknown>>;
-      expect(keys.map((k) => k.id)).toEqual([...keys.map((k) => k.id as number)].sort((a, b) => a - b));
+      const keys = res.json() as Array<Schema<'ApiKey'>>;
+      expect(keys.map((k) => k.id)).toEqual([...keys.map((k) => k.id)].sort((a, b) => a - b));
       expect(keys.every((k) => Object.keys(k).join() === KEY_FIELDS.join())).toBe(true);
       expect(keys.find((k) => k.id === ids.k_limited)).toEqual({
         id: ids.k_limited,
@@ -177,7 +210,7 @@ describe('API keys (D46)', () => {
         expires_at: null,
         created_at: expect.stringMatching(TS),
         last_used_at: expect.stringMatching(TS),
-      });
+      } satisfies Schema<'ApiKey'>);
       expect(keys.find((k) => k.id === old.id)).toEqual({
         id: old.id,
         name: null,
@@ -186,7 +219,7 @@ describe('API keys (D46)', () => {
         expires_at: '2001-01-01T00:00:00.000Z',
         created_at: expect.stringMatching(TS),
         last_used_at: null,
-      });
+      } satisfies Schema<'ApiKey'>);
       expect(keys.some((k) => k.id === ids.k_capped)).toBe(false);
       // The member's revoked keys are not listed.
       const member = (await q<{ id: number }>(`SELECT id FROM api_keys WHERE user_id = $1 AND revoked_at IS NULL ORDER BY id`, [ids.member])).map((r) => r.id);
@@ -196,7 +229,7 @@ describe('API keys (D46)', () => {
 
   describe('revoke', () => {
     it("revokes one of the caller's keys: 204, then the key is refused; another user's, a revoked or no key: 404", async () => {
-      const made = (await create({ name: 'doomed', scopes: ['users:read'] })).json();
+      const made: Schema<'CreatedApiKey'> = (await create({ name: 'doomed', scopes: ['users:read'] } satisfies CreateKey)).json();
       expect((await send('GET', '/api/v1/me', made.key)).statusCode).toBe(200);
       expect(await answer(revoke(made.id, K.key('member')))).toEqual({ status: 404, body: { error: 'API key not found' } });
       const res = await revoke(String(made.id));
@@ -205,7 +238,7 @@ describe('API keys (D46)', () => {
       expect(await answer(revoke(made.id))).toEqual({ status: 404, body: { error: 'API key not found' } });
       expect(await answer(revoke(99999999))).toEqual({ status: 404, body: { error: 'API key not found' } });
       expect(await answer(revoke('abc'))).toEqual({ status: 400, body: { error: 'Invalid API key ID' } });
-      expect((await list()).json().some((k: { id: number }) => k.id === made.id)).toBe(false);
+      expect((await list()).json().some((k: Schema<'ApiKey'>) => k.id === made.id)).toBe(false);
     });
 
     it('a key may revoke itself', async () => {
@@ -220,7 +253,8 @@ describe('API keys (D46)', () => {
     afterAll(() => counter.uninstall());
 
     it('records the start of a request made with the key without a write per request, at most one flush behind', async () => {
-      const key = (await create({ name: 'used', scopes: ['users:read'] })).json();
+      const key: Schema<'CreatedApiKey'> = (await create({ name: 'used', scopes: ['users:read'] } satisfies CreateKey)).json();
+
       const recorder = t.app.get(LastUsedRecorder);
       await recorder.flush();
       // The first use looks the key up (and records it); later ones come from the cache: no statement at all.

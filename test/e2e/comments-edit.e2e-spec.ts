@@ -1,5 +1,6 @@
+import { Schema } from '../setup/api-types';
 import { auth } from '../setup/create-app';
-import { roleKeys, useRoleWorld, WORLD_NAMES } from '../setup/world';
+import { roleKeys, useRoleWorld, WORLD_NAMES, WorldRole } from '../setup/world';
 
 /**
  * D44: PATCH and DELETE /api/v1/comments/:id. Update: `content` (D8, D9) by its author only and only
@@ -51,6 +52,20 @@ describe('comment edits (D44)', () => {
     (await t.db.ds.query(`SELECT type, data, actor_user_id FROM events WHERE type LIKE 'comment.%' AND data->>'comment_id' = $1 ORDER BY id`, [
       String(commentId),
     ])) as object[];
+  /** A comment of t1 as the API answers it. */
+  const comment = (ref: string, author: WorldRole, created_at: string, content: string, resolved: boolean, parent_comment_id: number | null = null) =>
+    ({
+      id: ids[ref],
+      task_id: ids.t1,
+      user_id: ids[author],
+      name: WORLD_NAMES[author],
+      avatar_url: null,
+      content,
+      parent_comment_id,
+      resolved,
+      created_at,
+    }) satisfies Schema<'Comment'>;
+  const byMember = (content: string, resolved: boolean) => comment('by_member', 'member', '2025-03-01T09:00:00.000Z', content, resolved);
   const taskState = async () => {
     const res = await t.inject({ method: 'GET', url: `/api/v1/tasks/${ids.t1}`, headers: auth(key('owner')) });
     const [{ u }] = await t.db.ds.query(`SELECT updated_at::text AS u FROM tasks WHERE id = $1`, [ids.t1]);
@@ -60,7 +75,7 @@ describe('comment edits (D44)', () => {
   describe('PATCH /api/v1/comments/:id', () => {
     it('the author changes the content (trimmed, sanitized): 200 with the comment object; comment.updated ["content"]; the task is untouched', async () => {
       const before = await taskState();
-      const res = await patch(key('member'), ids.by_member, { content: '  <p>edited<script>x()</script></p> ' });
+      const res = await patch(key('member'), ids.by_member, { content: '  <p>edited<script>x()</script></p> ' } satisfies Schema<'UpdateComment'>);
       expect(res.statusCode).toBe(200);
       expect(res.json()).toEqual({
         id: ids.by_member,
@@ -72,7 +87,7 @@ describe('comment edits (D44)', () => {
         parent_comment_id: null,
         resolved: false,
         created_at: '2025-03-01T09:00:00.000Z',
-      });
+      } satisfies Schema<'Comment'>);
       expect(await events(ids.by_member)).toEqual([
         { type: 'comment.updated', data: { comment_id: ids.by_member, task_id: ids.t1, list_id: ids.l_eng, changes: ['content'] }, actor_user_id: ids.member },
       ]);
@@ -80,12 +95,12 @@ describe('comment edits (D44)', () => {
     });
 
     it('any writer resolves; resolved then shows in the comment and the listing; comment.updated ["resolved"]', async () => {
-      const res = await patch(key('admin'), ids.by_member, { resolved: true });
-      expect([res.statusCode, res.json().resolved]).toEqual([200, true]);
+      const res = await patch(key('admin'), ids.by_member, { resolved: true } satisfies Schema<'UpdateComment'>);
+      expect([res.statusCode, res.json()]).toEqual([200, byMember('<p>edited</p>', true)]);
       const listed = await t.inject({ method: 'GET', url: `/api/v1/tasks/${ids.t1}/comments`, headers: auth(key('viewer')) });
-      expect(listed.json().find((c: { id: number }) => c.id === ids.by_member).resolved).toBe(true);
-      const reopened = await patch(key('restricted'), ids.by_member, { resolved: false });
-      expect([reopened.statusCode, reopened.json().resolved]).toEqual([200, false]);
+      expect(listed.json().find((c: Schema<'Comment'>) => c.id === ids.by_member)).toEqual(byMember('<p>edited</p>', true));
+      const reopened = await patch(key('restricted'), ids.by_member, { resolved: false } satisfies Schema<'UpdateComment'>);
+      expect([reopened.statusCode, reopened.json()]).toEqual([200, byMember('<p>edited</p>', false)]);
       expect((await events(ids.by_member)).slice(1)).toEqual([
         { type: 'comment.updated', data: { comment_id: ids.by_member, task_id: ids.t1, list_id: ids.l_eng, changes: ['resolved'] }, actor_user_id: ids.admin },
         {
@@ -97,33 +112,36 @@ describe('comment edits (D44)', () => {
     });
 
     it('both at once: changes ["content", "resolved"]; nothing that changes: 200, no event', async () => {
-      const res = await patch(key('member'), ids.by_member, { content: '<p>both</p>', resolved: true });
-      expect(res.json()).toMatchObject({ content: '<p>both</p>', resolved: true });
+      const res = await patch(key('member'), ids.by_member, { content: '<p>both</p>', resolved: true } satisfies Schema<'UpdateComment'>);
+      expect(res.json()).toEqual(byMember('<p>both</p>', true));
       const count = (await events(ids.by_member)).length;
       expect((await events(ids.by_member))[count - 1]).toMatchObject({ data: { changes: ['content', 'resolved'] } });
       for (const body of [{}, { content: '<p>both</p>' }, { resolved: true }, { content: null, resolved: null }, { other: 1 }]) {
         const same = await patch(key('member'), ids.by_member, body);
-        expect([body, same.statusCode, same.json()]).toEqual([body, 200, expect.objectContaining({ content: '<p>both</p>', resolved: true })]);
+        expect([body, same.statusCode, same.json()]).toEqual([body, 200, byMember('<p>both</p>', true)]);
       }
       expect(await events(ids.by_member)).toHaveLength(count);
     });
 
     it('403 Only the author can edit a comment, only when the content really changes (after trimming and sanitizing)', async () => {
-      const other = await patch(key('owner'), ids.by_admin, { content: '<p>owner rewrites</p>' });
+      const other = await patch(key('owner'), ids.by_admin, { content: '<p>owner rewrites</p>' } satisfies Schema<'UpdateComment'>);
       expect([other.statusCode, other.json()]).toEqual([403, { error: 'Only the author can edit a comment' }]);
       const withResolved = await patch(key('member'), ids.by_admin, { content: 'x', resolved: true });
       expect([withResolved.statusCode, withResolved.json()]).toEqual([403, { error: 'Only the author can edit a comment' }]);
       // The same content after D8 trimming and D9 sanitizing is no change: another writer may send it.
-      const same = await patch(key('member'), ids.by_admin, { content: '  <p>admin says</p><script>1</script>  ', resolved: true });
-      expect([same.statusCode, same.json().content, same.json().resolved]).toEqual([200, '<p>admin says</p>', true]);
+      const same = await patch(key('member'), ids.by_admin, {
+        content: '  <p>admin says</p><script>1</script>  ',
+        resolved: true,
+      } satisfies Schema<'UpdateComment'>);
+      expect([same.statusCode, same.json()]).toEqual([200, comment('by_admin', 'admin', '2025-03-01T10:00:00.000Z', '<p>admin says</p>', true)]);
       expect(await events(ids.by_admin)).toEqual([
         { type: 'comment.updated', data: { comment_id: ids.by_admin, task_id: ids.t1, list_id: ids.l_eng, changes: ['resolved'] }, actor_user_id: ids.member },
       ]);
     });
 
     it('a comment loaded with a parent keeps it', async () => {
-      const res = await patch(key('owner'), ids.reply, { content: '<p>still threaded</p>' });
-      expect([res.statusCode, res.json().parent_comment_id]).toEqual([200, ids.by_admin]);
+      const res = await patch(key('owner'), ids.reply, { content: '<p>still threaded</p>' } satisfies Schema<'UpdateComment'>);
+      expect([res.statusCode, res.json()]).toEqual([200, comment('reply', 'owner', '2025-03-01T11:00:00.000Z', '<p>still threaded</p>', false, ids.by_admin)]);
     });
 
     it.each([

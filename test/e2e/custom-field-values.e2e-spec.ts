@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 
+import { Schema } from '../setup/api-types';
 import { auth } from '../setup/create-app';
 import { roleKeys, useRoleWorld, WorldRole } from '../setup/world';
 
@@ -17,7 +18,8 @@ const { key } = roleKeys(PREFIX);
 const DROPDOWN_OPTIONS = ['Low', 'High', 'a,b', 'ünï'];
 
 type Json = Record<string, unknown>;
-type Entry = { id: number; value: string | null };
+type Entry = Schema<'CustomFieldEntry'>;
+type Value = Schema<'CustomFieldValueInput'>['value'];
 
 describe('typed custom-field values (D42)', () => {
   const { t, ids } = useRoleWorld(PREFIX, (b) => ({
@@ -99,7 +101,7 @@ describe('typed custom-field values (D42)', () => {
       ['f_drop', 'High', 'High'],
       ['f_drop', 'a,b', 'a,b'],
       ['f_drop', 'ünï', 'ünï'],
-    ])('%s %p is stored as %p', async (field, value, expected) => {
+    ] satisfies Array<[string, Value, string]>)('%s %p is stored as %p', async (field, value, expected) => {
       const res = await setValue(field, value);
       expect(res.status).toBe(200);
       expect(valueOf(res.body, ids[field])).toBe(expected);
@@ -111,13 +113,18 @@ describe('typed custom-field values (D42)', () => {
       const res = await setValue('f_people', members);
       expect(res.status).toBe(200);
       expect(valueOf(res.body, ids.f_people)).toBe([...new Set([ids.viewer, ids.admin, ids.owner])].sort((a, b) => a - b).join(','));
-      expect((await setValue('f_people', ids.member)).body.custom_fields).toContainEqual(
-        expect.objectContaining({ id: ids.f_people, value: String(ids.member) }),
-      );
+      expect((await setValue('f_people', ids.member satisfies Value)).body.custom_fields).toContainEqual({
+        id: ids.f_people,
+        name: 'People',
+        type: 'people',
+        config: null,
+        position: 9,
+        value: String(ids.member),
+      } satisfies Entry);
     });
 
     it.each(['f_num', 'f_money', 'f_date', 'f_check', 'f_rating', 'f_drop', 'f_people'])('"" clears a %s value; null clears every type', async (field) => {
-      const valid: Record<string, string> = {
+      const valid: Record<string, Value> = {
         f_num: '1',
         f_money: '1',
         f_date: '2025-01-01',
@@ -264,7 +271,7 @@ describe('typed custom-field values (D42)', () => {
           { id: ids.f_people, value: `${ids.member},${ids.owner}` },
           { id: ids.f_check, value: '' },
         ],
-      });
+      } satisfies Partial<Schema<'CreateTask'>>);
       expect(res.status).toBe(201);
       expect(valueOf(res.body, ids.f_date)).toBe('2025-06-01T10:00:00.000Z');
       expect(valueOf(res.body, ids.f_people)).toBe([ids.member, ids.owner].sort((a, b) => a - b).join(','));
@@ -283,7 +290,7 @@ describe('typed custom-field values (D42)', () => {
         method: 'PATCH',
         url: `/api/v1/tasks/${ids.v_task}`,
         headers: { ...auth(key('owner')), 'if-match': '"stale"' },
-        payload: { custom_fields: [{ id: ids.f_num, value: '3' }] },
+        payload: { custom_fields: [{ id: ids.f_num, value: '3' }] } satisfies Schema<'UpdateTask'>,
       });
       expect(good.statusCode).toBe(412);
     });
@@ -343,7 +350,7 @@ describe('typed custom-field values (D42)', () => {
         status: 400,
         body: { error: message('f_scoped', 'a number') },
       });
-      const moved = await patch(ids.v_task2, { list_id: ids.l1, custom_fields: [{ id: ids.f_scoped, value: '4' }] });
+      const moved = await patch(ids.v_task2, { list_id: ids.l1, custom_fields: [{ id: ids.f_scoped, value: '4' }] } satisfies Schema<'UpdateTask'>);
       expect(moved.status).toBe(200);
       expect(valueOf(moved.body, ids.f_scoped)).toBe('4');
       // Back to L2: f_scoped no longer applies; its value is kept but hidden, and a bad one is ignored.
@@ -355,7 +362,10 @@ describe('typed custom-field values (D42)', () => {
 
     it('values stored before are not re-checked; an element equal to a bad stored value is', async () => {
       expect(await stored(ids.v_parent, ids.f_rating)).toBe('legacy');
-      expect((await patch(ids.v_parent, { title: 'Untouched values', custom_fields: [{ id: ids.f_num, value: '1' }] })).status).toBe(200);
+      expect(
+        (await patch(ids.v_parent, { title: 'Untouched values', custom_fields: [{ id: ids.f_num, value: '1' }] } satisfies Schema<'UpdateTask'>)).status,
+      ).toBe(200);
+
       expect(await stored(ids.v_parent, ids.f_rating)).toBe('legacy');
       expect(await patch(ids.v_parent, { custom_fields: [{ id: ids.f_rating, value: 'legacy' }] })).toEqual({
         status: 400,
@@ -430,6 +440,7 @@ describe('typed custom-field values (D42)', () => {
       throw new Error(type);
     }
 
+    /** A field of every type of the document: a type added there fails the typecheck here. */
     const FIELDS: Record<string, string> = {
       text: 'f_text',
       number: 'f_num',
@@ -439,7 +450,7 @@ describe('typed custom-field values (D42)', () => {
       rating: 'f_rating',
       dropdown: 'f_drop',
       people: 'f_people',
-    };
+    } satisfies Record<Entry['type'], string>;
     const digits = fc.string({ unit: fc.constantFrom('0', '1', '2', '5', '9'), minLength: 1, maxLength: 4 });
     const numberish = fc
       .tuple(fc.constantFrom('', '-', '+'), digits, fc.option(fc.string({ unit: fc.constantFrom('0', '3', '7'), maxLength: 4 }), { nil: undefined }))
@@ -466,7 +477,7 @@ describe('typed custom-field values (D42)', () => {
         if (time) s += `T${time[0]}:${time[1]}${time[2] === undefined ? '' : `:${time[2]}${time[3] === undefined ? '' : `.${time[3]}`}`}`;
         return s + zone;
       });
-    const value = (memberIds: number[]): fc.Arbitrary<string | number | boolean> =>
+    const value = (memberIds: number[]): fc.Arbitrary<Exclude<Value, null>> =>
       fc.oneof(
         numberish,
         dateish,
@@ -488,7 +499,8 @@ describe('typed custom-field values (D42)', () => {
       const field = ids[FIELDS[type]];
       await fc.assert(
         fc.asyncProperty(value(members), async (v) => {
-          const res = await patch(ids.v_task, { custom_fields: [{ id: field, value: v }] });
+          const res = await patch(ids.v_task, { custom_fields: [{ id: field, value: v }] } satisfies Schema<'UpdateTask'>);
+
           const [verdict, detail] = reference(type, asText(v), memberSet);
           const seen = verdict === 'ok' ? [res.status, valueOf(res.body, field)] : [res.status, res.body];
           const expected = verdict === 'ok' ? [200, detail] : [400, { error: `custom_fields value for field ${field} must be ${detail}` }];

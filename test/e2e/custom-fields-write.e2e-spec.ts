@@ -1,5 +1,6 @@
 import type { InjectOptions } from 'fastify';
 
+import { Schema } from '../setup/api-types';
 import { auth } from '../setup/create-app';
 import { roleKeys, useRoleWorld, WorldRole } from '../setup/world';
 
@@ -13,11 +14,25 @@ import { roleKeys, useRoleWorld, WorldRole } from '../setup/world';
 
 const PREFIX = 'cfw';
 const { key } = roleKeys(PREFIX);
-const DEFINITION_KEYS = ['allowed_user_ids', 'config', 'granted_folder_ids', 'id', 'is_scope_restricted', 'list_overrides', 'name', 'position', 'type'];
+const DEFINITION_KEYS = [
+  'allowed_user_ids',
+  'config',
+  'granted_folder_ids',
+  'id',
+  'is_scope_restricted',
+  'list_overrides',
+  'name',
+  'position',
+  'type',
+] satisfies Array<keyof Schema<'CustomField'>>;
 const TYPES_MESSAGE = 'Invalid type. Must be one of: text, number, date, checkbox, rating, dropdown, money, people';
 const OPTIONS_MESSAGE = 'config.options must be 1 to 50 distinct non-empty strings of at most 100 characters';
 
 type Json = Record<string, unknown>;
+/** A create body without the workspace_id `create` adds. */
+type CreateBody = Omit<Schema<'CreateCustomField'>, 'workspace_id'>;
+type Override = Schema<'CustomFieldListOverride'>;
+const byList = (overrides: Override[]) => overrides.sort((a, b) => a.list_id - b.list_id);
 
 describe('custom-field definitions (D42)', () => {
   const { t, ids } = useRoleWorld(PREFIX, (b) => ({
@@ -44,14 +59,14 @@ describe('custom-field definitions (D42)', () => {
       headers: auth(key(role)),
     });
     expect(res.statusCode).toBe(200);
-    return res.json().data as Array<{ type: string; data: Json; actor: Json; workspace_id: number }>;
+    return res.json().data as Array<Schema<'Event'>>;
   };
 
   describe('create', () => {
     it('201: the definition with exact keys, defaults filled, position max + 1 (D24)', async () => {
       const position = (await maxPosition()) + 1;
       const name = unique('  Effort ');
-      const res = await create({ name, type: 'text' });
+      const res = await create({ name, type: 'text' } satisfies CreateBody);
       expect(res.status).toBe(201);
       expect(res.body).toEqual({
         id: expect.any(Number),
@@ -63,12 +78,16 @@ describe('custom-field definitions (D42)', () => {
         granted_folder_ids: [],
         list_overrides: [],
         allowed_user_ids: null,
-      });
+      } satisfies Schema<'CustomField'>);
       expect(Object.keys(res.body!).sort()).toEqual(DEFINITION_KEYS);
-      const next = await create({ name: unique(), type: 'number' });
+      const next = await create({ name: unique(), type: 'number' } satisfies CreateBody);
       expect(next.body!.position).toBe(position + 1);
       // Another workspace counts its own positions.
-      const other = await call('POST', '/api/v1/custom-fields', { workspace_id: ids.second, name: unique(), type: 'checkbox' });
+      const other = await call('POST', '/api/v1/custom-fields', {
+        workspace_id: ids.second,
+        name: unique(),
+        type: 'checkbox',
+      } satisfies Schema<'CreateCustomField'>);
       expect(other.body!.position).toBe(1);
     });
 
@@ -169,13 +188,15 @@ describe('custom-field definitions (D42)', () => {
 
     it('counts lengths in code points (name, options, iconName, color)', async () => {
       const name = '😀'.repeat(254) + String(++counter % 10);
-      const res = await create({ name, type: 'dropdown', config: { options: ['😀'.repeat(100)] } });
-      expect(res).toMatchObject({ status: 201, body: { name, config: { options: ['😀'.repeat(100)] } } });
+      const res = await create({ name, type: 'dropdown', config: { options: ['😀'.repeat(100)] } } satisfies CreateBody);
+      expect(res).toMatchObject({ status: 201, body: { name, config: { options: ['😀'.repeat(100)] } } satisfies Partial<Schema<'CustomField'>> });
       expect(await create({ name: unique(), type: 'dropdown', config: { options: ['😀'.repeat(101)] } })).toEqual({
         status: 400,
         body: { error: OPTIONS_MESSAGE },
       });
-      expect((await create({ name: unique(), type: 'rating', config: { iconName: '★'.repeat(64), color: '🎨'.repeat(64) } })).status).toBe(201);
+      expect((await create({ name: unique(), type: 'rating', config: { iconName: '★'.repeat(64), color: '🎨'.repeat(64) } } satisfies CreateBody)).status).toBe(
+        201,
+      );
       expect(await create({ name: unique(), type: 'rating', config: { color: '🎨'.repeat(65) } })).toEqual({
         status: 400,
         body: { error: 'config.color must be null or a string of at most 64 characters' },
@@ -236,7 +257,9 @@ describe('custom-field definitions (D42)', () => {
       expect(await create({ name: '  NOTES ', type: 'text' })).toEqual({ status: 409, body: { error: 'A custom field with this name already exists' } });
       expect(await create({ name: 'notes', type: 'number', granted_folder_ids: [99999999] })).toEqual({ status: 404, body: { error: 'Folder not found' } });
       // Another workspace may use the name.
-      expect((await call('POST', '/api/v1/custom-fields', { workspace_id: ids.second, name: 'Notes', type: 'text' })).status).toBe(201);
+      expect(
+        (await call('POST', '/api/v1/custom-fields', { workspace_id: ids.second, name: 'Notes', type: 'text' } satisfies Schema<'CreateCustomField'>)).status,
+      ).toBe(201);
     });
 
     it('names stay unique under concurrent creates: of 6 at once with one name, one 201 and five 409', async () => {
@@ -247,8 +270,9 @@ describe('custom-field definitions (D42)', () => {
     });
 
     it('sets: folders ascending and distinct, overrides by list_id, allowed users ascending with non-members dropped', async () => {
+      const name = unique();
       const res = await create({
-        name: unique(),
+        name,
         type: 'number',
         is_scope_restricted: true,
         granted_folder_ids: [ids.ops, String(ids.eng), ids.ops],
@@ -259,19 +283,25 @@ describe('custom-field definitions (D42)', () => {
         allowed_user_ids: [ids.viewer, ids.outsider, 99999999, String(ids.member), ids.viewer],
       });
       expect(res.status).toBe(201);
-      expect(res.body).toMatchObject({
+      expect(res.body).toEqual({
+        id: expect.any(Number),
+        name,
+        type: 'number',
+        config: null,
+        position: expect.any(Number),
         is_scope_restricted: true,
         granted_folder_ids: [ids.eng, ids.ops].sort((a, b) => a - b),
-        list_overrides: [
+        list_overrides: byList([
           { list_id: ids.loose, access: 'granted' },
           { list_id: ids.backlog, access: 'denied' },
-        ].sort((a, b) => a.list_id - b.list_id),
+        ]),
         allowed_user_ids: [ids.member, ids.viewer].sort((a, b) => a - b),
-      });
+      } satisfies Schema<'CustomField'>);
       expect(await get(res.body!.id as number)).toEqual({ status: 200, body: res.body });
       // The listing shows it to the allowed users only, without allowed_user_ids.
       const listed = async (role: WorldRole) => (await call('GET', `/api/v1/workspaces/${ids.ws}/custom-fields`, undefined, role)).body as unknown as Json[];
-      const { allowed_user_ids: _, ...definition } = res.body!;
+      const { allowed_user_ids: _, ...definition } = res.body as Schema<'CustomField'>;
+      definition satisfies Schema<'CustomFieldDefinition'>;
       expect(await listed('member')).toContainEqual(definition);
       expect((await listed('owner')).map((f) => f.id)).not.toContain(res.body!.id);
     });
@@ -304,14 +334,14 @@ describe('custom-field definitions (D42)', () => {
     });
 
     it('allowed_user_ids [] means nobody, and managers still reach the field', async () => {
-      const res = await create({ name: unique(), type: 'text', allowed_user_ids: [] });
+      const res = await create({ name: unique(), type: 'text', allowed_user_ids: [] } satisfies CreateBody);
       expect(res.body!.allowed_user_ids).toEqual([]);
       for (const role of ['owner', 'admin'] as const) expect((await get(res.body!.id as number, role)).status).toBe(200);
       expect(await get(res.body!.id as number, 'member')).toEqual({ status: 403, body: { error: 'Only owners and admins can manage custom fields' } });
     });
 
     it('takes an Idempotency-Key: a retry replays the answer, with one field and one event', async () => {
-      const payload = { workspace_id: ids.ws, name: unique('Keyed'), type: 'rating' };
+      const payload = { workspace_id: ids.ws, name: unique('Keyed'), type: 'rating' } satisfies Schema<'CreateCustomField'>;
       const send = () =>
         t.inject({
           method: 'POST',
@@ -330,7 +360,7 @@ describe('custom-field definitions (D42)', () => {
 
     it('records custom_field.created by the caller, in the same transaction', async () => {
       const after = await lastEventId();
-      const res = await create({ name: unique(), type: 'text' }, 'admin');
+      const res = await create({ name: unique(), type: 'text' } satisfies CreateBody, 'admin');
       const events = await feed(after);
       expect(events).toEqual([
         expect.objectContaining({
@@ -344,7 +374,8 @@ describe('custom-field definitions (D42)', () => {
   });
 
   describe('update', () => {
-    const fresh = async (body: Json = {}) => (await create({ name: unique(), type: 'text', ...body })).body as Json & { id: number };
+    const fresh = async (body: Partial<CreateBody> = {}) =>
+      (await create({ name: unique(), type: 'text', ...body } satisfies CreateBody)).body as Schema<'CustomField'>;
 
     it('type present with any value, null included, is 400 before every other body check', async () => {
       const field = await fresh();
@@ -377,12 +408,19 @@ describe('custom-field definitions (D42)', () => {
 
     it('config is judged by the stored type and replaces the whole config, defaults filled again', async () => {
       const rating = await fresh({ type: 'rating', config: { iconName: 'heart', color: 'red' } });
-      expect((await patch(rating.id, { config: { color: 'blue' } })).body!.config).toEqual({ iconName: 'star', color: 'blue' });
-      expect((await patch(rating.id, { config: { iconName: 'flag' } })).body!.config).toEqual({ iconName: 'flag', color: null });
-      expect((await patch(rating.id, { config: null })).body!.config).toEqual({ iconName: 'star', color: null });
+      expect((await patch(rating.id, { config: { color: 'blue' } } satisfies Schema<'UpdateCustomField'>)).body!.config).toEqual({
+        iconName: 'star',
+        color: 'blue',
+      });
+      expect((await patch(rating.id, { config: { iconName: 'flag' } } satisfies Schema<'UpdateCustomField'>)).body!.config).toEqual({
+        iconName: 'flag',
+        color: null,
+      });
+      expect((await patch(rating.id, { config: null } satisfies Schema<'UpdateCustomField'>)).body!.config).toEqual({ iconName: 'star', color: null });
       const dropdown = await fresh({ type: 'dropdown', config: { options: ['a'] } });
       expect(await patch(dropdown.id, { config: null })).toEqual({ status: 400, body: { error: 'config must be an object for dropdown' } });
-      expect(await patch(dropdown.id, { name: unique() })).toMatchObject({ status: 200, body: { config: { options: ['a'] } } });
+      const renamed = unique();
+      expect(await patch(dropdown.id, { name: renamed } satisfies Schema<'UpdateCustomField'>)).toEqual({ status: 200, body: { ...dropdown, name: renamed } });
       const money = await fresh({ type: 'money', config: { currency: 'USD', decimals: 2 } });
       expect(await patch(money.id, { config: null })).toEqual({ status: 400, body: { error: 'config must be an object for money' } });
       expect(await patch(money.id, { config: { currency: 'USD' } })).toEqual({
@@ -390,7 +428,7 @@ describe('custom-field definitions (D42)', () => {
         body: { error: 'config.decimals must be an integer from 0 to 6' },
       });
       const text = await fresh();
-      expect(await patch(text.id, { config: null })).toMatchObject({ status: 200, body: { config: null } });
+      expect(await patch(text.id, { config: null } satisfies Schema<'UpdateCustomField'>)).toEqual({ status: 200, body: { ...text, config: null } });
     });
 
     it('only the fields sent change; null counts as not sent (but allowed_user_ids null means everyone); the arrays replace', async () => {
@@ -411,39 +449,49 @@ describe('custom-field definitions (D42)', () => {
           { list_id: ids.inbox, access: 'denied' },
         ],
         position: 42,
-      });
-      expect(res).toEqual({
-        status: 200,
-        body: {
-          ...field,
-          position: 42,
-          granted_folder_ids: [ids.ops],
-          list_overrides: [
-            { list_id: ids.backlog, access: 'denied' },
-            { list_id: ids.inbox, access: 'denied' },
-          ].sort((a, b) => a.list_id - b.list_id),
-        },
-      });
+      } satisfies Schema<'UpdateCustomField'>);
+      const moved = {
+        ...field,
+        position: 42,
+        granted_folder_ids: [ids.ops],
+        list_overrides: byList([
+          { list_id: ids.backlog, access: 'denied' },
+          { list_id: ids.inbox, access: 'denied' },
+        ]),
+      } satisfies Schema<'CustomField'>;
+      expect(res).toEqual({ status: 200, body: moved });
       expect(await get(field.id)).toEqual(res);
-      expect((await patch(field.id, { allowed_user_ids: null })).body!.allowed_user_ids).toBeNull();
-      expect((await patch(field.id, { allowed_user_ids: [ids.outsider] })).body!.allowed_user_ids).toEqual([]);
-      expect((await patch(field.id, { allowed_user_ids: [ids.viewer, ids.admin] })).body!.allowed_user_ids).toEqual(
-        [ids.viewer, ids.admin].sort((a, b) => a - b),
+      expect((await patch(field.id, { allowed_user_ids: null } satisfies Schema<'UpdateCustomField'>)).body!.allowed_user_ids).toBeNull();
+      expect((await patch(field.id, { allowed_user_ids: [ids.outsider] } satisfies Schema<'UpdateCustomField'>)).body!.allowed_user_ids).toEqual([]);
+      const admitted = [ids.viewer, ids.admin].sort((a, b) => a - b);
+      expect((await patch(field.id, { allowed_user_ids: [ids.viewer, ids.admin] } satisfies Schema<'UpdateCustomField'>)).body!.allowed_user_ids).toEqual(
+        admitted,
       );
-      expect(await get(field.id)).toMatchObject({ body: { allowed_user_ids: [ids.viewer, ids.admin].sort((a, b) => a - b) } });
-      expect((await patch(field.id, { granted_folder_ids: [], list_overrides: [] })).body).toMatchObject({ granted_folder_ids: [], list_overrides: [] });
+      expect(await get(field.id)).toEqual({ status: 200, body: { ...moved, allowed_user_ids: admitted } satisfies Schema<'CustomField'> });
+      expect((await patch(field.id, { granted_folder_ids: [], list_overrides: [] } satisfies Schema<'UpdateCustomField'>)).body).toEqual({
+        ...moved,
+        allowed_user_ids: admitted,
+        granted_folder_ids: [],
+        list_overrides: [],
+      } satisfies Schema<'CustomField'>);
     });
 
     it('step 8 then step 9: unknown folders and lists (404), then the name (409); a field may change its own name\u2019s case', async () => {
       const field = await fresh();
-      expect(await patch(field.id, { name: 'NOTES', granted_folder_ids: [ids.s_folder] })).toEqual({ status: 404, body: { error: 'Folder not found' } });
-      expect(await patch(field.id, { list_overrides: [{ list_id: ids.o_list, access: 'granted' }] })).toEqual({
+      expect(await patch(field.id, { name: 'NOTES', granted_folder_ids: [ids.s_folder] } satisfies Schema<'UpdateCustomField'>)).toEqual({
+        status: 404,
+        body: { error: 'Folder not found' },
+      });
+      expect(await patch(field.id, { list_overrides: [{ list_id: ids.o_list, access: 'granted' }] } satisfies Schema<'UpdateCustomField'>)).toEqual({
         status: 404,
         body: { error: 'List not found' },
       });
-      expect(await patch(field.id, { name: ' notes ' })).toEqual({ status: 409, body: { error: 'A custom field with this name already exists' } });
-      const renamed = await patch(field.id, { name: ` ${(field.name as string).toUpperCase()} ` });
-      expect(renamed).toMatchObject({ status: 200, body: { name: (field.name as string).toUpperCase() } });
+      expect(await patch(field.id, { name: ' notes ' } satisfies Schema<'UpdateCustomField'>)).toEqual({
+        status: 409,
+        body: { error: 'A custom field with this name already exists' },
+      });
+      const renamed = await patch(field.id, { name: ` ${field.name.toUpperCase()} ` } satisfies Schema<'UpdateCustomField'>);
+      expect(renamed).toEqual({ status: 200, body: { ...field, name: field.name.toUpperCase() } satisfies Schema<'CustomField'> });
     });
 
     it('records custom_field.updated with the changed names, sorted; sets compare as sets; a no-op records nothing', async () => {
@@ -467,12 +515,12 @@ describe('custom-field definitions (D42)', () => {
           { list_id: ids.inbox, access: 'granted' },
         ],
         allowed_user_ids: [ids.viewer, ids.member, ids.outsider],
-      };
+      } satisfies Schema<'UpdateCustomField'>;
       expect((await patch(field.id, same)).status).toBe(200);
       expect((await patch(field.id, {})).status).toBe(200);
       expect(await feed(after)).toEqual([]);
 
-      const changed = async (body: Json, changes: string[]) => {
+      const changed = async (body: Schema<'UpdateCustomField'>, changes: Array<keyof Schema<'UpdateCustomField'>>) => {
         after = await lastEventId();
         expect((await patch(field.id, body)).status).toBe(200);
         expect((await feed(after)).map((e) => [e.type, e.data])).toEqual([['custom_field.updated', { custom_field_id: field.id, changes }]]);
@@ -493,9 +541,9 @@ describe('custom-field definitions (D42)', () => {
       await changed({ allowed_user_ids: [ids.admin], granted_folder_ids: [] }, ['allowed_user_ids', 'granted_folder_ids']);
       const rating = await fresh({ type: 'rating' });
       after = await lastEventId();
-      expect((await patch(rating.id, { config: { iconName: 'star' } })).status).toBe(200);
+      expect((await patch(rating.id, { config: { iconName: 'star' } } satisfies Schema<'UpdateCustomField'>)).status).toBe(200);
       expect(await feed(after)).toEqual([]);
-      expect((await patch(rating.id, { config: { color: 'red' } })).status).toBe(200);
+      expect((await patch(rating.id, { config: { color: 'red' } } satisfies Schema<'UpdateCustomField'>)).status).toBe(200);
       expect((await feed(after)).map((e) => e.data)).toEqual([{ custom_field_id: rating.id, changes: ['config'] }]);
     });
 
@@ -517,9 +565,13 @@ describe('custom-field definitions (D42)', () => {
           value: string;
         }>;
       // Renaming and reordering keep every value.
-      expect((await patch(field.id, { name: unique(), config: { options: ['c', 'b', 'a', 'd'] } })).status).toBe(200);
+      const name = unique();
+      expect((await patch(field.id, { name, config: { options: ['c', 'b', 'a', 'd'] } } satisfies Schema<'UpdateCustomField'>)).status).toBe(200);
       expect(await stored()).toHaveLength(3);
-      expect(await patch(field.id, { config: { options: ['a', 'c', 'd'] } })).toMatchObject({ status: 200, body: { config: { options: ['a', 'c', 'd'] } } });
+      expect(await patch(field.id, { config: { options: ['a', 'c', 'd'] } } satisfies Schema<'UpdateCustomField'>)).toEqual({
+        status: 200,
+        body: { ...field, name, config: { options: ['a', 'c', 'd'] } } satisfies Schema<'CustomField'>,
+      });
       expect(await stored()).toEqual(
         [
           { task_id: ids.t_backlog, value: 'a' },
@@ -538,7 +590,7 @@ describe('custom-field definitions (D42)', () => {
           granted_folder_ids: [ids.eng],
           list_overrides: [{ list_id: ids.loose, access: 'granted' }],
           allowed_user_ids: [ids.member],
-        })
+        } satisfies CreateBody)
       ).body!;
       await t.db.ds.query(`INSERT INTO task_custom_field_values (task_id, field_id, workspace_id, value) VALUES ($1, $2, $3, 'x')`, [
         ids.t_backlog,
@@ -550,7 +602,10 @@ describe('custom-field definitions (D42)', () => {
       expect(await t.db.ds.query(`SELECT 1 FROM task_custom_field_values WHERE field_id = $1`, [field.id])).toEqual([]);
       expect(await get(field.id as number)).toEqual({ status: 404, body: { error: 'Custom field not found' } });
       expect(await remove(field.id as number)).toEqual({ status: 404, body: { error: 'Custom field not found' } });
-      expect(await patch(field.id as number, { name: 'x' })).toEqual({ status: 404, body: { error: 'Custom field not found' } });
+      expect(await patch(field.id as number, { name: 'x' } satisfies Schema<'UpdateCustomField'>)).toEqual({
+        status: 404,
+        body: { error: 'Custom field not found' },
+      });
       expect((await feed(after)).map((e) => [e.type, e.data])).toEqual([['custom_field.deleted', { custom_field_id: field.id }]]);
     });
   });
@@ -558,11 +613,11 @@ describe('custom-field definitions (D42)', () => {
   describe('who sees custom-field events (D48)', () => {
     it('managers see all; members those of fields their allowed users admit now (everyone when null); a deleted field\u2019s only managers', async () => {
       const after = await lastEventId();
-      const open = (await create({ name: unique('Open'), type: 'text' })).body!.id as number;
-      const mine = (await create({ name: unique('Mine'), type: 'text', allowed_user_ids: [ids.member] })).body!.id as number;
-      const nobody = (await create({ name: unique('Nobody'), type: 'text', allowed_user_ids: [] })).body!.id as number;
-      const gone = (await create({ name: unique('Gone'), type: 'text' })).body!.id as number;
-      expect((await patch(open, { position: 500 })).status).toBe(200);
+      const open = (await create({ name: unique('Open'), type: 'text' } satisfies CreateBody)).body!.id as number;
+      const mine = (await create({ name: unique('Mine'), type: 'text', allowed_user_ids: [ids.member] } satisfies CreateBody)).body!.id as number;
+      const nobody = (await create({ name: unique('Nobody'), type: 'text', allowed_user_ids: [] } satisfies CreateBody)).body!.id as number;
+      const gone = (await create({ name: unique('Gone'), type: 'text' } satisfies CreateBody)).body!.id as number;
+      expect((await patch(open, { position: 500 } satisfies Schema<'UpdateCustomField'>)).status).toBe(200);
       expect((await remove(gone)).status).toBe(204);
       const seen = async (role: WorldRole) => (await feed(after, role)).map((e) => `${e.type} ${e.data.custom_field_id}`);
       const all = [
@@ -579,7 +634,8 @@ describe('custom-field definitions (D42)', () => {
       expect(await seen('viewer')).toEqual([`custom_field.created ${open}`, `custom_field.updated ${open}`]);
       expect(await seen('restricted')).toEqual([`custom_field.created ${open}`, `custom_field.updated ${open}`]);
       // Judged now: admitting the viewer shows them the field's events, earlier ones included.
-      expect((await patch(mine, { allowed_user_ids: [ids.member, ids.viewer] })).status).toBe(200);
+      expect((await patch(mine, { allowed_user_ids: [ids.member, ids.viewer] } satisfies Schema<'UpdateCustomField'>)).status).toBe(200);
+
       expect(await seen('viewer')).toEqual([
         `custom_field.created ${open}`,
         `custom_field.created ${mine}`,

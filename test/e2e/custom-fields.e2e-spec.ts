@@ -1,4 +1,5 @@
 import { loadFixture } from '../../src/fixtures/fixture-loader';
+import { Schema } from '../setup/api-types';
 import { auth } from '../setup/create-app';
 import { QueryCounter } from '../setup/query-counter';
 import { roleKeys, useRoleWorld } from '../setup/world';
@@ -10,7 +11,9 @@ import { roleKeys, useRoleWorld } from '../setup/world';
  * matrix's (route-matrix.e2e-spec.ts).
  */
 
-const DEFINITION_KEYS = ['config', 'granted_folder_ids', 'id', 'is_scope_restricted', 'list_overrides', 'name', 'position', 'type'];
+const DEFINITION_KEYS = ['config', 'granted_folder_ids', 'id', 'is_scope_restricted', 'list_overrides', 'name', 'position', 'type'] satisfies Array<
+  keyof Schema<'CustomFieldDefinition'>
+>;
 const { key } = roleKeys('cf');
 
 describe('custom fields: GET /api/v1/workspaces/:id/custom-fields', () => {
@@ -68,75 +71,79 @@ describe('custom fields: GET /api/v1/workspaces/:id/custom-fields', () => {
     t.inject({ method: 'GET', url: `/api/v1/workspaces/${workspace}/custom-fields`, headers: key ? auth(key) : {} });
 
   /** The definitions every member sees, by position then id. */
-  const common = () => [
-    {
-      id: ids.est,
-      name: 'Estimate',
-      type: 'number',
+  const common = () =>
+    [
+      {
+        id: ids.est,
+        name: 'Estimate',
+        type: 'number',
+        config: null,
+        position: 1,
+        is_scope_restricted: true,
+        granted_folder_ids: [ids.zeta, ids.f_eng].sort((a, b) => a - b),
+        list_overrides: (
+          [
+            { list_id: ids.f_backlog, access: 'granted' },
+            { list_id: ids.sprint, access: 'denied' },
+            { list_id: ids.f_loose, access: 'granted' },
+          ] satisfies Array<Schema<'CustomFieldListOverride'>>
+        ).sort((a, b) => a.list_id - b.list_id),
+      },
+      {
+        id: ids.stars,
+        name: 'Stars',
+        type: 'rating',
+        config: { iconName: 'star', color: 'orange' },
+        position: 2,
+        is_scope_restricted: false,
+        granted_folder_ids: [],
+        list_overrides: [],
+      },
+      {
+        id: ids.pick,
+        name: 'Pick',
+        type: 'dropdown',
+        config: { options: ['a', 'b', 'c'] },
+        position: 3,
+        is_scope_restricted: false,
+        granted_folder_ids: [],
+        list_overrides: [],
+      },
+      { id: ids.note, name: 'Note', type: 'text', config: null, position: 4, is_scope_restricted: false, granted_folder_ids: [], list_overrides: [] },
+      { id: ids.when, name: 'When', type: 'date', config: null, position: 4, is_scope_restricted: false, granted_folder_ids: [], list_overrides: [] },
+      {
+        id: ids.price,
+        name: 'Price',
+        type: 'money',
+        config: { currency: 'EUR', decimals: 2 },
+        position: 5,
+        is_scope_restricted: false,
+        granted_folder_ids: [],
+        list_overrides: [],
+      },
+      { id: ids.f_done, name: 'Done?', type: 'checkbox', config: null, position: 6, is_scope_restricted: true, granted_folder_ids: [], list_overrides: [] },
+      {
+        id: ids.who,
+        name: 'Who',
+        type: 'people',
+        config: null,
+        position: 7,
+        is_scope_restricted: true,
+        granted_folder_ids: [],
+        list_overrides: [{ list_id: ids.z1, access: 'denied' }],
+      },
+    ] satisfies Array<Schema<'CustomFieldDefinition'>>;
+  const secret = () =>
+    ({
+      id: ids.secret,
+      name: 'Secret',
+      type: 'text',
       config: null,
-      position: 1,
-      is_scope_restricted: true,
-      granted_folder_ids: [ids.zeta, ids.f_eng].sort((a, b) => a - b),
-      list_overrides: [
-        { list_id: ids.f_backlog, access: 'granted' },
-        { list_id: ids.sprint, access: 'denied' },
-        { list_id: ids.f_loose, access: 'granted' },
-      ].sort((a, b) => a.list_id - b.list_id),
-    },
-    {
-      id: ids.stars,
-      name: 'Stars',
-      type: 'rating',
-      config: { iconName: 'star', color: 'orange' },
-      position: 2,
+      position: 8,
       is_scope_restricted: false,
       granted_folder_ids: [],
       list_overrides: [],
-    },
-    {
-      id: ids.pick,
-      name: 'Pick',
-      type: 'dropdown',
-      config: { options: ['a', 'b', 'c'] },
-      position: 3,
-      is_scope_restricted: false,
-      granted_folder_ids: [],
-      list_overrides: [],
-    },
-    { id: ids.note, name: 'Note', type: 'text', config: null, position: 4, is_scope_restricted: false, granted_folder_ids: [], list_overrides: [] },
-    { id: ids.when, name: 'When', type: 'date', config: null, position: 4, is_scope_restricted: false, granted_folder_ids: [], list_overrides: [] },
-    {
-      id: ids.price,
-      name: 'Price',
-      type: 'money',
-      config: { currency: 'EUR', decimals: 2 },
-      position: 5,
-      is_scope_restricted: false,
-      granted_folder_ids: [],
-      list_overrides: [],
-    },
-    { id: ids.f_done, name: 'Done?', type: 'checkbox', config: null, position: 6, is_scope_restricted: true, granted_folder_ids: [], list_overrides: [] },
-    {
-      id: ids.who,
-      name: 'Who',
-      type: 'people',
-      config: null,
-      position: 7,
-      is_scope_restricted: true,
-      granted_folder_ids: [],
-      list_overrides: [{ list_id: ids.z1, access: 'denied' }],
-    },
-  ];
-  const secret = () => ({
-    id: ids.secret,
-    name: 'Secret',
-    type: 'text',
-    config: null,
-    position: 8,
-    is_scope_restricted: false,
-    granted_folder_ids: [],
-    list_overrides: [],
-  });
+    }) satisfies Schema<'CustomFieldDefinition'>;
 
   it('fixture sanity: the ids the ordering assertions rely on', () => {
     expect(ids.zeta).toBeLessThan(ids.f_eng);
@@ -160,7 +167,7 @@ describe('custom fields: GET /api/v1/workspaces/:id/custom-fields', () => {
 
   it('never lists a field whose allowed-users list is empty (D19)', async () => {
     for (const k of [key('owner'), key('member')]) {
-      const names = (await list(k, ids.acme)).json().map((f: { name: string }) => f.name);
+      const names = (await list(k, ids.acme)).json().map((f: Schema<'CustomFieldDefinition'>) => f.name);
       expect(names).not.toContain('Nobody');
     }
   });
@@ -170,7 +177,7 @@ describe('custom fields: GET /api/v1/workspaces/:id/custom-fields', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual([
       { id: ids.o_field, name: 'Elsewhere', type: 'text', config: null, position: 1, is_scope_restricted: false, granted_folder_ids: [], list_overrides: [] },
-    ]);
+    ] satisfies Array<Schema<'CustomFieldDefinition'>>);
   });
 
   it('returns [] for a workspace without custom fields', async () => {

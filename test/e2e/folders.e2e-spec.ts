@@ -1,6 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 
 import type { FixtureFolder } from '../../src/fixtures/fixture.types';
+import { Schema } from '../setup/api-types';
 import { auth } from '../setup/create-app';
 import { roleKeys, useRoleWorld } from '../setup/world';
 
@@ -15,7 +16,7 @@ import { roleKeys, useRoleWorld } from '../setup/world';
 const { key: KEY } = roleKeys('folders');
 const TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const CREATED = '2025-01-02T00:00:00.000Z';
-const FOLDER_KEYS = ['color', 'created_at', 'icon', 'id', 'name', 'position', 'workspace_id'];
+const FOLDER_KEYS = ['color', 'created_at', 'icon', 'id', 'name', 'position', 'workspace_id'] satisfies Array<keyof Schema<'Folder'>>;
 
 const folder = (ref: string, name: string, position: number, extra: Partial<FixtureFolder> = {}): FixtureFolder => ({
   ref,
@@ -89,13 +90,14 @@ const row = async (id: number) =>
   (await t.db.ds.query(`SELECT id, workspace_id, name, icon, color, position, api_ts(created_at) AS created_at FROM folders WHERE id = $1`, [id]))[0];
 
 describe('GET /api/v1/workspaces/:id/folders (spec: List folders)', () => {
-  const all = () => [
-    { id: ids.f_eng, workspace_id: ids.acme, name: 'Engineering', icon: 'code', color: 'purple', position: 1, created_at: CREATED },
-    { id: ids.arch, workspace_id: ids.acme, name: 'Archive', icon: null, color: null, position: 2, created_at: CREATED },
-    { id: ids.f_ops, workspace_id: ids.acme, name: 'Ops', icon: null, color: 'blue', position: 2, created_at: CREATED },
-    { id: ids.beta1, workspace_id: ids.acme, name: 'Beta', icon: null, color: 'blue', position: 3, created_at: CREATED },
-    { id: ids.beta2, workspace_id: ids.acme, name: 'Beta', icon: 'folder-2', color: 'blue', position: 3, created_at: CREATED },
-  ];
+  const all = () =>
+    [
+      { id: ids.f_eng, workspace_id: ids.acme, name: 'Engineering', icon: 'code', color: 'purple', position: 1, created_at: CREATED },
+      { id: ids.arch, workspace_id: ids.acme, name: 'Archive', icon: null, color: null, position: 2, created_at: CREATED },
+      { id: ids.f_ops, workspace_id: ids.acme, name: 'Ops', icon: null, color: 'blue', position: 2, created_at: CREATED },
+      { id: ids.beta1, workspace_id: ids.acme, name: 'Beta', icon: null, color: 'blue', position: 3, created_at: CREATED },
+      { id: ids.beta2, workspace_id: ids.acme, name: 'Beta', icon: 'folder-2', color: 'blue', position: 3, created_at: CREATED },
+    ] satisfies Array<Schema<'Folder'>>;
 
   it.each(['owner', 'admin', 'member', 'viewer'] as const)('gives %s every folder by position, name, id (D23)', async (user) => {
     const res = await list(ids.acme, KEY(user));
@@ -135,21 +137,29 @@ describe('POST /api/v1/folders (spec: Create folder)', () => {
       color: 'blue',
       position,
       created_at: expect.stringMatching(TS),
-    });
+    } satisfies Schema<'Folder'>);
     expect(await row(body.id)).toEqual(body);
   });
 
   it('stores the icon and color sent', async () => {
-    const res = await create({ workspace_id: ids.work, name: 'Styled', icon: 'briefcase', color: 'orange' });
+    const res = await create({ workspace_id: ids.work, name: 'Styled', icon: 'briefcase', color: 'orange' } satisfies Schema<'CreateFolder'>);
     expect(res.statusCode).toBe(201);
-    expect(res.json()).toMatchObject({ name: 'Styled', icon: 'briefcase', color: 'orange' });
+    expect(res.json()).toEqual({
+      id: expect.any(Number),
+      workspace_id: ids.work,
+      name: 'Styled',
+      icon: 'briefcase',
+      color: 'orange',
+      position: expect.any(Number),
+      created_at: expect.stringMatching(TS),
+    } satisfies Schema<'Folder'>);
   });
 
   it('starts positions at 1 in a workspace without folders (D24)', async () => {
-    const first = await create({ workspace_id: ids.empty, name: 'First' });
+    const first = await create({ workspace_id: ids.empty, name: 'First' } satisfies Schema<'CreateFolder'>);
     expect(first.statusCode).toBe(201);
     expect(first.json().position).toBe(1);
-    expect((await create({ workspace_id: ids.empty, name: 'Second' })).json().position).toBe(2);
+    expect((await create({ workspace_id: ids.empty, name: 'Second' } satisfies Schema<'CreateFolder'>)).json().position).toBe(2);
   });
 
   it.each([
@@ -182,27 +192,40 @@ describe('POST /api/v1/folders (spec: Create folder)', () => {
 
 describe('PATCH /api/v1/folders/:id (D1 ext: update folder)', () => {
   it.each(['owner', 'admin', 'member'] as const)('lets the %s change every field and returns the whole folder', async (user) => {
-    const res = await update(ids.w_edit, { name: ` Edited by ${user} `, icon: 'library', color: 'gray', position: 9 }, KEY(user));
+    const res = await update(
+      ids.w_edit,
+      { name: ` Edited by ${user} `, icon: 'library', color: 'gray', position: 9 } satisfies Schema<'UpdateFolder'>,
+      KEY(user),
+    );
     expect(res.statusCode).toBe(200);
-    const expected = { id: ids.w_edit, workspace_id: ids.work, name: `Edited by ${user}`, icon: 'library', color: 'gray', position: 9, created_at: CREATED };
+    const expected = {
+      id: ids.w_edit,
+      workspace_id: ids.work,
+      name: `Edited by ${user}`,
+      icon: 'library',
+      color: 'gray',
+      position: 9,
+      created_at: CREATED,
+    } satisfies Schema<'Folder'>;
     expect(res.json()).toEqual(expected);
     expect(Object.keys(res.json()).sort()).toEqual(FOLDER_KEYS);
     expect(await row(ids.w_edit)).toEqual(expected);
   });
 
   it('changes only the fields sent', async () => {
-    const before = await row(ids.w_edit);
-    const res = await update(ids.w_edit, { position: 0 });
+    const before: Schema<'Folder'> = await row(ids.w_edit);
+    const res = await update(ids.w_edit, { position: 0 } satisfies Schema<'UpdateFolder'>);
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ ...before, position: 0 });
-    const res2 = await update(ids.w_edit, { name: 'Renamed' });
-    expect(res2.json()).toEqual({ ...before, position: 0, name: 'Renamed' });
+    expect(res.json()).toEqual({ ...before, position: 0 } satisfies Schema<'Folder'>);
+    const res2 = await update(ids.w_edit, { name: 'Renamed' } satisfies Schema<'UpdateFolder'>);
+    expect(res2.json()).toEqual({ ...before, position: 0, name: 'Renamed' } satisfies Schema<'Folder'>);
   });
 
   it('clears icon and color sent as null', async () => {
-    const res = await update(ids.w_edit, { icon: null, color: null });
+    const before: Schema<'Folder'> = await row(ids.w_edit);
+    const res = await update(ids.w_edit, { icon: null, color: null } satisfies Schema<'UpdateFolder'>);
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ icon: null, color: null, name: 'Renamed' });
+    expect(res.json()).toEqual({ ...before, icon: null, color: null, name: 'Renamed' } satisfies Schema<'Folder'>);
   });
 
   it('returns the folder unchanged for an empty body', async () => {
@@ -213,9 +236,10 @@ describe('PATCH /api/v1/folders/:id (D1 ext: update folder)', () => {
   });
 
   it('lets a restricted member edit a granted folder (D30)', async () => {
-    const res = await update(ids.w_granted, { name: 'Granted, edited' }, KEY('restricted'));
+    const before: Schema<'Folder'> = await row(ids.w_granted);
+    const res = await update(ids.w_granted, { name: 'Granted, edited' } satisfies Schema<'UpdateFolder'>, KEY('restricted'));
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ id: ids.w_granted, name: 'Granted, edited' });
+    expect(res.json()).toEqual({ ...before, name: 'Granted, edited' } satisfies Schema<'Folder'>);
   });
 
   it.each([

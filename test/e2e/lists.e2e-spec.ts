@@ -1,6 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 
 import type { FixtureFolder, FixtureList } from '../../src/fixtures/fixture.types';
+import { Schema } from '../setup/api-types';
 import { auth } from '../setup/create-app';
 import { roleKeys, useRoleWorld } from '../setup/world';
 
@@ -15,7 +16,7 @@ import { roleKeys, useRoleWorld } from '../setup/world';
 const { key: KEY } = roleKeys('lists');
 const TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const CREATED = '2025-01-02T00:00:00.000Z';
-const LIST_KEYS = ['color', 'created_at', 'folder_id', 'icon', 'id', 'name', 'position', 'workspace_id'];
+const LIST_KEYS = ['color', 'created_at', 'folder_id', 'icon', 'id', 'name', 'position', 'workspace_id'] satisfies Array<keyof Schema<'List'>>;
 const BAD_FOLDER_ID = 'folder_id must be a valid numeric ID';
 
 const folder = (ref: string, lists: FixtureList[] = []): FixtureFolder => ({ ref, name: ref, lists });
@@ -108,12 +109,13 @@ const expectError = (res: LightMyRequestResponse, status: number, error: string)
 };
 
 describe('GET /api/v1/folders/:id/lists (D1 ext: lists of a folder)', () => {
-  const main = () => [
-    { id: ids.l_1, workspace_id: ids.acme, folder_id: ids.f_main, name: 'First', icon: null, color: null, position: 1, created_at: CREATED },
-    { id: ids.l_a, workspace_id: ids.acme, folder_id: ids.f_main, name: 'Alpha', icon: 'chart', color: 'red', position: 2, created_at: CREATED },
-    { id: ids.l_b, workspace_id: ids.acme, folder_id: ids.f_main, name: 'Beta', icon: null, color: 'gray', position: 2, created_at: CREATED },
-    { id: ids.l_b2, workspace_id: ids.acme, folder_id: ids.f_main, name: 'Beta', icon: null, color: 'gray', position: 2, created_at: CREATED },
-  ];
+  const main = () =>
+    [
+      { id: ids.l_1, workspace_id: ids.acme, folder_id: ids.f_main, name: 'First', icon: null, color: null, position: 1, created_at: CREATED },
+      { id: ids.l_a, workspace_id: ids.acme, folder_id: ids.f_main, name: 'Alpha', icon: 'chart', color: 'red', position: 2, created_at: CREATED },
+      { id: ids.l_b, workspace_id: ids.acme, folder_id: ids.f_main, name: 'Beta', icon: null, color: 'gray', position: 2, created_at: CREATED },
+      { id: ids.l_b2, workspace_id: ids.acme, folder_id: ids.f_main, name: 'Beta', icon: null, color: 'gray', position: 2, created_at: CREATED },
+    ] satisfies Array<Schema<'List'>>;
 
   it.each(['owner', 'admin', 'member', 'viewer'] as const)('gives %s the lists of the folder by position, name, id (D23)', async (user) => {
     const res = await listsOf(ids.f_main, KEY(user));
@@ -165,27 +167,51 @@ describe('POST /api/v1/lists (spec: Create list)', () => {
       color: 'gray',
       position,
       created_at: expect.stringMatching(TS),
-    });
+    } satisfies Schema<'List'>);
     expect(await row(body.id)).toEqual(body);
   });
 
   it('stores the icon and color sent; ids may be numbers (D5)', async () => {
-    const res = await create({ workspace_id: ids.make, folder_id: ids.m_plain, name: 'Styled', icon: 'library', color: 'purple' });
+    const res = await create({
+      workspace_id: ids.make,
+      folder_id: ids.m_plain,
+      name: 'Styled',
+      icon: 'library',
+      color: 'purple',
+    } satisfies Schema<'CreateList'>);
     expect(res.statusCode).toBe(201);
-    expect(res.json()).toMatchObject({ folder_id: ids.m_plain, name: 'Styled', icon: 'library', color: 'purple' });
+    expect(res.json()).toEqual({
+      id: expect.any(Number),
+      workspace_id: ids.make,
+      folder_id: ids.m_plain,
+      name: 'Styled',
+      icon: 'library',
+      color: 'purple',
+      position: expect.any(Number),
+      created_at: expect.stringMatching(TS),
+    } satisfies Schema<'List'>);
   });
 
   it('starts positions at 1 in a workspace without lists (D24)', async () => {
-    const first = await create({ workspace_id: ids.empty, folder_id: ids.e_f, name: 'First' });
+    const first = await create({ workspace_id: ids.empty, folder_id: ids.e_f, name: 'First' } satisfies Schema<'CreateList'>);
     expect(first.statusCode).toBe(201);
     expect(first.json().position).toBe(1);
-    expect((await create({ workspace_id: ids.empty, folder_id: ids.e_f, name: 'Second' })).json().position).toBe(2);
+    expect((await create({ workspace_id: ids.empty, folder_id: ids.e_f, name: 'Second' } satisfies Schema<'CreateList'>)).json().position).toBe(2);
   });
 
   it('lets a restricted member create a list in a granted folder (D30)', async () => {
-    const res = await create({ workspace_id: ids.make, folder_id: ids.m_granted, name: 'Mine' }, KEY('restricted'));
+    const res = await create({ workspace_id: ids.make, folder_id: ids.m_granted, name: 'Mine' } satisfies Schema<'CreateList'>, KEY('restricted'));
     expect(res.statusCode).toBe(201);
-    expect(res.json()).toMatchObject({ folder_id: ids.m_granted, name: 'Mine' });
+    expect(res.json()).toEqual({
+      id: expect.any(Number),
+      workspace_id: ids.make,
+      folder_id: ids.m_granted,
+      name: 'Mine',
+      icon: null,
+      color: 'gray',
+      position: expect.any(Number),
+      created_at: expect.stringMatching(TS),
+    } satisfies Schema<'List'>);
   });
 
   it('refuses a restricted member in a folder not granted that holds a granted list: 403 Access denied, before the body (D29, D30)', async () => {
@@ -242,7 +268,11 @@ describe('POST /api/v1/lists (spec: Create list)', () => {
 
 describe('PATCH /api/v1/lists/:id (D1 ext: update list)', () => {
   it.each(['owner', 'admin', 'member'] as const)('lets the %s change every field and returns the whole list', async (user) => {
-    const res = await update(ids.x_l4, { name: ` Edited by ${user} `, icon: 'briefcase', color: 'orange', position: 8 }, KEY(user));
+    const res = await update(
+      ids.x_l4,
+      { name: ` Edited by ${user} `, icon: 'briefcase', color: 'orange', position: 8 } satisfies Schema<'UpdateList'>,
+      KEY(user),
+    );
     expect(res.statusCode).toBe(200);
     const expected = {
       id: ids.x_l4,
@@ -253,23 +283,24 @@ describe('PATCH /api/v1/lists/:id (D1 ext: update list)', () => {
       color: 'orange',
       position: 8,
       created_at: CREATED,
-    };
+    } satisfies Schema<'List'>;
     expect(res.json()).toEqual(expected);
     expect(Object.keys(res.json()).sort()).toEqual(LIST_KEYS);
     expect(await row(ids.x_l4)).toEqual(expected);
   });
 
   it('changes only the fields sent', async () => {
-    const before = await row(ids.x_l4);
-    const res = await update(ids.x_l4, { color: 'gray' });
+    const before: Schema<'List'> = await row(ids.x_l4);
+    const res = await update(ids.x_l4, { color: 'gray' } satisfies Schema<'UpdateList'>);
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ ...before, color: 'gray' });
+    expect(res.json()).toEqual({ ...before, color: 'gray' } satisfies Schema<'List'>);
   });
 
   it('clears icon and color sent as null, and returns the list unchanged for an empty body', async () => {
-    const res = await update(ids.x_l4, { icon: null, color: null });
+    const cleared: Schema<'List'> = await row(ids.x_l4);
+    const res = await update(ids.x_l4, { icon: null, color: null } satisfies Schema<'UpdateList'>);
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ icon: null, color: null });
+    expect(res.json()).toEqual({ ...cleared, icon: null, color: null } satisfies Schema<'List'>);
     const before = await row(ids.x_l4);
     const same = await update(ids.x_l4, {});
     expect(same.statusCode).toBe(200);
@@ -277,13 +308,13 @@ describe('PATCH /api/v1/lists/:id (D1 ext: update list)', () => {
   });
 
   it('moves the list to another folder of its workspace, keeping the rest (D27)', async () => {
-    const before = await row(ids.x_l4);
+    const before: Schema<'List'> = await row(ids.x_l4);
     const res = await update(ids.x_l4, { folder_id: String(ids.x_a) });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ ...before, folder_id: ids.x_a });
+    expect(res.json()).toEqual({ ...before, folder_id: ids.x_a } satisfies Schema<'List'>);
     expect((await listsOf(ids.x_a)).json().map((l: { id: number }) => l.id)).toEqual([ids.x_l1, ids.x_l4]);
-    const back = await update(ids.x_l4, { folder_id: ids.x_b, position: 4 });
-    expect(back.json()).toEqual({ ...before, folder_id: ids.x_b, position: 4 });
+    const back = await update(ids.x_l4, { folder_id: ids.x_b, position: 4 } satisfies Schema<'UpdateList'>);
+    expect(back.json()).toEqual({ ...before, folder_id: ids.x_b, position: 4 } satisfies Schema<'List'>);
   });
 
   it.each([
@@ -325,15 +356,17 @@ describe('PATCH /api/v1/lists/:id (D1 ext: update list)', () => {
       ['a list of a granted folder', 'x_l1'],
       ['a granted list in a folder not granted', 'x_l3'],
     ])('may edit %s', async (_case, ref) => {
-      const res = await update(ids[ref], { name: `${ref} edited` }, KEY('restricted'));
+      const before: Schema<'List'> = await row(ids[ref]);
+      const res = await update(ids[ref], { name: `${ref} edited` } satisfies Schema<'UpdateList'>, KEY('restricted'));
       expect(res.statusCode).toBe(200);
-      expect(res.json()).toMatchObject({ id: ids[ref], name: `${ref} edited` });
+      expect(res.json()).toEqual({ ...before, name: `${ref} edited` } satisfies Schema<'List'>);
     });
 
     it('may move a permitted list into a granted folder', async () => {
-      const res = await update(ids.x_l1, { folder_id: ids.x_c }, KEY('restricted'));
+      const before: Schema<'List'> = await row(ids.x_l1);
+      const res = await update(ids.x_l1, { folder_id: ids.x_c } satisfies Schema<'UpdateList'>, KEY('restricted'));
       expect(res.statusCode).toBe(200);
-      expect(res.json().folder_id).toBe(ids.x_c);
+      expect(res.json()).toEqual({ ...before, folder_id: ids.x_c } satisfies Schema<'List'>);
     });
 
     it('gets 403 Access denied for a move into a folder not granted, and nothing changes', async () => {

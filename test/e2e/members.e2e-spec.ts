@@ -1,5 +1,6 @@
+import { Schema } from '../setup/api-types';
 import { auth } from '../setup/create-app';
-import { roleKeys, useRoleWorld, worldEmail } from '../setup/world';
+import { roleKeys, useRoleWorld, WORLD_NAMES, worldEmail, WorldRole } from '../setup/world';
 
 /**
  * Issue 35, D41: add, update and remove members, and a member's access. The
@@ -9,7 +10,7 @@ import { roleKeys, useRoleWorld, worldEmail } from '../setup/world';
  */
 
 const M = roleKeys('mbr');
-const MEMBER_KEYS = ['avatar_url', 'email', 'id', 'joined_at', 'name', 'role'];
+const MEMBER_KEYS = ['avatar_url', 'email', 'id', 'joined_at', 'name', 'role'] satisfies Array<keyof Schema<'Member'>>;
 const TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const MANAGE = 'Only owners and admins can manage members';
 
@@ -44,6 +45,16 @@ describe('members (D41)', () => {
       )
     )[0];
   const eventCount = async () => (await q<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE workspace_id = $1`, [ids.ws]))[0].n;
+  /** A role user of the world as a member element; the email is shown to the owner only. */
+  const worldMember = (user: WorldRole, role: Schema<'Member'>['role'], shownEmail = true) =>
+    ({
+      id: ids[user],
+      email: shownEmail ? worldEmail('mbr', user) : null,
+      name: WORLD_NAMES[user],
+      avatar_url: null,
+      role,
+      joined_at: expect.stringMatching(TS),
+    }) satisfies Schema<'Member'>;
   const answer = async (res: Promise<{ statusCode: number; json(): unknown }>) => {
     const r = await res;
     return { status: r.statusCode, body: r.json() };
@@ -61,7 +72,7 @@ describe('members (D41)', () => {
         avatar_url: null,
         role: 'member',
         joined_at: expect.stringMatching(TS),
-      });
+      } satisfies Schema<'Member'>);
       expect(await lastEvent()).toEqual({ type: 'member.added', data: { user_id: ids.newbie, role: 'member' }, actor_user_id: ids.owner });
       expect((await access(ids.newbie)).json()).toEqual({
         user_id: ids.newbie,
@@ -69,13 +80,16 @@ describe('members (D41)', () => {
         restricted: false,
         folder_ids: [ids.eng, ids.ops].sort((a, b) => a - b),
         list_ids: [ids.loose],
-      });
+      } satisfies Schema<'MemberAccess'>);
       // Unrestricted: the grants do not limit anything yet.
       expect((await send('GET', `/api/v1/workspaces/${ids.ws}/members`, M.key('owner'))).json().map((m: { id: number }) => m.id)).toContain(ids.newbie);
     });
 
     it('adds by email ignoring ASCII case, trimmed; an admin sees no email', async () => {
-      const res = await add({ email: '  NEWBIE2@members.TEST ', role: 'viewer', restricted: true, list_ids: [ids.backlog] }, M.key('admin'));
+      const res = await add(
+        { email: '  NEWBIE2@members.TEST ', role: 'viewer', restricted: true, list_ids: [ids.backlog] } satisfies Schema<'AddMember'>,
+        M.key('admin'),
+      );
       expect(res.json()).toEqual({
         id: ids.newbie2,
         email: null,
@@ -83,16 +97,19 @@ describe('members (D41)', () => {
         avatar_url: 'https://img.test/n2.png',
         role: 'viewer',
         joined_at: expect.stringMatching(TS),
-      });
+      } satisfies Schema<'Member'>);
       expect((await access(ids.newbie2, M.key('admin'))).json()).toEqual({
         user_id: ids.newbie2,
         role: 'viewer',
         restricted: true,
         folder_ids: [],
         list_ids: [ids.backlog],
+      } satisfies Schema<'MemberAccess'>);
+      expect(await answer(add({ email: 'newbie2@members.tesT' } satisfies Schema<'AddMember'>))).toEqual({
+        status: 409,
+        body: { error: 'User is already a member of this workspace' },
       });
-      expect(await answer(add({ email: 'newbie2@members.tesT' }))).toEqual({ status: 409, body: { error: 'User is already a member of this workspace' } });
-      expect(await answer(add({ email: 'nobody@members.test' }))).toEqual({ status: 404, body: { error: 'User not found' } });
+      expect(await answer(add({ email: 'nobody@members.test' } satisfies Schema<'AddMember'>))).toEqual({ status: 404, body: { error: 'User not found' } });
     });
 
     it.each([
@@ -154,7 +171,14 @@ describe('members (D41)', () => {
         status: 404,
         body: { error: 'Folder not found' },
       });
-      expect((await add({ user_id: ids.admin2, role: 'admin' })).json()).toMatchObject({ id: ids.admin2, role: 'admin' });
+      expect((await add({ user_id: ids.admin2, role: 'admin' } satisfies Schema<'AddMember'>)).json()).toEqual({
+        id: ids.admin2,
+        email: 'admin2@members.test',
+        name: 'Second Admin',
+        avatar_url: null,
+        role: 'admin',
+        joined_at: expect.stringMatching(TS),
+      } satisfies Schema<'Member'>);
     });
 
     it('is for owners and admins: members and viewers get 403 before the body is read', async () => {
@@ -172,11 +196,17 @@ describe('members (D41)', () => {
       expect(await answer(add({ user_id: ids.newbie3, folder_ids: unknown }))).toEqual({ status: 404, body: { error: 'Folder not found' } });
       const res = await add({ user_id: ids.newbie3, folder_ids: Array(10_000).fill(ids.eng), list_ids: Array(10_000).fill(String(ids.inbox)) });
       expect(res.statusCode).toBe(201);
-      expect((await access(ids.newbie3)).json()).toMatchObject({ folder_ids: [ids.eng], list_ids: [ids.inbox] });
+      expect((await access(ids.newbie3)).json()).toEqual({
+        user_id: ids.newbie3,
+        role: 'member',
+        restricted: false,
+        folder_ids: [ids.eng],
+        list_ids: [ids.inbox],
+      } satisfies Schema<'MemberAccess'>);
     });
 
     it('of concurrent adds of one user, one answers 201 and the others 409', async () => {
-      const results = await Promise.all(Array.from({ length: 6 }, () => add({ user_id: ids.racer })));
+      const results = await Promise.all(Array.from({ length: 6 }, () => add({ user_id: ids.racer } satisfies Schema<'AddMember'>)));
       expect(results.map((r) => r.statusCode).sort()).toEqual([201, 409, 409, 409, 409, 409]);
       expect(await q(`SELECT count(*)::int AS n FROM events WHERE type = 'member.added' AND (data->>'user_id')::int = $1`, [ids.racer])).toEqual([{ n: 1 }]);
     });
@@ -185,12 +215,25 @@ describe('members (D41)', () => {
   describe('update', () => {
     it('changes role, restriction and grants (the arrays replace); member.updated names what changed; a no-op records nothing', async () => {
       const before = await eventCount();
-      expect((await patch(ids.member, {})).json()).toMatchObject({ id: ids.member, role: 'member', email: worldEmail('mbr', 'member') });
-      expect((await patch(ids.member, { role: 'member', restricted: false, folder_ids: [], list_ids: [] })).statusCode).toBe(200);
+      expect((await patch(ids.member, {} satisfies Schema<'UpdateMember'>)).json()).toEqual(worldMember('member', 'member'));
+      expect((await patch(ids.member, { role: 'member', restricted: false, folder_ids: [], list_ids: [] } satisfies Schema<'UpdateMember'>)).statusCode).toBe(
+        200,
+      );
       expect(await eventCount()).toBe(before);
 
-      const res = await patch(ids.member, { restricted: true, folder_ids: [ids.ops, ids.eng], role: 'viewer' }, M.key('admin'));
-      expect(res.json()).toEqual({ id: ids.member, email: null, name: 'Mia Member', avatar_url: null, role: 'viewer', joined_at: expect.stringMatching(TS) });
+      const res = await patch(
+        ids.member,
+        { restricted: true, folder_ids: [ids.ops, ids.eng], role: 'viewer' } satisfies Schema<'UpdateMember'>,
+        M.key('admin'),
+      );
+      expect(res.json()).toEqual({
+        id: ids.member,
+        email: null,
+        name: 'Mia Member',
+        avatar_url: null,
+        role: 'viewer',
+        joined_at: expect.stringMatching(TS),
+      } satisfies Schema<'Member'>);
       expect(await lastEvent()).toEqual({
         type: 'member.updated',
         data: { user_id: ids.member, changes: ['folder_ids', 'restricted', 'role'] },
@@ -198,9 +241,9 @@ describe('members (D41)', () => {
       });
       // The same set in another order changes nothing.
       const n = await eventCount();
-      expect((await patch(ids.member, { folder_ids: [ids.eng, ids.ops, ids.eng] })).statusCode).toBe(200);
+      expect((await patch(ids.member, { folder_ids: [ids.eng, ids.ops, ids.eng] } satisfies Schema<'UpdateMember'>)).statusCode).toBe(200);
       expect(await eventCount()).toBe(n);
-      expect((await patch(ids.member, { folder_ids: [ids.eng], list_ids: [ids.inbox] })).statusCode).toBe(200);
+      expect((await patch(ids.member, { folder_ids: [ids.eng], list_ids: [ids.inbox] } satisfies Schema<'UpdateMember'>)).statusCode).toBe(200);
       expect(await lastEvent()).toMatchObject({ data: { user_id: ids.member, changes: ['folder_ids', 'list_ids'] } });
       expect((await access(ids.member)).json()).toEqual({
         user_id: ids.member,
@@ -208,11 +251,11 @@ describe('members (D41)', () => {
         restricted: true,
         folder_ids: [ids.eng],
         list_ids: [ids.inbox],
-      });
+      } satisfies Schema<'MemberAccess'>);
       // The restriction counts at once: the member sees only the granted folder.
       const folders = (await send('GET', `/api/v1/workspaces/${ids.ws}/folders`, M.key('member'))).json();
-      expect(folders.map((f: { id: number }) => f.id)).toEqual([ids.eng]);
-      expect((await patch(ids.member, { restricted: false, role: 'member' })).json()).toMatchObject({ role: 'member' });
+      expect(folders.map((f: Schema<'Folder'>) => f.id)).toEqual([ids.eng]);
+      expect((await patch(ids.member, { restricted: false, role: 'member' } satisfies Schema<'UpdateMember'>)).json()).toEqual(worldMember('member', 'member'));
     });
 
     it('the owner cannot be changed, not even by an empty PATCH or by the owner', async () => {
@@ -224,8 +267,8 @@ describe('members (D41)', () => {
     it('only the owner edits admins (an admin themself too, even an empty PATCH) or makes someone admin', async () => {
       expect(await answer(patch(ids.admin, {}, M.key('admin')))).toEqual({ status: 403, body: { error: 'Only the owner can manage admins' } });
       expect(await answer(patch(ids.viewer, { role: 'admin' }, M.key('admin')))).toEqual({ status: 403, body: { error: 'Only the owner can manage admins' } });
-      expect((await patch(ids.viewer, { role: 'viewer' }, M.key('admin'))).statusCode).toBe(200);
-      expect((await patch(ids.admin, { role: 'admin' })).statusCode).toBe(200);
+      expect((await patch(ids.viewer, { role: 'viewer' } satisfies Schema<'UpdateMember'>, M.key('admin'))).statusCode).toBe(200);
+      expect((await patch(ids.admin, { role: 'admin' } satisfies Schema<'UpdateMember'>)).statusCode).toBe(200);
     });
 
     it('the result may not be a restricted admin: 400, after the 403s', async () => {
@@ -241,8 +284,12 @@ describe('members (D41)', () => {
         status: 403,
         body: { error: 'Only the owner can manage admins' },
       });
-      expect((await patch(ids.restricted, { role: 'admin', restricted: false })).json()).toMatchObject({ role: 'admin' });
-      expect((await patch(ids.restricted, { role: 'member', restricted: true })).json()).toMatchObject({ role: 'member' });
+      expect((await patch(ids.restricted, { role: 'admin', restricted: false } satisfies Schema<'UpdateMember'>)).json()).toEqual(
+        worldMember('restricted', 'admin'),
+      );
+      expect((await patch(ids.restricted, { role: 'member', restricted: true } satisfies Schema<'UpdateMember'>)).json()).toEqual(
+        worldMember('restricted', 'member'),
+      );
     });
 
     it('checks ids left to right at step 4, the member at step 5 (before the role), the body after the role', async () => {
@@ -270,24 +317,32 @@ describe('members (D41)', () => {
         restricted: true,
         folder_ids: [ids.eng],
         list_ids: [],
-      });
+      } satisfies Schema<'MemberAccess'>);
       expect((await access(ids.restrictedViewer, M.key('restrictedViewer'))).json()).toEqual({
         user_id: ids.restrictedViewer,
         role: 'viewer',
         restricted: true,
         folder_ids: [],
         list_ids: [ids.inbox],
-      });
+      } satisfies Schema<'MemberAccess'>);
       expect(await answer(access(ids.owner, M.key('viewer')))).toEqual({ status: 403, body: { error: MANAGE } });
       expect(await answer(access(ids.outsider, M.key('viewer')))).toEqual({ status: 404, body: { error: 'Member not found' } });
-      expect((await access(ids.owner)).json()).toEqual({ user_id: ids.owner, role: 'owner', restricted: false, folder_ids: [], list_ids: [] });
+      expect((await access(ids.owner)).json()).toEqual({
+        user_id: ids.owner,
+        role: 'owner',
+        restricted: false,
+        folder_ids: [],
+        list_ids: [],
+      } satisfies Schema<'MemberAccess'>);
     });
   });
 
   describe('remove', () => {
     it('removes the membership, grants, assignments, people values and allowed users in one transaction; member.removed', async () => {
       const leaver = ids.leaver;
-      expect((await add({ user_id: leaver, restricted: true, folder_ids: [ids.eng], list_ids: [ids.inbox] })).statusCode).toBe(201);
+      expect((await add({ user_id: leaver, restricted: true, folder_ids: [ids.eng], list_ids: [ids.inbox] } satisfies Schema<'AddMember'>)).statusCode).toBe(
+        201,
+      );
       const [{ id: people }] = await q<{ id: number }>(
         `INSERT INTO custom_fields (workspace_id, name, type, position) VALUES ($1, 'Reviewers', 'people', 9) RETURNING id`,
         [ids.ws],
@@ -344,17 +399,18 @@ describe('members (D41)', () => {
 
   describe('events (D48)', () => {
     it('workspace and member events are visible to every member, restricted ones too', async () => {
-      expect((await send('PATCH', `/api/v1/workspaces/${ids.ws}`, M.key('owner'), { icon: 'team' })).statusCode).toBe(200);
+      expect((await send('PATCH', `/api/v1/workspaces/${ids.ws}`, M.key('owner'), { icon: 'team' } satisfies Schema<'UpdateWorkspace'>)).statusCode).toBe(200);
       const res = await send(
         'GET',
         `/api/v1/workspaces/${ids.ws}/events?type=workspace.updated,member.added,member.updated,member.removed&limit=100`,
         M.key('restricted'),
       );
       expect(res.statusCode).toBe(200);
-      const types = new Set(res.json().data.map((e: { type: string }) => e.type));
-      expect([...types].sort()).toEqual(['member.added', 'member.removed', 'member.updated', 'workspace.updated']);
-      const added = res.json().data.find((e: { type: string }) => e.type === 'member.added');
-      expect(Object.keys(added.data).sort()).toEqual(['role', 'user_id']);
+      const page: Schema<'EventPage'> = res.json();
+      const types = new Set(page.data.map((e) => e.type));
+      expect([...types].sort()).toEqual(['member.added', 'member.removed', 'member.updated', 'workspace.updated'] satisfies Array<Schema<'Event'>['type']>);
+      const added = page.data.find((e) => e.type === 'member.added');
+      expect(Object.keys(added?.data ?? {}).sort()).toEqual(['role', 'user_id'] satisfies Array<keyof Schema<'Event'>['data']>);
     });
   });
 
@@ -364,7 +420,7 @@ describe('members (D41)', () => {
       const folder = await mk(`INSERT INTO folders (workspace_id, name, position) VALUES ($1, 'Doomed', 50) RETURNING id`, [ids.ws]);
       const list = await mk(`INSERT INTO lists (workspace_id, folder_id, name, position) VALUES ($1, $2, 'Doomed list', 50) RETURNING id`, [ids.ws, folder]);
       const loose = await mk(`INSERT INTO lists (workspace_id, name, position) VALUES ($1, 'Loose doomed', 51) RETURNING id`, [ids.ws]);
-      expect((await patch(ids.restricted, { folder_ids: [ids.eng, folder], list_ids: [list, loose] })).statusCode).toBe(200);
+      expect((await patch(ids.restricted, { folder_ids: [ids.eng, folder], list_ids: [list, loose] } satisfies Schema<'UpdateMember'>)).statusCode).toBe(200);
       const field = await mk(
         `INSERT INTO custom_fields (workspace_id, name, type, position, is_scope_restricted) VALUES ($1, 'Scoped', 'text', 10, true) RETURNING id`,
         [ids.ws],
@@ -379,7 +435,14 @@ describe('members (D41)', () => {
 
       expect((await send('DELETE', `/api/v1/lists/${loose}`, M.key('owner'))).statusCode).toBe(204);
       expect((await send('DELETE', `/api/v1/folders/${folder}`, M.key('owner'))).statusCode).toBe(204);
-      expect((await access(ids.restricted)).json()).toEqual({ user_id: ids.restricted, role: 'member', restricted: true, folder_ids: [ids.eng], list_ids: [] });
+      expect((await access(ids.restricted)).json()).toEqual({
+        user_id: ids.restricted,
+        role: 'member',
+        restricted: true,
+        folder_ids: [ids.eng],
+        list_ids: [],
+      } satisfies Schema<'MemberAccess'>);
+
       expect(await q(`SELECT granted_folder_ids, granted_list_ids, denied_list_ids FROM custom_fields WHERE id = $1`, [field])).toEqual([
         { granted_folder_ids: [ids.eng], granted_list_ids: [], denied_list_ids: [ids.backlog] },
       ]);

@@ -1,3 +1,4 @@
+import { Schema } from '../setup/api-types';
 import { auth } from '../setup/create-app';
 import { pendingDeliveries } from '../setup/events';
 import { roleKeys, useRoleWorld } from '../setup/world';
@@ -9,7 +10,9 @@ import { roleKeys, useRoleWorld } from '../setup/world';
  */
 
 const W = roleKeys('wsw');
-const WORKSPACE_KEYS = ['color', 'created_at', 'description', 'icon', 'id', 'image_url', 'name', 'owner_id', 'role', 'slug'];
+const WORKSPACE_KEYS = ['color', 'created_at', 'description', 'icon', 'id', 'image_url', 'name', 'owner_id', 'role', 'slug'] satisfies Array<
+  keyof Schema<'Workspace'>
+>;
 const TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const SLUG_400 = 'slug must be 1 to 64 URL-safe characters (letters, digits, ".", "_", "~", "-")';
 
@@ -49,7 +52,7 @@ describe('workspaces: create, update, delete (D40)', () => {
         owner_id: ids.member,
         role: 'owner',
         created_at: expect.stringMatching(TS),
-      });
+      } satisfies Schema<'Workspace'>);
       expect(await q(`SELECT name, category, color, icon, position FROM statuses WHERE workspace_id = $1 ORDER BY position`, [body.id])).toEqual([
         { name: 'To Do', category: 'pending', color: 'gray', icon: null, position: 1 },
         { name: 'In Progress', category: 'in_progress', color: 'gray', icon: null, position: 2 },
@@ -62,7 +65,7 @@ describe('workspaces: create, update, delete (D40)', () => {
       expect(await q(`SELECT id FROM events WHERE workspace_id = $1`, [body.id])).toEqual([]);
       // The new workspace works at once: get, members, a task in it.
       expect((await send('GET', `/api/v1/workspaces/${body.id}`, W.key('member'))).json()).toEqual(body);
-      const folder = await send('POST', '/api/v1/folders', W.key('member'), { workspace_id: body.id, name: 'F' });
+      const folder = await send('POST', '/api/v1/folders', W.key('member'), { workspace_id: body.id, name: 'F' } satisfies Schema<'CreateFolder'>);
       expect(folder.statusCode).toBe(201);
     });
 
@@ -76,7 +79,7 @@ describe('workspaces: create, update, delete (D40)', () => {
       [`${'b'.repeat(63)} c`, 'b'.repeat(63)],
       ['x_y.z~w', 'x-y-z-w'],
     ])('derives the slug of %p as %p (ASCII only)', async (name, slug) => {
-      const res = await create({ name });
+      const res = await create({ name } satisfies Schema<'CreateWorkspace'>);
       expect(res.statusCode).toBe(201);
       expect(res.json().slug).toBe(slug);
     });
@@ -99,11 +102,11 @@ describe('workspaces: create, update, delete (D40)', () => {
     });
 
     it('a sent slug is stored as sent; one another workspace holds, ignoring case, gives 409', async () => {
-      expect((await create({ name: 'S', slug: 'My.Slug_~-1' })).json().slug).toBe('My.Slug_~-1');
+      expect((await create({ name: 'S', slug: 'My.Slug_~-1' } satisfies Schema<'CreateWorkspace'>)).json().slug).toBe('My.Slug_~-1');
       expect(await create({ name: 'S', slug: 'taken-SLUG' })).toMatchObject({ statusCode: 409 });
       expect((await create({ name: 'S', slug: 'taken-SLUG' })).json()).toEqual({ error: 'A workspace with this slug already exists' });
       // null: derived.
-      expect((await create({ name: 'Null Slug', slug: null })).json().slug).toBe('null-slug');
+      expect((await create({ name: 'Null Slug', slug: null } satisfies Schema<'CreateWorkspace'>)).json().slug).toBe('null-slug');
     });
 
     it('of concurrent creates with one sent slug, one wins and the others get 409', async () => {
@@ -148,7 +151,11 @@ describe('workspaces: create, update, delete (D40)', () => {
     });
 
     it('counts lengths in code points: 255 astral characters are a valid name, 64 an icon', async () => {
-      const res = await create({ name: '😀'.repeat(255), icon: '😀'.repeat(64), image_url: `https://example.com/${'p'.repeat(1980)}` });
+      const res = await create({
+        name: '😀'.repeat(255),
+        icon: '😀'.repeat(64),
+        image_url: `https://example.com/${'p'.repeat(1980)}`,
+      } satisfies Schema<'CreateWorkspace'>);
       expect(res.statusCode).toBe(201);
       expect(res.json().slug).toMatch(/^workspace(-\d+)?$/);
     });
@@ -180,7 +187,7 @@ describe('workspaces: create, update, delete (D40)', () => {
   describe('update', () => {
     let id: number;
     beforeAll(async () => {
-      const res = await create({ name: 'Editable', slug: 'editable' }, W.key('owner'));
+      const res = await create({ name: 'Editable', slug: 'editable' } satisfies Schema<'CreateWorkspace'>, W.key('owner'));
       id = res.json().id;
       await q(`INSERT INTO workspace_members (workspace_id, user_id, role) VALUES ($1, $2, 'admin'), ($1, $3, 'member'), ($1, $4, 'viewer')`, [
         id,
@@ -190,13 +197,9 @@ describe('workspaces: create, update, delete (D40)', () => {
       ]);
     });
     const patch = (payload: unknown, key = W.key('admin')) => send('PATCH', `/api/v1/workspaces/${id}`, key, payload);
-    const events = () =>
-      q<{ type: string; data: unknown; actor_user_id: number }>(`SELECT type, data, actor_user_id FROM events WHERE workspace_id = $1 ORDER BY id`, [id]);
-
-    it("changes only the sent fields, answers with the caller's role, and records workspace.updated with the sorted changes", async () => {
-      const res = await patch({ description: 'About', color: 'red', name: null, owner_id: ids.admin });
-      expect(res.statusCode).toBe(200);
-      expect(res.json()).toEqual({
+    /** The workspace as the tests below leave it, seen by `role`. */
+    const editable = (role: Schema<'Workspace'>['role'], fields: Partial<Schema<'Workspace'>>) =>
+      ({
         id,
         name: 'Editable',
         slug: 'editable',
@@ -205,28 +208,39 @@ describe('workspaces: create, update, delete (D40)', () => {
         color: 'red',
         image_url: null,
         owner_id: ids.owner,
-        role: 'admin',
+        role,
         created_at: expect.stringMatching(TS),
-      });
+        ...fields,
+      }) satisfies Schema<'Workspace'>;
+    const events = () =>
+      q<{ type: string; data: unknown; actor_user_id: number }>(`SELECT type, data, actor_user_id FROM events WHERE workspace_id = $1 ORDER BY id`, [id]);
+
+    it("changes only the sent fields, answers with the caller's role, and records workspace.updated with the sorted changes", async () => {
+      const res = await patch({ description: 'About', color: 'red', name: null, owner_id: ids.admin });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual(editable('admin', {}));
       expect(await events()).toEqual([{ type: 'workspace.updated', data: { changes: ['color', 'description'] }, actor_user_id: ids.admin }]);
     });
 
     it('a no-op or empty update answers 200 and records nothing', async () => {
       const before = (await events()).length;
       expect((await patch({})).statusCode).toBe(200);
-      expect((await patch({ description: 'About', color: 'red' })).statusCode).toBe(200);
+      expect((await patch({ description: 'About', color: 'red' } satisfies Schema<'UpdateWorkspace'>)).statusCode).toBe(200);
       expect((await events()).length).toBe(before);
     });
 
     it("may change its own slug's case; a slug another holds gives 409; null gives the slug message", async () => {
-      const res = await patch({ slug: 'EDITABLE', name: ' Renamed ', image_url: 'http://x.test' }, W.key('owner'));
-      expect(res.json()).toMatchObject({ slug: 'EDITABLE', name: 'Renamed', image_url: 'http://x.test/', role: 'owner' });
+      const res = await patch({ slug: 'EDITABLE', name: ' Renamed ', image_url: 'http://x.test' } satisfies Schema<'UpdateWorkspace'>, W.key('owner'));
+      const renamed = { slug: 'EDITABLE', name: 'Renamed', image_url: 'http://x.test/' };
+      expect(res.json()).toEqual(editable('owner', renamed));
       expect((await events()).pop()).toMatchObject({ data: { changes: ['image_url', 'name', 'slug'] } });
       expect((await patch({ slug: 'taken-slug' })).json()).toEqual({ error: 'A workspace with this slug already exists' });
       expect((await patch({ slug: null })).json()).toEqual({ error: SLUG_400 });
       expect((await patch({ name: '  ' })).json()).toEqual({ error: 'name cannot be empty' });
       expect((await patch({ name: 5 })).json()).toEqual({ error: 'name must be a string' });
-      expect((await patch({ description: null, icon: null })).json()).toMatchObject({ description: null, icon: null });
+      expect((await patch({ description: null, icon: null } satisfies Schema<'UpdateWorkspace'>)).json()).toEqual(
+        editable('admin', { ...renamed, description: null, icon: null }),
+      );
     });
 
     it('is for owners and admins: members and viewers get 403 before the body is read; non-members 404', async () => {
@@ -248,9 +262,12 @@ describe('workspaces: create, update, delete (D40)', () => {
 
     it('deletes the workspace and everything in it in one transaction, drops pending webhook attempts, keeps API keys; the slug is free again', async () => {
       const ws = ids.ws;
-      const hook = await send('POST', '/api/v1/webhooks', W.key('owner'), { workspace_id: ws, url: 'https://hooks.example.com/x' });
+      const hook = await send('POST', '/api/v1/webhooks', W.key('owner'), {
+        workspace_id: ws,
+        url: 'https://hooks.example.com/x',
+      } satisfies Schema<'CreateWebhook'>);
       expect(hook.statusCode).toBe(201);
-      expect((await send('PATCH', `/api/v1/workspaces/${ws}`, W.key('owner'), { name: 'Queued' })).statusCode).toBe(200);
+      expect((await send('PATCH', `/api/v1/workspaces/${ws}`, W.key('owner'), { name: 'Queued' } satisfies Schema<'UpdateWorkspace'>)).statusCode).toBe(200);
       expect(await pendingDeliveries(t.db.ds)).toBeGreaterThan(0);
       const tables = [
         'folders',
@@ -290,7 +307,8 @@ describe('workspaces: create, update, delete (D40)', () => {
         expect((await send('GET', url, W.key('owner'))).json()).toEqual({ error: 'Workspace not found' });
       }
       expect((await send('DELETE', `/api/v1/workspaces/${ws}`, W.key('owner'))).json()).toEqual({ error: 'Workspace not found' });
-      expect((await create({ name: 'Again', slug: 'wsw-ws' }, W.key('owner'))).statusCode).toBe(201);
+      expect((await create({ name: 'Again', slug: 'wsw-ws' } satisfies Schema<'CreateWorkspace'>, W.key('owner'))).statusCode).toBe(201);
+
       // The keys of the workspace's members still work.
       expect((await send('GET', '/api/v1/me', W.key('member'))).statusCode).toBe(200);
     });

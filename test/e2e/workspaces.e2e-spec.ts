@@ -1,3 +1,4 @@
+import { Schema } from '../setup/api-types';
 import { auth } from '../setup/create-app';
 import { roleKeys, useRoleWorld, WORLD_NAMES, worldEmail, WorldRole } from '../setup/world';
 
@@ -8,8 +9,11 @@ import { roleKeys, useRoleWorld, WORLD_NAMES, worldEmail, WorldRole } from '../s
  * non-members) are the route matrix's (route-matrix.e2e-spec.ts).
  */
 
-const WORKSPACE_KEYS = ['color', 'created_at', 'description', 'icon', 'id', 'image_url', 'name', 'owner_id', 'role', 'slug'];
-const MEMBER_KEYS = ['avatar_url', 'email', 'id', 'joined_at', 'name', 'role'];
+const WORKSPACE_KEYS = ['color', 'created_at', 'description', 'icon', 'id', 'image_url', 'name', 'owner_id', 'role', 'slug'] satisfies Array<
+  keyof Schema<'Workspace'>
+>;
+const MEMBER_KEYS = ['avatar_url', 'email', 'id', 'joined_at', 'name', 'role'] satisfies Array<keyof Schema<'Member'>>;
+type Role = Schema<'Workspace'>['role'];
 const TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const AVATAR = 'https://img.test/owner.png';
 const { key } = roleKeys('ws');
@@ -51,55 +55,59 @@ describe('workspaces', () => {
 
   const get = (key: string | null, url: string) => t.inject({ method: 'GET', url, headers: key ? auth(key) : {} });
 
-  const acme = (role: string) => ({
-    id: ids.acme,
-    name: 'Acme',
-    slug: 'ws-acme',
-    description: 'Rockets and anvils',
-    icon: 'rocket',
-    color: 'red',
-    image_url: 'https://img.test/acme.png',
-    owner_id: ids.owner,
-    role,
-    created_at: '2025-01-10T08:00:00.000Z',
-  });
-  const beta = (role: string) => ({
-    id: ids.beta,
-    name: 'Beta',
-    slug: 'ws-beta',
-    description: null,
-    icon: null,
-    color: null,
-    image_url: null,
-    owner_id: ids.owner,
-    role,
-    created_at: '2024-12-01T00:00:00.000Z',
-  });
-  const gamma = (role: string) => ({
-    id: ids.gamma,
-    name: 'Gamma',
-    slug: 'ws-gamma',
-    description: null,
-    icon: null,
-    color: null,
-    image_url: null,
-    owner_id: ids.member,
-    role,
-    created_at: '2025-01-10T08:00:00.000Z',
-  });
+  const acme = (role: Role) =>
+    ({
+      id: ids.acme,
+      name: 'Acme',
+      slug: 'ws-acme',
+      description: 'Rockets and anvils',
+      icon: 'rocket',
+      color: 'red',
+      image_url: 'https://img.test/acme.png',
+      owner_id: ids.owner,
+      role,
+      created_at: '2025-01-10T08:00:00.000Z',
+    }) satisfies Schema<'Workspace'>;
+  const beta = (role: Role) =>
+    ({
+      id: ids.beta,
+      name: 'Beta',
+      slug: 'ws-beta',
+      description: null,
+      icon: null,
+      color: null,
+      image_url: null,
+      owner_id: ids.owner,
+      role,
+      created_at: '2024-12-01T00:00:00.000Z',
+    }) satisfies Schema<'Workspace'>;
+  const gamma = (role: Role) =>
+    ({
+      id: ids.gamma,
+      name: 'Gamma',
+      slug: 'ws-gamma',
+      description: null,
+      icon: null,
+      color: null,
+      image_url: null,
+      owner_id: ids.member,
+      role,
+      created_at: '2025-01-10T08:00:00.000Z',
+    }) satisfies Schema<'Workspace'>;
   /** The role world's own workspace, created as the world was loaded: last by created_at. */
-  const world = (role: string) => ({
-    id: ids.ws,
-    name: 'World',
-    slug: 'ws-ws',
-    description: null,
-    icon: null,
-    color: null,
-    image_url: null,
-    owner_id: ids.owner,
-    role,
-    created_at: expect.stringMatching(TS),
-  });
+  const world = (role: Role) =>
+    ({
+      id: ids.ws,
+      name: 'World',
+      slug: 'ws-ws',
+      description: null,
+      icon: null,
+      color: null,
+      image_url: null,
+      owner_id: ids.owner,
+      role,
+      created_at: expect.stringMatching(TS),
+    }) satisfies Schema<'Workspace'>;
 
   describe('GET /api/v1/workspaces (D1 ext: my workspaces)', () => {
     it('lists the workspaces of the key user by created_at then id, each with the caller role', async () => {
@@ -132,7 +140,7 @@ describe('workspaces', () => {
       // D30: restricted members read workspace-level data.
       ['member', key('restricted')],
       ['viewer', key('restrictedViewer')],
-    ])('answers the workspace with role %s', async (role, k) => {
+    ] as Array<[Role, string]>)('answers the workspace with role %s', async (role, k) => {
       const res = await get(k, `/api/v1/workspaces/${ids.acme}`);
       expect(res.statusCode).toBe(200);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
@@ -149,14 +157,15 @@ describe('workspaces', () => {
   describe('GET /api/v1/workspaces/:id/members (spec: List workspace members)', () => {
     /** The members of acme, by joined_at then user id; emails only for the owner. */
     const members = (withEmails: boolean) => {
-      const row = (user: WorldRole, role: string, joined_at: string) => ({
-        id: ids[user],
-        email: withEmails ? worldEmail('ws', user) : null,
-        name: WORLD_NAMES[user],
-        avatar_url: user === 'owner' ? AVATAR : null,
-        role,
-        joined_at,
-      });
+      const row = (user: WorldRole, role: Schema<'Member'>['role'], joined_at: string) =>
+        ({
+          id: ids[user],
+          email: withEmails ? worldEmail('ws', user) : null,
+          name: WORLD_NAMES[user],
+          avatar_url: user === 'owner' ? AVATAR : null,
+          role,
+          joined_at,
+        }) satisfies Schema<'Member'>;
       return [
         row('owner', 'owner', '2025-01-10T08:00:00.000Z'),
         row('admin', 'admin', '2025-01-11T00:00:00.000Z'),
@@ -190,12 +199,12 @@ describe('workspaces', () => {
     it('decides on emails by the role in this workspace: the owner of gamma sees emails there only', async () => {
       const res = await get(key('member'), `/api/v1/workspaces/${ids.gamma}/members`);
       expect(res.statusCode).toBe(200);
-      expect(res.json().map((m: { email: string | null; role: string }) => [m.role, m.email])).toEqual([
+      expect(res.json().map((m: Schema<'Member'>) => [m.role, m.email])).toEqual([
         ['owner', worldEmail('ws', 'member')],
         ['member', worldEmail('ws', 'owner')],
       ]);
       const asMember = await get(key('owner'), `/api/v1/workspaces/${ids.gamma}/members`);
-      expect(asMember.json().map((m: { email: string | null }) => m.email)).toEqual([null, null]);
+      expect(asMember.json().map((m: Schema<'Member'>) => m.email)).toEqual([null, null]);
     });
   });
 });
