@@ -38,8 +38,6 @@ export interface UploadInput {
   contentLength: number | undefined;
   /** The multipart body, readable once. */
   stream(): { source: Readable; truncated: boolean };
-  /** Makes the answer close the connection (a refused body is not read to its end). */
-  closeConnection(): void;
   /** The same object on every run of one request (RetryLostRaceInterceptor runs the route twice after a lost race). */
   request: object;
 }
@@ -121,11 +119,9 @@ export class AttachmentsService {
   /** D47 step 7 of the multipart form: the body read and checked, the file stored under a new key (with its intent). */
   private async receiveAndStore(input: UploadInput): Promise<StoredUpload> {
     const max = this.settings.maxBytes;
-    const tooLarge = () => {
-      // The rest of the body is never read: a client sending gigabytes is cut off, not drained.
-      input.closeConnection();
-      return new PayloadTooLargeException(tooLargeMessage(max));
-    };
+    // The rest of the body is never read: a client sending gigabytes is cut off, not drained (the
+    // answer closes the connection, registerStreamedBodyParser).
+    const tooLarge = () => new PayloadTooLargeException(tooLargeMessage(max));
     // D47 step 7 begins with the whole body's size: a declared length says it before any byte is read.
     if ((input.contentLength ?? 0) > max + MULTIPART_BODY_OVERHEAD_BYTES) throw tooLarge();
     const { source, truncated } = input.stream();

@@ -195,14 +195,18 @@ describe('attachments on the local driver: hostile input, retries, quota, operat
     });
 
     it.each([
-      ['a Content-Length of 10 GiB', false],
-      ['a chunked body that never ends', true],
+      ['a Content-Length of 10 GiB', false, {}],
+      ['a chunked body that never ends', true, {}],
+      // Issue 36: a keyed body is read before its fingerprint is known; it is cut at the limit all the same.
+      ['a chunked body that never ends, with an Idempotency-Key', true, { 'idempotency-key': 'flood-chunked' }],
+      ['a Content-Length of 10 GiB, with an Idempotency-Key', false, { 'idempotency-key': 'flood-declared' }],
     ])(
       '%s: 413 {"error"} with Connection: close, the connection is closed while the client still sends, nothing stored',
-      async (_name, chunked) => {
+      async (_name, chunked, extra) => {
         const before = { rows: await rowCount(), files: filesUnder(dir) };
         const headers = {
           ...as(),
+          ...extra,
           'content-type': 'multipart/form-data; boundary=x',
           ...(chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': 10 * 1024 ** 3 }),
         };
@@ -220,6 +224,26 @@ describe('attachments on the local driver: hostile input, retries, quota, operat
       },
       20_000,
     );
+
+    it('an endless chunked body refused before any read (a viewer: 403) closes its connection too; a cut keyed body replays its 413', async () => {
+      const headers = (role: WorldRole, extra: Record<string, string> = {}) =>
+        head('POST', uploadUrl(), { ...as(role), ...extra, 'content-type': 'multipart/form-data; boundary=x', 'transfer-encoding': 'chunked' });
+      const viewer = await flood(port, headers('viewer'), { chunked: true, ms: 8000 });
+      expect([viewer.closedByServer, viewer.answer.split('\r\n')[0]]).toEqual([true, 'HTTP/1.1 403 Forbidden']);
+      expect(viewer.answer).toMatch(/\r\nconnection: close\r\n/i);
+      expect(viewer.sentBytes).toBeLessThan(256 * 1024 * 1024);
+      // Both floods send the same bytes up to the limit: the same request for D35 (a step-7 answer, stored).
+      const first = await flood(port, headers('owner', { 'idempotency-key': 'flood-replay' }), { chunked: true, ms: 8000 });
+      const again = await flood(port, headers('owner', { 'idempotency-key': 'flood-replay' }), { chunked: true, ms: 8000 });
+      for (const seen of [first, again]) {
+        expect([seen.closedByServer, seen.answer.split('\r\n')[0]]).toEqual([true, 'HTTP/1.1 413 Payload Too Large']);
+        expect(seen.sentBytes).toBeLessThan(256 * 1024 * 1024);
+      }
+      expect(first.answer).not.toMatch(/\r\nidempotent-replayed:/i);
+      expect(again.answer).toMatch(/\r\nidempotent-replayed: true\r\n/i);
+      await settle();
+      expect(filesUnder(dir).staging).toEqual([]);
+    }, 40_000);
 
     it('an upload link PUT of 10 GiB (chunked or declared): 400 with Connection: close, the connection is closed while the client still sends', async () => {
       const { id, path } = await declare(10);
