@@ -279,6 +279,69 @@ describe('attachments on the local driver: hostile input, retries, quota, operat
     }, 20_000);
   });
 
+  describe('Expect: 100-continue', () => {
+    /** What a client that waits for `100 Continue` before its body saw: whether it came, and the final answer. */
+    const expecting = (headers: Record<string, string | number>, body: Buffer) =>
+      new Promise<{ continued: boolean; status: number; text: string }>((resolve) => {
+        const socket = connect(port, '127.0.0.1', () => socket.write(head('POST', uploadUrl(), { ...headers, expect: '100-continue' })));
+        let text = '';
+        let continued = false;
+        const finish = () => {
+          socket.destroy();
+          resolve({ continued, status: Number(text.split(' ')[1]), text });
+        };
+        socket.on('data', (data) => {
+          text += data.toString('latin1');
+          if (!continued && text.startsWith('HTTP/1.1 100 Continue\r\n\r\n')) {
+            continued = true;
+            text = text.slice('HTTP/1.1 100 Continue\r\n\r\n'.length);
+            socket.write(body);
+          }
+          const end = text.indexOf('\r\n\r\n');
+          const length = /\r\ncontent-length: (\d+)\r\n/i.exec(text);
+          if (end >= 0 && length && text.length >= end + 4 + Number(length[1])) finish();
+        });
+        socket.on('close', finish);
+        socket.on('error', finish);
+      });
+
+    it('a valid upload gets 100 Continue, then its 201 (keyed or not)', async () => {
+      const before = await rowCount();
+      for (const extra of [{}, { 'idempotency-key': 'expect-1' }]) {
+        const { payload, headers } = fileBody('continue.txt', 'sent after 100');
+        const seen = await expecting({ ...as(), ...headers, ...extra, 'content-length': payload.length }, payload);
+        expect([seen.continued, seen.status]).toEqual([true, 201]);
+      }
+      expect(await rowCount()).toBe(before + 2);
+    });
+
+    it.each([
+      ['no API key', 401, () => ({})],
+      ['a viewer', 403, () => as('viewer')],
+      ['a task that does not exist', 404, () => as()],
+      ['a declared length over the limit plus 1 MiB', 413, () => as()],
+    ] as const)('%s: the final answer at once, without 100 Continue, and the connection closes', async (name, status, key) => {
+      const { payload, headers } = fileBody('never.txt', 'never sent');
+      const length = status === 413 ? MAX + 1024 * 1024 + 1 : payload.length;
+      const path = status === 404 ? '/api/v1/tasks/999999999/attachments' : uploadUrl();
+      const seen = await new Promise<{ continued: boolean; status: number; text: string }>((resolve) => {
+        const socket = connect(port, '127.0.0.1', () =>
+          socket.write(head('POST', path, { ...key(), ...headers, 'content-length': length, expect: '100-continue' })),
+        );
+        let text = '';
+        // A client that waited this long without an answer would send its body anyway.
+        const timer = setTimeout(() => socket.destroy(), 3000);
+        socket.on('data', (data) => (text += data.toString('latin1')));
+        socket.on('close', () => {
+          clearTimeout(timer);
+          resolve({ continued: text.startsWith('HTTP/1.1 100'), status: Number(text.split(' ')[1]), text });
+        });
+      });
+      expect([name, seen.continued, seen.status]).toEqual([name, false, status]);
+      expect(seen.text).toMatch(/\r\nconnection: close\r\n/i);
+    });
+  });
+
   describe('confirmed bytes never change', () => {
     it('PUTs racing a confirm over real HTTP: the confirm judges one whole upload, and once it answers every PUT is 403 and the bytes stay', async () => {
       const { id, path } = await declare(8);
