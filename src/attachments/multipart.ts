@@ -199,6 +199,8 @@ export async function receiveMultipart(
       });
       dicer.on('error', () => {
         malformed = true;
+        // A cut part never ends: its staging file is closed here (400 follows), or the outcome would wait for it forever.
+        dropFile();
       });
       dicer.on('finish', () => void fileDone.then(() => settle('done')));
     }

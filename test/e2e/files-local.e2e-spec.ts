@@ -307,7 +307,7 @@ describe('attachments on the local driver: hostile input, retries, quota, operat
 
     it('a valid upload gets 100 Continue, then its 201 (keyed or not)', async () => {
       const before = await rowCount();
-      for (const extra of [{}, { 'idempotency-key': 'expect-1' }]) {
+      for (const extra of [{}, { 'idempotency-key': 'expect-1' }] as Record<string, string>[]) {
         const { payload, headers } = fileBody('continue.txt', 'sent after 100');
         const seen = await expecting({ ...as(), ...headers, ...extra, 'content-length': payload.length }, payload);
         expect([seen.continued, seen.status]).toEqual([true, 201]);
