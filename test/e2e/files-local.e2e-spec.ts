@@ -228,6 +228,10 @@ describe('attachments on the local driver: hostile input, retries, quota, operat
     it('an endless chunked body refused before any read (a viewer: 403) closes its connection too; a cut keyed body replays its 413', async () => {
       const headers = (role: WorldRole, extra: Record<string, string> = {}) =>
         head('POST', uploadUrl(), { ...as(role), ...extra, 'content-type': 'multipart/form-data; boundary=x', 'transfer-encoding': 'chunked' });
+      // A whole small body from a viewer (received while the access is checked): 403, and nothing of it stays.
+      const before = filesUnder(dir).objects;
+      const small = await upload(fileBody('v.txt', 'viewer bytes'), as('viewer'));
+      expect(small.statusCode).toBe(403);
       const viewer = await flood(port, headers('viewer'), { chunked: true, ms: 8000 });
       expect([viewer.closedByServer, viewer.answer.split('\r\n')[0]]).toEqual([true, 'HTTP/1.1 403 Forbidden']);
       expect(viewer.answer).toMatch(/\r\nconnection: close\r\n/i);
@@ -243,6 +247,7 @@ describe('attachments on the local driver: hostile input, retries, quota, operat
       expect(again.answer).toMatch(/\r\nidempotent-replayed: true\r\n/i);
       await settle();
       expect(filesUnder(dir).staging).toEqual([]);
+      expect(filesUnder(dir).objects).toEqual(before);
     }, 40_000);
 
     it('an upload link PUT of 10 GiB (chunked or declared): 400 with Connection: close, the connection is closed while the client still sends', async () => {
