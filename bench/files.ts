@@ -1,7 +1,6 @@
 import { type ChildProcess, execFileSync, spawn } from 'child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { Agent, type IncomingMessage, request as httpRequest } from 'http';
-import { type AddressInfo, connect, createServer as createTcpServer, type Server, type Socket } from 'net';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { Client } from 'pg';
@@ -20,14 +19,15 @@ import { SERVER, startServer, stopServer } from './server';
  * - Needs DATABASE_URL (a server where it may create and drop a database `bench_files_<pid>`).
  * - Server: `node dist/main.js` (BENCH_SERVER: another build), one process pinned to CPU 0
  *   as in the other scenarios, STORAGE_DIR in a temporary directory; its database connection
- *   goes through a counting proxy (round trips: every Query and Sync message it sends).
+ *   goes through a counting proxy (round trips: every Query and Sync message it sends), a
+ *   process of its own.
  * - Scenarios (`--only`, comma-separated ids; default all):
  *   - `upload-1mib`, `upload-25mib`: multipart upload, one request at a time; the floor is
  *     a Node server piping the request to a file (socket -> file).
  *   - `download-1mib`, `download-25mib`: GET download (302) then GET of the link; the floor
  *     pipes a file to the socket (file -> socket).
  *   - `uploads-8x25mib`: the server's RSS growth per upload while 8 uploads of 25 MiB run at
- *     once (three such batches in a row), and get task's p99 idle and while they run (asked
+ *     once (BENCH_BATCHES such batches in a row, default 3), and get task's p99 idle and while they run (asked
  *     one at a time by a prober process of its own, so the uploading client does not delay it).
  *   Service and floor requests alternate (one of each per round), so a busy machine slows
  *   both alike: the ratio is the figure to read. Per service request: Node CPU ms (server
@@ -130,50 +130,84 @@ async function floorServer(dir: string): Promise<{ port: number; pid: number; cl
 /**
  * A TCP proxy to PostgreSQL that counts the round trips its clients start: each simple
  * Query ('Q') and each Sync ('S') of the extended protocol is one wait for the server.
+ * It runs in a process of its own (on the load's CPU, as the prober): in this process its
+ * forwarding would wait behind the uploads this process sends, and every statement of the
+ * server (get task's during `uploads-8x25mib` included) with it.
  */
-async function countingProxy(target: URL): Promise<{ url: string; roundTrips: () => number; close: () => void }> {
-  let trips = 0;
-  const sockets = new Set<Socket>();
-  const server: Server = createTcpServer((client) => {
-    const upstream = connect(Number(target.port || 5432), target.hostname);
-    sockets.add(client).add(upstream);
-    let pending: Buffer = Buffer.alloc(0);
-    let started = false;
-    client.on('data', (chunk: Buffer) => {
-      upstream.write(chunk);
-      pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
-      for (;;) {
-        if (!started) {
-          // Startup, SSLRequest or GSSENCRequest: a length, no type byte.
-          if (pending.length < 8) break;
-          const length = pending.readInt32BE(0);
-          if (pending.length < length) break;
-          const code = pending.readInt32BE(4);
-          if (code !== 80877103 && code !== 80877104) started = true;
-          pending = pending.subarray(length);
-          continue;
+async function countingProxy(target: URL): Promise<{ url: string; roundTrips: () => Promise<number>; close: () => void }> {
+  const script = `
+    const net = require('net');
+    let trips = 0;
+    const server = net.createServer((client) => {
+      const upstream = net.connect(${Number(target.port || 5432)}, ${JSON.stringify(target.hostname)});
+      // As the server's own connection would: no Nagle delay on either side.
+      client.setNoDelay(true);
+      upstream.setNoDelay(true);
+      let pending = Buffer.alloc(0);
+      let started = false;
+      client.on('data', (chunk) => {
+        upstream.write(chunk);
+        pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
+        for (;;) {
+          if (!started) {
+            // Startup, SSLRequest or GSSENCRequest: a length, no type byte.
+            if (pending.length < 8) break;
+            const length = pending.readInt32BE(0);
+            if (pending.length < length) break;
+            const code = pending.readInt32BE(4);
+            if (code !== 80877103 && code !== 80877104) started = true;
+            pending = pending.subarray(length);
+            continue;
+          }
+          if (pending.length < 5) break;
+          const length = pending.readInt32BE(1);
+          if (pending.length < length + 1) break;
+          const type = String.fromCharCode(pending[0]);
+          if (type === 'Q' || type === 'S') trips++;
+          pending = pending.subarray(length + 1);
         }
-        if (pending.length < 5) break;
-        const length = pending.readInt32BE(1);
-        if (pending.length < length + 1) break;
-        const type = String.fromCharCode(pending[0]);
-        if (type === 'Q' || type === 'S') trips++;
-        pending = pending.subarray(length + 1);
+      });
+      upstream.on('data', (chunk) => client.write(chunk));
+      const end = () => { client.destroy(); upstream.destroy(); };
+      client.on('close', end).on('error', end);
+      upstream.on('close', end).on('error', end);
+    });
+    server.listen(0, '127.0.0.1', () => process.stdout.write(server.address().port + '\\n'));
+    // One line in ('count'), one line out (the round trips so far); stdin closed: exit.
+    let input = '';
+    process.stdin.on('data', (data) => {
+      input += data;
+      for (let at = input.indexOf('\\n'); at >= 0; at = input.indexOf('\\n')) {
+        input = input.slice(at + 1);
+        process.stdout.write(trips + '\\n');
       }
     });
-    upstream.on('data', (chunk) => client.write(chunk));
-    const end = () => {
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on('close', end).on('error', end);
-    upstream.on('close', end).on('error', end);
+    process.stdin.on('end', () => process.exit(0));`;
+  const child = hasTaskset ? spawn('taskset', ['-c', '1', process.execPath, '-e', script]) : spawn(process.execPath, ['-e', script]);
+  const waiting: Array<(line: string) => void> = [];
+  let out = '';
+  child.stdout!.on('data', (data: Buffer) => {
+    out += data.toString();
+    for (let at = out.indexOf('\n'); at >= 0; at = out.indexOf('\n')) {
+      const line = out.slice(0, at);
+      out = out.slice(at + 1);
+      waiting.shift()?.(line);
+    }
   });
-  await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
+  const nextLine = () => new Promise<string>((done) => waiting.push(done));
+  const port = await nextLine();
   const url = new URL(target.toString());
   url.hostname = '127.0.0.1';
-  url.port = String((server.address() as AddressInfo).port);
-  return { url: url.toString(), roundTrips: () => trips, close: () => (sockets.forEach((s) => s.destroy()), server.close()) };
+  url.port = port;
+  return {
+    url: url.toString(),
+    roundTrips: async () => {
+      const line = nextLine();
+      child.stdin!.write('count\n');
+      return Number(await line);
+    },
+    close: () => void child.stdin!.end(),
+  };
 }
 
 /** One row of the table: the service beside its floor. */
@@ -196,7 +230,7 @@ async function sideBySide(
   size: number,
   rounds: number,
   pids: { service: number; floor: number },
-  roundTrips: () => number,
+  roundTrips: () => Promise<number>,
   service: () => Promise<void>,
   floor: () => Promise<void>,
 ): Promise<FileRow> {
@@ -206,7 +240,7 @@ async function sideBySide(
   let floorNs = 0n;
   const cpu0 = treeCpuMs(pids.service);
   const floorCpu0 = treeCpuMs(pids.floor);
-  const trips0 = roundTrips();
+  const trips0 = await roundTrips();
   for (let i = 0; i < rounds; i++) {
     let start = process.hrtime.bigint();
     await service();
@@ -217,7 +251,7 @@ async function sideBySide(
   }
   const cpu = treeCpuMs(pids.service) - cpu0;
   const floorCpu = treeCpuMs(pids.floor) - floorCpu0;
-  const trips = roundTrips() - trips0;
+  const trips = (await roundTrips()) - trips0;
   const mibs = (ns: bigint) => (size * rounds) / MiB / (Number(ns) / 1e9);
   const row = {
     scenario: name,
@@ -408,8 +442,9 @@ export async function files(args: string[]): Promise<void> {
       let peak = before;
       const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(pid))), 10);
       const busy = startProber(taskUrl, auth);
-      // Three batches of 8 in a row: enough get task samples for a p99.
-      const answers = [...(await eight()), ...(await eight()), ...(await eight())];
+      // Batches of 8 in a row (BENCH_BATCHES, default 3): a busy window long enough for get task samples.
+      const answers: Answer[] = [];
+      for (let batch = 0; batch < Number(process.env.BENCH_BATCHES ?? 3); batch++) answers.push(...(await eight()));
       const times = await busy.stop();
       clearInterval(sampler);
       if (answers.some((a) => a.status !== 201)) throw new Error('a concurrent upload failed');

@@ -6,6 +6,7 @@ import { AppModule } from './app.module';
 import { mountFiles } from './attachments/files.routes';
 import { NOT_JSON_MESSAGE } from './common/errors/to-http-error';
 import { createAdapter } from './common/http/adapter';
+import { continueOnFirstRead } from './common/http/expect-continue';
 import { answerWhileClosing } from './common/http/framework-answers';
 import { sendRawJsonAsIs } from './common/http/raw-json';
 import { registerStreamedBodyParser } from './common/http/streamed-body';
@@ -44,6 +45,8 @@ export async function configureApp(app: NestFastifyApplication, env: AppEnv): Pr
   });
   // D47: multipart bodies, read by the upload route itself as a stream.
   registerStreamedBodyParser(fastify);
+  // Expect: 100-continue: `100 Continue` only once a body is read (an upload refused from its headers never gets it).
+  continueOnFirstRead(fastify.server);
   answerWhileClosing(fastify);
   // Security headers, CORS, request logs, the deadline, /metrics.
   await configureHttp(app, env, rootLogger(env));

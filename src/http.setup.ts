@@ -99,8 +99,15 @@ export async function configureHttp(app: NestFastifyApplication, env: AppEnv, lo
   const timeoutMs = env.timeouts.request;
   const observe = env.metricsEnabled ? mountMetrics(app) : undefined;
 
+  const finish = (request: Tracked) => {
+    requests.delete(request);
+    clearTimeout(request[LIFECYCLE]?.deadline);
+  };
   fastify.addHook('onRequest', (request: Tracked, reply, done) => {
     requests.add(request);
+    // An answer whose connection went first (a client's malformed next request, a reset) never reaches
+    // onResponse or onRequestAbort (its body was complete): it leaves the in-flight set all the same.
+    reply.raw.once('close', () => finish(request));
     void reply.headers(headers).header('x-request-id', request.id);
     keepOutOfCaches(reply, request.routeOptions.url);
     request[LIFECYCLE] = {};
@@ -135,10 +142,6 @@ export async function configureHttp(app: NestFastifyApplication, env: AppEnv, lo
       }
     });
   }
-  const finish = (request: Tracked) => {
-    requests.delete(request);
-    clearTimeout(request[LIFECYCLE]?.deadline);
-  };
   fastify.addHook('onRequestAbort', (request: Tracked, done) => {
     finish(request);
     done();

@@ -26,7 +26,6 @@ import { AttachmentDto } from '../tasks/tasks.dto';
 import { ATTACHMENT_MESSAGES, tooLargeMessage } from './attachment-fields';
 import { DeclareAttachmentDto, DeclaredAttachmentDto, MultipartAttachmentDto } from './attachments.dto';
 import { AttachmentsService, DeclaredUpload } from './attachments.service';
-import { closeAfterAnswer } from './close-connection';
 import { MULTIPART_MESSAGES } from './multipart';
 
 /** D7's 413, which applies to confirm although its body is never read. */
@@ -77,15 +76,14 @@ export class AttachmentsController {
     @PathId('task') id: number,
     @Body() body: unknown,
     @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<RawJson<AttachmentDto> | DeclaredUpload> {
     return this.attachments.upload(caller, id, {
       contentType: request.headers['content-type'],
       body,
       bodyError: deferredBodyError(request),
       contentLength: request.headers['content-length'] === undefined ? undefined : Number(request.headers['content-length']),
+      expectsContinue: /100-continue/i.test(request.headers.expect ?? ''),
       stream: () => streamedBody(request),
-      closeConnection: () => closeAfterAnswer(request.raw, reply.raw),
       request,
     });
   }

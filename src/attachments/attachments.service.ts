@@ -36,10 +36,10 @@ export interface UploadInput {
   bodyError: HttpException | undefined;
   /** The request's Content-Length, if it sent one. */
   contentLength: number | undefined;
+  /** The client waits for `100 Continue` before it sends the body (which is then read only after the access check). */
+  expectsContinue: boolean;
   /** The multipart body, readable once. */
   stream(): { source: Readable; truncated: boolean };
-  /** Makes the answer close the connection (a refused body is not read to its end). */
-  closeConnection(): void;
   /** The same object on every run of one request (RetryLostRaceInterceptor runs the route twice after a lost race). */
   request: object;
 }
@@ -68,8 +68,8 @@ const isMultipart = (contentType: string | undefined) => /^multipart\/form-data\
 @Injectable()
 export class AttachmentsService {
   private readonly settings: AttachmentSettings;
-  /** Multipart files already received per request: a second run of the route (a lost race) reuses them, the body being read once. */
-  private readonly received = new WeakMap<object, Promise<StoredUpload>>();
+  /** Multipart files received and stored per request (stored). */
+  private readonly storing = new WeakMap<object, Promise<StoredUpload>>();
 
   constructor(
     private readonly access: AccessService,
@@ -86,12 +86,23 @@ export class AttachmentsService {
    * D47 upload. Writers who may reach the task (403 `Viewers cannot upload attachments`,
    * `Access denied`); then the body (step 7): multipart, stored and confirmed at once
    * (201 the element, `attachment.created`), or a JSON declaration (201 the pending element
-   * and its upload link); then the quota (step 9, 413).
+   * and its upload link); then the quota (step 9, 413). A multipart body the client is already
+   * sending (no `Expect: 100-continue`) is received while the access is checked; its answers
+   * still come in D3's order, and a refused caller's staged bytes are removed.
    */
   async upload(caller: Caller, taskId: number, input: UploadInput): Promise<RawJson<AttachmentDto> | DeclaredUpload> {
-    const access = await this.access.check(caller, 'attachment.upload', taskId, undefined);
+    const multipart = isMultipart(input.contentType);
+    const early = multipart && !input.expectsContinue ? this.stored(input) : undefined;
     try {
-      if (isMultipart(input.contentType)) return await this.uploadMultipart(caller, access.workspaceId, taskId, input);
+      let access;
+      try {
+        access = await this.access.check(caller, 'attachment.upload', taskId, undefined);
+      } catch (error) {
+        // Refused: the file stored meanwhile goes at once (its intent would remove it anyway).
+        void early?.then((file) => this.storage.remove(file.key)).catch(() => undefined);
+        throw error;
+      }
+      if (multipart) return await this.uploadMultipart(caller, access.workspaceId, taskId, input);
       if (input.bodyError) {
         // D7 answers, at step 7 here; never stored by D35.
         throw neverStored(input.bodyError.getStatus() === 415 ? new UnsupportedMediaTypeException(ATTACHMENT_MESSAGES.contentType) : input.bodyError);
@@ -104,9 +115,7 @@ export class AttachmentsService {
   }
 
   private async uploadMultipart(caller: Caller, workspaceId: number, taskId: number, input: UploadInput): Promise<RawJson<AttachmentDto>> {
-    let stored = this.received.get(input.request);
-    if (!stored) this.received.set(input.request, (stored = this.receiveAndStore(input)));
-    const file = await stored;
+    const file = await this.stored(input);
     const element = await this.insert(caller, workspaceId, taskId, {
       fileName: file.fileName,
       fileSize: file.size,
@@ -118,14 +127,27 @@ export class AttachmentsService {
     return new RawJson(element);
   }
 
-  /** D47 step 7 of the multipart form: the body read and checked, the file stored under a new key (with its intent). */
+  /**
+   * D47 step 7 of the multipart form, once per request (a second run of the route after a lost
+   * race reuses it, the body being read once): the body read and checked (the form's refusals
+   * thrown in D47's order), the file stored under a new key. May start before the access check
+   * (upload awaits that first).
+   */
+  private stored(input: UploadInput): Promise<StoredUpload> {
+    let stored = this.storing.get(input.request);
+    if (!stored) {
+      this.storing.set(input.request, (stored = this.receiveAndStore(input)));
+      // Awaited once the access check passed: a refusal before that is not unhandled.
+      stored.catch(() => undefined);
+    }
+    return stored;
+  }
+
   private async receiveAndStore(input: UploadInput): Promise<StoredUpload> {
     const max = this.settings.maxBytes;
-    const tooLarge = () => {
-      // The rest of the body is never read: a client sending gigabytes is cut off, not drained.
-      input.closeConnection();
-      return new PayloadTooLargeException(tooLargeMessage(max));
-    };
+    // The rest of the body is never read: a client sending gigabytes is cut off, not drained (the
+    // answer closes the connection, registerStreamedBodyParser).
+    const tooLarge = () => new PayloadTooLargeException(tooLargeMessage(max));
     // D47 step 7 begins with the whole body's size: a declared length says it before any byte is read.
     if ((input.contentLength ?? 0) > max + MULTIPART_BODY_OVERHEAD_BYTES) throw tooLarge();
     const { source, truncated } = input.stream();

@@ -7,9 +7,9 @@ import { stat, unlink } from 'fs/promises';
 import { join } from 'path';
 
 import { sendError } from '../common/errors/error.filter';
+import { closeAfterAnswer } from '../common/http/close-connection';
 import { ATTACHMENT_MESSAGES } from './attachment-fields';
 import { AttachmentsRepository } from './attachments.repository';
-import { closeAfterAnswer } from './close-connection';
 import { contentDisposition, servedContentType } from './storage/content-headers';
 import { LocalStorage } from './storage/local-storage';
 import { FILES_PREFIX } from './storage/signed-links';

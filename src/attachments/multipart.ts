@@ -8,6 +8,8 @@ import { FILE_NAME_MESSAGE, normalizeFileName, partMimeType, tooLargeMessage } f
 
 /** Bytes a staging file buffers before the part pauses (per upload: bounded memory, few write calls). */
 const STAGING_BUFFER_BYTES = 512 * 1024;
+/** Bytes of one body read in one turn of the event loop before it yields (receiveMultipart). */
+const SLICE_BYTES = 64 * 1024;
 
 /** D47's multipart messages. */
 export const MULTIPART_MESSAGES = {
@@ -199,9 +201,17 @@ export async function receiveMultipart(
       });
       dicer.on('error', () => {
         malformed = true;
+        // A cut part never ends: its staging file is closed here (400 follows), or the outcome would wait for it forever.
+        dropFile();
       });
       dicer.on('finish', () => void fileDone.then(() => settle('done')));
     }
+    let draining = false;
+    let yielding = false;
+    let sliced = 0;
+    const resume = () => {
+      if (!draining && !yielding && !bodyTooLarge) source.resume();
+    };
     source.on('data', (chunk: Buffer) => {
       bodyBytes += chunk.length;
       if (bodyBytes > limits.maxBodyBytes) {
@@ -213,8 +223,24 @@ export async function receiveMultipart(
         return;
       }
       if (dicer && !malformed && !dicer.write(chunk)) {
+        draining = true;
         source.pause();
-        dicer.once('drain', () => source.resume());
+        dicer.once('drain', () => {
+          draining = false;
+          resume();
+        });
+      }
+      // A fair share of the event loop: after SLICE_BYTES the body waits for the loop's next turn,
+      // so that other requests' callbacks run between the slices of concurrent uploads.
+      sliced += chunk.length;
+      if (sliced >= SLICE_BYTES) {
+        sliced = 0;
+        yielding = true;
+        source.pause();
+        setImmediate(() => {
+          yielding = false;
+          resume();
+        });
       }
     });
     source.on('end', () => {

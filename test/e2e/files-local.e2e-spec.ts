@@ -195,14 +195,18 @@ describe('attachments on the local driver: hostile input, retries, quota, operat
     });
 
     it.each([
-      ['a Content-Length of 10 GiB', false],
-      ['a chunked body that never ends', true],
+      ['a Content-Length of 10 GiB', false, {}],
+      ['a chunked body that never ends', true, {}],
+      // Issue 36: a keyed body is read before its fingerprint is known; it is cut at the limit all the same.
+      ['a chunked body that never ends, with an Idempotency-Key', true, { 'idempotency-key': 'flood-chunked' }],
+      ['a Content-Length of 10 GiB, with an Idempotency-Key', false, { 'idempotency-key': 'flood-declared' }],
     ])(
       '%s: 413 {"error"} with Connection: close, the connection is closed while the client still sends, nothing stored',
-      async (_name, chunked) => {
+      async (_name, chunked, extra) => {
         const before = { rows: await rowCount(), files: filesUnder(dir) };
         const headers = {
           ...as(),
+          ...extra,
           'content-type': 'multipart/form-data; boundary=x',
           ...(chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': 10 * 1024 ** 3 }),
         };
@@ -220,6 +224,31 @@ describe('attachments on the local driver: hostile input, retries, quota, operat
       },
       20_000,
     );
+
+    it('an endless chunked body refused before any read (a viewer: 403) closes its connection too; a cut keyed body replays its 413', async () => {
+      const headers = (role: WorldRole, extra: Record<string, string> = {}) =>
+        head('POST', uploadUrl(), { ...as(role), ...extra, 'content-type': 'multipart/form-data; boundary=x', 'transfer-encoding': 'chunked' });
+      // A whole small body from a viewer (received while the access is checked): 403, and nothing of it stays.
+      const before = filesUnder(dir).objects;
+      const small = await upload(fileBody('v.txt', 'viewer bytes'), as('viewer'));
+      expect(small.statusCode).toBe(403);
+      const viewer = await flood(port, headers('viewer'), { chunked: true, ms: 8000 });
+      expect([viewer.closedByServer, viewer.answer.split('\r\n')[0]]).toEqual([true, 'HTTP/1.1 403 Forbidden']);
+      expect(viewer.answer).toMatch(/\r\nconnection: close\r\n/i);
+      expect(viewer.sentBytes).toBeLessThan(256 * 1024 * 1024);
+      // Both floods send the same bytes up to the limit: the same request for D35 (a step-7 answer, stored).
+      const first = await flood(port, headers('owner', { 'idempotency-key': 'flood-replay' }), { chunked: true, ms: 8000 });
+      const again = await flood(port, headers('owner', { 'idempotency-key': 'flood-replay' }), { chunked: true, ms: 8000 });
+      for (const seen of [first, again]) {
+        expect([seen.closedByServer, seen.answer.split('\r\n')[0]]).toEqual([true, 'HTTP/1.1 413 Payload Too Large']);
+        expect(seen.sentBytes).toBeLessThan(256 * 1024 * 1024);
+      }
+      expect(first.answer).not.toMatch(/\r\nidempotent-replayed:/i);
+      expect(again.answer).toMatch(/\r\nidempotent-replayed: true\r\n/i);
+      await settle();
+      expect(filesUnder(dir).staging).toEqual([]);
+      expect(filesUnder(dir).objects).toEqual(before);
+    }, 40_000);
 
     it('an upload link PUT of 10 GiB (chunked or declared): 400 with Connection: close, the connection is closed while the client still sends', async () => {
       const { id, path } = await declare(10);
@@ -253,6 +282,69 @@ describe('attachments on the local driver: hostile input, retries, quota, operat
       expect([chunked.status, JSON.parse(chunked.body)]).toEqual([400, { error: 'Upload must be exactly 10 bytes' }]);
       expect((await t.inject({ method: 'POST', url: `/api/v1/attachments/${id}/confirm`, headers: as() })).statusCode).toBe(409);
     }, 20_000);
+  });
+
+  describe('Expect: 100-continue', () => {
+    /** What a client that waits for `100 Continue` before its body saw: whether it came, and the final answer. */
+    const expecting = (headers: Record<string, string | number>, body: Buffer) =>
+      new Promise<{ continued: boolean; status: number; text: string }>((resolve) => {
+        const socket = connect(port, '127.0.0.1', () => socket.write(head('POST', uploadUrl(), { ...headers, expect: '100-continue' })));
+        let text = '';
+        let continued = false;
+        const finish = () => {
+          socket.destroy();
+          resolve({ continued, status: Number(text.split(' ')[1]), text });
+        };
+        socket.on('data', (data) => {
+          text += data.toString('latin1');
+          if (!continued && text.startsWith('HTTP/1.1 100 Continue\r\n\r\n')) {
+            continued = true;
+            text = text.slice('HTTP/1.1 100 Continue\r\n\r\n'.length);
+            socket.write(body);
+          }
+          const end = text.indexOf('\r\n\r\n');
+          const length = /\r\ncontent-length: (\d+)\r\n/i.exec(text);
+          if (end >= 0 && length && text.length >= end + 4 + Number(length[1])) finish();
+        });
+        socket.on('close', finish);
+        socket.on('error', finish);
+      });
+
+    it('a valid upload gets 100 Continue, then its 201 (keyed or not)', async () => {
+      const before = await rowCount();
+      for (const extra of [{}, { 'idempotency-key': 'expect-1' }] as Record<string, string>[]) {
+        const { payload, headers } = fileBody('continue.txt', 'sent after 100');
+        const seen = await expecting({ ...as(), ...headers, ...extra, 'content-length': payload.length }, payload);
+        expect([seen.continued, seen.status]).toEqual([true, 201]);
+      }
+      expect(await rowCount()).toBe(before + 2);
+    });
+
+    it.each([
+      ['no API key', 401, () => ({})],
+      ['a viewer', 403, () => as('viewer')],
+      ['a task that does not exist', 404, () => as()],
+      ['a declared length over the limit plus 1 MiB', 413, () => as()],
+    ] as const)('%s: the final answer at once, without 100 Continue, and the connection closes', async (name, status, key) => {
+      const { payload, headers } = fileBody('never.txt', 'never sent');
+      const length = status === 413 ? MAX + 1024 * 1024 + 1 : payload.length;
+      const path = status === 404 ? '/api/v1/tasks/999999999/attachments' : uploadUrl();
+      const seen = await new Promise<{ continued: boolean; status: number; text: string }>((resolve) => {
+        const socket = connect(port, '127.0.0.1', () =>
+          socket.write(head('POST', path, { ...key(), ...headers, 'content-length': length, expect: '100-continue' })),
+        );
+        let text = '';
+        // A client that waited this long without an answer would send its body anyway.
+        const timer = setTimeout(() => socket.destroy(), 3000);
+        socket.on('data', (data) => (text += data.toString('latin1')));
+        socket.on('close', () => {
+          clearTimeout(timer);
+          resolve({ continued: text.startsWith('HTTP/1.1 100'), status: Number(text.split(' ')[1]), text });
+        });
+      });
+      expect([name, seen.continued, seen.status]).toEqual([name, false, status]);
+      expect(seen.text).toMatch(/\r\nconnection: close\r\n/i);
+    });
   });
 
   describe('confirmed bytes never change', () => {

@@ -9,6 +9,7 @@ import type { Readable } from 'stream';
 import { BODY_TOO_LARGE_MESSAGE, NOT_JSON_MESSAGE } from '../errors/to-http-error';
 import { deferBodyError } from '../validation/body-error';
 import { BODY_LIMIT_BYTES } from './adapter';
+import { closeAfterAnswer } from './close-connection';
 
 /**
  * Routes that read a multipart body themselves, as a stream, after their
@@ -36,8 +37,17 @@ export function streamsBody(request: FastifyRequest): boolean {
   return (request.routeOptions.config as { streamedBody?: boolean } | undefined)?.streamedBody === true;
 }
 
-/** Registers the `multipart/form-data` parser (called by configureApp, beside the JSON one). */
+/**
+ * Registers the `multipart/form-data` parser (called by configureApp, beside the JSON one), and
+ * makes every answer of a route that streams its body close the connection when the body was not
+ * read to its end (a 413 at the limit, or a 401, 403 or 404 before any read): the rest is never
+ * read, whatever its size (closeAfterAnswer discards a bounded amount).
+ */
 export function registerStreamedBodyParser(fastify: FastifyInstance): void {
+  fastify.addHook('onSend', (request, reply, payload, done) => {
+    if (streamsBody(request) && !request.raw.complete) closeAfterAnswer(request.raw, reply.raw);
+    done(null, payload);
+  });
   fastify.addContentTypeParser('multipart/form-data', (request, payload, done) => {
     if (streamsBody(request)) return done(null, undefined);
     // Elsewhere: read and dropped within the body limit, answered after authentication (D3, D7).
@@ -68,8 +78,11 @@ export function registerStreamedBodyParser(fastify: FastifyInstance): void {
 
 /**
  * D35 for a route that streams its body: a keyed request's body is read first, into a file
- * under `dir` (at most `maxBytes` kept; the digest covers every byte), so that its fingerprint
- * is known before the request runs. streamedBody then reads that file. `release` removes it.
+ * under `dir`, so that its fingerprint is known before the request runs. streamedBody then
+ * reads that file. `release` removes it. A body over `maxBytes` is cut there like an unkeyed
+ * one (D47's 413): reading stops at once, the bytes kept are dropped, and the digest covers
+ * what was read plus a mark that it was cut (such a request answers 413 or an earlier check's
+ * answer, and its connection closes).
  */
 export async function spoolStreamedBody(request: FastifyRequest, dir: string, maxBytes: number): Promise<void> {
   const path = join(dir, `spool-${randomBytes(12).toString('hex')}`);
@@ -78,26 +91,38 @@ export async function spoolStreamedBody(request: FastifyRequest, dir: string, ma
   let kept = 0;
   let truncated = false;
   const source = request.raw;
+  const onData = (chunk: Buffer, stop: () => void) => {
+    if (kept + chunk.length > maxBytes) {
+      // Cut: the rest is never read (the answer closes the connection, registerStreamedBodyParser).
+      truncated = true;
+      hash.update(chunk.subarray(0, maxBytes - kept)).update('\0cut');
+      source.pause();
+      return stop();
+    }
+    hash.update(chunk);
+    kept += chunk.length;
+    if (!out.write(chunk)) {
+      source.pause();
+      out.once('drain', () => source.resume());
+    }
+  };
   try {
     await new Promise<void>((resolve, reject) => {
-      source.on('data', (chunk: Buffer) => {
-        hash.update(chunk);
-        if (truncated) return;
-        if (kept + chunk.length > maxBytes) {
-          truncated = true;
-          return;
-        }
-        kept += chunk.length;
-        if (!out.write(chunk)) {
-          source.pause();
-          out.once('drain', () => source.resume());
-        }
-      });
-      source.on('end', () => resolve());
-      source.on('error', reject);
-      source.on('aborted', () => reject(new Error('request aborted')));
+      const listeners = {
+        data: (chunk: Buffer) => onData(chunk, stop),
+        end: () => stop(),
+        error: (error: Error) => stop(error),
+        aborted: () => stop(new Error('request aborted')),
+      };
+      function stop(error?: Error) {
+        for (const [event, listener] of Object.entries(listeners)) source.removeListener(event, listener);
+        if (error) reject(error);
+        else resolve();
+      }
+      for (const [event, listener] of Object.entries(listeners)) source.on(event, listener);
     });
     await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
+    if (truncated) await unlink(path);
   } catch (error) {
     out.destroy();
     await unlink(path).catch(() => undefined);
@@ -117,12 +142,12 @@ export function spooledDigest(request: object): Buffer | undefined {
  */
 export function streamedBody(request: FastifyRequest): { source: Readable; truncated: boolean } {
   const spool = (request as unknown as Spooled)[SPOOL];
-  if (spool) return { source: createReadStream(spool.path), truncated: spool.truncated };
+  if (spool) return { source: spool.truncated ? request.raw : createReadStream(spool.path), truncated: spool.truncated };
   return { source: request.raw, truncated: false };
 }
 
 /** Removes the spooled copy of a request's body, if any (when the request is done). */
 export async function releaseSpooledBody(request: object): Promise<void> {
   const spool = (request as Spooled)[SPOOL];
-  if (spool) await unlink(spool.path).catch(() => undefined);
+  if (spool && !spool.truncated) await unlink(spool.path).catch(() => undefined);
 }

@@ -113,8 +113,8 @@ export class WriteRequestInterceptor implements NestInterceptor {
   private async keyed(context: ExecutionContext, next: CallHandler, caller: Caller, key: string, db: RequestDb): Promise<unknown> {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     const reply = context.switchToHttp().getResponse<FastifyReply>();
-    // D47: a streamed multipart body is the same request only with the same bytes: read it first.
-    // (A body that declares a length over the limit is refused unread: 413, nothing to spool.)
+    // D47: a streamed multipart body is the same request only with the same bytes: read it first, up to
+    // the limit. (A body that declares a length over the limit is refused unread: 413, nothing to spool.)
     const { dir, maxBytes } = this.settings.attachments;
     const limit = maxBytes + MULTIPART_BODY_OVERHEAD_BYTES;
     if (
