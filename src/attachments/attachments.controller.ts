@@ -82,7 +82,6 @@ export class AttachmentsController {
       body,
       bodyError: deferredBodyError(request),
       contentLength: request.headers['content-length'] === undefined ? undefined : Number(request.headers['content-length']),
-      expectsContinue: /100-continue/i.test(request.headers.expect ?? ''),
       stream: () => streamedBody(request),
       request,
     });

@@ -36,8 +36,6 @@ export interface UploadInput {
   bodyError: HttpException | undefined;
   /** The request's Content-Length, if it sent one. */
   contentLength: number | undefined;
-  /** The client waits for `100 Continue` before it sends the body (which is then read only after the access check). */
-  expectsContinue: boolean;
   /** The multipart body, readable once. */
   stream(): { source: Readable; truncated: boolean };
   /** The same object on every run of one request (RetryLostRaceInterceptor runs the route twice after a lost race). */
@@ -86,23 +84,13 @@ export class AttachmentsService {
    * D47 upload. Writers who may reach the task (403 `Viewers cannot upload attachments`,
    * `Access denied`); then the body (step 7): multipart, stored and confirmed at once
    * (201 the element, `attachment.created`), or a JSON declaration (201 the pending element
-   * and its upload link); then the quota (step 9, 413). A multipart body the client is already
-   * sending (no `Expect: 100-continue`) is received while the access is checked; its answers
-   * still come in D3's order, and a refused caller's staged bytes are removed.
+   * and its upload link); then the quota (step 9, 413). The body is read only once the access
+   * check passed (a refused caller's bytes are never stored).
    */
   async upload(caller: Caller, taskId: number, input: UploadInput): Promise<RawJson<AttachmentDto> | DeclaredUpload> {
-    const multipart = isMultipart(input.contentType);
-    const early = multipart && !input.expectsContinue ? this.stored(input) : undefined;
     try {
-      let access;
-      try {
-        access = await this.access.check(caller, 'attachment.upload', taskId, undefined);
-      } catch (error) {
-        // Refused: the file stored meanwhile goes at once (its intent would remove it anyway).
-        void early?.then((file) => this.storage.remove(file.key)).catch(() => undefined);
-        throw error;
-      }
-      if (multipart) return await this.uploadMultipart(caller, access.workspaceId, taskId, input);
+      const access = await this.access.check(caller, 'attachment.upload', taskId, undefined);
+      if (isMultipart(input.contentType)) return await this.uploadMultipart(caller, access.workspaceId, taskId, input);
       if (input.bodyError) {
         // D7 answers, at step 7 here; never stored by D35.
         throw neverStored(input.bodyError.getStatus() === 415 ? new UnsupportedMediaTypeException(ATTACHMENT_MESSAGES.contentType) : input.bodyError);
@@ -130,16 +118,11 @@ export class AttachmentsService {
   /**
    * D47 step 7 of the multipart form, once per request (a second run of the route after a lost
    * race reuses it, the body being read once): the body read and checked (the form's refusals
-   * thrown in D47's order), the file stored under a new key. May start before the access check
-   * (upload awaits that first).
+   * thrown in D47's order), the file stored under a new key.
    */
   private stored(input: UploadInput): Promise<StoredUpload> {
     let stored = this.storing.get(input.request);
-    if (!stored) {
-      this.storing.set(input.request, (stored = this.receiveAndStore(input)));
-      // Awaited once the access check passed: a refusal before that is not unhandled.
-      stored.catch(() => undefined);
-    }
+    if (!stored) this.storing.set(input.request, (stored = this.receiveAndStore(input)));
     return stored;
   }
 

@@ -228,7 +228,7 @@ describe('attachments on the local driver: hostile input, retries, quota, operat
     it('an endless chunked body refused before any read (a viewer: 403) closes its connection too; a cut keyed body replays its 413', async () => {
       const headers = (role: WorldRole, extra: Record<string, string> = {}) =>
         head('POST', uploadUrl(), { ...as(role), ...extra, 'content-type': 'multipart/form-data; boundary=x', 'transfer-encoding': 'chunked' });
-      // A whole small body from a viewer (received while the access is checked): 403, and nothing of it stays.
+      // A whole small body from a viewer: 403, and nothing of it is stored.
       const before = filesUnder(dir).objects;
       const small = await upload(fileBody('v.txt', 'viewer bytes'), as('viewer'));
       expect(small.statusCode).toBe(403);
