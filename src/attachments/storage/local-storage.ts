@@ -1,6 +1,6 @@
 import { mkdirSync } from 'fs';
-import { rename, stat, unlink } from 'fs/promises';
-import { join } from 'path';
+import { open, rename, stat, unlink } from 'fs/promises';
+import { dirname, join } from 'path';
 
 import type { LinkSigner } from './signed-links';
 import { LinkTarget, ObjectStorage, requireObjectKey, UploadLink } from './storage';
@@ -32,8 +32,14 @@ export class LocalStorage implements ObjectStorage {
     return join(this.objectsDir, key.slice(0, 2), key);
   }
 
+  /**
+   * Moves the staged file into place, durably: its bytes are flushed to disk before the rename, and the
+   * directory entry after it, so that the row the caller then commits never names a file an operating
+   * system crash could leave empty or missing (about 0.5 ms per MiB on an SSD).
+   */
   async store(key: string, stagedPath: string): Promise<void> {
     const path = this.pathOf(key);
+    await syncFile(stagedPath, 'r+');
     try {
       await rename(stagedPath, path);
     } catch (error) {
@@ -41,6 +47,7 @@ export class LocalStorage implements ObjectStorage {
       mkdirSync(join(this.objectsDir, key.slice(0, 2)), { recursive: true });
       await rename(stagedPath, path);
     }
+    await syncFile(dirname(path), 'r');
   }
 
   async size(key: string): Promise<number | null> {
@@ -72,5 +79,15 @@ export class LocalStorage implements ObjectStorage {
 
   async downloadUrl(target: LinkTarget, expiresAt: Date): Promise<string> {
     return this.publicUrl + this.links.path(target.attachmentId, 'download', expiresAt);
+  }
+}
+
+/** Flushes `path` (a file, or with flags `r` a directory) to disk. */
+async function syncFile(path: string, flags: 'r' | 'r+'): Promise<void> {
+  const handle = await open(path, flags);
+  try {
+    await (flags === 'r' ? handle.sync() : handle.datasync());
+  } finally {
+    await handle.close();
   }
 }
