@@ -1,3 +1,4 @@
+import type { Schema } from '../setup/api-types';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
 import { CONTRACT_EVENT_TYPES } from '../setup/events';
 import { loadRoleWorld, RoleWorld, WorldRole } from '../setup/world';
@@ -9,7 +10,8 @@ import { loadRoleWorld, RoleWorld, WorldRole } from '../setup/world';
  */
 
 const TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const WEBHOOK_KEYS = ['active', 'created_at', 'events', 'id', 'url', 'workspace_id'];
+const WEBHOOK_KEYS = ['active', 'created_at', 'events', 'id', 'url', 'workspace_id'] satisfies Array<keyof Schema<'Webhook'>>;
+const CREATED_WEBHOOK_KEYS = ['active', 'created_at', 'events', 'id', 'secret', 'url', 'workspace_id'] satisfies Array<keyof Schema<'CreatedWebhook'>>;
 const ROLE_DENIED = { error: 'Only owners and admins can manage webhooks' };
 const URL_MESSAGE = { error: 'url must be an https URL' };
 const PRIVATE_MESSAGE = { error: 'url must not point to a private address' };
@@ -40,7 +42,7 @@ describe('webhook routes (D38)', () => {
       const res = await create({ url: 'HTTPS://Hooks.Example.COM:443/a/../b?x=1', active: false, unknown: 1 });
       expect(res.status).toBe(201);
       const body = res.body as Record<string, unknown>;
-      expect(Object.keys(body).sort()).toEqual([...WEBHOOK_KEYS, 'secret'].sort());
+      expect(Object.keys(body).sort()).toEqual(CREATED_WEBHOOK_KEYS);
       expect(body).toEqual({
         id: expect.any(Number),
         workspace_id: w.ids.ws,
@@ -49,7 +51,7 @@ describe('webhook routes (D38)', () => {
         active: true,
         created_at: expect.stringMatching(TS),
         secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
-      });
+      } satisfies Schema<'CreatedWebhook'>);
       expect(Buffer.from((body.secret as string).slice(6), 'base64')).toHaveLength(32);
       expect(res.headers['cache-control']).toBe('no-store');
     });
@@ -188,11 +190,14 @@ describe('webhook routes (D38)', () => {
   });
 
   describe('the other routes', () => {
-    let hook: { id: number; url: string; events: string[]; created_at: string };
+    let hook: Omit<Schema<'Webhook'>, 'active' | 'workspace_id'>;
     let otherHook: number;
 
     beforeAll(async () => {
-      const { secret, ...created } = (await create({ url: 'https://localhost/managed', events: ['task.created'] })).body as typeof hook & { secret: string };
+      const { secret, active, workspace_id, ...created } = (
+        await create({ url: 'https://localhost/managed', events: ['task.created'] } satisfies Omit<Schema<'CreateWebhook'>, 'workspace_id'>)
+      ).body as Schema<'CreatedWebhook'>;
+      expect({ active, workspace_id }).toEqual({ active: true, workspace_id: w.ids.ws });
       expect(secret).toMatch(/^whsec_/);
       hook = created;
       otherHook = (
@@ -207,7 +212,7 @@ describe('webhook routes (D38)', () => {
       expect(list.length).toBeGreaterThan(3);
       for (const item of list) expect(Object.keys(item).sort()).toEqual(WEBHOOK_KEYS);
       expect(list.map((h) => h.id)).toEqual([...list.map((h) => h.id as number)].sort((a, b) => a - b));
-      expect(list).toContainEqual({ ...hook, active: true, workspace_id: w.ids.ws });
+      expect(list).toContainEqual({ ...hook, active: true, workspace_id: w.ids.ws } satisfies Schema<'Webhook'>);
       expect(JSON.stringify(list)).not.toContain('whsec_');
       expect(list.every((h) => h.workspace_id === w.ids.ws)).toBe(true);
       const other = await send('GET', `/api/v1/workspaces/${w.ids.other}/webhooks`, w.key('outsider'));
@@ -236,27 +241,27 @@ describe('webhook routes (D38)', () => {
 
     it('PATCH changes only the fields sent and answers the webhook without its secret', async () => {
       const url = `/api/v1/webhooks/${hook.id}`;
-      expect(await send('PATCH', url, w.key('owner'), {})).toMatchObject({ status: 200, body: { ...hook, active: true, workspace_id: w.ids.ws } });
-      expect(Object.keys((await send('PATCH', url, w.key('owner'), {})).body as object).sort()).toEqual(WEBHOOK_KEYS);
-      const moved = await send('PATCH', url, w.key('admin'), { url: 'https://LOCALHOST:443/moved' });
-      expect(moved.status).toBe(200);
-      expect(moved.body).toEqual({ ...hook, url: 'https://localhost/moved', active: true, workspace_id: w.ids.ws });
-      expect(await send('PATCH', url, w.key('owner'), { events: ['list.updated', 'task.deleted', 'list.updated'], active: false })).toMatchObject({
+      expect(await send('PATCH', url, w.key('owner'), {} satisfies Schema<'UpdateWebhook'>)).toMatchObject({
         status: 200,
-        body: { url: 'https://localhost/moved', events: ['task.deleted', 'list.updated'], active: false },
+        body: { ...hook, active: true, workspace_id: w.ids.ws } satisfies Schema<'Webhook'>,
       });
-      expect(await send('PATCH', url, w.key('owner'), { active: true })).toMatchObject({
+      expect(Object.keys((await send('PATCH', url, w.key('owner'), {})).body as object).sort()).toEqual(WEBHOOK_KEYS);
+      const moved = await send('PATCH', url, w.key('admin'), { url: 'https://LOCALHOST:443/moved' } satisfies Schema<'UpdateWebhook'>);
+      expect(moved.status).toBe(200);
+      expect(moved.body).toEqual({ ...hook, url: 'https://localhost/moved', active: true, workspace_id: w.ids.ws } satisfies Schema<'Webhook'>);
+      const later = { ...hook, url: 'https://localhost/moved', events: ['task.deleted', 'list.updated'], workspace_id: w.ids.ws } satisfies Omit<
+        Schema<'Webhook'>,
+        'active'
+      >;
+      expect(
+        await send('PATCH', url, w.key('owner'), { events: ['list.updated', 'task.deleted', 'list.updated'], active: false } satisfies Schema<'UpdateWebhook'>),
+      ).toMatchObject({ status: 200, body: { ...later, active: false } satisfies Schema<'Webhook'> });
+      expect(await send('PATCH', url, w.key('owner'), { active: true } satisfies Schema<'UpdateWebhook'>)).toMatchObject({
         status: 200,
-        body: { events: ['task.deleted', 'list.updated'], active: true },
+        body: { ...later, active: true } satisfies Schema<'Webhook'>,
       });
       const listed = (await send('GET', `/api/v1/workspaces/${w.ids.ws}/webhooks`, w.key('owner'))).body as Array<{ id: number }>;
-      expect(listed.find((h) => h.id === hook.id)).toEqual({
-        ...hook,
-        url: 'https://localhost/moved',
-        events: ['task.deleted', 'list.updated'],
-        active: true,
-        workspace_id: w.ids.ws,
-      });
+      expect(listed.find((h) => h.id === hook.id)).toEqual({ ...later, active: true } satisfies Schema<'Webhook'>);
     });
 
     it.each([

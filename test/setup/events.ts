@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 
 import { EVENTS_LOCK_NAMESPACE } from '../../src/events/events.sql';
+import type { Schema } from './api-types';
 
 /**
  * The event types of the contract in its table order (D37's 14, then D48's 13), written out here
@@ -34,7 +35,7 @@ export const CONTRACT_EVENT_TYPES = [
   'custom_field.created',
   'custom_field.updated',
   'custom_field.deleted',
-];
+] satisfies Schema<'Webhook'>['events'];
 
 /** An event object as the feed and webhooks show it (D37). */
 export type EventObject = {
