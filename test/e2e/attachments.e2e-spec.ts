@@ -4,6 +4,7 @@ import { join } from 'path';
 
 import { AttachmentsWorker } from '../../src/attachments/attachments.worker';
 import { LinkSigner } from '../../src/attachments/storage/signed-links';
+import type { Schema } from '../setup/api-types';
 import { auth } from '../setup/create-app';
 import { BOUNDARY, fileBody, multipart } from '../setup/multipart';
 import { roleKeys, useRoleWorld, WORLD_NAMES, WorldRole } from '../setup/world';
@@ -20,7 +21,7 @@ const MAX = 4096;
 const STORAGE_DIR = mkdtempSync(join(tmpdir(), 'h36-attachments-'));
 const { key } = roleKeys('at');
 const TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const ELEMENT_KEYS = ['created_at', 'file_name', 'file_size', 'id', 'mime_type', 'uploader'];
+const ELEMENT_KEYS = ['created_at', 'file_name', 'file_size', 'id', 'mime_type', 'uploader'] satisfies Array<keyof Schema<'Attachment'>>;
 
 /** Every object file under the storage directory (their names are their keys). */
 const objectFiles = (): string[] => {
@@ -83,7 +84,7 @@ describe('attachments (D47)', () => {
         mime_type: 'text/plain',
         created_at: expect.stringMatching(TS),
         uploader: { id: ids.member, name: WORLD_NAMES.member, avatar_url: null },
-      });
+      } satisfies Schema<'Attachment'>);
       expect((await list(ids.t_backlog)).json()).toEqual([element]);
       const after = await getTask(ids.t_backlog);
       expect(after.json().attachments).toEqual([element]);
@@ -263,10 +264,14 @@ describe('attachments (D47)', () => {
     it('201 with the pending attachment and its upload link; invisible until confirmed; 409 until the bytes are there; then 200, once recorded', async () => {
       const before = await getTask(ids.t_backlog);
       const listed = (await list(ids.t_backlog)).json();
-      const res = await declare(ids.t_backlog, { file_name: 'spec.pdf', file_size: 5, mime_type: 'Application/PDF; q=1' }, 'admin');
+      const res = await declare(
+        ids.t_backlog,
+        { file_name: 'spec.pdf', file_size: 5, mime_type: 'Application/PDF; q=1' } satisfies Schema<'DeclareAttachment'>,
+        'admin',
+      );
       expect(res.statusCode).toBe(201);
       const body = res.json();
-      expect(Object.keys(body).sort()).toEqual(['attachment', 'upload']);
+      expect(Object.keys(body).sort()).toEqual(['attachment', 'upload'] satisfies Array<keyof Schema<'DeclaredAttachment'>>);
       expect(body.attachment).toEqual({
         id: expect.any(Number),
         file_name: 'spec.pdf',
@@ -274,8 +279,13 @@ describe('attachments (D47)', () => {
         mime_type: 'application/pdf',
         created_at: expect.stringMatching(TS),
         uploader: { id: ids.admin, name: WORLD_NAMES.admin, avatar_url: null },
-      });
-      expect(body.upload).toEqual({ method: 'PUT', url: expect.any(String), headers: {}, expires_at: expect.stringMatching(TS) });
+      } satisfies Schema<'Attachment'>);
+      expect(body.upload).toEqual({
+        method: 'PUT',
+        url: expect.any(String),
+        headers: {},
+        expires_at: expect.stringMatching(TS),
+      } satisfies Schema<'UploadLink'>);
       const ttl = Date.parse(body.upload.expires_at) - Date.now();
       expect(ttl).toBeGreaterThan(3590_000);
       expect(ttl).toBeLessThanOrEqual(3600_000);
@@ -320,14 +330,18 @@ describe('attachments (D47)', () => {
     });
 
     it('a 0-byte file needs its PUT too', async () => {
-      const { attachment, upload: link } = (await declare(ids.t_backlog, { file_name: 'empty.txt', file_size: 0, mime_type: 'text/plain' })).json();
+      const { attachment, upload: link } = (
+        await declare(ids.t_backlog, { file_name: 'empty.txt', file_size: 0, mime_type: 'text/plain' } satisfies Schema<'DeclareAttachment'>)
+      ).json();
       expect((await confirm(attachment.id)).statusCode).toBe(409);
       expect((await fetchLink(link.url, 'PUT')).statusCode).toBe(204);
       expect((await confirm(attachment.id)).statusCode).toBe(200);
     });
 
     it('concurrent confirms: all 200, one attachment.created', async () => {
-      const { attachment, upload: link } = (await declare(ids.t_backlog, { file_name: 'race.txt', file_size: 3, mime_type: 'text/plain' })).json();
+      const { attachment, upload: link } = (
+        await declare(ids.t_backlog, { file_name: 'race.txt', file_size: 3, mime_type: 'text/plain' } satisfies Schema<'DeclareAttachment'>)
+      ).json();
       expect((await fetchLink(link.url, 'PUT', {}, 'abc')).statusCode).toBe(204);
       const answers = await Promise.all(Array.from({ length: 8 }, () => confirm(attachment.id)));
       expect(answers.map((r) => r.statusCode)).toEqual(Array(8).fill(200));
@@ -354,11 +368,15 @@ describe('attachments (D47)', () => {
     it('413 for a declared size over the limit, after the other fields', async () => {
       const res = await declare(ids.t_backlog, { file_name: 'a.txt', file_size: MAX + 1, mime_type: 'text/plain' });
       expect([res.statusCode, res.json()]).toEqual([413, { error: `Attachment is too large (at most ${MAX} bytes)` }]);
-      expect((await declare(ids.t_backlog, { file_name: 'a.txt', file_size: MAX, mime_type: 'text/plain' })).statusCode).toBe(201);
+      expect(
+        (await declare(ids.t_backlog, { file_name: 'a.txt', file_size: MAX, mime_type: 'text/plain' } satisfies Schema<'DeclareAttachment'>)).statusCode,
+      ).toBe(201);
     });
 
     it('an expired pending attachment is gone: confirm and delete 404, its link 403; a non-member still gets 403 while it is pending', async () => {
-      const { attachment, upload: link } = (await declare(ids.t_backlog, { file_name: 'late.txt', file_size: 1, mime_type: 'text/plain' })).json();
+      const { attachment, upload: link } = (
+        await declare(ids.t_backlog, { file_name: 'late.txt', file_size: 1, mime_type: 'text/plain' } satisfies Schema<'DeclareAttachment'>)
+      ).json();
       const outsider = await confirm(attachment.id, 'outsider');
       expect([outsider.statusCode, outsider.json()]).toEqual([403, { error: 'Access denied' }]);
       await sql(`UPDATE attachments SET expires_at = now() - interval '1 second' WHERE id = $1`, [attachment.id]);
@@ -378,7 +396,9 @@ describe('attachments (D47)', () => {
     });
 
     it('deleting a pending attachment: 204, no event', async () => {
-      const { attachment } = (await declare(ids.t_backlog, { file_name: 'p.txt', file_size: 1, mime_type: 'text/plain' })).json();
+      const { attachment } = (
+        await declare(ids.t_backlog, { file_name: 'p.txt', file_size: 1, mime_type: 'text/plain' } satisfies Schema<'DeclareAttachment'>)
+      ).json();
       const res = await remove(attachment.id);
       expect([res.statusCode, res.body]).toEqual([204, '']);
       expect((await eventsOf(['attachment.deleted'])).filter((e) => e.data.attachment_id === attachment.id)).toEqual([]);
@@ -506,7 +526,9 @@ describe('attachments (D47)', () => {
       const inbox = (await upload(ids.t_inbox, fileBody('in.txt', 'x'))).json().id;
       expect((await download(inbox, 'restricted')).json()).toEqual({ error: 'Access denied' });
       expect((await download(inbox, 'outsider')).json()).toEqual({ error: 'Access denied' });
-      const { attachment } = (await declare(ids.t_inbox, { file_name: 'p.txt', file_size: 1, mime_type: 'text/plain' })).json();
+      const { attachment } = (
+        await declare(ids.t_inbox, { file_name: 'p.txt', file_size: 1, mime_type: 'text/plain' } satisfies Schema<'DeclareAttachment'>)
+      ).json();
       expect((await download(attachment.id, 'restricted')).json()).toEqual({ error: 'Access denied' });
       expect((await download(attachment.id, 'restrictedViewer')).json()).toEqual({ error: 'Attachment not found' });
     });
@@ -608,7 +630,9 @@ describe('attachments (D47)', () => {
     });
 
     it('the reaper deletes expired pending uploads and their bytes', async () => {
-      const { attachment, upload: link } = (await declare(ids.t_backlog, { file_name: 'r.txt', file_size: 2, mime_type: 'text/plain' })).json();
+      const { attachment, upload: link } = (
+        await declare(ids.t_backlog, { file_name: 'r.txt', file_size: 2, mime_type: 'text/plain' } satisfies Schema<'DeclareAttachment'>)
+      ).json();
       expect((await fetchLink(link.url, 'PUT', {}, 'ok')).statusCode).toBe(204);
       const [{ storage_key: stored }] = await sql('SELECT storage_key FROM attachments WHERE id = $1', [attachment.id]);
       expect(objectFiles()).toContain(stored);
