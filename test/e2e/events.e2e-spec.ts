@@ -1,5 +1,6 @@
 import { EVENT_TYPES } from '../../src/events/event-types';
 import { EventsRetention } from '../../src/events/events-retention';
+import type { Schema } from '../setup/api-types';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
 import { CONTRACT_EVENT_TYPES } from '../setup/events';
 import { loadRoleWorld, RoleWorld, WorldRole } from '../setup/world';
@@ -34,7 +35,7 @@ describe('events (D37)', () => {
     (await sql(`SELECT id FROM api_keys WHERE user_id = $1 AND revoked_at IS NULL AND expires_at IS NULL ORDER BY id LIMIT 1`, [ids[role]]))[0].id;
 
   /** The one event recorded by a write, checked whole: type, workspace, actor, data, occurred_at = `stamp`. */
-  const expectOne = async (type: string, data: Record<string, unknown>, stamp?: string, role: WorldRole = 'owner') => {
+  const expectOne = async (type: Schema<'Event'>['type'], data: Schema<'Event'>['data'], stamp?: string, role: WorldRole = 'owner') => {
     const events = await recorded();
     expect(events).toEqual([
       {
@@ -44,7 +45,7 @@ describe('events (D37)', () => {
         occurred_at: stamp ?? expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         actor: { user_id: ids[role], api_key_id: await keyId(role) },
         data,
-      },
+      } satisfies Schema<'Event'>,
     ]);
     expect(Object.keys(events[0].data).sort()).toEqual(Object.keys(data).sort());
     return events[0];
@@ -260,17 +261,23 @@ describe('events (D37)', () => {
       expect(first.next_after).toBe(all.data[1].id);
       const second = (await feed(`?limit=2&after=${first.next_after}`)).json();
       expect(second.data).toEqual(all.data.slice(2, 4));
-      expect((await feed(`?after=${all.next_after}`)).json()).toEqual({ data: [], next_after: all.next_after });
+      expect((await feed(`?after=${all.next_after}`)).json()).toEqual({ data: [], next_after: all.next_after } satisfies Schema<'EventPage'>);
       // eslint-disable-next-line no-loss-of-precision -- the number as JSON.parse reads the answer's digits
-      expect((await feed('?after=0099999999999999999999')).json()).toEqual({ data: [], next_after: 99999999999999999999 });
-      expect((await feed('')).json()).toEqual({ data: all.data.slice(0, 50), next_after: all.data[Math.min(50, all.data.length) - 1].id });
+      expect((await feed('?after=0099999999999999999999')).json()).toEqual({ data: [], next_after: 99999999999999999999 } satisfies Schema<'EventPage'>);
+      expect((await feed('')).json()).toEqual({
+        data: all.data.slice(0, 50),
+        next_after: all.data[Math.min(50, all.data.length) - 1].id,
+      } satisfies Schema<'EventPage'>);
     });
 
     it('filters by type (comma list, repeated) and task_id inside the page, so a page is full', async () => {
       const all = (await feed('?limit=100')).json().data;
       const wanted = all.filter((e: { type: string }) => ['label.created', 'status.updated'].includes(e.type));
       expect((await feed('?type=label.created,status.updated&limit=100')).json().data).toEqual(wanted);
-      expect((await feed('?type=label.created&type=status.updated&limit=2')).json()).toEqual({ data: wanted.slice(0, 2), next_after: wanted[1].id });
+      expect((await feed('?type=label.created&type=status.updated&limit=2')).json()).toEqual({
+        data: wanted.slice(0, 2),
+        next_after: wanted[1].id,
+      } satisfies Schema<'EventPage'>);
       const task = all.find((e: { type: string }) => e.type === 'task.updated').data.task_id;
       const about = all.filter((e: { data: { task_id?: number } }) => e.data.task_id === task);
       expect(about.map((e: { type: string }) => e.type)).toEqual([
@@ -283,7 +290,7 @@ describe('events (D37)', () => {
       ]);
       expect((await feed(`?task_id=${task}&limit=100`)).json().data).toEqual(about);
       expect((await feed(`?task_id="${task}"`)).statusCode).toBe(400);
-      expect((await feed('?task_id=99999999999')).json()).toEqual({ data: [], next_after: 0 });
+      expect((await feed('?task_id=99999999999')).json()).toEqual({ data: [], next_after: 0 } satisfies Schema<'EventPage'>);
     });
 
     it.each([
@@ -398,7 +405,7 @@ describe('events (D37)', () => {
       ]);
       // A page is full when more visible events exist: limit counts visible events only.
       const page = (await feed(`?after=${all[0].id - 1}&limit=3`, w.key('restricted'))).json();
-      expect(page).toEqual({ data: restricted.slice(0, 3), next_after: restricted[2].id });
+      expect(page).toEqual({ data: restricted.slice(0, 3), next_after: restricted[2].id } satisfies Schema<'EventPage'>);
       // Grants are judged now: granting list inbox shows its events at once.
       await sql(`INSERT INTO member_list_grants (workspace_id, user_id, list_id) VALUES ($1, $2, $3)`, [ids.ws, ids.restricted, ids.inbox]);
       expect(summary(await seen('restricted'))).toEqual([
