@@ -190,18 +190,40 @@ describe('comments', () => {
     });
 
     it('creates on a task in a granted list for a restricted member, and on a task with no list for others', async () => {
-      const granted = await post(key('restricted'), ids.t_granted, { content: 'ok' });
+      const created = (task: number, user: 'restricted' | 'member', avatar: string | null) =>
+        ({
+          id: expect.any(Number),
+          task_id: task,
+          user_id: ids[user],
+          name: WORLD_NAMES[user],
+          avatar_url: avatar,
+          content: 'ok',
+          parent_comment_id: null,
+          resolved: false,
+          created_at: expect.stringMatching(TS),
+        }) satisfies Schema<'Comment'>;
+      const granted = await post(key('restricted'), ids.t_granted, { content: 'ok' } satisfies Schema<'CreateComment'>);
       expect(granted.statusCode).toBe(201);
-      expect(granted.json()).toMatchObject({ task_id: ids.t_granted, user_id: ids.restricted, content: 'ok' });
-      const noList = await post(key('member'), ids.t_nolist, { content: 'ok' });
+      expect(granted.json()).toEqual(created(ids.t_granted, 'restricted', null));
+      const noList = await post(key('member'), ids.t_nolist, { content: 'ok' } satisfies Schema<'CreateComment'>);
       expect(noList.statusCode).toBe(201);
-      expect(noList.json()).toMatchObject({ task_id: ids.t_nolist, user_id: ids.member });
+      expect(noList.json()).toEqual(created(ids.t_nolist, 'member', MEMBER_AVATAR));
     });
 
     it('always creates a top-level, unresolved comment, whatever the body says (spec; D7 unknown fields ignored)', async () => {
       const res = await post(key('member'), ids.t_post, { content: 'x', resolved: true, parent_comment_id: ids.c1, user_id: ids.owner, task_id: ids.t1 });
       expect(res.statusCode).toBe(201);
-      expect(res.json()).toMatchObject({ task_id: ids.t_post, user_id: ids.member, parent_comment_id: null, resolved: false });
+      expect(res.json()).toEqual({
+        id: expect.any(Number),
+        task_id: ids.t_post,
+        user_id: ids.member,
+        name: WORLD_NAMES.member,
+        avatar_url: MEMBER_AVATAR,
+        content: 'x',
+        parent_comment_id: null,
+        resolved: false,
+        created_at: expect.stringMatching(TS),
+      } satisfies Schema<'Comment'>);
     });
 
     it('orders new comments after older ones in the listing (D23)', async () => {
