@@ -83,14 +83,14 @@ describe('POST /api/v1/tasks', () => {
       creator_id: ids.bob,
       // D17: the pending status with the lowest position (To Do at 2), not the one with the lowest id (Later).
       status: { id: ids.todo, name: 'To Do', icon: 'circle', color: 'gray', category: 'pending' },
-    });
+    } satisfies Partial<Schema<'TaskWrite'>>);
   });
 
   it.each([
     ['statuses but none pending', 'np_list'],
     ['no statuses at all', 'ns_list'],
   ])('gives status null when the workspace has %s (D17)', async (_case, list) => {
-    const res = await create({ list_id: ids[list], title: 'No status' }, KEYS.owner);
+    const res = await create({ list_id: ids[list], title: 'No status' } satisfies Schema<'CreateTask'>, KEYS.owner);
     expect(res.statusCode).toBe(201);
     expect(res.json().status).toBeNull();
   });
@@ -108,7 +108,7 @@ describe('POST /api/v1/tasks', () => {
       const res = await create({ list_id: ids[list], title: 'By role' }, key);
       expect(res.statusCode).toBe(status);
       if (error) expect(res.json()).toEqual({ error });
-      else expect(res.json()).toMatchObject({ list_id: ids[list], workspace_id: ids.acme });
+      else expect(res.json()).toMatchObject({ list_id: ids[list], workspace_id: ids.acme } satisfies Partial<Schema<'TaskWrite'>>);
     });
   });
 
@@ -307,7 +307,7 @@ describe('POST /api/v1/tasks', () => {
     ])('due_date and start_date %s', async (_case, value, expected) => {
       const res = await create({ list_id: ids.backlog, title: 'Dates', due_date: value, start_date: value });
       expect(res.statusCode).toBe(201);
-      expect(res.json()).toMatchObject({ due_date: expected, start_date: expected });
+      expect(res.json()).toMatchObject({ due_date: expected, start_date: expected } satisfies Partial<Schema<'TaskWrite'>>);
     });
   });
 
@@ -323,7 +323,9 @@ describe('POST /api/v1/tasks', () => {
 
   describe('identifier (D15)', () => {
     it('is unique and gap-free under 50 concurrent creates, and never reused after deleting the newest', async () => {
-      const results = await Promise.all(Array.from({ length: 50 }, (_, i) => create({ list_id: ids.empty_list, title: `Burst ${i}` }, KEYS.owner)));
+      const results = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => create({ list_id: ids.empty_list, title: `Burst ${i}` } satisfies Schema<'CreateTask'>, KEYS.owner)),
+      );
       expect(results.map((r) => r.statusCode)).toEqual(Array(50).fill(201));
       const identifiers = results.map((r) => r.json().identifier).sort((a, b) => a - b);
       expect(identifiers).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
@@ -331,16 +333,16 @@ describe('POST /api/v1/tasks', () => {
       const newest = results.find((r) => r.json().identifier === 50)!.json();
       const del = await t.inject({ method: 'DELETE', url: `/api/v1/tasks/${newest.id}`, headers: auth(KEYS.owner) });
       expect(del.statusCode).toBe(204);
-      const next = await create({ list_id: ids.empty_list, title: 'After delete' }, KEYS.owner);
+      const next = await create({ list_id: ids.empty_list, title: 'After delete' } satisfies Schema<'CreateTask'>, KEYS.owner);
       expect(next.json().identifier).toBe(51);
     });
 
     it('is drawn only by a create that passes its checks: a refused create leaves no gap', async () => {
-      const before = await create({ list_id: ids.empty_list, title: 'Before' }, KEYS.owner);
+      const before = await create({ list_id: ids.empty_list, title: 'Before' } satisfies Schema<'CreateTask'>, KEYS.owner);
       const refused = await create({ list_id: ids.empty_list, title: 'Refused', status_id: 999999 }, KEYS.owner);
       expect(refused.statusCode).toBe(404);
       expect(refused.json()).toEqual({ error: 'Status not found in this workspace' });
-      const after = await create({ list_id: ids.empty_list, title: 'After' }, KEYS.owner);
+      const after = await create({ list_id: ids.empty_list, title: 'After' } satisfies Schema<'CreateTask'>, KEYS.owner);
       expect(after.json().identifier).toBe(before.json().identifier + 1);
     });
 
