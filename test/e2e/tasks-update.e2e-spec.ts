@@ -49,7 +49,7 @@ describe('PATCH and DELETE /api/v1/tasks/:id', () => {
     it('changes nothing for an empty body', async () => {
       const id = await create({ description: '<p>d</p>', assignee_ids: [ids.carol], custom_fields: [{ id: ids.cf_open, value: 'v' }] });
       const before = (await get(id, KEYS.member)).json();
-      const res = await patch(id, {});
+      const res = await patch(id, {} satisfies Schema<'UpdateTask'>);
       expect(res.statusCode).toBe(200);
       expect(res.json()).toEqual(Object.fromEntries(FIELDS.write.map((k) => [k, before[k]])));
     });
@@ -58,26 +58,26 @@ describe('PATCH and DELETE /api/v1/tasks/:id', () => {
       const id = await create({ description: '<p>d</p>', due_date: '2025-01-01', start_date: '2025-01-01' });
       const res = await patch(id, { due_date: empty, start_date: empty, description: empty });
       expect(res.statusCode).toBe(200);
-      expect(res.json()).toMatchObject({ due_date: null, start_date: null, description: null });
+      expect(res.json()).toMatchObject({ due_date: null, start_date: null, description: null } satisfies Partial<Schema<'TaskWrite'>>);
     });
 
     it('replaces the assignees entirely; members only; [] removes all (D12)', async () => {
       const id = await create({ assignee_ids: [ids.bob, ids.carol] });
       let res = await patch(id, { assignee_ids: [ids.carol, ids.dave, ids.olga, 'x', ids.dave] });
       expect(res.json().assignees.map((a: { id: number }) => a.id)).toEqual([ids.carol, ids.dave].sort((a, b) => a - b));
-      res = await patch(id, { title: 'Assignees untouched' });
+      res = await patch(id, { title: 'Assignees untouched' } satisfies Schema<'UpdateTask'>);
       expect(res.json().assignees).toHaveLength(2);
-      res = await patch(id, { assignee_ids: [] });
+      res = await patch(id, { assignee_ids: [] } satisfies Schema<'UpdateTask'>);
       expect(res.json().assignees).toEqual([]);
     });
 
     it('replaces the labels; other workspaces\u2019 ignored; [] removes all (D14)', async () => {
       const id = await create({ label_ids: [ids.bug] });
-      expect((await patch(id, { label_ids: [ids.feature, ids.chore, ids.o_label] })).statusCode).toBe(200);
+      expect((await patch(id, { label_ids: [ids.feature, ids.chore, ids.o_label] } satisfies Schema<'UpdateTask'>)).statusCode).toBe(200);
       expect((await get(id)).json().labels.map((l: { id: number }) => l.id)).toEqual([ids.chore, ids.feature]);
-      await patch(id, { priority: 'high' });
+      await patch(id, { priority: 'high' } satisfies Schema<'UpdateTask'>);
       expect((await get(id)).json().labels).toHaveLength(2);
-      await patch(id, { label_ids: [] });
+      await patch(id, { label_ids: [] } satisfies Schema<'UpdateTask'>);
       expect((await get(id)).json().labels).toEqual([]);
     });
 
@@ -139,9 +139,9 @@ describe('PATCH and DELETE /api/v1/tasks/:id', () => {
         status: 400,
         body: { error: 'custom_fields value must be at most 10000 characters' },
       });
-      expect((await get(id)).json()).toMatchObject({ title: 'Bounded' });
+      expect((await get(id)).json()).toMatchObject({ title: 'Bounded' } satisfies Partial<Schema<'Task'>>);
       expect(valueOf((await get(id)).json(), ids.cf_open)).toBe('before');
-      const res = await patch(id, { custom_fields: [{ id: ids.cf_open, value: 'x'.repeat(10_000) }] });
+      const res = await patch(id, { custom_fields: [{ id: ids.cf_open, value: 'x'.repeat(10_000) }] } satisfies Schema<'UpdateTask'>);
       expect(valueOf(res.json(), ids.cf_open)).toBe('x'.repeat(10_000));
     });
 
@@ -159,10 +159,10 @@ describe('PATCH and DELETE /api/v1/tasks/:id', () => {
       expect(fieldIds(res.json())).toEqual([ids.cf_open, ids.cf_inbox, ids.cf_stars, ids.cf_money]);
       expect(valueOf(res.json(), ids.cf_inbox)).toBe('phone');
       // The clear of cf_eng was ignored: it does not apply to the inbox.
-      res = await patch(id, { list_id: ids.backlog });
+      res = await patch(id, { list_id: ids.backlog } satisfies Schema<'UpdateTask'>);
       expect(valueOf(res.json(), ids.cf_eng)).toBe('5');
       expect(fieldIds(res.json())).not.toContain(ids.cf_inbox);
-      res = await patch(id, { list_id: ids.inbox });
+      res = await patch(id, { list_id: ids.inbox } satisfies Schema<'UpdateTask'>);
       expect(valueOf(res.json(), ids.cf_inbox)).toBe('phone');
     });
 
