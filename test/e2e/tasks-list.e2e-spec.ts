@@ -1,4 +1,5 @@
 import { loadFixture } from '../../src/fixtures/fixture-loader';
+import type { Schema } from '../setup/api-types';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
 import { FIELDS, KEYS, keys, tasksWorld } from './tasks-world';
 
@@ -36,7 +37,7 @@ describe('GET /api/v1/workspaces/:id/tasks', () => {
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(keys(body)).toEqual(['data', 'limit', 'page', 'total', 'total_pages']);
-    expect(body).toMatchObject({ page: 1, limit: 50, total: 8, total_pages: 1 });
+    expect(body).toMatchObject({ page: 1, limit: 50, total: 8, total_pages: 1 } satisfies Partial<Schema<'TaskPage'>>);
     expect(idsOf(body)).toEqual(NEWEST_FIRST.map((ref) => ids[ref]));
     for (const task of body.data) expect(keys(task)).toEqual(FIELDS.listItem);
 
@@ -73,14 +74,14 @@ describe('GET /api/v1/workspaces/:id/tasks', () => {
       ['?limit=08&page=01', 1, 8, [0, 8]],
     ] as const)('%s', async (query, page, limit, [from, to]) => {
       const body = (await list(query)).json();
-      expect(body).toMatchObject({ page, limit, total: 8, total_pages: Math.ceil(8 / limit) });
+      expect(body).toMatchObject({ page, limit, total: 8, total_pages: Math.ceil(8 / limit) } satisfies Partial<Schema<'TaskPage'>>);
       expect(idsOf(body)).toEqual(NEWEST_FIRST.slice(from, to).map((ref) => ids[ref]));
     });
 
     it.each([['?page=4&limit=3'], ['?page=999999999999']])('a page past the end (%s) gives data [] with the true total', async (query) => {
       const res = await list(query);
       expect(res.statusCode).toBe(200);
-      expect(res.json()).toMatchObject({ data: [], total: 8 });
+      expect(res.json()).toMatchObject({ data: [], total: 8 } satisfies Partial<Schema<'TaskPage'>>);
     });
 
     it('gives total 0 and total_pages 0 for a workspace without tasks', async () => {
@@ -109,7 +110,7 @@ describe('GET /api/v1/workspaces/:id/tasks', () => {
     it('lists the tasks of one list', async () => {
       const body = (await list(`?list_id=${ids.loose}`)).json();
       expect(idsOf(body)).toEqual([ids.t_loose, ids.tie_b, ids.tie_a]);
-      expect(body).toMatchObject({ total: 3, total_pages: 1 });
+      expect(body).toMatchObject({ total: 3, total_pages: 1 } satisfies Partial<Schema<'TaskPage'>>);
     });
 
     it('lists only top-level tasks of the list', async () => {
@@ -145,12 +146,12 @@ describe('GET /api/v1/workspaces/:id/tasks', () => {
     it('a restricted member sees only tasks in permitted lists (granted folders and granted lists)', async () => {
       const body = (await list('', KEYS.restricted)).json();
       expect(idsOf(body)).toEqual([ids.t_full, ids.t_granted, ids.t_sprint]);
-      expect(body).toMatchObject({ total: 3, total_pages: 1 });
+      expect(body).toMatchObject({ total: 3, total_pages: 1 } satisfies Partial<Schema<'TaskPage'>>);
     });
 
     it('a restricted viewer sees only its granted folder', async () => {
       const body = (await list('?limit=1&page=2', KEYS.restrictedViewer)).json();
-      expect(body).toMatchObject({ total: 2, total_pages: 2, page: 2, limit: 1 });
+      expect(body).toMatchObject({ total: 2, total_pages: 2, page: 2, limit: 1 } satisfies Partial<Schema<'TaskPage'>>);
       expect(idsOf(body)).toEqual([ids.t_sprint]);
     });
 
