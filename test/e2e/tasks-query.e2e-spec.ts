@@ -1,6 +1,7 @@
 import type { FixtureWorld } from '../../src/fixtures/fixture.types';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { cursorSecret, useCursorSecret } from '../../src/tasks/task-cursor';
+import type { Schema } from '../setup/api-types';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
 import { QueryCounter } from '../setup/query-counter';
 import { usersWithKeys } from '../setup/world';
@@ -260,7 +261,7 @@ describe('GET /api/v1/workspaces/:id/tasks: task queries (D34)', () => {
     ])('%s', async (query, expected) => {
       const body = await list(query);
       expect(refsOf(body.data)).toEqual(expected);
-      expect(body).toMatchObject({ page: 1, limit: 50, total: expected.length, total_pages: expected.length ? 1 : 0 });
+      expect(body).toMatchObject({ page: 1, limit: 50, total: expected.length, total_pages: expected.length ? 1 : 0 } satisfies Partial<Schema<'TaskPage'>>);
       for (const task of body.data) expect(keys(task)).toEqual(FIELDS.listItem);
     });
 
@@ -366,8 +367,8 @@ describe('GET /api/v1/workspaces/:id/tasks: task queries (D34)', () => {
     it('adds total (all matches) only with include_total=true and a cursor; limit may change', async () => {
       const first = await list('?include_total=false&limit=2&priority=urgent,high,medium');
       const second = await list(`?cursor=${first.next_cursor}&include_total=true&limit=1&priority=medium,high,urgent`);
-      expect(keys(second)).toEqual(['data', 'limit', 'next_cursor', 'total']);
-      expect(second).toMatchObject({ limit: 1, total: 4 });
+      expect(keys(second)).toEqual(['data', 'limit', 'next_cursor', 'total'] satisfies Array<keyof Schema<'TaskCursorPageWithTotal'>>);
+      expect(second).toMatchObject({ limit: 1, total: 4 } satisfies Partial<Schema<'TaskCursorPageWithTotal'>>);
       expect(refsOf(second.data)).toEqual(['b']);
       const third = await list(`?cursor=${second.next_cursor}&include_total=false&priority=urgent,urgent,high,medium&priority=medium`);
       expect(keys(third)).toEqual(['data', 'limit', 'next_cursor']);
