@@ -66,7 +66,7 @@ const isMultipart = (contentType: string | undefined) => /^multipart\/form-data\
 @Injectable()
 export class AttachmentsService {
   private readonly settings: AttachmentSettings;
-  /** Multipart files received and stored per request (stored). */
+  /** The multipart file of each request, received and stored once (stored()): a second run of the route after a lost race reuses it. */
   private readonly storing = new WeakMap<object, Promise<StoredUpload>>();
 
   constructor(

@@ -3,7 +3,7 @@ import type { WebhookSettings } from '../config/env';
 import { DeliveryJob, deliveryJobFlags, deliveryJobKey } from './delivery-job';
 import { attemptDelivery } from './webhook-sender';
 import { WebhookMetrics } from './webhooks.metrics';
-import { StepInput, WebhooksRepository } from './webhooks.repository';
+import { StepInput, Unrecorded, WebhooksRepository } from './webhooks.repository';
 
 /**
  * How long a connected attempt waits for the other attempts of its drain that
@@ -26,13 +26,6 @@ export interface DrainOptions {
   batchMs: number;
   standInMs: number;
   leaseMs: number;
-}
-
-/** An attempt whose outcome was lost (shutdown, or a database failure): its lease and stand-in go back. */
-export interface Unrecorded {
-  webhookId: number;
-  leaseUntil: string;
-  key: string;
 }
 
 /** A request of a connected attempt for the send lock. */

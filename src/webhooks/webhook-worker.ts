@@ -16,7 +16,7 @@ import type { Timeouts } from '../config/timeouts';
 import { DELIVERY_TASK, DeliveryJob, webhookFlag, workspaceFlag } from './delivery-job';
 import { WebhookDrain } from './webhook-drain';
 import { WebhookMetrics } from './webhooks.metrics';
-import { WebhooksRepository } from './webhooks.repository';
+import { Unrecorded, WebhooksRepository } from './webhooks.repository';
 
 /** Delivery jobs one process runs at once: each is a drain of its webhook's due attempts (WebhookDrain), or a job handed to one. */
 const CONCURRENCY = 20;
@@ -145,7 +145,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
   /** The drain of each webhook this process runs now. */
   private readonly drains = new Map<number, { drain: WebhookDrain; ended: Promise<void> }>();
   /** Unrecorded attempts whose lease and stand-in could not be given back yet (the database was unreachable), by job key. */
-  private readonly unfinished = new Map<string, { webhookId: number; leaseUntil: string; key: string }>();
+  private readonly unfinished = new Map<string, Unrecorded>();
   /** The dispatcher and stale-job loops, awaited at shutdown. */
   private loops: Promise<void>[] = [];
   private restartTimer?: NodeJS.Timeout;

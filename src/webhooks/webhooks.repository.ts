@@ -113,6 +113,13 @@ const DELETE = writeStatement<{ id: number }, { count: string }>(
 /** The API's write statements of webhooks (the delivery worker's bookkeeping statements are its own). */
 export const WEBHOOK_WRITES = [INSERT, UPDATE, DELETE];
 
+/** An attempt whose outcome was lost (shutdown, or a database failure): its webhook's lease and its stand-in job go back (giveBack). */
+export interface Unrecorded {
+  webhookId: number;
+  leaseUntil: string;
+  key: string;
+}
+
 /** SQL for webhooks, their delivery log, and the delivery jobs of the queue (graphile-worker's SQL API). */
 @Injectable()
 export class WebhooksRepository {
@@ -173,7 +180,7 @@ export class WebhooksRepository {
    * set to; so do the delivery jobs a failure put off (graphile-worker's
    * exponential delay: only a lost database makes a delivery job fail).
    */
-  async giveBack(attempts: Array<{ webhookId: number; leaseUntil: string; key: string }>): Promise<void> {
+  async giveBack(attempts: Unrecorded[]): Promise<void> {
     await this.sql.rows(
       `WITH lease AS (
          UPDATE webhooks w SET attempt_until = NULL, attempt_by = NULL FROM unnest($1::int[], $2::timestamptz[]) AS u(id, until)
