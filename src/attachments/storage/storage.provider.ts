@@ -5,7 +5,6 @@ import { DataSource } from 'typeorm';
 import type { AppEnv } from '../../config/env';
 import { SETTINGS } from '../../config/settings';
 import { LocalStorage } from './local-storage';
-import { S3Storage } from './s3-storage';
 import { LinkSigner } from './signed-links';
 import { OBJECT_STORAGE, ObjectStorage } from './storage';
 
@@ -38,14 +37,17 @@ export class FilesSecret implements OnModuleInit {
   }
 }
 
-/** The ObjectStorage of STORAGE_DRIVER (D47). */
+/** The ObjectStorage of STORAGE_DRIVER (D47); the AWS SDK is loaded only for `s3`. */
 export const OBJECT_STORAGE_PROVIDER: Provider = {
   provide: OBJECT_STORAGE,
   inject: [SETTINGS, FilesSecret],
   useFactory: (settings: AppEnv, secret: FilesSecret): ObjectStorage => {
     const { driver, dir, s3, publicUrl } = settings.attachments;
-    if (driver === 's3')
+    if (driver === 's3') {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { S3Storage } = require('./s3-storage') as typeof import('./s3-storage');
       return new S3Storage({ bucket: s3.bucket!, region: s3.region, endpoint: s3.endpoint, forcePathStyle: s3.forcePathStyle }, join(dir, 'tmp'));
+    }
     return new LocalStorage(dir, publicUrl, secret.links);
   },
 };
