@@ -76,8 +76,8 @@ export class FilesRoutes {
 
   private async download(id: number, request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const storage = this.storage as LocalStorage;
-    const row = await this.repo.stored(id);
-    if (!row || !row.confirmed || row.storage_key === null) throw DENIED();
+    const row = await this.repo.downloadable(id);
+    if (!row) throw DENIED();
     const path = storage.pathOf(row.storage_key);
     const size = await stat(path).then(
       (s) => s.size,
