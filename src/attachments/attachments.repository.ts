@@ -61,6 +61,14 @@ export interface StoredAttachment {
   confirmed: boolean;
 }
 
+/** A confirmed attachment with bytes, as its download link answers it. */
+export interface DownloadableAttachment {
+  storage_key: string;
+  file_size: number;
+  file_name: string;
+  mime_type: string;
+}
+
 /** AttachmentsRepository.insert's statement (after the quota lock). */
 const INSERT = writeStatement<{ actor: Actor; taskId: number; row: NewAttachment; quotaBytes: number }, { element: string | null; task: boolean }>(
   'attachment.insert',
@@ -225,10 +233,10 @@ export class AttachmentsRepository {
     return (await DELETE.run(db, { actor, id }))[0].deleted > 0;
   }
 
-  /** What a download link of attachment `id` answers with: its key, name and type; null unless it is confirmed with bytes. */
-  async downloadable(id: number): Promise<{ storage_key: string; file_name: string; mime_type: string } | null> {
-    const rows: { storage_key: string; file_name: string; mime_type: string }[] = await this.sql.rows(
-      'SELECT storage_key, file_name, mime_type FROM attachments WHERE id = $1 AND confirmed AND storage_key IS NOT NULL',
+  /** What a download link of attachment `id` answers with: its key, size, name and type; null unless it is confirmed with bytes. */
+  async downloadable(id: number): Promise<DownloadableAttachment | null> {
+    const rows: DownloadableAttachment[] = await this.sql.rows(
+      'SELECT storage_key, file_size, file_name, mime_type FROM attachments WHERE id = $1 AND confirmed AND storage_key IS NOT NULL',
       [id],
     );
     return rows[0] ?? null;
