@@ -106,6 +106,8 @@ export class FilesRoutes {
       void reply.code(range.kind === 'part' ? 206 : 200).header('content-length', String(length));
       if (range.kind === 'part') void reply.header('content-range', `bytes ${start}-${end}/${size}`);
       if (request.method === 'HEAD' || length === 0) return void reply.send();
+      // Answered meanwhile (the request's deadline): no stream would read `fd`, so it is closed below.
+      if (reply.sent) return;
       streamed = true;
       // 1 MiB reads: a file leaves in a few large writes (64 KiB ones cost a third of the throughput). The stream closes `fd`.
       await reply.send(createReadStream('', { fd, start, end, highWaterMark: 1024 * 1024 }));
