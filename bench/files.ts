@@ -25,7 +25,8 @@ import { SERVER, startServer, stopServer } from './server';
  *   - `upload-1mib`, `upload-25mib`: multipart upload, one request at a time; the floor is
  *     a Node server piping the request to a file (socket -> file).
  *   - `download-1mib`, `download-25mib`: GET download (302) then GET of the link; the floor
- *     pipes a file to the socket (file -> socket).
+ *     pipes a file to the socket (file -> socket). Also the median ms of the 302, of the
+ *     link's GET and of the floor's GET (where a download's time goes).
  *   - `uploads-8x25mib`: the server's RSS growth per upload while 8 uploads of 25 MiB run at
  *     once (BENCH_BATCHES such batches in a row, default 3), and get task's p99 idle and while they run (asked
  *     one at a time by a prober process of its own, so the uploading client does not delay it).
@@ -219,6 +220,8 @@ interface FileRow {
   nodeCpuMsPerReq: number;
   floorCpuMsPerReq: number;
   roundTripsPerReq: number;
+  /** Downloads: the medians of the 302, of the link's GET and of the floor's GET. */
+  medianMs?: { redirect: number; link: number; floor: number };
 }
 
 /**
@@ -299,6 +302,9 @@ function startProber(url: string, auth: Record<string, string>): { stop: () => P
       }),
   };
 }
+
+/** The median of `values`. */
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /** The 99th percentile of `times`. */
 const p99 = (times: number[]) => [...times].sort((a, b) => a - b)[Math.min(times.length - 1, Math.floor(times.length * 0.99))];
@@ -407,24 +413,34 @@ export async function files(args: string[]): Promise<void> {
       if (only.includes(`download-${label}`)) {
         const { id } = await upload();
         writeFileSync(join(work, 'floor', `out-${size}`), raw);
-        rows.push(
-          await sideBySide(
-            `download via 302 ${size / MiB} MiB`,
-            size,
-            ROUNDS[size],
-            { service: pid, floor: floor.pid },
-            proxy.roundTrips,
-            async () => {
-              const redirect = await send(port, 'GET', `/api/v1/attachments/${id}/download`, auth);
-              const a = await send(port, 'GET', new URL(redirect.headers.location as string).pathname);
-              if (a.bytes !== size) throw new Error(`download gave ${a.bytes} bytes`);
-            },
-            async () => {
-              const a = await send(floor!.port, 'GET', `/out-${size}`);
-              if (a.bytes !== size) throw new Error('floor download short');
-            },
-          ),
+        // Where a download's time goes: each run's 302 and link GET, and the floor's GET (ms).
+        const times = { redirect: [] as number[], link: [] as number[], floor: [] as number[] };
+        const timed = async <T>(into: number[], run: () => Promise<T>): Promise<T> => {
+          const start = process.hrtime.bigint();
+          const result = await run();
+          into.push(Number(process.hrtime.bigint() - start) / 1e6);
+          return result;
+        };
+        const row = await sideBySide(
+          `download via 302 ${size / MiB} MiB`,
+          size,
+          ROUNDS[size],
+          { service: pid, floor: floor.pid },
+          proxy.roundTrips,
+          async () => {
+            const redirect = await timed(times.redirect, () => send(port, 'GET', `/api/v1/attachments/${id}/download`, auth));
+            const a = await timed(times.link, () => send(port, 'GET', new URL(redirect.headers.location as string).pathname));
+            if (a.bytes !== size) throw new Error(`download gave ${a.bytes} bytes`);
+          },
+          async () => {
+            const a = await timed(times.floor, () => send(floor!.port, 'GET', `/out-${size}`));
+            if (a.bytes !== size) throw new Error('floor download short');
+          },
         );
+        // The warm-up run left out.
+        row.medianMs = { redirect: median(times.redirect.slice(1)), link: median(times.link.slice(1)), floor: median(times.floor.slice(1)) };
+        log(`  median ms: 302 ${row.medianMs.redirect.toFixed(2)}, link GET ${row.medianMs.link.toFixed(2)}, floor GET ${row.medianMs.floor.toFixed(2)}`);
+        rows.push(row);
       }
     }
 

@@ -61,6 +61,14 @@ export interface StoredAttachment {
   confirmed: boolean;
 }
 
+/** A confirmed attachment with bytes, as its download link answers it. */
+export interface DownloadableAttachment {
+  storage_key: string;
+  file_size: number;
+  file_name: string;
+  mime_type: string;
+}
+
 /** AttachmentsRepository.insert's statement (after the quota lock). */
 const INSERT = writeStatement<{ actor: Actor; taskId: number; row: NewAttachment; quotaBytes: number }, { element: string | null; task: boolean }>(
   'attachment.insert',
@@ -167,6 +175,16 @@ export class AttachmentsRepository {
   readonly byTaskRead: AccessRead = { sql: attachmentsSql(READ_PARAMS.id), tagged: false };
 
   /**
+   * D47 download, read inside the access check's statement (the check found the attachment, pending
+   * or confirmed): what its storage needs, a StoredAttachment as JSON text.
+   */
+  readonly storedRead: AccessRead = {
+    sql: `SELECT row_to_json(x)::text FROM (
+            SELECT id, storage_key, file_name, file_size, mime_type, confirmed FROM attachments WHERE id = ${READ_PARAMS.id}) x`,
+    tagged: false,
+  };
+
+  /**
    * Inserts an attachment on task `taskId` by `actor` in workspace `workspaceId`, in
    * `em`'s transaction. With a quota (`quotaBytes` > 0), the workspace's quota lock is
    * taken first in a statement of its own (so that the insert's snapshot sees every
@@ -215,11 +233,10 @@ export class AttachmentsRepository {
     return (await DELETE.run(db, { actor, id }))[0].deleted > 0;
   }
 
-  /** The attachment `id` with what its storage needs (null: none, or expired while pending). */
-  async stored(id: number, db: Db = this.sql): Promise<StoredAttachment | null> {
-    const rows: StoredAttachment[] = await db.rows(
-      `SELECT id, storage_key, file_name, file_size, mime_type, confirmed FROM attachments
-        WHERE id = $1 AND (confirmed OR expires_at > now())`,
+  /** What a download link of attachment `id` answers with: its key, size, name and type; null unless it is confirmed with bytes. */
+  async downloadable(id: number): Promise<DownloadableAttachment | null> {
+    const rows: DownloadableAttachment[] = await this.sql.rows(
+      'SELECT storage_key, file_size, file_name, mime_type FROM attachments WHERE id = $1 AND confirmed AND storage_key IS NOT NULL',
       [id],
     );
     return rows[0] ?? null;

@@ -22,7 +22,7 @@ import { InjectSettings } from '../config/settings';
 import { AttachmentDto } from '../tasks/tasks.dto';
 import { ATTACHMENT_MESSAGES, parseDeclaration, tooLargeMessage } from './attachment-fields';
 import { AttachmentMetrics } from './attachments.metrics';
-import { AttachmentsRepository, NewAttachment } from './attachments.repository';
+import { AttachmentsRepository, NewAttachment, StoredAttachment } from './attachments.repository';
 import { MULTIPART_MESSAGES, receiveMultipart } from './multipart';
 import { newObjectKey, OBJECT_STORAGE, type ObjectStorage, type UploadLink } from './storage/storage';
 
@@ -233,9 +233,9 @@ export class AttachmentsService {
 
   /** D47 download: the URL of a short-lived link to a confirmed attachment's bytes (404 for a pending one, after the access check). */
   async downloadUrl(caller: Caller, id: number): Promise<string> {
-    await this.access.check(caller, 'attachment.download', id);
-    const row = await this.repo.stored(id);
-    if (!row || !row.confirmed) throw new NotFoundException(NOT_FOUND.attachment);
+    const { body } = await this.access.checkAndRead(caller, 'attachment.download', id, this.repo.storedRead);
+    const row = JSON.parse(body) as StoredAttachment;
+    if (!row.confirmed) throw new NotFoundException(NOT_FOUND.attachment);
     const expiresAt = new Date(Date.now() + this.settings.downloadTtlSeconds * 1000);
     return this.storage.downloadUrl(
       // A fixture's attachment has no bytes: a key no object has (its link finds nothing).

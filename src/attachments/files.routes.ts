@@ -2,9 +2,10 @@ import { BadRequestException, ForbiddenException, HttpException, Inject, Injecta
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomBytes } from 'crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { createReadStream, createWriteStream } from 'fs';
-import { stat, unlink } from 'fs/promises';
+import { close, createReadStream, createWriteStream, open } from 'fs';
+import { unlink } from 'fs/promises';
 import { join } from 'path';
+import { promisify } from 'util';
 
 import { sendError } from '../common/errors/error.filter';
 import { closeAfterAnswer } from '../common/http/close-connection';
@@ -15,6 +16,9 @@ import { LocalStorage } from './storage/local-storage';
 import { FILES_PREFIX } from './storage/signed-links';
 import { OBJECT_STORAGE, type ObjectStorage } from './storage/storage';
 import { FilesSecret } from './storage/storage.provider';
+
+/** Opens a file for reading: its descriptor. */
+const openFile = promisify((path: string, done: (error: NodeJS.ErrnoException | null, fd: number) => void) => open(path, 'r', done));
 
 /** D47: every refusal of a link. */
 const DENIED = () => new ForbiddenException(ATTACHMENT_MESSAGES.link);
@@ -75,35 +79,41 @@ export class FilesRoutes {
   }
 
   private async download(id: number, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const storage = this.storage as LocalStorage;
-    const row = await this.repo.stored(id);
-    if (!row || !row.confirmed || row.storage_key === null) throw DENIED();
-    const path = storage.pathOf(row.storage_key);
-    const size = await stat(path).then(
-      (s) => s.size,
-      () => null,
-    );
-    if (size === null) throw DENIED();
-    void reply
-      .header('content-type', servedContentType(row.mime_type))
-      .header('content-disposition', contentDisposition(row.file_name))
-      .header('x-content-type-options', 'nosniff')
-      .header('accept-ranges', 'bytes')
-      .header('cache-control', 'private, no-store');
-    const range = parseRange(request.headers.range, size);
-    if (range.kind === 'unsatisfiable') {
-      void reply.header('content-range', `bytes */${size}`);
-      reply.removeHeader('content-disposition');
-      reply.removeHeader('accept-ranges');
-      throw new HttpException(ATTACHMENT_MESSAGES.range, 416);
+    const row = await this.repo.downloadable(id);
+    if (!row) throw DENIED();
+    // The row's size is the file's (confirmed bytes never change): opening the file is its only check.
+    const fd = await openFile((this.storage as LocalStorage).pathOf(row.storage_key)).catch(() => null);
+    if (fd === null) throw DENIED();
+    let streamed = false;
+    try {
+      const size = row.file_size;
+      void reply.headers({
+        'content-type': servedContentType(row.mime_type),
+        'content-disposition': contentDisposition(row.file_name),
+        'x-content-type-options': 'nosniff',
+        'accept-ranges': 'bytes',
+        'cache-control': 'private, no-store',
+      });
+      const range = parseRange(request.headers.range, size);
+      if (range.kind === 'unsatisfiable') {
+        void reply.header('content-range', `bytes */${size}`);
+        reply.removeHeader('content-disposition');
+        reply.removeHeader('accept-ranges');
+        throw new HttpException(ATTACHMENT_MESSAGES.range, 416);
+      }
+      const [start, end] = range.kind === 'part' ? [range.start, range.end] : [0, size - 1];
+      const length = size === 0 ? 0 : end - start + 1;
+      void reply.code(range.kind === 'part' ? 206 : 200).header('content-length', String(length));
+      if (range.kind === 'part') void reply.header('content-range', `bytes ${start}-${end}/${size}`);
+      if (request.method === 'HEAD' || length === 0) return void reply.send();
+      // Answered meanwhile (the request's deadline): no stream would read `fd`, so it is closed below.
+      if (reply.sent) return;
+      streamed = true;
+      // 1 MiB reads: a file leaves in a few large writes (64 KiB ones cost a third of the throughput). The stream closes `fd`.
+      await reply.send(createReadStream('', { fd, start, end, highWaterMark: 1024 * 1024 }));
+    } finally {
+      if (!streamed) close(fd, () => undefined);
     }
-    const [start, end] = range.kind === 'part' ? [range.start, range.end] : [0, size - 1];
-    const length = size === 0 ? 0 : end - start + 1;
-    void reply.code(range.kind === 'part' ? 206 : 200).header('content-length', String(length));
-    if (range.kind === 'part') void reply.header('content-range', `bytes ${start}-${end}/${size}`);
-    if (request.method === 'HEAD' || length === 0) return void reply.send();
-    // 1 MiB reads: a file leaves in a few large writes (64 KiB ones cost a third of the throughput).
-    await reply.send(createReadStream(path, { start, end, highWaterMark: 1024 * 1024 }));
   }
 
   private async upload(id: number, request: FastifyRequest, reply: FastifyReply): Promise<void> {

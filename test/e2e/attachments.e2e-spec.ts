@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, unlinkSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 
@@ -460,6 +460,43 @@ describe('attachments (D47)', () => {
       expect((await fetchLink(emptyLink)).statusCode).toBe(200);
       const res = await fetchLink(emptyLink, 'GET', { range: 'bytes=0-' });
       expect([res.statusCode, res.headers['content-range']]).toEqual([416, 'bytes */0']);
+    });
+
+    it('no answer of a link leaves its file open: 200, HEAD, 206, 416, a 0-byte file (issue 36)', async () => {
+      const objects = join(STORAGE_DIR, 'objects');
+      const openObjects = () =>
+        readdirSync('/proc/self/fd').filter((fd) => {
+          try {
+            return readlinkSync(`/proc/self/fd/${fd}`).startsWith(objects);
+          } catch {
+            return false; // closed meanwhile
+          }
+        }).length;
+      const empty = (await upload(ids.t_backlog, fileBody('empty.txt', ''))).json();
+      const emptyLink = (await download(empty.id)).headers.location as string;
+      const before = openObjects();
+      const answers: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        answers.push((await fetchLink(link)).statusCode, (await fetchLink(link, 'HEAD')).statusCode);
+        answers.push((await fetchLink(link, 'GET', { range: 'bytes=0-2' })).statusCode, (await fetchLink(link, 'GET', { range: 'bytes=100-' })).statusCode);
+        answers.push((await fetchLink(emptyLink)).statusCode, (await fetchLink(emptyLink, 'HEAD')).statusCode);
+      }
+      expect(answers).toEqual([200, 200, 206, 416, 200, 200, 200, 200, 206, 416, 200, 200, 200, 200, 206, 416, 200, 200]);
+      // A stream's descriptor is closed just after its answer ended.
+      await new Promise((done) => setTimeout(done, 100));
+      expect(openObjects()).toBe(before);
+    });
+
+    it('a link whose file is gone from disk answers 403, for GET and HEAD', async () => {
+      const att = (await upload(ids.t_backlog, fileBody('lost.txt', 'lost'))).json();
+      const attLink = (await download(att.id)).headers.location as string;
+      const [{ storage_key: key }] = (await sql('SELECT storage_key FROM attachments WHERE id = $1', [att.id])) as { storage_key: string }[];
+      unlinkSync(join(STORAGE_DIR, 'objects', key.slice(0, 2), key));
+      for (const method of ['GET', 'HEAD'] as const) {
+        const res = await fetchLink(attLink, method);
+        expect([method, res.statusCode]).toEqual([method, 403]);
+      }
+      expect((await fetchLink(attLink)).json()).toEqual({ error: 'Link is invalid or has expired' });
     });
 
     it.each([

@@ -2,6 +2,7 @@ import { SCOPES } from '../../src/common/auth/scope';
 import type { FixtureTask, FixtureWorld } from '../../src/fixtures/fixture.types';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
+import { fileBody } from '../setup/multipart';
 import { QueryCounter } from '../setup/query-counter';
 
 /**
@@ -273,6 +274,26 @@ describe('SQL round trips of the task routes', () => {
     expect(status).toBe(200);
     expect(Array.isArray(body)).toBe(true);
     expect(trips).toBe(1);
+  });
+
+  it('attachment download: 1 (the access check and the row in one statement, issue 36); its link: 1 (the row)', async () => {
+    const file = fileBody('a.txt', 'bytes');
+    const uploaded = await t.inject({
+      method: 'POST',
+      url: `/api/v1/tasks/${ids.t5}/attachments`,
+      headers: { ...auth(KEY), ...file.headers },
+      payload: file.payload,
+    });
+    expect(uploaded.statusCode).toBe(201);
+    const id = (uploaded.json() as { id: number }).id;
+    const redirect = await counter.record(() => t.inject({ method: 'GET', url: `/api/v1/attachments/${id}/download`, headers: auth(KEY) }));
+    measured['attachment download'] = redirect.statements.length;
+    expect(redirect.result.statusCode).toBe(302);
+    expect(redirect.statements).toHaveLength(1);
+    const link = await counter.record(() => t.inject({ method: 'GET', url: new URL(redirect.result.headers.location as string).pathname }));
+    measured['download link'] = link.statements.length;
+    expect([link.result.statusCode, link.result.body]).toEqual([200, 'bytes']);
+    expect(link.statements).toHaveLength(1);
   });
 
   it.each([
