@@ -5,6 +5,7 @@ import { join } from 'path';
 
 import { hashApiKey } from '../../src/common/auth/api-key';
 import { SCOPES } from '../../src/common/auth/scope';
+import { ensureDemo } from '../../src/fixtures/demo';
 import { createTestDatabase, TestDatabase } from '../setup/database';
 import { internalReferences } from '../setup/internal-references';
 import { ROOT } from '../setup/paths';
@@ -298,6 +299,21 @@ describe('seed', () => {
     });
     expect({ status: listed.status, stdout: listed.stdout }).toEqual({ status: 0, stdout: '[]\n' });
   }, 240_000);
+});
+
+describe('demo key (ensureDemo, as `npm start` and `cli demo` run it)', () => {
+  it('seeds once; then an unusable saved key gets a new all-scope key of the demo owner; a saved key missing scopes gets them', async () => {
+    const keyFile = join(tmp, 'demo-key.txt');
+    expect((await ensureDemo(db.ds, { keyFile }))!.seeded).toBe(true);
+    writeFileSync(keyFile, 'svc_revoked_or_unknown\n');
+    const again = await ensureDemo(db.ds, { keyFile });
+    expect(again).toEqual({ key: expect.stringMatching(/^svc_/), seeded: false });
+    const stored = () => q('SELECT name, scopes, expires_at, last4 FROM api_keys WHERE key_hash = $1', [hashApiKey(again!.key)]);
+    expect(await stored()).toEqual([{ name: 'demo', scopes: [...SCOPES], expires_at: null, last4: again!.key.slice(-4) }]);
+    await q(`UPDATE api_keys SET scopes = '{tasks:read}' WHERE key_hash = $1`, [hashApiKey(again!.key)]);
+    expect(await ensureDemo(db.ds, { keyFile })).toEqual({ key: again!.key, seeded: false });
+    expect(await stored()).toEqual([{ name: 'demo', scopes: [...SCOPES], expires_at: null, last4: again!.key.slice(-4) }]);
+  });
 });
 
 describe('help', () => {
