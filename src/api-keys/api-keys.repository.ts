@@ -31,6 +31,9 @@ export interface NewKey {
   expiresAt: string | null | undefined;
 }
 
+/** Why no API-key write records an event. */
+const NO_EVENT = 'D37/D48 have no API-key events: keys belong to users, not to a workspace';
+
 type CreateInput = { userId: number; callingKeyId: number | null; key: NewKey };
 
 /**
@@ -69,7 +72,7 @@ const CREATE = writeStatement<CreateInput, CreateKeyResult>(
             FROM expiry e, active a WHERE a.n < ${MAX_ACTIVE_KEYS}
           RETURNING *)`,
       )
-      .noEvent('D37/D48 have no API-key events: keys belong to users, not to a workspace')
+      .noEvent(NO_EVENT)
       .select(`(SELECT too_late FROM expiry) AS too_late, (SELECT n FROM active) AS active, (SELECT ${KEY_JSON} FROM k) AS key`);
   },
 );
@@ -87,7 +90,7 @@ const REVOKE = writeStatement<{ userId: number | null; id: number }, { key_hash:
            WHERE id = ${w.arg((i) => i.id, 'int')} AND (${user} IS NULL OR user_id = ${user}) AND revoked_at IS NULL
           RETURNING key_hash)`,
       )
-      .noEvent('D37/D48 have no API-key events: keys belong to users, not to a workspace')
+      .noEvent(NO_EVENT)
       .select('key_hash FROM k');
   },
 );
@@ -105,7 +108,7 @@ const WIDEN = writeStatement<{ hash: string; scopes: string[] }, { active: boole
           WHERE key_hash = ${w.arg((i) => i.hash, 'text')} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now()))`,
       )
       .write('widened', `(UPDATE api_keys t SET scopes = ${scopes} FROM k WHERE t.id = k.id AND NOT t.scopes @> ${scopes} RETURNING 1)`)
-      .noEvent('D37/D48 have no API-key events: keys belong to users, not to a workspace')
+      .noEvent(NO_EVENT)
       .select('EXISTS (SELECT 1 FROM k) AS active');
   },
 );
