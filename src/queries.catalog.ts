@@ -1,3 +1,4 @@
+import * as apiKeys from './api-keys/api-keys.repository';
 import * as attachments from './attachments/attachments.repository';
 import * as comments from './comments/comments.repository';
 import type { Membership } from './common/access/access.policy';
@@ -12,6 +13,7 @@ import { taskListSql } from './tasks/task-list.sql';
 import { parseTaskQuery } from './tasks/task-query';
 import * as tasks from './tasks/tasks.repository';
 import { TASK_WRITE_COLUMNS } from './tasks/tasks.sql';
+import * as users from './users/users.repository';
 import * as webhooks from './webhooks/webhooks.repository';
 import * as workspaces from './workspaces/workspaces.repository';
 
@@ -27,6 +29,7 @@ import * as workspaces from './workspaces/workspaces.repository';
 
 /** The repository modules whose exported statement arrays are rendered, by domain directory. */
 const MODULES: Record<string, object> = {
+  'api-keys': apiKeys,
   attachments,
   comments,
   'custom-fields': customFields,
@@ -36,6 +39,7 @@ const MODULES: Record<string, object> = {
   members,
   statuses,
   tasks,
+  users,
   webhooks,
   workspaces,
 };
@@ -73,6 +77,9 @@ const fieldAll = {
 
 /** Sample inputs of each statement, by name: one per shape (a patch: every field sent, and one). Only the text is built from them. */
 export const SAMPLES: Record<string, readonly unknown[]> = {
+  'api_key.insert': [{ userId: 1, callingKeyId: 1, key: { hash: 'h', last4: 'l', name: 'n', scopes: ['tasks:read'], expiresAt: null } }],
+  'api_key.revoke': [{ userId: 1, id: 1 }],
+  'api_key.widen': [{ hash: 'h', scopes: ['tasks:read'] }],
   'attachment.insert': [
     { actor, taskId: 1, quotaBytes: 1, row: { fileName: 'f', fileSize: 1, mimeType: 'm', storageKey: 'k', expiresAt: null } },
     { actor, taskId: 1, quotaBytes: 1, row: { fileName: 'f', fileSize: 1, mimeType: 'm', storageKey: 'k', expiresAt: new Date(0) } },
@@ -108,6 +115,7 @@ export const SAMPLES: Record<string, readonly unknown[]> = {
   'list.delete': [{ actor, id: 1 }],
   'member.add': [
     { actor, workspaceId: 1, user: { id: 1 }, write: { role: 'member', restricted: true, folder_ids: [1], list_ids: [1] }, allowed: true, emails: false },
+    { actor: null, workspaceId: 1, user: { id: 1 }, write: { role: 'member', restricted: true, folder_ids: [1], list_ids: [1] }, allowed: true, emails: false },
   ],
   'member.update': [{ actor, workspaceId: 1, userId: 1, role: 'member', write: { role: 'member' }, allowed: true, emails: false }],
   'member.remove': [{ actor, workspaceId: 1, userId: 1, role: 'member' }],
@@ -141,6 +149,7 @@ export const SAMPLES: Record<string, readonly unknown[]> = {
     { actor, id: 1 },
     { actor, id: 1, pre: anyPre },
   ],
+  'user.insert': [{ email: 'e', name: 'n', avatarUrl: null }],
   'webhook.insert': [{ workspaceId: 1, url: 'u', events: ['task.created'], secret: 's', max: 1 }],
   'webhook.update': [{ id: 1, patch: { url: 'u', events: ['task.created'], active: true } }],
   'webhook.delete': [{ id: 1 }],

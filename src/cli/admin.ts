@@ -1,19 +1,26 @@
 import { DataSource, EntityManager } from 'typeorm';
 
+import { ApiKeysRepository } from '../api-keys/api-keys.repository';
+import { API_KEY_ERRORS } from '../api-keys/api-keys.service';
 import { generateApiKey, hashApiKey } from '../common/auth/api-key';
 import { SCOPES } from '../common/auth/scope';
-import { insertRowSql } from '../common/database/field-table';
-import { SqlParams } from '../common/database/sql-params';
-import { ROLES } from '../fixtures/fixture.types';
+import { type Role, ROLES } from '../fixtures/fixture.types';
 import { parseFixtureTimestamp } from '../fixtures/fixture-parser';
-import { DEFAULT_STATUSES } from '../statuses/statuses.dto';
-import { STATUS_TABLE } from '../statuses/statuses.repository';
+import { MembersRepository } from '../members/members.repository';
+import type { StatusDto } from '../statuses/statuses.dto';
+import type { CurrentUserDto } from '../users/users.dto';
+import { UsersRepository } from '../users/users.repository';
+import type { WorkspaceDto } from '../workspaces/workspaces.dto';
+import { WorkspacesRepository } from '../workspaces/workspaces.repository';
 
 /*
- * The operator commands of D32 that the API does not offer: users,
- * workspaces, members and API keys. Each throws CliError with the message the
- * CLI prints on stderr; results are plain objects the CLI prints as JSON.
- * Timestamps come out as the API writes them (api_ts: UTC, ms, Z).
+ * The operator commands of D32: users, workspaces, members and API keys. Each
+ * throws CliError with the message the CLI prints on stderr; results are plain
+ * objects the CLI prints as JSON. Timestamps come out as the API writes them
+ * (api_ts: UTC, ms, Z). Every write is the repository statement the API's route
+ * of the same write runs (create workspace, add member, create and revoke API
+ * key), so rules and locks cannot drift; the CLI records no event (D37), and
+ * its own checks (messages, the owner role, no calling key) come first.
  */
 
 /** A refused operator command; the CLI prints the message and exits 1. */
@@ -37,13 +44,8 @@ export function cliIds(value: unknown, what: string): number[] {
   return [...new Set(text.split(',').map((part) => cliId(part, what)))];
 }
 
-export interface UserOut {
-  id: number;
-  email: string;
-  name: string;
-  avatar_url: string | null;
-  created_at: string;
-}
+/** `users create`'s answer: the user as `GET /me` shows it. */
+export type UserOut = CurrentUserDto;
 
 /** The CLI's answer to a blank --name. */
 const NAME_EMPTY = '--name cannot be empty';
@@ -54,30 +56,13 @@ export async function createUser(ds: DataSource, input: { email: string; name: s
   const name = (input.name ?? '').trim();
   if (!EMAIL.test(email)) throw new CliError('--email must be an email address');
   if (name === '') throw new CliError(NAME_EMPTY);
-  return ds.transaction(async (em) => {
-    const taken: unknown[] = await em.query('SELECT 1 FROM users WHERE lower(email) = lower($1)', [email]);
-    if (taken.length) throw new CliError(`A user with email ${email} already exists`);
-    const [user]: UserOut[] = await em.query(
-      `INSERT INTO users (email, name, avatar_url) VALUES ($1, $2, $3)
-       RETURNING id, email, name, avatar_url, api_ts(created_at) AS created_at`,
-      [email, name, input.avatarUrl ?? null],
-    );
-    return user;
-  });
+  const user = await new UsersRepository(ds).insert({ email, name, avatarUrl: input.avatarUrl ?? null });
+  if (!user) throw new CliError(`A user with email ${email} already exists`);
+  return user;
 }
 
-export interface WorkspaceOut {
-  id: number;
-  name: string;
-  slug: string;
-  description: string | null;
-  icon: string | null;
-  color: string | null;
-  image_url: string | null;
-  owner_id: number;
-  created_at: string;
-  statuses: Array<{ id: number; name: string; category: string; position: number }>;
-}
+/** `workspaces create`'s answer: the workspace object without the caller's role, with its statuses. */
+export type WorkspaceOut = Omit<WorkspaceDto, 'role'> & { statuses: Array<Pick<StatusDto, 'id' | 'name' | 'category' | 'position'>> };
 
 /** `workspaces create`: a workspace with the four default statuses; the owner becomes its member with role owner. */
 export async function createWorkspace(ds: DataSource, input: { name: string; slug: string; ownerId: number }): Promise<WorkspaceOut> {
@@ -87,28 +72,12 @@ export async function createWorkspace(ds: DataSource, input: { name: string; slu
   if (!SLUG.test(slug)) throw new CliError('--slug must be URL-safe (letters, digits, ".", "_", "~", "-")');
   return ds.transaction(async (em) => {
     await requireUser(em, input.ownerId);
-    const taken: unknown[] = await em.query('SELECT 1 FROM workspaces WHERE lower(slug COLLATE "C") = lower($1 COLLATE "C")', [slug]);
-    if (taken.length) throw new CliError(`A workspace with slug ${slug} already exists`);
-    const [ws]: Array<Omit<WorkspaceOut, 'statuses'>> = await em.query(
-      `INSERT INTO workspaces (name, slug, owner_id) VALUES ($1, $2, $3)
-       RETURNING id, name, slug, description, icon, color, image_url, owner_id, api_ts(created_at) AS created_at`,
-      [name, slug, input.ownerId],
-    );
-    await em.query(
-      `INSERT INTO workspace_members (workspace_id, user_id, role, joined_at)
-       SELECT id, owner_id, 'owner', created_at FROM workspaces WHERE id = $1`,
-      [ws.id],
-    );
-    // Created as the API creates a status (its columns and defaults), one after another: each takes the next position.
-    const statuses: WorkspaceOut['statuses'] = [];
-    for (const status of DEFAULT_STATUSES) {
-      const p = new SqlParams();
-      const [row] = await em.query(
-        `${insertRowSql(p, 'statuses', STATUS_TABLE.writes, status, p.add(ws.id, 'int'))} RETURNING id, name, category, position`,
-        p.values,
-      );
-      statuses.push(row);
-    }
+    const created = await new WorkspacesRepository(ds).insert(input.ownerId, { name }, slug, false, em);
+    if (!created) throw new CliError(`A workspace with slug ${slug} already exists`);
+    const { role: _owner, ...ws } = created;
+    const statuses: WorkspaceOut['statuses'] = await em.query('SELECT id, name, category, position FROM statuses WHERE workspace_id = $1 ORDER BY position', [
+      ws.id,
+    ]);
     return { ...ws, statuses };
   });
 }
@@ -141,23 +110,14 @@ export async function addMember(
   return ds.transaction(async (em) => {
     const ws: unknown[] = await em.query('SELECT 1 FROM workspaces WHERE id = $1', [workspaceId]);
     if (!ws.length) throw new CliError(`Workspace ${workspaceId} not found`);
-    await requireUser(em, userId);
-    const member: unknown[] = await em.query('SELECT 1 FROM workspace_members WHERE workspace_id = $1 AND user_id = $2', [workspaceId, userId]);
-    if (member.length) throw new CliError(`User ${userId} is already a member of workspace ${workspaceId}`);
-    await requireInWorkspace(em, 'folders', 'Folder', folderIds, workspaceId);
-    await requireInWorkspace(em, 'lists', 'List', listIds, workspaceId);
-    const [row]: Array<{ joined_at: string }> = await em.query(
-      `INSERT INTO workspace_members (workspace_id, user_id, role, is_restricted) VALUES ($1, $2, $3, $4)
-       RETURNING api_ts(joined_at) AS joined_at`,
-      [workspaceId, userId, role, restricted],
-    );
-    if (folderIds.length) {
-      await em.query('INSERT INTO member_folder_grants (workspace_id, user_id, folder_id) SELECT $1, $2, unnest($3::int[])', [workspaceId, userId, folderIds]);
-    }
-    if (listIds.length) {
-      await em.query('INSERT INTO member_list_grants (workspace_id, user_id, list_id) SELECT $1, $2, unnest($3::int[])', [workspaceId, userId, listIds]);
-    }
-    return { workspace_id: workspaceId, user_id: userId, role, restricted, joined_at: row.joined_at, folder_ids: folderIds, list_ids: listIds };
+    const added = await new MembersRepository().add(null, workspaceId, { id: userId }, { role: role as Role, restricted, folderIds, listIds }, true, false, em);
+    if (added.user_id === null) throw new CliError(`User ${userId} not found`);
+    if (added.already) throw new CliError(`User ${userId} is already a member of workspace ${workspaceId}`);
+    if (added.missing_folder !== null) throw new CliError(`Folder ${added.missing_folder} not found in workspace ${workspaceId}`);
+    if (added.missing_list !== null) throw new CliError(`List ${added.missing_list} not found in workspace ${workspaceId}`);
+    // A membership made meanwhile by another writer.
+    if (!added.member) throw new CliError(`User ${userId} is already a member of workspace ${workspaceId}`);
+    return { workspace_id: workspaceId, user_id: userId, role, restricted, joined_at: added.member.joined_at, folder_ids: folderIds, list_ids: listIds };
   });
 }
 
@@ -193,27 +153,20 @@ export async function createKey(
     expiresAt = parseFixtureTimestamp(input.expiresAt);
     if (expiresAt === null) throw new CliError('--expires-at must be an ISO 8601 timestamp, e.g. 2030-01-15T09:30:00.000Z');
   }
-  return ds.transaction(async (em) => {
-    await requireUser(em, input.userId);
-    const key = generateApiKey();
-    const [row]: KeyOut[] = await em.query(
-      `INSERT INTO api_keys (user_id, key_hash, last4, name, scopes, expires_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${KEY_COLUMNS}`,
-      [input.userId, hashApiKey(key), key.slice(-4), input.name ?? null, scopes, expiresAt],
-    );
-    return { key, ...row };
-  });
+  const key = generateApiKey();
+  const name = input.name ?? null;
+  const created = await new ApiKeysRepository().create(input.userId, null, { hash: hashApiKey(key), last4: key.slice(-4), name, scopes, expiresAt }, ds);
+  if (created.active === null) throw new CliError(`User ${input.userId} not found`);
+  if (!created.key) throw new CliError(API_KEY_ERRORS.cap);
+  // The key as stored: its scopes in the order given (the API's key object sorts them).
+  const { id, expires_at, last_used_at, created_at } = created.key;
+  return { key, id, user_id: input.userId, name, scopes, expires_at, revoked_at: null, last_used_at, created_at };
 }
 
 /** `keys revoke`: marks a key revoked (D20: it then answers 401 `Invalid API key`); revoking twice keeps the first time. */
 export async function revokeKey(ds: DataSource, id: number): Promise<KeyOut> {
-  // Wrapped in a SELECT: TypeORM returns [rows, count] for a bare UPDATE.
-  const [row]: KeyOut[] = await ds.query(
-    `WITH revoked AS (
-       UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1
-       RETURNING id, user_id, name, scopes, expires_at, revoked_at, last_used_at, created_at
-     ) SELECT ${KEY_COLUMNS} FROM revoked`,
-    [id],
-  );
+  await new ApiKeysRepository().revoke(null, id, ds);
+  const [row]: KeyOut[] = await ds.query(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1`, [id]);
   if (!row) throw new CliError(`API key ${id} not found`);
   return row;
 }
@@ -227,12 +180,4 @@ export async function listKeys(ds: DataSource, userId: number): Promise<KeyOut[]
 async function requireUser(em: EntityManager, id: number): Promise<void> {
   const rows: unknown[] = await em.query('SELECT 1 FROM users WHERE id = $1', [id]);
   if (!rows.length) throw new CliError(`User ${id} not found`);
-}
-
-async function requireInWorkspace(em: EntityManager, table: 'folders' | 'lists', what: string, ids: number[], workspaceId: number): Promise<void> {
-  if (!ids.length) return;
-  const rows: Array<{ id: number }> = await em.query(`SELECT id FROM ${table} WHERE id = ANY($1::int[]) AND workspace_id = $2`, [ids, workspaceId]);
-  const found = new Set(rows.map((r) => r.id));
-  const missing = ids.find((id) => !found.has(id));
-  if (missing !== undefined) throw new CliError(`${what} ${missing} not found in workspace ${workspaceId}`);
 }

@@ -3,6 +3,7 @@ import type { SqlParams } from '../common/database/sql-params';
 import {
   type Args,
   columnChanges,
+  insertRow,
   type LockTable,
   sentKey,
   type StatementEvent,
@@ -148,6 +149,38 @@ export function patchRowStatement<P extends object, R, T extends EventType>(
             )
             .select(`${fields.select} FROM r`)
         : w.noEvent('nothing sent: nothing changes').select(`${fields.select} FROM ${table} WHERE id = ${w.arg((i) => i.id, 'int')}`),
+  );
+}
+
+/**
+ * The create statement `name` of one row of `table` in a workspace, whose columns are the field table `fields`
+ * (folders, labels, lists, statuses): the body's written columns, else their create defaults (insertRow), `type`
+ * recorded with `data` (SQL over `r`, the row inserted), the row as answered.
+ */
+export function insertRowStatement<B extends object, R, T extends EventType>(
+  name: string,
+  table: LockTable,
+  fields: ColumnTable<string>,
+  type: T,
+  data: EventWrite<T>['data'],
+): WriteStatement<{ actor: Actor; workspaceId: number; body: B }, R> {
+  return writeStatement<{ actor: Actor; workspaceId: number; body: B }, R>(
+    name,
+    () => '',
+    (w) =>
+      w
+        .write(
+          'r',
+          `(${insertRow(
+            w,
+            table,
+            fields.writes,
+            (i) => i.body,
+            w.arg((i) => i.workspaceId, 'int'),
+          )} RETURNING *)`,
+        )
+        .event(statementEvent({ type, from: 'r', reads: ['r'], workspace: 'r.workspace_id', data }))
+        .select(`${fields.select} FROM r`),
   );
 }
 

@@ -4,9 +4,9 @@ import { DataSource, EntityManager } from 'typeorm';
 import { type AccessRead, READ_PARAMS } from '../common/access/access.repository';
 import { ColumnField, columnTable, FieldsMatch, positionWrite, WritesMatch } from '../common/database/field-table';
 import type { Db } from '../common/database/request-db';
-import { insertRow, writeStatement } from '../common/database/write-statement';
+import { writeStatement } from '../common/database/write-statement';
 import { jsonArraySql, RawJson } from '../common/http/raw-json';
-import { Actor, patchRowStatement, statementEvent } from '../events/events.sql';
+import { Actor, insertRowStatement, patchRowStatement, statementEvent } from '../events/events.sql';
 import { deleteTasksCtes } from '../tasks/tasks.sql';
 import type { CreateFolderDto, FolderDto, UpdateFolderDto } from './folders.dto';
 
@@ -29,23 +29,14 @@ void FIELDS_MATCH_DTOS;
 export const FOLDER_TABLE = columnTable<keyof UpdateFolderDto>(FOLDER_FIELDS);
 
 /** Inserts a folder (defaults: FOLDER_FIELDS; position max + 1 of the workspace, D24), recording `folder.created` (D37). */
-const INSERT = writeStatement<{ actor: Actor; workspaceId: number; body: Omit<CreateFolderDto, 'workspace_id'> }, FolderDto>(
+const INSERT = insertRowStatement<Omit<CreateFolderDto, 'workspace_id'>, FolderDto, 'folder.created'>(
   'folder.insert',
-  () => '',
-  (w) =>
-    w
-      .write(
-        'f',
-        `(${insertRow(
-          w,
-          'folders',
-          FOLDER_TABLE.writes,
-          (i) => i.body,
-          w.arg((i) => i.workspaceId, 'int'),
-        )} RETURNING *)`,
-      )
-      .event(statementEvent({ type: 'folder.created', from: 'f', reads: ['f'], workspace: 'f.workspace_id', data: { folder_id: 'f.id' } }))
-      .select(`${FOLDER_TABLE.select} FROM f`),
+  'folders',
+  FOLDER_TABLE,
+  'folder.created',
+  {
+    folder_id: 'r.id',
+  },
 );
 
 /** The fields sent of a folder; `folder.updated` when a stored value changed (D37). */

@@ -3,8 +3,8 @@ import { Injectable } from '@nestjs/common';
 import { ColumnField, columnTable, FieldsMatch, WritesMatch } from '../common/database/field-table';
 import type { Db } from '../common/database/request-db';
 import { Sql } from '../common/database/sql';
-import { insertRow, writeStatement } from '../common/database/write-statement';
-import { Actor, patchRowStatement, statementEvent } from '../events/events.sql';
+import { writeStatement } from '../common/database/write-statement';
+import { Actor, insertRowStatement, patchRowStatement, statementEvent } from '../events/events.sql';
 import type { CreateLabelDto, LabelDto, UpdateLabelDto } from './labels.dto';
 
 /** The body of create label without its target. */
@@ -27,11 +27,6 @@ void FIELDS_MATCH_DTOS;
 export const LABEL_TABLE = columnTable<keyof LabelBody>(LABEL_FIELDS);
 
 /** Who writes: the event's actor, and the request's connection. */
-interface LabelInsert {
-  actor: Actor;
-  workspaceId: number;
-  body: LabelBody;
-}
 interface LabelUpdate {
   actor: Actor;
   id: number;
@@ -43,24 +38,7 @@ interface LabelDelete {
 }
 
 /** Inserts a label, recording `label.created` (D37). */
-const INSERT = writeStatement<LabelInsert, LabelDto>(
-  'label.insert',
-  () => '',
-  (w) =>
-    w
-      .write(
-        'lb',
-        `(${insertRow(
-          w,
-          'labels',
-          LABEL_TABLE.writes,
-          (i) => i.body,
-          w.arg((i) => i.workspaceId, 'int'),
-        )} RETURNING *)`,
-      )
-      .event(statementEvent({ type: 'label.created', from: 'lb', reads: ['lb'], workspace: 'lb.workspace_id', data: { label_id: 'lb.id' } }))
-      .select(`${LABEL_TABLE.select} FROM lb`),
-);
+const INSERT = insertRowStatement<LabelBody, LabelDto, 'label.created'>('label.insert', 'labels', LABEL_TABLE, 'label.created', { label_id: 'r.id' });
 
 /** D43: the fields sent of a label; `label.updated` when a stored value changed (D37). */
 const UPDATE = patchRowStatement<LabelUpdate['patch'], LabelDto, 'label.updated'>('label.update', 'labels', LABEL_TABLE, 'label.updated', { label_id: 'r.id' });

@@ -4,8 +4,8 @@ import { DataSource, EntityManager } from 'typeorm';
 import { type AccessRead, READ_PARAMS } from '../common/access/access.repository';
 import { ColumnField, columnTable, FieldsMatch, positionWrite, WritesMatch } from '../common/database/field-table';
 import type { Db } from '../common/database/request-db';
-import { insertRow, writeStatement } from '../common/database/write-statement';
-import { Actor, patchRowStatement, statementEvent } from '../events/events.sql';
+import { writeStatement } from '../common/database/write-statement';
+import { Actor, insertRowStatement, patchRowStatement, statementEvent } from '../events/events.sql';
 import { deleteTasksCtes } from '../tasks/tasks.sql';
 import type { CreateListDto, ListDto, UpdateListDto } from './lists.dto';
 
@@ -30,26 +30,10 @@ void FIELDS_MATCH_DTOS;
 export const LIST_TABLE = columnTable<keyof UpdateListDto>(LIST_FIELDS);
 
 /** Inserts a list (defaults: LIST_FIELDS; position max + 1 over all lists of the workspace, D24), recording `list.created` (D37). */
-const INSERT = writeStatement<{ actor: Actor; workspaceId: number; body: Omit<CreateListDto, 'workspace_id'> }, ListDto>(
-  'list.insert',
-  () => '',
-  (w) =>
-    w
-      .write(
-        'l',
-        `(${insertRow(
-          w,
-          'lists',
-          LIST_TABLE.writes,
-          (i) => i.body,
-          w.arg((i) => i.workspaceId, 'int'),
-        )} RETURNING *)`,
-      )
-      .event(
-        statementEvent({ type: 'list.created', from: 'l', reads: ['l'], workspace: 'l.workspace_id', data: { list_id: 'l.id', folder_id: 'l.folder_id' } }),
-      )
-      .select(`${LIST_TABLE.select} FROM l`),
-);
+const INSERT = insertRowStatement<Omit<CreateListDto, 'workspace_id'>, ListDto, 'list.created'>('list.insert', 'lists', LIST_TABLE, 'list.created', {
+  list_id: 'r.id',
+  folder_id: 'r.folder_id',
+});
 
 /** The fields sent of a list; `list.updated` when a stored value changed (D37). */
 const UPDATE = patchRowStatement<UpdateListDto, ListDto, 'list.updated'>('list.update', 'lists', LIST_TABLE, 'list.updated', {

@@ -39,6 +39,33 @@ SELECT (SELECT id FROM u) AS user_id, (SELECT id FROM fm) AS missing_folder, (SE
   (SELECT json_build_object('id', u.id, 'email', CASE WHEN $9::boolean THEN u.email END, 'name', u.name, 'avatar_url', u.avatar_url,
          'role', m.role, 'joined_at', api_ts(m.joined_at)) FROM ins m JOIN users u ON u.id = m.user_id) AS member;
 
+-- member.add (shape operator)
+WITH u AS (SELECT id FROM users WHERE CASE WHEN $4::int IS NOT NULL THEN id = $4::int
+  ELSE lower(email) = lower($5::text) AND lower(email COLLATE "C") = lower($5::text COLLATE "C") END LIMIT 1),
+fm AS (SELECT x.id FROM unnest($2::int[]) WITH ORDINALITY x(id, ord)
+  WHERE NOT EXISTS (SELECT 1 FROM folders t WHERE t.id = x.id AND t.workspace_id = $1::int) ORDER BY x.ord LIMIT 1),
+lm AS (SELECT x.id FROM unnest($3::int[]) WITH ORDINALITY x(id, ord)
+  WHERE NOT EXISTS (SELECT 1 FROM lists t WHERE t.id = x.id AND t.workspace_id = $1::int) ORDER BY x.ord LIMIT 1),
+ex AS (SELECT 1 FROM workspace_members m JOIN u ON m.user_id = u.id WHERE m.workspace_id = $1::int),
+ins AS (INSERT INTO workspace_members (workspace_id, user_id, role, is_restricted)
+  SELECT $1::int, u.id, $6::text, $7::boolean FROM u
+   WHERE $8::boolean AND NOT EXISTS (SELECT 1 FROM fm) AND NOT EXISTS (SELECT 1 FROM lm) AND NOT EXISTS (SELECT 1 FROM ex)
+  ON CONFLICT DO NOTHING RETURNING *),
+folder_del AS (DELETE FROM member_folder_grants g USING ins o
+  WHERE $2::int[] IS NOT NULL AND g.workspace_id = o.workspace_id AND g.user_id = o.user_id AND g.folder_id NOT IN (SELECT k.id FROM unnest($2::int[]) k(id)) RETURNING 1),
+folder_ins AS (INSERT INTO member_folder_grants (workspace_id, user_id, folder_id)
+  SELECT o.workspace_id, o.user_id, k.id FROM ins o CROSS JOIN unnest($2::int[]) k(id) WHERE $2::int[] IS NOT NULL
+  ON CONFLICT DO NOTHING RETURNING 1),
+list_del AS (DELETE FROM member_list_grants g USING ins o
+  WHERE $3::int[] IS NOT NULL AND g.workspace_id = o.workspace_id AND g.user_id = o.user_id AND g.list_id NOT IN (SELECT k.id FROM unnest($3::int[]) k(id)) RETURNING 1),
+list_ins AS (INSERT INTO member_list_grants (workspace_id, user_id, list_id)
+  SELECT o.workspace_id, o.user_id, k.id FROM ins o CROSS JOIN unnest($3::int[]) k(id) WHERE $3::int[] IS NOT NULL
+  ON CONFLICT DO NOTHING RETURNING 1)
+SELECT (SELECT id FROM u) AS user_id, (SELECT id FROM fm) AS missing_folder, (SELECT id FROM lm) AS missing_list,
+  EXISTS (SELECT 1 FROM ex) AS already,
+  (SELECT json_build_object('id', u.id, 'email', CASE WHEN $9::boolean THEN u.email END, 'name', u.name, 'avatar_url', u.avatar_url,
+         'role', m.role, 'joined_at', api_ts(m.joined_at)) FROM ins m JOIN users u ON u.id = m.user_id) AS member;
+
 -- member.update
 WITH fm AS (SELECT x.id FROM unnest($2::int[]) WITH ORDINALITY x(id, ord)
   WHERE NOT EXISTS (SELECT 1 FROM folders t WHERE t.id = x.id AND t.workspace_id = $1::int) ORDER BY x.ord LIMIT 1),

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 
 import type { Role } from '../common/access/access.policy';
 import type { Db } from '../common/database/request-db';
-import { replaceSet, type WriteChain, writeStatement } from '../common/database/write-statement';
+import { replaceSet, type StatementEvent, type WriteChain, type WriteDb, writeStatement } from '../common/database/write-statement';
 import { Actor, statementEvent } from '../events/events.sql';
 import type { MemberDto } from '../workspaces/workspaces.dto';
 
@@ -66,15 +66,23 @@ function replaceGrants<I>(w: WriteChain<I>, kind: 'folder' | 'list', row: string
   });
 }
 
-type AddInput = { actor: Actor; workspaceId: number; user: { id?: number; email?: string }; write: Required<MemberWrite>; allowed: boolean; emails: boolean };
+/** `actor` null: an operator's command (D32 `members add`), which records no event (D37). */
+type AddInput = {
+  actor: Actor | null;
+  workspaceId: number;
+  user: { id?: number; email?: string };
+  write: Required<MemberWrite>;
+  allowed: boolean;
+  emails: boolean;
+};
 type UpdateInput = { actor: Actor; workspaceId: number; userId: number; role: Role; write: MemberWrite; allowed: boolean; emails: boolean };
 type RemoveInput = { actor: Actor; workspaceId: number; userId: number; role: Role };
 
 /** MembersRepository.add's statement. */
 const ADD = writeStatement<AddInput, AddResult>(
   'member.add',
-  () => '',
-  (w) => {
+  (i) => (i.actor ? '' : 'operator'),
+  (w, sample) => {
     const ws = w.arg((i) => i.workspaceId, 'int');
     const folders = w.arg((i) => i.write.folderIds, 'int[]');
     const lists = w.arg((i) => i.write.listIds, 'int[]');
@@ -97,9 +105,16 @@ const ADD = writeStatement<AddInput, AddResult>(
       );
     replaceGrants(w, 'folder', 'ins', folders);
     replaceGrants(w, 'list', 'ins', lists);
-    return w.event(
-      statementEvent({ type: 'member.added', from: 'ins', reads: ['ins'], workspace: 'ins.workspace_id', data: { user_id: 'ins.user_id', role: 'ins.role' } }),
-    ).select(`(SELECT id FROM u) AS user_id, (SELECT id FROM fm) AS missing_folder, (SELECT id FROM lm) AS missing_list,
+    const added = statementEvent<AddInput & { actor: Actor }, 'member.added'>({
+      type: 'member.added',
+      from: 'ins',
+      reads: ['ins'],
+      workspace: 'ins.workspace_id',
+      data: { user_id: 'ins.user_id', role: 'ins.role' },
+    });
+    // The event's readers run only for inputs of this shape, whose actor is set (the shape key tells them apart).
+    return (sample.actor ? w.event(added as unknown as StatementEvent<AddInput>) : w.noEvent('D37: the CLI records no event'))
+      .select(`(SELECT id FROM u) AS user_id, (SELECT id FROM fm) AS missing_folder, (SELECT id FROM lm) AS missing_list,
               EXISTS (SELECT 1 FROM ex) AS already,
               (SELECT ${memberJson(w.arg((i) => i.emails, 'boolean'))} FROM ins m JOIN users u ON u.id = m.user_id) AS member`);
   },
@@ -203,16 +218,16 @@ export class MembersRepository {
   /**
    * D41 add: finds the user (by id, or by email ignoring ASCII case), checks the grants, and,
    * when `allowed` (the service's step 9 rules) and the user is no member yet, adds the member
-   * with their grants and records `member.added` by `actor`.
+   * with their grants and records `member.added` by `actor` (null: an operator's command, no event).
    */
   async add(
-    actor: Actor,
+    actor: Actor | null,
     workspaceId: number,
     user: { id?: number; email?: string },
     write: Required<MemberWrite>,
     allowed: boolean,
     emails: boolean,
-    db: Db,
+    db: WriteDb,
   ): Promise<AddResult> {
     return (await ADD.run(db, { actor, workspaceId, user, write, allowed, emails }))[0];
   }

@@ -3,8 +3,8 @@ import { DataSource, EntityManager } from 'typeorm';
 
 import { ColumnField, columnTable, FieldsMatch, positionWrite, WritesMatch } from '../common/database/field-table';
 import type { Db } from '../common/database/request-db';
-import { insertRow, writeStatement } from '../common/database/write-statement';
-import { Actor, patchRowStatement, statementEvent } from '../events/events.sql';
+import { writeStatement } from '../common/database/write-statement';
+import { Actor, insertRowStatement, patchRowStatement, statementEvent } from '../events/events.sql';
 import type { CreateStatusDto, StatusDto, UpdateStatusDto } from './statuses.dto';
 
 /** spec: Status, key by key in response order, with the columns create and update write (field-table.ts). */
@@ -35,23 +35,14 @@ export interface StatusDeletion {
 }
 
 /** Inserts a status (defaults: STATUS_FIELDS; position max + 1 of the workspace, D24), recording `status.created` (D37). */
-const INSERT = writeStatement<{ actor: Actor; workspaceId: number; body: Omit<CreateStatusDto, 'workspace_id'> }, StatusDto>(
+const INSERT = insertRowStatement<Omit<CreateStatusDto, 'workspace_id'>, StatusDto, 'status.created'>(
   'status.insert',
-  () => '',
-  (w) =>
-    w
-      .write(
-        's',
-        `(${insertRow(
-          w,
-          'statuses',
-          STATUS_TABLE.writes,
-          (i) => i.body,
-          w.arg((i) => i.workspaceId, 'int'),
-        )} RETURNING *)`,
-      )
-      .event(statementEvent({ type: 'status.created', from: 's', reads: ['s'], workspace: 's.workspace_id', data: { status_id: 's.id' } }))
-      .select(`${STATUS_TABLE.select} FROM s`),
+  'statuses',
+  STATUS_TABLE,
+  'status.created',
+  {
+    status_id: 'r.id',
+  },
 );
 
 /** The fields sent of a status; `status.updated` when a stored value changed (D37). */

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import type { Role } from '../common/access/access.policy';
 import { ColumnField, columnTable, FieldsMatch, selectListSql, WritesMatch } from '../common/database/field-table';
 import type { Db } from '../common/database/request-db';
-import { columnChanges, sentKey, updateRow, writeStatement } from '../common/database/write-statement';
+import { columnChanges, sentKey, updateRow, type WriteDb, writeStatement } from '../common/database/write-statement';
 import { Actor, statementEvent } from '../events/events.sql';
 import { DEFAULT_STATUSES } from '../statuses/statuses.dto';
 import type { CreateWorkspaceDto, MemberDto, UpdateWorkspaceDto, WorkspaceDto } from './workspaces.dto';
@@ -34,7 +34,7 @@ const WORKSPACE_COLUMNS = selectListSql(WORKSPACE_FIELDS);
 /** The written columns (an update's SET list: never from the request). */
 export const WORKSPACE_TABLE = columnTable<keyof UpdateWorkspaceDto>(WORKSPACE_FIELDS);
 
-/** D40: the statuses of a new workspace, positions 1-4, color gray, icon null (DEFAULT_STATUSES: the fixtures' and the CLI's too). */
+/** D40: the statuses of a new workspace, positions 1-4, color gray, icon null (DEFAULT_STATUSES: the fixtures' too). */
 const NEW_WORKSPACE_STATUSES = `(VALUES ${DEFAULT_STATUSES.map((st, i) => `('${st.name}', '${st.category}', ${i + 1})`).join(', ')}) AS st(name, category, position)`;
 
 /** The workspace `w` as the caller with `role` sees it. */
@@ -166,8 +166,9 @@ export class WorkspacesRepository {
    * `owner`. When `derived`, `slug` is the base of D40's candidates and the first one no
    * workspace holds (ignoring ASCII case) is taken; otherwise `slug` alone is tried. null when
    * the slug was taken meanwhile (a concurrent create committed it): nothing was written.
+   * The CLI's `workspaces create` (D32) makes its workspaces here too.
    */
-  async insert(ownerId: number, body: CreateWorkspaceDto, slug: string, derived: boolean, db: Db): Promise<WorkspaceDto | null> {
+  async insert(ownerId: number, body: CreateWorkspaceDto, slug: string, derived: boolean, db: WriteDb): Promise<WorkspaceDto | null> {
     return (await INSERT.run(db, { ownerId, body, slug, derived }))[0] ?? null;
   }
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 
 import { AttachmentsWorker } from '../../src/attachments/attachments.worker';
+import type { Schema } from '../setup/api-types';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
 import { fileBody } from '../setup/multipart';
 import { loadRoleWorld, RoleWorld } from '../setup/world';
@@ -82,7 +83,7 @@ describe('attachments on the s3 driver (s3rver)', () => {
       payload: body.payload,
     });
     expect(res.statusCode).toBe(201);
-    const id = res.json().id;
+    const id = (res.json() as Schema<'Attachment'>).id;
     const key = await keyOf(id);
     expect(key).toMatch(/^[0-9a-f]{32}$/);
     expect(await exists(key)).toBe(11);
@@ -102,19 +103,19 @@ describe('attachments on the s3 driver (s3rver)', () => {
       method: 'POST',
       url: `/api/v1/tasks/${w.ids.t_backlog}/attachments`,
       headers: as(),
-      payload: { file_name: 'data.csv', file_size: 7, mime_type: 'text/csv' },
+      payload: { file_name: 'data.csv', file_size: 7, mime_type: 'text/csv' } satisfies Schema<'DeclareAttachment'>,
     });
     expect(declared.statusCode).toBe(201);
-    const { attachment, upload } = declared.json();
+    const { attachment, upload } = declared.json() as Schema<'DeclaredAttachment'>;
     expect(upload).toEqual({
       method: 'PUT',
       url: expect.stringContaining(`${endpoint}/${BUCKET}/`),
       headers: { 'Content-Length': '7' },
       expires_at: expect.any(String),
-    });
+    } satisfies Schema<'UploadLink'>);
     expect((await t.inject({ method: 'POST', url: `/api/v1/attachments/${attachment.id}/confirm`, headers: as() })).json()).toEqual({
       error: 'Upload is missing or incomplete',
-    });
+    } satisfies Schema<'Error'>);
     const put = await fetch(upload.url, { method: 'PUT', headers: upload.headers, body: 'a,b\n1,2' });
     expect(put.status).toBe(200);
     const confirmed = await t.inject({ method: 'POST', url: `/api/v1/attachments/${attachment.id}/confirm`, headers: as() });
@@ -129,9 +130,9 @@ describe('attachments on the s3 driver (s3rver)', () => {
       method: 'POST',
       url: `/api/v1/tasks/${w.ids.t_backlog}/attachments`,
       headers: as(),
-      payload: { file_name: 'keep.txt', file_size: 4, mime_type: 'text/plain' },
+      payload: { file_name: 'keep.txt', file_size: 4, mime_type: 'text/plain' } satisfies Schema<'DeclareAttachment'>,
     });
-    const { attachment, upload } = declared.json();
+    const { attachment, upload } = declared.json() as Schema<'DeclaredAttachment'>;
     const uploadKey = await keyOf(attachment.id);
     const put = (body: string) => fetch(upload.url, { method: 'PUT', headers: upload.headers, body });
     expect((await put('one!')).status).toBe(200);
@@ -165,25 +166,29 @@ describe('attachments on the s3 driver (s3rver)', () => {
       method: 'POST',
       url: `/api/v1/tasks/${w.ids.t_backlog}/attachments`,
       headers: as(),
-      payload: { file_name: 'short.txt', file_size: 4, mime_type: 'text/plain' },
+      payload: { file_name: 'short.txt', file_size: 4, mime_type: 'text/plain' } satisfies Schema<'DeclareAttachment'>,
     });
-    const { attachment } = declared.json();
+    const { attachment } = declared.json() as Schema<'DeclaredAttachment'>;
     const uploadKey = await keyOf(attachment.id);
     // Written past the link (as a racing or misbehaving client could): 3 bytes where 4 were declared.
     await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: uploadKey, Body: 'abc' }));
     const objects = async () => ((await client.send(new ListObjectsV2Command({ Bucket: BUCKET }))).Contents ?? []).map((o) => o.Key).sort();
     const before = await objects();
     const res = await t.inject({ method: 'POST', url: `/api/v1/attachments/${attachment.id}/confirm`, headers: as() });
-    expect([res.statusCode, res.json()]).toEqual([409, { error: 'Upload is missing or incomplete' }]);
+    expect([res.statusCode, res.json()]).toEqual([409, { error: 'Upload is missing or incomplete' } satisfies Schema<'Error'>]);
     expect(await objects()).toEqual(before);
     expect(await keyOf(attachment.id)).toBe(uploadKey);
   });
 
   it('delete: 204, and the object goes once the removal queue runs; the local /files/ routes refuse everything', async () => {
     const body = fileBody('gone.txt', 'bye');
-    const id = (
-      await t.inject({ method: 'POST', url: `/api/v1/tasks/${w.ids.t_backlog}/attachments`, headers: { ...as(), ...body.headers }, payload: body.payload })
-    ).json().id;
+    const uploaded = await t.inject({
+      method: 'POST',
+      url: `/api/v1/tasks/${w.ids.t_backlog}/attachments`,
+      headers: { ...as(), ...body.headers },
+      payload: body.payload,
+    });
+    const id = (uploaded.json() as Schema<'Attachment'>).id;
     const key = await keyOf(id);
     expect(await exists(key)).toBe(3);
     expect((await t.inject({ method: 'DELETE', url: `/api/v1/attachments/${id}`, headers: as() })).statusCode).toBe(204);
@@ -191,6 +196,6 @@ describe('attachments on the s3 driver (s3rver)', () => {
     await t.app.get(AttachmentsWorker).removeDue();
     expect(await exists(key)).toBeNull();
     const denied = await t.app.inject({ method: 'GET', url: `/files/${id}/download/9999999999/${'A'.repeat(43)}` });
-    expect([denied.statusCode, denied.json()]).toEqual([403, { error: 'Link is invalid or has expired' }]);
+    expect([denied.statusCode, denied.json()]).toEqual([403, { error: 'Link is invalid or has expired' } satisfies Schema<'Error'>]);
   });
 });

@@ -5,6 +5,7 @@ import { join } from 'path';
 
 import { hashApiKey } from '../../src/common/auth/api-key';
 import { SCOPES } from '../../src/common/auth/scope';
+import { ensureDemo } from '../../src/fixtures/demo';
 import { createTestDatabase, TestDatabase } from '../setup/database';
 import { internalReferences } from '../setup/internal-references';
 import { ROOT } from '../setup/paths';
@@ -95,6 +96,8 @@ describe('users, workspaces, members', () => {
       list_ids: [],
     });
     expect(await q('SELECT user_id, folder_id FROM member_folder_grants WHERE workspace_id = $1', [ws.id])).toEqual([{ user_id: guest, folder_id: folder.id }]);
+    // D37: the CLI records no event (it runs the API's add-member statement without its event).
+    expect(await q('SELECT type FROM events WHERE workspace_id = $1', [ws.id])).toEqual([]);
 
     expect(cli('members', 'add', '--workspace', String(ws.id), '--user', String(guest), '--role', 'admin')).toEqual({
       status: 1,
@@ -174,6 +177,16 @@ describe('keys', () => {
     expect(cli('keys', 'create', '--user', '99999999', '--scopes', 'tasks:read')).toEqual({ status: 1, stdout: '', stderr: 'User 99999999 not found\n' });
   });
 
+  it("keys create holds the API's limit of 100 active keys per user (D46)", async () => {
+    const [{ id: busy }] = await q<{ id: number }>(`INSERT INTO users (email, name) VALUES ('busy@cli.example.com', 'Bo') RETURNING id`);
+    await q(`INSERT INTO api_keys (user_id, key_hash, scopes) SELECT $1, 'busy-' || n, '{users:read}' FROM generate_series(1, 100) n`, [busy]);
+    expect(cli('keys', 'create', '--user', String(busy), '--scopes', 'users:read')).toEqual({
+      status: 1,
+      stdout: '',
+      stderr: 'A user can hold at most 100 active API keys\n',
+    });
+  });
+
   it('keys list never prints hashes, keys revoke marks the key revoked', async () => {
     const [{ id, key_hash }] = await q<{ id: number; key_hash: string }>('SELECT id, key_hash FROM api_keys WHERE user_id = $1', [user]);
     const listed = cli('keys', 'list', '--user', String(user));
@@ -188,6 +201,7 @@ describe('keys', () => {
     const [row] = await q<{ revoked_at: string }>('SELECT api_ts(revoked_at) AS revoked_at FROM api_keys WHERE id = $1', [id]);
     expect(row.revoked_at).not.toBeNull();
     expect(JSON.parse(revoked.stdout)).toMatchObject({ id, revoked_at: row.revoked_at });
+    expect(JSON.parse(cli('keys', 'revoke', '--id', String(id)).stdout)).toMatchObject({ id, revoked_at: row.revoked_at });
     expect(cli('keys', 'revoke', '--id', '99999999')).toEqual({ status: 1, stdout: '', stderr: 'API key 99999999 not found\n' });
   });
 });
@@ -285,6 +299,21 @@ describe('seed', () => {
     });
     expect({ status: listed.status, stdout: listed.stdout }).toEqual({ status: 0, stdout: '[]\n' });
   }, 240_000);
+});
+
+describe('demo key (ensureDemo, as `npm start` and `cli demo` run it)', () => {
+  it('seeds once; then an unusable saved key gets a new all-scope key of the demo owner; a saved key missing scopes gets them', async () => {
+    const keyFile = join(tmp, 'demo-key.txt');
+    expect((await ensureDemo(db.ds, { keyFile }))!.seeded).toBe(true);
+    writeFileSync(keyFile, 'svc_revoked_or_unknown\n');
+    const again = await ensureDemo(db.ds, { keyFile });
+    expect(again).toEqual({ key: expect.stringMatching(/^svc_/), seeded: false });
+    const stored = () => q('SELECT name, scopes, expires_at, last4 FROM api_keys WHERE key_hash = $1', [hashApiKey(again!.key)]);
+    expect(await stored()).toEqual([{ name: 'demo', scopes: [...SCOPES], expires_at: null, last4: again!.key.slice(-4) }]);
+    await q(`UPDATE api_keys SET scopes = '{tasks:read}' WHERE key_hash = $1`, [hashApiKey(again!.key)]);
+    expect(await ensureDemo(db.ds, { keyFile })).toEqual({ key: again!.key, seeded: false });
+    expect(await stored()).toEqual([{ name: 'demo', scopes: [...SCOPES], expires_at: null, last4: again!.key.slice(-4) }]);
+  });
 });
 
 describe('help', () => {

@@ -34,7 +34,7 @@ describe('src/<domain>/<domain>.queries.sql (npm run queries)', () => {
 
   it('every writeStatement of src is registered, with samples, and every sample names a registered statement', () => {
     const names = sources(SRC).flatMap((file) =>
-      [...readFileSync(file, 'utf8').matchAll(/(?:writeStatement|patchRowStatement)<[\s\S]*?>\(\s*'([^']+)'/g)].map((m) => m[1]),
+      [...readFileSync(file, 'utf8').matchAll(/(?:writeStatement|patchRowStatement|insertRowStatement)<[\s\S]*?>\(\s*'([^']+)'/g)].map((m) => m[1]),
     );
     const registered = registeredStatements().map(({ statement }) => statement.name);
     expect(names.length).toBeGreaterThan(30);

@@ -1,5 +1,6 @@
 import { auth } from '../setup/create-app';
 import { roleKeys, useRoleWorld } from '../setup/world';
+import { FIELDS } from './tasks-world';
 
 /**
  * D43: PUT / DELETE /api/v1/tasks/:id/labels/:label_id (one label at a time), and PATCH
@@ -8,22 +9,6 @@ import { roleKeys, useRoleWorld } from '../setup/world';
  */
 
 const { key } = roleKeys('tl');
-const WRITE_KEYS = [
-  'assignees',
-  'created_at',
-  'creator_id',
-  'custom_fields',
-  'description',
-  'due_date',
-  'id',
-  'identifier',
-  'list_id',
-  'priority',
-  'start_date',
-  'status',
-  'title',
-  'workspace_id',
-];
 const LABELS = Array.from({ length: 10 }, (_, i) => `many${i}`);
 
 describe('task labels and label updates (D43)', () => {
@@ -71,7 +56,7 @@ describe('task labels and label updates (D43)', () => {
       const before = await updatedAt(ids.task);
       const res = await put(key('member'), ids.task, ids.red);
       expect(res.statusCode).toBe(200);
-      expect(Object.keys(res.json()).sort()).toEqual(WRITE_KEYS);
+      expect(Object.keys(res.json()).sort()).toEqual(FIELDS.write);
       expect(res.json().id).toBe(ids.task);
       const after = await getTask(ids.task);
       expect(res.headers.etag).toBe(after.headers.etag);
@@ -159,7 +144,7 @@ describe('task labels and label updates (D43)', () => {
       const count = (await events(ids.task)).length;
       const res = await del(key('admin'), ids.task, ids.blue);
       expect(res.statusCode).toBe(200);
-      expect(Object.keys(res.json()).sort()).toEqual(WRITE_KEYS);
+      expect(Object.keys(res.json()).sort()).toEqual(FIELDS.write);
       const after = await getTask(ids.task);
       expect(res.headers.etag).toBe(after.headers.etag);
       expect(after.json().labels.map((l: { id: number }) => l.id)).not.toContain(ids.blue);

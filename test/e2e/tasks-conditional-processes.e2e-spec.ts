@@ -1,3 +1,4 @@
+import type { Schema } from '../setup/api-types';
 import { ServerProcess, useServerProcesses } from '../setup/server-process';
 
 /**
@@ -22,9 +23,9 @@ async function call(server: ServerProcess, method: string, path: string, body?: 
 }
 
 async function createTask(title: string): Promise<{ id: number; etag: string }> {
-  const res = await call(procs.servers[0], 'POST', '/api/v1/tasks', { list_id: procs.ids.l, title });
+  const res = await call(procs.servers[0], 'POST', '/api/v1/tasks', { list_id: procs.ids.l, title } satisfies Schema<'CreateTask'>);
   expect(res.status).toBe(201);
-  return { id: (JSON.parse(res.body) as { id: number }).id, etag: res.etag! };
+  return { id: (JSON.parse(res.body) as Schema<'TaskWrite'>).id, etag: res.etag! };
 }
 
 it('ten If-Match PATCHes of one task at once over two processes: one 200, nine 412, never 503', async () => {
@@ -33,7 +34,9 @@ it('ten If-Match PATCHes of one task at once over two processes: one 200, nine 4
     const { id, etag } = await createTask(`Race ${round}`);
     const answers = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        call(procs.servers[i % 2], 'PATCH', `/api/v1/tasks/${id}`, { title: `Winner ${i}`, label_ids: [procs.ids.bug] }, { 'if-match': etag }),
+        call(procs.servers[i % 2], 'PATCH', `/api/v1/tasks/${id}`, { title: `Winner ${i}`, label_ids: [procs.ids.bug] } satisfies Schema<'UpdateTask'>, {
+          'if-match': etag,
+        }),
       ),
     );
     for (const a of answers) tally[`${a.status} ${a.status === 200 ? '' : a.body}`] = (tally[`${a.status} ${a.status === 200 ? '' : a.body}`] ?? 0) + 1;
@@ -46,7 +49,7 @@ it('an If-Match PATCH racing a DELETE of its task over two processes: 200 or 404
   for (let round = 0; round < 4 * ROUNDS; round++) {
     const { id, etag } = await createTask(`Doomed ${round}`);
     const [patch, del] = await Promise.all([
-      call(procs.servers[round % 2], 'PATCH', `/api/v1/tasks/${id}`, { title: 'Edited' }, { 'if-match': etag }),
+      call(procs.servers[round % 2], 'PATCH', `/api/v1/tasks/${id}`, { title: 'Edited' } satisfies Schema<'UpdateTask'>, { 'if-match': etag }),
       call(procs.servers[(round + 1) % 2], 'DELETE', `/api/v1/tasks/${id}`),
     ]);
     expect(del.status).toBe(204);

@@ -2,6 +2,7 @@ import { createHash } from 'crypto';
 
 import { SCOPES } from '../../src/common/auth/scope';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
+import type { Schema } from '../setup/api-types';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
 
 /**
@@ -14,8 +15,8 @@ import { auth, createTestApp, TestApp } from '../setup/create-app';
 const OWNER = 'svc_cond_owner';
 const RESTRICTED = 'svc_cond_restricted';
 const VIEWER = 'svc_cond_viewer';
-const FAILED = { error: 'Precondition failed' };
-const REQUIRED = { error: 'If-Match is required' };
+const FAILED = { error: 'Precondition failed' } satisfies Schema<'Error'>;
+const REQUIRED = { error: 'If-Match is required' } satisfies Schema<'Error'>;
 
 const tagOf = (body: string) => `"${createHash('sha256').update(body).digest('base64url')}"`;
 
@@ -76,7 +77,7 @@ describe('ETag and conditional requests on tasks (D36)', () => {
   // HEAD is Fastify's twin of the GET route, which the document describes (the response checker knows only GET).
   const get = (id: number, key = OWNER, headers: Record<string, string | string[]> = {}, method: 'GET' | 'HEAD' = 'GET') =>
     (method === 'HEAD' ? t.app.inject.bind(t.app) : t.inject)({ method, url: `/api/v1/tasks/${id}`, headers: { ...auth(key), ...headers } });
-  const patch = (id: number, payload: object, headers: Record<string, string | string[]> = {}, key = OWNER) =>
+  const patch = (id: number, payload: Schema<'UpdateTask'>, headers: Record<string, string | string[]> = {}, key = OWNER) =>
     t.inject({ method: 'PATCH', url: `/api/v1/tasks/${id}`, headers: { ...auth(key), ...headers }, payload });
   const title = async (id: number) => (await t.db.ds.query(`SELECT title FROM tasks WHERE id = $1`, [id]))[0]?.title;
 
@@ -108,7 +109,12 @@ describe('ETag and conditional requests on tasks (D36)', () => {
 
     it('changes with an embedded label; comments, no-op PATCHes and A\u2192B\u2192A edits leave it', async () => {
       const before = (await get(ids.t1)).headers.etag;
-      await t.inject({ method: 'POST', url: `/api/v1/tasks/${ids.t1}/comments`, headers: auth(OWNER), payload: { content: 'Hello' } });
+      await t.inject({
+        method: 'POST',
+        url: `/api/v1/tasks/${ids.t1}/comments`,
+        headers: auth(OWNER),
+        payload: { content: 'Hello' } satisfies Schema<'CreateComment'>,
+      });
       expect((await get(ids.t1)).headers.etag).toBe(before);
       expect((await patch(ids.t1, { title: 'Parent' })).statusCode).toBe(200);
       expect((await get(ids.t1)).headers.etag).toBe(before);
@@ -126,7 +132,7 @@ describe('ETag and conditional requests on tasks (D36)', () => {
         method: 'POST',
         url: '/api/v1/tasks',
         headers: auth(OWNER),
-        payload: { list_id: ids.open, title: 'Tagged', label_ids: [ids.bug] },
+        payload: { list_id: ids.open, title: 'Tagged', label_ids: [ids.bug] } satisfies Schema<'CreateTask'>,
       });
       expect(created.statusCode).toBe(201);
       const id = created.json().id;
@@ -179,11 +185,11 @@ describe('ETag and conditional requests on tasks (D36)', () => {
 
     it('is evaluated after authentication and access: their 401, 403 and 404 win, without ETag', async () => {
       const anonymous = await t.inject({ method: 'GET', url: `/api/v1/tasks/${ids.t2}`, headers: { 'if-none-match': '*' } });
-      expect([anonymous.statusCode, anonymous.json()]).toEqual([401, { error: 'API key required' }]);
+      expect([anonymous.statusCode, anonymous.json()]).toEqual([401, { error: 'API key required' } satisfies Schema<'Error'>]);
       const denied = await get(ids.s_hidden, RESTRICTED, { 'if-none-match': '*' });
-      expect([denied.statusCode, denied.json(), denied.headers.etag]).toEqual([403, { error: 'Access denied' }, undefined]);
+      expect([denied.statusCode, denied.json(), denied.headers.etag]).toEqual([403, { error: 'Access denied' } satisfies Schema<'Error'>, undefined]);
       const missing = await get(99999999, OWNER, { 'if-none-match': '*' });
-      expect([missing.statusCode, missing.json(), missing.headers.etag]).toEqual([404, { error: 'Task not found' }, undefined]);
+      expect([missing.statusCode, missing.json(), missing.headers.etag]).toEqual([404, { error: 'Task not found' } satisfies Schema<'Error'>, undefined]);
     });
   });
 
@@ -226,7 +232,12 @@ describe('ETag and conditional requests on tasks (D36)', () => {
     });
 
     it('two PATCHes racing with the same tag: one wins, the other gets 412', async () => {
-      const created = await t.inject({ method: 'POST', url: '/api/v1/tasks', headers: auth(OWNER), payload: { list_id: ids.open, title: 'Race' } });
+      const created = await t.inject({
+        method: 'POST',
+        url: '/api/v1/tasks',
+        headers: auth(OWNER),
+        payload: { list_id: ids.open, title: 'Race' } satisfies Schema<'CreateTask'>,
+      });
       const id = created.json().id;
       const etag = created.headers.etag as string;
       // Hold the row so that both requests have read the tag before either writes.
@@ -252,12 +263,17 @@ describe('ETag and conditional requests on tasks (D36)', () => {
         await runner.release();
       }
       expect(answers.map((a) => a.statusCode).sort()).toEqual([200, 412]);
-      const winner = answers.find((a) => a.statusCode === 200) as unknown as { json(): { title: string } };
+      const winner = answers.find((a) => a.statusCode === 200) as unknown as { json(): Schema<'TaskWrite'> };
       expect(await title(id)).toBe(winner.json().title);
     });
 
     it('delete with a stale tag: 412 and the task stays; with the current one: 204', async () => {
-      const created = await t.inject({ method: 'POST', url: '/api/v1/tasks', headers: auth(OWNER), payload: { list_id: ids.open, title: 'Doomed' } });
+      const created = await t.inject({
+        method: 'POST',
+        url: '/api/v1/tasks',
+        headers: auth(OWNER),
+        payload: { list_id: ids.open, title: 'Doomed' } satisfies Schema<'CreateTask'>,
+      });
       const id = created.json().id;
       const del = (value: string) => t.inject({ method: 'DELETE', url: `/api/v1/tasks/${id}`, headers: { ...auth(OWNER), 'if-match': value } });
       const stale = await del(`W/${created.headers.etag}`);
@@ -274,7 +290,7 @@ describe('ETag and conditional requests on tasks (D36)', () => {
         method: 'PATCH',
         url: `/api/v1/folders/${ids.f}`,
         headers: { ...auth(OWNER), 'if-match': '"stale"' },
-        payload: { name: 'F' },
+        payload: { name: 'F' } satisfies Schema<'UpdateFolder'>,
       });
       expect(res.statusCode).toBe(200);
       const list = await t.inject({ method: 'GET', url: `/api/v1/workspaces/${ids.ws}/tasks`, headers: { ...auth(OWNER), 'if-none-match': '*' } });
@@ -297,7 +313,12 @@ describe('REQUIRE_IF_MATCH=true (D36)', () => {
 
   it('update and delete without If-Match (or with an empty one): 428 without ETag, after the body checks; with it, as usual', async () => {
     for (const headers of [{}, { 'if-match': '' }]) {
-      const res = await t.inject({ method: 'PATCH', url: `/api/v1/tasks/${ids.t2}`, headers: { ...auth(OWNER), ...headers }, payload: { title: 'No tag' } });
+      const res = await t.inject({
+        method: 'PATCH',
+        url: `/api/v1/tasks/${ids.t2}`,
+        headers: { ...auth(OWNER), ...headers },
+        payload: { title: 'No tag' } satisfies Schema<'UpdateTask'>,
+      });
       expect([res.statusCode, res.json(), res.headers.etag]).toEqual([428, REQUIRED, undefined]);
       const del = await t.inject({ method: 'DELETE', url: `/api/v1/tasks/${ids.t2}`, headers: { ...auth(OWNER), ...headers } });
       expect([del.statusCode, del.json()]).toEqual([428, REQUIRED]);
@@ -310,12 +331,20 @@ describe('REQUIRE_IF_MATCH=true (D36)', () => {
       method: 'PATCH',
       url: `/api/v1/tasks/${ids.t2}`,
       headers: { ...auth(OWNER), 'if-match': '"stale"' },
-      payload: { title: 'x' },
+      payload: { title: 'x' } satisfies Schema<'UpdateTask'>,
     });
     expect([stale.statusCode, stale.json()]).toEqual([412, FAILED]);
-    const ok = await t.inject({ method: 'PATCH', url: `/api/v1/tasks/${ids.t2}`, headers: { ...auth(OWNER), 'if-match': '*' }, payload: { title: 'Tagged' } });
+    const ok = await t.inject({
+      method: 'PATCH',
+      url: `/api/v1/tasks/${ids.t2}`,
+      headers: { ...auth(OWNER), 'if-match': '*' },
+      payload: { title: 'Tagged' } satisfies Schema<'UpdateTask'>,
+    });
     expect(ok.statusCode).toBe(200);
     // Other routes need no If-Match.
-    expect((await t.inject({ method: 'PATCH', url: `/api/v1/folders/${ids.f}`, headers: auth(OWNER), payload: { name: 'F' } })).statusCode).toBe(200);
+    expect(
+      (await t.inject({ method: 'PATCH', url: `/api/v1/folders/${ids.f}`, headers: auth(OWNER), payload: { name: 'F' } satisfies Schema<'UpdateFolder'> }))
+        .statusCode,
+    ).toBe(200);
   });
 });

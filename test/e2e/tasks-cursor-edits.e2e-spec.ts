@@ -2,6 +2,7 @@ import fc from 'fast-check';
 
 import { SCOPES } from '../../src/common/auth/scope';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
+import type { Schema } from '../setup/api-types';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
 
 /**
@@ -14,7 +15,7 @@ import { auth, createTestApp, TestApp } from '../setup/create-app';
  */
 
 const KEY = 'svc_cursor_edits';
-const INVALID = '{"error":"Invalid cursor"}';
+const INVALID = JSON.stringify({ error: 'Invalid cursor' } satisfies Schema<'Error'>);
 /** Characters an edit puts in a cursor value: its alphabet, the query string's own (`%`, `&`, `=`, `+`, `;`, `#`), other ASCII and beyond. */
 const VALUE_CHARS = fc.oneof(
   fc.constantFrom(...'AZaz09-_%&=+;#?/. \t'.split('')),
@@ -47,7 +48,7 @@ describe('List tasks: any edit of a cursor is 400 Invalid cursor (D34)', () => {
     });
     ws = ids.ws;
     const first = await t.inject({ method: 'GET', url: `/api/v1/workspaces/${ws}/tasks?include_total=false&limit=1`, headers: auth(KEY) });
-    cursor = first.json().next_cursor;
+    cursor = (first.json() as Schema<'TaskCursorPage'>).next_cursor!;
     expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
   });
   afterAll(async () => {

@@ -1,5 +1,4 @@
 import { J, type JsonSql } from './json-sql';
-import type { SqlParams } from './sql-params';
 
 /*
  * Field tables: one row per key of a resource's response object, in response
@@ -100,25 +99,6 @@ export function columnTable<C extends string>(fields: readonly ColumnField<C>[])
 /** The select list of `fields`: `sql AS key` for each, in response order (the driver's row keeps that order). */
 export function selectListSql(fields: readonly ColumnField[]): string {
   return fields.map(({ key, sql }) => (sql === undefined || sql === key ? key : `${sql} AS ${key}`)).join(', ');
-}
-
-/**
- * A create's values of the `writes` columns, as parameters of `p`: the body's
- * value, or the column's create default (over the workspace id SQL `ws`)
- * when the body leaves it out or sends null.
- */
-export function createValuesSql(p: SqlParams, writes: readonly ColumnWrite[], body: object, ws: string): { columns: string; values: string } {
-  const values = writes.map(({ column, cast, createDefault }) => {
-    const value = p.add((body as Record<string, unknown>)[column] ?? null, cast);
-    return createDefault ? `COALESCE(${value}, ${createDefault(ws)})` : value;
-  });
-  return { columns: writes.map((w) => w.column).join(', '), values: values.join(', ') };
-}
-
-/** The INSERT of one row of `table` in workspace `ws` (SQL) from `body` (createValuesSql). */
-export function insertRowSql(p: SqlParams, table: string, writes: readonly ColumnWrite[], body: object, ws: string): string {
-  const { columns, values } = createValuesSql(p, writes, body, ws);
-  return `INSERT INTO ${table} (workspace_id, ${columns}) VALUES (${ws}, ${values})`;
 }
 
 /** D24: the write of a `position` column whose create default is max + 1 over the workspace's rows of `table`, from 1. */

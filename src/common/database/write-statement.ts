@@ -50,6 +50,7 @@ export class Args<I> {
  * names its table). Two writes that lock rows of several tables take them in this order.
  */
 export const LOCK_ORDER = [
+  'users',
   'workspaces',
   'workspace_members',
   'folders',
