@@ -5,11 +5,7 @@ import { join } from 'path';
 import type { Readable, Writable } from 'stream';
 
 import { FILE_NAME_MESSAGE, normalizeFileName, partMimeType, tooLargeMessage } from './attachment-fields';
-
-/** Bytes a staging file buffers before the part pauses (per upload: bounded memory, few write calls). */
-const STAGING_BUFFER_BYTES = 512 * 1024;
-/** Bytes of one body read in one turn of the event loop before it yields (receiveMultipart). */
-const SLICE_BYTES = 64 * 1024;
+import { FairReader, STAGING_BUFFER_BYTES } from './fair-reader';
 
 /** D47's multipart messages. */
 export const MULTIPART_MESSAGES = {
@@ -206,42 +202,16 @@ export async function receiveMultipart(
       });
       dicer.on('finish', () => void fileDone.then(() => settle('done')));
     }
-    let draining = false;
-    let yielding = false;
-    let sliced = 0;
-    const resume = () => {
-      if (!draining && !yielding && !bodyTooLarge) source.resume();
-    };
-    source.on('data', (chunk: Buffer) => {
+    const reader = new FairReader(source, (chunk) => {
       bodyBytes += chunk.length;
       if (bodyBytes > limits.maxBodyBytes) {
         bodyTooLarge = true;
-        source.pause();
-        source.removeAllListeners('data');
+        reader.stop();
         dropFile();
         settle('done');
         return;
       }
-      if (dicer && !malformed && !dicer.write(chunk)) {
-        draining = true;
-        source.pause();
-        dicer.once('drain', () => {
-          draining = false;
-          resume();
-        });
-      }
-      // A fair share of the event loop: after SLICE_BYTES the body waits for the loop's next turn,
-      // so that other requests' callbacks run between the slices of concurrent uploads.
-      sliced += chunk.length;
-      if (sliced >= SLICE_BYTES) {
-        sliced = 0;
-        yielding = true;
-        source.pause();
-        setImmediate(() => {
-          yielding = false;
-          resume();
-        });
-      }
+      if (dicer && !malformed && !dicer.write(chunk)) dicer.once('drain', reader.hold());
     });
     source.on('end', () => {
       if (bodyTooLarge) return;
