@@ -6,6 +6,7 @@ import { join } from 'path';
 import { createRootLogger, replaceRootLogger } from '../../src/common/logging/logger';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
 import { fileBody, multipart } from '../setup/multipart';
+import { QueryCounter } from '../setup/query-counter';
 import { rawRequest } from '../setup/raw-http';
 import { loadRoleWorld, RoleWorld, WorldRole } from '../setup/world';
 
@@ -491,6 +492,30 @@ describe('attachments on the local driver: hostile input, retries, quota, operat
       const answers = await Promise.all(Array.from({ length: 50 }, () => upload(body, { 'idempotency-key': 'mp-burst' })));
       expect(answers.every((r) => r.statusCode === 201 || r.statusCode === 409)).toBe(true);
       expect(await rowCount()).toBe(before + 1);
+    });
+  });
+
+  describe('round trips of a multipart upload', () => {
+    const counter = new QueryCounter();
+    beforeAll(() => counter.install());
+    afterAll(() => counter.uninstall());
+    const removals = async () => (await sql('SELECT count(*)::int AS n FROM attachment_removals'))[0].n as number;
+
+    it('two statements: the access check, which also queues the intent of the bytes, then the insert', async () => {
+      expect((await upload(fileBody('warm.txt', 'warm'))).statusCode).toBe(201);
+      const before = await removals();
+      const { result, statements } = await counter.record(() => upload(fileBody('counted.txt', 'counted')));
+      expect(result.statusCode).toBe(201);
+      expect(statements).toHaveLength(2);
+      // The intent is there: the bytes went to disk only after it.
+      expect(await removals()).toBe(before + 1);
+    });
+
+    it('a refused caller queues no intent (the check gates it)', async () => {
+      const before = await removals();
+      const res = await upload(fileBody('v.txt', 'v'), as('viewer'));
+      expect([res.statusCode, res.json()]).toEqual([403, { error: 'Viewers cannot upload attachments' }]);
+      expect(await removals()).toBe(before);
     });
   });
 
