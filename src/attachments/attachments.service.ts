@@ -22,7 +22,7 @@ import { AttachmentDto } from '../tasks/tasks.dto';
 import { ATTACHMENT_MESSAGES, parseDeclaration, tooLargeMessage } from './attachment-fields';
 import { AttachmentMetrics } from './attachments.metrics';
 import { AttachmentsRepository, NewAttachment } from './attachments.repository';
-import { MULTIPART_MESSAGES, receiveMultipart } from './multipart';
+import { MULTIPART_MESSAGES, type MultipartResult, receiveMultipart, uploadLimits } from './multipart';
 import { newObjectKey, OBJECT_STORAGE, type ObjectStorage, type UploadLink } from './storage/storage';
 
 /** What the upload route received, for the service to read after its access check (D47: the body is step 7). */
@@ -35,8 +35,8 @@ export interface UploadInput {
   bodyError: HttpException | undefined;
   /** The request's Content-Length, if it sent one. */
   contentLength: number | undefined;
-  /** The multipart body, readable once. */
-  stream(): { source: Readable; truncated: boolean };
+  /** The multipart body, readable once, or the form it held already received (a keyed request's, read ahead). */
+  stream(): { ahead: MultipartResult } | { source: Readable };
   /** The same object on every run of one request (RetryLostRaceInterceptor runs the route twice after a lost race). */
   request: object;
 }
@@ -139,12 +139,8 @@ export class AttachmentsService {
     const tooLarge = () => new PayloadTooLargeException(tooLargeMessage(max));
     // D47 step 7 begins with the whole body's size: a declared length says it before any byte is read.
     if ((input.contentLength ?? 0) > max + MULTIPART_BODY_OVERHEAD_BYTES) throw tooLarge();
-    const { source, truncated } = input.stream();
-    if (truncated) throw tooLarge();
-    const received = await receiveMultipart(source, input.contentType!, this.storage.stagingDir, {
-      maxBodyBytes: max + MULTIPART_BODY_OVERHEAD_BYTES,
-      maxFileBytes: max,
-    });
+    const body = input.stream();
+    const received = 'ahead' in body ? body.ahead : await receiveMultipart(body.source, input.contentType!, this.storage.stagingDir, uploadLimits(max));
     if (!received.ok && received.unread) throw tooLarge();
     if (!received.ok) {
       const refusal = new HttpException(received.message, received.status);

@@ -4,8 +4,25 @@ import { unlink } from 'fs/promises';
 import { join } from 'path';
 import type { Readable, Writable } from 'stream';
 
+import { type BodyReader, MULTIPART_BODY_OVERHEAD_BYTES } from '../common/http/streamed-body';
 import { FILE_NAME_MESSAGE, normalizeFileName, partMimeType, tooLargeMessage } from './attachment-fields';
 import { FairReader, STAGING_BUFFER_BYTES } from './fair-reader';
+
+/** D47's limits of a multipart upload: the file at most `maxBytes`, the whole body 1 MiB more. */
+export function uploadLimits(maxBytes: number): { maxBodyBytes: number; maxFileBytes: number } {
+  return { maxBodyBytes: maxBytes + MULTIPART_BODY_OVERHEAD_BYTES, maxFileBytes: maxBytes };
+}
+
+/**
+ * The upload route's reader (streamedBodyRoute), for D35's read-ahead of a keyed upload: the form
+ * received as an unkeyed one is, its file staged once (that staging file becomes the stored object).
+ */
+export const UPLOAD_READER: BodyReader<MultipartResult> = {
+  read: (source, contentType, stagingDir, maxBytes) => receiveMultipart(source, contentType, stagingDir, uploadLimits(maxBytes)),
+  discard: async (received) => {
+    if (received.ok) await unlink(received.stagedPath).catch(() => undefined);
+  },
+};
 
 /** D47's multipart messages. */
 export const MULTIPART_MESSAGES = {
