@@ -23,7 +23,9 @@ import { SERVER, startServer, stopServer } from './server';
  *   process of its own.
  * - Scenarios (`--only`, comma-separated ids; default all):
  *   - `upload-1mib`, `upload-25mib`: multipart upload, one request at a time; the floor is
- *     a Node server piping the request to a file (socket -> file).
+ *     a Node server piping the request to a file (socket -> file). `upload-keyed-1mib`,
+ *     `upload-keyed-25mib`: the same, each with an Idempotency-Key of its own (D35: the body is
+ *     read ahead of the request).
  *   - `download-1mib`, `download-25mib`: GET download (302) then GET of the link; the floor
  *     pipes a file to the socket (file -> socket). Also the median ms of the 302, of the
  *     link's GET and of the floor's GET (where a download's time goes).
@@ -40,7 +42,15 @@ const MiB = 1024 * 1024;
 const KEY = 'svc_bench_files_0123456789abcdef0123456789abcdef';
 const ROUNDS: Record<number, number> = { [1 * MiB]: 40, [25 * MiB]: 6 };
 /** The scenario ids `--only` takes. */
-export const FILE_SCENARIOS = ['upload-1mib', 'upload-25mib', 'download-1mib', 'download-25mib', 'uploads-8x25mib'] as const;
+export const FILE_SCENARIOS = [
+  'upload-1mib',
+  'upload-25mib',
+  'upload-keyed-1mib',
+  'upload-keyed-25mib',
+  'download-1mib',
+  'download-25mib',
+  'uploads-8x25mib',
+] as const;
 /** Kept-alive connections, as a real client keeps them. */
 const AGENT = new Agent({ keepAlive: true, maxSockets: 16 });
 const log = (line: string) => process.stderr.write(line + '\n');
@@ -404,6 +414,31 @@ export async function files(args: string[]): Promise<void> {
             { service: pid, floor: floor.pid },
             proxy.roundTrips,
             async () => void (await upload()),
+            async () => {
+              await send(floor!.port, 'PUT', '/', {}, raw);
+            },
+          ),
+        );
+      }
+      if (only.includes(`upload-keyed-${label}`)) {
+        let keys = 0;
+        rows.push(
+          await sideBySide(
+            `keyed multipart upload ${size / MiB} MiB`,
+            size,
+            ROUNDS[size],
+            { service: pid, floor: floor.pid },
+            proxy.roundTrips,
+            async () => {
+              const a = await send(
+                port,
+                'POST',
+                uploadPath,
+                { ...auth, 'content-type': type, 'idempotency-key': `bench-${process.pid}-${label}-${keys++}` },
+                body,
+              );
+              if (a.status !== 201) throw new Error(`keyed upload answered ${a.status} ${a.text}`);
+            },
             async () => {
               await send(floor!.port, 'PUT', '/', {}, raw);
             },

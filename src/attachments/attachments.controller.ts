@@ -18,7 +18,7 @@ import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated, BodyErrors } from '../common/auth/authenticated.decorator';
 import { BODY_TOO_LARGE_MESSAGE } from '../common/errors/to-http-error';
 import { RawJson } from '../common/http/raw-json';
-import { STREAMED_BODY, streamedBody } from '../common/http/streamed-body';
+import { streamedBody, streamedBodyRoute } from '../common/http/streamed-body';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { BODY_400_MESSAGES, deferredBodyError } from '../common/validation/body-error';
 import { PathId } from '../common/validation/id.pipe';
@@ -26,7 +26,7 @@ import { AttachmentDto } from '../tasks/tasks.dto';
 import { ATTACHMENT_MESSAGES, tooLargeMessage } from './attachment-fields';
 import { DeclareAttachmentDto, DeclaredAttachmentDto, MultipartAttachmentDto } from './attachments.dto';
 import { AttachmentsService, DeclaredUpload } from './attachments.service';
-import { MULTIPART_MESSAGES } from './multipart';
+import { MULTIPART_MESSAGES, type MultipartResult, UPLOAD_READER } from './multipart';
 
 /** D7's 413, which applies to confirm although its body is never read. */
 const PAYLOAD_TOO_LARGE = BODY_TOO_LARGE_MESSAGE;
@@ -41,7 +41,7 @@ export class AttachmentsController {
   /** D47: upload attachment (multipart, or a JSON declaration with an upload link). */
   @Post('tasks/:task_id/attachments')
   @Authenticated('attachments:write', 'attachment.upload')
-  @RouteConfig(STREAMED_BODY)
+  @RouteConfig(streamedBodyRoute(UPLOAD_READER))
   @BodyErrors('route')
   @ApiOperation({
     summary: 'Upload attachment',
@@ -82,7 +82,7 @@ export class AttachmentsController {
       body,
       bodyError: deferredBodyError(request),
       contentLength: request.headers['content-length'] === undefined ? undefined : Number(request.headers['content-length']),
-      stream: () => streamedBody(request),
+      stream: () => streamedBody<MultipartResult>(request),
       request,
     });
   }

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 
-import { type AccessRead, READ_PARAMS } from '../common/access/access.repository';
+import type { Operation } from '../common/access/access.policy';
+import { accessCte, type AccessRead, type AccessRow, READ_PARAMS } from '../common/access/access.repository';
+import { allowedSql } from '../common/access/access.sql';
 import { J } from '../common/database/json-sql';
 import type { Db } from '../common/database/request-db';
 import { Sql } from '../common/database/sql';
@@ -17,6 +19,18 @@ const QUOTA_LOCK_NAMESPACE = 0x41544348;
 
 /** How long a multipart upload's bytes may wait for their row before an intent removes them (well past any request's life). */
 const INTENT_DELAY = "interval '1 hour'";
+
+/**
+ * CTEs that queue the intent of the object `key` (queueIntent), with `gate` only when that condition
+ * over the access row `a` holds, committed with their statement without waiting for its WAL flush
+ * (set_config's local value holds for the statement's own transaction, commit included): the
+ * upload's own commit flushes it (the WAL is written in order), and only a database crash before
+ * that commit can lose it (then an orphan object may stay).
+ */
+function intentCtes(key: string, gate?: string): string {
+  return `s AS (SELECT set_config('synchronous_commit', 'off', true)),
+          i AS (INSERT INTO attachment_removals (storage_key, due_at) SELECT ${key}, now() + ${INTENT_DELAY} FROM s${gate ? `, a WHERE ${gate}` : ''})`;
+}
 
 /** How long after its expiry a replaced upload key is removed once more (clocks of storage servers differ). */
 const UPLOAD_LINK_MARGIN = "interval '5 minutes'";
@@ -248,14 +262,20 @@ export class AttachmentsRepository {
    * once: it outlives the request's own transaction.
    */
   async queueIntent(key: string): Promise<void> {
-    // One statement, committed by itself without waiting for its WAL flush (set_config's local value holds
-    // for this statement's own transaction, commit included): the upload's own commit flushes it (the WAL
-    // is written in order), and only a database crash before that commit can lose it (then an orphan object may stay).
-    await this.sql.rows(
-      `WITH s AS (SELECT set_config('synchronous_commit', 'off', true))
-       INSERT INTO attachment_removals (storage_key, due_at) SELECT $1, now() + ${INTENT_DELAY} FROM s`,
-      [key],
+    await this.sql.rows(`WITH ${intentCtes('$1::text')} SELECT 1`, [key]);
+  }
+
+  /**
+   * D47 upload of a multipart form: the access check of `operation` by user `userId` on task `taskId`
+   * (its access row, for AccessService.answer; null when there is no such task) and, only when it
+   * passes, queueIntent of `key`, in one statement on the pool (committed at once, as queueIntent).
+   */
+  async checkAndQueueIntent(operation: Operation, taskId: number, userId: number, key: string): Promise<AccessRow | null> {
+    const rows: AccessRow[] = await this.sql.rows(
+      `WITH ${accessCte('task', '$1::int', '$2::int')}, ${intentCtes('$3::text', allowedSql(operation))} SELECT a.* FROM a`,
+      [taskId, userId, key],
     );
+    return rows[0] ?? null;
   }
 
   /** Queues the removal of the bytes under `key` now (they were never pointed at, e.g. over quota). */

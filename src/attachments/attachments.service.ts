@@ -7,7 +7,6 @@ import {
   PayloadTooLargeException,
   UnsupportedMediaTypeException,
 } from '@nestjs/common';
-import { unlink } from 'fs/promises';
 import type { Readable } from 'stream';
 import { DataSource } from 'typeorm';
 
@@ -23,7 +22,7 @@ import { AttachmentDto } from '../tasks/tasks.dto';
 import { ATTACHMENT_MESSAGES, parseDeclaration, tooLargeMessage } from './attachment-fields';
 import { AttachmentMetrics } from './attachments.metrics';
 import { AttachmentsRepository, NewAttachment, StoredAttachment } from './attachments.repository';
-import { MULTIPART_MESSAGES, receiveMultipart } from './multipart';
+import { MULTIPART_MESSAGES, type MultipartResult, receiveMultipart, uploadLimits } from './multipart';
 import { newObjectKey, OBJECT_STORAGE, type ObjectStorage, type UploadLink } from './storage/storage';
 
 /** What the upload route received, for the service to read after its access check (D47: the body is step 7). */
@@ -36,8 +35,8 @@ export interface UploadInput {
   bodyError: HttpException | undefined;
   /** The request's Content-Length, if it sent one. */
   contentLength: number | undefined;
-  /** The multipart body, readable once. */
-  stream(): { source: Readable; truncated: boolean };
+  /** The multipart body, readable once, or the form it held already received (a keyed request's, read ahead). */
+  stream(): { ahead: MultipartResult } | { source: Readable };
   /** The same object on every run of one request (RetryLostRaceInterceptor runs the route twice after a lost race). */
   request: object;
 }
@@ -89,8 +88,15 @@ export class AttachmentsService {
    */
   async upload(caller: Caller, taskId: number, input: UploadInput): Promise<RawJson<AttachmentDto> | DeclaredUpload> {
     try {
+      if (isMultipart(input.contentType)) {
+        // The bytes are stored under `key` only after an intent to remove them unless their row comes:
+        // queued by the access check's own statement (one round trip less).
+        const key = newObjectKey();
+        const row = await this.repo.checkAndQueueIntent('attachment.upload', taskId, caller.userId, key);
+        const access = this.access.answer(caller, 'attachment.upload', row);
+        return await this.uploadMultipart(caller, access.workspaceId, taskId, input, key);
+      }
       const access = await this.access.check(caller, 'attachment.upload', taskId, undefined);
-      if (isMultipart(input.contentType)) return await this.uploadMultipart(caller, access.workspaceId, taskId, input);
       if (input.bodyError) {
         // D7 answers, at step 7 here; never stored by D35.
         throw neverStored(input.bodyError.getStatus() === 415 ? new UnsupportedMediaTypeException(ATTACHMENT_MESSAGES.contentType) : input.bodyError);
@@ -102,8 +108,8 @@ export class AttachmentsService {
     }
   }
 
-  private async uploadMultipart(caller: Caller, workspaceId: number, taskId: number, input: UploadInput): Promise<RawJson<AttachmentDto>> {
-    const file = await this.stored(input);
+  private async uploadMultipart(caller: Caller, workspaceId: number, taskId: number, input: UploadInput, key: string): Promise<RawJson<AttachmentDto>> {
+    const file = await this.stored(input, key);
     const element = await this.insert(caller, workspaceId, taskId, {
       fileName: file.fileName,
       fileSize: file.size,
@@ -118,43 +124,28 @@ export class AttachmentsService {
   /**
    * D47 step 7 of the multipart form, once per request (a second run of the route after a lost
    * race reuses it, the body being read once): the body read and checked (the form's refusals
-   * thrown in D47's order), the file stored under a new key.
+   * thrown in D47's order), the file stored under `key` (its intent queued already).
    */
-  private stored(input: UploadInput): Promise<StoredUpload> {
+  private stored(input: UploadInput, key: string): Promise<StoredUpload> {
     let stored = this.storing.get(input.request);
-    if (!stored) this.storing.set(input.request, (stored = this.receiveAndStore(input)));
+    if (!stored) this.storing.set(input.request, (stored = this.receiveAndStore(input, key)));
     return stored;
   }
 
-  private async receiveAndStore(input: UploadInput): Promise<StoredUpload> {
+  private async receiveAndStore(input: UploadInput, key: string): Promise<StoredUpload> {
     const max = this.settings.maxBytes;
     // The rest of the body is never read: a client sending gigabytes is cut off, not drained (the
     // answer closes the connection, registerStreamedBodyParser).
     const tooLarge = () => new PayloadTooLargeException(tooLargeMessage(max));
     // D47 step 7 begins with the whole body's size: a declared length says it before any byte is read.
     if ((input.contentLength ?? 0) > max + MULTIPART_BODY_OVERHEAD_BYTES) throw tooLarge();
-    const { source, truncated } = input.stream();
-    if (truncated) throw tooLarge();
-    // Bytes stored before their row commits: an intent removes them unless the row comes. Recorded while
-    // the body arrives (one round trip less to wait for); a refused body leaves an intent for no object.
-    const key = newObjectKey();
-    const intent = this.repo.queueIntent(key);
-    intent.catch(() => undefined);
-    const received = await receiveMultipart(source, input.contentType!, this.storage.stagingDir, {
-      maxBodyBytes: max + MULTIPART_BODY_OVERHEAD_BYTES,
-      maxFileBytes: max,
-    });
+    const body = input.stream();
+    const received = 'ahead' in body ? body.ahead : await receiveMultipart(body.source, input.contentType!, this.storage.stagingDir, uploadLimits(max));
     if (!received.ok && received.unread) throw tooLarge();
     if (!received.ok) {
       const refusal = new HttpException(received.message, received.status);
       // D47: an unparsable multipart body is a D7 answer to D35 (never stored).
       throw received.message === MULTIPART_MESSAGES.invalid ? neverStored(refusal) : refusal;
-    }
-    try {
-      await intent;
-    } catch (error) {
-      await unlink(received.stagedPath).catch(() => undefined);
-      throw error;
     }
     await this.storage.store(key, received.stagedPath, received.size);
     return { key, fileName: received.fileName, mimeType: received.mimeType, size: received.size };

@@ -11,6 +11,7 @@ import { sendError } from '../common/errors/error.filter';
 import { closeAfterAnswer } from '../common/http/close-connection';
 import { ATTACHMENT_MESSAGES } from './attachment-fields';
 import { AttachmentsRepository } from './attachments.repository';
+import { FairReader, STAGING_BUFFER_BYTES } from './fair-reader';
 import { contentDisposition, servedContentType } from './storage/content-headers';
 import { LocalStorage } from './storage/local-storage';
 import { FILES_PREFIX } from './storage/signed-links';
@@ -143,13 +144,14 @@ export class FilesRoutes {
   }
 }
 
-/** Reads the request body into `path`, stopping once more than `limit` bytes came; the bytes read (limit + 1 when over). */
+/** Reads the request body into `path` (FairReader: yielding as the multipart form does), stopping once more than `limit` bytes came; the bytes read (limit + 1 when over). */
 function receive(request: FastifyRequest, path: string, limit: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const source = request.raw;
     // Gone while the link was checked: its events have been emitted already.
     if (source.destroyed || source.readableAborted) return reject(new Error('request closed'));
-    const out = createWriteStream(path);
+    // Large buffers: while one write is on the disk, the chunks that arrive go out together in one writev.
+    const out = createWriteStream(path, { highWaterMark: STAGING_BUFFER_BYTES });
     let bytes = 0;
     let done = false;
     const finish = (error: Error | null, value = bytes) => {
@@ -163,17 +165,13 @@ function receive(request: FastifyRequest, path: string, limit: number): Promise<
       } else out.end(() => resolve(value));
     };
     out.on('error', (error) => finish(error));
-    source.on('data', (chunk: Buffer) => {
+    const reader = new FairReader(source, (chunk) => {
       bytes += chunk.length;
       if (bytes > limit) {
-        source.removeAllListeners('data');
-        source.pause();
+        reader.stop();
         return finish(null, limit + 1);
       }
-      if (!out.write(chunk)) {
-        source.pause();
-        out.once('drain', () => source.resume());
-      }
+      if (!out.write(chunk)) out.once('drain', reader.hold());
     });
     source.on('end', () => finish(null));
     source.on('error', (error: Error) => finish(error));

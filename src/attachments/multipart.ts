@@ -4,12 +4,25 @@ import { unlink } from 'fs/promises';
 import { join } from 'path';
 import type { Readable, Writable } from 'stream';
 
+import { type BodyReader, MULTIPART_BODY_OVERHEAD_BYTES } from '../common/http/streamed-body';
 import { FILE_NAME_MESSAGE, normalizeFileName, partMimeType, tooLargeMessage } from './attachment-fields';
+import { FairReader, STAGING_BUFFER_BYTES } from './fair-reader';
 
-/** Bytes a staging file buffers before the part pauses (per upload: bounded memory, few write calls). */
-const STAGING_BUFFER_BYTES = 512 * 1024;
-/** Bytes of one body read in one turn of the event loop before it yields (receiveMultipart). */
-const SLICE_BYTES = 64 * 1024;
+/** D47's limits of a multipart upload: the file at most `maxBytes`, the whole body 1 MiB more. */
+export function uploadLimits(maxBytes: number): { maxBodyBytes: number; maxFileBytes: number } {
+  return { maxBodyBytes: maxBytes + MULTIPART_BODY_OVERHEAD_BYTES, maxFileBytes: maxBytes };
+}
+
+/**
+ * The upload route's reader (streamedBodyRoute), for D35's read-ahead of a keyed upload: the form
+ * received as an unkeyed one is, its file staged once (that staging file becomes the stored object).
+ */
+export const UPLOAD_READER: BodyReader<MultipartResult> = {
+  read: (source, contentType, stagingDir, maxBytes) => receiveMultipart(source, contentType, stagingDir, uploadLimits(maxBytes)),
+  discard: async (received) => {
+    if (received.ok) await unlink(received.stagedPath).catch(() => undefined);
+  },
+};
 
 /** D47's multipart messages. */
 export const MULTIPART_MESSAGES = {
@@ -206,42 +219,16 @@ export async function receiveMultipart(
       });
       dicer.on('finish', () => void fileDone.then(() => settle('done')));
     }
-    let draining = false;
-    let yielding = false;
-    let sliced = 0;
-    const resume = () => {
-      if (!draining && !yielding && !bodyTooLarge) source.resume();
-    };
-    source.on('data', (chunk: Buffer) => {
+    const reader = new FairReader(source, (chunk) => {
       bodyBytes += chunk.length;
       if (bodyBytes > limits.maxBodyBytes) {
         bodyTooLarge = true;
-        source.pause();
-        source.removeAllListeners('data');
+        reader.stop();
         dropFile();
         settle('done');
         return;
       }
-      if (dicer && !malformed && !dicer.write(chunk)) {
-        draining = true;
-        source.pause();
-        dicer.once('drain', () => {
-          draining = false;
-          resume();
-        });
-      }
-      // A fair share of the event loop: after SLICE_BYTES the body waits for the loop's next turn,
-      // so that other requests' callbacks run between the slices of concurrent uploads.
-      sliced += chunk.length;
-      if (sliced >= SLICE_BYTES) {
-        sliced = 0;
-        yielding = true;
-        source.pause();
-        setImmediate(() => {
-          yielding = false;
-          resume();
-        });
-      }
+      if (dicer && !malformed && !dicer.write(chunk)) dicer.once('drain', reader.hold());
     });
     source.on('end', () => {
       if (bodyTooLarge) return;

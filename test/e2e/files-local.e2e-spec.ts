@@ -1,3 +1,4 @@
+import fs from 'fs';
 import { existsSync, mkdtempSync, readdirSync } from 'fs';
 import { type AddressInfo, connect } from 'net';
 import { tmpdir } from 'os';
@@ -6,6 +7,7 @@ import { join } from 'path';
 import { createRootLogger, replaceRootLogger } from '../../src/common/logging/logger';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
 import { fileBody, multipart } from '../setup/multipart';
+import { QueryCounter } from '../setup/query-counter';
 import { rawRequest } from '../setup/raw-http';
 import { loadRoleWorld, RoleWorld, WorldRole } from '../setup/world';
 
@@ -464,7 +466,7 @@ describe('attachments on the local driver: hostile input, retries, quota, operat
       );
       expect(otherBoundary.statusCode).toBe(422);
       expect(await rowCount()).toBe(before + 1);
-      // No spooled copy outlives its request.
+      // No staged file outlives its request.
       expect(filesUnder(dir).staging).toEqual([]);
     });
 
@@ -485,12 +487,65 @@ describe('attachments on the local driver: hostile input, retries, quota, operat
       expect((await upload(badJson, { 'idempotency-key': 'json-bad' })).headers['idempotent-replayed']).toBeUndefined();
     });
 
+    it('a keyed multipart upload writes its file once: the file staged while its body is read ahead becomes the stored object', async () => {
+      const writes = jest.spyOn(fs, 'createWriteStream');
+      try {
+        const res = await upload(fileBody('once.txt', 'written once'), { 'idempotency-key': 'mp-once' });
+        expect(res.statusCode).toBe(201);
+        const written = writes.mock.calls.map((call) => String(call[0])).filter((path) => path.startsWith(dir));
+        // One file under tmp/ (no copy of the raw body beside the staged file), renamed into place.
+        expect(written).toHaveLength(1);
+        expect(written[0].startsWith(join(dir, 'tmp'))).toBe(true);
+        expect(existsSync(written[0])).toBe(false);
+      } finally {
+        writes.mockRestore();
+      }
+      const [{ storage_key: key }] = await sql('SELECT storage_key FROM attachments WHERE file_name = $1', ['once.txt']);
+      expect(fs.readFileSync(join(dir, 'objects', key.slice(0, 2), key), 'utf8')).toBe('written once');
+      expect(filesUnder(dir).staging).toEqual([]);
+    });
+
+    it('a keyed multipart upload refused at step 6 or replayed leaves no staged file', async () => {
+      const body = fileBody('viewer.txt', 'not for viewers');
+      const viewer = await upload(body, { ...as('viewer'), 'idempotency-key': 'mp-viewer' });
+      expect(viewer.statusCode).toBe(403);
+      const first = await upload(fileBody('twice.txt', 'twice'), { 'idempotency-key': 'mp-twice' });
+      const replay = await upload(fileBody('twice.txt', 'twice'), { 'idempotency-key': 'mp-twice' });
+      expect([first.statusCode, replay.statusCode, replay.headers['idempotent-replayed']]).toEqual([201, 201, 'true']);
+      await settle(50);
+      expect(filesUnder(dir).staging).toEqual([]);
+    });
+
     it('50 identical keyed multipart uploads at once create one row', async () => {
       const before = await rowCount();
       const body = fileBody('burst.txt', 'burst');
       const answers = await Promise.all(Array.from({ length: 50 }, () => upload(body, { 'idempotency-key': 'mp-burst' })));
       expect(answers.every((r) => r.statusCode === 201 || r.statusCode === 409)).toBe(true);
       expect(await rowCount()).toBe(before + 1);
+    });
+  });
+
+  describe('round trips of a multipart upload', () => {
+    const counter = new QueryCounter();
+    beforeAll(() => counter.install());
+    afterAll(() => counter.uninstall());
+    const removals = async () => (await sql('SELECT count(*)::int AS n FROM attachment_removals'))[0].n as number;
+
+    it('two statements: the access check, which also queues the intent of the bytes, then the insert', async () => {
+      expect((await upload(fileBody('warm.txt', 'warm'))).statusCode).toBe(201);
+      const before = await removals();
+      const { result, statements } = await counter.record(() => upload(fileBody('counted.txt', 'counted')));
+      expect(result.statusCode).toBe(201);
+      expect(statements).toHaveLength(2);
+      // The intent is there: the bytes went to disk only after it.
+      expect(await removals()).toBe(before + 1);
+    });
+
+    it('a refused caller queues no intent (the check gates it)', async () => {
+      const before = await removals();
+      const res = await upload(fileBody('v.txt', 'v'), as('viewer'));
+      expect([res.statusCode, res.json()]).toEqual([403, { error: 'Viewers cannot upload attachments' }]);
+      expect(await removals()).toBe(before);
     });
   });
 

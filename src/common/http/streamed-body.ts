@@ -1,9 +1,6 @@
 import { PayloadTooLargeException, UnsupportedMediaTypeException } from '@nestjs/common';
-import { createHash, randomBytes } from 'crypto';
+import { createHash } from 'crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { createReadStream, createWriteStream } from 'fs';
-import { unlink } from 'fs/promises';
-import { join } from 'path';
 import type { Readable } from 'stream';
 
 import { BODY_TOO_LARGE_MESSAGE, NOT_JSON_MESSAGE } from '../errors/to-http-error';
@@ -12,29 +9,49 @@ import { BODY_LIMIT_BYTES } from './adapter';
 import { closeAfterAnswer } from './close-connection';
 
 /**
- * Routes that read a multipart body themselves, as a stream, after their
- * access checks (D47's upload): `@RouteConfig(STREAMED_BODY)`. The parser leaves
- * such a body unread; on every other route a multipart body is refused as any
- * non-JSON body is (D7: 415, or 413 over 1 MiB).
+ * How a route that streams its body reads it (D47's upload: its multipart form), for D35's read-ahead
+ * of a keyed request (readBodyAhead): reads `source` to its end, stopping at once past `maxBytes` plus
+ * MULTIPART_BODY_OVERHEAD_BYTES (the 413 that comes first), staging files in `stagingDir`, and returns
+ * what the route will use instead of the body; `discard` drops what the value kept (its staging file)
+ * when the route did not take it.
  */
-export const STREAMED_BODY = { streamedBody: true } as const;
+export interface BodyReader<T = unknown> {
+  read(source: Readable, contentType: string, stagingDir: string, maxBytes: number): Promise<T>;
+  discard(value: T): Promise<void>;
+}
+
+/**
+ * Route config (`@RouteConfig(streamedBodyRoute(reader))`) of a route that reads its multipart
+ * body itself, as a stream, after its access checks (D47's upload), with `reader`. The parser
+ * leaves such a body unread; on every other route a multipart body is refused as any non-JSON
+ * body is (D7: 415, or 413 over 1 MiB).
+ */
+export function streamedBodyRoute(reader: BodyReader): { streamedBody: BodyReader } {
+  return { streamedBody: reader };
+}
 
 /** D47: how much a multipart body may exceed ATTACHMENT_MAX_BYTES (1 MiB of headers and other parts). */
 export const MULTIPART_BODY_OVERHEAD_BYTES = 1024 * 1024;
 
-/** Request properties: the body spooled for a keyed request (D35), its digest and size. */
-const SPOOL = Symbol('spooledBody');
-interface Spool {
-  path: string;
+/** Request property: the body of a keyed request read ahead (D35), with its digest. */
+const AHEAD = Symbol('bodyReadAhead');
+interface ReadAhead {
+  value: unknown;
+  reader: BodyReader;
   digest: Buffer;
-  /** More bytes came than the spool kept (the route answers 413 for such a body). */
-  truncated: boolean;
+  /** The route took the value (streamedBody): it is the route's to keep or drop. */
+  taken: boolean;
 }
-type Spooled = { [SPOOL]?: Spool };
+type Ahead = { [AHEAD]?: ReadAhead };
+
+/** The reader of `request`'s route when it streams its body, else undefined. */
+function readerOf(request: FastifyRequest): BodyReader | undefined {
+  return (request.routeOptions.config as { streamedBody?: BodyReader } | undefined)?.streamedBody;
+}
 
 /** True when `request`'s route reads its multipart body itself. */
 export function streamsBody(request: FastifyRequest): boolean {
-  return (request.routeOptions.config as { streamedBody?: boolean } | undefined)?.streamedBody === true;
+  return readerOf(request) !== undefined;
 }
 
 /**
@@ -77,77 +94,54 @@ export function registerStreamedBodyParser(fastify: FastifyInstance): void {
 }
 
 /**
- * D35 for a route that streams its body: a keyed request's body is read first, into a file
- * under `dir`, so that its fingerprint is known before the request runs. streamedBody then
- * reads that file. `release` removes it. A body over `maxBytes` is cut there like an unkeyed
- * one (D47's 413): reading stops at once, the bytes kept are dropped, and the digest covers
- * what was read plus a mark that it was cut (such a request answers 413 or an earlier check's
- * answer, and its connection closes).
+ * D35 for a route that streams its body: a keyed request's body is read first, by its route's
+ * reader (the multipart form received and its file staged, once: the staged file becomes the
+ * stored object), so that its fingerprint is known before the request runs; streamedBody then
+ * answers what the reader returned, and releaseReadAhead drops it unless the route took it.
+ * The digest covers the bytes read; a body over `maxBytes` plus MULTIPART_BODY_OVERHEAD_BYTES is
+ * cut there as an unkeyed one is (D47's 413: the reader reads no more), and its digest covers what
+ * was read plus a mark that it was cut (such a request answers 413 or an earlier check's answer,
+ * and its connection closes).
  */
-export async function spoolStreamedBody(request: FastifyRequest, dir: string, maxBytes: number): Promise<void> {
-  const path = join(dir, `spool-${randomBytes(12).toString('hex')}`);
+export async function readBodyAhead(request: FastifyRequest, stagingDir: string, maxBytes: number): Promise<void> {
+  const reader = readerOf(request)!;
+  const limit = maxBytes + MULTIPART_BODY_OVERHEAD_BYTES;
   const hash = createHash('sha256');
-  const out = createWriteStream(path);
-  let kept = 0;
-  let truncated = false;
   const source = request.raw;
-  const onData = (chunk: Buffer, stop: () => void) => {
-    if (kept + chunk.length > maxBytes) {
-      // Cut: the rest is never read (the answer closes the connection, registerStreamedBodyParser).
-      truncated = true;
-      hash.update(chunk.subarray(0, maxBytes - kept)).update('\0cut');
-      source.pause();
-      return stop();
+  let kept = 0;
+  const onData = (chunk: Buffer) => {
+    if (kept + chunk.length > limit) {
+      hash.update(chunk.subarray(0, limit - kept)).update('\0cut');
+      return void source.removeListener('data', onData);
     }
     hash.update(chunk);
     kept += chunk.length;
-    if (!out.write(chunk)) {
-      source.pause();
-      out.once('drain', () => source.resume());
-    }
   };
-  try {
-    await new Promise<void>((resolve, reject) => {
-      const listeners = {
-        data: (chunk: Buffer) => onData(chunk, stop),
-        end: () => stop(),
-        error: (error: Error) => stop(error),
-        aborted: () => stop(new Error('request aborted')),
-      };
-      function stop(error?: Error) {
-        for (const [event, listener] of Object.entries(listeners)) source.removeListener(event, listener);
-        if (error) reject(error);
-        else resolve();
-      }
-      for (const [event, listener] of Object.entries(listeners)) source.on(event, listener);
-    });
-    await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
-    if (truncated) await unlink(path);
-  } catch (error) {
-    out.destroy();
-    await unlink(path).catch(() => undefined);
-    throw error;
-  }
-  (request as unknown as Spooled)[SPOOL] = { path, digest: hash.digest(), truncated };
+  // Heard first: every chunk the reader reads has been hashed.
+  source.on('data', onData);
+  const value = await reader.read(source, request.headers['content-type'] ?? '', stagingDir, maxBytes).finally(() => source.removeListener('data', onData));
+  (request as unknown as Ahead)[AHEAD] = { value, reader, digest: hash.digest(), taken: false };
 }
 
-/** The digest of a spooled body (for requestFingerprint), if the body was spooled. */
-export function spooledDigest(request: object): Buffer | undefined {
-  return (request as Spooled)[SPOOL]?.digest;
+/** The digest of a body read ahead (for requestFingerprint), if the body was read ahead. */
+export function readAheadDigest(request: object): Buffer | undefined {
+  return (request as Ahead)[AHEAD]?.digest;
 }
 
 /**
- * The body of a streamed-body route as a stream: the spooled copy of a keyed request,
- * else the request itself (readable once). `truncated`: the spool kept only part of it.
+ * The body of a streamed-body route: what its reader returned for a keyed request (read
+ * ahead), else the request itself as a stream (readable once). The value is the route's
+ * from then on (releaseReadAhead leaves it).
  */
-export function streamedBody(request: FastifyRequest): { source: Readable; truncated: boolean } {
-  const spool = (request as unknown as Spooled)[SPOOL];
-  if (spool) return { source: spool.truncated ? request.raw : createReadStream(spool.path), truncated: spool.truncated };
-  return { source: request.raw, truncated: false };
+export function streamedBody<T>(request: FastifyRequest): { ahead: T } | { source: Readable } {
+  const ahead = (request as unknown as Ahead)[AHEAD];
+  if (!ahead) return { source: request.raw };
+  ahead.taken = true;
+  return { ahead: ahead.value as T };
 }
 
-/** Removes the spooled copy of a request's body, if any (when the request is done). */
-export async function releaseSpooledBody(request: object): Promise<void> {
-  const spool = (request as Spooled)[SPOOL];
-  if (spool && !spool.truncated) await unlink(spool.path).catch(() => undefined);
+/** Drops what a request's body read ahead kept, unless its route took it (when the request is done). */
+export async function releaseReadAhead(request: object): Promise<void> {
+  const ahead = (request as Ahead)[AHEAD];
+  if (ahead && !ahead.taken) await ahead.reader.discard(ahead.value).catch(() => undefined);
 }

@@ -27,7 +27,7 @@ import { isNeverStored } from '../validation/body-error';
 import { onDeadline, pastDeadline } from './deadline';
 import { KeyShare } from './key-share';
 import { RawJson } from './raw-json';
-import { MULTIPART_BODY_OVERHEAD_BYTES, releaseSpooledBody, spoolStreamedBody, streamsBody } from './streamed-body';
+import { MULTIPART_BODY_OVERHEAD_BYTES, readBodyAhead, releaseReadAhead, streamsBody } from './streamed-body';
 
 /** Longest a cut waits for the request to have rolled back (and released its key) before the 503 goes out. */
 const SETTLE_WAIT_MS = 1_000;
@@ -94,7 +94,7 @@ export class WriteRequestInterceptor implements NestInterceptor {
     });
     let leave: (() => void) | undefined;
     const done = () => {
-      void releaseSpooledBody(request);
+      void releaseReadAhead(request);
       void db.release().finally(() => {
         leave?.();
         settle();
@@ -114,7 +114,7 @@ export class WriteRequestInterceptor implements NestInterceptor {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     const reply = context.switchToHttp().getResponse<FastifyReply>();
     // D47: a streamed multipart body is the same request only with the same bytes: read it first, up to
-    // the limit. (A body that declares a length over the limit is refused unread: 413, nothing to spool.)
+    // the limit. (A body that declares a length over the limit is refused unread: 413, nothing to read.)
     const { dir, maxBytes } = this.settings.attachments;
     const limit = maxBytes + MULTIPART_BODY_OVERHEAD_BYTES;
     if (
@@ -122,7 +122,7 @@ export class WriteRequestInterceptor implements NestInterceptor {
       /^multipart\/form-data\b/i.test(request.headers['content-type'] ?? '') &&
       !(Number(request.headers['content-length']) > limit)
     ) {
-      await spoolStreamedBody(request, join(dir, 'tmp'), limit);
+      await readBodyAhead(request, join(dir, 'tmp'), maxBytes);
     }
     const fingerprint = requestFingerprint(request as never);
     const token = randomUUID();

@@ -1,7 +1,7 @@
 import { BadRequestException } from '@nestjs/common';
 import { createHash } from 'crypto';
 
-import { spooledDigest } from '../http/streamed-body';
+import { readAheadDigest } from '../http/streamed-body';
 
 /** D35: the request header. */
 const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -70,7 +70,7 @@ export function requestFingerprint(request: RawRequest): Buffer {
     .update('\n')
     .update(request.raw.url ?? '')
     .update('\n');
-  const body = (request as unknown as Keyed)[RAW_BODY] ?? spooledDigest(request);
+  const body = (request as unknown as Keyed)[RAW_BODY] ?? readAheadDigest(request);
   if (body) hash.update(body);
   return hash.digest();
 }
