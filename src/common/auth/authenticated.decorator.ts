@@ -4,7 +4,6 @@ import { ApiBearerAuth, ApiExtension, ApiResponse, ApiSecurity } from '@nestjs/s
 import { accessAnswers, accessWording, Operation } from '../access/access.policy';
 import { BODY_TOO_LARGE_MESSAGE } from '../errors/to-http-error';
 import { WWW_AUTHENTICATE } from '../errors/www-authenticate';
-import { RetryLostRaceInterceptor } from '../http/resilience.interceptors';
 import { WriteRequestInterceptor } from '../http/write-request.interceptor';
 import { NO_IDEMPOTENCY_EXTENSION } from '../idempotency/idempotency-key';
 import { ApiErrors, ErrorDto, errorExamples } from '../openapi/api-errors.decorator';
@@ -40,8 +39,8 @@ export const UNAUTHORIZED_HEADERS = {
  * the route. Routes without a target (the key's own user and workspaces) name no operation.
  * A route that needs a write scope is a write: its statements run on a connection
  * of its own, cut by the deadline, and a POST's in one transaction with its
- * Idempotency-Key (WriteRequestInterceptor, D35); it runs once more when it loses a
- * race with a concurrent delete (RetryLostRaceInterceptor); reads carry no interceptor.
+ * Idempotency-Key (WriteRequestInterceptor, D35), which also runs it once more when it loses a
+ * race with a concurrent delete; reads carry no interceptor.
  */
 export const Authenticated = (scope: Scope, operation?: Operation) =>
   applyDecorators(
@@ -53,7 +52,7 @@ export const Authenticated = (scope: Scope, operation?: Operation) =>
     ApiExtension(ACCESS_EXTENSION, operation ? accessWording(operation) : 'any key'),
     ...(operation ? [ApiErrors(accessAnswers(operation))] : []),
     ApiErrors({ 403: [scopeRequired(scope)] }),
-    ...(scope.endsWith(':write') ? [UseInterceptors(WriteRequestInterceptor, RetryLostRaceInterceptor)] : []),
+    ...(scope.endsWith(':write') ? [UseInterceptors(WriteRequestInterceptor)] : []),
   );
 
 /**

@@ -12,12 +12,13 @@ import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import { randomUUID } from 'crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { join } from 'path';
-import { defer, finalize, lastValueFrom, Observable, switchMap } from 'rxjs';
+import { from, lastValueFrom, Observable } from 'rxjs';
 import { DataSource } from 'typeorm';
 
 import type { AppEnv } from '../../config/env';
 import { InjectSettings } from '../../config/settings';
 import { type Caller, CALLER_KEY } from '../auth/auth-context';
+import { isLostRace } from '../database/pg-errors';
 import { type Db, RequestDb } from '../database/request-db';
 import { toHttpError } from '../errors/to-http-error';
 import { IdempotencyRepository, StoredAnswer } from '../idempotency/idempotency.repository';
@@ -59,6 +60,17 @@ function storable(status: number): boolean {
  * One API key runs at most half the pool's worth of write requests at once
  * (KeyShare); the others wait on that key's queue, so a key flooding writes
  * (answered or refused) leaves connections to everyone else (issue 31).
+ *
+ * A write racing a delete (a task created in a list being deleted, a comment on
+ * a task being deleted, ...) fails in PostgreSQL with a foreign-key violation, a
+ * serialization failure or a deadlock, and its transaction is rolled back. The
+ * route, access check included, then runs once more (`attempt`): it sees the
+ * delete and answers what it would have, had the delete committed first (the
+ * contract's 404), or succeeds. Writes are one transaction or one statement, so
+ * a failed attempt left nothing behind.
+ *
+ * Plain async code under one interceptor (issue 37): each interceptor is a Nest
+ * and rxjs pipeline per request, and this one's own operators were more of it.
  */
 @Injectable()
 export class WriteRequestInterceptor implements NestInterceptor {
@@ -92,21 +104,32 @@ export class WriteRequestInterceptor implements NestInterceptor {
       clearTimeout(timer);
       return true;
     });
+    return from(this.run(context, request, next, caller, key, db, settle));
+  }
+
+  /** The key's turn (its queue, not the pool's), then the route (keyed: D35); the connection given back at the end. */
+  private async run(
+    context: ExecutionContext,
+    request: FastifyRequest,
+    next: CallHandler,
+    caller: Caller,
+    key: string | undefined,
+    db: RequestDb,
+    settle: () => void,
+  ): Promise<unknown> {
     let leave: (() => void) | undefined;
-    const done = () => {
+    try {
+      leave = await this.share().enter(caller.keyId);
+      // A request whose deadline passed meanwhile got its 503 and stops here.
+      if (pastDeadline(request)) throw new ServiceUnavailableException();
+      return key === undefined ? await attempt(next, db) : await this.keyed(context, next, caller, key, db);
+    } finally {
       void releaseReadAhead(request);
       void db.release().finally(() => {
         leave?.();
         settle();
       });
-    };
-    // The key's turn first (its queue, not the pool's); a request whose deadline passed meanwhile got its 503 and stops here.
-    const turn = defer(async () => {
-      leave = await this.share().enter(caller.keyId);
-      if (pastDeadline(request)) throw new ServiceUnavailableException();
-    });
-    const run = key === undefined ? () => next.handle() : () => defer(() => this.keyed(context, next, caller, key, db));
-    return turn.pipe(switchMap(run), finalize(done));
+    }
   }
 
   /** D35: claim, replay or refuse; else run the route in one transaction and store its answer. */
@@ -139,7 +162,7 @@ export class WriteRequestInterceptor implements NestInterceptor {
 
     let answer: StoredAnswer;
     try {
-      const value = await lastValueFrom(next.handle());
+      const value = await attempt(next, db);
       const status = (Reflect.getMetadata(HTTP_CODE_METADATA, context.getHandler()) as number | undefined) ?? 201;
       const etag = reply.getHeader('etag');
       answer = { status, body: value instanceof RawJson ? value.text.toString() : JSON.stringify(value), etag: typeof etag === 'string' ? etag : null };
@@ -167,6 +190,17 @@ export class WriteRequestInterceptor implements NestInterceptor {
       throw error;
     }
     return new RawJson(answer.body);
+  }
+}
+
+/** The route's answer; after a lost race (see WriteRequestInterceptor) the route runs once more, in a new transaction when keyed. */
+async function attempt(next: CallHandler, db: RequestDb): Promise<unknown> {
+  try {
+    return await lastValueFrom(next.handle());
+  } catch (error) {
+    if (!isLostRace(error)) throw error;
+    await db.restart();
+    return await lastValueFrom(next.handle());
   }
 }
 
