@@ -1,5 +1,6 @@
 import type { Membership } from '../common/access/access.policy';
-import { GrantParams, grantParams, permittedListSql } from '../common/access/access.sql';
+import { accessCte } from '../common/access/access.repository';
+import { allowedSql, GrantParams, grantParams, permittedListSql } from '../common/access/access.sql';
 import { SqlParams } from '../common/database/sql-params';
 import type { CursorValues } from './task-cursor';
 import type { SortKey, SortTerm, TaskFilters, TaskQuery } from './task-query';
@@ -215,6 +216,45 @@ function afterValuesSql(sort: SortTerm[], values: string[]): string {
  */
 export function taskListSql(scope: TaskListScope, userId: number, query: TaskQuery, walkRows = WALK_ROWS): { sql: string; params: unknown[] } {
   const p = new SqlParams();
+  const { ctes, columns } = listParts(p, scope, userId, query, walkRows);
+  return { sql: `WITH ${ctes}\n     SELECT ${columns.map(([name, sql]) => `${sql} AS ${name}`).join(',\n ')}`, params: p.values };
+}
+
+/**
+ * The grants of an unrestricted membership: the optimistic form of checkedTaskListSql, whose statement
+ * hands no page to a restricted member (they get taskListSql with their grants).
+ */
+const UNRESTRICTED: Membership = { role: 'member', restricted: false, folderIds: [], listIds: [], listFolderIds: [] };
+
+/**
+ * taskListSql for an unrestricted membership, with the workspace's access check in the same statement
+ * (issue 37: one round trip): its access row `a` (AccessRepository's, with list `query.filters.listId`)
+ * gates the page, which is computed only when the caller passes the route's check (allowedSql of
+ * `workspace.read`), is not restricted, and the list filter, if any, names a list of the workspace.
+ * Its one row (none when there is no such workspace) then carries the page's columns; otherwise only
+ * `denied`, the access row as JSON text, for the caller to answer from (or to list with the grants found).
+ */
+export function checkedTaskListSql(workspaceId: number, userId: number, query: TaskQuery): { sql: string; params: unknown[] } {
+  const p = new SqlParams();
+  const { ctes, columns, user, workspace } = listParts(p, { workspaceId, membership: UNRESTRICTED }, userId, query, WALK_ROWS);
+  const listId = query.filters.listId;
+  const list = listId === null ? 'NULL::int' : p.add(listId, 'int');
+  const ok = `${allowedSql('workspace.read')} AND NOT COALESCE(a.is_restricted, false)${listId === null ? '' : ' AND a.list_found'}`;
+  const sql = `WITH ${accessCte('workspace', workspace, user, list)}, ${ctes}
+     SELECT CASE WHEN ${ok} THEN NULL ELSE row_to_json(a)::text END AS denied,
+            ${columns.map(([name, sql]) => `CASE WHEN ${ok} THEN ${sql} END AS ${name}`).join(',\n ')}
+       FROM a`;
+  return { sql, params: p.values };
+}
+
+/** The CTEs of a listing (`WITH` left out) and its result columns (name, SQL), with the user's and the workspace's placeholders. */
+function listParts(
+  p: SqlParams,
+  scope: TaskListScope,
+  userId: number,
+  query: TaskQuery,
+  walkRows: number,
+): { ctes: string; columns: [string, string][]; user: string; workspace: string } {
   const grants = grantParams(p, scope.membership);
   const conditions = filterSql(p, scope, grants, query);
   const where = [...conditions.scope, ...conditions.narrowing].join('\n AND ');
@@ -230,13 +270,20 @@ export function taskListSql(scope: TaskListScope, userId: number, query: TaskQue
     // past all the others (the generic plan cannot know how few match).
     const offset = p.add((BigInt(query.page - 1) * BigInt(query.limit)).toString(), 'bigint');
     const items = taskPageSql('SELECT id FROM page', 'page p JOIN tasks t ON t.id = p.id', orderSql(query.sort, 'p'), user, grants, workspace);
-    const sql = `WITH scope AS ${narrows(query.filters) ? 'MATERIALIZED' : 'NOT MATERIALIZED'} (
+    const ctes = `scope AS ${narrows(query.filters) ? 'MATERIALIZED' : 'NOT MATERIALIZED'} (
          SELECT t.id, ${keys} FROM tasks t WHERE ${where}
        ), page AS MATERIALIZED (
          SELECT * FROM scope ORDER BY ${orderSql(query.sort, 'scope')} LIMIT ${limit} OFFSET ${offset}
-       ), ${items.ctes.join(',\n')}
-       SELECT (SELECT count(*)::int FROM scope) AS total, ${items.array} AS data`;
-    return { sql, params: p.values };
+       ), ${items.ctes.join(',\n')}`;
+    return {
+      ctes,
+      columns: [
+        ['total', '(SELECT count(*)::int FROM scope)'],
+        ['data', items.array],
+      ],
+      user,
+      workspace,
+    };
   }
 
   // D34 keyset page: one row more than asked tells whether a next page exists. The LIMIT is written as a
@@ -245,7 +292,6 @@ export function taskListSql(scope: TaskListScope, userId: number, query: TaskQue
   // every match (issue 37).
   const pageRows = query.limit + 1;
   if (!Number.isSafeInteger(pageRows) || pageRows < 2) throw new Error(`taskListSql: bad limit ${query.limit}`);
-  const total = query.includeTotal ? `,\n (SELECT count(*)::int FROM tasks t WHERE ${where}) AS total` : '';
   const items = taskPageSql(
     `SELECT id FROM page WHERE n <= ${limit}`,
     `page p JOIN tasks t ON t.id = p.id AND p.n <= ${limit}`,
@@ -258,10 +304,12 @@ export function taskListSql(scope: TaskListScope, userId: number, query: TaskQue
   const page = byPriorityFirst(query.sort)
     ? priorityFirstPageSql(p, query, conditions, pageRows, walks ? Math.floor(walkRows) : 0)
     : pageSql(p, query, conditions, pageRows, walks ? Math.floor(walkRows) : 0);
-  const sql = `WITH ${page}, ${items.ctes.join(',\n')}
-     SELECT ${items.array} AS data,
-            (SELECT p.next_key FROM page p WHERE p.n = ${limit} AND EXISTS (SELECT 1 FROM page m WHERE m.n > ${limit})) AS next_key${total}`;
-  return { sql, params: p.values };
+  const columns: [string, string][] = [
+    ['data', items.array],
+    ['next_key', `(SELECT p.next_key FROM page p WHERE p.n = ${limit} AND EXISTS (SELECT 1 FROM page m WHERE m.n > ${limit}))`],
+  ];
+  if (query.includeTotal) columns.push(['total', `(SELECT count(*)::int FROM tasks t WHERE ${where})`]);
+  return { ctes: `${page}, ${items.ctes.join(',\n')}`, columns, user, workspace };
 }
 
 /** The filter conditions of taskListSql, split as filterSql gives them. */

@@ -19,7 +19,7 @@ import {
 } from '../custom-fields/custom-field-values';
 import { Actor, statementEvent } from '../events/events.sql';
 import type { CursorValues } from './task-cursor';
-import { TaskListScope, taskListSql } from './task-list.sql';
+import { checkedTaskListSql, TaskListScope, taskListSql } from './task-list.sql';
 import type { TaskQuery } from './task-query';
 import type { CreateTaskDto, TaskWriteDto, UpdateTaskDto } from './tasks.dto';
 import { deleteTasksCtes, newTaskAnswerSql, TASK_WRITE_COLUMNS, taskJsonSql, TaskLinkSources, TaskShape } from './tasks.sql';
@@ -187,6 +187,17 @@ export class TasksRepository {
     const { sql, params } = taskListSql(scope, userId, query);
     const rows: TaskPageRows[] = await this.sql.rows(sql, params);
     return rows[0];
+  }
+
+  /**
+   * listPage for an unrestricted member with the workspace's access check, in one statement
+   * (checkedTaskListSql): the page, or `denied` (the access row, as JSON text) when the caller is
+   * not such a member or the list filter names no list of the workspace; null when there is no such workspace.
+   */
+  async checkedListPage(workspaceId: number, userId: number, query: TaskQuery): Promise<(Partial<TaskPageRows> & { denied: string | null }) | null> {
+    const { sql, params } = checkedTaskListSql(workspaceId, userId, query);
+    const rows: (Partial<TaskPageRows> & { denied: string | null })[] = await this.sql.rows(sql, params);
+    return rows[0] ?? null;
   }
 
   /**

@@ -2,6 +2,7 @@ import { BadRequestException, Injectable, NotFoundException, PreconditionFailedE
 import { HttpException, HttpStatus } from '@nestjs/common';
 
 import { Membership, NOT_FOUND, NOT_FOUND_IN_WORKSPACE } from '../common/access/access.policy';
+import type { AccessRow } from '../common/access/access.repository';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
 import { etagOfDigest, ifMatchPrecondition, noneMatch, PRECONDITION_MESSAGES } from '../common/http/etag';
@@ -14,7 +15,7 @@ import { throwCustomFieldVerdict } from '../custom-fields/custom-field-values';
 import { sealCursor } from './task-cursor';
 import { parseTaskQuery, TaskQuery } from './task-query';
 import { CreateTaskDto, TaskCursorPageDto, TaskDto, TaskPageDto, TaskWriteDto, UpdateTaskDto } from './tasks.dto';
-import { Precondition, TasksRepository, TaskViewer, WrittenTask } from './tasks.repository';
+import { Precondition, TaskPageRows, TasksRepository, TaskViewer, WrittenTask } from './tasks.repository';
 
 /** A task answer and its ETag (D36). */
 export interface TaggedTask<T> {
@@ -217,33 +218,38 @@ export class TasksService {
   /**
    * spec: List tasks (D22, D34). Membership (404 `Workspace not found`) → the
    * query's 400s in D34's order (parseTaskQuery, cursor included) → the list
-   * filter (404, then 403 for a restricted member) → one statement for the
-   * page, its total and its next cursor. Two round trips, authentication
-   * included, whatever the filters and the limit.
+   * filter (404, then 403 for a restricted member) → the page, its total and
+   * its next cursor. One statement checks access and lists (issue 37): one
+   * round trip, authentication included, whatever the filters and the limit;
+   * a restricted member's page is a second one, with the grants the first found.
    */
   async listTasks(caller: Caller, workspaceId: number, pairs: QueryPairs): Promise<RawJson<TaskPageDto | TaskCursorPageDto>> {
-    // The query is parsed once, first, so that a valid list_id is looked up in the membership's round trip;
-    // its 400s are answered after the membership's 404 (D34's order). Workspace-level check: the restriction
-    // applies to the rows and to list_id, not to the route (D30).
-    let query: TaskQuery | undefined;
-    let invalid: unknown;
+    // Workspace-level check: the restriction applies to the rows and to list_id, not to the route (D30).
+    let query: TaskQuery;
     try {
       query = parseTaskQuery(pairs, { workspaceId, userId: caller.userId });
-    } catch (error) {
-      invalid = error;
+    } catch (invalid) {
+      // The query's 400s come after the membership's 404 (D34's order).
+      await this.access.workspace(caller, workspaceId);
+      throw invalid;
     }
-    const listId = query?.filters.listId ?? null;
-    const access =
-      listId === null
-        ? { ...(await this.access.workspace(caller, workspaceId)), list: null }
-        : await this.access.workspaceWithList(caller, workspaceId, listId);
-    if (!query) throw invalid;
-    if (listId !== null) {
-      if (!access.list) throw new NotFoundException(NOT_FOUND_IN_WORKSPACE.list);
-      this.access.requireListPermitted(access.membership, listId, access.list.folderId);
+    const checked = await this.tasks.checkedListPage(workspaceId, caller.userId, query);
+    let page: Partial<TaskPageRows>;
+    if (checked && checked.denied === null) {
+      caller.workspaceId = workspaceId;
+      page = checked;
+    } else {
+      // Not a member, a list of another workspace, or a restricted member: the access row answers.
+      const row = checked ? (JSON.parse(checked.denied!) as AccessRow) : null;
+      const access = this.access.answer(caller, 'workspace.read', row);
+      const listId = query.filters.listId;
+      if (listId !== null) {
+        if (!row!.list_found) throw new NotFoundException(NOT_FOUND_IN_WORKSPACE.list);
+        this.access.requireListPermitted(access.membership, listId, row!.list_folder_id);
+      }
+      page = await this.tasks.listPage({ workspaceId, membership: access.membership }, caller.userId, query);
     }
-
-    const { data, total, next_key } = await this.tasks.listPage({ workspaceId, membership: access.membership }, caller.userId, query);
+    const { data, total, next_key } = page as TaskPageRows;
     const { limit } = query;
     // The page's JSON goes out as PostgreSQL wrote it; the numbers and the cursor around it are ours.
     if (query.mode === 'offset') {

@@ -90,12 +90,12 @@ function accessRowSql(kind: ResourceKind, id: string, user: string, list: string
 
 /**
  * The access row (AccessRow's columns) of target `kind` with id `id` for user `user` (SQL
- * placeholders) as CTE `a`, for a statement that checks access and writes in one round
- * trip: its other parts gate the write on allowedSql(operation) and return `a.*` for
+ * placeholders) as CTE `a`, with list `list` (list_found, as resolve() gives it), for a statement
+ * that checks access and writes (or reads) in one round trip: its other parts gate the write on allowedSql(operation) and return `a.*` for
  * AccessService.answer. No row when the target does not exist.
  */
-export function accessCte(kind: ResourceKind, id: string, user: string): string {
-  return `a AS MATERIALIZED (${accessRowSql(kind, id, user, 'NULL::int')})`;
+export function accessCte(kind: ResourceKind, id: string, user: string, list = 'NULL::int'): string {
+  return `a AS MATERIALIZED (${accessRowSql(kind, id, user, list)})`;
 }
 
 /** The statement of resolve() for each kind of target, built once. */

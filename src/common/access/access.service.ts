@@ -101,16 +101,6 @@ export class AccessService {
   }
 
   /**
-   * workspace() for a route filtered on list `listId` of that workspace, in the same
-   * round trip: `list` is that list's folder, or null when the workspace has no such list.
-   */
-  async workspaceWithList(caller: Caller, workspaceId: number, listId: number): Promise<Access & { list: { folderId: number | null } | null }> {
-    const row = await this.repo.resolve('workspace', workspaceId, caller.userId, undefined, listId);
-    const access = this.answer(caller, 'workspace.read', row);
-    return { ...access, list: row!.list_found ? { folderId: row!.list_folder_id } : null };
-  }
-
-  /**
    * D39: checks member `operation` (its target a `member`) on member `targetUserId` of workspace
    * `workspaceId`, in D3's order: 404 `Workspace not found` (also non-members), 404
    * `Member not found`, then the role (the member themself passes where the rule says so).
