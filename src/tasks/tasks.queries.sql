@@ -438,18 +438,19 @@ page_field_defs AS MATERIALIZED (
     FROM custom_fields f
    WHERE f.workspace_id = $6::int AND (NOT f.has_allowed_users OR $5::int = ANY(f.allowed_user_ids))),
 page_fields AS MATERIALIZED (
-  SELECT pt.id AS task_id, ('[' || COALESCE(string_agg((f.task_entry_head || COALESCE(to_json((v.value)::text)::text, 'null') || '}'), ',' ORDER BY f.position, f.id), '') || ']') AS json
-    FROM tasks pt LEFT JOIN lists tf ON tf.id = pt.list_id
-    JOIN page_field_defs f ON (NOT f.is_scope_restricted
-      OR COALESCE(pt.list_id = ANY(f.granted_list_ids)
-                  OR (tf.folder_id = ANY(f.granted_folder_ids) AND pt.list_id <> ALL(f.denied_list_ids)), false)) LEFT JOIN task_custom_field_values v ON v.task_id = pt.id AND v.field_id = f.id
-   WHERE pt.id = ANY(ARRAY(SELECT id FROM page))
-   GROUP BY pt.id)
-  SELECT (SELECT count(*)::int FROM scope) AS total, (SELECT ('[' || COALESCE(string_agg(('{"id":' || (t.id)::text || ',"workspace_id":' || (t.workspace_id)::text || ',"list_id":' || COALESCE((t.list_id)::text, 'null') || ',"title":' || to_json((t.title)::text)::text || ',"priority":' || to_json((t.priority)::text)::text || ',"identifier":' || (t.identifier)::text || ',"due_date":' || COALESCE(('"' || api_ts(t.due_date) || '"'), 'null') || ',"start_date":' || COALESCE(('"' || api_ts(t.start_date) || '"'), 'null') || ',"creator_id":' || (t.creator_id)::text || ',"created_at":' || ('"' || api_ts(t.created_at) || '"') || ',"status":' || COALESCE(((SELECT ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') FROM statuses s WHERE s.id = t.status_id))::text, 'null') || ',"assignees":' || COALESCE(pa.json, '[]') || ',"subtasks":' || COALESCE(ps.json, '[]') || ',"custom_fields":' || COALESCE(pf.json, '[]') || '}'), ',' ORDER BY p.k0 DESC, p.id DESC), '') || ']')
-               FROM page p JOIN tasks t ON t.id = p.id
-               LEFT JOIN page_assignees pa ON pa.task_id = t.id
-               LEFT JOIN page_subtask_arrays ps ON ps.parent_id = t.id
-               LEFT JOIN page_fields pf ON pf.task_id = t.id) AS data;
+        SELECT pt.id AS task_id, ('[' || COALESCE(string_agg((f.task_entry_head || COALESCE(to_json((v.value)::text)::text, 'null') || '}'), ',' ORDER BY f.position, f.id), '') || ']') AS json
+          FROM tasks pt LEFT JOIN lists tf ON tf.id = pt.list_id
+          JOIN page_field_defs f ON (NOT f.is_scope_restricted
+            OR COALESCE(pt.list_id = ANY(f.granted_list_ids)
+                        OR (tf.folder_id = ANY(f.granted_folder_ids) AND pt.list_id <> ALL(f.denied_list_ids)), false)) LEFT JOIN task_custom_field_values v ON v.task_id = pt.id AND v.field_id = f.id
+         WHERE pt.id = ANY(ARRAY(SELECT id FROM page))
+         GROUP BY pt.id)
+      SELECT (SELECT count(*)::int FROM scope) AS total,
+  (SELECT ('[' || COALESCE(string_agg(('{"id":' || (t.id)::text || ',"workspace_id":' || (t.workspace_id)::text || ',"list_id":' || COALESCE((t.list_id)::text, 'null') || ',"title":' || to_json((t.title)::text)::text || ',"priority":' || to_json((t.priority)::text)::text || ',"identifier":' || (t.identifier)::text || ',"due_date":' || COALESCE(('"' || api_ts(t.due_date) || '"'), 'null') || ',"start_date":' || COALESCE(('"' || api_ts(t.start_date) || '"'), 'null') || ',"creator_id":' || (t.creator_id)::text || ',"created_at":' || ('"' || api_ts(t.created_at) || '"') || ',"status":' || COALESCE(((SELECT ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') FROM statuses s WHERE s.id = t.status_id))::text, 'null') || ',"assignees":' || COALESCE(pa.json, '[]') || ',"subtasks":' || COALESCE(ps.json, '[]') || ',"custom_fields":' || COALESCE(pf.json, '[]') || '}'), ',' ORDER BY p.k0 DESC, p.id DESC), '') || ']')
+                     FROM page p JOIN tasks t ON t.id = p.id
+                     LEFT JOIN page_assignees pa ON pa.task_id = t.id
+                     LEFT JOIN page_subtask_arrays ps ON ps.parent_id = t.id
+                     LEFT JOIN page_fields pf ON pf.task_id = t.id) AS data;
 
 -- task.list (read: every filter, two sort keys)
 WITH scope AS MATERIALIZED (
@@ -488,18 +489,19 @@ page_field_defs AS MATERIALIZED (
     FROM custom_fields f
    WHERE f.workspace_id = $18::int AND (NOT f.has_allowed_users OR $17::int = ANY(f.allowed_user_ids))),
 page_fields AS MATERIALIZED (
-  SELECT pt.id AS task_id, ('[' || COALESCE(string_agg((f.task_entry_head || COALESCE(to_json((v.value)::text)::text, 'null') || '}'), ',' ORDER BY f.position, f.id), '') || ']') AS json
-    FROM tasks pt LEFT JOIN lists tf ON tf.id = pt.list_id
-    JOIN page_field_defs f ON (NOT f.is_scope_restricted
-      OR COALESCE(pt.list_id = ANY(f.granted_list_ids)
-                  OR (tf.folder_id = ANY(f.granted_folder_ids) AND pt.list_id <> ALL(f.denied_list_ids)), false)) LEFT JOIN task_custom_field_values v ON v.task_id = pt.id AND v.field_id = f.id
-   WHERE pt.id = ANY(ARRAY(SELECT id FROM page))
-   GROUP BY pt.id)
-  SELECT (SELECT count(*)::int FROM scope) AS total, (SELECT ('[' || COALESCE(string_agg(('{"id":' || (t.id)::text || ',"workspace_id":' || (t.workspace_id)::text || ',"list_id":' || COALESCE((t.list_id)::text, 'null') || ',"title":' || to_json((t.title)::text)::text || ',"priority":' || to_json((t.priority)::text)::text || ',"identifier":' || (t.identifier)::text || ',"due_date":' || COALESCE(('"' || api_ts(t.due_date) || '"'), 'null') || ',"start_date":' || COALESCE(('"' || api_ts(t.start_date) || '"'), 'null') || ',"creator_id":' || (t.creator_id)::text || ',"created_at":' || ('"' || api_ts(t.created_at) || '"') || ',"status":' || COALESCE(((SELECT ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') FROM statuses s WHERE s.id = t.status_id))::text, 'null') || ',"assignees":' || COALESCE(pa.json, '[]') || ',"subtasks":' || COALESCE(ps.json, '[]') || ',"custom_fields":' || COALESCE(pf.json, '[]') || '}'), ',' ORDER BY p.k0 DESC, p.k1 ASC, p.id ASC), '') || ']')
-               FROM page p JOIN tasks t ON t.id = p.id
-               LEFT JOIN page_assignees pa ON pa.task_id = t.id
-               LEFT JOIN page_subtask_arrays ps ON ps.parent_id = t.id
-               LEFT JOIN page_fields pf ON pf.task_id = t.id) AS data;
+        SELECT pt.id AS task_id, ('[' || COALESCE(string_agg((f.task_entry_head || COALESCE(to_json((v.value)::text)::text, 'null') || '}'), ',' ORDER BY f.position, f.id), '') || ']') AS json
+          FROM tasks pt LEFT JOIN lists tf ON tf.id = pt.list_id
+          JOIN page_field_defs f ON (NOT f.is_scope_restricted
+            OR COALESCE(pt.list_id = ANY(f.granted_list_ids)
+                        OR (tf.folder_id = ANY(f.granted_folder_ids) AND pt.list_id <> ALL(f.denied_list_ids)), false)) LEFT JOIN task_custom_field_values v ON v.task_id = pt.id AND v.field_id = f.id
+         WHERE pt.id = ANY(ARRAY(SELECT id FROM page))
+         GROUP BY pt.id)
+      SELECT (SELECT count(*)::int FROM scope) AS total,
+  (SELECT ('[' || COALESCE(string_agg(('{"id":' || (t.id)::text || ',"workspace_id":' || (t.workspace_id)::text || ',"list_id":' || COALESCE((t.list_id)::text, 'null') || ',"title":' || to_json((t.title)::text)::text || ',"priority":' || to_json((t.priority)::text)::text || ',"identifier":' || (t.identifier)::text || ',"due_date":' || COALESCE(('"' || api_ts(t.due_date) || '"'), 'null') || ',"start_date":' || COALESCE(('"' || api_ts(t.start_date) || '"'), 'null') || ',"creator_id":' || (t.creator_id)::text || ',"created_at":' || ('"' || api_ts(t.created_at) || '"') || ',"status":' || COALESCE(((SELECT ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') FROM statuses s WHERE s.id = t.status_id))::text, 'null') || ',"assignees":' || COALESCE(pa.json, '[]') || ',"subtasks":' || COALESCE(ps.json, '[]') || ',"custom_fields":' || COALESCE(pf.json, '[]') || '}'), ',' ORDER BY p.k0 DESC, p.k1 ASC, p.id ASC), '') || ']')
+                     FROM page p JOIN tasks t ON t.id = p.id
+                     LEFT JOIN page_assignees pa ON pa.task_id = t.id
+                     LEFT JOIN page_subtask_arrays ps ON ps.parent_id = t.id
+                     LEFT JOIN page_fields pf ON pf.task_id = t.id) AS data;
 
 -- task.list (read: a filter, keyset page (the walk, then the planned statement after it))
 WITH walk AS MATERIALIZED (
@@ -543,19 +545,19 @@ page_field_defs AS MATERIALIZED (
     FROM custom_fields f
    WHERE f.workspace_id = $7::int AND (NOT f.has_allowed_users OR $6::int = ANY(f.allowed_user_ids))),
 page_fields AS MATERIALIZED (
-    SELECT pt.id AS task_id, ('[' || COALESCE(string_agg((f.task_entry_head || COALESCE(to_json((v.value)::text)::text, 'null') || '}'), ',' ORDER BY f.position, f.id), '') || ']') AS json
-      FROM tasks pt LEFT JOIN lists tf ON tf.id = pt.list_id
-      JOIN page_field_defs f ON (NOT f.is_scope_restricted
-        OR COALESCE(pt.list_id = ANY(f.granted_list_ids)
-                    OR (tf.folder_id = ANY(f.granted_folder_ids) AND pt.list_id <> ALL(f.denied_list_ids)), false)) LEFT JOIN task_custom_field_values v ON v.task_id = pt.id AND v.field_id = f.id
-     WHERE pt.id = ANY(ARRAY(SELECT id FROM page WHERE n <= $8::int))
-     GROUP BY pt.id)
-  SELECT (SELECT ('[' || COALESCE(string_agg(('{"id":' || (t.id)::text || ',"workspace_id":' || (t.workspace_id)::text || ',"list_id":' || COALESCE((t.list_id)::text, 'null') || ',"title":' || to_json((t.title)::text)::text || ',"priority":' || to_json((t.priority)::text)::text || ',"identifier":' || (t.identifier)::text || ',"due_date":' || COALESCE(('"' || api_ts(t.due_date) || '"'), 'null') || ',"start_date":' || COALESCE(('"' || api_ts(t.start_date) || '"'), 'null') || ',"creator_id":' || (t.creator_id)::text || ',"created_at":' || ('"' || api_ts(t.created_at) || '"') || ',"status":' || COALESCE(((SELECT ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') FROM statuses s WHERE s.id = t.status_id))::text, 'null') || ',"assignees":' || COALESCE(pa.json, '[]') || ',"subtasks":' || COALESCE(ps.json, '[]') || ',"custom_fields":' || COALESCE(pf.json, '[]') || '}'), ',' ORDER BY p.n), '') || ']')
-                 FROM page p JOIN tasks t ON t.id = p.id AND p.n <= $8::int
-                 LEFT JOIN page_assignees pa ON pa.task_id = t.id
-                 LEFT JOIN page_subtask_arrays ps ON ps.parent_id = t.id
-                 LEFT JOIN page_fields pf ON pf.task_id = t.id) AS data,
-         (SELECT p.next_key FROM page p WHERE p.n = $8::int AND EXISTS (SELECT 1 FROM page m WHERE m.n > $8::int)) AS next_key;
+        SELECT pt.id AS task_id, ('[' || COALESCE(string_agg((f.task_entry_head || COALESCE(to_json((v.value)::text)::text, 'null') || '}'), ',' ORDER BY f.position, f.id), '') || ']') AS json
+          FROM tasks pt LEFT JOIN lists tf ON tf.id = pt.list_id
+          JOIN page_field_defs f ON (NOT f.is_scope_restricted
+            OR COALESCE(pt.list_id = ANY(f.granted_list_ids)
+                        OR (tf.folder_id = ANY(f.granted_folder_ids) AND pt.list_id <> ALL(f.denied_list_ids)), false)) LEFT JOIN task_custom_field_values v ON v.task_id = pt.id AND v.field_id = f.id
+         WHERE pt.id = ANY(ARRAY(SELECT id FROM page WHERE n <= $8::int))
+         GROUP BY pt.id)
+      SELECT (SELECT ('[' || COALESCE(string_agg(('{"id":' || (t.id)::text || ',"workspace_id":' || (t.workspace_id)::text || ',"list_id":' || COALESCE((t.list_id)::text, 'null') || ',"title":' || to_json((t.title)::text)::text || ',"priority":' || to_json((t.priority)::text)::text || ',"identifier":' || (t.identifier)::text || ',"due_date":' || COALESCE(('"' || api_ts(t.due_date) || '"'), 'null') || ',"start_date":' || COALESCE(('"' || api_ts(t.start_date) || '"'), 'null') || ',"creator_id":' || (t.creator_id)::text || ',"created_at":' || ('"' || api_ts(t.created_at) || '"') || ',"status":' || COALESCE(((SELECT ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') FROM statuses s WHERE s.id = t.status_id))::text, 'null') || ',"assignees":' || COALESCE(pa.json, '[]') || ',"subtasks":' || COALESCE(ps.json, '[]') || ',"custom_fields":' || COALESCE(pf.json, '[]') || '}'), ',' ORDER BY p.n), '') || ']')
+                     FROM page p JOIN tasks t ON t.id = p.id AND p.n <= $8::int
+                     LEFT JOIN page_assignees pa ON pa.task_id = t.id
+                     LEFT JOIN page_subtask_arrays ps ON ps.parent_id = t.id
+                     LEFT JOIN page_fields pf ON pf.task_id = t.id) AS data,
+  (SELECT p.next_key FROM page p WHERE p.n = $8::int AND EXISTS (SELECT 1 FROM page m WHERE m.n > $8::int)) AS next_key;
 
 -- task.list (read: a filter, keyset page sorted by priority then due date)
 WITH walk0 AS MATERIALIZED (
@@ -707,16 +709,16 @@ page_field_defs AS MATERIALIZED (
     FROM custom_fields f
    WHERE f.workspace_id = $7::int AND (NOT f.has_allowed_users OR $6::int = ANY(f.allowed_user_ids))),
 page_fields AS MATERIALIZED (
-    SELECT pt.id AS task_id, ('[' || COALESCE(string_agg((f.task_entry_head || COALESCE(to_json((v.value)::text)::text, 'null') || '}'), ',' ORDER BY f.position, f.id), '') || ']') AS json
-      FROM tasks pt LEFT JOIN lists tf ON tf.id = pt.list_id
-      JOIN page_field_defs f ON (NOT f.is_scope_restricted
-        OR COALESCE(pt.list_id = ANY(f.granted_list_ids)
-                    OR (tf.folder_id = ANY(f.granted_folder_ids) AND pt.list_id <> ALL(f.denied_list_ids)), false)) LEFT JOIN task_custom_field_values v ON v.task_id = pt.id AND v.field_id = f.id
-     WHERE pt.id = ANY(ARRAY(SELECT id FROM page WHERE n <= $8::int))
-     GROUP BY pt.id)
-  SELECT (SELECT ('[' || COALESCE(string_agg(('{"id":' || (t.id)::text || ',"workspace_id":' || (t.workspace_id)::text || ',"list_id":' || COALESCE((t.list_id)::text, 'null') || ',"title":' || to_json((t.title)::text)::text || ',"priority":' || to_json((t.priority)::text)::text || ',"identifier":' || (t.identifier)::text || ',"due_date":' || COALESCE(('"' || api_ts(t.due_date) || '"'), 'null') || ',"start_date":' || COALESCE(('"' || api_ts(t.start_date) || '"'), 'null') || ',"creator_id":' || (t.creator_id)::text || ',"created_at":' || ('"' || api_ts(t.created_at) || '"') || ',"status":' || COALESCE(((SELECT ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') FROM statuses s WHERE s.id = t.status_id))::text, 'null') || ',"assignees":' || COALESCE(pa.json, '[]') || ',"subtasks":' || COALESCE(ps.json, '[]') || ',"custom_fields":' || COALESCE(pf.json, '[]') || '}'), ',' ORDER BY p.n), '') || ']')
-                 FROM page p JOIN tasks t ON t.id = p.id AND p.n <= $8::int
-                 LEFT JOIN page_assignees pa ON pa.task_id = t.id
-                 LEFT JOIN page_subtask_arrays ps ON ps.parent_id = t.id
-                 LEFT JOIN page_fields pf ON pf.task_id = t.id) AS data,
-         (SELECT p.next_key FROM page p WHERE p.n = $8::int AND EXISTS (SELECT 1 FROM page m WHERE m.n > $8::int)) AS next_key;
+        SELECT pt.id AS task_id, ('[' || COALESCE(string_agg((f.task_entry_head || COALESCE(to_json((v.value)::text)::text, 'null') || '}'), ',' ORDER BY f.position, f.id), '') || ']') AS json
+          FROM tasks pt LEFT JOIN lists tf ON tf.id = pt.list_id
+          JOIN page_field_defs f ON (NOT f.is_scope_restricted
+            OR COALESCE(pt.list_id = ANY(f.granted_list_ids)
+                        OR (tf.folder_id = ANY(f.granted_folder_ids) AND pt.list_id <> ALL(f.denied_list_ids)), false)) LEFT JOIN task_custom_field_values v ON v.task_id = pt.id AND v.field_id = f.id
+         WHERE pt.id = ANY(ARRAY(SELECT id FROM page WHERE n <= $8::int))
+         GROUP BY pt.id)
+      SELECT (SELECT ('[' || COALESCE(string_agg(('{"id":' || (t.id)::text || ',"workspace_id":' || (t.workspace_id)::text || ',"list_id":' || COALESCE((t.list_id)::text, 'null') || ',"title":' || to_json((t.title)::text)::text || ',"priority":' || to_json((t.priority)::text)::text || ',"identifier":' || (t.identifier)::text || ',"due_date":' || COALESCE(('"' || api_ts(t.due_date) || '"'), 'null') || ',"start_date":' || COALESCE(('"' || api_ts(t.start_date) || '"'), 'null') || ',"creator_id":' || (t.creator_id)::text || ',"created_at":' || ('"' || api_ts(t.created_at) || '"') || ',"status":' || COALESCE(((SELECT ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') FROM statuses s WHERE s.id = t.status_id))::text, 'null') || ',"assignees":' || COALESCE(pa.json, '[]') || ',"subtasks":' || COALESCE(ps.json, '[]') || ',"custom_fields":' || COALESCE(pf.json, '[]') || '}'), ',' ORDER BY p.n), '') || ']')
+                     FROM page p JOIN tasks t ON t.id = p.id AND p.n <= $8::int
+                     LEFT JOIN page_assignees pa ON pa.task_id = t.id
+                     LEFT JOIN page_subtask_arrays ps ON ps.parent_id = t.id
+                     LEFT JOIN page_fields pf ON pf.task_id = t.id) AS data,
+  (SELECT p.next_key FROM page p WHERE p.n = $8::int AND EXISTS (SELECT 1 FROM page m WHERE m.n > $8::int)) AS next_key;
