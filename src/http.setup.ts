@@ -8,7 +8,7 @@ import { type Caller, CALLER_KEY } from './common/auth/auth-context';
 import { keepOutOfCaches } from './common/cache/cache-control';
 import { sendError } from './common/errors/error.filter';
 import { cutAtDeadline } from './common/http/deadline';
-import { inFlight } from './common/http/in-flight';
+import { inFlight, type InFlightEntry } from './common/http/in-flight';
 import { sendNotModified } from './common/http/not-modified';
 import { needsKey } from './common/http/paths';
 import { logRequest } from './common/logging/logger';
@@ -67,6 +67,8 @@ export function securityHeaders(): Record<string, string> {
 
 /** Per-request state of the pipeline, kept on the request. */
 interface Lifecycle {
+  /** The request's place in the in-flight list. */
+  entry: InFlightEntry;
   deadline?: NodeJS.Timeout;
 }
 const LIFECYCLE = Symbol('lifecycle');
@@ -77,7 +79,7 @@ type Tracked = FastifyRequest & { [LIFECYCLE]?: Lifecycle };
  * as Fastify hooks per request (one pass each, nothing per
  * request that can be done once): helmet's security headers, `X-Request-Id`,
  * `Cache-Control: no-store` on keyed routes (D31), the REQUEST_TIMEOUT_MS
- * deadline (503 `Service unavailable`, counted from the whole request), the in-flight set of the
+ * deadline (503 `Service unavailable`, counted from the whole request), the in-flight list of the
  * shutdown, the rate limit (when on); then, once answered, the request's log line and its metrics.
  * CORS for the origins of CORS_ORIGINS (off when unset); Prometheus metrics at
  * /metrics unless METRICS_ENABLED=false.
@@ -100,17 +102,18 @@ export async function configureHttp(app: NestFastifyApplication, env: AppEnv, lo
   const observe = env.metricsEnabled ? mountMetrics(app) : undefined;
 
   const finish = (request: Tracked) => {
-    requests.delete(request);
-    clearTimeout(request[LIFECYCLE]?.deadline);
+    const lifecycle = request[LIFECYCLE];
+    if (!lifecycle) return;
+    requests.delete(lifecycle.entry);
+    clearTimeout(lifecycle.deadline);
   };
   fastify.addHook('onRequest', (request: Tracked, reply, done) => {
-    requests.add(request);
+    request[LIFECYCLE] = { entry: requests.add(request) };
     // An answer whose connection went first (a client's malformed next request, a reset) never reaches
-    // onResponse or onRequestAbort (its body was complete): it leaves the in-flight set all the same.
+    // onResponse or onRequestAbort (its body was complete): it leaves the in-flight list all the same.
     reply.raw.once('close', () => finish(request));
     void reply.headers(headers).header('x-request-id', request.id);
     keepOutOfCaches(reply, request.routeOptions.url);
-    request[LIFECYCLE] = {};
     done();
   });
   // The deadline runs from the moment the request is received whole (its body parsed): until then
