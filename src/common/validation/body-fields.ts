@@ -48,6 +48,14 @@ export const TARGET_GROUP = 'target';
 /** Per DTO class: the 400 messages its fields can answer, in field order. */
 const MESSAGES_KEY = Symbol('body-field-messages');
 
+/** Per DTO class: the request name of each declared field, by property. */
+const NAMES_KEY = Symbol('body-field-names');
+
+/** The request name (`list_id`) of each field `dto` declares, by property (`listId`); empty for a class without body fields. */
+export function bodyFieldNames(dto: object): ReadonlyMap<string, string> {
+  return (Reflect.getOwnMetadata(NAMES_KEY, dto) as Map<string, string> | undefined) ?? new Map();
+}
+
 /** The 400 messages of `dto`'s fields, in field order, without repeats (for the OpenAPI document). */
 export function bodyMessages(dto: object): string[] {
   return [...new Set<string>(Reflect.getOwnMetadata(MESSAGES_KEY, dto) ?? [])];
@@ -141,6 +149,7 @@ function declareField(declaration: FieldDeclaration, ...validators: PropertyDeco
     (required ? ApiProperty : ApiPropertyOptional)({ ...api, name })(prototype, property);
     for (const validator of validators) validator(prototype, property);
     const dto = prototype.constructor;
+    Reflect.defineMetadata(NAMES_KEY, new Map(bodyFieldNames(dto)).set(String(property), name), dto);
     Reflect.defineMetadata(MESSAGES_KEY, [...(Reflect.getOwnMetadata(MESSAGES_KEY, dto) ?? []), ...messages], dto);
   };
 }
