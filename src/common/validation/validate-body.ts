@@ -155,8 +155,8 @@ async function runPlan<T extends object>(dto: ClassConstructor<T>, plan: FieldPl
       for (const check of field.checks) {
         const args: ValidationArguments = { targetName: dto.name, property: field.property, object, value, constraints: check.metadata.constraints };
         const valid = check.constraint.instance.validate(value, args);
-        if (valid instanceof Promise) {
-          outcome = valid.then((ok) => (ok ? null : messageOf(check, args)));
+        if (typeof valid === 'object' && valid !== null && typeof valid.then === 'function') {
+          outcome = Promise.resolve(valid).then((ok) => (ok ? null : messageOf(check, args)));
           break;
         }
         if (!valid) {
