@@ -126,7 +126,7 @@ function messageOf({ metadata, constraint }: Check, args: ValidationArguments): 
   if (typeof metadata.message === 'function') message = metadata.message(args);
   else if (metadata.message) message = metadata.message;
   else if (constraint.instance.defaultMessage instanceof Function) message = constraint.instance.defaultMessage(args);
-  return withTokens(message, args) || 'Invalid request body';
+  return withTokens(message, args);
 }
 
 /**
