@@ -231,8 +231,9 @@ const UNRESTRICTED: Membership = { role: 'member', restricted: false, folderIds:
  * (issue 37: one round trip): its access row `a` (AccessRepository's, with list `query.filters.listId`)
  * gates the page, which is computed only when the caller passes the route's check (allowedSql of
  * `workspace.read`), is not restricted, and the list filter, if any, names a list of the workspace.
- * Its one row (none when there is no such workspace) then carries the page's columns; otherwise only
- * `denied`, the access row as JSON text, for the caller to answer from (or to list with the grants found).
+ * Its one row (none when there is no such workspace) carries `access`, the access row as JSON text, for
+ * the caller to answer from, `listed`, and when listed the page's columns (otherwise the caller answers
+ * from the access row, or lists with the grants it found).
  */
 export function checkedTaskListSql(workspaceId: number, userId: number, query: TaskQuery): { sql: string; params: unknown[] } {
   const p = new SqlParams();
@@ -241,7 +242,7 @@ export function checkedTaskListSql(workspaceId: number, userId: number, query: T
   const list = listId === null ? 'NULL::int' : p.add(listId, 'int');
   const ok = `${allowedSql('workspace.read')} AND NOT COALESCE(a.is_restricted, false)${listId === null ? '' : ' AND a.list_found'}`;
   const sql = `WITH ${accessCte('workspace', workspace, user, list)}, ${ctes}
-     SELECT CASE WHEN ${ok} THEN NULL ELSE row_to_json(a)::text END AS denied,
+     SELECT row_to_json(a)::text AS access, COALESCE(${ok}, false) AS listed,
             ${columns.map(([name, sql]) => `CASE WHEN ${ok} THEN ${sql} END AS ${name}`).join(',\n ')}
        FROM a`;
   return { sql, params: p.values };

@@ -92,6 +92,9 @@ export interface TaskPageRows {
   next_key?: CursorValues | null;
 }
 
+/** checkedListPage's row: the access row as JSON text, and the page when `listed`. */
+export type CheckedTaskPage = Partial<TaskPageRows> & { access: string; listed: boolean };
+
 /** Who reads a task: the user (custom-field visibility, D18) and their membership (subtask visibility, D33). */
 export interface TaskViewer {
   userId: number;
@@ -191,12 +194,13 @@ export class TasksRepository {
 
   /**
    * listPage for an unrestricted member with the workspace's access check, in one statement
-   * (checkedTaskListSql): the page, or `denied` (the access row, as JSON text) when the caller is
-   * not such a member or the list filter names no list of the workspace; null when there is no such workspace.
+   * (checkedTaskListSql): `access`, the access row as JSON text, and the page when `listed` (not when
+   * the caller is not such a member or the list filter names no list of the workspace); null when there
+   * is no such workspace.
    */
-  async checkedListPage(workspaceId: number, userId: number, query: TaskQuery): Promise<(Partial<TaskPageRows> & { denied: string | null }) | null> {
+  async checkedListPage(workspaceId: number, userId: number, query: TaskQuery): Promise<CheckedTaskPage | null> {
     const { sql, params } = checkedTaskListSql(workspaceId, userId, query);
-    const rows: (Partial<TaskPageRows> & { denied: string | null })[] = await this.sql.rows(sql, params);
+    const rows: CheckedTaskPage[] = await this.sql.rows(sql, params);
     return rows[0] ?? null;
   }
 

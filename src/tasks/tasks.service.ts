@@ -234,14 +234,11 @@ export class TasksService {
       throw invalid;
     }
     const checked = await this.tasks.checkedListPage(workspaceId, caller.userId, query);
-    let page: Partial<TaskPageRows>;
-    if (checked && checked.denied === null) {
-      caller.workspaceId = workspaceId;
-      page = checked;
-    } else {
-      // Not a member, a list of another workspace, or a restricted member: the access row answers.
-      const row = checked ? (JSON.parse(checked.denied!) as AccessRow) : null;
-      const access = this.access.answer(caller, 'workspace.read', row);
+    const row = checked ? (JSON.parse(checked.access) as AccessRow) : null;
+    const access = this.access.answer(caller, 'workspace.read', row);
+    let page: Partial<TaskPageRows> = checked!;
+    if (!checked!.listed) {
+      // A list of another workspace, or a restricted member: the access row answers, or gives the grants.
       const listId = query.filters.listId;
       if (listId !== null) {
         if (!row!.list_found) throw new NotFoundException(NOT_FOUND_IN_WORKSPACE.list);
