@@ -8,7 +8,7 @@ import { Client } from 'pg';
 
 import { freePort } from '../src/common/database/embedded';
 import { VARIABLES } from '../src/config/env';
-import { hasTaskset } from './proc';
+import { CLOCK_TICKS_PER_S, hasTaskset, processTable } from './proc';
 import { scaleServiceWorld } from './scale';
 
 /*
@@ -33,7 +33,9 @@ import { scaleServiceWorld } from './scale';
  *    raw results in bench/out/ab-raw.json.
  * 4. Costs: per scenario one more short run (--measure-duration seconds) between
  *    two readings of PostgreSQL time (pg_stat_statements when the server loads it,
- *    else pg_stat_database.active_time) and SQL round trips (the reference's
+ *    else pg_stat_database.active_time), the CPU time of each database's client
+ *    backends (/proc, when PostgreSQL runs on this machine: active_time also counts
+ *    a backend waiting for a CPU) and SQL round trips (the reference's
  *    /__baseline/stats; for the service a second instance whose database
  *    connections go through the reference's pg-roundtrips.mjs proxy), divided by
  *    the requests the servers counted (/__baseline/stats, /metrics).
@@ -374,9 +376,30 @@ async function pgMs(admin: Client, source: PgSource, names: string[]): Promise<R
   return Object.fromEntries(rows.map((r) => [r.datname, r.ms]));
 }
 
+/**
+ * CPU ms (user + system, from /proc) used so far by the client backends of each database, per database
+ * name; empty when PostgreSQL is not on this machine or its processes cannot be read. Unlike
+ * `active_time`, a backend waiting for a CPU adds nothing; a backend that ends between two readings
+ * loses its share (the servers keep their connections open).
+ */
+async function pgCpuMs(admin: Client, names: string[]): Promise<Record<string, number>> {
+  const { rows } = await admin.query<{ datname: string; pid: number }>(
+    `SELECT datname, pid FROM pg_stat_activity WHERE backend_type = 'client backend' AND datname = ANY($1)`,
+    [names],
+  );
+  const table = processTable();
+  const cpu: Record<string, number> = {};
+  for (const { datname, pid } of rows) {
+    const stat = table.get(pid);
+    if (stat) cpu[datname] = (cpu[datname] ?? 0) + (stat.cpuTicks * 1000) / CLOCK_TICKS_PER_S;
+  }
+  return cpu;
+}
+
 /** Counters read before and after a measuring run. */
 interface Reading {
   pgMs: Record<string, number>;
+  pgCpuMs: Record<string, number>;
   serviceRequests: number;
   serviceRoundTrips: number | null;
   referenceRequests: number;
@@ -399,8 +422,8 @@ async function serviceRequests(base: string): Promise<number> {
 
 /** Per scenario: PostgreSQL ms and SQL round trips per request of each side. */
 interface Costs {
-  service: { pgMsPerReq: number | null; roundTripsPerReq: number | null };
-  reference: { pgMsPerReq: number | null; roundTripsPerReq: number | null };
+  service: { pgMsPerReq: number | null; pgCpuMsPerReq: number | null; roundTripsPerReq: number | null };
+  reference: { pgMsPerReq: number | null; pgCpuMsPerReq: number | null; roundTripsPerReq: number | null };
 }
 
 /**
@@ -439,13 +462,17 @@ async function measureCosts(
   // Without its webhook worker: the job queue's polls (about ten statements a second, busy or idle)
   // are no request's round trips, and over a few hundred list requests they added 0.4 to 1.1 per request.
   const counted = await startService(serviceUrl, await freePort(), 'service-counted.log', { WEBHOOK_WORKER: 'false' });
+  // The backends' CPU is read around a second run against an instance connected directly: the proxy splits
+  // the service's messages into more reads for its backends (about 0.05 ms more CPU per get task).
+  const direct = await startService(urls.service, await freePort(), 'service-direct.log', { WEBHOOK_WORKER: 'false' });
   const settle = () => sleep(source === 'pg_stat_database.active_time' ? STATS_FLUSH_MS : 1000);
-  const read = async (): Promise<Reading> => {
+  const read = async (service = counted): Promise<Reading> => {
     const stats = await getJson<{ routes: Record<string, { requests: number; queries: number }> }>(`${reference.base}/__baseline/stats`);
     const routes = Object.values(stats.routes);
     return {
       pgMs: await pgMs(admin, source, [o.serviceDb, o.referenceDb]),
-      serviceRequests: await serviceRequests(counted.base),
+      pgCpuMs: await pgCpuMs(admin, [o.serviceDb, o.referenceDb]),
+      serviceRequests: await serviceRequests(service.base),
       serviceRoundTrips: proxyControl ? (await getJson<{ roundtrips: number }>(proxyControl)).roundtrips : null,
       referenceRequests: routes.reduce((n, r) => n + r.requests, 0),
       referenceQueries: routes.reduce((n, r) => n + r.queries, 0),
@@ -469,17 +496,35 @@ async function measureCosts(
       costs.set(scenario, {
         service: {
           pgMsPerReq: per(delta(o.serviceDb), serviceRequests),
+          pgCpuMsPerReq: null,
           roundTripsPerReq: per(after.serviceRoundTrips === null ? null : after.serviceRoundTrips - before.serviceRoundTrips!, serviceRequests),
         },
         reference: {
           pgMsPerReq: per(delta(o.referenceDb), referenceRequests),
+          pgCpuMsPerReq: null,
           roundTripsPerReq: per(after.referenceQueries - before.referenceQueries, referenceRequests),
         },
       });
       before = after;
     }
+
+    // The direct instance's connections opened (and their start-up's CPU spent) before its first reading.
+    const warm = ['--scenarios', scenarios.join(','), '--rounds', '1', '--warmup', '0', '--duration', '1'];
+    await run(join(o.referenceDir, 'run-ab.sh'), [...abArgs(direct), ...o.passThrough, ...warm]);
+    for (const scenario of scenarios) {
+      log(`Measuring PostgreSQL CPU: ${scenario}, ${o.measureDuration} s per side`);
+      const only = ['--scenarios', scenario, '--rounds', '1', '--warmup', '0', '--duration', String(o.measureDuration)];
+      const cpuBefore = await read(direct);
+      await run(join(o.referenceDir, 'run-ab.sh'), [...abArgs(direct), ...o.passThrough, ...only]);
+      const cpuAfter = await read(direct);
+      const cpu = (db: string, requests: number) =>
+        db in cpuAfter.pgCpuMs && db in cpuBefore.pgCpuMs && requests ? (cpuAfter.pgCpuMs[db] - cpuBefore.pgCpuMs[db]) / requests : null;
+      const cost = costs.get(scenario)!;
+      cost.service.pgCpuMsPerReq = cpu(o.serviceDb, cpuAfter.serviceRequests - cpuBefore.serviceRequests);
+      cost.reference.pgCpuMsPerReq = cpu(o.referenceDb, cpuAfter.referenceRequests - cpuBefore.referenceRequests);
+    }
   } finally {
-    await stop(counted.child);
+    await Promise.all([stop(counted.child), stop(direct.child)]);
   }
   return { source, costs };
 }
@@ -511,6 +556,8 @@ interface SideFigures {
   p99Ms: number | null;
   nodeCpuMsPerReq: number | null;
   pgMsPerReq: number | null;
+  /** CPU of the database's backends per request (/proc), null when unreadable. */
+  pgCpuMsPerReq: number | null;
   roundTripsPerReq: number | null;
   errors: number;
 }
@@ -532,6 +579,7 @@ function rowOf(scenario: string, runs: AbRun[], costs: Costs | undefined): Row {
     p99Ms: median(of(s).map((r) => r.p99_ms)),
     nodeCpuMsPerReq: median(of(s).map((r) => r.server_cpu_ms_per_req)),
     pgMsPerReq: cost?.pgMsPerReq ?? null,
+    pgCpuMsPerReq: cost?.pgCpuMsPerReq ?? null,
     roundTripsPerReq: cost?.roundTripsPerReq ?? null,
     errors: of(s).reduce((n, r) => n + r.errors + r.non2xx, 0),
   });
@@ -552,8 +600,8 @@ function markdown(rows: Row[]): string {
   const f = (n: number | null, digits: number) => (n === null ? 'n/a' : n.toFixed(digits));
   const pair = (row: Row, key: keyof SideFigures, digits: number) => `${f(row.service[key], digits)} / ${f(row.reference[key], digits)}`;
   const lines = [
-    '| scenario | req/s service / reference | ratio (range) | p50 ms | p99 ms | Node CPU ms/req | PostgreSQL ms/req | round trips/req | errors |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| scenario | req/s service / reference | ratio (range) | p50 ms | p99 ms | Node CPU ms/req | PostgreSQL ms/req | PostgreSQL CPU ms/req | round trips/req | errors |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows
       .map((r) =>
         [
@@ -564,6 +612,7 @@ function markdown(rows: Row[]): string {
           pair(r, 'p99Ms', 2),
           pair(r, 'nodeCpuMsPerReq', 3),
           pair(r, 'pgMsPerReq', 3),
+          pair(r, 'pgCpuMsPerReq', 3),
           pair(r, 'roundTripsPerReq', 2),
           pair(r, 'errors', 0),
         ].join(' | '),
@@ -664,7 +713,7 @@ export async function reference(argv: string[]): Promise<void> {
     writeFileSync(file, JSON.stringify({ ...meta, results: rows }, null, 2) + '\n');
     process.stdout.write(
       `\n${markdown(rows)}\n\nService / reference (${meta.referenceFeatures}); world ×${o.scale}; ${meta.poolSize} database connections each; ratio: median over ${o.rounds} round(s) of ${o.duration} s of the per-round req/s ratio. ` +
-        `PostgreSQL time from ${meta.pgTime}.\n`,
+        `PostgreSQL time from ${meta.pgTime}; PostgreSQL CPU: user + system time of each database's client backends (/proc).\n`,
     );
     log(`Results written to ${file}`);
     if (rows.some((r) => r.service.errors || r.reference.errors)) process.exitCode = 1;
