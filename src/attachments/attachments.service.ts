@@ -14,7 +14,7 @@ import { NOT_FOUND } from '../common/access/access.policy';
 import { AccessService } from '../common/access/access.service';
 import type { Caller } from '../common/auth/auth-context';
 import { RawJson } from '../common/http/raw-json';
-import { MULTIPART_BODY_OVERHEAD_BYTES } from '../common/http/streamed-body';
+import { attachmentStaging, MULTIPART_BODY_OVERHEAD_BYTES } from '../common/http/streamed-body';
 import { neverStored } from '../common/validation/body-error';
 import type { AppEnv, AttachmentSettings } from '../config/env';
 import { InjectSettings } from '../config/settings';
@@ -140,7 +140,8 @@ export class AttachmentsService {
     // D47 step 7 begins with the whole body's size: a declared length says it before any byte is read.
     if ((input.contentLength ?? 0) > max + MULTIPART_BODY_OVERHEAD_BYTES) throw tooLarge();
     const body = input.stream();
-    const received = 'ahead' in body ? body.ahead : await receiveMultipart(body.source, input.contentType!, this.storage.stagingDir, uploadLimits(max));
+    const received =
+      'ahead' in body ? body.ahead : await receiveMultipart(body.source, input.contentType!, attachmentStaging(this.settings), uploadLimits(max));
     if (!received.ok && received.unread) throw tooLarge();
     if (!received.ok) {
       const refusal = new HttpException(received.message, received.status);

@@ -11,6 +11,7 @@ import { sendError } from '../common/errors/error.filter';
 import { closeAfterAnswer } from '../common/http/close-connection';
 import { ATTACHMENT_MESSAGES } from './attachment-fields';
 import { AttachmentsRepository } from './attachments.repository';
+import { EarlyFlush } from './early-flush';
 import { FairReader, STAGING_BUFFER_BYTES } from './fair-reader';
 import { contentDisposition, servedContentType } from './storage/content-headers';
 import { LocalStorage } from './storage/local-storage';
@@ -152,17 +153,20 @@ function receive(request: FastifyRequest, path: string, limit: number): Promise<
     if (source.destroyed || source.readableAborted) return reject(new Error('request closed'));
     // Large buffers: while one write is on the disk, the chunks that arrive go out together in one writev.
     const out = createWriteStream(path, { highWaterMark: STAGING_BUFFER_BYTES });
+    const early = new EarlyFlush(path);
     let bytes = 0;
     let done = false;
     const finish = (error: Error | null, value = bytes) => {
       if (done) return;
       done = true;
       if (error) {
-        // Rejected once the file is closed (its open included), so that its removal cannot be overtaken by it.
-        if (out.closed) return reject(error);
-        out.once('close', () => reject(error));
+        // Rejected once the file is closed (its open included) and no early flush of it runs, so that its
+        // removal cannot be overtaken by either.
+        const rejectSettled = () => void early.settled().then(() => reject(error));
+        if (out.closed) return rejectSettled();
+        out.once('close', rejectSettled);
         out.destroy();
-      } else out.end(() => resolve(value));
+      } else out.end(() => void early.settled().then(() => resolve(value)));
     };
     out.on('error', (error) => finish(error));
     const reader = new FairReader(source, (chunk) => {
@@ -171,7 +175,9 @@ function receive(request: FastifyRequest, path: string, limit: number): Promise<
         reader.stop();
         return finish(null, limit + 1);
       }
-      if (!out.write(chunk)) out.once('drain', reader.hold());
+      const more = out.write(chunk);
+      early.wrote(chunk.length);
+      if (!more) out.once('drain', reader.hold());
     });
     source.on('end', () => finish(null));
     source.on('error', (error: Error) => finish(error));

@@ -4,8 +4,9 @@ import { unlink } from 'fs/promises';
 import { join } from 'path';
 import type { Readable, Writable } from 'stream';
 
-import { type BodyReader, MULTIPART_BODY_OVERHEAD_BYTES } from '../common/http/streamed-body';
+import { type BodyReader, MULTIPART_BODY_OVERHEAD_BYTES, type StagingArea } from '../common/http/streamed-body';
 import { FILE_NAME_MESSAGE, normalizeFileName, partMimeType, tooLargeMessage } from './attachment-fields';
+import { EarlyFlush } from './early-flush';
 import { FairReader, STAGING_BUFFER_BYTES } from './fair-reader';
 
 /** D47's limits of a multipart upload: the file at most `maxBytes`, the whole body 1 MiB more. */
@@ -18,7 +19,7 @@ export function uploadLimits(maxBytes: number): { maxBodyBytes: number; maxFileB
  * received as an unkeyed one is, its file staged once (that staging file becomes the stored object).
  */
 export const UPLOAD_READER: BodyReader<MultipartResult> = {
-  read: (source, contentType, stagingDir, maxBytes) => receiveMultipart(source, contentType, stagingDir, uploadLimits(maxBytes)),
+  read: (source, contentType, staging, maxBytes) => receiveMultipart(source, contentType, staging, uploadLimits(maxBytes)),
   discard: async (received) => {
     if (received.ok) await unlink(received.stagedPath).catch(() => undefined);
   },
@@ -135,7 +136,7 @@ function readPart(header: Record<string, string[]>): PartInfo {
 
 /**
  * D47's multipart form, from `source` (the request body, read once, as a stream):
- * the one file part named `file` is written to a staging file in `stagingDir` as it
+ * the one file part named `file` is written to a staging file in `staging` as it
  * arrives (never buffered whole); everything else is read and dropped. The whole body is
  * read (so that D47's step-7 order holds: a later second file part is a 400 even after a
  * bad name), except that reading stops at `maxBodyBytes` (the 413 that comes first). A
@@ -146,12 +147,13 @@ function readPart(header: Record<string, string[]>): PartInfo {
 export async function receiveMultipart(
   source: Readable,
   contentType: string,
-  stagingDir: string,
+  staging: StagingArea,
   limits: { maxBodyBytes: number; maxFileBytes: number },
 ): Promise<MultipartResult> {
   const boundary = multipartBoundary(contentType);
-  const stagedPath = join(stagingDir, `upload-${randomBytes(12).toString('hex')}`);
+  const stagedPath = join(staging.dir, `upload-${randomBytes(12).toString('hex')}`);
   let file: WriteStream | undefined;
+  const early = staging.flushEarly ? new EarlyFlush(stagedPath) : undefined;
   let fileBytes = 0;
   let fileTooLarge = false;
   let files = 0;
@@ -191,11 +193,13 @@ export async function receiveMultipart(
           // Large buffers: while one write is on the disk, the parts that arrive go out together in one writev.
           const out = createWriteStream(stagedPath, { highWaterMark: STAGING_BUFFER_BYTES });
           file = out;
+          // Settles once the staging file is closed and no early flush of it runs.
           fileDone = new Promise((done) => {
-            out.on('close', done);
+            const closed = () => void (early?.settled() ?? Promise.resolve()).then(done);
+            out.on('close', closed);
             out.on('error', () => {
               dropFile();
-              done();
+              closed();
             });
           });
           part.on('data', (chunk: Buffer) => {
@@ -204,7 +208,10 @@ export async function receiveMultipart(
               fileTooLarge = true;
               dropFile();
             }
-            if (file && !file.write(chunk)) {
+            if (!file) return;
+            const more = file.write(chunk);
+            early?.wrote(chunk.length);
+            if (!more) {
               part.pause();
               file.once('drain', () => part.resume());
             }

@@ -35,7 +35,8 @@ export class LocalStorage implements ObjectStorage {
   /**
    * Moves the staged file into place, durably: its bytes are flushed to disk before the rename, and the
    * directory entry after it, so that the row the caller then commits never names a file an operating
-   * system crash could leave empty or missing (about 0.5 ms per MiB on an SSD).
+   * system crash could leave empty or missing (about 0.5 ms per MiB on an SSD; an upload's
+   * staging file was mostly flushed while it was written, EarlyFlush).
    */
   async store(key: string, stagedPath: string): Promise<void> {
     const path = this.pathOf(key);

@@ -1,7 +1,7 @@
 import { Injectable, OnModuleInit, Provider } from '@nestjs/common';
-import { join } from 'path';
 import { DataSource } from 'typeorm';
 
+import { attachmentStaging } from '../../common/http/streamed-body';
 import type { AppEnv } from '../../config/env';
 import { SETTINGS } from '../../config/settings';
 import { LocalStorage } from './local-storage';
@@ -46,7 +46,8 @@ export const OBJECT_STORAGE_PROVIDER: Provider = {
     if (driver === 's3') {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { S3Storage } = require('./s3-storage') as typeof import('./s3-storage');
-      return new S3Storage({ bucket: s3.bucket!, region: s3.region, endpoint: s3.endpoint, forcePathStyle: s3.forcePathStyle }, join(dir, 'tmp'));
+      const staging = attachmentStaging(settings.attachments).dir;
+      return new S3Storage({ bucket: s3.bucket!, region: s3.region, endpoint: s3.endpoint, forcePathStyle: s3.forcePathStyle }, staging);
     }
     return new LocalStorage(dir, publicUrl, secret.links);
   },

@@ -1,22 +1,36 @@
 import { PayloadTooLargeException, UnsupportedMediaTypeException } from '@nestjs/common';
 import { createHash } from 'crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { join } from 'path';
 import type { Readable } from 'stream';
 
+import type { AttachmentSettings } from '../../config/env';
 import { BODY_TOO_LARGE_MESSAGE, NOT_JSON_MESSAGE } from '../errors/to-http-error';
 import { deferBodyError } from '../validation/body-error';
 import { BODY_LIMIT_BYTES } from './adapter';
 import { closeAfterAnswer } from './close-connection';
 
+/** Where the files of a streamed body are staged, and whether they are flushed to disk as they are written. */
+export interface StagingArea {
+  dir: string;
+  /** True when storing a staged file flushes it to disk (the `local` driver): flushing it while it is written shortens that wait (EarlyFlush). */
+  flushEarly: boolean;
+}
+
+/** The staging area of attachment uploads: `tmp` under STORAGE_DIR; flushed early with the `local` driver, whose objects are the staged files themselves. */
+export function attachmentStaging(attachments: Pick<AttachmentSettings, 'dir' | 'driver'>): StagingArea {
+  return { dir: join(attachments.dir, 'tmp'), flushEarly: attachments.driver === 'local' };
+}
+
 /**
  * How a route that streams its body reads it (D47's upload: its multipart form), for D35's read-ahead
  * of a keyed request (readBodyAhead): reads `source` to its end, stopping at once past `maxBytes` plus
- * MULTIPART_BODY_OVERHEAD_BYTES (the 413 that comes first), staging files in `stagingDir`, and returns
+ * MULTIPART_BODY_OVERHEAD_BYTES (the 413 that comes first), staging files in `staging`, and returns
  * what the route will use instead of the body; `discard` drops what the value kept (its staging file)
  * when the route did not take it.
  */
 export interface BodyReader<T = unknown> {
-  read(source: Readable, contentType: string, stagingDir: string, maxBytes: number): Promise<T>;
+  read(source: Readable, contentType: string, staging: StagingArea, maxBytes: number): Promise<T>;
   discard(value: T): Promise<void>;
 }
 
@@ -103,7 +117,7 @@ export function registerStreamedBodyParser(fastify: FastifyInstance): void {
  * was read plus a mark that it was cut (such a request answers 413 or an earlier check's answer,
  * and its connection closes).
  */
-export async function readBodyAhead(request: FastifyRequest, stagingDir: string, maxBytes: number): Promise<void> {
+export async function readBodyAhead(request: FastifyRequest, staging: StagingArea, maxBytes: number): Promise<void> {
   const reader = readerOf(request)!;
   const limit = maxBytes + MULTIPART_BODY_OVERHEAD_BYTES;
   const hash = createHash('sha256');
@@ -119,7 +133,7 @@ export async function readBodyAhead(request: FastifyRequest, stagingDir: string,
   };
   // Heard first: every chunk the reader reads has been hashed.
   source.on('data', onData);
-  const value = await reader.read(source, request.headers['content-type'] ?? '', stagingDir, maxBytes).finally(() => source.removeListener('data', onData));
+  const value = await reader.read(source, request.headers['content-type'] ?? '', staging, maxBytes).finally(() => source.removeListener('data', onData));
   (request as unknown as Ahead)[AHEAD] = { value, reader, digest: hash.digest(), taken: false };
 }
 

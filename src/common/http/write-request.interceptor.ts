@@ -11,7 +11,6 @@ import {
 import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import { randomUUID } from 'crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { join } from 'path';
 import { from, lastValueFrom, Observable } from 'rxjs';
 import { DataSource } from 'typeorm';
 
@@ -28,7 +27,7 @@ import { isNeverStored } from '../validation/body-error';
 import { onDeadline, pastDeadline } from './deadline';
 import { KeyShare } from './key-share';
 import { RawJson } from './raw-json';
-import { MULTIPART_BODY_OVERHEAD_BYTES, readBodyAhead, releaseReadAhead, streamsBody } from './streamed-body';
+import { attachmentStaging, MULTIPART_BODY_OVERHEAD_BYTES, readBodyAhead, releaseReadAhead, streamsBody } from './streamed-body';
 
 /** Longest a cut waits for the request to have rolled back (and released its key) before the 503 goes out. */
 const SETTLE_WAIT_MS = 1_000;
@@ -138,14 +137,14 @@ export class WriteRequestInterceptor implements NestInterceptor {
     const reply = context.switchToHttp().getResponse<FastifyReply>();
     // D47: a streamed multipart body is the same request only with the same bytes: read it first, up to
     // the limit. (A body that declares a length over the limit is refused unread: 413, nothing to read.)
-    const { dir, maxBytes } = this.settings.attachments;
+    const { maxBytes } = this.settings.attachments;
     const limit = maxBytes + MULTIPART_BODY_OVERHEAD_BYTES;
     if (
       streamsBody(request) &&
       /^multipart\/form-data\b/i.test(request.headers['content-type'] ?? '') &&
       !(Number(request.headers['content-length']) > limit)
     ) {
-      await readBodyAhead(request, join(dir, 'tmp'), maxBytes);
+      await readBodyAhead(request, attachmentStaging(this.settings.attachments), maxBytes);
     }
     const fingerprint = requestFingerprint(request as never);
     const token = randomUUID();
