@@ -1,4 +1,4 @@
-import { open } from 'fs/promises';
+import { syncFile } from './storage/local-storage';
 
 /** Bytes handed to a staging file between two early flushes (EarlyFlush). */
 export const EARLY_FLUSH_BYTES = 4 * 1024 * 1024;
@@ -34,7 +34,7 @@ export class EarlyFlush {
     if (this.running || this.handed - this.flushedAt < this.step) return;
     this.flushedAt = this.handed;
     this.started++;
-    this.running = flushFile(this.path)
+    this.running = syncFile(this.path, 'r+')
       .catch(() => undefined)
       .finally(() => {
         this.running = null;
@@ -44,14 +44,5 @@ export class EarlyFlush {
   /** Settles once no early flush runs (call before answering, so that none outlives its request). */
   async settled(): Promise<void> {
     await this.running;
-  }
-}
-
-async function flushFile(path: string): Promise<void> {
-  const handle = await open(path, 'r');
-  try {
-    await handle.datasync();
-  } finally {
-    await handle.close();
   }
 }

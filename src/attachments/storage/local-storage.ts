@@ -2,6 +2,7 @@ import { mkdirSync } from 'fs';
 import { open, rename, stat, unlink } from 'fs/promises';
 import { dirname, join } from 'path';
 
+import { stagingDirOf } from '../../common/http/streamed-body';
 import type { LinkSigner } from './signed-links';
 import { LinkTarget, ObjectStorage, requireObjectKey, UploadLink } from './storage';
 
@@ -19,7 +20,7 @@ export class LocalStorage implements ObjectStorage {
     private readonly publicUrl: string,
     private readonly links: LinkSigner,
   ) {
-    this.stagingDir = join(dir, 'tmp');
+    this.stagingDir = stagingDirOf(dir);
     this.objectsDir = join(dir, 'objects');
     mkdirSync(this.stagingDir, { recursive: true });
     // The 256 directories of the keys' first two hex digits, made once: storing is one rename.
@@ -84,7 +85,7 @@ export class LocalStorage implements ObjectStorage {
 }
 
 /** Flushes `path` (a file, or with flags `r` a directory) to disk. */
-async function syncFile(path: string, flags: 'r' | 'r+'): Promise<void> {
+export async function syncFile(path: string, flags: 'r' | 'r+'): Promise<void> {
   const handle = await open(path, flags);
   try {
     await (flags === 'r' ? handle.sync() : handle.datasync());

@@ -17,9 +17,12 @@ export interface StagingArea {
   flushEarly: boolean;
 }
 
-/** The staging area of attachment uploads: `tmp` under STORAGE_DIR; flushed early with the `local` driver, whose objects are the staged files themselves. */
+/** The staging directory of attachment uploads under STORAGE_DIR `storageDir` (on the objects' file system: storing is a rename). */
+export const stagingDirOf = (storageDir: string): string => join(storageDir, 'tmp');
+
+/** The staging area of attachment uploads (stagingDirOf); flushed early with the `local` driver, whose objects are the staged files themselves. */
 export function attachmentStaging(attachments: Pick<AttachmentSettings, 'dir' | 'driver'>): StagingArea {
-  return { dir: join(attachments.dir, 'tmp'), flushEarly: attachments.driver === 'local' };
+  return { dir: stagingDirOf(attachments.dir), flushEarly: attachments.driver === 'local' };
 }
 
 /**
