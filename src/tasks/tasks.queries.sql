@@ -9,10 +9,9 @@ WITH a AS MATERIALIZED (SELECT r.workspace_id, r.folder_id, r.list_id, m.role, m
          SELECT g.list_id FROM member_list_grants g
           WHERE g.workspace_id = r.workspace_id AND g.user_id = $2::int) ELSE '{}' END AS list_ids,
        '{}'::int[] AS list_folder_ids,
-       ol.id IS NOT NULL AS list_found, ol.folder_id AS list_folder_id
+       false AS list_found, NULL::int AS list_folder_id
   FROM (SELECT workspace_id, folder_id, id AS list_id FROM lists WHERE id = $1::int) r
-  LEFT JOIN workspace_members m ON m.workspace_id = r.workspace_id AND m.user_id = $2::int
-  LEFT JOIN lists ol ON ol.id = NULL::int AND ol.workspace_id = r.workspace_id),
+  LEFT JOIN workspace_members m ON m.workspace_id = r.workspace_id AND m.user_id = $2::int),
 ref_list AS (SELECT id FROM lists WHERE id = $1::int FOR KEY SHARE),
 ref_parent AS MATERIALIZED (SELECT id, parent_id FROM tasks WHERE id = $4::int FOR SHARE),
 checks AS (
@@ -104,10 +103,9 @@ WITH a AS MATERIALIZED (SELECT r.workspace_id, r.folder_id, r.list_id, m.role, m
          SELECT g.list_id FROM member_list_grants g
           WHERE g.workspace_id = r.workspace_id AND g.user_id = $2::int) ELSE '{}' END AS list_ids,
        '{}'::int[] AS list_folder_ids,
-       ol.id IS NOT NULL AS list_found, ol.folder_id AS list_folder_id
+       false AS list_found, NULL::int AS list_folder_id
   FROM (SELECT workspace_id, folder_id, id AS list_id FROM lists WHERE id = $1::int) r
-  LEFT JOIN workspace_members m ON m.workspace_id = r.workspace_id AND m.user_id = $2::int
-  LEFT JOIN lists ol ON ol.id = NULL::int AND ol.workspace_id = r.workspace_id),
+  LEFT JOIN workspace_members m ON m.workspace_id = r.workspace_id AND m.user_id = $2::int),
 ref_list AS (SELECT id FROM lists WHERE id = $1::int FOR KEY SHARE),
 ref_parent AS MATERIALIZED (SELECT id, parent_id FROM tasks WHERE id = $4::int FOR SHARE),
 checks AS (
@@ -306,10 +304,9 @@ WITH a AS MATERIALIZED (SELECT r.workspace_id, r.folder_id, r.list_id, m.role, m
          SELECT g.list_id FROM member_list_grants g
           WHERE g.workspace_id = r.workspace_id AND g.user_id = $3::int) ELSE '{}' END AS list_ids,
        '{}'::int[] AS list_folder_ids,
-       ol.id IS NOT NULL AS list_found, ol.folder_id AS list_folder_id
+       false AS list_found, NULL::int AS list_folder_id
   FROM (SELECT t.workspace_id, (SELECT l.folder_id FROM lists l WHERE l.id = t.list_id) AS folder_id, t.list_id FROM tasks t WHERE t.id = $1::int) r
-  LEFT JOIN workspace_members m ON m.workspace_id = r.workspace_id AND m.user_id = $3::int
-  LEFT JOIN lists ol ON ol.id = NULL::int AND ol.workspace_id = r.workspace_id),
+  LEFT JOIN workspace_members m ON m.workspace_id = r.workspace_id AND m.user_id = $3::int),
 lb AS MATERIALIZED (SELECT lb.id FROM labels lb, a WHERE lb.id = $2::int AND lb.workspace_id = a.workspace_id AND a.role IN ('owner', 'admin', 'member') AND (NOT COALESCE(a.is_restricted, false)
   OR (a.list_id IS NOT NULL AND (a.list_id = ANY(a.list_ids) OR COALESCE(a.folder_id = ANY(a.folder_ids), false)))) FOR KEY SHARE OF lb),
 gate AS (SELECT a.role IN ('owner', 'admin', 'member') AND (NOT COALESCE(a.is_restricted, false)
@@ -344,10 +341,9 @@ WITH a AS MATERIALIZED (SELECT r.workspace_id, r.folder_id, r.list_id, m.role, m
          SELECT g.list_id FROM member_list_grants g
           WHERE g.workspace_id = r.workspace_id AND g.user_id = $3::int) ELSE '{}' END AS list_ids,
        '{}'::int[] AS list_folder_ids,
-       ol.id IS NOT NULL AS list_found, ol.folder_id AS list_folder_id
+       false AS list_found, NULL::int AS list_folder_id
   FROM (SELECT t.workspace_id, (SELECT l.folder_id FROM lists l WHERE l.id = t.list_id) AS folder_id, t.list_id FROM tasks t WHERE t.id = $1::int) r
-  LEFT JOIN workspace_members m ON m.workspace_id = r.workspace_id AND m.user_id = $3::int
-  LEFT JOIN lists ol ON ol.id = NULL::int AND ol.workspace_id = r.workspace_id),
+  LEFT JOIN workspace_members m ON m.workspace_id = r.workspace_id AND m.user_id = $3::int),
 lb AS MATERIALIZED (SELECT lb.id FROM labels lb, a WHERE lb.id = $2::int AND lb.workspace_id = a.workspace_id AND a.role IN ('owner', 'admin', 'member') AND (NOT COALESCE(a.is_restricted, false)
   OR (a.list_id IS NOT NULL AND (a.list_id = ANY(a.list_ids) OR COALESCE(a.folder_id = ANY(a.folder_ids), false)))) FOR KEY SHARE OF lb),
 pre AS (SELECT sha256(convert_to((('{"id":' || (pt.id)::text || ',"workspace_id":' || (pt.workspace_id)::text || ',"list_id":' || COALESCE((pt.list_id)::text, 'null') || ',"title":' || to_json((pt.title)::text)::text || ',"description":' || COALESCE(to_json((pt.description)::text)::text, 'null') || ',"priority":' || to_json((pt.priority)::text)::text || ',"identifier":' || (pt.identifier)::text || ',"due_date":' || COALESCE(('"' || api_ts(pt.due_date) || '"'), 'null') || ',"start_date":' || COALESCE(('"' || api_ts(pt.start_date) || '"'), 'null') || ',"creator_id":' || (pt.creator_id)::text || ',"created_at":' || ('"' || api_ts(pt.created_at) || '"') || ',"status":' || COALESCE(((SELECT ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') FROM statuses s WHERE s.id = pt.status_id))::text, 'null') || ',"assignees":' || (SELECT '[' || COALESCE(string_agg(('{"id":' || (u.id)::text || ',"name":' || to_json((u.name)::text)::text || ',"avatar_url":' || COALESCE(to_json((u.avatar_url)::text)::text, 'null') || '}'), ',' ORDER BY u.id), '') || ']' FROM task_assignees ta JOIN users u ON u.id = ta.user_id WHERE ta.task_id = pt.id) || ',"labels":' || (SELECT '[' || COALESCE(string_agg(('{"id":' || (lb.id)::text || ',"name":' || to_json((lb.name)::text)::text || ',"color":' || COALESCE(to_json((lb.color)::text)::text, 'null') || '}'), ',' ORDER BY lower(lb.name), lb.id), '') || ']' FROM task_labels tl JOIN labels lb ON lb.id = tl.label_id WHERE tl.task_id = pt.id) || ',"subtasks":' || (SELECT '[' || COALESCE(string_agg(('{"id":' || (st.id)::text || ',"title":' || to_json((st.title)::text)::text || ',"priority":' || to_json((st.priority)::text)::text || ',"identifier":' || (st.identifier)::text || ',"status":' || COALESCE(((SELECT ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') FROM statuses s WHERE s.id = st.status_id))::text, 'null') || ',"assignees":' || (SELECT '[' || COALESCE(string_agg(('{"id":' || (u.id)::text || ',"name":' || to_json((u.name)::text)::text || ',"avatar_url":' || COALESCE(to_json((u.avatar_url)::text)::text, 'null') || '}'), ',' ORDER BY u.id), '') || ']' FROM task_assignees ta JOIN users u ON u.id = ta.user_id WHERE ta.task_id = st.id) || '}'), ',' ORDER BY st.created_at, st.id), '') || ']' FROM tasks st WHERE st.parent_id = pt.id AND (NOT COALESCE(a.is_restricted, false) OR COALESCE(st.list_id IN (

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 
 import type { Membership } from '../common/access/access.policy';
 import { accessCte, type AccessRead, type AccessRow, READ_PARAMS } from '../common/access/access.repository';
-import { ACCESS_ROW_GRANTS, allowedSql, GrantParams, grantParams, grantValues, permittedListSql } from '../common/access/access.sql';
+import { ACCESS_ROW_FOLDER, ACCESS_ROW_GRANTS, allowedSql, GrantParams, grantParams, grantValues, permittedListSql } from '../common/access/access.sql';
 import type { Db } from '../common/database/request-db';
 import { Sql } from '../common/database/sql';
 import { SqlParams } from '../common/database/sql-params';
@@ -144,8 +144,8 @@ export interface TaskLabelWrite extends AccessRow {
 const preconditionHolds = (t: string) => `(SELECT ok FROM pre) AND ${t}.updated_at = (SELECT seen FROM pre)`;
 
 /** The statement reading task `taskId` in `shape` as JSON text (column `task`; no row when there is no such task). */
-function loadTaskSql(shape: TaskShape, taskId: string, user: string, grants: GrantParams | null): string {
-  return `SELECT ${taskJsonSql(shape, user, grants)}::text AS task
+function loadTaskSql(shape: TaskShape, taskId: string, user: string, grants: GrantParams | null, folder?: string): string {
+  return `SELECT ${taskJsonSql(shape, user, grants, 't', folder)}::text AS task
             FROM tasks t WHERE t.id = ${taskId}`;
 }
 
@@ -177,8 +177,11 @@ export class TasksRepository {
     return rows.length ? { task: new RawJson(rows[0].task), digest: rows[0].digest } : null;
   }
 
-  /** The get-task read inside an access check's statement (AccessService.checkAndRead): the full task as the caller sees it, tagged (D36). */
-  readonly fullTaskRead: AccessRead = { sql: loadTaskSql('full', READ_PARAMS.id, READ_PARAMS.user, ACCESS_ROW_GRANTS), tagged: true };
+  /**
+   * The get-task read inside an access check's statement (AccessService.checkAndRead): the full task as the caller sees it,
+   * tagged (D36). The task's folder is the access row's (the target is that task).
+   */
+  readonly fullTaskRead: AccessRead = { sql: loadTaskSql('full', READ_PARAMS.id, READ_PARAMS.user, ACCESS_ROW_GRANTS, ACCESS_ROW_FOLDER), tagged: true };
 
   /**
    * One page of List tasks (D22, D34) in ONE statement whatever the page size

@@ -131,23 +131,23 @@ const FIELD_ORDER = 'f.position, f.id';
  */
 const taskFolderSql = (t: string) => `(SELECT ${listFolderSql(t)} AS folder_id OFFSET 0) tf`;
 
-/** Conditions on custom_fields row `f`: a field of task row `t`'s workspace, applying to its list (in folder `tf.folder_id`) and visible to `userExpr` (D18, D19). */
-function fieldOfTaskSql(t: string, userExpr: string): string {
+/** Conditions on custom_fields row `f`: a field of task row `t`'s workspace, applying to its list (in folder `folder`) and visible to `userExpr` (D18, D19). */
+function fieldOfTaskSql(t: string, userExpr: string, folder = 'tf.folder_id'): string {
   return `f.workspace_id = ${t}.workspace_id
-        AND ${fieldAppliesSql('f', `${t}.list_id`, 'tf.folder_id')}
+        AND ${fieldAppliesSql('f', `${t}.list_id`, folder)}
         AND ${fieldVisibleSql('f', userExpr)}`;
 }
 
 /** The join of a custom field `f` with task row `t`'s value `v` of it (none: NULL). */
 const fieldValueJoinSql = (t: string, source = TASK_LINK_TABLES.values) => `LEFT JOIN ${source} v ON v.task_id = ${t}.id AND v.field_id = f.id`;
 
-/** D18: the entries of the fields applying to task row `t` and visible to the caller, by position then id. */
-function customFieldsSql(t: string, userExpr: string, values = TASK_LINK_TABLES.values): JsonSql {
-  return J.array(
-    FIELD_ENTRY,
-    `${taskFolderSql(t)} CROSS JOIN custom_fields f ${fieldValueJoinSql(t, values)} WHERE ${fieldOfTaskSql(t, userExpr)}`,
-    FIELD_ORDER,
-  );
+/**
+ * D18: the entries of the fields applying to task row `t` and visible to the caller, by position then id.
+ * `folder`: SQL of the task's folder when the statement already has it (an access row's), else looked up.
+ */
+function customFieldsSql(t: string, userExpr: string, values = TASK_LINK_TABLES.values, folder?: string): JsonSql {
+  const from = folder === undefined ? `${taskFolderSql(t)} CROSS JOIN custom_fields f` : 'custom_fields f';
+  return J.array(FIELD_ENTRY, `${from} ${fieldValueJoinSql(t, values)} WHERE ${fieldOfTaskSql(t, userExpr, folder)}`, FIELD_ORDER);
 }
 
 /**
@@ -239,15 +239,16 @@ function taskObjectSql(shape: TaskShape, context: TaskSqlContext): JsonSql {
 /**
  * The task object of `shape` for task row `t` as compact JSON text, as seen by
  * user `userExpr` with the grants `grants` (needed by the shapes with subtasks, D33).
- * Keys exactly as D16 requires for that response, from TASK_FIELDS.
+ * Keys exactly as D16 requires for that response, from TASK_FIELDS. `folder`: SQL of
+ * the folder of the task's list when the statement has it already (customFieldsSql).
  */
-export function taskJsonSql(shape: TaskShape, userExpr: string, grants: GrantParams | null, t = 't'): JsonSql {
+export function taskJsonSql(shape: TaskShape, userExpr: string, grants: GrantParams | null, t = 't', folder?: string): JsonSql {
   if (shape !== 'write' && !grants) throw new Error(`taskJsonSql: the ${shape} shape embeds subtasks and needs the caller's grants`);
   const nested: NestedSql = {
     assignees: (row) => assigneesSql(`${row}.id`),
     labels: (row) => labelsSql(`${row}.id`),
     subtasks: (row) => subtasksSql(`${row}.id`, grants!),
-    customFields: (row) => customFieldsSql(row, userExpr),
+    customFields: (row) => customFieldsSql(row, userExpr, TASK_LINK_TABLES.values, folder),
   };
   return taskObjectSql(shape, { t, nested });
 }

@@ -72,6 +72,21 @@ describe('typed custom-field values (D42)', () => {
   const lastEventId = async () => Number((await t.db.ds.query(`SELECT COALESCE(MAX(id), 0) AS id FROM events`))[0].id);
   const message = (field: string, rule: string) => `custom_fields value for field ${ids[field]} must be ${rule}`;
 
+  describe('fields that apply through the folder (D19)', () => {
+    const fieldIdsOf = async (task: number) => {
+      const res = await t.inject({ method: 'GET', url: `/api/v1/tasks/${task}`, headers: auth(key('member')) });
+      expect(res.statusCode).toBe(200);
+      return (res.json() as Schema<'Task'>).custom_fields.map((f) => f.id);
+    };
+
+    it('get task shows a field granted to the folder of the task\u2019s list, and not on a list outside it', async () => {
+      // The folder's id and its list's differ, so that a folder read from the wrong column shows.
+      expect(ids.v_folder).not.toBe(ids.l1);
+      expect(await fieldIdsOf(ids.v_task)).toContain(ids.f_scoped);
+      expect(await fieldIdsOf(ids.v_task2)).not.toContain(ids.f_scoped);
+    });
+  });
+
   describe('the table: accepted texts and what is stored', () => {
     it.each([
       ['f_text', 'anything at all', 'anything at all'],

@@ -41,6 +41,9 @@ export function permittedListSql(listExpr: string, g: GrantParams): string {
 /** The grants of the access row `a` (AccessRepository.resolveAndRead), for permittedListSql inside that statement. */
 export const ACCESS_ROW_GRANTS: GrantParams = { restricted: 'COALESCE(a.is_restricted, false)', listIds: 'a.list_ids', folderIds: 'a.folder_ids' };
 
+/** SQL of the folder of the access row `a`'s target (its list's; NULL without one). */
+export const ACCESS_ROW_FOLDER = 'a.folder_id';
+
 /**
  * The SQL twin of `decide` for `operation` on the access row `a`: true exactly
  * when decide() allows it (the role class; with the list restriction, a
