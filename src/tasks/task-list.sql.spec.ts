@@ -126,7 +126,7 @@ describe('listing statements kept by shape (issue 37)', () => {
     );
   });
 
-  it('StatementTexts gives the kept text for a shape, and throws outside production when the text differs', () => {
+  it('StatementTexts gives the kept text for a shape, and throws under the test runner when the text differs', () => {
     const texts = new StatementTexts();
     const first = ['SELECT ', '$1::int'].join('');
     const again = ['SELECT $1', '::int'].join('');

@@ -79,8 +79,8 @@ export function statementName(text: string): string {
   return name;
 }
 
-/** Whether StatementTexts compares each text with the one it replaces (everywhere but production). */
-const CHECK_TEXTS = process.env.NODE_ENV !== 'production';
+/** Whether StatementTexts compares each text with the one it replaces: under the test runner (jest sets NODE_ENV=test). */
+const CHECK_TEXTS = process.env.NODE_ENV === 'test';
 
 /**
  * Statement texts kept by the shape of what built them (a string the builder computes, far shorter than
@@ -88,7 +88,7 @@ const CHECK_TEXTS = process.env.NODE_ENV !== 'production';
  * so that statementName finds its name by identity instead of hashing a freshly built text (a 6 kB
  * text assembled from fragments must be flattened and hashed: 10-20 us). A text whose length differs
  * from the kept one is used as built and kept instead (a shape that misses something the text depends
- * on); outside production any difference throws, so that the test suite finds such a shape.
+ * on); under the test runner any difference throws, so that the test suite finds such a shape.
  */
 export class StatementTexts {
   private readonly texts = new Map<string, string>();
@@ -96,7 +96,7 @@ export class StatementTexts {
   /** `max`: shapes kept at most (past it, all are forgotten and kept again as they come). */
   constructor(private readonly max = 1000) {}
 
-  /** The kept text of `shape` when it is `text`'s equal, else `text` (now kept). Throws outside production when the shape had another text. */
+  /** The kept text of `shape` when it is `text`'s equal, else `text` (now kept). Throws under the test runner when the shape had another text. */
   intern(shape: string, text: string): string {
     const kept = this.texts.get(shape);
     if (kept !== undefined && kept.length === text.length && (!CHECK_TEXTS || kept === text)) return kept;
