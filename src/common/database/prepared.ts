@@ -79,28 +79,32 @@ export function statementName(text: string): string {
   return name;
 }
 
-/** Whether StatementTexts compares each text with the one it replaces: under the test runner (jest sets NODE_ENV=test). */
-const CHECK_TEXTS = process.env.NODE_ENV === 'test';
-
 /**
  * Statement texts kept by the shape of what built them (a string the builder computes, far shorter than
  * the text): `intern(shape, text)` gives the text kept for `shape`, the same string object each time,
  * so that statementName finds its name by identity instead of hashing a freshly built text (a 6 kB
  * text assembled from fragments must be flattened and hashed: 10-20 us). A text whose length differs
  * from the kept one is used as built and kept instead (a shape that misses something the text depends
- * on); under the test runner any difference throws, so that the test suite finds such a shape.
+ * on); with checkWholeTexts (the test suite's) any difference throws, so that the tests find such a shape.
  */
 export class StatementTexts {
+  /**
+   * Whether each reuse compares the whole texts and throws on a difference (a flatten and a compare
+   * per request): turned on by the test suite's setup (test/setup/env-defaults.ts), off in the service.
+   */
+  static checkWholeTexts = false;
+
   private readonly texts = new Map<string, string>();
 
   /** `max`: shapes kept at most (past it, all are forgotten and kept again as they come). */
   constructor(private readonly max = 1000) {}
 
-  /** The kept text of `shape` when it is `text`'s equal, else `text` (now kept). Throws under the test runner when the shape had another text. */
+  /** The kept text of `shape` when it is `text`'s equal, else `text` (now kept). With checkWholeTexts, throws when the shape had another text. */
   intern(shape: string, text: string): string {
+    const check = StatementTexts.checkWholeTexts;
     const kept = this.texts.get(shape);
-    if (kept !== undefined && kept.length === text.length && (!CHECK_TEXTS || kept === text)) return kept;
-    if (kept !== undefined && CHECK_TEXTS) throw new Error(`StatementTexts: shape ${shape} built two texts`);
+    if (kept !== undefined && kept.length === text.length && (!check || kept === text)) return kept;
+    if (kept !== undefined && check) throw new Error(`StatementTexts: shape ${shape} built two texts`);
     if (this.texts.size >= this.max) this.texts.clear();
     this.texts.set(shape, text);
     return text;
