@@ -130,9 +130,11 @@ const FIELD_ORDER = 'f.position, f.id';
  * from folding it into each field's test, where it ran once per field.
  */
 const taskFolderSql = (t: string) => `(SELECT ${listFolderSql(t)} AS folder_id OFFSET 0) tf`;
+/** The folder taskFolderSql gives. */
+const TASK_FOLDER = 'tf.folder_id';
 
 /** Conditions on custom_fields row `f`: a field of task row `t`'s workspace, applying to its list (in folder `folder`) and visible to `userExpr` (D18, D19). */
-function fieldOfTaskSql(t: string, userExpr: string, folder = 'tf.folder_id'): string {
+function fieldOfTaskSql(t: string, userExpr: string, folder: string): string {
   return `f.workspace_id = ${t}.workspace_id
         AND ${fieldAppliesSql('f', `${t}.list_id`, folder)}
         AND ${fieldVisibleSql('f', userExpr)}`;
@@ -147,7 +149,7 @@ const fieldValueJoinSql = (t: string, source = TASK_LINK_TABLES.values) => `LEFT
  */
 function customFieldsSql(t: string, userExpr: string, values = TASK_LINK_TABLES.values, folder?: string): JsonSql {
   const from = folder === undefined ? `${taskFolderSql(t)} CROSS JOIN custom_fields f` : 'custom_fields f';
-  return J.array(FIELD_ENTRY, `${from} ${fieldValueJoinSql(t, values)} WHERE ${fieldOfTaskSql(t, userExpr, folder)}`, FIELD_ORDER);
+  return J.array(FIELD_ENTRY, `${from} ${fieldValueJoinSql(t, values)} WHERE ${fieldOfTaskSql(t, userExpr, folder ?? TASK_FOLDER)}`, FIELD_ORDER);
 }
 
 /**

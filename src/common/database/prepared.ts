@@ -79,6 +79,9 @@ export function statementName(text: string): string {
   return name;
 }
 
+/** Shapes a StatementTexts keeps at most: past it, all are forgotten and kept again as they come. */
+const MAX_KEPT_SHAPES = 1000;
+
 /**
  * Statement texts kept by the shape of what built them (a string the builder computes, far shorter than
  * the text): `intern(shape, text)` gives the text kept for `shape`, the same string object each time,
@@ -96,16 +99,13 @@ export class StatementTexts {
 
   private readonly texts = new Map<string, string>();
 
-  /** `max`: shapes kept at most (past it, all are forgotten and kept again as they come). */
-  constructor(private readonly max = 1000) {}
-
   /** The kept text of `shape` when it is `text`'s equal, else `text` (now kept). With checkWholeTexts, throws when the shape had another text. */
   intern(shape: string, text: string): string {
     const check = StatementTexts.checkWholeTexts;
     const kept = this.texts.get(shape);
     if (kept !== undefined && kept.length === text.length && (!check || kept === text)) return kept;
     if (kept !== undefined && check) throw new Error(`StatementTexts: shape ${shape} built two texts`);
-    if (this.texts.size >= this.max) this.texts.clear();
+    if (this.texts.size >= MAX_KEPT_SHAPES) this.texts.clear();
     this.texts.set(shape, text);
     return text;
   }
