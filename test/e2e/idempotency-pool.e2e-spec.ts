@@ -1,6 +1,12 @@
+import { mkdtempSync } from 'fs';
+import { type AddressInfo, connect, type Socket } from 'net';
+import { tmpdir } from 'os';
+import { join } from 'path';
+
 import { SCOPES } from '../../src/common/auth/scope';
 import { loadFixture } from '../../src/fixtures/fixture-loader';
 import { auth, createTestApp, TestApp } from '../setup/create-app';
+import { fileBody } from '../setup/multipart';
 
 /**
  * Issue 31 item 2: a keyed request uses one connection at most, on its error
@@ -263,5 +269,71 @@ describe("a write past its deadline on its key's queue (issue 31)", () => {
     expect([rows, tasks]).toEqual([[], []]);
     const retry = await create('queued', 'Queued');
     expect([retry.statusCode, retry.headers['idempotent-replayed']]).toEqual([201, undefined]);
+  }, 30_000);
+});
+
+/**
+ * Issue 37: a key's share limits the connections its writes hold, not the requests it has in
+ * flight. With a pool of 2 the key's share is one connection; two uploads of the key that stop
+ * sending halfway (one keyed, whose body is read ahead before its claim, one not) hold no
+ * connection while they wait for their bytes, so the key's other writes go on meanwhile. When
+ * the share was taken for a whole request, both uploads held it and the create waited for them.
+ */
+describe("a key's share is taken per connection, not per request (issue 37)", () => {
+  const KEY = 'svc_idturn_key';
+  let t: TestApp;
+  let ids: Record<string, number>;
+  let port: number;
+
+  beforeAll(async () => {
+    t = await createTestApp({ env: { DB_POOL_SIZE: '2', REQUEST_TIMEOUT_MS: '10000', STORAGE_DIR: mkdtempSync(join(tmpdir(), 'idturn-')) } });
+    ids = await loadFixture(t.db.ds, {
+      users: [{ ref: 'u', email: 'u@idturn.test', name: 'U' }],
+      api_keys: [{ ref: 'k', user: 'u', key: KEY, scopes: [...SCOPES] }],
+      workspaces: [{ ref: 'w', name: 'W', slug: 'idturn', owner: 'u', lists: [{ ref: 'l', name: 'L' }], tasks: [{ ref: 't', list: 'l', title: 'T' }] }],
+    });
+    await t.app.listen(0, '127.0.0.1');
+    port = (t.app.getHttpServer().address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  /** An upload that sends its headers and half its body, then waits: its socket, and its answer once the rest is sent. */
+  const halfUpload = (extra: Record<string, string>) => {
+    const { payload, headers } = fileBody('slow.txt', 'x'.repeat(4096));
+    const head = Object.entries({ ...auth(KEY), ...headers, ...extra, 'content-length': String(payload.length), connection: 'close' })
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('');
+    let socket!: Socket;
+    const answer = new Promise<string>((resolve) => {
+      let text = '';
+      socket = connect(port, '127.0.0.1', () => {
+        socket.write(`POST /api/v1/tasks/${ids.t}/attachments HTTP/1.1\r\nHost: 127.0.0.1\r\n${head}\r\n`);
+        socket.write(payload.subarray(0, payload.length / 2));
+      });
+      socket.on('data', (data) => (text += data.toString('latin1')));
+      socket.on('close', () => resolve(text));
+    });
+    return { finish: () => socket.write(payload.subarray(payload.length / 2)), answer };
+  };
+
+  it('two uploads of the key waiting for their bytes; its create task answers meanwhile', async () => {
+    const uploads = [halfUpload({ 'idempotency-key': 'slow-upload' }), halfUpload({})];
+    // Both uploads have reached their route (and, before, their turn).
+    await new Promise((done) => setTimeout(done, 500));
+    const started = Date.now();
+    const created = await t.inject({
+      method: 'POST',
+      url: '/api/v1/tasks',
+      headers: { ...auth(KEY), 'content-type': 'application/json' },
+      payload: JSON.stringify({ list_id: ids.l, title: 'Meanwhile' }),
+    });
+    const waited = Date.now() - started;
+    for (const upload of uploads) upload.finish();
+    const answers = await Promise.all(uploads.map((u) => u.answer));
+    expect([created.statusCode, JSON.parse(created.body).title]).toEqual([201, 'Meanwhile']);
+    expect(waited).toBeLessThan(5_000);
+    expect(answers.map((a) => a.split(' ')[1])).toEqual(['201', '201']);
   }, 30_000);
 });

@@ -23,6 +23,12 @@ class RequestCutError extends Error {
   }
 }
 
+/** A turn on the request's share of the pool (KeyShare, per API key): resolves when the turn is given, with the function that gives it back. */
+export type Turn = () => Promise<() => void>;
+
+/** The turn of a request that shares nothing. */
+const NO_TURN: Turn = () => Promise.resolve(() => undefined);
+
 /** The first word of a statement, upper case (`SELECT`, `WITH`, `COMMIT`, ...), read without scanning the whole text. */
 function verbOf(text: string): string {
   let start = 0;
@@ -47,6 +53,8 @@ function verbOf(text: string): string {
 export class RequestDb implements Db {
   private runner?: QueryRunner;
   private client?: PoolClient;
+  /** Gives back the turn `client` holds. */
+  private leaveTurn?: () => void;
   /** The connection of the autocommit statement on the wire (see rows). */
   private statementClient?: PoolClient;
   private connecting?: Promise<PoolClient>;
@@ -68,9 +76,16 @@ export class RequestDb implements Db {
     this.broken = true;
   };
 
+  /**
+   * `turn`: the request's share of the pool. Every connection the request takes (one per autocommit
+   * statement, or its own for a transaction) waits for a turn first and gives it back with the connection,
+   * so that its key holds at most its share of connections, while the request's work outside the
+   * database (body checks, the answer) waits for nothing.
+   */
   constructor(
     private readonly dataSource: DataSource,
     readonly transactional: boolean,
+    private readonly turn: Turn = NO_TURN,
   ) {}
 
   /**
@@ -85,11 +100,7 @@ export class RequestDb implements Db {
       return ((await client.query(text, values)) as unknown as { rows: T[] }).rows;
     }
     if (this.cutting || this.released) throw new RequestCutError();
-    const client = await this.pool().connect();
-    if (this.cutting || this.released) {
-      client.release();
-      throw new RequestCutError();
-    }
+    const { client, leave } = await this.acquire();
     this.statementClient = client;
     // A connection that fails while checked out emits `error`: heard here (no crash), and it is not reused.
     let failed = false;
@@ -112,6 +123,44 @@ export class RequestDb implements Db {
       client.removeListener('error', onError);
       // A failed statement, or one cut by the deadline, leaves its connection in an unknown state: closed, not reused.
       client.release(failed || this.cutting ? new RequestCutError() : undefined);
+      leave();
+    }
+  }
+
+  /**
+   * The request's turn, then a pooled connection; both given back (RequestCutError) when the request
+   * was cut or released meanwhile. The caller gives back the turn (`leave`) after the connection.
+   */
+  private async acquire(): Promise<{ client: PoolClient; leave: () => void }> {
+    const leave = await this.turn();
+    let client: PoolClient;
+    try {
+      if (this.cutting || this.released) throw new RequestCutError();
+      client = await this.pool().connect();
+    } catch (error) {
+      leave();
+      throw error;
+    }
+    if (this.cutting || this.released) {
+      client.release();
+      leave();
+      throw new RequestCutError();
+    }
+    return { client, leave };
+  }
+
+  /**
+   * Runs `work`, statements of this request on the shared pool that must commit apart from its
+   * transaction (D35's claim of its key), within a turn of the request's share; at once while the
+   * request holds its own connection (and that turn).
+   */
+  async inTurn<T>(work: () => Promise<T>): Promise<T> {
+    if (this.client) return work();
+    const leave = await this.turn();
+    try {
+      return await work();
+    } finally {
+      leave();
     }
   }
 
@@ -173,8 +222,12 @@ export class RequestDb implements Db {
     delete (client as { query?: unknown }).query;
     client.removeListener('error', this.onError);
     const error = this.broken || this.cutting ? new RequestCutError() : undefined;
-    if (this.runner) await (this.runner as unknown as { releasePostgresConnection(error?: Error): Promise<void> }).releasePostgresConnection(error);
-    else client.release(error);
+    try {
+      if (this.runner) await (this.runner as unknown as { releasePostgresConnection(error?: Error): Promise<void> }).releasePostgresConnection(error);
+      else client.release(error);
+    } finally {
+      this.leaveTurn?.();
+    }
   }
 
   /**
@@ -221,18 +274,20 @@ export class RequestDb implements Db {
   }
 
   private async open(): Promise<PoolClient> {
-    const pool = this.pool();
-    const client = await new Promise<PoolClient>((resolve, reject) => {
+    // A request cut or released while it waited (abandoned here) gives back what it got.
+    const { client, leave } = await new Promise<{ client: PoolClient; leave: () => void }>((resolve, reject) => {
       this.abandon = reject;
-      pool.connect().then((c) => {
+      this.acquire().then((got) => {
         if (this.cutting || this.released) {
-          c.release();
+          got.client.release();
+          got.leave();
           reject(new RequestCutError());
-        } else resolve(c);
+        } else resolve(got);
       }, reject);
     });
     this.abandon = undefined;
     this.client = client;
+    this.leaveTurn = leave;
     // A connection that fails while checked out emits `error`: heard here (no crash), and it is not reused.
     client.on('error', this.onError);
     if (this.runner) wire(this.runner, client);

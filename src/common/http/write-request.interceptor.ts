@@ -56,9 +56,11 @@ function storable(status: number): boolean {
  * running: 409. A 4xx of the route is stored after the rollback; any other
  * failure releases the key.
  *
- * One API key runs at most half the pool's worth of write requests at once
- * (KeyShare); the others wait on that key's queue, so a key flooding writes
- * (answered or refused) leaves connections to everyone else (issue 31).
+ * One API key's write requests hold at most half the pool's connections at once
+ * (KeyShare, taken by RequestDb for each connection and for the key's claim); the
+ * others wait on that key's queue, so a key flooding writes (answered or refused)
+ * leaves connections to everyone else (issue 31). A request waits for a turn only
+ * when it needs a connection: its body checks and its answer wait for nothing.
  *
  * A write racing a delete (a task created in a list being deleted, a comment on
  * a task being deleted, ...) fails in PostgreSQL with a foreign-key violation, a
@@ -92,7 +94,8 @@ export class WriteRequestInterceptor implements NestInterceptor {
     if (pastDeadline(request)) throw new ServiceUnavailableException();
     const caller = (request as unknown as Record<string, Caller>)[CALLER_KEY];
     const key = idempotencyKeyOf(request);
-    const db = new RequestDb(this.dataSource, key !== undefined);
+    const share = this.share();
+    const db = new RequestDb(this.dataSource, key !== undefined, () => share.enter(caller.keyId));
     caller.db = db;
     let settle!: () => void;
     const settled = new Promise<void>((done) => (settle = done));
@@ -106,7 +109,7 @@ export class WriteRequestInterceptor implements NestInterceptor {
     return from(this.run(context, request, next, caller, key, db, settle));
   }
 
-  /** The key's turn (its queue, not the pool's), then the route (keyed: D35); the connection given back at the end. */
+  /** The route (keyed: D35); the connection given back at the end. */
   private async run(
     context: ExecutionContext,
     request: FastifyRequest,
@@ -116,18 +119,11 @@ export class WriteRequestInterceptor implements NestInterceptor {
     db: RequestDb,
     settle: () => void,
   ): Promise<unknown> {
-    let leave: (() => void) | undefined;
     try {
-      leave = await this.share().enter(caller.keyId);
-      // A request whose deadline passed meanwhile got its 503 and stops here.
-      if (pastDeadline(request)) throw new ServiceUnavailableException();
       return key === undefined ? await attempt(next, db) : await this.keyed(context, next, caller, key, db);
     } finally {
       void releaseReadAhead(request);
-      void db.release().finally(() => {
-        leave?.();
-        settle();
-      });
+      void db.release().finally(settle);
     }
   }
 
@@ -148,12 +144,12 @@ export class WriteRequestInterceptor implements NestInterceptor {
     }
     const fingerprint = requestFingerprint(request as never);
     const token = randomUUID();
-    const claim = await this.keys.claim(caller.keyId, key, fingerprint, token);
+    const claim = await db.inTurn(() => this.keys.claim(caller.keyId, key, fingerprint, token));
     if (claim.kind === 'stored') return replay(reply, claim.answer);
     // D35: a replay checks nothing of D7; any other request with a body error answers it (never stored).
     const bodyError = deferredBodyError(request);
     if (bodyError) {
-      if (claim.kind === 'claimed') await this.keys.release(caller.keyId, key, token).catch(() => undefined);
+      if (claim.kind === 'claimed') await db.inTurn(() => this.keys.release(caller.keyId, key, token)).catch(() => undefined);
       throw bodyError;
     }
     if (claim.kind === 'other-request') throw new UnprocessableEntityException(IDEMPOTENCY_MESSAGES.otherRequest);
@@ -184,7 +180,7 @@ export class WriteRequestInterceptor implements NestInterceptor {
         ));
       if (!settled) {
         await db.release();
-        await settle().catch(() => undefined);
+        await db.inTurn<unknown>(() => settle()).catch(() => undefined);
       }
       throw error;
     }
