@@ -32,6 +32,9 @@ export interface RequestKey {
   stored: StoredApiKey | null;
 }
 
+/** Where a request keeps its key lookup, shared by the rate limiter and the API-key guard (both ask for it). */
+const REQUEST_KEY = Symbol('apiKey');
+
 interface Entry {
   key: StoredApiKey;
   /** Date.now() after which the entry is looked up again. */
@@ -61,8 +64,6 @@ export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
   private closed = false;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private failedAttempts = 0;
-  /** Each request's key lookup, shared by the rate limiter and the API-key guard (both ask for it). */
-  private readonly byRequest = new WeakMap<object, Promise<RequestKey> | null>();
   /** Bumped on every notification and on every loss of the listener: a lookup that overlapped one is not kept. */
   private generation = 0;
   /** The probe the listener waits to hear: its payload and what to call when heard. */
@@ -101,12 +102,13 @@ export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
    * rate limiter asks first, the API-key guard gets the same answer. null: the request sends no key.
    */
   forRequest(request: { headers: Record<string, string | string[] | undefined> }): Promise<RequestKey> | null {
-    let found = this.byRequest.get(request);
+    const kept = request as { [REQUEST_KEY]?: Promise<RequestKey> | null };
+    let found = kept[REQUEST_KEY];
     if (found === undefined) {
       const key = readApiKey(request.headers);
       const hash = key ? hashApiKey(key) : null;
       found = hash ? this.find(hash).then((stored) => ({ hash, stored })) : null;
-      this.byRequest.set(request, found);
+      kept[REQUEST_KEY] = found;
     }
     return found;
   }

@@ -7,7 +7,17 @@ import { ApiKeyCache } from './api-key.cache';
 import { Caller, CALLER_KEY } from './auth-context';
 import { BODY_ERROR_RULE_KEY, BodyErrorRule, IGNORES_IDEMPOTENCY_KEY, PUBLIC_KEY, SCOPE_KEY, scopeRequired, UNAUTHORIZED } from './authenticated.decorator';
 import { LastUsedRecorder } from './last-used';
-import { isScope, Scope } from './scope';
+import type { Scope } from './scope';
+
+/** What the guard reads of a route handler's decorators, once per handler. */
+interface RouteRule {
+  /** `public`, the scope the route needs, or undefined when it declares neither. */
+  access: 'public' | Scope | undefined;
+  /** D46: the route ignores the Idempotency-Key header (IgnoresIdempotencyKey). */
+  ignoresKey: boolean;
+  /** Where a body error found while parsing is answered (BodyErrors). */
+  bodyErrors: BodyErrorRule;
+}
 
 /**
  * Global guard, closed by default: authentication (D20) then scope (D21),
@@ -16,10 +26,8 @@ import { isScope, Scope } from './scope';
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
-  /** Each route handler's rule, read from its decorators once: `public`, or the scope it needs. */
-  private readonly rules = new WeakMap<object, 'public' | Scope | undefined>();
-  /** Each route handler: whether it ignores the Idempotency-Key header (IgnoresIdempotencyKey), read once. */
-  private readonly ignoresKey = new WeakMap<object, boolean>();
+  /** Each route handler's rule, read from its decorators on its first request. */
+  private readonly rules = new WeakMap<object, RouteRule>();
 
   constructor(
     private readonly reflector: Reflector,
@@ -29,8 +37,9 @@ export class ApiKeyGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const handler = context.getHandler();
-    if (!this.rules.has(handler)) this.rules.set(handler, this.ruleOf(handler, context.getClass()));
-    const scope = this.rules.get(handler);
+    let rule = this.rules.get(handler);
+    if (!rule) this.rules.set(handler, (rule = this.ruleOf(handler, context.getClass())));
+    const scope = rule.access;
     if (scope === 'public') return this.bodyChecked(context);
     if (!scope) throw new Error(`Route ${context.getClass().name}.${handler.name} declares no authentication`);
 
@@ -42,25 +51,30 @@ export class ApiKeyGuard implements CanActivate {
     if (stored.expired) throw new UnauthorizedException(UNAUTHORIZED.expired);
     if (!stored.scopes.includes(scope)) throw new ForbiddenException(scopeRequired(scope));
 
-    const caller: Caller = { userId: stored.user_id, keyId: stored.id, scopes: stored.scopes.filter(isScope) };
+    const caller: Caller = { userId: stored.user_id, keyId: stored.id, scopes: stored.scopes };
     request[CALLER_KEY] = caller;
     this.lastUsed.record(stored.id);
-    if (!this.ignoresKey.has(handler)) this.ignoresKey.set(handler, this.reflector.get<boolean>(IGNORES_IDEMPOTENCY_KEY, handler) === true);
     // D46: create API key ignores Idempotency-Key (not checked, not stored).
-    const idempotencyKey = this.ignoresKey.get(handler) ? undefined : checkIdempotencyKey(request as never);
-    const bodyErrors = this.reflector.get<BodyErrorRule | undefined>(BODY_ERROR_RULE_KEY, handler) ?? 'guard';
-    if (bodyErrors === 'none') return true;
+    const idempotencyKey = rule.ignoresKey ? undefined : checkIdempotencyKey(request as never);
+    if (rule.bodyErrors === 'none') return true;
     // D35: a keyed write's body error is answered by WriteRequestInterceptor (write scopes), after a replay had its chance.
     if (idempotencyKey !== undefined && scope.endsWith(':write')) return true;
-    if (bodyErrors === 'route') return true;
+    if (rule.bodyErrors === 'route') return true;
     return this.bodyChecked(context);
   }
 
-  /** `public` when the route or its controller is @Public, else the scope of its @Authenticated (undefined: neither). */
-  private ruleOf(handler: object, controller: object): 'public' | Scope | undefined {
-    const targets = [handler as () => void, controller as () => void];
-    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, targets)) return 'public';
-    return this.reflector.getAllAndOverride<Scope | undefined>(SCOPE_KEY, targets);
+  /** The rule of a route handler and its controller, from their decorators. */
+  private ruleOf(handler: object, controller: object): RouteRule {
+    const method = handler as () => void;
+    const targets = [method, controller as () => void];
+    const access = this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, targets)
+      ? 'public'
+      : this.reflector.getAllAndOverride<Scope | undefined>(SCOPE_KEY, targets);
+    return {
+      access,
+      ignoresKey: this.reflector.get<boolean>(IGNORES_IDEMPOTENCY_KEY, method) === true,
+      bodyErrors: this.reflector.get<BodyErrorRule | undefined>(BODY_ERROR_RULE_KEY, method) ?? 'guard',
+    };
   }
 
   /** D7 body errors found while parsing, answered only now: after authentication and scope (D3). */

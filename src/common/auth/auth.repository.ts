@@ -2,12 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
 import { BACKGROUND_STATEMENT } from '../background/periodic';
+import { isScope, type Scope } from './scope';
 
 /** A stored API key as the guard needs it. */
 export interface StoredApiKey {
   id: number;
   user_id: number;
-  scopes: string[];
+  /** The key's scopes that the service knows (a stored name it does not know grants nothing). */
+  scopes: readonly Scope[];
   expired: boolean;
   revoked: boolean;
   /** Milliseconds until `expires_at` by the database clock (negative when past); null when it never expires. */
@@ -25,7 +27,7 @@ export class AuthRepository {
    * statement at most once a minute (no write per request).
    */
   async findByHash(hash: string): Promise<StoredApiKey | null> {
-    const rows: StoredApiKey[] = await this.db.query(
+    const rows: (Omit<StoredApiKey, 'scopes'> & { scopes: string[] })[] = await this.db.query(
       `WITH k AS (
          SELECT id, user_id, scopes, last_used_at,
                 expires_at IS NOT NULL AND expires_at <= now() AS expired,
@@ -40,7 +42,9 @@ export class AuthRepository {
        SELECT id, user_id, scopes, expired, revoked, ms_left FROM k`,
       [hash],
     );
-    return rows[0] ?? null;
+    const row = rows[0];
+    // Read once per lookup, so that a key answered from memory is not filtered again on every request.
+    return row ? { ...row, scopes: row.scopes.filter(isScope) } : null;
   }
 
   /**

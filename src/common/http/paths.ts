@@ -6,5 +6,7 @@ export const OPENAPI_JSON_PATH = '/api/v1/openapi.json';
  * everything under /api/v1 but the public OpenAPI document.
  */
 export function needsKey(route: string | undefined): boolean {
-  return route !== undefined && route.startsWith('/api/v1/') && route.split('?')[0] !== OPENAPI_JSON_PATH;
+  if (route === undefined || !route.startsWith('/api/v1/')) return false;
+  const query = route.indexOf('?');
+  return (query < 0 ? route : route.slice(0, query)) !== OPENAPI_JSON_PATH;
 }
