@@ -152,10 +152,10 @@ export class RequestDb implements Db {
   /**
    * Runs `work`, statements of this request on the shared pool that must commit apart from its
    * transaction (D35's claim of its key), within a turn of the request's share; at once while the
-   * request holds its own connection (and that turn).
+   * request holds its own connection (and that turn), not once it gave them back.
    */
   async inTurn<T>(work: () => Promise<T>): Promise<T> {
-    if (this.client) return work();
+    if (this.client && !this.released) return work();
     const leave = await this.turn();
     try {
       return await work();

@@ -144,7 +144,11 @@ export class WriteRequestInterceptor implements NestInterceptor {
     }
     const fingerprint = requestFingerprint(request as never);
     const token = randomUUID();
-    const claim = await db.inTurn(() => this.keys.claim(caller.keyId, key, fingerprint, token));
+    const claim = await db.inTurn(() => {
+      // A request whose deadline passed while it waited for its turn got its 503: it claims nothing.
+      if (pastDeadline(request)) throw new ServiceUnavailableException();
+      return this.keys.claim(caller.keyId, key, fingerprint, token);
+    });
     if (claim.kind === 'stored') return replay(reply, claim.answer);
     // D35: a replay checks nothing of D7; any other request with a body error answers it (never stored).
     const bodyError = deferredBodyError(request);
