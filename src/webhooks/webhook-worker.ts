@@ -14,6 +14,7 @@ import type { AppEnv, WebhookSettings } from '../config/env';
 import { InjectSettings } from '../config/settings';
 import type { Timeouts } from '../config/timeouts';
 import { DELIVERY_TASK, DeliveryJob, webhookFlag, workspaceFlag } from './delivery-job';
+import { IdlePollGate } from './idle-poll-gate';
 import { WebhookDrain } from './webhook-drain';
 import { WebhookMetrics } from './webhooks.metrics';
 import { Unrecorded, WebhooksRepository } from './webhooks.repository';
@@ -82,6 +83,8 @@ interface QueueRun {
   active: number;
   /** Taken out of service (retire). */
   retired?: boolean;
+  /** Holds its idle workers but one per poll interval; closed when it stops. */
+  gate: IdlePollGate;
 }
 
 /**
@@ -199,6 +202,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
     const run = this.current;
     this.current = undefined;
     if (!run) return;
+    run.gate.close();
     // graphile-worker's stop may never settle (see retire): shutdown waits for it a bounded time.
     await Promise.race([run.runner.stop().catch(() => undefined), sleep(STOP_TIMEOUT_MS, undefined, { ref: false })]);
     await run.pool.end().catch(() => undefined);
@@ -217,11 +221,16 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
     const tasks = this.scheduled.list();
     const maintenance: TaskList = Object.fromEntries(tasks.map((task) => [task.name, async () => void (await task.run())]));
     const events = new EventEmitter();
+    const gate = new IdlePollGate(POLL_INTERVAL_MS);
+    events.on('worker:getJob:empty', () => gate.empty());
+    events.on('job:start', () => gate.busy());
+    events.on('pool:listen:notification', () => gate.busy());
     let run: QueueRun | undefined;
     let poolId: string | undefined;
     let broken: string | undefined;
     const fail = (reason: string) => {
       broken ??= reason;
+      gate.close();
       if (run) this.retire(run, reason);
     };
     events.on('pool:create', ({ workerPool }: { workerPool: { id: string } }) => (poolId = workerPool.id));
@@ -247,7 +256,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
       logger: jobQueueLogger(processLogger()),
       preset: { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
       // Jobs of webhooks and workspaces whose slots here are taken are not fetched (they stay due for the other processes).
-      forbiddenFlags: () => this.forbiddenFlags(),
+      forbiddenFlags: () => gate.pass(() => this.forbiddenFlags()),
       taskList: {
         [DELIVERY_TASK]: async (payload, helpers) => {
           counter.active += 1;
@@ -272,6 +281,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
       new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no start within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS))),
     ]).catch((error: Error) => {
       clearTimeout(timer);
+      gate.close();
       void starting.then(
         (late) => late.stop().catch(() => undefined),
         () => undefined,
@@ -280,7 +290,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
       throw error;
     });
     clearTimeout(timer);
-    run = Object.assign(counter, { runner, pool, poolId, startedAt: Date.now() });
+    run = Object.assign(counter, { runner, pool, poolId, startedAt: Date.now(), gate });
     this.current = run;
     this.restartDelayMs = RESTART_DELAY_MS;
     const started = run;
@@ -313,6 +323,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
       { context: 'JobQueue', pool_id: run.poolId, jobs_running: run.active, restart_in_ms: this.restartDelayMs },
       `webhook delivery queue stopped (${reason}); restarting`,
     );
+    run.gate.close();
     void run.runner.stop().catch(() => undefined);
     void run.pool.end().catch(() => undefined);
     this.restartLater();

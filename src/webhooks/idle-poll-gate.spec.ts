@@ -1,0 +1,45 @@
+import { IdlePollGate } from './idle-poll-gate';
+
+describe('IdlePollGate', () => {
+  let clock = 0;
+  const gate = () => new IdlePollGate(1_000, () => clock);
+  const settled = async (value: unknown) => {
+    let done = false;
+    void Promise.resolve(value).then(() => (done = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    return done;
+  };
+
+  beforeEach(() => (clock = 0));
+
+  it('answers at once while the queue has work', () => {
+    const g = gate();
+    expect([g.pass(() => ['a']), g.pass(() => null), g.holding]).toEqual([['a'], null, 0]);
+  });
+
+  it('idle: one look per interval goes through, the others are held until work arrives, each with its flags then', async () => {
+    const g = gate();
+    g.empty();
+    let flags: string[] | null = null;
+    expect(g.pass(() => flags)).toBeNull();
+    clock = 500;
+    const held = [g.pass(() => flags), g.pass(() => flags)];
+    expect([g.holding, await settled(held[0])]).toEqual([2, false]);
+    clock = 1_000;
+    expect(g.pass(() => flags)).toBeNull();
+    flags = ['webhook:1'];
+    g.busy();
+    expect([await Promise.all(held), g.holding]).toEqual([[['webhook:1'], ['webhook:1']], 0]);
+    // Busy again: everyone looks until a look comes back empty.
+    expect(g.pass(() => flags)).toEqual(['webhook:1']);
+  });
+
+  it('close lets every held worker go, and holds nothing after', async () => {
+    const g = gate();
+    g.empty();
+    g.pass(() => null);
+    const held = g.pass(() => null);
+    g.close();
+    expect([await held, g.pass(() => null), g.holding]).toEqual([null, null, 0]);
+  });
+});
