@@ -13,6 +13,8 @@ import type { Scope } from './scope';
 interface RouteRule {
   /** `public`, the scope the route needs, or undefined when it declares neither. */
   access: 'public' | Scope | undefined;
+  /** The scope is a `:write` one (the route runs under WriteRequestInterceptor). */
+  writes: boolean;
   /** D46: the route ignores the Idempotency-Key header (IgnoresIdempotencyKey). */
   ignoresKey: boolean;
   /** Where a body error found while parsing is answered (BodyErrors). */
@@ -58,7 +60,7 @@ export class ApiKeyGuard implements CanActivate {
     const idempotencyKey = rule.ignoresKey ? undefined : checkIdempotencyKey(request as never);
     if (rule.bodyErrors === 'none') return true;
     // D35: a keyed write's body error is answered by WriteRequestInterceptor (write scopes), after a replay had its chance.
-    if (idempotencyKey !== undefined && scope.endsWith(':write')) return true;
+    if (idempotencyKey !== undefined && rule.writes) return true;
     if (rule.bodyErrors === 'route') return true;
     return this.bodyChecked(context);
   }
@@ -72,6 +74,7 @@ export class ApiKeyGuard implements CanActivate {
       : this.reflector.getAllAndOverride<Scope | undefined>(SCOPE_KEY, targets);
     return {
       access,
+      writes: access !== undefined && access.endsWith(':write'),
       ignoresKey: this.reflector.get<boolean>(IGNORES_IDEMPOTENCY_KEY, method) === true,
       bodyErrors: this.reflector.get<BodyErrorRule | undefined>(BODY_ERROR_RULE_KEY, method) ?? 'guard',
     };

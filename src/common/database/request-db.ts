@@ -26,6 +26,12 @@ class RequestCutError extends Error {
 /** A turn on the request's share of the pool (KeyShare, per API key): resolves when the turn is given, with the function that gives it back. */
 export type Turn = () => Promise<() => void>;
 
+/** A pooled connection taken in a turn, and what gives that turn back (after the connection). */
+interface Held {
+  client: PoolClient;
+  leave: () => void;
+}
+
 /** The turn of a request that shares nothing. */
 const NO_TURN: Turn = () => Promise.resolve(() => undefined);
 
@@ -131,7 +137,7 @@ export class RequestDb implements Db {
    * The request's turn, then a pooled connection; both given back (RequestCutError) when the request
    * was cut or released meanwhile. The caller gives back the turn (`leave`) after the connection.
    */
-  private async acquire(): Promise<{ client: PoolClient; leave: () => void }> {
+  private async acquire(): Promise<Held> {
     const leave = await this.turn();
     let client: PoolClient;
     try {
@@ -275,7 +281,7 @@ export class RequestDb implements Db {
 
   private async open(): Promise<PoolClient> {
     // A request cut or released while it waited (abandoned here) gives back what it got.
-    const { client, leave } = await new Promise<{ client: PoolClient; leave: () => void }>((resolve, reject) => {
+    const { client, leave } = await new Promise<Held>((resolve, reject) => {
       this.abandon = reject;
       this.acquire().then((got) => {
         if (this.cutting || this.released) {
