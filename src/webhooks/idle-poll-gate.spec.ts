@@ -34,6 +34,30 @@ describe('IdlePollGate', () => {
     expect(g.pass(() => flags)).toEqual(['webhook:1']);
   });
 
+  it('a job announced by dueIn lets the held workers look when it falls due, not at the next interval', async () => {
+    const g = new IdlePollGate(60_000);
+    g.empty();
+    g.pass(() => null);
+    const held = g.pass(() => ['webhook:2']);
+    g.dueIn(30);
+    expect(await settled(held)).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect([await settled(held), g.holding]).toEqual([true, 0]);
+  });
+
+  it('dueIn sets a wake-up only within ten intervals (the look per interval finds a later job)', async () => {
+    const g = new IdlePollGate(5, () => clock);
+    g.empty();
+    g.pass(() => null);
+    const held = g.pass(() => null);
+    g.dueIn(50);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(await settled(held)).toBe(false);
+    g.dueIn(49);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(await settled(held)).toBe(true);
+  });
+
   it('close lets every held worker go, and holds nothing after', async () => {
     const g = gate();
     g.empty();

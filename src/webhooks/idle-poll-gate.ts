@@ -1,3 +1,8 @@
+/** Due instants of `dueIn` are rounded up to this (ms): jobs falling due together share one wake-up. */
+const WAKE_GRAIN_MS = 10;
+/** `dueIn` sets a wake-up only for jobs due within this many poll intervals (at most this times intervalMs / WAKE_GRAIN_MS timers). */
+const WAKE_HORIZON = 10;
+
 /**
  * Lets one idle worker of the job queue look for a job per interval, instead of each of them.
  *
@@ -7,8 +12,9 @@
  * `pass` answers at once while the queue has work, and while it is idle (a look came back empty
  * and no job started since) lets one look through per `intervalMs` and holds the others until the
  * queue is told of work: a job starts (`busy`), a new job is announced (`busy`), or the runner is
- * taken out of service (`close`). Jobs that fall due later (retries, put-off jobs) are found by the
- * one look per interval, as before by the first of the twenty.
+ * taken out of service (`close`). A job this process puts off or schedules (a retry) is announced
+ * by `dueIn`: the held workers look when it falls due. Other jobs that fall due later (another
+ * process's retries) are found by the one look per interval, at most an interval late.
  */
 export class IdlePollGate {
   /** A look came back empty and no job started since. */
@@ -18,6 +24,8 @@ export class IdlePollGate {
   /** Workers held back, each resumed with its flags as they are when it goes on. */
   private held: Array<() => void> = [];
   private closed = false;
+  /** Wake-ups for jobs announced by `dueIn`: timer per due instant (ms, rounded up to WAKE_GRAIN_MS). */
+  private readonly wakes = new Map<number, NodeJS.Timeout>();
 
   /** `intervalMs`: the queue's poll interval; `now`: the clock (ms). */
   constructor(
@@ -47,9 +55,29 @@ export class IdlePollGate {
     this.release();
   }
 
-  /** The runner stops: nothing is held any more. */
+  /**
+   * A job falls due in `ms` (a retry, a job put off): the workers look then, not at the next
+   * interval. One due within WAKE_HORIZON intervals only; a later one is found by the look per
+   * interval, at most an interval late.
+   */
+  dueIn(ms: number): void {
+    if (this.closed || ms >= this.intervalMs * WAKE_HORIZON) return;
+    const now = this.now();
+    const at = Math.ceil((now + Math.max(0, ms)) / WAKE_GRAIN_MS) * WAKE_GRAIN_MS;
+    if (this.wakes.has(at)) return;
+    const timer = setTimeout(() => {
+      this.wakes.delete(at);
+      this.busy();
+    }, at - now);
+    timer.unref();
+    this.wakes.set(at, timer);
+  }
+
+  /** The runner stops: nothing is held any more, and no wake-up is left. */
   close(): void {
     this.closed = true;
+    for (const timer of this.wakes.values()) clearTimeout(timer);
+    this.wakes.clear();
     this.release();
   }
 

@@ -26,6 +26,8 @@ export interface DrainOptions {
   batchMs: number;
   standInMs: number;
   leaseMs: number;
+  /** Told of each retry job a step queued, by its delay (ms): the queue looks for it when it falls due. */
+  dueIn: (ms: number) => void;
 }
 
 /** A request of a connected attempt for the send lock. */
@@ -166,6 +168,7 @@ export class WebhookDrain {
       leaseMs: this.limits.leaseMs,
     });
     this.leaseUntil = result.leaseUntil;
+    for (const r of records) if (r.next) this.limits.dueIn(r.next.inMs);
     const { url, secret } = result;
     seeds.forEach((seed, i) => {
       const { go, busy } = result.seeds[i];

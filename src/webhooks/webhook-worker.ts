@@ -433,7 +433,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
    */
   private async take(job: DeliveryJob, runAt: Date): Promise<void> {
     const dueAt = job.due_at ? new Date(job.due_at) : runAt;
-    const later = () => this.repo.defer({ ...job, due_at: dueAt.toISOString() }, DEFER_MS);
+    const dueIn = (ms: number) => this.current?.gate.dueIn(ms);
+    const later = () => this.repo.defer({ ...job, due_at: dueAt.toISOString() }, DEFER_MS).then(() => dueIn(DEFER_MS));
     const workspaceId = Number(job.body.workspace_id);
     const taken = this.inFlight.get(workspaceId) ?? 0;
     if (taken >= WORKSPACE_SLOTS) return later();
@@ -455,7 +456,14 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
         this.repo,
         this.metrics,
         this.settings,
-        { owner: this.owner, inFlight: WEBHOOK_IN_FLIGHT, batchMs: BATCH_MS, standInMs: timeoutMs + STAND_IN_MARGIN_MS, leaseMs: timeoutMs + STALE_MARGIN_MS },
+        {
+          owner: this.owner,
+          inFlight: WEBHOOK_IN_FLIGHT,
+          batchMs: BATCH_MS,
+          standInMs: timeoutMs + STAND_IN_MARGIN_MS,
+          leaseMs: timeoutMs + STALE_MARGIN_MS,
+          dueIn,
+        },
         this.stopping.signal,
       );
       let ended!: () => void;
