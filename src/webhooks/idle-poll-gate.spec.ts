@@ -45,17 +45,31 @@ describe('IdlePollGate', () => {
     expect([await settled(held), g.holding]).toEqual([true, 0]);
   });
 
-  it('dueIn sets a wake-up only within ten intervals (the look per interval finds a later job)', async () => {
-    const g = new IdlePollGate(5, () => clock);
+  it('dueIn sets a wake-up only within ten intervals (the look per interval finds a later job), one per instant; close clears them', () => {
+    const g = new IdlePollGate(1_000, () => clock);
+    g.dueIn(10_000);
+    expect(g.wakeUps).toBe(0);
+    g.dueIn(9_999);
+    g.dueIn(9_995);
+    g.dueIn(20);
+    expect(g.wakeUps).toBe(2);
+    g.close();
+    expect(g.wakeUps).toBe(0);
+  });
+
+  it('while workers are held, the gate itself lets the longest held look one interval after the last look, even when no worker comes back to look', async () => {
+    const g = new IdlePollGate(30);
     g.empty();
-    g.pass(() => null);
-    const held = g.pass(() => null);
-    g.dueIn(50);
-    await new Promise((resolve) => setTimeout(resolve, 80));
-    expect(await settled(held)).toBe(false);
-    g.dueIn(49);
-    await new Promise((resolve) => setTimeout(resolve, 80));
-    expect(await settled(held)).toBe(true);
+    expect(g.pass(() => 'first')).toBe('first');
+    // Every worker is held now (the first one's own timer is not needed for anyone to look again).
+    const held = [g.pass(() => 'a'), g.pass(() => 'b')];
+    const holding = async (n: number) => {
+      while (g.holding > n) await new Promise((resolve) => setTimeout(resolve, 5));
+    };
+    await holding(1);
+    expect([await settled(held[0]), await settled(held[1])]).toEqual([true, false]);
+    await holding(0);
+    expect(await Promise.all(held)).toEqual(['a', 'b']);
   });
 
   it('close lets every held worker go, and holds nothing after', async () => {

@@ -9,12 +9,14 @@ const WAKE_HORIZON = 10;
  * graphile-worker's workers look for a job on their own: a worker whose look came back empty looks
  * again `pollInterval` later, so an idle process with 20 workers ran 20 statements a second (about
  * half of its idle CPU). The queue asks for each worker's forbidden flags right before it looks;
- * `pass` answers at once while the queue has work, and while it is idle (a look came back empty
- * and no job started since) lets one look through per `intervalMs` and holds the others until the
- * queue is told of work: a job starts (`busy`), a new job is announced (`busy`), or the runner is
- * taken out of service (`close`). A job this process puts off or schedules (a retry) is announced
- * by `dueIn`: the held workers look when it falls due. Other jobs that fall due later (another
- * process's retries) are found by the one look per interval, at most an interval late.
+ * `pass` answers at once while the queue has work. While it is idle (a look came back empty and no
+ * job started since), a worker passes when no worker looked for an interval; the others are held,
+ * and the gate lets the longest held go on one interval after the last look, so that one look per
+ * interval is made whatever the workers' own timers do. All held workers go on when the queue is
+ * told of work: a job starts (`busy`), a new job is announced (`busy`), a job this process put off
+ * or scheduled (a retry) falls due (`dueIn`), or the runner is taken out of service (`close`).
+ * Other jobs that fall due later (another process's retries, jobs freed from a dead process) are
+ * found by the one look per interval, at most an interval late.
  */
 export class IdlePollGate {
   /** A look came back empty and no job started since. */
@@ -24,6 +26,8 @@ export class IdlePollGate {
   /** Workers held back, each resumed with its flags as they are when it goes on. */
   private held: Array<() => void> = [];
   private closed = false;
+  /** Lets the longest held worker go on one interval after the last look, while any is held. */
+  private turn?: NodeJS.Timeout;
   /** Wake-ups for jobs announced by `dueIn`: timer per due instant (ms, rounded up to WAKE_GRAIN_MS). */
   private readonly wakes = new Map<number, NodeJS.Timeout>();
 
@@ -41,7 +45,10 @@ export class IdlePollGate {
       this.lastLook = now;
       return flags();
     }
-    return new Promise<T>((resolve) => this.held.push(() => resolve(flags())));
+    return new Promise<T>((resolve) => {
+      this.held.push(() => resolve(flags()));
+      this.nextTurn();
+    });
   }
 
   /** A look found no job. */
@@ -81,12 +88,36 @@ export class IdlePollGate {
     this.release();
   }
 
+  /** How many wake-ups `dueIn` has set and not yet fired. */
+  get wakeUps(): number {
+    return this.wakes.size;
+  }
+
   /** How many workers are held now. */
   get holding(): number {
     return this.held.length;
   }
 
+  /** Sets the timer of the next held worker's turn (one interval after the last look), unless set or none is held. */
+  private nextTurn(): void {
+    if (this.turn || this.held.length === 0) return;
+    this.turn = setTimeout(
+      () => {
+        this.turn = undefined;
+        const go = this.held.shift();
+        if (!go) return;
+        this.lastLook = this.now();
+        go();
+        this.nextTurn();
+      },
+      Math.max(0, this.lastLook + this.intervalMs - this.now()),
+    );
+    this.turn.unref();
+  }
+
   private release(): void {
+    clearTimeout(this.turn);
+    this.turn = undefined;
     const held = this.held;
     this.held = [];
     for (const go of held) go();
