@@ -46,8 +46,13 @@ const DEFER_MS = 1_000;
 const BATCH_MS = 1_000;
 /** How often the queue looks for jobs that fell due (new jobs are announced at once); well under D38's 5 s. */
 const POLL_INTERVAL_MS = 1_000;
-/** How often the dispatcher looks for committed events to fan out to webhooks (D38: an attempt starts within 5 s of the commit). */
+/**
+ * How often the dispatcher looks for committed events to fan out to webhooks (D38: an attempt starts within 5 s of
+ * the commit): DISPATCH_INTERVAL_MS after a round that found work, doubled after each round that found none, up to
+ * DISPATCH_IDLE_INTERVAL_MS (an idle process's look costs a statement).
+ */
 const DISPATCH_INTERVAL_MS = 200;
+const DISPATCH_IDLE_INTERVAL_MS = 1_000;
 /** Events a dispatch round examines per webhook at most. */
 const DISPATCH_BATCH = 1_000;
 /**
@@ -172,7 +177,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
     if (!this.settings.worker || !this.databaseUrl) return;
     await this.start();
     this.loops = [
-      this.every(DISPATCH_INTERVAL_MS, 'webhook dispatch', () => this.dispatch()),
+      this.every(DISPATCH_INTERVAL_MS, 'webhook dispatch', () => this.dispatch(), DISPATCH_IDLE_INTERVAL_MS),
       this.every(FREE_STALE_INTERVAL_MS, 'freeing stale webhook jobs', async () => {
         await this.repo.freeStaleJobs(this.settings.timeoutMs + STALE_MARGIN_MS);
         await this.recover();
@@ -371,21 +376,29 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
     }
   }
 
-  /** Runs `round` until shutdown, waiting `intervalMs` after each round that resolves false; a failing round is logged and retried. */
-  private async every(intervalMs: number, what: string, round: () => Promise<boolean>): Promise<void> {
+  /**
+   * Runs `round` until shutdown: again at once after a round that resolves true, else after a wait of `intervalMs`,
+   * doubled after each further round that found nothing, up to `idleMaxMs` (ms); a failing round is logged and retried.
+   */
+  private async every(intervalMs: number, what: string, round: () => Promise<boolean>, idleMaxMs = intervalMs): Promise<void> {
     const { signal } = this.stopping;
     let failures = 0;
+    let waitMs = intervalMs;
     while (!signal.aborted) {
       let again = false;
       try {
         again = await round();
+        if (again) waitMs = intervalMs;
         if (failures > 0) processLogger().warn({ context: 'Webhooks', failed_rounds: failures }, `${what} works again`);
         failures = 0;
       } catch (error) {
         failures += 1;
         if (!signal.aborted) processLogger().warn({ context: 'Webhooks', failed_rounds: failures }, `${what} failed: ${(error as Error).message}`);
       }
-      if (!again) await sleep(intervalMs, undefined, { signal }).catch(() => undefined);
+      if (!again) {
+        await sleep(waitMs, undefined, { signal }).catch(() => undefined);
+        waitMs = Math.min(idleMaxMs, waitMs * 2);
+      }
     }
   }
 
