@@ -17,14 +17,18 @@ export type TaskShape = 'write' | 'full' | 'listItem';
 
 /** spec: Status embedded in a task: id, name, icon, color, category; null when none. */
 export function statusSummarySql(statusIdExpr: string): JsonSql {
-  const status = J.object([
-    ['id', J.int('s.id')],
-    ['name', J.text('s.name')],
-    ['icon', J.textOrNull('s.icon')],
-    ['color', J.textOrNull('s.color')],
-    ['category', J.text('s.category')],
+  return J.jsonOrNull(`(SELECT ${statusObjectSql('s')} FROM statuses s WHERE s.id = ${statusIdExpr})`);
+}
+
+/** The status object (statusSummarySql) of statuses row `s`. */
+function statusObjectSql(s: string): JsonSql {
+  return J.object([
+    ['id', J.int(`${s}.id`)],
+    ['name', J.text(`${s}.name`)],
+    ['icon', J.textOrNull(`${s}.icon`)],
+    ['color', J.textOrNull(`${s}.color`)],
+    ['category', J.text(`${s}.category`)],
   ]);
-  return J.jsonOrNull(`(SELECT ${status} FROM statuses s WHERE s.id = ${statusIdExpr})`);
 }
 
 /** spec: a user as embedded in tasks (assignee, uploader): `{id, name, avatar_url}` of users row `u`. */
@@ -75,17 +79,21 @@ function labelsSql(taskIdExpr: string, source = TASK_LINK_TABLES.labels): JsonSq
  * only subtasks in lists the caller may see (D33, the rule of permittedListSql).
  */
 export function subtasksSql(taskIdExpr: string, grants: GrantParams): JsonSql {
-  return J.array(subtaskSql('st', assigneesSql('st.id')), `tasks st WHERE ${subtaskOfSql('st', `= ${taskIdExpr}`, grants)}`, SUBTASK_ORDER);
+  return J.array(
+    subtaskSql('st', assigneesSql('st.id'), statusSummarySql('st.status_id')),
+    `tasks st WHERE ${subtaskOfSql('st', `= ${taskIdExpr}`, grants)}`,
+    SUBTASK_ORDER,
+  );
 }
 
-/** The subtask element of tasks row `st` whose assignees array is `assignees`. */
-function subtaskSql(st: string, assignees: JsonSql): JsonSql {
+/** The subtask element of tasks row `st` whose assignees array is `assignees` and status object `status`. */
+function subtaskSql(st: string, assignees: JsonSql, status: JsonSql): JsonSql {
   return J.object([
     ['id', J.int(`${st}.id`)],
     ['title', J.text(`${st}.title`)],
     ['priority', J.text(`${st}.priority`)],
     ['identifier', J.int(`${st}.identifier`)],
-    ['status', statusSummarySql(`${st}.status_id`)],
+    ['status', status],
     ['assignees', assignees],
   ]);
 }
@@ -158,6 +166,7 @@ function customFieldsSql(t: string, userExpr: string, values = TASK_LINK_TABLES.
  * once per page and joined to each row (taskPageSql).
  */
 interface NestedSql {
+  status(t: string): JsonSql;
   assignees(t: string): JsonSql;
   labels(t: string): JsonSql;
   subtasks(t: string): JsonSql;
@@ -206,7 +215,7 @@ export const TASK_FIELDS = [
   {
     key: 'status',
     shapes: EVERY_SHAPE,
-    json: ({ t }) => statusSummarySql(`${t}.status_id`),
+    json: ({ t, nested }) => nested.status(t),
     // D17: the workspace's first pending status by position.
     write: {
       column: 'status_id',
@@ -247,6 +256,7 @@ function taskObjectSql(shape: TaskShape, context: TaskSqlContext): JsonSql {
 export function taskJsonSql(shape: TaskShape, userExpr: string, grants: GrantParams | null, t = 't', folder?: string): JsonSql {
   if (shape !== 'write' && !grants) throw new Error(`taskJsonSql: the ${shape} shape embeds subtasks and needs the caller's grants`);
   const nested: NestedSql = {
+    status: (row) => statusSummarySql(`${row}.status_id`),
     assignees: (row) => assigneesSql(`${row}.id`),
     labels: (row) => labelsSql(`${row}.id`),
     subtasks: (row) => subtasksSql(`${row}.id`, grants!),
@@ -266,7 +276,13 @@ export function taskJsonSql(shape: TaskShape, userExpr: string, grants: GrantPar
 export function newTaskAnswerSql(taskCte: string, userExpr: string, sources: TaskLinkSources): string {
   const arrays = `(SELECT ${assigneesSql('t.id', sources.assignees)} AS assignees, ${labelsSql('t.id', sources.labels)} AS labels,
                           ${customFieldsSql('t', userExpr, sources.values)} AS custom_fields OFFSET 0) x`;
-  const nested: NestedSql = { assignees: () => 'x.assignees', labels: () => 'x.labels', subtasks: () => "'[]'", customFields: () => 'x.custom_fields' };
+  const nested: NestedSql = {
+    status: (row) => statusSummarySql(`${row}.status_id`),
+    assignees: () => 'x.assignees',
+    labels: () => 'x.labels',
+    subtasks: () => "'[]'",
+    customFields: () => 'x.custom_fields',
+  };
   const object = (shape: TaskShape) => taskObjectSql(shape, { t: 't', nested });
   return `SELECT ${object('write')}::text AS task, ${digestSql(object('full'))} AS digest FROM ${taskCte} t CROSS JOIN LATERAL ${arrays}`;
 }
@@ -302,6 +318,10 @@ const PAGE_SQL_MAX = 1000;
 
 function buildTaskPageSql(pageIds: string, from: string, orderBy: string, userExpr: string, grants: GrantParams, workspaceExpr: string): TaskPageSql {
   const ctes = [
+    // The workspace's statuses as JSON once per page, joined to each task and subtask: a subquery per
+    // row scanned statuses once per row (1.7 of 13.5 ms for a page of 100 tasks with 74 subtasks).
+    `page_statuses AS MATERIALIZED (
+       SELECT s.id, ${statusObjectSql('s')} AS json FROM statuses s WHERE s.workspace_id = ${workspaceExpr})`,
     `page_subtasks AS MATERIALIZED (
        SELECT st.* FROM tasks st WHERE ${subtaskOfSql('st', `= ANY(ARRAY(${pageIds}))`, grants)})`,
     `page_assignees AS MATERIALIZED (
@@ -310,8 +330,8 @@ function buildTaskPageSql(pageIds: string, from: string, orderBy: string, userEx
         WHERE ta.task_id = ANY(ARRAY(${pageIds} UNION ALL SELECT id FROM page_subtasks))
         GROUP BY ta.task_id)`,
     `page_subtask_arrays AS MATERIALIZED (
-       SELECT st.parent_id, ${J.arrayAgg(subtaskSql('st', "COALESCE(sa.json, '[]')"), SUBTASK_ORDER)} AS json
-         FROM page_subtasks st LEFT JOIN page_assignees sa ON sa.task_id = st.id
+       SELECT st.parent_id, ${J.arrayAgg(subtaskSql('st', "COALESCE(sa.json, '[]')", "COALESCE(ss.json, 'null')"), SUBTASK_ORDER)} AS json
+         FROM page_subtasks st LEFT JOIN page_assignees sa ON sa.task_id = st.id LEFT JOIN page_statuses ss ON ss.id = st.status_id
         GROUP BY st.parent_id)`,
     // The fields of the workspace visible to the caller, found once per page rather than once per task.
     `page_field_defs AS MATERIALIZED (
@@ -328,6 +348,7 @@ function buildTaskPageSql(pageIds: string, from: string, orderBy: string, userEx
         GROUP BY pt.id)`,
   ];
   const nested: NestedSql = {
+    status: () => "COALESCE(pst.json, 'null')",
     assignees: () => "COALESCE(pa.json, '[]')",
     labels: (row) => labelsSql(`${row}.id`),
     subtasks: () => "COALESCE(ps.json, '[]')",
@@ -336,6 +357,7 @@ function buildTaskPageSql(pageIds: string, from: string, orderBy: string, userEx
   const element = taskObjectSql('listItem', { t: 't', nested });
   const array = `(SELECT ${J.arrayAgg(element, orderBy)}
                     FROM ${from}
+                    LEFT JOIN page_statuses pst ON pst.id = t.status_id
                     LEFT JOIN page_assignees pa ON pa.task_id = t.id
                     LEFT JOIN page_subtask_arrays ps ON ps.parent_id = t.id
                     LEFT JOIN page_fields pf ON pf.task_id = t.id)`;
