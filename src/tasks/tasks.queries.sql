@@ -417,17 +417,19 @@ WITH scope AS NOT MATERIALIZED (
   AND t.parent_id IS NULL
         ), page AS MATERIALIZED (
           SELECT * FROM scope ORDER BY scope.k0 DESC, scope.id DESC LIMIT $7::int OFFSET $8::bigint
-        ), page_subtasks AS MATERIALIZED (
-        SELECT st.* FROM tasks st WHERE st.parent_id = ANY(ARRAY(SELECT id FROM page)) AND (NOT $1::boolean OR COALESCE(st.list_id IN (
-              SELECT pl.id FROM lists pl WHERE pl.id = ANY($2::int[]) OR pl.folder_id = ANY($3::int[])), false))),
+        ), page_statuses AS MATERIALIZED (
+        SELECT s.id, ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') AS json FROM statuses s WHERE s.workspace_id = $6::int),
+page_subtasks AS MATERIALIZED (
+  SELECT st.* FROM tasks st WHERE st.parent_id = ANY(ARRAY(SELECT id FROM page)) AND (NOT $1::boolean OR COALESCE(st.list_id IN (
+        SELECT pl.id FROM lists pl WHERE pl.id = ANY($2::int[]) OR pl.folder_id = ANY($3::int[])), false))),
 page_assignees AS MATERIALIZED (
   SELECT ta.task_id, ('[' || COALESCE(string_agg(('{"id":' || (u.id)::text || ',"name":' || to_json((u.name)::text)::text || ',"avatar_url":' || COALESCE(to_json((u.avatar_url)::text)::text, 'null') || '}'), ',' ORDER BY u.id), '') || ']') AS json
     FROM task_assignees ta JOIN users u ON u.id = ta.user_id
    WHERE ta.task_id = ANY(ARRAY(SELECT id FROM page UNION ALL SELECT id FROM page_subtasks))
    GROUP BY ta.task_id),
 page_subtask_arrays AS MATERIALIZED (
-  SELECT st.parent_id, ('[' || COALESCE(string_agg(('{"id":' || (st.id)::text || ',"title":' || to_json((st.title)::text)::text || ',"priority":' || to_json((st.priority)::text)::text || ',"identifier":' || (st.identifier)::text || ',"status":' || COALESCE(((SELECT ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') FROM statuses s WHERE s.id = st.status_id))::text, 'null') || ',"assignees":' || COALESCE(sa.json, '[]') || '}'), ',' ORDER BY st.created_at, st.id), '') || ']') AS json
-    FROM page_subtasks st LEFT JOIN page_assignees sa ON sa.task_id = st.id
+  SELECT st.parent_id, ('[' || COALESCE(string_agg(('{"id":' || (st.id)::text || ',"title":' || to_json((st.title)::text)::text || ',"priority":' || to_json((st.priority)::text)::text || ',"identifier":' || (st.identifier)::text || ',"status":' || COALESCE(ss.json, 'null') || ',"assignees":' || COALESCE(sa.json, '[]') || '}'), ',' ORDER BY st.created_at, st.id), '') || ']') AS json
+    FROM page_subtasks st LEFT JOIN page_assignees sa ON sa.task_id = st.id LEFT JOIN page_statuses ss ON ss.id = st.status_id
    GROUP BY st.parent_id),
 page_field_defs AS MATERIALIZED (
   SELECT f.id, f.position, f.task_entry_head, f.is_scope_restricted, f.granted_folder_ids, f.granted_list_ids, f.denied_list_ids
@@ -442,8 +444,9 @@ page_fields AS MATERIALIZED (
          WHERE pt.id = ANY(ARRAY(SELECT id FROM page))
          GROUP BY pt.id)
       SELECT (SELECT count(*)::int FROM scope) AS total,
-  (SELECT ('[' || COALESCE(string_agg(('{"id":' || (t.id)::text || ',"workspace_id":' || (t.workspace_id)::text || ',"list_id":' || COALESCE((t.list_id)::text, 'null') || ',"title":' || to_json((t.title)::text)::text || ',"priority":' || to_json((t.priority)::text)::text || ',"identifier":' || (t.identifier)::text || ',"due_date":' || COALESCE(('"' || api_ts(t.due_date) || '"'), 'null') || ',"start_date":' || COALESCE(('"' || api_ts(t.start_date) || '"'), 'null') || ',"creator_id":' || (t.creator_id)::text || ',"created_at":' || ('"' || api_ts(t.created_at) || '"') || ',"status":' || COALESCE(((SELECT ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') FROM statuses s WHERE s.id = t.status_id))::text, 'null') || ',"assignees":' || COALESCE(pa.json, '[]') || ',"subtasks":' || COALESCE(ps.json, '[]') || ',"custom_fields":' || COALESCE(pf.json, '[]') || '}'), ',' ORDER BY p.k0 DESC, p.id DESC), '') || ']')
+  (SELECT ('[' || COALESCE(string_agg(('{"id":' || (t.id)::text || ',"workspace_id":' || (t.workspace_id)::text || ',"list_id":' || COALESCE((t.list_id)::text, 'null') || ',"title":' || to_json((t.title)::text)::text || ',"priority":' || to_json((t.priority)::text)::text || ',"identifier":' || (t.identifier)::text || ',"due_date":' || COALESCE(('"' || api_ts(t.due_date) || '"'), 'null') || ',"start_date":' || COALESCE(('"' || api_ts(t.start_date) || '"'), 'null') || ',"creator_id":' || (t.creator_id)::text || ',"created_at":' || ('"' || api_ts(t.created_at) || '"') || ',"status":' || COALESCE(pst.json, 'null') || ',"assignees":' || COALESCE(pa.json, '[]') || ',"subtasks":' || COALESCE(ps.json, '[]') || ',"custom_fields":' || COALESCE(pf.json, '[]') || '}'), ',' ORDER BY p.k0 DESC, p.id DESC), '') || ']')
                      FROM page p JOIN tasks t ON t.id = p.id
+                     LEFT JOIN page_statuses pst ON pst.id = t.status_id
                      LEFT JOIN page_assignees pa ON pa.task_id = t.id
                      LEFT JOIN page_subtask_arrays ps ON ps.parent_id = t.id
                      LEFT JOIN page_fields pf ON pf.task_id = t.id) AS data;
@@ -468,17 +471,19 @@ WITH scope AS MATERIALIZED (
   AND t.search_text LIKE lower($16::text)
         ), page AS MATERIALIZED (
           SELECT * FROM scope ORDER BY scope.k0 DESC, scope.k1 ASC, scope.id ASC LIMIT $19::int OFFSET $20::bigint
-        ), page_subtasks AS MATERIALIZED (
-        SELECT st.* FROM tasks st WHERE st.parent_id = ANY(ARRAY(SELECT id FROM page)) AND (NOT $1::boolean OR COALESCE(st.list_id IN (
-              SELECT pl.id FROM lists pl WHERE pl.id = ANY($2::int[]) OR pl.folder_id = ANY($3::int[])), false))),
+        ), page_statuses AS MATERIALIZED (
+        SELECT s.id, ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') AS json FROM statuses s WHERE s.workspace_id = $18::int),
+page_subtasks AS MATERIALIZED (
+  SELECT st.* FROM tasks st WHERE st.parent_id = ANY(ARRAY(SELECT id FROM page)) AND (NOT $1::boolean OR COALESCE(st.list_id IN (
+        SELECT pl.id FROM lists pl WHERE pl.id = ANY($2::int[]) OR pl.folder_id = ANY($3::int[])), false))),
 page_assignees AS MATERIALIZED (
   SELECT ta.task_id, ('[' || COALESCE(string_agg(('{"id":' || (u.id)::text || ',"name":' || to_json((u.name)::text)::text || ',"avatar_url":' || COALESCE(to_json((u.avatar_url)::text)::text, 'null') || '}'), ',' ORDER BY u.id), '') || ']') AS json
     FROM task_assignees ta JOIN users u ON u.id = ta.user_id
    WHERE ta.task_id = ANY(ARRAY(SELECT id FROM page UNION ALL SELECT id FROM page_subtasks))
    GROUP BY ta.task_id),
 page_subtask_arrays AS MATERIALIZED (
-  SELECT st.parent_id, ('[' || COALESCE(string_agg(('{"id":' || (st.id)::text || ',"title":' || to_json((st.title)::text)::text || ',"priority":' || to_json((st.priority)::text)::text || ',"identifier":' || (st.identifier)::text || ',"status":' || COALESCE(((SELECT ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') FROM statuses s WHERE s.id = st.status_id))::text, 'null') || ',"assignees":' || COALESCE(sa.json, '[]') || '}'), ',' ORDER BY st.created_at, st.id), '') || ']') AS json
-    FROM page_subtasks st LEFT JOIN page_assignees sa ON sa.task_id = st.id
+  SELECT st.parent_id, ('[' || COALESCE(string_agg(('{"id":' || (st.id)::text || ',"title":' || to_json((st.title)::text)::text || ',"priority":' || to_json((st.priority)::text)::text || ',"identifier":' || (st.identifier)::text || ',"status":' || COALESCE(ss.json, 'null') || ',"assignees":' || COALESCE(sa.json, '[]') || '}'), ',' ORDER BY st.created_at, st.id), '') || ']') AS json
+    FROM page_subtasks st LEFT JOIN page_assignees sa ON sa.task_id = st.id LEFT JOIN page_statuses ss ON ss.id = st.status_id
    GROUP BY st.parent_id),
 page_field_defs AS MATERIALIZED (
   SELECT f.id, f.position, f.task_entry_head, f.is_scope_restricted, f.granted_folder_ids, f.granted_list_ids, f.denied_list_ids
@@ -493,8 +498,9 @@ page_fields AS MATERIALIZED (
          WHERE pt.id = ANY(ARRAY(SELECT id FROM page))
          GROUP BY pt.id)
       SELECT (SELECT count(*)::int FROM scope) AS total,
-  (SELECT ('[' || COALESCE(string_agg(('{"id":' || (t.id)::text || ',"workspace_id":' || (t.workspace_id)::text || ',"list_id":' || COALESCE((t.list_id)::text, 'null') || ',"title":' || to_json((t.title)::text)::text || ',"priority":' || to_json((t.priority)::text)::text || ',"identifier":' || (t.identifier)::text || ',"due_date":' || COALESCE(('"' || api_ts(t.due_date) || '"'), 'null') || ',"start_date":' || COALESCE(('"' || api_ts(t.start_date) || '"'), 'null') || ',"creator_id":' || (t.creator_id)::text || ',"created_at":' || ('"' || api_ts(t.created_at) || '"') || ',"status":' || COALESCE(((SELECT ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') FROM statuses s WHERE s.id = t.status_id))::text, 'null') || ',"assignees":' || COALESCE(pa.json, '[]') || ',"subtasks":' || COALESCE(ps.json, '[]') || ',"custom_fields":' || COALESCE(pf.json, '[]') || '}'), ',' ORDER BY p.k0 DESC, p.k1 ASC, p.id ASC), '') || ']')
+  (SELECT ('[' || COALESCE(string_agg(('{"id":' || (t.id)::text || ',"workspace_id":' || (t.workspace_id)::text || ',"list_id":' || COALESCE((t.list_id)::text, 'null') || ',"title":' || to_json((t.title)::text)::text || ',"priority":' || to_json((t.priority)::text)::text || ',"identifier":' || (t.identifier)::text || ',"due_date":' || COALESCE(('"' || api_ts(t.due_date) || '"'), 'null') || ',"start_date":' || COALESCE(('"' || api_ts(t.start_date) || '"'), 'null') || ',"creator_id":' || (t.creator_id)::text || ',"created_at":' || ('"' || api_ts(t.created_at) || '"') || ',"status":' || COALESCE(pst.json, 'null') || ',"assignees":' || COALESCE(pa.json, '[]') || ',"subtasks":' || COALESCE(ps.json, '[]') || ',"custom_fields":' || COALESCE(pf.json, '[]') || '}'), ',' ORDER BY p.k0 DESC, p.k1 ASC, p.id ASC), '') || ']')
                      FROM page p JOIN tasks t ON t.id = p.id
+                     LEFT JOIN page_statuses pst ON pst.id = t.status_id
                      LEFT JOIN page_assignees pa ON pa.task_id = t.id
                      LEFT JOIN page_subtask_arrays ps ON ps.parent_id = t.id
                      LEFT JOIN page_fields pf ON pf.task_id = t.id) AS data;
@@ -524,17 +530,19 @@ WITH walk AS MATERIALIZED (
   AND (t.created_at, t.id) < ((SELECT w.k0 FROM walk w WHERE w.last), (SELECT w.id FROM walk w WHERE w.last))
          ORDER BY t.created_at DESC, t.id DESC LIMIT 51) planned) planned
          WHERE planned.n <= 51 AND (SELECT count(*) FROM walk w WHERE w.hit) < 51 AND EXISTS (SELECT 1 FROM walk w WHERE w.last)
-      ), page_subtasks AS MATERIALIZED (
-        SELECT st.* FROM tasks st WHERE st.parent_id = ANY(ARRAY(SELECT id FROM page WHERE n <= $8::int)) AND (NOT $1::boolean OR COALESCE(st.list_id IN (
-              SELECT pl.id FROM lists pl WHERE pl.id = ANY($2::int[]) OR pl.folder_id = ANY($3::int[])), false))),
+      ), page_statuses AS MATERIALIZED (
+        SELECT s.id, ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') AS json FROM statuses s WHERE s.workspace_id = $7::int),
+page_subtasks AS MATERIALIZED (
+  SELECT st.* FROM tasks st WHERE st.parent_id = ANY(ARRAY(SELECT id FROM page WHERE n <= $8::int)) AND (NOT $1::boolean OR COALESCE(st.list_id IN (
+        SELECT pl.id FROM lists pl WHERE pl.id = ANY($2::int[]) OR pl.folder_id = ANY($3::int[])), false))),
 page_assignees AS MATERIALIZED (
   SELECT ta.task_id, ('[' || COALESCE(string_agg(('{"id":' || (u.id)::text || ',"name":' || to_json((u.name)::text)::text || ',"avatar_url":' || COALESCE(to_json((u.avatar_url)::text)::text, 'null') || '}'), ',' ORDER BY u.id), '') || ']') AS json
     FROM task_assignees ta JOIN users u ON u.id = ta.user_id
    WHERE ta.task_id = ANY(ARRAY(SELECT id FROM page WHERE n <= $8::int UNION ALL SELECT id FROM page_subtasks))
    GROUP BY ta.task_id),
 page_subtask_arrays AS MATERIALIZED (
-  SELECT st.parent_id, ('[' || COALESCE(string_agg(('{"id":' || (st.id)::text || ',"title":' || to_json((st.title)::text)::text || ',"priority":' || to_json((st.priority)::text)::text || ',"identifier":' || (st.identifier)::text || ',"status":' || COALESCE(((SELECT ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') FROM statuses s WHERE s.id = st.status_id))::text, 'null') || ',"assignees":' || COALESCE(sa.json, '[]') || '}'), ',' ORDER BY st.created_at, st.id), '') || ']') AS json
-    FROM page_subtasks st LEFT JOIN page_assignees sa ON sa.task_id = st.id
+  SELECT st.parent_id, ('[' || COALESCE(string_agg(('{"id":' || (st.id)::text || ',"title":' || to_json((st.title)::text)::text || ',"priority":' || to_json((st.priority)::text)::text || ',"identifier":' || (st.identifier)::text || ',"status":' || COALESCE(ss.json, 'null') || ',"assignees":' || COALESCE(sa.json, '[]') || '}'), ',' ORDER BY st.created_at, st.id), '') || ']') AS json
+    FROM page_subtasks st LEFT JOIN page_assignees sa ON sa.task_id = st.id LEFT JOIN page_statuses ss ON ss.id = st.status_id
    GROUP BY st.parent_id),
 page_field_defs AS MATERIALIZED (
   SELECT f.id, f.position, f.task_entry_head, f.is_scope_restricted, f.granted_folder_ids, f.granted_list_ids, f.denied_list_ids
@@ -548,8 +556,9 @@ page_fields AS MATERIALIZED (
                         OR (tf.folder_id = ANY(f.granted_folder_ids) AND pt.list_id <> ALL(f.denied_list_ids)), false)) LEFT JOIN task_custom_field_values v ON v.task_id = pt.id AND v.field_id = f.id
          WHERE pt.id = ANY(ARRAY(SELECT id FROM page WHERE n <= $8::int))
          GROUP BY pt.id)
-      SELECT (SELECT ('[' || COALESCE(string_agg(('{"id":' || (t.id)::text || ',"workspace_id":' || (t.workspace_id)::text || ',"list_id":' || COALESCE((t.list_id)::text, 'null') || ',"title":' || to_json((t.title)::text)::text || ',"priority":' || to_json((t.priority)::text)::text || ',"identifier":' || (t.identifier)::text || ',"due_date":' || COALESCE(('"' || api_ts(t.due_date) || '"'), 'null') || ',"start_date":' || COALESCE(('"' || api_ts(t.start_date) || '"'), 'null') || ',"creator_id":' || (t.creator_id)::text || ',"created_at":' || ('"' || api_ts(t.created_at) || '"') || ',"status":' || COALESCE(((SELECT ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') FROM statuses s WHERE s.id = t.status_id))::text, 'null') || ',"assignees":' || COALESCE(pa.json, '[]') || ',"subtasks":' || COALESCE(ps.json, '[]') || ',"custom_fields":' || COALESCE(pf.json, '[]') || '}'), ',' ORDER BY p.n), '') || ']')
+      SELECT (SELECT ('[' || COALESCE(string_agg(('{"id":' || (t.id)::text || ',"workspace_id":' || (t.workspace_id)::text || ',"list_id":' || COALESCE((t.list_id)::text, 'null') || ',"title":' || to_json((t.title)::text)::text || ',"priority":' || to_json((t.priority)::text)::text || ',"identifier":' || (t.identifier)::text || ',"due_date":' || COALESCE(('"' || api_ts(t.due_date) || '"'), 'null') || ',"start_date":' || COALESCE(('"' || api_ts(t.start_date) || '"'), 'null') || ',"creator_id":' || (t.creator_id)::text || ',"created_at":' || ('"' || api_ts(t.created_at) || '"') || ',"status":' || COALESCE(pst.json, 'null') || ',"assignees":' || COALESCE(pa.json, '[]') || ',"subtasks":' || COALESCE(ps.json, '[]') || ',"custom_fields":' || COALESCE(pf.json, '[]') || '}'), ',' ORDER BY p.n), '') || ']')
                      FROM page p JOIN tasks t ON t.id = p.id AND p.n <= $8::int
+                     LEFT JOIN page_statuses pst ON pst.id = t.status_id
                      LEFT JOIN page_assignees pa ON pa.task_id = t.id
                      LEFT JOIN page_subtask_arrays ps ON ps.parent_id = t.id
                      LEFT JOIN page_fields pf ON pf.task_id = t.id) AS data,
@@ -688,17 +697,19 @@ WITH walk0 AS MATERIALIZED (
         UNION ALL SELECT * FROM branch3
         UNION ALL SELECT * FROM branch4) b
          ORDER BY b.k0 ASC, b.k1 ASC, b.id ASC LIMIT 51
-      ), page_subtasks AS MATERIALIZED (
-        SELECT st.* FROM tasks st WHERE st.parent_id = ANY(ARRAY(SELECT id FROM page WHERE n <= $8::int)) AND (NOT $1::boolean OR COALESCE(st.list_id IN (
-              SELECT pl.id FROM lists pl WHERE pl.id = ANY($2::int[]) OR pl.folder_id = ANY($3::int[])), false))),
+      ), page_statuses AS MATERIALIZED (
+        SELECT s.id, ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') AS json FROM statuses s WHERE s.workspace_id = $7::int),
+page_subtasks AS MATERIALIZED (
+  SELECT st.* FROM tasks st WHERE st.parent_id = ANY(ARRAY(SELECT id FROM page WHERE n <= $8::int)) AND (NOT $1::boolean OR COALESCE(st.list_id IN (
+        SELECT pl.id FROM lists pl WHERE pl.id = ANY($2::int[]) OR pl.folder_id = ANY($3::int[])), false))),
 page_assignees AS MATERIALIZED (
   SELECT ta.task_id, ('[' || COALESCE(string_agg(('{"id":' || (u.id)::text || ',"name":' || to_json((u.name)::text)::text || ',"avatar_url":' || COALESCE(to_json((u.avatar_url)::text)::text, 'null') || '}'), ',' ORDER BY u.id), '') || ']') AS json
     FROM task_assignees ta JOIN users u ON u.id = ta.user_id
    WHERE ta.task_id = ANY(ARRAY(SELECT id FROM page WHERE n <= $8::int UNION ALL SELECT id FROM page_subtasks))
    GROUP BY ta.task_id),
 page_subtask_arrays AS MATERIALIZED (
-  SELECT st.parent_id, ('[' || COALESCE(string_agg(('{"id":' || (st.id)::text || ',"title":' || to_json((st.title)::text)::text || ',"priority":' || to_json((st.priority)::text)::text || ',"identifier":' || (st.identifier)::text || ',"status":' || COALESCE(((SELECT ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') FROM statuses s WHERE s.id = st.status_id))::text, 'null') || ',"assignees":' || COALESCE(sa.json, '[]') || '}'), ',' ORDER BY st.created_at, st.id), '') || ']') AS json
-    FROM page_subtasks st LEFT JOIN page_assignees sa ON sa.task_id = st.id
+  SELECT st.parent_id, ('[' || COALESCE(string_agg(('{"id":' || (st.id)::text || ',"title":' || to_json((st.title)::text)::text || ',"priority":' || to_json((st.priority)::text)::text || ',"identifier":' || (st.identifier)::text || ',"status":' || COALESCE(ss.json, 'null') || ',"assignees":' || COALESCE(sa.json, '[]') || '}'), ',' ORDER BY st.created_at, st.id), '') || ']') AS json
+    FROM page_subtasks st LEFT JOIN page_assignees sa ON sa.task_id = st.id LEFT JOIN page_statuses ss ON ss.id = st.status_id
    GROUP BY st.parent_id),
 page_field_defs AS MATERIALIZED (
   SELECT f.id, f.position, f.task_entry_head, f.is_scope_restricted, f.granted_folder_ids, f.granted_list_ids, f.denied_list_ids
@@ -712,8 +723,9 @@ page_fields AS MATERIALIZED (
                         OR (tf.folder_id = ANY(f.granted_folder_ids) AND pt.list_id <> ALL(f.denied_list_ids)), false)) LEFT JOIN task_custom_field_values v ON v.task_id = pt.id AND v.field_id = f.id
          WHERE pt.id = ANY(ARRAY(SELECT id FROM page WHERE n <= $8::int))
          GROUP BY pt.id)
-      SELECT (SELECT ('[' || COALESCE(string_agg(('{"id":' || (t.id)::text || ',"workspace_id":' || (t.workspace_id)::text || ',"list_id":' || COALESCE((t.list_id)::text, 'null') || ',"title":' || to_json((t.title)::text)::text || ',"priority":' || to_json((t.priority)::text)::text || ',"identifier":' || (t.identifier)::text || ',"due_date":' || COALESCE(('"' || api_ts(t.due_date) || '"'), 'null') || ',"start_date":' || COALESCE(('"' || api_ts(t.start_date) || '"'), 'null') || ',"creator_id":' || (t.creator_id)::text || ',"created_at":' || ('"' || api_ts(t.created_at) || '"') || ',"status":' || COALESCE(((SELECT ('{"id":' || (s.id)::text || ',"name":' || to_json((s.name)::text)::text || ',"icon":' || COALESCE(to_json((s.icon)::text)::text, 'null') || ',"color":' || COALESCE(to_json((s.color)::text)::text, 'null') || ',"category":' || to_json((s.category)::text)::text || '}') FROM statuses s WHERE s.id = t.status_id))::text, 'null') || ',"assignees":' || COALESCE(pa.json, '[]') || ',"subtasks":' || COALESCE(ps.json, '[]') || ',"custom_fields":' || COALESCE(pf.json, '[]') || '}'), ',' ORDER BY p.n), '') || ']')
+      SELECT (SELECT ('[' || COALESCE(string_agg(('{"id":' || (t.id)::text || ',"workspace_id":' || (t.workspace_id)::text || ',"list_id":' || COALESCE((t.list_id)::text, 'null') || ',"title":' || to_json((t.title)::text)::text || ',"priority":' || to_json((t.priority)::text)::text || ',"identifier":' || (t.identifier)::text || ',"due_date":' || COALESCE(('"' || api_ts(t.due_date) || '"'), 'null') || ',"start_date":' || COALESCE(('"' || api_ts(t.start_date) || '"'), 'null') || ',"creator_id":' || (t.creator_id)::text || ',"created_at":' || ('"' || api_ts(t.created_at) || '"') || ',"status":' || COALESCE(pst.json, 'null') || ',"assignees":' || COALESCE(pa.json, '[]') || ',"subtasks":' || COALESCE(ps.json, '[]') || ',"custom_fields":' || COALESCE(pf.json, '[]') || '}'), ',' ORDER BY p.n), '') || ']')
                      FROM page p JOIN tasks t ON t.id = p.id AND p.n <= $8::int
+                     LEFT JOIN page_statuses pst ON pst.id = t.status_id
                      LEFT JOIN page_assignees pa ON pa.task_id = t.id
                      LEFT JOIN page_subtask_arrays ps ON ps.parent_id = t.id
                      LEFT JOIN page_fields pf ON pf.task_id = t.id) AS data,
