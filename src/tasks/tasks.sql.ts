@@ -20,6 +20,9 @@ export function statusSummarySql(statusIdExpr: string): JsonSql {
   return J.jsonOrNull(`(SELECT ${statusObjectSql('s')} FROM statuses s WHERE s.id = ${statusIdExpr})`);
 }
 
+/** The status of tasks row `t`, looked up by its own subquery (statusSummarySql). */
+const statusOfRowSql = (t: string): JsonSql => statusSummarySql(`${t}.status_id`);
+
 /** The status object (statusSummarySql) of statuses row `s`. */
 function statusObjectSql(s: string): JsonSql {
   return J.object([
@@ -80,7 +83,7 @@ function labelsSql(taskIdExpr: string, source = TASK_LINK_TABLES.labels): JsonSq
  */
 export function subtasksSql(taskIdExpr: string, grants: GrantParams): JsonSql {
   return J.array(
-    subtaskSql('st', assigneesSql('st.id'), statusSummarySql('st.status_id')),
+    subtaskSql('st', assigneesSql('st.id'), statusOfRowSql('st')),
     `tasks st WHERE ${subtaskOfSql('st', `= ${taskIdExpr}`, grants)}`,
     SUBTASK_ORDER,
   );
@@ -256,7 +259,7 @@ function taskObjectSql(shape: TaskShape, context: TaskSqlContext): JsonSql {
 export function taskJsonSql(shape: TaskShape, userExpr: string, grants: GrantParams | null, t = 't', folder?: string): JsonSql {
   if (shape !== 'write' && !grants) throw new Error(`taskJsonSql: the ${shape} shape embeds subtasks and needs the caller's grants`);
   const nested: NestedSql = {
-    status: (row) => statusSummarySql(`${row}.status_id`),
+    status: statusOfRowSql,
     assignees: (row) => assigneesSql(`${row}.id`),
     labels: (row) => labelsSql(`${row}.id`),
     subtasks: (row) => subtasksSql(`${row}.id`, grants!),
@@ -277,7 +280,7 @@ export function newTaskAnswerSql(taskCte: string, userExpr: string, sources: Tas
   const arrays = `(SELECT ${assigneesSql('t.id', sources.assignees)} AS assignees, ${labelsSql('t.id', sources.labels)} AS labels,
                           ${customFieldsSql('t', userExpr, sources.values)} AS custom_fields OFFSET 0) x`;
   const nested: NestedSql = {
-    status: (row) => statusSummarySql(`${row}.status_id`),
+    status: statusOfRowSql,
     assignees: () => 'x.assignees',
     labels: () => 'x.labels',
     subtasks: () => "'[]'",

@@ -104,6 +104,8 @@ export class IdlePollGate {
     this.turn = setTimeout(
       () => {
         this.turn = undefined;
+        // A worker back on its own timer may have looked since: the turn waits a whole interval after that look.
+        if (this.now() - this.lastLook < this.intervalMs) return this.nextTurn();
         const go = this.held.shift();
         if (!go) return;
         this.lastLook = this.now();
