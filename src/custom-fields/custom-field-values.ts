@@ -212,8 +212,9 @@ export function judgeCustomFieldsCtes(p: SqlParams, elements: CustomFieldElement
 /**
  * D13: CTEs writing the judged values (`cf_input`) for the task of CTE `taskCte` in workspace
  * `ws`: anything but null upserts the value, and with `clears` (an existing task) null deletes it
- * (one entry per field: disjoint rows). The task CTE is empty when a check failed or `cf_bad`
- * has a row, so nothing is written then.
+ * (one entry per field: disjoint rows). Without `clears` (a task this statement creates) there is
+ * nothing to replace, so the values are plain inserts (an upsert's speculative insert costs more).
+ * The task CTE is empty when a check failed or `cf_bad` has a row, so nothing is written then.
  */
 export function writeCustomFieldsCtes(taskCte: string, ws: string, clears: boolean): string[] {
   const clear = `cf_clear AS (DELETE FROM task_custom_field_values v USING cf_input, ${taskCte}
@@ -221,8 +222,7 @@ export function writeCustomFieldsCtes(taskCte: string, ws: string, clears: boole
                    RETURNING v.task_id)`;
   const set = `cf_set AS (INSERT INTO task_custom_field_values (task_id, field_id, workspace_id, value)
                  SELECT ${taskCte}.id, cf_input.id, ${ws}, cf_input.value FROM cf_input, ${taskCte}
-                  WHERE cf_input.value IS NOT NULL
-                 ON CONFLICT (task_id, field_id) DO UPDATE SET value = EXCLUDED.value
+                  WHERE cf_input.value IS NOT NULL${clears ? '\n                 ON CONFLICT (task_id, field_id) DO UPDATE SET value = EXCLUDED.value' : ''}
                  RETURNING task_id, field_id, value)`;
   return clears ? [clear, set] : [set];
 }

@@ -181,7 +181,7 @@ const REMOVE = writeStatement<RemoveInput, { removed: boolean }>(
     const user = w.arg((i) => i.userId, 'int');
     // The user's id as a `people` value's element (D42: ids joined by commas).
     const people = `FROM custom_fields f, old
-         WHERE v.workspace_id = ${ws} AND f.id = v.field_id AND f.type = 'people' AND old.user_id::text = ANY(string_to_array(v.value, ','))`;
+         WHERE f.workspace_id = ${ws} AND f.type = 'people' AND v.field_id = f.id AND v.workspace_id = ${ws} AND old.user_id::text = ANY(string_to_array(v.value, ','))`;
     const rest = `array_remove(string_to_array(v.value, ','), old.user_id::text)`;
     return w
       .lock(
@@ -194,7 +194,7 @@ const REMOVE = writeStatement<RemoveInput, { removed: boolean }>(
       .write(
         'people_emptied',
         `(DELETE FROM task_custom_field_values v USING custom_fields f, old
-         WHERE v.workspace_id = ${ws} AND f.id = v.field_id AND f.type = 'people'
+         WHERE f.workspace_id = ${ws} AND f.type = 'people' AND v.field_id = f.id AND v.workspace_id = ${ws}
            AND old.user_id::text = ANY(string_to_array(v.value, ',')) AND cardinality(${rest}) = 0 RETURNING 1)`,
       )
       .write(

@@ -72,7 +72,6 @@ add_labels AS (INSERT INTO task_labels (task_id, label_id, workspace_id)
 cf_set AS (INSERT INTO task_custom_field_values (task_id, field_id, workspace_id, value)
   SELECT new_task.id, cf_input.id, (SELECT workspace_id FROM a), cf_input.value FROM cf_input, new_task
    WHERE cf_input.value IS NOT NULL
-  ON CONFLICT (task_id, field_id) DO UPDATE SET value = EXCLUDED.value
   RETURNING task_id, field_id, value),
 event_row AS MATERIALIZED (
   SELECT new_task.workspace_id AS workspace_id, jsonb_build_object('task_id', new_task.id, 'list_id', new_task.list_id, 'parent_id', new_task.parent_id) AS data

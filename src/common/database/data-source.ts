@@ -25,6 +25,7 @@ import { TaskAutovacuum1795970000001 } from './migrations/1795970000001-task-aut
 import { WebhookJobFlags1795980000000 } from './migrations/1795980000000-webhook-job-flags';
 import { TaskPriorityTitleIndex1795983000000 } from './migrations/1795983000000-task-priority-title-index';
 import { WebhookLeaseOwner1795990000000 } from './migrations/1795990000000-webhook-lease-owner';
+import { LinkWorkspaceKeys1796000000000 } from './migrations/1796000000000-link-workspace-keys';
 import { NamedStatementClient } from './prepared';
 
 // bigint (COUNT(*), file sizes) as JS numbers: every value we keep fits in 2^53.
@@ -53,6 +54,7 @@ export const MIGRATIONS = [
   WebhookJobFlags1795980000000,
   TaskPriorityTitleIndex1795983000000,
   WebhookLeaseOwner1795990000000,
+  LinkWorkspaceKeys1796000000000,
 ];
 
 /**
