@@ -55,6 +55,13 @@ const WORLD_TASKS = 50_000;
 const STATS_FLUSH_MS = 11_000;
 /** run-ab.sh options passed through as given. */
 const PASS_THROUGH = ['--scenarios', '--warmup', '--connections', '--role', '--loadgen'];
+/**
+ * Seconds of load per scenario and server before the first round (`--warmup`; run-ab.sh's own default is 3).
+ * Both servers are still compiling their hot code for the first 6-10 s of a scenario (req/s per 2 s window
+ * from a fresh start, create task: reference 448, 531, 623, 775; service 370, 506, 564, 748): rounds should
+ * measure the servers as they serve for hours, not their start.
+ */
+const WARMUP_S = 10;
 
 /** Servers on CPU 1, the load generator (run-ab.sh) on CPU 0. */
 const PIN = hasTaskset && cpus().length > 1;
@@ -135,7 +142,10 @@ function parseOptions(argv: string[]): Options {
     referencePort: count('--reference-port', 3400),
     referenceDir: resolve(ROOT, given.get('--reference-dir') ?? join('..', 'shared', 'bench-reference')),
     pgUrl: process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
-    passThrough: PASS_THROUGH.flatMap((name) => (given.has(name) ? [name, given.get(name)!] : [])),
+    passThrough: [
+      ...PASS_THROUGH.flatMap((name) => (given.has(name) ? [name, given.get(name)!] : [])),
+      ...(given.has('--warmup') ? [] : ['--warmup', String(WARMUP_S)]),
+    ],
   };
 }
 
