@@ -112,7 +112,8 @@ SELECT (SELECT id FROM fm) AS missing_folder, (SELECT id FROM lm) AS missing_lis
 WITH old AS MATERIALIZED (SELECT * FROM workspace_members WHERE workspace_id = $1::int AND user_id = $2::int AND role = $3::text FOR UPDATE),
 assignments AS (DELETE FROM task_assignees a USING old WHERE a.workspace_id = old.workspace_id AND a.user_id = old.user_id RETURNING 1),
 people_kept AS (UPDATE task_custom_field_values v SET value = array_to_string(array_remove(string_to_array(v.value, ','), old.user_id::text), ',') FROM custom_fields f, old
-  WHERE f.workspace_id = $1::int AND f.type = 'people' AND v.field_id = f.id AND v.workspace_id = $1::int AND old.user_id::text = ANY(string_to_array(v.value, ',')) AND cardinality(array_remove(string_to_array(v.value, ','), old.user_id::text)) > 0 RETURNING 1),
+  WHERE f.workspace_id = $1::int AND f.type = 'people' AND v.field_id = f.id AND v.workspace_id = $1::int
+    AND old.user_id::text = ANY(string_to_array(v.value, ',')) AND cardinality(array_remove(string_to_array(v.value, ','), old.user_id::text)) > 0 RETURNING 1),
 people_emptied AS (DELETE FROM task_custom_field_values v USING custom_fields f, old
   WHERE f.workspace_id = $1::int AND f.type = 'people' AND v.field_id = f.id AND v.workspace_id = $1::int
     AND old.user_id::text = ANY(string_to_array(v.value, ',')) AND cardinality(array_remove(string_to_array(v.value, ','), old.user_id::text)) = 0 RETURNING 1),

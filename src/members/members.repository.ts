@@ -179,9 +179,9 @@ const REMOVE = writeStatement<RemoveInput, { removed: boolean }>(
   (w) => {
     const ws = w.arg((i) => i.workspaceId, 'int');
     const user = w.arg((i) => i.userId, 'int');
-    // The user's id as a `people` value's element (D42: ids joined by commas).
-    const people = `FROM custom_fields f, old
-         WHERE f.workspace_id = ${ws} AND f.type = 'people' AND v.field_id = f.id AND v.workspace_id = ${ws} AND old.user_id::text = ANY(string_to_array(v.value, ','))`;
+    // Values `v` of the workspace's `people` fields `f` that hold the user's id (D42: ids joined by commas).
+    const people = `f.workspace_id = ${ws} AND f.type = 'people' AND v.field_id = f.id AND v.workspace_id = ${ws}
+           AND old.user_id::text = ANY(string_to_array(v.value, ','))`;
     const rest = `array_remove(string_to_array(v.value, ','), old.user_id::text)`;
     return w
       .lock(
@@ -190,12 +190,15 @@ const REMOVE = writeStatement<RemoveInput, { removed: boolean }>(
         `MATERIALIZED (SELECT * FROM workspace_members WHERE workspace_id = ${ws} AND user_id = ${user} AND role = ${w.arg((i) => i.role, 'text')} FOR UPDATE)`,
       )
       .write('assignments', '(DELETE FROM task_assignees a USING old WHERE a.workspace_id = old.workspace_id AND a.user_id = old.user_id RETURNING 1)')
-      .write('people_kept', `(UPDATE task_custom_field_values v SET value = array_to_string(${rest}, ',') ${people} AND cardinality(${rest}) > 0 RETURNING 1)`)
+      .write(
+        'people_kept',
+        `(UPDATE task_custom_field_values v SET value = array_to_string(${rest}, ',') FROM custom_fields f, old
+         WHERE ${people} AND cardinality(${rest}) > 0 RETURNING 1)`,
+      )
       .write(
         'people_emptied',
         `(DELETE FROM task_custom_field_values v USING custom_fields f, old
-         WHERE f.workspace_id = ${ws} AND f.type = 'people' AND v.field_id = f.id AND v.workspace_id = ${ws}
-           AND old.user_id::text = ANY(string_to_array(v.value, ',')) AND cardinality(${rest}) = 0 RETURNING 1)`,
+         WHERE ${people} AND cardinality(${rest}) = 0 RETURNING 1)`,
       )
       .write(
         'allowed_users',
