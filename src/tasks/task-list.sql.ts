@@ -272,9 +272,9 @@ const UNRESTRICTED: Membership = { role: 'member', restricted: false, folderIds:
  * (issue 37: one round trip): its access row `a` (AccessRepository's, with list `query.filters.listId`)
  * gates the page, which is computed only when the caller passes the route's check (allowedSql of
  * `workspace.read`), is not restricted, and the list filter, if any, names a list of the workspace.
- * Its one row (none when there is no such workspace) carries `access`, the access row as JSON text, for
- * the caller to answer from, `listed`, and when listed the page's columns (otherwise the caller answers
- * from the access row, or lists with the grants it found). `texts`: as taskListSql's.
+ * Its one row (none when there is no such workspace) carries `listed` and, when listed, the page's columns;
+ * otherwise `access`, the access row as JSON text, for the caller to answer from (with an error, or by
+ * listing with the grants it found). `texts`: as taskListSql's.
  */
 export function checkedTaskListSql(
   workspaceId: number,
@@ -288,7 +288,7 @@ export function checkedTaskListSql(
   const list = listId === null ? 'NULL::int' : p.add(listId, 'int');
   const ok = `${allowedSql('workspace.read')} AND NOT COALESCE(a.is_restricted, false)${listId === null ? '' : ' AND a.list_found'}`;
   const sql = `WITH ${accessCte('workspace', workspace, user, list)}, ${ctes}
-     SELECT row_to_json(a)::text AS access, COALESCE(${ok}, false) AS listed,
+     SELECT CASE WHEN ${ok} THEN NULL ELSE row_to_json(a)::text END AS access, COALESCE(${ok}, false) AS listed,
             ${columns.map(([name, sql]) => `CASE WHEN ${ok} THEN ${sql} END AS ${name}`).join(',\n ')}
        FROM a`;
   return { sql: texts ? texts.intern(`checked|${listShape(query, WALK_ROWS)}`, sql) : sql, params: p.values };

@@ -92,8 +92,8 @@ export interface TaskPageRows {
   next_key?: CursorValues | null;
 }
 
-/** checkedListPage's row: the access row as JSON text, and the page when `listed`. */
-export type CheckedTaskPage = Partial<TaskPageRows> & { access: string; listed: boolean };
+/** checkedListPage's row: the page when `listed`, else the access row as JSON text. */
+export type CheckedTaskPage = (TaskPageRows & { listed: true; access: null }) | { listed: false; access: string };
 
 /** Who reads a task: the user (custom-field visibility, D18) and their membership (subtask visibility, D33). */
 export interface TaskViewer {
@@ -197,9 +197,9 @@ export class TasksRepository {
 
   /**
    * listPage for an unrestricted member with the workspace's access check, in one statement
-   * (checkedTaskListSql): `access`, the access row as JSON text, and the page when `listed` (not when
-   * the caller is not such a member or the list filter names no list of the workspace); null when there
-   * is no such workspace.
+   * (checkedTaskListSql): the page when `listed`; when not (the caller is not such a member, or the list
+   * filter names no list of the workspace), `access`, the access row as JSON text; null when there is no
+   * such workspace.
    */
   async checkedListPage(workspaceId: number, userId: number, query: TaskQuery): Promise<CheckedTaskPage | null> {
     const { sql, params } = checkedTaskListSql(workspaceId, userId, query);

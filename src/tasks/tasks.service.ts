@@ -234,11 +234,15 @@ export class TasksService {
       throw invalid;
     }
     const checked = await this.tasks.checkedListPage(workspaceId, caller.userId, query);
-    const row = checked ? (JSON.parse(checked.access) as AccessRow) : null;
-    const access = this.access.answer(caller, 'workspace.read', row);
-    let page: Partial<TaskPageRows> = checked!;
-    if (!checked!.listed) {
-      // A list of another workspace, or a restricted member: the access row answers, or gives the grants.
+    let page: TaskPageRows;
+    if (checked?.listed) {
+      // The statement listed only past the route's check (allowedSql, answer's twin), as checkAndRead's reads do.
+      caller.workspaceId = workspaceId;
+      page = checked;
+    } else {
+      // No such workspace, a list of another one, or a restricted member: the access row answers, or gives the grants.
+      const row = checked ? (JSON.parse(checked.access) as AccessRow) : null;
+      const access = this.access.answer(caller, 'workspace.read', row);
       const listId = query.filters.listId;
       if (listId !== null) {
         if (!row!.list_found) throw new NotFoundException(NOT_FOUND_IN_WORKSPACE.list);
@@ -246,7 +250,7 @@ export class TasksService {
       }
       page = await this.tasks.listPage({ workspaceId, membership: access.membership }, caller.userId, query);
     }
-    const { data, total, next_key } = page as TaskPageRows;
+    const { data, total, next_key } = page;
     const { limit } = query;
     // The page's JSON goes out as PostgreSQL wrote it; the numbers and the cursor around it are ours.
     if (query.mode === 'offset') {

@@ -34,15 +34,38 @@ describe('IdlePollGate', () => {
     expect(g.pass(() => flags)).toEqual(['webhook:1']);
   });
 
-  it('a job announced by dueIn lets the held workers look when it falls due, not at the next interval', async () => {
-    const g = new IdlePollGate(60_000);
-    g.empty();
-    g.pass(() => null);
-    const held = g.pass(() => ['webhook:2']);
-    g.dueIn(30);
-    expect(await settled(held)).toBe(false);
-    await new Promise((resolve) => setTimeout(resolve, 60));
-    expect([await settled(held), g.holding]).toEqual([true, 0]);
+  describe('on its timers (fake: the clock moves only when a test moves it)', () => {
+    // settled() waits for setImmediate: only the timers and the clock are faked.
+    beforeEach(() => jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] }));
+    afterEach(() => jest.useRealTimers());
+
+    it('a job announced by dueIn lets the held workers look when it falls due, not at the next interval', async () => {
+      const g = new IdlePollGate(60_000);
+      g.empty();
+      g.pass(() => null);
+      const held = g.pass(() => ['webhook:2']);
+      g.dueIn(30);
+      await jest.advanceTimersByTimeAsync(29);
+      expect([await settled(held), g.holding]).toEqual([false, 1]);
+      await jest.advanceTimersByTimeAsync(1);
+      expect([await settled(held), g.holding]).toEqual([true, 0]);
+    });
+
+    it('while workers are held, the gate itself lets the longest held look one interval after the last look, even when no worker comes back to look', async () => {
+      const g = new IdlePollGate(30);
+      g.empty();
+      expect(g.pass(() => 'first')).toBe('first');
+      // Every worker is held now (the first one's own timer is not needed for anyone to look again).
+      const held = [g.pass(() => 'a'), g.pass(() => 'b')];
+      await jest.advanceTimersByTimeAsync(29);
+      expect([await settled(held[0]), g.holding]).toEqual([false, 2]);
+      await jest.advanceTimersByTimeAsync(1);
+      expect([await settled(held[0]), await settled(held[1]), g.holding]).toEqual([true, false, 1]);
+      await jest.advanceTimersByTimeAsync(29);
+      expect([await settled(held[1]), g.holding]).toEqual([false, 1]);
+      await jest.advanceTimersByTimeAsync(1);
+      expect([await Promise.all(held), g.holding]).toEqual([['a', 'b'], 0]);
+    });
   });
 
   it('dueIn sets a wake-up only within ten intervals (the look per interval finds a later job), one per instant; close clears them', () => {
@@ -55,21 +78,6 @@ describe('IdlePollGate', () => {
     expect(g.wakeUps).toBe(2);
     g.close();
     expect(g.wakeUps).toBe(0);
-  });
-
-  it('while workers are held, the gate itself lets the longest held look one interval after the last look, even when no worker comes back to look', async () => {
-    const g = new IdlePollGate(30);
-    g.empty();
-    expect(g.pass(() => 'first')).toBe('first');
-    // Every worker is held now (the first one's own timer is not needed for anyone to look again).
-    const held = [g.pass(() => 'a'), g.pass(() => 'b')];
-    const holding = async (n: number) => {
-      while (g.holding > n) await new Promise((resolve) => setTimeout(resolve, 5));
-    };
-    await holding(1);
-    expect([await settled(held[0]), await settled(held[1])]).toEqual([true, false]);
-    await holding(0);
-    expect(await Promise.all(held)).toEqual(['a', 'b']);
   });
 
   it('close lets every held worker go, and holds nothing after', async () => {
