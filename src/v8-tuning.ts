@@ -26,10 +26,10 @@ export const V8_FLAGS = '--no-allocation-site-pretenuring';
  * picked about 1.1: the next full collection came after a few MB of promotion. Under a burst of large
  * answers (a page of 50 tasks is about 92 kB of text) that is every 300 ms, and each pause keeps the
  * requests in flight alive for longer, so more of them are promoted and the next one comes sooner.
- * Measured on list tasks (limit 50) after the benchmark's other scenarios, four windows of 4 s per
- * build, twice each: 0, 4, 7, 8 and 12 mark-compacts per window, Node CPU 0.35-0.95 ms per request,
- * against 0-1 and 0.30-0.39 with this factor. What the heap may hold between full collections is
- * twice the live data (about 50 MB here), never more than the old space's limit.
+ * Measured on list tasks (limit 50) after the benchmark's other scenarios, three processes per build,
+ * four windows of 4 s each: 0-12 mark-compacts per window and 0.35-0.95 ms of Node CPU per request
+ * (median 0.57), against 0-1 and 0.30-0.50 (median 0.37) with this factor. What the heap may hold
+ * between full collections is twice the live data (about 50 MB here), never more than the old space's limit.
  */
 export const HEAP_GROWING_FLAGS = '--heap-growing-percent=100';
 
