@@ -35,8 +35,9 @@ describe('IdlePollGate', () => {
   });
 
   describe('on its timers (fake: the clock moves only when a test moves it)', () => {
-    // settled() waits for setImmediate: only the timers and the clock are faked.
-    beforeEach(() => jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] }));
+    // settled() waits for setImmediate: only the timers and the clock are faked. The clock starts on a
+    // multiple of the gate's 10 ms grain, so that a wake-up due in 30 ms is due at +30, not rounded up past it.
+    beforeEach(() => jest.useFakeTimers({ now: 0, doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] }));
     afterEach(() => jest.useRealTimers());
 
     it('a job announced by dueIn lets the held workers look when it falls due, not at the next interval', async () => {
