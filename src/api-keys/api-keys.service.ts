@@ -57,12 +57,12 @@ export class ApiKeysService {
 
   /**
    * D46 revoke: 404 `API key not found` for another user's key, a revoked one or none. The key stops
-   * working for every later request of every process: the answer waits (at most a second) until this
-   * process has heard the revoke's notification, which PostgreSQL sends to every process at commit.
+   * working for every later request of every process: the answer waits (at most a second) until every
+   * process listening for key changes has acknowledged the revoke's notification.
    */
   async revokeKey(caller: Caller, id: number): Promise<void> {
     const hash = await this.keys.revoke(caller.userId, id, dbOf(caller, this.sql));
     if (!hash) throw new NotFoundException(API_KEY_ERRORS.notFound);
-    await this.cache.heard(hash);
+    await this.cache.everyProcessHeard(hash);
   }
 }

@@ -13,7 +13,7 @@ import { QueryCounter } from '../setup/query-counter';
  */
 
 const WITHIN_MS = 1000;
-const KEYS = ['svc_cache_revoke', 'svc_cache_scope', 'svc_cache_delete', 'svc_cache_expire', 'svc_cache_down', 'svc_cache_back'];
+const KEYS = ['svc_cache_revoke', 'svc_cache_scope', 'svc_cache_delete', 'svc_cache_expire', 'svc_cache_down', 'svc_cache_back', 'svc_cache_keys'];
 
 describe('API key cache across processes (issue 9)', () => {
   let a: TestApp;
@@ -99,6 +99,31 @@ describe('API key cache across processes (issue 9)', () => {
     );
     await new Promise((done) => setTimeout(done, wait));
     await honoured('svc_cache_expire', 401, 'API key has expired');
+  });
+
+  it('a revoke through one process answers only once the other dropped the key: the other, slow to hear, refuses it at once (D46)', async () => {
+    const made = await a.inject({
+      method: 'POST',
+      url: '/api/v1/api-keys',
+      headers: auth('svc_cache_keys'),
+      payload: { name: 'slow', scopes: ['users:read'] },
+    });
+    expect(made.statusCode).toBe(201);
+    const { id, key } = made.json();
+    await warm(key);
+    // b's listener reads nothing for 300 ms, as a busy process or a slow network would.
+    const listener = (b.app.get(ApiKeyCache) as unknown as { listener: { connection: { stream: NodeJS.ReadableStream } } }).listener;
+    listener.connection.stream.pause();
+    const resume = setTimeout(() => listener.connection.stream.resume(), 300);
+    const started = Date.now();
+    try {
+      expect((await a.inject({ method: 'DELETE', url: `/api/v1/api-keys/${id}`, headers: auth('svc_cache_keys') })).statusCode).toBe(204);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+      for (const app of [b, a]) expect((await me(app, key)).json()).toEqual({ error: 'Invalid API key' });
+    } finally {
+      clearTimeout(resume);
+      listener.connection.stream.resume();
+    }
   });
 
   it('while the listener connection is down nothing is answered from memory; once back, the cache is used and kept honest again', async () => {

@@ -16,9 +16,17 @@ const RECONNECT_DELAY_MAX_MS = 5_000;
 /** The notification channel the api_keys trigger (migration ApiKeyNotify) sends key hashes on. */
 export const API_KEY_CHANNEL = 'api_keys';
 
+/**
+ * The channel on which every listener acknowledges each key notification it acted on, as
+ * `<its backend pid> <key hash>` (everyProcessHeard() waits for these).
+ */
+export const API_KEY_HEARD_CHANNEL = 'api_keys_heard';
+
 /** Longest wait for the listener to hear its own probe notification before the cache is trusted. */
 const PROBE_TIMEOUT_MS = 1_000;
-/** How long a heard key hash is remembered for heard() (its caller may ask just after the notification arrived). */
+/** Longest wait of everyProcessHeard() for the other processes' acknowledgements. */
+const HEARD_TIMEOUT_MS = 1_000;
+/** How long acknowledgements are remembered (everyProcessHeard() may ask after they arrived). */
 const HEARD_KEEP_MS = 10_000;
 /** Payload prefix of the probe notifications (they change no key). */
 const PROBE_PREFIX = 'probe:';
@@ -54,6 +62,8 @@ interface Entry {
  * The listener is trusted only once it has heard a probe notification sent from
  * the pool: behind a transaction pooler (PgBouncer) LISTEN succeeds but hears
  * nothing, and the cache then stays off for the life of the process (one warning).
+ * Each listener acknowledges every key notification once its process has dropped
+ * the key, so a write can wait until every process has (everyProcessHeard).
  */
 @Injectable()
 export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
@@ -68,9 +78,12 @@ export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
   private generation = 0;
   /** The probe the listener waits to hear: its payload and what to call when heard. */
   private probe: { payload: string; heard: () => void } | null = null;
-  /** Key hashes heard lately (hash → Date.now() when heard), and the waiters of heard() (D46). */
-  private readonly recentlyHeard = new Map<string, number>();
+  /** Acknowledgements heard lately: key hash → when first heard (Date.now()) and the listener pids that sent one. */
+  private readonly acknowledged = new Map<string, { at: number; pids: Set<number> }>();
+  /** Callers of everyProcessHeard() by key hash, called on each acknowledgement of it. */
   private readonly waiters = new Map<string, Set<() => void>>();
+  /** Key hashes this process dropped and has yet to acknowledge (sent in one statement per turn of the event loop). */
+  private unacknowledged: string[] = [];
 
   constructor(
     private readonly db: DataSource,
@@ -114,38 +127,63 @@ export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Resolves once this process has heard the notification of a change to the key with this hash
-   * (or already did within the last HEARD_KEEP_MS), at most `timeoutMs` later; at once when keys
-   * are not answered from memory. PostgreSQL sends a notification to every listening process at
-   * commit: a write that waits for it before answering (D46 revoke) answers after the other
-   * processes were told too, not before.
+   * Resolves once every process listening on this database (its listener connection seen in
+   * pg_stat_activity) has acknowledged that it dropped the key with this SHA-256 hash, or after
+   * `timeoutMs`. Called after the commit of a change to the key (D46 revoke): the answer then
+   * comes after no process answers the key from memory any more. One round trip. A process that
+   * cannot hear acknowledgements (its listener down, or behind a transaction pooler) waits the
+   * whole timeout whenever another process listens.
    */
-  heard(hash: string, timeoutMs = PROBE_TIMEOUT_MS): Promise<void> {
-    if (!this.trusted || this.recentlyHeard.has(hash)) return Promise.resolve();
-    return new Promise<void>((done) => {
+  async everyProcessHeard(hash: string, timeoutMs = HEARD_TIMEOUT_MS): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    const rows: { pid: number }[] = await this.db.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1', [
+      API_KEY_LISTENER_NAME,
+    ]);
+    const pending = () => rows.some((row) => !this.acknowledged.get(hash)?.pids.has(row.pid));
+    if (!pending()) return;
+    await new Promise<void>((done) => {
       let waiters = this.waiters.get(hash);
       if (!waiters) this.waiters.set(hash, (waiters = new Set()));
       const finish = () => {
         clearTimeout(timer);
-        waiters!.delete(finish);
+        waiters!.delete(check);
         if (waiters!.size === 0 && this.waiters.get(hash) === waiters) this.waiters.delete(hash);
         done();
       };
-      const timer = setTimeout(finish, timeoutMs);
-      waiters.add(finish);
+      const check = () => {
+        if (!pending()) finish();
+      };
+      const timer = setTimeout(finish, Math.max(0, deadline - Date.now()));
+      waiters.add(check);
     });
   }
 
-  /** A notification for `hash` arrived: its waiters go on; it is remembered a while for later callers of heard(). */
-  private wasHeard(hash: string): void {
+  /** An acknowledgement (`<pid> <hash>`) arrived: it is remembered a while, and the hash's waiters check again. */
+  private wasAcknowledged(payload: string): void {
+    const space = payload.indexOf(' ');
+    const pid = Number(payload.slice(0, space));
+    const hash = payload.slice(space + 1);
     const now = Date.now();
-    for (const [h, at] of this.recentlyHeard) {
-      if (now - at <= HEARD_KEEP_MS) break;
-      this.recentlyHeard.delete(h);
+    for (const [h, seen] of this.acknowledged) {
+      if (now - seen.at <= HEARD_KEEP_MS) break;
+      this.acknowledged.delete(h);
     }
-    this.recentlyHeard.delete(hash);
-    this.recentlyHeard.set(hash, now);
-    for (const finish of [...(this.waiters.get(hash) ?? [])]) finish();
+    let seen = this.acknowledged.get(hash);
+    if (!seen) this.acknowledged.set(hash, (seen = { at: now, pids: new Set() }));
+    seen.pids.add(pid);
+    for (const check of [...(this.waiters.get(hash) ?? [])]) check();
+  }
+
+  /** Acknowledges on `client` (the listener) the key notifications acted on in this turn of the event loop, in one statement. */
+  private acknowledge(client: Client, payload: string): void {
+    if (this.unacknowledged.push(payload) > 1) return;
+    setImmediate(() => {
+      const payloads = this.unacknowledged;
+      this.unacknowledged = [];
+      // A lost listener is handled by its 'error' and 'end' events.
+      const sent = client.query(`SELECT pg_notify($1, pg_backend_pid() || ' ' || h) FROM unnest($2::text[]) h`, [API_KEY_HEARD_CHANNEL, payloads]);
+      sent.catch(() => undefined);
+    });
   }
 
   /** Whether keys are currently answered from memory (the listener is connected and listening). */
@@ -187,18 +225,20 @@ export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
     client.on('error', (error) => lost(error.message));
     client.on('end', () => lost('connection closed'));
     client.on('notification', (message) => {
-      if (message.payload?.startsWith(PROBE_PREFIX)) {
-        if (message.payload === this.probe?.payload) this.probe.heard();
+      const payload = message.payload ?? '';
+      if (message.channel === API_KEY_HEARD_CHANNEL) return this.wasAcknowledged(payload);
+      if (payload.startsWith(PROBE_PREFIX)) {
+        if (payload === this.probe?.payload) this.probe.heard();
         return;
       }
       this.generation++;
-      if (!message.payload || message.payload === '*') this.entries.clear();
-      else this.entries.delete(message.payload);
-      if (message.payload) this.wasHeard(message.payload);
+      if (!payload || payload === '*') this.entries.clear();
+      else this.entries.delete(payload);
+      this.acknowledge(client, payload);
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${API_KEY_CHANNEL}`);
+      await client.query(`LISTEN ${API_KEY_CHANNEL}; LISTEN ${API_KEY_HEARD_CHANNEL}`);
     } catch (error) {
       lost((error as Error).message);
       return;
