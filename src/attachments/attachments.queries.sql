@@ -22,7 +22,7 @@ event_insert AS (
          $10::int, $11::int, l.data
     FROM event_lock l
   RETURNING id)
-SELECT (SELECT ('{"id":' || (a.id)::text || ',"file_name":' || to_json((a.file_name)::text)::text || ',"file_size":' || (a.file_size)::text || ',"mime_type":' || to_json((a.mime_type)::text)::text || ',"created_at":' || ('"' || api_ts(a.created_at) || '"') || ',"uploader":' || ('{"id":' || (au.id)::text || ',"name":' || to_json((au.name)::text)::text || ',"avatar_url":' || COALESCE(to_json((au.avatar_url)::text)::text, 'null') || '}') || '}') FROM a JOIN users au ON au.id = a.uploader_id) AS element, EXISTS (SELECT 1 FROM tk) AS task;
+SELECT (SELECT ('{"id":' || (a.id)::text || ',"file_name":' || to_json((a.file_name)::text)::text || ',"file_size":' || (a.file_size)::text || ',"mime_type":' || to_json((a.mime_type)::text)::text || ',"created_at":' || ('"' || api_ts(a.created_at) || '"') || ',"uploader":' || au.embedded_json || '}') FROM a JOIN users au ON au.id = a.uploader_id) AS element, EXISTS (SELECT 1 FROM tk) AS task;
 
 -- attachment.insert (shape pending)
 WITH tk AS MATERIALIZED (SELECT t.id, t.workspace_id, t.list_id FROM tasks t WHERE t.id = $3::int FOR KEY SHARE),
@@ -35,7 +35,7 @@ a AS (
          $7::boolean, $8::timestamptz, $9::text
     FROM tk, used WHERE $2::bigint = 0 OR used.bytes + $1::bigint <= $2::bigint
   RETURNING *)
-SELECT (SELECT ('{"id":' || (a.id)::text || ',"file_name":' || to_json((a.file_name)::text)::text || ',"file_size":' || (a.file_size)::text || ',"mime_type":' || to_json((a.mime_type)::text)::text || ',"created_at":' || ('"' || api_ts(a.created_at) || '"') || ',"uploader":' || ('{"id":' || (au.id)::text || ',"name":' || to_json((au.name)::text)::text || ',"avatar_url":' || COALESCE(to_json((au.avatar_url)::text)::text, 'null') || '}') || '}') FROM a JOIN users au ON au.id = a.uploader_id) AS element, EXISTS (SELECT 1 FROM tk) AS task;
+SELECT (SELECT ('{"id":' || (a.id)::text || ',"file_name":' || to_json((a.file_name)::text)::text || ',"file_size":' || (a.file_size)::text || ',"mime_type":' || to_json((a.mime_type)::text)::text || ',"created_at":' || ('"' || api_ts(a.created_at) || '"') || ',"uploader":' || au.embedded_json || '}') FROM a JOIN users au ON au.id = a.uploader_id) AS element, EXISTS (SELECT 1 FROM tk) AS task;
 
 -- attachment.confirm
 WITH o AS (SELECT storage_key, expires_at FROM attachments WHERE id = $1::int),
@@ -57,7 +57,7 @@ event_insert AS (
          $5::int, $6::int, l.data
     FROM event_lock l
   RETURNING id)
-SELECT ('{"id":' || (a.id)::text || ',"file_name":' || to_json((a.file_name)::text)::text || ',"file_size":' || (a.file_size)::text || ',"mime_type":' || to_json((a.mime_type)::text)::text || ',"created_at":' || ('"' || api_ts(a.created_at) || '"') || ',"uploader":' || ('{"id":' || (au.id)::text || ',"name":' || to_json((au.name)::text)::text || ',"avatar_url":' || COALESCE(to_json((au.avatar_url)::text)::text, 'null') || '}') || '}') AS element FROM attachments a JOIN users au ON au.id = a.uploader_id
+SELECT ('{"id":' || (a.id)::text || ',"file_name":' || to_json((a.file_name)::text)::text || ',"file_size":' || (a.file_size)::text || ',"mime_type":' || to_json((a.mime_type)::text)::text || ',"created_at":' || ('"' || api_ts(a.created_at) || '"') || ',"uploader":' || au.embedded_json || '}') AS element FROM attachments a JOIN users au ON au.id = a.uploader_id
   WHERE a.id = $4::int;
 
 -- attachment.delete

@@ -4,12 +4,11 @@ import type { EntityManager } from 'typeorm';
 import type { Operation } from '../common/access/access.policy';
 import { accessCte, type AccessRead, type AccessRow, READ_PARAMS } from '../common/access/access.repository';
 import { allowedSql } from '../common/access/access.sql';
-import { J } from '../common/database/json-sql';
 import type { Db } from '../common/database/request-db';
 import { Sql } from '../common/database/sql';
 import { writeStatement } from '../common/database/write-statement';
 import { Actor, statementEvent } from '../events/events.sql';
-import { attachmentsSql } from '../tasks/tasks.sql';
+import { ATTACHMENT_ELEMENT, attachmentsSql } from '../tasks/tasks.sql';
 
 /**
  * First half of the two-int advisory lock key that serializes D47's quota checks per
@@ -34,23 +33,6 @@ function intentCtes(key: string, gate?: string): string {
 
 /** How long after its expiry a replaced upload key is removed once more (clocks of storage servers differ). */
 const UPLOAD_LINK_MARGIN = "interval '5 minutes'";
-
-/** The attachment element (spec) of the row `a` with its uploader `au`, as JSON text. */
-const ELEMENT = J.object([
-  ['id', J.int('a.id')],
-  ['file_name', J.text('a.file_name')],
-  ['file_size', J.int('a.file_size')],
-  ['mime_type', J.text('a.mime_type')],
-  ['created_at', J.timestamp('a.created_at')],
-  [
-    'uploader',
-    J.object([
-      ['id', J.int('au.id')],
-      ['name', J.text('au.name')],
-      ['avatar_url', J.textOrNull('au.avatar_url')],
-    ]),
-  ],
-]);
 
 /** What a new attachment row holds. */
 export interface NewAttachment {
@@ -118,7 +100,7 @@ const INSERT = writeStatement<{ actor: Actor; taskId: number; row: NewAttachment
             }),
           )
         : w.noEvent('a pending upload records attachment.created when it is confirmed');
-    return sealed.select(`(SELECT ${ELEMENT} FROM a JOIN users au ON au.id = a.uploader_id) AS element, EXISTS (SELECT 1 FROM tk) AS task`);
+    return sealed.select(`(SELECT ${ATTACHMENT_ELEMENT} FROM a JOIN users au ON au.id = a.uploader_id) AS element, EXISTS (SELECT 1 FROM tk) AS task`);
   },
 );
 
@@ -153,7 +135,7 @@ const CONFIRM = writeStatement<{ actor: Actor; id: number; storageKey: string | 
           workspace: 'c.workspace_id',
           data: { attachment_id: 'c.id', task_id: 'c.task_id', list_id: 'tk.list_id' },
         }),
-      ).select(`${ELEMENT} AS element FROM attachments a JOIN users au ON au.id = a.uploader_id
+      ).select(`${ATTACHMENT_ELEMENT} AS element FROM attachments a JOIN users au ON au.id = a.uploader_id
         WHERE a.id = ${w.arg((i) => i.id, 'int')}`),
 );
 

@@ -23,25 +23,11 @@ export function statusSummarySql(statusIdExpr: string): JsonSql {
 /** The status of tasks row `t`, looked up by its own subquery (statusSummarySql). */
 const statusOfRowSql = (t: string): JsonSql => statusSummarySql(`${t}.status_id`);
 
-/** The status object (statusSummarySql) of statuses row `s`. */
-function statusObjectSql(s: string): JsonSql {
-  return J.object([
-    ['id', J.int(`${s}.id`)],
-    ['name', J.text(`${s}.name`)],
-    ['icon', J.textOrNull(`${s}.icon`)],
-    ['color', J.textOrNull(`${s}.color`)],
-    ['category', J.text(`${s}.category`)],
-  ]);
-}
+/** The status object (statusSummarySql) of statuses row `s`: its `embedded_json` (migration 1796010000000). */
+const statusObjectSql = (s: string): JsonSql => `${s}.embedded_json`;
 
-/** spec: a user as embedded in tasks (assignee, uploader): `{id, name, avatar_url}` of users row `u`. */
-function userSummarySql(u: string): JsonSql {
-  return J.object([
-    ['id', J.int(`${u}.id`)],
-    ['name', J.text(`${u}.name`)],
-    ['avatar_url', J.textOrNull(`${u}.avatar_url`)],
-  ]);
-}
+/** spec: a user as embedded in tasks (assignee, uploader): `{id, name, avatar_url}` of users row `u`, its `embedded_json`. */
+const userSummarySql = (u: string): JsonSql => `${u}.embedded_json`;
 
 /**
  * Where a task's assignee, label and custom-field value rows are read: their
@@ -66,15 +52,7 @@ function assigneesSql(taskIdExpr: string, source = TASK_LINK_TABLES.assignees): 
 
 /** spec: labels embedded in a task `{id, name, color}`, in the label order of D23. */
 function labelsSql(taskIdExpr: string, source = TASK_LINK_TABLES.labels): JsonSql {
-  return J.array(
-    J.object([
-      ['id', J.int('lb.id')],
-      ['name', J.text('lb.name')],
-      ['color', J.textOrNull('lb.color')],
-    ]),
-    `${source} tl JOIN labels lb ON lb.id = tl.label_id WHERE tl.task_id = ${taskIdExpr}`,
-    'lower(lb.name), lb.id',
-  );
+  return J.array('lb.embedded_json', `${source} tl JOIN labels lb ON lb.id = tl.label_id WHERE tl.task_id = ${taskIdExpr}`, 'lower(lb.name), lb.id');
 }
 
 /**
@@ -109,17 +87,23 @@ function subtaskOfSql(st: string, parentTest: string, grants: GrantParams): stri
 /** D16: subtasks oldest first. */
 const SUBTASK_ORDER = 'st.created_at, st.id';
 
+/** spec: the attachment element of attachments row `a` with its uploader, users row `au`. */
+export const ATTACHMENT_ELEMENT: JsonSql = J.object([
+  ['id', J.int('a.id')],
+  ['file_name', J.text('a.file_name')],
+  ['file_size', J.int('a.file_size')],
+  ['mime_type', J.text('a.mime_type')],
+  ['created_at', J.timestamp('a.created_at')],
+  ['uploader', userSummarySql('au')],
+]);
+
 /** spec: confirmed attachments with their uploader, oldest first. */
 export function attachmentsSql(taskIdExpr: string): JsonSql {
-  const attachment = J.object([
-    ['id', J.int('a.id')],
-    ['file_name', J.text('a.file_name')],
-    ['file_size', J.int('a.file_size')],
-    ['mime_type', J.text('a.mime_type')],
-    ['created_at', J.timestamp('a.created_at')],
-    ['uploader', userSummarySql('au')],
-  ]);
-  return J.array(attachment, `attachments a JOIN users au ON au.id = a.uploader_id WHERE a.task_id = ${taskIdExpr} AND a.confirmed`, 'a.created_at, a.id');
+  return J.array(
+    ATTACHMENT_ELEMENT,
+    `attachments a JOIN users au ON au.id = a.uploader_id WHERE a.task_id = ${taskIdExpr} AND a.confirmed`,
+    'a.created_at, a.id',
+  );
 }
 
 /** SQL of the folder of the task's list, by key (a join with lists would let a generic plan hash the whole table per task). */

@@ -101,6 +101,32 @@ describe('schema (migrations)', () => {
       expect(await db.ds.query(`SELECT id FROM custom_fields WHERE workspace_id = $1`, [ws])).toEqual([]);
     });
   });
+
+  describe('what task answers read from a status’s, user’s and label’s own row (issue 37)', () => {
+    /** Hostile text: quotes, a backslash, control characters, a non-BMP character, a would-be HTML tag. */
+    const HOSTILE = 'Q "x" \\ \n\t\u0001 é 😀 </script>';
+    const embedded = async (table: string, id: number): Promise<string> =>
+      (await db.ds.query(`SELECT embedded_json FROM ${table} WHERE id = $1`, [id]))[0].embedded_json;
+
+    it('keeps each row’s object exactly as answers serialize it, on insert and on every update of its columns', async () => {
+      const one = async (sql: string, params: unknown[]): Promise<number> => (await db.ds.query(sql, params))[0].id;
+      const user = await one(`INSERT INTO users (email, name) VALUES ('embedded@example.com', $1) RETURNING id`, [HOSTILE]);
+      expect(await embedded('users', user)).toBe(JSON.stringify({ id: user, name: HOSTILE, avatar_url: null }));
+      await db.ds.query(`UPDATE users SET avatar_url = 'https://avatars.example/a.png', name = 'Renamed' WHERE id = $1`, [user]);
+      expect(await embedded('users', user)).toBe(JSON.stringify({ id: user, name: 'Renamed', avatar_url: 'https://avatars.example/a.png' }));
+
+      const ws = await one(`INSERT INTO workspaces (name, slug, owner_id) VALUES ('Embedded', 'embedded', $1) RETURNING id`, [user]);
+      const status = await one(`INSERT INTO statuses (workspace_id, name, category, position) VALUES ($1, $2, 'pending', 1) RETURNING id`, [ws, HOSTILE]);
+      expect(await embedded('statuses', status)).toBe(JSON.stringify({ id: status, name: HOSTILE, icon: null, color: null, category: 'pending' }));
+      await db.ds.query(`UPDATE statuses SET icon = 'check', color = 'green', category = 'completed' WHERE id = $1`, [status]);
+      expect(await embedded('statuses', status)).toBe(JSON.stringify({ id: status, name: HOSTILE, icon: 'check', color: 'green', category: 'completed' }));
+
+      const label = await one(`INSERT INTO labels (workspace_id, name) VALUES ($1, $2) RETURNING id`, [ws, HOSTILE]);
+      expect(await embedded('labels', label)).toBe(JSON.stringify({ id: label, name: HOSTILE, color: null }));
+      await db.ds.query(`UPDATE labels SET color = 'red' WHERE id = $1`, [label]);
+      expect(await embedded('labels', label)).toBe(JSON.stringify({ id: label, name: HOSTILE, color: 'red' }));
+    });
+  });
 });
 
 /**

@@ -26,6 +26,7 @@ import { WebhookJobFlags1795980000000 } from './migrations/1795980000000-webhook
 import { TaskPriorityTitleIndex1795983000000 } from './migrations/1795983000000-task-priority-title-index';
 import { WebhookLeaseOwner1795990000000 } from './migrations/1795990000000-webhook-lease-owner';
 import { LinkWorkspaceKeys1796000000000 } from './migrations/1796000000000-link-workspace-keys';
+import { EmbeddedJson1796010000000 } from './migrations/1796010000000-embedded-json';
 import { NamedStatementClient } from './prepared';
 
 // bigint (COUNT(*), file sizes) as JS numbers: every value we keep fits in 2^53.
@@ -55,6 +56,7 @@ export const MIGRATIONS = [
   TaskPriorityTitleIndex1795983000000,
   WebhookLeaseOwner1795990000000,
   LinkWorkspaceKeys1796000000000,
+  EmbeddedJson1796010000000,
 ];
 
 /**
