@@ -27,6 +27,7 @@ import { TaskPriorityTitleIndex1795983000000 } from './migrations/1795983000000-
 import { WebhookLeaseOwner1795990000000 } from './migrations/1795990000000-webhook-lease-owner';
 import { LinkWorkspaceKeys1796000000000 } from './migrations/1796000000000-link-workspace-keys';
 import { EmbeddedJson1796010000000 } from './migrations/1796010000000-embedded-json';
+import { TaskSearchTextPlpgsql1796020000000 } from './migrations/1796020000000-task-search-text-plpgsql';
 import { NamedStatementClient } from './prepared';
 
 // bigint (COUNT(*), file sizes) as JS numbers: every value we keep fits in 2^53.
@@ -57,6 +58,7 @@ export const MIGRATIONS = [
   WebhookLeaseOwner1795990000000,
   LinkWorkspaceKeys1796000000000,
   EmbeddedJson1796010000000,
+  TaskSearchTextPlpgsql1796020000000,
 ];
 
 /**
