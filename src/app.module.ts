@@ -13,6 +13,7 @@ import { dataSourceOptions } from './common/database/data-source';
 import { withBoundedWaits } from './common/database/pool-options';
 import { SqlModule } from './common/database/sql';
 import { ErrorFilter } from './common/errors/error.filter';
+import { WriteRequests } from './common/http/write-request';
 import { IdempotencyModule } from './common/idempotency/idempotency.module';
 import { RateLimitGuard } from './common/throttle/throttle.guard';
 import { RateLimitModule } from './common/throttle/throttle.module';
@@ -64,6 +65,7 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
   providers: [
     // Run by the HTTP layer's request hook, before the body is read (http.setup.ts).
     RateLimitGuard,
+    WriteRequests,
     { provide: APP_GUARD, useClass: ApiKeyGuard },
     { provide: APP_FILTER, useClass: ErrorFilter },
   ],

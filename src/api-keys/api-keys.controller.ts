@@ -5,7 +5,7 @@ import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated, IgnoresIdempotencyKey } from '../common/auth/authenticated.decorator';
 import { SCOPES } from '../common/auth/scope';
 import { ApiErrors, ApiValidatedBody } from '../common/openapi/api-errors.decorator';
-import { PathId } from '../common/validation/id.pipe';
+import { PathId } from '../common/validation/path-id';
 import { ApiKeyDto, CreateApiKeyDto, CreatedApiKeyDto } from './api-keys.dto';
 import { API_KEY_ERRORS, ApiKeysService } from './api-keys.service';
 

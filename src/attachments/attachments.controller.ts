@@ -21,7 +21,7 @@ import { RawJson } from '../common/http/raw-json';
 import { streamedBody, streamedBodyRoute } from '../common/http/streamed-body';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
 import { BODY_400_MESSAGES, deferredBodyError } from '../common/validation/body-error';
-import { PathId } from '../common/validation/id.pipe';
+import { PathId } from '../common/validation/path-id';
 import { AttachmentDto } from '../tasks/tasks.dto';
 import { ATTACHMENT_MESSAGES, tooLargeMessage } from './attachment-fields';
 import { DeclareAttachmentDto, DeclaredAttachmentDto, MultipartAttachmentDto } from './attachments.dto';

@@ -37,7 +37,7 @@ export interface UploadInput {
   contentLength: number | undefined;
   /** The multipart body, readable once, or the form it held already received (a keyed request's, read ahead). */
   stream(): { ahead: MultipartResult } | { source: Readable };
-  /** The same object on every run of one request (WriteRequestInterceptor runs the route twice after a lost race). */
+  /** The same object on every run of one request (WriteRequests runs the route twice after a lost race). */
   request: object;
 }
 

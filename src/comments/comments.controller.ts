@@ -5,7 +5,7 @@ import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { RawJson } from '../common/http/raw-json';
 import { ApiErrors, ApiValidatedBody } from '../common/openapi/api-errors.decorator';
-import { PathId } from '../common/validation/id.pipe';
+import { PathId } from '../common/validation/path-id';
 import { CommentDto, CreateCommentDto, UpdateCommentDto } from './comments.dto';
 import { AUTHOR_ONLY, AUTHOR_OR_MANAGER, CommentsService } from './comments.service';
 

@@ -6,7 +6,7 @@ import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { NAME_TAKEN } from '../common/database/unique-messages';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
-import { PathId } from '../common/validation/id.pipe';
+import { PathId } from '../common/validation/path-id';
 import { FIELD_MESSAGES, fieldBodyMessages } from './custom-field-body';
 import { CreateCustomFieldDto, CustomFieldDefinitionDto, CustomFieldDto, UpdateCustomFieldDto } from './custom-fields.dto';
 import { CustomFieldsService } from './custom-fields.service';

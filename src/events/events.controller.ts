@@ -5,7 +5,7 @@ import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { RawJson } from '../common/http/raw-json';
 import { ApiErrors } from '../common/openapi/api-errors.decorator';
-import { PathId } from '../common/validation/id.pipe';
+import { PathId } from '../common/validation/path-id';
 import { QueryPairsOf } from '../common/validation/query-pairs';
 import { MAX_VALUES, onlyOnceMessage, PAGE_LIMIT, QueryPairs, tooManyValuesMessage, unknownParameterMessage } from '../common/validation/query-reader';
 import { EVENT_QUERY_MESSAGES } from './event-query';

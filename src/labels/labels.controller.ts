@@ -5,7 +5,7 @@ import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { NAME_TAKEN } from '../common/database/unique-messages';
 import { ApiErrors, ApiValidatedBody } from '../common/openapi/api-errors.decorator';
-import { PathId } from '../common/validation/id.pipe';
+import { PathId } from '../common/validation/path-id';
 import { CreateLabelDto, LabelDto, UpdateLabelDto } from './labels.dto';
 import { LabelsService } from './labels.service';
 

@@ -5,7 +5,7 @@ import { MEMBER_CHANGE_DENIALS, NOT_FOUND } from '../common/access/access.policy
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { ApiErrors, ApiValidatedBody } from '../common/openapi/api-errors.decorator';
-import { PathId, PathIds } from '../common/validation/id.pipe';
+import { PathId, PathIds } from '../common/validation/path-id';
 import { MemberDto } from '../workspaces/workspaces.dto';
 import { AddMemberDto, MemberAccessDto, UpdateMemberDto } from './members.dto';
 import { MEMBER_ERRORS, MembersService } from './members.service';

@@ -18,7 +18,7 @@ export const MEMBER_ERRORS = {
   restrictedAdmin: 'Only members and viewers can be access-restricted',
 } as const;
 
-/** A write that found its member changed since the access check: SQLSTATE 40001, so the request runs once more (WriteRequestInterceptor). */
+/** A write that found its member changed since the access check: SQLSTATE 40001, so the request runs once more (WriteRequests). */
 function changedMeanwhile(): Error {
   return Object.assign(new Error('the member changed while the request ran'), { code: '40001' });
 }

@@ -5,7 +5,7 @@ import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated, BodyErrors } from '../common/auth/authenticated.decorator';
 import { NAME_TAKEN } from '../common/database/unique-messages';
 import { ApiErrors, ApiValidatedBody } from '../common/openapi/api-errors.decorator';
-import { PathId } from '../common/validation/id.pipe';
+import { PathId } from '../common/validation/path-id';
 import { QueryPairsOf } from '../common/validation/query-pairs';
 import { CreateStatusDto, StatusDto, UpdateStatusDto } from './statuses.dto';
 import { LAST_COMPLETED, REPLACEMENT, REPLACEMENT_MESSAGES, StatusesService } from './statuses.service';

@@ -20,7 +20,7 @@ import { PRECONDITION_MESSAGES } from '../common/http/etag';
 import { markNotModified } from '../common/http/not-modified';
 import { RawJson } from '../common/http/raw-json';
 import { ApiErrors, ApiValidatedBody } from '../common/openapi/api-errors.decorator';
-import { PathId, PathIds } from '../common/validation/id.pipe';
+import { PathId, PathIds } from '../common/validation/path-id';
 import { QueryPairsOf } from '../common/validation/query-pairs';
 import type { QueryPairs } from '../common/validation/query-reader';
 import { QUERY_400, TaskQueryParams } from './task-query.openapi';

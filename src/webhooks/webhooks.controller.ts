@@ -4,7 +4,7 @@ import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, 
 import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { ApiErrors, ApiValidatedBody } from '../common/openapi/api-errors.decorator';
-import { PathId } from '../common/validation/id.pipe';
+import { PathId } from '../common/validation/path-id';
 import { VARIABLES } from '../config/env';
 import { CreatedWebhookDto, CreateWebhookDto, UpdateWebhookDto, WebhookDeliveryDto, WebhookDto } from './webhooks.dto';
 import { webhookLimitMessage, WebhooksService } from './webhooks.service';

@@ -5,7 +5,7 @@ import { Caller, CurrentCaller } from '../common/auth/auth-context';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { WORKSPACE_SLUG_TAKEN } from '../common/database/unique-messages';
 import { ApiErrors, ApiValidatedBody } from '../common/openapi/api-errors.decorator';
-import { PathId } from '../common/validation/id.pipe';
+import { PathId } from '../common/validation/path-id';
 import { CreateWorkspaceDto, MemberDto, UpdateWorkspaceDto, WorkspaceDto } from './workspaces.dto';
 import { WorkspacesService } from './workspaces.service';
 

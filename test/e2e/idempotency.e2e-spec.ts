@@ -217,6 +217,33 @@ describe('Idempotency-Key (D35)', () => {
     expect(await count('labels', 'name = $1', ['Dup'])).toBe(0);
   });
 
+  it('a malformed path id (D3 step 4) is answered after the claim: stored and replayed; a D7 body error still comes first and is not stored', async () => {
+    const key = fresh();
+    const bad = await post('/api/v1/tasks/abc/comments', { content: 'Path' }, key);
+    expect({ status: bad.statusCode, body: bad.json(), replayed: bad.headers['idempotent-replayed'] }).toEqual({
+      status: 400,
+      body: { error: 'Invalid task ID' },
+      replayed: undefined,
+    });
+    expect(await count('idempotency_keys', 'key = $1', [key])).toBe(1);
+    const again = await post('/api/v1/tasks/abc/comments', { content: 'Path' }, key);
+    expect([again.statusCode, again.body, again.headers['idempotent-replayed']]).toEqual([400, bad.body, 'true']);
+    // The same key for another request: 422, although its path id is malformed too.
+    const other = await post('/api/v1/tasks/abd/comments', { content: 'Path' }, key);
+    expect({ status: other.statusCode, body: other.json() }).toEqual({
+      status: 422,
+      body: { error: 'Idempotency-Key was already used with a different request' },
+    });
+
+    const jsonKey = fresh();
+    const both = await post('/api/v1/tasks/abc/comments', '{"content":', jsonKey);
+    expect({ status: both.statusCode, body: both.json() }).toEqual({ status: 400, body: { error: 'Invalid JSON body' } });
+    expect(await count('idempotency_keys', 'key = $1', [jsonKey])).toBe(0);
+    // Without a key, the path id is answered at once, and nothing is stored.
+    const unkeyed = await post('/api/v1/tasks/abc/comments', { content: 'Path' });
+    expect({ status: unkeyed.statusCode, body: unkeyed.json() }).toEqual({ status: 400, body: { error: 'Invalid task ID' } });
+  });
+
   it('a replay is served whatever the caller may do now (only authentication, scope and the key format are checked)', async () => {
     const key = fresh();
     const payload = { workspace_id: ids.ws, name: 'Before demotion' };

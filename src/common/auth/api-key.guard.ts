@@ -1,6 +1,7 @@
 import { CanActivate, ExecutionContext, ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 
+import { WriteRequests } from '../http/write-request';
 import { checkIdempotencyKey } from '../idempotency/idempotency-key';
 import { deferredBodyError } from '../validation/body-error';
 import { ApiKeyCache } from './api-key.cache';
@@ -13,7 +14,7 @@ import type { Scope } from './scope';
 interface RouteRule {
   /** `public`, the scope the route needs, or undefined when it declares neither. */
   access: 'public' | Scope | undefined;
-  /** The scope is a `:write` one (the route runs under WriteRequestInterceptor). */
+  /** The scope is a `:write` one (the route runs as a write request: WriteRequests). */
   writes: boolean;
   /** D46: the route ignores the Idempotency-Key header (IgnoresIdempotencyKey). */
   ignoresKey: boolean;
@@ -35,6 +36,7 @@ export class ApiKeyGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly keys: ApiKeyCache,
     private readonly lastUsed: LastUsedRecorder,
+    private readonly writes: WriteRequests,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -58,8 +60,9 @@ export class ApiKeyGuard implements CanActivate {
     this.lastUsed.record(stored.id);
     // D46: create API key ignores Idempotency-Key (not checked, not stored).
     const idempotencyKey = rule.ignoresKey ? undefined : checkIdempotencyKey(request as never);
+    if (rule.writes) this.writes.open(caller, request as never, context.switchToHttp().getResponse(), idempotencyKey);
     if (rule.bodyErrors === 'none') return true;
-    // D35: a keyed write's body error is answered by WriteRequestInterceptor (write scopes), after a replay had its chance.
+    // D35: a keyed write's body error is answered by WriteRequests (write scopes), after a replay had its chance.
     if (idempotencyKey !== undefined && rule.writes) return true;
     if (rule.bodyErrors === 'route') return true;
     return this.bodyChecked(context);

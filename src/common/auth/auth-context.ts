@@ -12,7 +12,7 @@ export interface Caller {
   workspaceId?: number;
   /**
    * Where this request's statements run: on write routes, the request's own connection
-   * (RequestDb, set by WriteRequestInterceptor: one transaction with an Idempotency-Key,
+   * (RequestDb, set by WriteRequests: one transaction with an Idempotency-Key,
    * and stopped by the deadline); unset on reads (the pool).
    */
   db?: Db;
@@ -21,8 +21,15 @@ export interface Caller {
 /** Request property the guard stores the caller under. */
 export const CALLER_KEY = 'caller';
 
+/** The Caller the guard resolved for `request`, if it let it through. */
+export function callerOfRequest(request: object): Caller | undefined {
+  return (request as Record<string, Caller | undefined>)[CALLER_KEY];
+}
+
+/** CurrentCaller's factory (WriteRoute finds a handler's Caller argument by it). */
+export function callerParam(_: unknown, ctx: ExecutionContext): Caller {
+  return callerOfRequest(ctx.switchToHttp().getRequest<object>())!;
+}
+
 /** Route parameter decorator: the authenticated Caller the guard resolved. */
-export const CurrentCaller = createParamDecorator((_: unknown, ctx: ExecutionContext): Caller => {
-  const request = ctx.switchToHttp().getRequest<Record<string, unknown>>();
-  return request[CALLER_KEY] as Caller;
-});
+export const CurrentCaller = createParamDecorator(callerParam);

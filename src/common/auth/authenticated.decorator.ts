@@ -1,10 +1,10 @@
-import { applyDecorators, SetMetadata, UseInterceptors } from '@nestjs/common';
+import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiBearerAuth, ApiExtension, ApiResponse, ApiSecurity } from '@nestjs/swagger';
 
 import { accessAnswers, accessWording, Operation } from '../access/access.policy';
 import { BODY_TOO_LARGE_MESSAGE } from '../errors/to-http-error';
 import { WWW_AUTHENTICATE } from '../errors/www-authenticate';
-import { WriteRequestInterceptor } from '../http/write-request.interceptor';
+import { WriteRoute } from '../http/write-request';
 import { NO_IDEMPOTENCY_EXTENSION } from '../idempotency/idempotency-key';
 import { ApiErrors, ErrorDto, errorExamples } from '../openapi/api-errors.decorator';
 import type { Scope } from './scope';
@@ -39,11 +39,13 @@ export const UNAUTHORIZED_HEADERS = {
  * the route. Routes without a target (the key's own user and workspaces) name no operation.
  * A route that needs a write scope is a write: its statements run on a connection
  * of its own, cut by the deadline, and a POST's in one transaction with its
- * Idempotency-Key (WriteRequestInterceptor, D35), which also runs it once more when it loses a
- * race with a concurrent delete; reads carry no interceptor.
+ * Idempotency-Key (WriteRoute, D35), which also runs it once more when it loses a
+ * race with a concurrent delete.
  */
 export const Authenticated = (scope: Scope, operation?: Operation) =>
   applyDecorators(
+    // First: the wrapper takes the metadata of the decorators below, and those after it land on the wrapper.
+    ...(scope.endsWith(':write') ? [WriteRoute()] : []),
     SetMetadata(SCOPE_KEY, scope),
     ApiBearerAuth('bearer'),
     ApiSecurity('apiKey'),
@@ -52,13 +54,12 @@ export const Authenticated = (scope: Scope, operation?: Operation) =>
     ApiExtension(ACCESS_EXTENSION, operation ? accessWording(operation) : 'any key'),
     ...(operation ? [ApiErrors(accessAnswers(operation))] : []),
     ApiErrors({ 403: [scopeRequired(scope)] }),
-    ...(scope.endsWith(':write') ? [UseInterceptors(WriteRequestInterceptor)] : []),
   );
 
 /**
  * Who answers a route's D7 body errors (400 bad JSON and the like, 415); D7's 413 always comes first,
  * before authentication:
- * - `guard` (every route not marked): the guard at D3 step 3, or for a keyed write WriteRequestInterceptor,
+ * - `guard` (every route not marked): the guard at D3 step 3, or for a keyed write WriteRequests,
  *   after a replay had its chance (D35);
  * - `route`: the route itself, after its access checks, with deferredBodyError (D47's upload: step 7),
  *   or never (D47's confirm: its body is never parsed);

@@ -77,7 +77,7 @@ export function toHttpError(error: unknown): HttpError {
   const code = pgCode(error);
   const constraint = pgConstraint(error) ?? '';
   if (code === '23505' && Object.hasOwn(UNIQUE_VIOLATIONS, constraint)) return { status: 409, message: UNIQUE_VIOLATIONS[constraint] };
-  // A race lost again after WriteRequestInterceptor's retry (a row the write points at deleted meanwhile, by
+  // A race lost again after WriteRequests' retry (a row the write points at deleted meanwhile, by
   // whatever foreign key; a serialization failure; a deadlock): nothing was written, and the client may retry.
   // The retry itself answers what a delete that committed first calls for (the checks' 404), so no table of
   // constraint names is needed, and a new foreign key can never turn a race into a 500.

@@ -1,6 +1,6 @@
 /**
  * What the REQUEST_TIMEOUT_MS deadline (http.setup.ts) and a write request's
- * database work (WriteRequestInterceptor) tell each other, on the request.
+ * database work (WriteRequests) tell each other, on the request.
  */
 const CUT = Symbol('cut');
 const EXPIRED = Symbol('expired');

@@ -1,7 +1,7 @@
 import { BadRequestException } from '@nestjs/common';
 
-import { IdPipe, IdsPipe } from './id.pipe';
 import { parseId, PATH_ID_MESSAGES, requireId } from './ids';
+import { parsePathIds } from './path-id';
 
 describe('parseId (D5)', () => {
   it.each([
@@ -80,7 +80,7 @@ describe('requireId (D6)', () => {
   });
 });
 
-describe('PATH_ID_MESSAGES and IdPipe (D6)', () => {
+describe('PATH_ID_MESSAGES and parsePathIds (D6)', () => {
   it('has the message of every path id kind', () => {
     expect(PATH_ID_MESSAGES).toEqual({
       workspace: 'Invalid workspace ID',
@@ -98,20 +98,20 @@ describe('PATH_ID_MESSAGES and IdPipe (D6)', () => {
     });
   });
 
-  it('IdsPipe checks several path ids left to right: the first malformed one answers', () => {
-    const pipe = new IdsPipe(['task', 'label']);
-    expect(pipe.transform({ task_id: '7', label_id: '9' })).toEqual([7, 9]);
-    expect(() => pipe.transform({ task_id: 'x', label_id: 'y' })).toThrow(new BadRequestException('Invalid task ID'));
-    expect(() => pipe.transform({ task_id: '7', label_id: 'y' })).toThrow(new BadRequestException('Invalid label ID'));
+  it('checks several path ids left to right: the first malformed one answers', () => {
+    const both = (params: Record<string, string>) => parsePathIds(params, ['task', 'label']);
+    expect(both({ task_id: '7', label_id: '9' })).toEqual([7, 9]);
+    expect(() => both({ task_id: 'x', label_id: 'y' })).toThrow(new BadRequestException('Invalid task ID'));
+    expect(() => both({ task_id: '7', label_id: 'y' })).toThrow(new BadRequestException('Invalid label ID'));
   });
 
-  it.each(Object.entries(PATH_ID_MESSAGES))('the %s pipe parses ids and answers %p for malformed ones', (kind, message) => {
-    const pipe = new IdPipe(kind as keyof typeof PATH_ID_MESSAGES);
-    expect(pipe.transform('42')).toBe(42);
-    expect(pipe.transform('0')).toBe(0);
-    expect(pipe.transform('99999999999999')).toBe(0);
+  it.each(Object.entries(PATH_ID_MESSAGES))('a %s id is parsed, or answers %p when malformed', (kind, message) => {
+    const one = (value: string) => parsePathIds({ [`${kind}_id`]: value }, [kind as keyof typeof PATH_ID_MESSAGES])[0];
+    expect(one('42')).toBe(42);
+    expect(one('0')).toBe(0);
+    expect(one('99999999999999')).toBe(0);
     for (const bad of ['abc', '1.5', '-1', '', ' 1']) {
-      expect(() => pipe.transform(bad)).toThrow(new BadRequestException(message));
+      expect(() => one(bad)).toThrow(new BadRequestException(message));
     }
   });
 });

@@ -1,29 +1,18 @@
-import {
-  CallHandler,
-  ConflictException,
-  ExecutionContext,
-  HttpException,
-  Injectable,
-  NestInterceptor,
-  ServiceUnavailableException,
-  UnprocessableEntityException,
-} from '@nestjs/common';
-import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
+import { ConflictException, HttpException, Injectable, ServiceUnavailableException, UnprocessableEntityException } from '@nestjs/common';
+import { HTTP_CODE_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { randomUUID } from 'crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { from, lastValueFrom, Observable } from 'rxjs';
 import { DataSource } from 'typeorm';
 
 import type { AppEnv } from '../../config/env';
 import { InjectSettings } from '../../config/settings';
-import { type Caller, CALLER_KEY } from '../auth/auth-context';
+import { type Caller, callerOfRequest, callerParam } from '../auth/auth-context';
 import { isLostRace } from '../database/pg-errors';
 import { type Db, RequestDb } from '../database/request-db';
 import { toHttpError } from '../errors/to-http-error';
 import { IdempotencyRepository, StoredAnswer } from '../idempotency/idempotency.repository';
-import { IDEMPOTENCY_MESSAGES, idempotencyKeyOf, REPLAYED_HEADER, requestFingerprint } from '../idempotency/idempotency-key';
-import { deferredBodyError } from '../validation/body-error';
-import { isNeverStored } from '../validation/body-error';
+import { IDEMPOTENCY_MESSAGES, REPLAYED_HEADER, requestFingerprint } from '../idempotency/idempotency-key';
+import { deferredBodyError, isNeverStored } from '../validation/body-error';
 import { onDeadline, pastDeadline } from './deadline';
 import { KeyShare } from './key-share';
 import { RawJson } from './raw-json';
@@ -43,9 +32,24 @@ function storable(status: number): boolean {
   return (status >= 200 && status < 300) || (status >= 400 && status < 500 && status !== 408 && status !== 429);
 }
 
+/** A write request between the guard and its route (WriteRoute): what the route runs with. */
+interface PendingWrite {
+  readonly writes: WriteRequests;
+  readonly request: FastifyRequest;
+  readonly reply: FastifyReply;
+  /** Its Idempotency-Key, as the guard accepted it (D35), if any. */
+  readonly key: string | undefined;
+  /** D35: a keyed request's first malformed path id (D3 step 4), answered after its key's claim, so that it is stored. */
+  pathError?: Error;
+}
+
+/** Where the guard leaves a write request's PendingWrite: on its Caller, which the route takes. */
+const PENDING = Symbol('pending write');
+type WithPending = Caller & { [PENDING]?: PendingWrite };
+
 /**
- * Every write route (the Authenticated decorator adds it to routes of a
- * `:write` scope): the request's statements run on one connection of its own
+ * Every write route (the Authenticated decorator marks routes of a `:write` scope
+ * with WriteRoute): the request's statements run on one connection of its own
  * (Caller.db, a RequestDb), which the REQUEST_TIMEOUT_MS deadline cuts so that a
  * 503 means nothing committed.
  *
@@ -70,11 +74,13 @@ function storable(status: number): boolean {
  * contract's 404), or succeeds. Writes are one transaction or one statement, so
  * a failed attempt left nothing behind.
  *
- * Plain async code under one interceptor (issue 37): each interceptor is a Nest
- * and rxjs pipeline per request, and this one's own operators were more of it.
+ * Not a Nest interceptor (issue 37): with any interceptor on a route, Nest runs its handler
+ * through an rxjs pipeline (a ReplaySubject, the client-disconnect watch, defer, mergeAll, ...)
+ * that cost a write about a fifth of its Node CPU. The guard hands the request over (`open`)
+ * and the route's handler, wrapped by WriteRoute, runs itself through `run`.
  */
 @Injectable()
-export class WriteRequestInterceptor implements NestInterceptor {
+export class WriteRequests {
   constructor(
     private readonly dataSource: DataSource,
     private readonly keys: IdempotencyRepository,
@@ -88,12 +94,15 @@ export class WriteRequestInterceptor implements NestInterceptor {
     return share;
   }
 
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const http = context.switchToHttp();
-    const request = http.getRequest<FastifyRequest>();
+  /** Called by the guard once it let a write route's request through: its route runs it (`run`). */
+  open(caller: Caller, request: FastifyRequest, reply: FastifyReply, key: string | undefined): void {
+    (caller as WithPending)[PENDING] = { writes: this, request, reply, key };
+  }
+
+  /** The route (`route`: its handler with its arguments; `status`: its success status) as a write request, see the class. */
+  async run(caller: Caller, pending: PendingWrite, route: () => Promise<unknown>, status: () => number): Promise<unknown> {
+    const { request, key } = pending;
     if (pastDeadline(request)) throw new ServiceUnavailableException();
-    const caller = (request as unknown as Record<string, Caller>)[CALLER_KEY];
-    const key = idempotencyKeyOf(request);
     const share = this.share();
     const db = new RequestDb(this.dataSource, key !== undefined, () => share.enter(caller.keyId));
     caller.db = db;
@@ -106,21 +115,8 @@ export class WriteRequestInterceptor implements NestInterceptor {
       clearTimeout(timer);
       return true;
     });
-    return from(this.run(context, request, next, caller, key, db, settle));
-  }
-
-  /** The route (keyed: D35); the connection given back at the end. */
-  private async run(
-    context: ExecutionContext,
-    request: FastifyRequest,
-    next: CallHandler,
-    caller: Caller,
-    key: string | undefined,
-    db: RequestDb,
-    settle: () => void,
-  ): Promise<unknown> {
     try {
-      return key === undefined ? await attempt(next, db) : await this.keyed(context, next, caller, key, db);
+      return key === undefined ? await attempt(route, db) : await this.keyed(caller, pending, key, route, status, db);
     } finally {
       void releaseReadAhead(request);
       void db.release().finally(settle);
@@ -128,9 +124,14 @@ export class WriteRequestInterceptor implements NestInterceptor {
   }
 
   /** D35: claim, replay or refuse; else run the route in one transaction and store its answer. */
-  private async keyed(context: ExecutionContext, next: CallHandler, caller: Caller, key: string, db: RequestDb): Promise<unknown> {
-    const request = context.switchToHttp().getRequest<FastifyRequest>();
-    const reply = context.switchToHttp().getResponse<FastifyReply>();
+  private async keyed(
+    caller: Caller,
+    { request, reply, pathError }: PendingWrite,
+    key: string,
+    route: () => Promise<unknown>,
+    status: () => number,
+    db: RequestDb,
+  ): Promise<unknown> {
     // D47: a streamed multipart body is the same request only with the same bytes: read it first, up to
     // the limit. (A body that declares a length over the limit is refused unread: 413, nothing to read.)
     const { maxBytes } = this.settings.attachments;
@@ -161,10 +162,14 @@ export class WriteRequestInterceptor implements NestInterceptor {
 
     let answer: StoredAnswer;
     try {
-      const value = await attempt(next, db);
-      const status = (Reflect.getMetadata(HTTP_CODE_METADATA, context.getHandler()) as number | undefined) ?? 201;
+      if (pathError) throw pathError;
+      const value = await attempt(route, db);
       const etag = reply.getHeader('etag');
-      answer = { status, body: value instanceof RawJson ? value.text.toString() : JSON.stringify(value), etag: typeof etag === 'string' ? etag : null };
+      answer = {
+        status: status(),
+        body: value instanceof RawJson ? value.text.toString() : JSON.stringify(value),
+        etag: typeof etag === 'string' ? etag : null,
+      };
       if (!(await this.keys.store(caller.keyId, key, token, answer, db))) throw new ServiceUnavailableException();
       await db.commit();
     } catch (error) {
@@ -192,14 +197,14 @@ export class WriteRequestInterceptor implements NestInterceptor {
   }
 }
 
-/** The route's answer; after a lost race (see WriteRequestInterceptor) the route runs once more, in a new transaction when keyed. */
-async function attempt(next: CallHandler, db: RequestDb): Promise<unknown> {
+/** The route's answer; after a lost race (see WriteRequests) the route runs once more, in a new transaction when keyed. */
+async function attempt(route: () => Promise<unknown>, db: RequestDb): Promise<unknown> {
   try {
-    return await lastValueFrom(next.handle());
+    return await route();
   } catch (error) {
     if (!isLostRace(error)) throw error;
     await db.restart();
-    return await lastValueFrom(next.handle());
+    return await route();
   }
 }
 
@@ -210,3 +215,49 @@ function replay(reply: FastifyReply, answer: StoredAnswer): RawJson {
   if (answer.status >= 400) throw new HttpException((JSON.parse(answer.body) as { error: string }).error, answer.status);
   return new RawJson(answer.body);
 }
+
+/**
+ * D35 and D3 step 4: whether a malformed path id of `request` waits for its route (a keyed write: its
+ * key is claimed first, and the 400 stored), kept to be thrown there; else the caller throws it now.
+ * Only the first one waits (path ids are checked left to right).
+ */
+export function deferPathError(request: object, error: Error): boolean {
+  const pending = (callerOfRequest(request) as WithPending | undefined)?.[PENDING];
+  if (pending?.key === undefined) return false;
+  pending.pathError ??= error;
+  return true;
+}
+
+/** Marks a write route's handler (WriteRoute), for the tests. */
+export const WRITE_ROUTE_KEY = 'write-route';
+
+/**
+ * Method decorator of a write route (applied by Authenticated for a `:write` scope): its handler runs
+ * as a write request (WriteRequests.run), with the PendingWrite the guard left on its Caller. The
+ * handler must take `@CurrentCaller()` (else this throws when the class is declared). Nest's metadata
+ * of the handler, set by the decorators below this one, moves to the wrapper.
+ */
+export const WriteRoute = (): MethodDecorator => (target, property, descriptor) => {
+  const handler = descriptor.value as unknown as (...args: unknown[]) => Promise<unknown>;
+  const where = `${(target as object).constructor.name}.${String(property)}`;
+  const params = (Reflect.getMetadata(ROUTE_ARGS_METADATA, (target as object).constructor, property) ?? {}) as Record<
+    string,
+    { index: number; factory?: unknown }
+  >;
+  const taken = Object.values(params).find((param) => param.factory === callerParam);
+  if (!taken) throw new Error(`Write route ${where} must take @CurrentCaller()`);
+  const at = taken.index;
+  let status: number | undefined;
+  // Read on the first keyed answer: @HttpCode may sit above this decorator, so on the wrapper.
+  const statusOf = () => (status ??= (Reflect.getMetadata(HTTP_CODE_METADATA, wrapped) as number | undefined) ?? 201);
+  const wrapped = function (this: unknown, ...args: unknown[]): Promise<unknown> {
+    const caller = args[at] as WithPending;
+    const pending = caller[PENDING];
+    if (!pending) throw new Error(`Write route ${where} ran without its guard`);
+    return pending.writes.run(caller, pending, () => handler.apply(this, args), statusOf);
+  };
+  for (const key of Reflect.getOwnMetadataKeys(handler)) Reflect.defineMetadata(key, Reflect.getOwnMetadata(key, handler), wrapped);
+  Reflect.defineMetadata(WRITE_ROUTE_KEY, true, wrapped);
+  Object.defineProperty(wrapped, 'name', { value: handler.name });
+  descriptor.value = wrapped as never;
+};

@@ -1,36 +1,40 @@
-import { Injectable, Param, PipeTransform } from '@nestjs/common';
+import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import { ApiParam } from '@nestjs/swagger';
 
+import { deferPathError } from '../http/write-request';
 import { ApiErrors } from '../openapi/api-errors.decorator';
 import { PATH_ID_MESSAGES, PathIdKind, requireId } from './ids';
 
 /**
- * Path id pipe (D5, D6): `@Param('task_id', new IdPipe('task'))` gives a number or
- * 400 `Invalid task ID`. Runs after the guard, so authentication and scope come first (D3).
+ * D3 step 4, D5, D6: the path ids of `kinds` in `params` as numbers, checked left to right:
+ * the first malformed one throws 400 (`Invalid task ID`).
  */
-@Injectable()
-export class IdPipe implements PipeTransform<unknown, number> {
-  constructor(private readonly kind: PathIdKind) {}
-
-  transform(value: unknown): number {
-    return requireId(value, PATH_ID_MESSAGES[this.kind]);
-  }
-}
-
-/** Several path ids (D39: `/tasks/:task_id/labels/:label_id`), checked left to right: the first malformed one answers. */
-@Injectable()
-export class IdsPipe implements PipeTransform<Record<string, unknown>, number[]> {
-  constructor(private readonly kinds: readonly PathIdKind[]) {}
-
-  transform(params: Record<string, unknown>): number[] {
-    return this.kinds.map((kind) => requireId(params[pathIdName(kind)], PATH_ID_MESSAGES[kind]));
-  }
+export function parsePathIds(params: Record<string, unknown>, kinds: readonly PathIdKind[]): number[] {
+  return kinds.map((kind) => requireId(params[pathIdName(kind)], PATH_ID_MESSAGES[kind]));
 }
 
 /** The name of the path parameter that holds an id of `kind` (`task_id`); routes write it `:task_id`. */
 export function pathIdName(kind: PathIdKind): string {
   return `${kind}_id`;
 }
+
+/**
+ * The path ids of the request's route, after the guard (authentication and scope come first, D3).
+ * A keyed write's malformed id waits for its key's claim (deferPathError, D35): its route
+ * never runs, and it answers the 400 after a replay had its chance.
+ */
+function pathIdsOf(ctx: ExecutionContext, kinds: readonly PathIdKind[]): number[] {
+  const request = ctx.switchToHttp().getRequest<{ params: Record<string, unknown> }>();
+  try {
+    return parsePathIds(request.params, kinds);
+  } catch (malformed) {
+    if (deferPathError(request, malformed as Error)) return kinds.map(() => Number.NaN);
+    throw malformed;
+  }
+}
+
+const pathIdParam = createParamDecorator((kind: PathIdKind, ctx: ExecutionContext): number => pathIdsOf(ctx, [kind])[0]);
+const pathIdsParam = createParamDecorator((kinds: readonly PathIdKind[], ctx: ExecutionContext): number[] => pathIdsOf(ctx, kinds));
 
 /** An example id per kind, for the OpenAPI document. */
 const PATH_ID_EXAMPLES: Record<PathIdKind, number> = {
@@ -65,14 +69,14 @@ const PATH_ID_DESCRIPTIONS: Record<PathIdKind, string> = {
 };
 
 /**
- * The route's `{<kind>_id}` path parameter, parsed by IdPipe and documented
+ * The route's `{<kind>_id}` path parameter as a number, documented
  * as an integer named for its resource (client generators type it
  * and name it; the URL is the same for callers), with its 400 (`Invalid task ID`).
  * One decorator for all three, so they cannot drift: `getTask(@PathId('task') id: number)`
  * on `@Get('tasks/:task_id')`.
  */
 export function PathId(kind: PathIdKind): ParameterDecorator {
-  return pathIdsDecorator(Param(pathIdName(kind), new IdPipe(kind)), [kind]);
+  return pathIdsDecorator([kind], true);
 }
 
 /**
@@ -81,10 +85,11 @@ export function PathId(kind: PathIdKind): ParameterDecorator {
  * `addTaskLabel(@PathIds('task', 'label') [id, labelId]: number[])`.
  */
 export function PathIds(...kinds: PathIdKind[]): ParameterDecorator {
-  return pathIdsDecorator(Param(new IdsPipe(kinds)), kinds);
+  return pathIdsDecorator(kinds, false);
 }
 
-function pathIdsDecorator(bind: ParameterDecorator, kinds: PathIdKind[]): ParameterDecorator {
+function pathIdsDecorator(kinds: PathIdKind[], single: boolean): ParameterDecorator {
+  const bind = single ? pathIdParam(kinds[0]) : pathIdsParam(kinds);
   const documents = kinds.map((kind) =>
     ApiParam({
       name: pathIdName(kind),
