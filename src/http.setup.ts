@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import helmet from 'helmet';
 import type { Logger } from 'pino';
 
-import { type Caller, CALLER_KEY } from './common/auth/auth-context';
+import { callerOfRequest } from './common/auth/auth-context';
 import { keepOutOfCaches } from './common/cache/cache-control';
 import { sendError } from './common/errors/error.filter';
 import { cutAtDeadline } from './common/http/deadline';
@@ -153,7 +153,7 @@ export async function configureHttp(app: NestFastifyApplication, env: AppEnv, lo
   fastify.addHook('onResponse', (request: Tracked, reply: FastifyReply, done) => {
     finish(request);
     const route = request.routeOptions.url;
-    const caller = (request as unknown as Record<string, Caller | undefined>)[CALLER_KEY];
+    const caller = callerOfRequest(request);
     logRequest(logger, {
       requestId: request.id,
       method: request.method,
