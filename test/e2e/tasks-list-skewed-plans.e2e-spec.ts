@@ -160,12 +160,26 @@ describe('List tasks: plans that hold on a skewed world', () => {
     expect(violations((await settledPlan('limit=50', 'SET plan_cache_mode = force_generic_plan')).plan)).toEqual([]);
   });
 
+  /** How `query`'s plan reads the index of the default order (its node types). */
+  const defaultOrderScans = async (query: string) =>
+    nodes((await settledPlan(query)).plan)
+      .filter((node) => node['Index Name'] === 'tasks_workspace_top_idx')
+      .map((node) => String(node['Node Type']));
+  const DUE_BEFORE = 'include_total=false&due_before=2025-02-01&limit=50';
+
+  it('a due-date filter tests the rows it walks in the index alone, without reading their rows (issue 37)', async () => {
+    const scans = await defaultOrderScans(DUE_BEFORE);
+    expect(scans.length).toBeGreaterThan(0);
+    expect([...new Set(scans)]).toEqual(['Index Only Scan']);
+  });
+
   // Last: it changes the schema of this file's database.
-  it('notices a count through the heap, and a listing planned on every call, without the covering index', async () => {
+  it('notices a count through the heap, a listing planned on every call, and a due-date walk through the heap, without the covering index', async () => {
     await db.ds.query(`DROP INDEX tasks_workspace_top_idx;
       CREATE INDEX tasks_workspace_top_idx ON tasks (workspace_id, created_at DESC, id DESC) WHERE parent_id IS NULL`);
     await db.ds.query('VACUUM ANALYZE tasks');
     expect((await settledPlan('limit=50')).genericRuns).toBe(0);
     expect(violations((await settledPlan('limit=50', 'SET plan_cache_mode = force_generic_plan')).plan)).not.toEqual([]);
+    expect(await defaultOrderScans(DUE_BEFORE)).toContain('Index Scan');
   });
 });

@@ -28,6 +28,7 @@ import { WebhookLeaseOwner1795990000000 } from './migrations/1795990000000-webho
 import { LinkWorkspaceKeys1796000000000 } from './migrations/1796000000000-link-workspace-keys';
 import { EmbeddedJson1796010000000 } from './migrations/1796010000000-embedded-json';
 import { TaskSearchTextPlpgsql1796020000000 } from './migrations/1796020000000-task-search-text-plpgsql';
+import { TaskListDueDateCovering1796030000000 } from './migrations/1796030000000-task-list-due-date-covering';
 import { NamedStatementClient } from './prepared';
 
 // bigint (COUNT(*), file sizes) as JS numbers: every value we keep fits in 2^53.
@@ -59,6 +60,7 @@ export const MIGRATIONS = [
   LinkWorkspaceKeys1796000000000,
   EmbeddedJson1796010000000,
   TaskSearchTextPlpgsql1796020000000,
+  TaskListDueDateCovering1796030000000,
 ];
 
 /**
