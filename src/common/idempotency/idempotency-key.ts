@@ -19,9 +19,8 @@ export const IDEMPOTENCY_MESSAGES = {
 const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
 
 /** Request properties: the checked key, and the raw body bytes a keyed request was sent with. */
-const KEY = Symbol('idempotencyKey');
 const RAW_BODY = Symbol('rawBody');
-type Keyed = { [KEY]?: string; [RAW_BODY]?: Buffer };
+type Keyed = { [RAW_BODY]?: Buffer };
 
 interface RawRequest {
   method: string;
@@ -33,8 +32,8 @@ interface RawRequest {
  * D35 on a POST (any other method: undefined, the header is ignored): the
  * Idempotency-Key value as received (Node trims the surrounding whitespace), or
  * undefined without the header. Sent twice, empty, too long or with other than
- * visible ASCII: 400. Called by the guard right after the scope (D3 step 3);
- * the key is kept on the request for idempotencyKeyOf.
+ * visible ASCII: 400. Called by the guard right after the scope (D3 step 3),
+ * which hands the key to the write request (WriteRequests).
  */
 export function checkIdempotencyKey(request: RawRequest): string | undefined {
   if (request.method !== 'POST') return undefined;
@@ -46,13 +45,7 @@ export function checkIdempotencyKey(request: RawRequest): string | undefined {
   const raw = request.raw.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) if (raw[i].length === IDEMPOTENCY_HEADER.length && raw[i].toLowerCase() === IDEMPOTENCY_HEADER) lines++;
   if (lines !== 1 || typeof value !== 'string' || !KEY_FORMAT.test(value)) throw new BadRequestException(IDEMPOTENCY_MESSAGES.format);
-  (request as unknown as Keyed)[KEY] = value;
   return value;
-}
-
-/** The key checkIdempotencyKey accepted for this request, if any. */
-export function idempotencyKeyOf(request: object): string | undefined {
-  return (request as Keyed)[KEY];
 }
 
 /** Keeps the raw body bytes of a request that carries an Idempotency-Key (called by the body parser); others keep nothing. */

@@ -76,7 +76,7 @@ const PATH_ID_DESCRIPTIONS: Record<PathIdKind, string> = {
  * on `@Get('tasks/:task_id')`.
  */
 export function PathId(kind: PathIdKind): ParameterDecorator {
-  return pathIdsDecorator([kind], true);
+  return pathIdsDecorator(pathIdParam(kind), [kind]);
 }
 
 /**
@@ -85,11 +85,10 @@ export function PathId(kind: PathIdKind): ParameterDecorator {
  * `addTaskLabel(@PathIds('task', 'label') [id, labelId]: number[])`.
  */
 export function PathIds(...kinds: PathIdKind[]): ParameterDecorator {
-  return pathIdsDecorator(kinds, false);
+  return pathIdsDecorator(pathIdsParam(kinds), kinds);
 }
 
-function pathIdsDecorator(kinds: PathIdKind[], single: boolean): ParameterDecorator {
-  const bind = single ? pathIdParam(kinds[0]) : pathIdsParam(kinds);
+function pathIdsDecorator(bind: ParameterDecorator, kinds: PathIdKind[]): ParameterDecorator {
   const documents = kinds.map((kind) =>
     ApiParam({
       name: pathIdName(kind),
